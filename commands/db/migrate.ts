@@ -1,0 +1,33 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command.js';
+import { createMigrator } from '../../src/db/migrator.js';
+
+export default class DbMigrate extends BaseCommand {
+  static override description = 'Apply pending database migrations (or undo the latest with --down).';
+  static override examples = ['<%= config.bin %> db migrate', '<%= config.bin %> db migrate --status --json', '<%= config.bin %> db migrate --down --yes'];
+  static override flags = {
+    down: Flags.boolean({ description: 'undo the most recent migration', default: false }),
+    status: Flags.boolean({ description: 'only show applied and pending migrations', default: false }),
+  };
+
+  async run(): Promise<{ applied?: string[]; reverted?: string[]; executed?: string[]; pending?: string[] }> {
+    const { flags } = await this.parse(DbMigrate);
+    const ctx = await this.appContext({ migrate: false });
+    const migrator = createMigrator(ctx.db.sequelize);
+    if (flags.status) {
+      const executed = (await migrator.executed()).map((m) => m.name);
+      const pending = (await migrator.pending()).map((m) => m.name);
+      this.log(`applied: ${executed.join(', ') || '(none)'}\npending: ${pending.join(', ') || '(none)'}`);
+      return { executed, pending };
+    }
+    if (flags.down) {
+      if (!(await this.confirm('Undo the most recent migration? Its tables and data are dropped.', flags.yes))) this.exit(1);
+      const reverted = (await migrator.down()).map((m) => m.name);
+      this.log(`reverted: ${reverted.join(', ') || '(nothing to revert)'}`);
+      return { reverted };
+    }
+    const applied = (await migrator.up()).map((m) => m.name);
+    this.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    return { applied };
+  }
+}

@@ -1,0 +1,38 @@
+import { AppConfig } from '../config/config.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { migrateUp } from '../db/migrator.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { buildServices, type Services } from './services.js';
+
+export interface AppContext {
+  config: AppConfig;
+  logger: Logger;
+  db: Database;
+  services: Services;
+  close(options?: { stopEmbedded?: boolean }): Promise<void>;
+}
+
+export interface ContextOptions {
+  config?: AppConfig;
+  logger?: Logger;
+  /** Apply pending migrations before anything uses the schema (serve does; CLI commands do too). */
+  migrate?: boolean;
+  poolMax?: number;
+}
+
+export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
+  const config = options.config ?? AppConfig.fromEnv();
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = await openDatabase(config, logger, { poolMax: options.poolMax });
+  try {
+    if (options.migrate !== false) {
+      const applied = await migrateUp(db.sequelize);
+      if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
+    }
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  const services = buildServices(config, db.sequelize, logger);
+  return { config, logger, db, services, close: (o) => db.close(o) };
+}

@@ -1,0 +1,76 @@
+import type { Transaction } from 'sequelize';
+import { AuditLog } from '../models/index.js';
+import type { Logger } from '../logging/logger.js';
+
+/** Who asked for an operation and from where; the same shape whether it came from HTTP, the CLI or cron. */
+export interface RequestMeta {
+  ip?: string | null;
+  userAgent?: string | null;
+  /** "user:<id>" for the web, "cli:<os user>" for crm-admin, "sync" for the scheduler. */
+  actor?: string | null;
+}
+
+export interface AuditEntry {
+  action: string;
+  userId?: string | null;
+  username?: string | null;
+  success?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export const AuditActions = {
+  loginAttempt: 'auth.login_attempt',
+  login: 'auth.login',
+  logout: 'auth.logout',
+  passwordChange: 'auth.password_change',
+  emailLink: 'auth.email_link',
+  emailSkip: 'auth.email_skip',
+  refreshReuse: 'auth.refresh_reuse',
+  userCreated: 'admin.user_created',
+  userUpdated: 'admin.user_updated',
+  roleChanged: 'admin.role_changed',
+  tempPasswordReset: 'admin.temp_password_reset',
+  userDeleted: 'admin.user_deleted',
+  mailAccountAttached: 'admin.mail_account_attached',
+  mailAccountRemoved: 'mail_account.removed',
+  mailAccountAdded: 'mail_account.added',
+  mailAccountUpdated: 'mail_account.updated',
+  timesheetUploaded: 'timesheet.uploaded',
+  timesheetDeleted: 'timesheet.deleted',
+  timesheetPurge: 'admin.timesheet_purge',
+} as const;
+
+export class AuditService {
+  constructor(private readonly logger: Logger) {}
+
+  /**
+   * Writes one audit record. Inside a transaction it commits or rolls back with the change it
+   * describes; outside one, a failed audit write is logged but never fails the user's request.
+   */
+  async record(entry: AuditEntry, meta: RequestMeta = {}, transaction?: Transaction): Promise<void> {
+    const row = {
+      action: entry.action,
+      userId: entry.userId ?? null,
+      username: entry.username ?? null,
+      actor: meta.actor ?? null,
+      success: entry.success ?? true,
+      ip: meta.ip ?? null,
+      userAgent: truncate(meta.userAgent, 512),
+      details: entry.details ?? {},
+    };
+    if (transaction) {
+      await AuditLog.create(row, { transaction });
+      return;
+    }
+    try {
+      await AuditLog.create(row);
+    } catch (err) {
+      this.logger.error('audit write failed', { err, action: entry.action });
+    }
+  }
+}
+
+function truncate(value: string | null | undefined, max: number): string | null {
+  if (!value) return null;
+  return value.length > max ? value.slice(0, max) : value;
+}

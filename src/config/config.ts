@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { envSchema, type RawEnv } from './env-schema.js';
+import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Neplatná konfigurácia:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The one validated view of the environment. Everything else reads configuration from here,
+ * never from process.env, so a typo in a variable fails at start and not at 3 a.m.
+ */
+export class AppConfig {
+  readonly env: RawEnv['NODE_ENV'];
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  readonly jmapSessionUrl?: string;
+  readonly jmapTimeoutMs: number;
+  readonly secrets: Secrets;
+  readonly syncCron: string;
+  readonly corsOrigin?: string;
+  readonly bcryptRounds: number;
+  readonly logLevel: string;
+  readonly errorStacks: boolean;
+  readonly tempPasswordTtlDays: number;
+  readonly trustProxy: number;
+  readonly metricsPath: string;
+  readonly shutdownTimeoutMs: number;
+
+  private constructor(raw: RawEnv, secrets: Secrets) {
+    this.env = raw.NODE_ENV;
+    this.port = raw.PORT;
+    this.host = raw.HOST;
+    this.databaseUrl = raw.DATABASE_URL;
+    this.dataDir = path.resolve(raw.CRM_DATA_DIR);
+    this.jmapSessionUrl = raw.JMAP_SESSION_URL;
+    this.jmapTimeoutMs = raw.JMAP_TIMEOUT_MS;
+    this.secrets = secrets;
+    this.syncCron = raw.SYNC_CRON;
+    this.corsOrigin = raw.CORS_ORIGIN;
+    this.bcryptRounds = raw.BCRYPT_ROUNDS;
+    this.logLevel = raw.LOG_LEVEL;
+    this.errorStacks = raw.ERROR_STACKS;
+    this.tempPasswordTtlDays = raw.TEMP_PASSWORD_TTL_DAYS;
+    this.trustProxy = raw.TRUST_PROXY;
+    this.metricsPath = raw.METRICS_PATH;
+    this.shutdownTimeoutMs = raw.SHUTDOWN_TIMEOUT_MS;
+  }
+
+  get isProduction(): boolean {
+    return this.env === 'production';
+  }
+
+  get isDevelopment(): boolean {
+    return this.env === 'development';
+  }
+
+  get timesheetDir(): string {
+    return path.join(this.dataDir, 'timesheets');
+  }
+
+  /** Validates everything at once and throws a ConfigError listing every problem. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
+    const parsed = envSchema.safeParse(env);
+    const problems: string[] = [];
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        problems.push(`${issue.path.join('.') || '(env)'}: ${issue.message}`);
+      }
+      throw new ConfigError(problems);
+    }
+    const raw = parsed.data;
+    const given = {
+      jwtAccess: raw.JWT_ACCESS_SECRET,
+      jwtRefresh: raw.JWT_REFRESH_SECRET,
+      encryptionKey: raw.CRM_ENCRYPTION_KEY,
+    };
+    if (raw.NODE_ENV === 'production') {
+      if (!given.jwtAccess) problems.push('JWT_ACCESS_SECRET: povinné v produkcii');
+      if (!given.jwtRefresh) problems.push('JWT_REFRESH_SECRET: povinné v produkcii');
+      if (!given.encryptionKey) problems.push('CRM_ENCRYPTION_KEY: povinné v produkcii');
+    }
+    if (given.jwtAccess && given.jwtAccess === given.jwtRefresh) {
+      problems.push('JWT_REFRESH_SECRET: musí sa líšiť od JWT_ACCESS_SECRET');
+    }
+    if (problems.length > 0) throw new ConfigError(problems);
+
+    const secrets =
+      given.jwtAccess && given.jwtRefresh && given.encryptionKey
+        ? toSecrets(given.jwtAccess, given.jwtRefresh, given.encryptionKey)
+        : loadOrCreateDevSecrets(path.resolve(raw.CRM_DATA_DIR), given);
+    const oldKeys = (raw.CRM_ENCRYPTION_OLD_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean)
+      .map(decodeKey);
+    return new AppConfig(raw, { ...secrets, oldEncryptionKeys: oldKeys });
+  }
+}
+
+export function decodeKey(text: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new ConfigError(['CRM_ENCRYPTION_KEY: musí mať 32 bajtov']);
+  return key;
+}
+
+function toSecrets(jwtAccess: string, jwtRefresh: string, encryptionKey: string): Secrets {
+  return { jwtAccessSecret: jwtAccess, jwtRefreshSecret: jwtRefresh, encryptionKey: decodeKey(encryptionKey), oldEncryptionKeys: [] };
+}
+
+export const configSchemaForDocs = envSchema satisfies z.ZodType;

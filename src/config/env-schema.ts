@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import cron from 'node-cron';
+
+/** systemd EnvironmentFiles often carry `KEY=` lines: an empty value means "not set", not "empty string". */
+const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+const withDefault = <T extends z.ZodType>(schema: T, fallback: unknown) =>
+  z.preprocess((v) => (v === undefined || v === '' ? fallback : v), schema);
+
+const secret = (name: string) =>
+  z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().min(32, `${name} musí mať aspoň 32 znakov`).optional(),
+  );
+
+const booleanFlag = withDefault(
+  z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v)),
+  'false',
+);
+
+export const envSchema = z.object({
+  NODE_ENV: withDefault(z.enum(['development', 'production', 'test']), 'development'),
+  PORT: withDefault(z.coerce.number().int().min(0).max(65535), '3000'),
+  HOST: withDefault(z.string().min(1), '127.0.0.1'),
+  DATABASE_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL musí začínať postgres:// alebo postgresql://')
+      .optional(),
+  ),
+  CRM_DATA_DIR: withDefault(z.string().min(1), './data'),
+  JMAP_SESSION_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  JMAP_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(120_000), '15000'),
+  JWT_ACCESS_SECRET: secret('JWT_ACCESS_SECRET'),
+  JWT_REFRESH_SECRET: secret('JWT_REFRESH_SECRET'),
+  CRM_ENCRYPTION_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'CRM_ENCRYPTION_KEY musí byť 32 bajtov (64 hex znakov alebo base64)')
+      .optional(),
+  ),
+  /** Retired encryption keys, comma separated, still accepted for decryption during a key rotation. */
+  CRM_ENCRYPTION_OLD_KEYS: optionalString,
+  SYNC_CRON: withDefault(
+    z.string().refine((v) => cron.validate(v), 'SYNC_CRON nie je platný cron výraz'),
+    '*/5 * * * *',
+  ),
+  CORS_ORIGIN: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  BCRYPT_ROUNDS: withDefault(z.coerce.number().int().min(4).max(15), '12'),
+  LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'info'),
+  /** The spec shows `error.stack` only in development AND when stack output is enabled. */
+  ERROR_STACKS: booleanFlag,
+  TEMP_PASSWORD_TTL_DAYS: withDefault(z.coerce.number().int().min(1).max(90), '7'),
+  /** Number of reverse proxies in front of the service, for the client IP in audit records and throttling. */
+  TRUST_PROXY: withDefault(z.coerce.number().int().min(0).max(10), '0'),
+  METRICS_PATH: withDefault(z.string().regex(/^\/[A-Za-z0-9/_-]*$/), '/api/metrics'),
+  SHUTDOWN_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(60_000), '8000'),
+});
+
+export type RawEnv = z.infer<typeof envSchema>;

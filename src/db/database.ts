@@ -1,0 +1,63 @@
+import { Sequelize } from 'sequelize';
+import type { AppConfig } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
+import { EmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres.js';
+import { initModels } from '../models/index.js';
+
+export interface Database {
+  sequelize: Sequelize;
+  /** Set when the database is the embedded one in the data directory. */
+  embedded?: EmbeddedPostgresHandle;
+  close(options?: { stopEmbedded?: boolean }): Promise<void>;
+}
+
+export function createSequelize(url: string, poolMax = 10): Sequelize {
+  const sequelize = new Sequelize(url, {
+    dialect: 'postgres',
+    logging: false,
+    // Timestamps in UTC regardless of the host's zone: audit records are compared across machines.
+    timezone: '+00:00',
+    pool: { max: poolMax, min: 0, idle: 10_000, acquire: 10_000 },
+    dialectOptions: {
+      // A dead database must fail requests quickly (503), not hang them.
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 30_000,
+      idle_in_transaction_session_timeout: 60_000,
+      application_name: 'staff-crm',
+    },
+    define: { underscored: true, timestamps: true },
+  });
+  initModels(sequelize);
+  return sequelize;
+}
+
+/**
+ * Connects to DATABASE_URL, or starts (or adopts) the embedded PostgreSQL in the data directory.
+ * `stopEmbedded` on close: the server stops a database it runs; a CLI command stops it only if it
+ * started it, so an admin command never pulls the database from under a running server.
+ */
+export async function openDatabase(config: AppConfig, logger: Logger, opts: { poolMax?: number } = {}): Promise<Database> {
+  let embedded: EmbeddedPostgresHandle | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    const pg = new EmbeddedPostgres(config.dataDir, (msg) => logger.info(msg));
+    embedded = await pg.start();
+    url = embedded.url;
+    logger.debug('embedded PostgreSQL ready', { dir: pg.dir, startedHere: embedded.startedHere });
+  }
+  const sequelize = createSequelize(url, opts.poolMax);
+  try {
+    await sequelize.authenticate();
+  } catch (err) {
+    await sequelize.close().catch(() => {});
+    throw err;
+  }
+  return {
+    sequelize,
+    embedded,
+    async close({ stopEmbedded } = {}) {
+      await sequelize.close();
+      if (embedded && (stopEmbedded ?? embedded.startedHere)) await embedded.stop();
+    },
+  };
+}

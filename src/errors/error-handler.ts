@@ -1,0 +1,64 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ConnectionError, TimeoutError } from 'sequelize';
+import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from './app-errors.js';
+import type { Logger } from '../logging/logger.js';
+
+interface ErrorBody {
+  success: false;
+  error: { message: string; statusCode: number; details?: unknown; stack?: string };
+}
+
+/** Errors raised by body-parser/multer before our code runs, mapped to the spec's kinds. */
+function fromFrameworkError(err: unknown): AppError | undefined {
+  const e = err as { type?: string; status?: number; statusCode?: number; code?: string; parent?: { code?: string } };
+  // The database being down or restarting is an outage of ours, not a bug: 503 with Retry-After.
+  if (err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(e.parent?.code ?? e.code)) {
+    return new ServiceUnavailableError();
+  }
+  if (e.type === 'entity.parse.failed') return new BadRequestError('Neplatný formát JSON');
+  if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError();
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return new BadRequestError('Nepodporované kódovanie požiadavky');
+  }
+  if (e.type === 'request.aborted') return new BadRequestError('Požiadavka bola prerušená');
+  const status = e.status ?? e.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return new BadRequestError();
+  return undefined;
+}
+
+/** PostgreSQL SQLSTATE class 08 (connection) and 57P0x (server shutting down or restarting). */
+function isConnectionLoss(code: string | undefined): boolean {
+  return !!code && (code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET');
+}
+
+export function renderError(err: unknown, showStack: boolean): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  const known = err instanceof AppError ? err : fromFrameworkError(err);
+  const statusCode = known?.statusCode ?? 500;
+  const body: ErrorBody = {
+    success: false,
+    error: { message: known?.message ?? 'Interná chyba servera', statusCode },
+  };
+  if (known?.details !== undefined) body.error.details = known.details;
+  if (showStack && err instanceof Error && err.stack) body.error.stack = err.stack;
+  return { status: statusCode, body, headers: known?.headers ?? {} };
+}
+
+export function createErrorHandler(logger: Logger, showStack: boolean): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const { status, body, headers } = renderError(err, showStack);
+    if (status >= 500) {
+      logger.error('request failed', { err, method: req.method, path: req.path, status });
+    } else {
+      logger.debug('request rejected', { method: req.method, path: req.path, status, message: body.error.message });
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(status).set(headers).json(body);
+  };
+}
+
+export const notFoundHandler: RequestHandler = (_req, _res, next) => {
+  next(new NotFoundError('Cesta neexistuje'));
+};

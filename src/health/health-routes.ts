@@ -1,0 +1,32 @@
+import { Router } from 'express';
+import type { Sequelize } from 'sequelize';
+import { ServiceUnavailableError } from '../errors/app-errors.js';
+import { pendingMigrations } from '../db/migrator.js';
+import { ok } from '../http/respond.js';
+
+/**
+ * Liveness says the process answers; readiness says it can serve: the database answers and the schema
+ * is current. Load balancers route on readiness, systemd/k8s restart on liveness.
+ */
+export function createHealthRouter(sequelize: Sequelize): Router {
+  const router = Router();
+  let schemaCurrent = false;
+
+  router.get('/', (_req, res) => {
+    ok(res, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) }, 'Služba beží');
+  });
+
+  router.get('/ready', async (_req, res) => {
+    try {
+      await sequelize.query('SELECT 1');
+      // Migrations only move forward while running; once current, checking again is wasted work.
+      if (!schemaCurrent) schemaCurrent = (await pendingMigrations(sequelize)).length === 0;
+    } catch {
+      throw new ServiceUnavailableError('Databáza nie je dostupná');
+    }
+    if (!schemaCurrent) throw new ServiceUnavailableError('Schéma databázy nie je aktuálna');
+    ok(res, { status: 'ready' }, 'Služba je pripravená');
+  });
+
+  return router;
+}

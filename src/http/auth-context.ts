@@ -1,0 +1,30 @@
+import type { Request } from 'express';
+import { AuthenticationError } from '../errors/app-errors.js';
+import type { RequestMeta } from '../audit/audit-service.js';
+import type { Role } from '../models/index.js';
+
+/** What the authentication layer exposes to handlers (spec section 5.4): the caller's id and user. */
+export interface AuthContext {
+  userId: string;
+  username: string;
+  role: Role;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    auth?: AuthContext;
+  }
+}
+
+export function requireAuthContext(req: Request): AuthContext {
+  if (!req.auth) throw new AuthenticationError();
+  return req.auth;
+}
+
+export function requestMeta(req: Request): RequestMeta {
+  return {
+    ip: req.ip ?? null,
+    userAgent: req.get('user-agent') ?? null,
+    actor: req.auth ? `user:${req.auth.userId}` : 'anonymous',
+  };
+}

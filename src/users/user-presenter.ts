@@ -1,0 +1,18 @@
+import type { User } from '../models/index.js';
+
+/** The user object of API responses: never a hash, never a temporary password. */
+export function presentUser(user: User) {
+  return {
+    id: user.id,
+    username: user.username,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    role: user.role,
+    changedPassword: user.changedPassword,
+    lastLogin: user.lastLogin,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+  };
+}
+
+export type UserView = ReturnType<typeof presentUser>;
