@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AppConfig, ConfigError } from '../../src/config/config.js';
+import { testEnv } from '../support/test-env.js';
+import { repoRoot } from '../support/cli.js';
+
+describe('configuration', () => {
+  it('lists every problem at once', () => {
+    let error: unknown;
+    try {
+      AppConfig.fromEnv({ PORT: 'eighty', SYNC_CRON: 'every minute', BCRYPT_ROUNDS: '40', NODE_ENV: 'staging', CORS_ORIGIN: 'not a url' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'SYNC_CRON', 'BCRYPT_ROUNDS', 'NODE_ENV', 'CORS_ORIGIN']) expect(problems).to.contain(name);
+  });
+
+  it('requires the secrets in production, naming each missing one', () => {
+    expect(() => AppConfig.fromEnv({ NODE_ENV: 'production', CRM_DATA_DIR: '/nonexistent' }))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.satisfies((p: string[]) => ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY'].every((n) => p.join().includes(n)));
+  });
+
+  it('rejects the same secret for access and refresh tokens', () => {
+    const same = 'x'.repeat(40);
+    expect(() => AppConfig.fromEnv({ JWT_ACCESS_SECRET: same, JWT_REFRESH_SECRET: same, CRM_ENCRYPTION_KEY: 'ab'.repeat(32) })).to.throw(/JWT_REFRESH_SECRET/);
+  });
+
+  it('treats empty values (EnvironmentFile "KEY=") as unset and applies the defaults', () => {
+    const dir = path.join(testEnv.tmpRoot!, 'cfg-defaults');
+    const config = AppConfig.fromEnv({ PORT: '', HOST: '', CRM_DATA_DIR: dir, SYNC_CRON: '' });
+    expect(config.port).to.equal(3000);
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.syncCron).to.equal('*/5 * * * *');
+    expect(config.bcryptRounds).to.equal(12);
+  });
+
+  it('generates development secrets once, mode 0600, and reuses them', () => {
+    const dir = path.join(testEnv.tmpRoot!, 'cfg-secrets');
+    const first = AppConfig.fromEnv({ CRM_DATA_DIR: dir });
+    const second = AppConfig.fromEnv({ CRM_DATA_DIR: dir });
+    expect(first.secrets.jwtAccessSecret).to.equal(second.secrets.jwtAccessSecret);
+    expect(first.secrets.jwtAccessSecret).not.to.equal(first.secrets.jwtRefreshSecret);
+    expect(first.secrets.encryptionKey.length).to.equal(32);
+    expect(fs.statSync(path.join(dir, 'secrets.json')).mode & 0o777).to.equal(0o600);
+  });
+
+  it('makes `crm-admin serve` exit non-zero and print every problem', () => {
+    const res = spawnSync(path.join(repoRoot, 'bin/crm-admin'), ['serve'], {
+      env: { PATH: process.env.PATH, PORT: '-5', SYNC_CRON: 'nope', NODE_ENV: 'production' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(res.status).to.equal(1);
+    for (const name of ['PORT', 'SYNC_CRON']) expect(res.stderr).to.contain(name);
+  });
+});
