@@ -18,21 +18,24 @@ export interface ContextOptions {
   /** Apply pending migrations before anything uses the schema (serve does; CLI commands do too). */
   migrate?: boolean;
   poolMax?: number;
+  /** An already open database to share (tests run several configurations against one pool). */
+  db?: Database;
 }
 
 export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
   const config = options.config ?? AppConfig.fromEnv();
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = await openDatabase(config, logger, { poolMax: options.poolMax });
+  const shared = options.db !== undefined;
+  const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax }));
   try {
-    if (options.migrate !== false) {
+    if (options.migrate !== false && !shared) {
       const applied = await migrateUp(db.sequelize);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
     }
   } catch (err) {
-    await db.close().catch(() => {});
+    if (!shared) await db.close().catch(() => {});
     throw err;
   }
   const services = buildServices(config, db.sequelize, logger);
-  return { config, logger, db, services, close: (o) => db.close(o) };
+  return { config, logger, db, services, close: async (o) => (shared ? undefined : db.close(o)) };
 }

@@ -1,0 +1,88 @@
+import crypto, { type KeyObject } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { AuthenticationError } from '../errors/app-errors.js';
+import type { Role } from '../models/index.js';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const REFRESH_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
+const ISSUER = 'staff-crm';
+
+export interface AccessClaims {
+  id: string;
+  username: string;
+  role: Role;
+  /** The session (refresh-token family) this token belongs to; revoking the session ends the token. */
+  sid: string;
+}
+
+export interface RefreshClaims {
+  sub: string;
+  sid: string;
+  jti: string;
+}
+
+/**
+ * HS256 JWTs with separate keys and audiences for access and refresh tokens, so neither can stand in
+ * for the other. Keys are KeyObjects made once: with string secrets jsonwebtoken first tries them as
+ * public keys and pays ~30x per call (stack.md).
+ */
+export class TokenService {
+  private readonly accessKey: KeyObject;
+  private readonly refreshKey: KeyObject;
+
+  constructor(accessSecret: string, refreshSecret: string) {
+    this.accessKey = crypto.createSecretKey(Buffer.from(accessSecret, 'utf8'));
+    this.refreshKey = crypto.createSecretKey(Buffer.from(refreshSecret, 'utf8'));
+  }
+
+  signAccess(claims: AccessClaims): string {
+    return jwt.sign({ id: claims.id, username: claims.username, role: claims.role, sid: claims.sid, typ: 'access' }, this.accessKey, {
+      algorithm: 'HS256',
+      expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+      issuer: ISSUER,
+      audience: 'access',
+    });
+  }
+
+  signRefresh(claims: RefreshClaims): string {
+    return jwt.sign({ sid: claims.sid, typ: 'refresh' }, this.refreshKey, {
+      algorithm: 'HS256',
+      expiresIn: REFRESH_TOKEN_TTL_SECONDS,
+      issuer: ISSUER,
+      audience: 'refresh',
+      subject: claims.sub,
+      jwtid: claims.jti,
+    });
+  }
+
+  verifyAccess(token: string): AccessClaims {
+    const payload = this.verify(token, this.accessKey, 'access');
+    const { id, username, role, sid } = payload as Record<string, unknown>;
+    if (typeof id !== 'string' || typeof username !== 'string' || typeof sid !== 'string' || (role !== 'admin' && role !== 'member')) {
+      throw new AuthenticationError();
+    }
+    return { id, username, role, sid };
+  }
+
+  verifyRefresh(token: string, message: string): RefreshClaims {
+    const payload = this.verify(token, this.refreshKey, 'refresh', message) as Record<string, unknown>;
+    const { sub, sid, jti } = payload;
+    if (typeof sub !== 'string' || typeof sid !== 'string' || typeof jti !== 'string') throw new AuthenticationError(message);
+    return { sub, sid, jti };
+  }
+
+  private verify(token: string, key: KeyObject, audience: string, message?: string): jwt.JwtPayload {
+    try {
+      // algorithms pinned: "alg: none" and algorithm-confusion tokens fail here.
+      const payload = jwt.verify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience });
+      if (typeof payload === 'string' || payload.typ !== audience) throw new Error('wrong token type');
+      return payload;
+    } catch {
+      throw new AuthenticationError(message);
+    }
+  }
+}
+
+export function hashTokenId(jti: string): string {
+  return crypto.createHash('sha256').update(jti).digest('base64url');
+}
