@@ -5,4 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run build --silent
+# With no arguments, every suite; with arguments (files or globs), just those.
+if [ "$#" -eq 0 ]; then set -- 'test/**/*.test.ts'; fi
 exec npx mocha "$@"
