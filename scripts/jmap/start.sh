@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# Start the test JMAP server: Debian 12's Cyrus IMAP 3.6 on loopback, for the test suite and benchmarks.
+# Idempotent: installs missing packages, (re)writes config, starts cyrmaster unless it already runs
+# (restarts it when the config changed), creates or updates the users, waits until each user's JMAP
+# session answers 200. Needs root (apt-get; cyrmaster drops to user "cyrus" itself). No systemd.
+#
+# Env (defaults):
+#   JMAP_BASE=/tmp/crm-test-jmap     all state: etc/ lib/ spool/ search/ run/ log/ outbox/ bin/
+#   JMAP_HTTP_PORT=18080  JMAP_IMAP_PORT=11143  JMAP_LMTP_PORT=12424   (127.0.0.1 only)
+#   JMAP_USERS="alice@example.test:alicepw bob@example.test:bobpw carol@example.test:carolpw"
+#   JMAP_ADMIN_PASS=adminpw   IMAP admin "admin" (not a mail user)
+#   JMAP_SYSLOG=1             when nothing listens on /dev/log, run a sink -> $JMAP_BASE/log/syslog.log
+#   JMAP_RESET=0              1 = stop and wipe all mail data first
+set -euo pipefail
+JMAP_SCRIPT=start
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+jmap_require_root "$0" "$@"
+# Test runs started in parallel each call start.sh: one at a time, or two apt-gets collide, two
+# cyrmasters race for the ports and the config gets rewritten under a running server.
+jmap_lock_start_stop
+
+USERS="${JMAP_USERS:-alice@example.test:alicepw bob@example.test:bobpw carol@example.test:carolpw}"
+ADMIN_PASS="${JMAP_ADMIN_PASS:-adminpw}"
+CYRBIN=/usr/lib/cyrus/bin
+# ssmtp only satisfies cyrus-common's MTA dependency (otherwise apt pulls in exim4); it is never used.
+PKGS="cyrus-common cyrus-imapd cyrus-caldav cyrus-admin cyrus-clients sasl2-bin ssmtp curl"
+
+# --- packages ------------------------------------------------------------------------------------
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  jmap_log "installing:$missing"
+  own_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    # Exit 101 = "action forbidden": keeps the postinst from starting Debian's default instance,
+    # which would grab the standard ports and its own /var/lib/cyrus.
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && own_policy=1
+  fi
+  trap '[ "$own_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d' EXIT
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
+  [ "$own_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
+  trap - EXIT
+fi
+id cyrus >/dev/null 2>&1 || jmap_die "user cyrus missing after install"
+
+stop_master() {
+  local pid; pid=$(jmap_master_pid)
+  [ -n "$pid" ] || return 0
+  jmap_log "stopping cyrmaster (pid $pid)"
+  kill -TERM "$pid"
+  for _ in $(seq 1 100); do [ -z "$(jmap_master_pid)" ] && return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true; sleep 0.3
+}
+
+if [ "${JMAP_RESET:-0}" = 1 ]; then
+  stop_master
+  jmap_log "JMAP_RESET=1: wiping mail data in $JMAP_BASE"
+  rm -rf "$JMAP_BASE/lib" "$JMAP_BASE/spool" "$JMAP_BASE/search" "$JMAP_BASE/outbox" "$JMAP_SASLDB"
+fi
+
+# --- directories (cyrmaster does not create configdirectory's subfolders itself) ------------------
+install -d -m 755 "$JMAP_BASE"
+for d in etc bin log outbox spool search run run/proc run/lock run/socket \
+         lib lib/db lib/socket lib/log lib/msg lib/proc lib/quota lib/user lib/sieve lib/ptclient lib/sync; do
+  install -d -o cyrus -g mail -m 750 "$JMAP_BASE/$d"
+done
+chmod 755 "$JMAP_BASE/log" "$JMAP_BASE/outbox" "$JMAP_BASE/run"
+
+# --- syslog -----------------------------------------------------------------------------------------
+# Cyrus logs only through syslog(3), i.e. /dev/log. If something already listens there (a system
+# syslog, or another test server's sink), use it. Otherwise run a tiny sink so failures can be
+# debugged from $JMAP_BASE/log/syslog.log; without one Cyrus still works, its logs are just lost.
+bash "$HERE/syslog-sink.sh" start 8>&- || jmap_log "warning: no syslog sink; Cyrus logs are discarded"
+
+# --- fake sendmail: EmailSubmission and sieve mail end up as files in outbox/, never on the net ----
+cat > "$JMAP_BASE/bin/fake-sendmail" <<EOF
+#!/usr/bin/perl
+# Cyrus's smtpclient runs "sendmail -bs" and speaks SMTP on stdin/stdout; anything else is one
+# message on stdin. Either way the message is written to $JMAP_BASE/outbox.
+my \$outbox = '$JMAP_BASE/outbox';
+EOF
+cat >> "$JMAP_BASE/bin/fake-sendmail" <<'EOF'
+use strict; use warnings; use Time::HiRes qw(time); $| = 1; umask 022;
+sub keep { my ($from, $to, $data) = @_;
+  my $f = sprintf('%s/%.6f-%d.eml', $outbox, time, $$); open(my $fh, '>', $f) or return 0;
+  print $fh "X-Envelope-From: <$from>\r\nX-Envelope-To: ", join(', ', map { "<$_>" } @$to), "\r\n", $data;
+  close $fh }
+if (grep { $_ eq '-bs' } @ARGV) {
+  my ($from, @to) = ('');
+  print "220 localhost fake-sendmail ESMTP\r\n";
+  while (defined(my $l = <STDIN>)) {
+    $l =~ s/\r?\n\z//;
+    if ($l =~ /^(?:EHLO|HELO)/i) { print "250-localhost\r\n250-8BITMIME\r\n250-DSN\r\n250 ENHANCEDSTATUSCODES\r\n" }
+    elsif ($l =~ /^MAIL FROM:\s*<([^>]*)>/i) { ($from, @to) = ($1); print "250 2.1.0 ok\r\n" }
+    elsif ($l =~ /^RCPT TO:\s*<([^>]*)>/i) { push @to, $1; print "250 2.1.5 ok\r\n" }
+    elsif ($l =~ /^DATA/i) {
+      print "354 go ahead\r\n"; my $d = '';
+      while (defined(my $x = <STDIN>)) { last if $x =~ /^\.\r?\n\z/; $x =~ s/^\.\./\./; $d .= $x }
+      print keep($from, \@to, $d) ? "250 2.0.0 kept\r\n" : "451 4.3.0 cannot write outbox\r\n" }
+    elsif ($l =~ /^QUIT/i) { print "221 2.0.0 bye\r\n"; last }
+    elsif ($l =~ /^(?:RSET|NOOP)/i) { print "250 2.0.0 ok\r\n" }
+    else { print "502 5.5.2 not implemented\r\n" } }
+  exit 0 }
+my ($from, @to) = ('');
+for (my $i = 0; $i < @ARGV; $i++) {
+  my $a = $ARGV[$i];
+  if ($a eq '-f') { $from = $ARGV[++$i] } elsif ($a =~ /^-f(.+)/) { $from = $1 } elsif ($a !~ /^-/) { push @to, $a } }
+local $/; my $d = <STDIN>;
+exit(keep($from, \@to, $d // '') ? 0 : 75);
+EOF
+chmod 755 "$JMAP_BASE/bin/fake-sendmail"
+
+# --- config -------------------------------------------------------------------------------------------
+IMAPD_CONF=$(cat <<EOF
+# Written by scripts/jmap/start.sh: a throwaway Cyrus for tests, on loopback only.
+configdirectory: $JMAP_BASE/lib
+defaultpartition: default
+partition-default: $JMAP_BASE/spool
+proc_path: $JMAP_BASE/run/proc
+mboxname_lockpath: $JMAP_BASE/run/lock
+lmtpsocket: $JMAP_BASE/run/socket/lmtp
+idlesocket: $JMAP_BASE/run/socket/idle
+notifysocket: $JMAP_BASE/run/socket/notify
+servername: localhost
+syslog_prefix: crm-test-jmap
+admins: admin
+# accounts are full addresses (alice@example.test); the JMAP accountId is that address
+virtdomains: userid
+defaultdomain: internal
+unixhierarchysep: yes
+altnamespace: yes
+hashimapspool: yes
+umask: 077
+# Basic auth over plain HTTP/IMAP (loopback only), passwords in our own sasldb; no delay after a
+# failed login so the wrong-password tests stay fast
+allowplaintext: yes
+sasl_pwcheck_method: auxprop
+sasl_auxprop_plugin: sasldb
+sasl_sasldb_path: $JMAP_SASLDB
+sasl_mech_list: PLAIN LOGIN
+failedloginpause: 0
+# JMAP lives in httpd; conversations (threads) must be on before the first mailbox exists
+httpmodules: jmap
+httpallowcompress: no
+conversations: yes
+conversations_db: twoskip
+# INBOX and the special-use folders appear on a user's first IMAP login (or LMTP delivery)
+autocreate_quota: 0
+autocreate_post: yes
+autocreate_inbox_folders: Drafts | Sent | Trash | Junk | Archive
+autocreate_subscribe_folders: Drafts | Sent | Trash | Junk | Archive
+xlist-drafts: Drafts
+xlist-sent: Sent
+xlist-trash: Trash
+xlist-junk: Junk
+xlist-archive: Archive
+lmtp_downcase_rcpt: yes
+# Email/query text filters (from, subject, text...) answer serverFail without a Xapian index;
+# squatter in rolling mode keeps it current
+search_engine: xapian
+search_index_headers: no
+search_batchsize: 1000
+defaultsearchtier: t1
+t1searchpartition-default: $JMAP_BASE/search
+sync_log: yes
+sync_log_channels: squatter
+smtp_backend: sendmail
+sendmail: $JMAP_BASE/bin/fake-sendmail
+EOF
+)
+# cyrmaster does not pass -C on to its children, so every command names the config itself.
+C="-C $JMAP_CONF"
+CYRUS_CONF=$(cat <<EOF
+# Written by scripts/jmap/start.sh
+START {
+  recover    cmd="$CYRBIN/ctl_cyrusdb $C -r"
+}
+SERVICES {
+  imap       cmd="$CYRBIN/imapd $C" listen="127.0.0.1:$JMAP_IMAP_PORT" prefork=0 maxchild=50
+  http       cmd="$CYRBIN/httpd $C" listen="127.0.0.1:$JMAP_HTTP_PORT" prefork=0 maxchild=50
+  lmtp       cmd="$CYRBIN/lmtpd $C -a" listen="127.0.0.1:$JMAP_LMTP_PORT" prefork=0 maxchild=20
+  lmtpunix   cmd="$CYRBIN/lmtpd $C" listen="$JMAP_BASE/run/socket/lmtp" prefork=0 maxchild=20
+}
+EVENTS {
+  checkpoint cmd="$CYRBIN/ctl_cyrusdb $C -c" period=30
+}
+DAEMON {
+  squatter   cmd="$CYRBIN/squatter $C -R -d -n squatter"
+}
+EOF
+)
+changed=0
+if [ "$(cat "$JMAP_CONF" 2>/dev/null)" != "$IMAPD_CONF" ]; then printf '%s\n' "$IMAPD_CONF" > "$JMAP_CONF"; changed=1; fi
+if [ "$(cat "$JMAP_CYRUS_CONF" 2>/dev/null)" != "$CYRUS_CONF" ]; then printf '%s\n' "$CYRUS_CONF" > "$JMAP_CYRUS_CONF"; changed=1; fi
+chown -R cyrus:mail "$JMAP_BASE/etc" "$JMAP_BASE/bin" "$JMAP_BASE/outbox"
+
+# --- start (or restart on a config change) ------------------------------------------------------------
+jmap_set_password admin "$ADMIN_PASS"
+if [ -n "$(jmap_master_pid)" ] && [ "$changed" = 1 ]; then jmap_log "config changed, restarting"; stop_master; fi
+if [ -z "$(jmap_master_pid)" ]; then
+  for p in "$JMAP_HTTP_PORT" "$JMAP_IMAP_PORT" "$JMAP_LMTP_PORT"; do
+    jmap_port_busy "$p" && jmap_die "port $p on 127.0.0.1 is already in use (set JMAP_*_PORT)"
+  done
+  rm -f "$JMAP_PIDFILE"
+  # Detached stdio: a caller that captures our output (a pipe) must not wait for the daemon's EOF.
+  /usr/sbin/cyrmaster -C "$JMAP_CONF" -M "$JMAP_CYRUS_CONF" -p "$JMAP_PIDFILE" -d -L "$JMAP_BASE/log/master.log" \
+    </dev/null >/dev/null 2>>"$JMAP_BASE/log/master.log" 8>&-
+  jmap_log "cyrmaster started"
+else
+  jmap_log "cyrmaster already running (pid $(jmap_master_pid))"
+fi
+
+# Up = httpd asks for credentials (401) and imapd accepts connections.
+up=0
+for _ in $(seq 1 150); do
+  code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$JMAP_HTTP_PORT/jmap/" || true)
+  if [ "$code" = 401 ] && jmap_port_busy "$JMAP_IMAP_PORT"; then up=1; break; fi
+  sleep 0.1
+done
+if [ "$up" != 1 ]; then
+  tail -n 20 "$JMAP_BASE/log/master.log" "$JMAP_BASE/log/syslog.log" 2>/dev/null >&2 || true
+  jmap_die "server did not come up on 127.0.0.1:$JMAP_HTTP_PORT / :$JMAP_IMAP_PORT"
+fi
+
+for up in $USERS; do
+  jmap_add_user "${up%%:*}" "${up#*:}"
+  jmap_log "user ${up%%:*} ready"
+done
+jmap_log "IMAP 127.0.0.1:$JMAP_IMAP_PORT  LMTP 127.0.0.1:$JMAP_LMTP_PORT  data $JMAP_BASE  logs $JMAP_BASE/log/"
+echo "http://127.0.0.1:$JMAP_HTTP_PORT/.well-known/jmap"

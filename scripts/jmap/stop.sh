@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Stop the test JMAP server started by start.sh (and its syslog sink, if it started one).
+#   usage: stop.sh [--purge]      --purge also deletes $JMAP_BASE (all mail data and config)
+# Only processes that belong to OUR config are touched; another Cyrus on the machine keeps running.
+set -euo pipefail
+JMAP_SCRIPT=stop
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+case "${1:-}" in ""|--purge) ;; *) echo "usage: $0 [--purge]" >&2; exit 2 ;; esac
+jmap_require_root "$0" "$@"
+[ -d "$JMAP_BASE" ] && jmap_lock_start_stop
+
+pid=$(jmap_master_pid)
+if [ -n "$pid" ]; then
+  kill -TERM "$pid"    # cyrmaster ends its children (imapd, httpd, lmtpd, squatter) itself
+  for _ in $(seq 1 100); do jmap_alive "$pid" || break; sleep 0.1; done
+  if jmap_alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  jmap_log "cyrmaster $pid stopped"
+else
+  jmap_log "cyrmaster not running"
+fi
+# Children that outlived the master (a KILL above, or a crash): matched by our exact config path.
+for p in $(pgrep -f -- "-C $JMAP_CONF( |\$)" || true); do
+  jmap_alive "$p" && kill -TERM "$p" 2>/dev/null || true
+done
+rm -f "$JMAP_PIDFILE"
+bash "$HERE/syslog-sink.sh" stop
+
+if [ "${1:-}" = --purge ]; then
+  case "$JMAP_BASE" in /|"") jmap_die "refusing to purge '$JMAP_BASE'" ;; esac
+  rm -rf "$JMAP_BASE"
+  jmap_log "purged $JMAP_BASE"
+fi

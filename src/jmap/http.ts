@@ -1,0 +1,98 @@
+/**
+ * One HTTP exchange with a JMAP server, with every failure turned into a typed JmapError. Shared by
+ * the session fetch and the API calls so both classify errors identically.
+ */
+import { JmapAuthError, JmapProtocolError, JmapTimeoutError, JmapUnreachableError } from './errors.js';
+import type { JmapCredentials } from './types.js';
+
+export type FetchImpl = typeof globalThis.fetch;
+
+export interface HttpOptions {
+  fetchImpl: FetchImpl;
+  timeoutMs: number;
+  /** Lets a caller (e.g. a shutting-down sync run) abandon the request; its reason is rethrown as is. */
+  signal?: AbortSignal;
+}
+
+export interface JsonResponse {
+  /** Where the body came from after redirects (used to resolve relative session URLs). */
+  url: string;
+  status: number;
+  body: unknown;
+}
+
+export function authorizationHeader(credentials: JmapCredentials): string {
+  if (credentials.kind === 'bearer') return `Bearer ${credentials.token}`;
+  const pair = `${credentials.username}:${credentials.password}`;
+  return `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+}
+
+/**
+ * Fetches `url` and parses a JSON body. The timeout covers connecting, the headers and the whole
+ * body: a server that sends headers and then stalls must not hang a sync run.
+ */
+export async function fetchJson(url: string, init: RequestInit, options: HttpOptions): Promise<JsonResponse> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const fail = (err: unknown): never => {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timeout.aborted) throw new JmapTimeoutError(options.timeoutMs, url);
+    throw unreachable(url, err);
+  };
+
+  let res: Response;
+  try {
+    res = await options.fetchImpl(url, { ...init, signal, redirect: 'follow' });
+  } catch (err) {
+    return fail(err);
+  }
+  const finalUrl = res.url || url;
+
+  if (res.status === 401 || res.status === 403) {
+    await res.body?.cancel().catch(() => {});
+    throw new JmapAuthError(res.status);
+  }
+
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    return fail(err);
+  }
+
+  if (res.status < 200 || res.status > 299) throw httpStatusError(finalUrl, res.status, text);
+  try {
+    return { url: finalUrl, status: res.status, body: JSON.parse(text) as unknown };
+  } catch (err) {
+    throw new JmapProtocolError(`JMAP server at ${finalUrl} answered HTTP ${res.status} with a body that is not JSON`, {
+      status: res.status,
+      cause: err,
+    });
+  }
+}
+
+/** undici reports every network failure as TypeError("fetch failed") with the real error as cause. */
+function unreachable(url: string, err: unknown): JmapUnreachableError {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new JmapUnreachableError(`JMAP server at ${url} is unreachable: ${detail}`, typeof code === 'string' ? code : undefined, {
+    cause: err,
+  });
+}
+
+/** Non-2xx: keep the RFC 7807 problem type (RFC 8620 §3.6.1 request-level errors) when there is one. */
+function httpStatusError(url: string, status: number, text: string): JmapProtocolError {
+  let problemType: string | undefined;
+  let detail = '';
+  try {
+    const problem = JSON.parse(text) as { type?: unknown; detail?: unknown; limit?: unknown };
+    if (typeof problem.type === 'string') problemType = problem.type;
+    if (typeof problem.detail === 'string') detail = `: ${problem.detail}`;
+    else if (typeof problem.limit === 'string') detail = `: limit ${problem.limit}`;
+  } catch {
+    // not a problem document; the status alone must do
+  }
+  const what = problemType ? ` (${problemType})` : '';
+  return new JmapProtocolError(`JMAP server at ${url} answered HTTP ${status}${what}${detail}`, { status, problemType });
+}
