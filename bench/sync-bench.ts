@@ -1,0 +1,241 @@
+/**
+ * Mail sync benchmark: `npx tsx bench/sync-bench.ts` against the project's Cyrus (scripts/jmap/start.sh).
+ * Env: BENCH_JMAP_SESSION_URL (http://127.0.0.1:18080/.well-known/jmap), BENCH_MESSAGES (20000),
+ * BENCH_SMALL_MESSAGES (1000), BENCH_ROUNDS (5), BENCH_INCREMENTAL_RUNS (5).
+ *
+ * One machine, one run, a throwaway embedded PostgreSQL in /tmp, fresh mail users seeded over IMAP.
+ *   1. Full sync of the big mailbox vs a bare script making the same JMAP requests (mailboxes +
+ *      state, then Email/query + Email/get pages with the same properties) and nothing else.
+ *      Each side runs in its own child process, so each RSS figure is that work's alone.
+ *   2. Incremental sync after one new message: JMAP requests and time, at the big and small mailbox.
+ *   3. Peak RSS (getrusage maxrss) of the child process that ran the full sync.
+ * Bare fetch and full sync alternate round by round, so a neighbour's load hits both alike; the
+ * report gives the median of the per-round ratios and the ratio of the best times, and the load.
+ */
+import { execFile, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createAppContext, type AppContext } from '../src/app/context.js';
+import { AppConfig } from '../src/config/config.js';
+import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { JmapClient } from '../src/jmap/client.js';
+import { createLogger } from '../src/logging/logger.js';
+import { fetchMailboxesAndState, fetchPage } from '../src/sync/jmap-sync-calls.js';
+import { appendMessage, buildMessage } from '../test/support/imap.js';
+
+const SESSION_URL = process.env.BENCH_JMAP_SESSION_URL ?? 'http://127.0.0.1:18080/.well-known/jmap';
+const BIG = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const SMALL = Number(process.env.BENCH_SMALL_MESSAGES ?? 1_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const INCREMENTAL_RUNS = Number(process.env.BENCH_INCREMENTAL_RUNS ?? 5);
+/** The sync service's default page size; the bare script uses the same. */
+const BATCH = 500;
+const thisFile = fileURLToPath(import.meta.url);
+const repo = path.resolve(path.dirname(thisFile), '..');
+
+interface ChildReport {
+  ms: number;
+  maxRssMb: number;
+  rssBeforeMb: number;
+  detail: Record<string, unknown>;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function appEnv(databaseUrl: string, dataDir: string, key: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production', DATABASE_URL: databaseUrl, CRM_DATA_DIR: dataDir, JMAP_SESSION_URL: SESSION_URL, LOG_LEVEL: 'error',
+    JWT_ACCESS_SECRET: `${key}a`, JWT_REFRESH_SECRET: `${key}r`, CRM_ENCRYPTION_KEY: key,
+  };
+}
+
+// ------------------------------------------------------------------------------- child modes
+
+/** Child: the bare fetch. Same requests as the full sync, results parsed and dropped. */
+async function bareChild(user: string, pass: string): Promise<ChildReport> {
+  const rssBefore = process.memoryUsage().rss;
+  const started = performance.now();
+  const client = new JmapClient({ sessionUrl: SESSION_URL, credentials: { kind: 'basic', username: user, password: pass } });
+  const accountId = await client.mailAccountId();
+  const { roles } = await fetchMailboxesAndState(client, accountId, undefined);
+  let anchor: string | null = null;
+  let fetched = 0;
+  for (;;) {
+    const page = await fetchPage(client, accountId, roles, anchor, BATCH, undefined);
+    fetched += page.emails.length;
+    if (!page.more || page.ids.length === 0) break;
+    anchor = page.ids[page.ids.length - 1]!;
+  }
+  const ms = performance.now() - started;
+  return { ms, rssBeforeMb: mb(rssBefore), maxRssMb: mb(process.resourceUsage().maxRSS * 1024), detail: { fetched, requests: client.requestCount } };
+}
+
+/** Child: one full sync of a freshly linked account through the real service. */
+async function syncChild(accountId: string): Promise<ChildReport> {
+  const config = AppConfig.fromEnv(process.env);
+  const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: false });
+  await ctx.db.sequelize.query('SELECT 1');
+  const rssBefore = process.memoryUsage().rss;
+  const started = performance.now();
+  const result = await ctx.services.mailSync.syncAccount(accountId);
+  const ms = performance.now() - started;
+  const report = { ms, rssBeforeMb: mb(rssBefore), maxRssMb: mb(process.resourceUsage().maxRSS * 1024), detail: { ...result } };
+  await ctx.close();
+  return report;
+}
+
+function runChild(args: string[], env: Record<string, string>): Promise<ChildReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', thisFile, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: repo,
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`child ${args[0]} exited ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildReport);
+    });
+  });
+}
+
+// ------------------------------------------------------------------------------------ parent
+
+async function mailUser(count: number): Promise<{ user: string; pass: string }> {
+  const user = `bench-${crypto.randomBytes(4).toString('hex')}@example.test`;
+  const pass = `pw-${crypto.randomBytes(8).toString('hex')}`;
+  const env = { ...process.env, JMAP_HTTP_PORT: new URL(SESSION_URL).port };
+  await promisify(execFile)('bash', [path.join(repo, 'scripts/jmap/add-user.sh'), user, pass], { env });
+  const started = Date.now();
+  await promisify(execFile)('bash', [path.join(repo, 'scripts/jmap/seed.sh'), user, pass, String(count)], { env, maxBuffer: 1 << 20 });
+  console.log(`seeded ${count} messages into ${user} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { user, pass };
+}
+
+/**
+ * Cyrus's squatter indexes freshly seeded mail in the background for a while (Xapian); measuring
+ * while it runs would mostly measure it. Waits until its CPU time stops growing (at most 3 minutes).
+ */
+async function waitForIndexer(): Promise<void> {
+  const cpuTicks = () => {
+    let total = 0;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('squatter')) continue;
+        const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        total += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return total;
+  };
+  const deadline = Date.now() + 180_000;
+  let last = cpuTicks();
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 2000));
+    const now = cpuTicks();
+    if (now - last < 10) return;
+    last = now;
+  }
+}
+
+async function linkAccount(ctx: AppContext, mail: { user: string; pass: string }): Promise<string> {
+  const { user } = await ctx.services.users.create({ username: `bench${crypto.randomBytes(4).toString('hex')}`, role: 'member' }, { actor: 'bench' });
+  const account = await ctx.services.mailAccounts.add(user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'bench' });
+  return account.id;
+}
+
+async function incremental(ctx: AppContext, accountId: string, mail: { user: string; pass: string }) {
+  const runs: Array<{ ms: number; requests: number; stored: number }> = [];
+  const imapPort = Number(process.env.JMAP_IMAP_PORT ?? 11143);
+  for (let i = 0; i < INCREMENTAL_RUNS; i++) {
+    const raw = buildMessage({ from: { name: 'New Sender', email: 'new.sender@bench.example' }, to: mail.user, subject: `New ${i}`, body: `fresh ${i}` });
+    await appendMessage({ user: mail.user, pass: mail.pass, mailbox: 'INBOX', raw, port: imapPort });
+    const started = performance.now();
+    const result = await ctx.services.mailSync.syncAccount(accountId);
+    runs.push({ ms: performance.now() - started, requests: result.requests, stored: result.stored });
+    if (result.outcome !== 'ok' || result.stored !== 1) throw new Error(`incremental run failed: ${JSON.stringify(result)}`);
+  }
+  return { medianMs: median(runs.map((r) => r.ms)), maxRequests: Math.max(...runs.map((r) => r.requests)), runs };
+}
+
+async function main(): Promise<void> {
+  const tmpRoot = path.join('/tmp', `crm-sync-bench-${process.pid}-${Date.now()}`);
+  fs.mkdirSync(tmpRoot, { recursive: true, mode: 0o755 });
+  fs.chmodSync(tmpRoot, 0o755);
+  const pg = new EmbeddedPostgres(path.join(tmpRoot, 'pg'));
+  const { url } = await pg.start();
+  const env = appEnv(url, path.join(tmpRoot, 'data'), crypto.randomBytes(32).toString('hex'));
+  const ctx = await createAppContext({ config: AppConfig.fromEnv(env), logger: createLogger('error', { silent: true }) });
+  try {
+    const [big, small] = await Promise.all([mailUser(BIG), mailUser(SMALL)]);
+    await waitForIndexer();
+    const bare: ChildReport[] = [];
+    const sync: ChildReport[] = [];
+    let lastBigAccount = '';
+    for (let round = 1; round <= ROUNDS; round++) {
+      bare.push(await runChild(['bare', big.user, big.pass], env));
+      lastBigAccount = await linkAccount(ctx, big);
+      const s = await runChild(['sync', lastBigAccount], env);
+      if (s.detail.outcome !== 'ok' || s.detail.stored !== BIG) throw new Error(`full sync incomplete: ${JSON.stringify(s.detail)}`);
+      sync.push(s);
+      const load = os.loadavg()[0]!.toFixed(1);
+      console.log(`round ${round}: bare ${(bare.at(-1)!.ms / 1000).toFixed(2)} s, full sync ${(s.ms / 1000).toFixed(2)} s, ` +
+        `ratio ${(s.ms / bare.at(-1)!.ms).toFixed(2)}, sync peak RSS ${s.maxRssMb} MB, load ${load}`);
+    }
+    const bigIncremental = await incremental(ctx, lastBigAccount, big);
+    const smallAccount = await linkAccount(ctx, small);
+    const smallFull = await ctx.services.mailSync.syncAccount(smallAccount);
+    if (smallFull.outcome !== 'ok') throw new Error('small full sync failed');
+    const smallIncremental = await incremental(ctx, smallAccount, small);
+
+    const bareMs = median(bare.map((r) => r.ms));
+    const syncMs = median(sync.map((r) => r.ms));
+    const figures = {
+      messages: BIG,
+      batch: BATCH,
+      fullSync: {
+        bareMedianS: +(bareMs / 1000).toFixed(2),
+        syncMedianS: +(syncMs / 1000).toFixed(2),
+        ratioOfMedians: +(syncMs / bareMs).toFixed(2),
+        medianRoundRatio: +median(sync.map((r, i) => r.ms / bare[i]!.ms)).toFixed(2),
+        ratioOfBest: +(Math.min(...sync.map((r) => r.ms)) / Math.min(...bare.map((r) => r.ms))).toFixed(2),
+        target: '<= 1.5',
+        syncRequests: sync.at(-1)!.detail.requests,
+        bareRequests: bare.at(-1)!.detail.requests,
+      },
+      incremental: {
+        [`at${BIG}`]: { medianMs: +bigIncremental.medianMs.toFixed(1), maxRequests: bigIncremental.maxRequests },
+        [`at${SMALL}`]: { medianMs: +smallIncremental.medianMs.toFixed(1), maxRequests: smallIncremental.maxRequests },
+        target: '<= 3 requests, < 100 ms',
+      },
+      peakRssMb: {
+        fullSyncProcess: Math.max(...sync.map((r) => r.maxRssMb)),
+        fullSyncProcessBeforeSync: Math.max(...sync.map((r) => r.rssBeforeMb)),
+        bareProcess: Math.max(...bare.map((r) => r.maxRssMb)),
+        target: '< 250',
+      },
+    };
+    console.log(JSON.stringify(figures, null, 2));
+  } finally {
+    await ctx.close();
+    await pg.stop().catch(() => {});
+    fs.rmSync(tmpRoot, { recursive: true, force: true });
+  }
+}
+
+const [mode, ...args] = process.argv.slice(2);
+if (mode === 'bare') {
+  bareChild(args[0]!, args[1]!).then((r) => console.log(JSON.stringify(r)), (err) => { console.error(err); process.exit(1); });
+} else if (mode === 'sync') {
+  syncChild(args[0]!).then((r) => { console.log(JSON.stringify(r)); process.exit(0); }, (err) => { console.error(err); process.exit(1); });
+} else {
+  main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+}

@@ -1,0 +1,25 @@
+import type { EmailAccount, MailSyncState } from '../models/index.js';
+
+/** The account as the frontend sees it: never the password, with its sync status. */
+export function presentMailAccount(account: EmailAccount & { syncState?: MailSyncState | null }) {
+  const sync = account.syncState;
+  return {
+    id: account.id,
+    email: account.email,
+    jmapAccountId: account.jmapAccountId,
+    isPrimary: account.isPrimary,
+    isActive: account.isActive,
+    createdAt: account.createdAt,
+    updatedAt: account.updatedAt,
+    sync: {
+      status: sync?.status ?? 'idle',
+      lastSuccessAt: sync?.lastSuccessAt ?? null,
+      lastAttemptAt: sync?.lastAttemptAt ?? null,
+      lastError: sync?.lastError ?? null,
+      consecutiveFailures: sync?.consecutiveFailures ?? 0,
+      nextAttemptAt: sync?.nextAttemptAt ?? null,
+    },
+  };
+}
+
+export type MailAccountView = ReturnType<typeof presentMailAccount>;

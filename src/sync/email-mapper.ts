@@ -1,0 +1,118 @@
+/**
+ * One JMAP Email → what the CRM stores about it, and who it was exchanged with. Decides nothing
+ * that needs the database (suppressions, existing contacts): that is the batch writer's job.
+ */
+import type { Email, EmailAddress } from '../jmap/types.js';
+import { displayName, formatAddressList, isBulkMail, isNoReplyAddress, normalizeAddress, BULK_HEADER_PROPERTIES } from './address-rules.js';
+import { extractBody } from './email-body.js';
+import { cleanIdentifier, cleanText } from './text-cleanup.js';
+
+export const EMAIL_PROPERTIES = [
+  'id', 'threadId', 'mailboxIds', 'keywords', 'messageId', 'inReplyTo', 'from', 'to', 'cc',
+  'subject', 'receivedAt', 'sentAt', 'textBody', 'bodyValues', ...BULK_HEADER_PROPERTIES,
+];
+
+/** The mailbox facts the mapper needs, from Mailbox/get. */
+export interface MailboxRoles {
+  /** Trash, Junk and Drafts: mail only there is left out. */
+  excluded: Set<string>;
+  /** Mail in the Sent mailbox was written by the account owner. */
+  sent: Set<string>;
+}
+
+export interface Correspondent {
+  email: string;
+  name: string | null;
+}
+
+export interface MappedEmail {
+  jmapId: string;
+  /** False when the email sits only in Trash, Junk or Drafts: any local row must go. */
+  included: boolean;
+  messageId: string | null;
+  threadId: string | null;
+  inReplyTo: string | null;
+  from: string | null;
+  to: string | null;
+  subject: string | null;
+  body: string | null;
+  isRead: boolean;
+  date: Date | null;
+  /** Everyone on From, To and Cc except the account itself (lower-cased, unique). */
+  participants: string[];
+  /** Who the email was exchanged with, main correspondent first; empty for bulk mail. */
+  correspondents: Correspondent[];
+}
+
+export interface MapContext {
+  roles: MailboxRoles;
+  /** The account's own addresses, lower-cased. */
+  ownAddresses: Set<string>;
+}
+
+export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
+  const mailboxIds = Object.keys(email.mailboxIds ?? {}).filter((id) => email.mailboxIds?.[id]);
+  const included = mailboxIds.some((id) => !ctx.roles.excluded.has(id));
+  const from = email.from ?? [];
+  const recipients = [...(email.to ?? []), ...(email.cc ?? [])];
+  const sentByOwner = from.some((a) => isOwn(a, ctx)) || mailboxIds.some((id) => ctx.roles.sent.has(id));
+  return {
+    jmapId: email.id,
+    included,
+    messageId: cleanIdentifier(email.messageId?.[0]),
+    threadId: cleanIdentifier(email.threadId),
+    inReplyTo: cleanIdentifier(email.inReplyTo?.[0]),
+    from: formatAddressList(email.from),
+    to: formatAddressList(email.to),
+    subject: cleanText(email.subject)?.slice(0, 2000) ?? null,
+    body: extractBody(email),
+    isRead: email.keywords?.$seen === true,
+    date: parseDate(email.receivedAt) ?? parseDate(email.sentAt),
+    participants: uniqueAddresses([...from, ...recipients], ctx),
+    correspondents: isBulkMail(email) ? [] : people(sentByOwner ? recipients : from, ctx),
+  };
+}
+
+function isOwn(entry: EmailAddress, ctx: MapContext): boolean {
+  const address = normalizeAddress(entry.email);
+  return address !== null && ctx.ownAddresses.has(address);
+}
+
+function uniqueAddresses(list: EmailAddress[], ctx: MapContext): string[] {
+  const out = new Set<string>();
+  for (const entry of list) {
+    const address = normalizeAddress(entry.email);
+    if (address && !ctx.ownAddresses.has(address)) out.add(address);
+  }
+  return [...out];
+}
+
+/** Addresses a person would answer: not the account itself, not a no-reply robot; first name wins. */
+function people(list: EmailAddress[], ctx: MapContext): Correspondent[] {
+  const byAddress = new Map<string, Correspondent>();
+  for (const entry of list) {
+    const address = normalizeAddress(entry.email);
+    if (!address || ctx.ownAddresses.has(address) || isNoReplyAddress(address)) continue;
+    const existing = byAddress.get(address);
+    if (!existing) byAddress.set(address, { email: address, name: displayName(entry, address) });
+    else existing.name ??= displayName(entry, address);
+  }
+  return [...byAddress.values()];
+}
+
+function parseDate(value: string | null | undefined): Date | null {
+  if (!value) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** Mailbox/get list → the roles the sync cares about (RFC 8621 role names). */
+export function mailboxRoles(list: Array<{ id: string; role?: string | null }>): MailboxRoles {
+  const roles: MailboxRoles = { excluded: new Set(), sent: new Set() };
+  for (const mailbox of list) {
+    const role = mailbox.role?.toLowerCase();
+    if (role === 'trash' || role === 'junk' || role === 'drafts') roles.excluded.add(mailbox.id);
+    else if (role === 'sent') roles.sent.add(mailbox.id);
+  }
+  return roles;
+}

@@ -1,0 +1,148 @@
+/**
+ * The sync's JMAP requests, each ONE HTTP round trip thanks to result references (RFC 8620 §3.7):
+ * mailboxes + current state; a query page + its emails; changes + the changed emails. src/jmap/mail.ts
+ * has single-purpose helpers; these combine calls, which its API cannot express.
+ */
+import { responseFor, type JmapClient } from '../jmap/client.js';
+import { JmapMethodError, JmapProtocolError } from '../jmap/errors.js';
+import type { Email, MethodCall } from '../jmap/types.js';
+import { BODY_CAP_BYTES } from './email-body.js';
+import { EMAIL_PROPERTIES, mailboxRoles, type MailboxRoles } from './email-mapper.js';
+
+const GET_ARGS = {
+  properties: EMAIL_PROPERTIES,
+  bodyProperties: ['partId', 'type'],
+  fetchTextBodyValues: true,
+  maxBodyValueBytes: BODY_CAP_BYTES,
+};
+
+/** Newest first: during a long first sync the user sees recent correspondence first. */
+const SORT = [{ property: 'receivedAt', isAscending: false }];
+
+type Signal = AbortSignal | undefined;
+
+export async function fetchMailboxesAndState(client: JmapClient, accountId: string, signal: Signal): Promise<{ roles: MailboxRoles; state: string }> {
+  const responses = await client.call(
+    [
+      ['Mailbox/get', { accountId, ids: null, properties: ['id', 'role'] }, 'm'],
+      ['Email/get', { accountId, ids: [], properties: ['id'] }, 's'],
+    ],
+    { signal },
+  );
+  const state = responseFor(responses, 's', 'Email/get').state;
+  if (typeof state !== 'string') throw new JmapProtocolError('Email/get answered without a state');
+  return { roles: rolesFrom(responses, 'm'), state };
+}
+
+export interface Page {
+  ids: string[];
+  emails: Email[];
+  /** How many emails match in all (for progress), when the server says. */
+  total?: number;
+  /** True when the server has more after this page. */
+  more: boolean;
+}
+
+/** One page of all mail outside Trash/Junk/Drafts, after `anchor` (the last id of the previous page). */
+export async function fetchPage(client: JmapClient, accountId: string, roles: MailboxRoles, anchor: string | null, limit: number, signal: Signal): Promise<Page> {
+  const excluded = [...roles.excluded];
+  const query: Record<string, unknown> = {
+    accountId,
+    filter: excluded.length > 0 ? { inMailboxOtherThan: excluded } : null,
+    sort: SORT,
+    limit,
+    calculateTotal: true,
+  };
+  if (anchor) Object.assign(query, { anchor, anchorOffset: 1 });
+  else query.position = 0;
+  const responses = await client.call(
+    [
+      ['Email/query', query, 'q'],
+      ['Email/get', { accountId, '#ids': { resultOf: 'q', name: 'Email/query', path: '/ids' }, ...GET_ARGS }, 'g'],
+    ],
+    { signal },
+  );
+  const q = responseFor(responses, 'q', 'Email/query');
+  if (!Array.isArray(q.ids) || typeof q.position !== 'number') throw new JmapProtocolError('Email/query answered without ids/position');
+  const ids = q.ids as string[];
+  const total = typeof q.total === 'number' ? q.total : undefined;
+  const emails = listOf(responseFor(responses, 'g', 'Email/get'));
+  // Stop on an empty page too: a server that caps `limit` lower than asked still pages to the end.
+  const more = ids.length > 0 && (total === undefined || q.position + ids.length < total);
+  return { ids, emails, total, more };
+}
+
+export interface ChangesBatch {
+  newState: string;
+  hasMoreChanges: boolean;
+  destroyed: string[];
+  /** Created and updated emails as they are now (ids destroyed since are simply missing). */
+  emails: Email[];
+  roles?: MailboxRoles;
+}
+
+/**
+ * Email/changes and Email/get of what was created or updated, plus (optionally) the mailboxes, in
+ * one request. Cyrus's ways of saying "cannot tell" all become JmapMethodError cannotCalculateChanges,
+ * as in src/jmap/mail.ts emailChanges().
+ */
+export async function fetchChanges(
+  client: JmapClient,
+  accountId: string,
+  sinceState: string,
+  maxChanges: number,
+  withMailboxes: boolean,
+  signal: Signal,
+): Promise<ChangesBatch> {
+  const ref = (path: string) => ({ resultOf: 'c', name: 'Email/changes', path });
+  const calls: MethodCall[] = [
+    ['Email/changes', { accountId, sinceState, maxChanges }, 'c'],
+    ['Email/get', { accountId, '#ids': ref('/created'), ...GET_ARGS }, 'gc'],
+    ['Email/get', { accountId, '#ids': ref('/updated'), ...GET_ARGS }, 'gu'],
+  ];
+  if (withMailboxes) calls.unshift(['Mailbox/get', { accountId, ids: null, properties: ['id', 'role'] }, 'm']);
+  const responses = await client.call(calls, { signal });
+  let changes: Record<string, unknown>;
+  try {
+    changes = responseFor(responses, 'c', 'Email/changes');
+  } catch (err) {
+    if (err instanceof JmapMethodError && err.type === 'invalidArguments' && blamesSinceState(err)) {
+      throw cannotCalculate(`server rejected sinceState ${sinceState}`);
+    }
+    throw err;
+  }
+  const { newState } = changes;
+  if (typeof newState !== 'string') throw new JmapProtocolError('Email/changes answered without newState');
+  // Cyrus accepts a numeric state it never issued (server reset) and answers "no changes" from below it.
+  if (/^\d+$/.test(sinceState) && /^\d+$/.test(newState) && BigInt(newState) < BigInt(sinceState)) {
+    throw cannotCalculate(`sinceState ${sinceState} is ahead of the server's state ${newState}`);
+  }
+  return {
+    newState,
+    hasMoreChanges: changes.hasMoreChanges === true,
+    destroyed: Array.isArray(changes.destroyed) ? (changes.destroyed as string[]) : [],
+    emails: [...listOf(responseFor(responses, 'gc', 'Email/get')), ...listOf(responseFor(responses, 'gu', 'Email/get'))],
+    roles: withMailboxes ? rolesFrom(responses, 'm') : undefined,
+  };
+}
+
+function rolesFrom(responses: Awaited<ReturnType<JmapClient['call']>>, callId: string): MailboxRoles {
+  const list = responseFor(responses, callId, 'Mailbox/get').list;
+  if (!Array.isArray(list)) throw new JmapProtocolError('Mailbox/get answered without a list');
+  return mailboxRoles(list as Array<{ id: string; role?: string | null }>);
+}
+
+function listOf(response: Record<string, unknown>): Email[] {
+  if (!Array.isArray(response.list)) throw new JmapProtocolError('Email/get answered without a list');
+  return response.list as Email[];
+}
+
+/** Cyrus names the offending argument; without a name, sinceState is the only one that can be wrong. */
+function blamesSinceState(err: JmapMethodError): boolean {
+  const names = err.details.arguments;
+  return !Array.isArray(names) || names.includes('sinceState');
+}
+
+function cannotCalculate(description: string): JmapMethodError {
+  return new JmapMethodError('cannotCalculateChanges', {}, { methodName: 'Email/changes', description });
+}

@@ -1,0 +1,102 @@
+/**
+ * Runs one account whose lease this process holds, and records how it went: the status row
+ * (ok / error with backoff / auth_failed / released), metrics and one log line.
+ */
+import type { JmapClient } from '../jmap/client.js';
+import { JmapAuthError, JmapTimeoutError, JmapUnreachableError } from '../jmap/errors.js';
+import type { EmailAccount } from '../models/index.js';
+import type { AccountLease } from './account-lease.js';
+import { AccountRun, type SyncTuning } from './account-run.js';
+import { BatchWriter } from './batch-writer.js';
+import { backoffMinutes, describeFailure, SyncInterruptedError, SyncSupersededError } from './sync-errors.js';
+import type { RunOptions, SyncOutcome, SyncResult, SyncServiceDeps } from './sync-types.js';
+
+export interface LeasedRunContext {
+  deps: SyncServiceDeps;
+  tuning: SyncTuning;
+  signal: AbortSignal;
+  stopping: () => boolean;
+}
+
+export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, options: RunOptions): Promise<SyncResult> {
+  const { deps } = ctx;
+  const started = Date.now();
+  let client: JmapClient | undefined;
+  let run: AccountRun | undefined;
+  const result = (outcome: SyncOutcome, error?: string, failureReason?: string): SyncResult => ({
+    accountId: lease.account.id,
+    email: lease.account.email,
+    outcome,
+    ...(run?.stats ?? { mode: null, fetched: 0, stored: 0, emailsCreated: 0, deleted: 0, contactsCreated: 0 }),
+    requests: client?.requestCount ?? 0,
+    durationMs: Date.now() - started,
+    error,
+    failureReason,
+  });
+  let outcome: SyncResult;
+  try {
+    client = deps.clientFor(lease.account);
+    run = new AccountRun(lease, client, new BatchWriter(deps.sequelize, lease), ctx.tuning, deps.logger, ctx.signal, ctx.stopping, options.onProgress);
+    await run.execute(() => pushReadState(deps, lease.account));
+    await lease.finish({ outcome: 'ok' });
+    outcome = result('ok');
+  } catch (err) {
+    outcome = await recordFailure(deps, lease, err, result);
+  }
+  recordMetrics(deps, outcome);
+  const { accountId, durationMs, fetched, stored, deleted, requests, mode } = outcome;
+  deps.logger.info('mail sync run', { accountId, outcome: outcome.outcome, mode, fetched, stored, deleted, requests, durationMs });
+  return outcome;
+}
+
+async function recordFailure(
+  deps: SyncServiceDeps,
+  lease: AccountLease,
+  err: unknown,
+  result: (o: SyncOutcome, e?: string, r?: string) => SyncResult,
+): Promise<SyncResult> {
+  const accountId = lease.account.id;
+  try {
+    if (err instanceof SyncInterruptedError || err instanceof SyncSupersededError) {
+      deps.logger.info('mail sync stopped early', { accountId, reason: err.message });
+      await lease.finish({ outcome: 'released' });
+      return result('interrupted');
+    }
+    const failure = describeFailure(err);
+    deps.logger.warn('mail sync failed', { accountId, err });
+    if (failure.kind === 'auth') {
+      await lease.finish({ outcome: 'auth_failed', message: failure.message });
+      return result('auth_failed', failure.message, failure.reason);
+    }
+    await lease.finish({ outcome: 'error', message: failure.message, backoffMinutes: backoffMinutes(lease.consecutiveFailures + 1) });
+    return result('error', failure.message, failure.reason);
+  } catch (finishErr) {
+    // The database is gone too: the lease simply expires and the next run retries.
+    deps.logger.error('mail sync could not record its outcome', { accountId, err: finishErr });
+    return result('error', describeFailure(err).message, 'database');
+  }
+}
+
+/**
+ * Read-state changes that could not reach the server earlier go first. When the server is down or
+ * refuses the credentials the run stops the same way the sync itself would; any other failure
+ * leaves the rows pending (the sync does not overwrite them) and the sync goes on.
+ */
+async function pushReadState(deps: SyncServiceDeps, account: EmailAccount): Promise<void> {
+  // The ReadStatePusher (src/emails/read-state-pusher.ts) call site, wired in src/app/services.ts.
+  if (!deps.readState) return;
+  try {
+    await deps.readState.push(account);
+  } catch (err) {
+    if (err instanceof JmapAuthError || err instanceof JmapUnreachableError || err instanceof JmapTimeoutError) throw err;
+    deps.logger.warn('read state write-back failed; will retry next run', { accountId: account.id, err });
+  }
+}
+
+export function recordMetrics(deps: SyncServiceDeps, result: SyncResult): void {
+  const metrics = deps.metrics;
+  if (!metrics || result.outcome === 'interrupted') return;
+  metrics.recordSyncRun(result.outcome, result.durationMs / 1000, result.failureReason);
+  if (result.emailsCreated > 0) metrics.syncItems.inc({ kind: 'email' }, result.emailsCreated);
+  if (result.contactsCreated > 0) metrics.syncItems.inc({ kind: 'contact' }, result.contactsCreated);
+}
