@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
-import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { AuthenticationError } from '../errors/app-errors.js';
 import { Session, User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import type { Logger } from '../logging/logger.js';
+import { SessionCache, type UserRow } from './session-cache.js';
 import { REFRESH_TOKEN_TTL_SECONDS, hashTokenId, type TokenService } from './token-service.js';
 
 /** Parallel tabs refresh at the same moment: the token rotated away this recently is still honoured. */
@@ -21,16 +23,32 @@ export interface SessionTokens extends IssuedTokens {
 
 const REFRESH_INVALID = 'Refresh token expiroval alebo je neplatný';
 
+export interface SessionServiceOptions {
+  /** Seconds a just-rotated refresh token is still honoured (default REFRESH_GRACE_SECONDS). */
+  graceSeconds?: number;
+  /** Keep checked sessions in memory, invalidated through LISTEN/NOTIFY (default true). */
+  cache?: boolean;
+  logger?: Logger;
+}
+
 /**
  * Login sessions stored in PostgreSQL (so every instance behind a load balancer agrees): creation,
  * refresh-token rotation with reuse detection, and revocation.
  */
 export class SessionService {
+  private readonly graceMs: number;
+  private readonly cache?: SessionCache;
+  private activeSessionSql?: string;
+
   constructor(
     private readonly sequelize: Sequelize,
     private readonly tokens: TokenService,
     private readonly audit: AuditService,
-  ) {}
+    options: SessionServiceOptions = {},
+  ) {
+    this.graceMs = (options.graceSeconds ?? REFRESH_GRACE_SECONDS) * 1000;
+    this.cache = options.cache === false ? undefined : new SessionCache(sequelize, options.logger);
+  }
 
   async create(user: User, options: { rememberMe: boolean }, meta: RequestMeta, transaction?: Transaction): Promise<SessionTokens> {
     const jti = crypto.randomUUID();
@@ -71,7 +89,7 @@ export class SessionService {
         await session.save({ transaction });
         return { user, session, ...this.issue(user, session, jti) };
       }
-      const withinGrace = session.rotatedAt && Date.now() - session.rotatedAt.getTime() <= REFRESH_GRACE_SECONDS * 1000;
+      const withinGrace = session.rotatedAt && Date.now() - session.rotatedAt.getTime() <= this.graceMs;
       if (presented === session.previousJtiHash && withinGrace) {
         return { user, session, accessToken: this.signAccessFor(user, session) };
       }
@@ -90,13 +108,26 @@ export class SessionService {
     return outcome;
   }
 
-  /** The check behind every authenticated request: the session still stands and the user still exists. */
+  /**
+   * The check behind every authenticated request: the session still stands and the user still exists.
+   * Served from memory when this session was checked recently and nothing about it changed since.
+   * Each call answers its own User instance (handlers may modify it).
+   */
   async activeSessionUser(sessionId: string, userId: string): Promise<User | null> {
-    const session = await Session.findOne({
-      where: { id: sessionId, userId, revokedAt: null, expiresAt: { [Op.gt]: new Date() } },
-      include: [{ model: User, as: 'user', required: true }],
-    });
-    return (session as (Session & { user?: User }) | null)?.user ?? null;
+    const cached = this.cache?.get(sessionId, userId);
+    if (cached) return buildUser(cached);
+    const ticket = this.cache?.ticket() ?? null;
+    const rows = await this.sequelize.query<UserRow>(this.activeSessionQuery(), { bind: [sessionId, userId], type: QueryTypes.SELECT });
+    const row = rows[0];
+    if (!row) return null;
+    const { sessionExpiresAt, ...userRow } = row;
+    this.cache?.put(ticket, sessionId, userId, userRow, sessionExpiresAt as Date);
+    return buildUser(userRow);
+  }
+
+  /** For health/metrics and tests: whether checked sessions are being served from memory. */
+  cacheStats(): { enabled: boolean; listening: boolean; entries: number } {
+    return { enabled: !!this.cache, listening: this.cache?.listening ?? false, entries: this.cache?.size ?? 0 };
   }
 
   async revoke(sessionId: string, reason: string, transaction?: Transaction): Promise<void> {
@@ -111,6 +142,17 @@ export class SessionService {
     return count;
   }
 
+  /** One plain query instead of a Sequelize include; the column list follows the User model. */
+  private activeSessionQuery(): string {
+    if (!this.activeSessionSql) {
+      const columns = Object.entries(User.getAttributes()).map(([name, attribute]) => `u."${attribute.field ?? name}" AS "${name}"`);
+      this.activeSessionSql = `SELECT ${columns.join(', ')}, s.expires_at AS "sessionExpiresAt"
+        FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()`;
+    }
+    return this.activeSessionSql;
+  }
+
   private issue(user: User, session: Session, jti: string): IssuedTokens {
     return {
       accessToken: this.signAccessFor(user, session),
@@ -121,4 +163,9 @@ export class SessionService {
   private signAccessFor(user: User, session: Session): string {
     return this.tokens.signAccess({ id: user.id, username: user.username, role: user.role, sid: session.id });
   }
+}
+
+/** What findAll does with its rows: a persisted instance, not a new record. */
+function buildUser(row: UserRow): User {
+  return User.build(row as never, { raw: true, isNewRecord: false });
 }

@@ -6,6 +6,7 @@ import type { Role } from '../models/index.js';
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
 const ISSUER = 'staff-crm';
+const VERIFIED_CACHE_MAX = 10_000;
 
 export interface AccessClaims {
   id: string;
@@ -29,6 +30,8 @@ export interface RefreshClaims {
 export class TokenService {
   private readonly accessKey: KeyObject;
   private readonly refreshKey: KeyObject;
+  /** Access tokens that already passed verification, with their expiry: a browser sends the same one for an hour. */
+  private readonly verifiedAccess = new Map<string, { claims: AccessClaims; expiresAt: number }>();
 
   constructor(accessSecret: string, refreshSecret: string) {
     this.accessKey = crypto.createSecretKey(Buffer.from(accessSecret, 'utf8'));
@@ -56,12 +59,20 @@ export class TokenService {
   }
 
   verifyAccess(token: string): AccessClaims {
+    const known = this.verifiedAccess.get(token);
+    if (known && known.expiresAt > Date.now()) return known.claims;
     const payload = this.verify(token, this.accessKey, 'access');
-    const { id, username, role, sid } = payload as Record<string, unknown>;
+    const { id, username, role, sid, exp } = payload as Record<string, unknown>;
     if (typeof id !== 'string' || typeof username !== 'string' || typeof sid !== 'string' || (role !== 'admin' && role !== 'member')) {
       throw new AuthenticationError();
     }
-    return { id, username, role, sid };
+    const claims: AccessClaims = Object.freeze({ id, username, role, sid });
+    // Only the signature check is skipped next time; the session is still checked on every request.
+    if (typeof exp === 'number') {
+      if (this.verifiedAccess.size >= VERIFIED_CACHE_MAX) this.verifiedAccess.clear();
+      this.verifiedAccess.set(token, { claims, expiresAt: exp * 1000 });
+    }
+    return claims;
   }
 
   verifyRefresh(token: string, message: string): RefreshClaims {

@@ -1,34 +1,41 @@
 import crypto from 'node:crypto';
-import bcrypt from 'bcrypt';
+import { HashWorkers } from './hash-workers.js';
+
+/** One pool per process, shared by every hasher (test contexts, CLI): one thread per core in total. */
+const sharedWorkers = new HashWorkers();
 
 /**
  * bcrypt reads only the first 72 bytes. Instead of truncating silently, longer inputs are pre-hashed
- * (SHA-256, base64: 44 bytes) so every byte of a long passphrase counts. Always the async API:
- * hashing runs on the libuv pool and never blocks the event loop.
+ * (SHA-256, base64: 44 bytes) so every byte of a long passphrase counts. Hashing runs on
+ * low-priority worker threads (hash-workers.ts) and never blocks the event loop.
  */
 export class PasswordHasher {
   /** A real hash of a random value, compared against when the user does not exist (equal timing). */
   private readonly dummyHash: Promise<string>;
 
-  constructor(private readonly rounds: number) {
-    this.dummyHash = bcrypt.hash(crypto.randomBytes(16).toString('hex'), rounds);
+  constructor(
+    private readonly rounds: number,
+    private readonly workers: HashWorkers = sharedWorkers,
+  ) {
+    this.dummyHash = workers.hash(crypto.randomBytes(16).toString('hex'), rounds);
+    this.dummyHash.catch(() => {}); // Reported by the first verify that needs it, not as an unhandled rejection.
   }
 
   hash(plain: string): Promise<string> {
-    return bcrypt.hash(prepare(plain), this.rounds);
+    return this.workers.hash(prepare(plain), this.rounds);
   }
 
   async verify(plain: string, hash: string | null | undefined): Promise<boolean> {
     if (!hash) {
-      await bcrypt.compare(prepare(plain), await this.dummyHash);
+      await this.workers.compare(prepare(plain), await this.dummyHash);
       return false;
     }
-    return bcrypt.compare(prepare(plain), hash);
+    return this.workers.compare(prepare(plain), hash);
   }
 
   /** Burns the same time as a real check; for paths that must not reveal whether a user exists. */
   async burn(plain: string): Promise<void> {
-    await bcrypt.compare(prepare(plain), await this.dummyHash);
+    await this.workers.compare(prepare(plain), await this.dummyHash);
   }
 }
 

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/**
+ * Request bodies of spec section 4.1. Upper bounds here only keep absurd input out (a megabyte
+ * "password"); the password policy itself (10-128 characters...) lives in password-policy.ts.
+ */
+const MAX_SECRET_LENGTH = 1024;
+
+export const loginSchema = z.object({
+  // Not the strict username format of user creation: a malformed name is just a failed login (401).
+  username: z.string({ error: 'Používateľské meno je povinné' }).trim().min(1, 'Používateľské meno je povinné').max(128, 'Používateľské meno je príliš dlhé'),
+  password: z.string({ error: 'Heslo je povinné' }).min(1, 'Heslo je povinné').max(MAX_SECRET_LENGTH, 'Heslo je príliš dlhé'),
+  rememberMe: z.boolean({ error: 'rememberMe musí byť true alebo false' }).optional().default(false),
+});
+
+export const setPasswordSchema = z.object({
+  newPassword: z.string({ error: 'Nové heslo je povinné' }).max(MAX_SECRET_LENGTH, 'Heslo môže mať najviac 128 znakov'),
+  // Required only once the user has a password of their own; the service decides.
+  currentPassword: z.string({ error: 'Aktuálne heslo musí byť text' }).max(MAX_SECRET_LENGTH, 'Aktuálne heslo je príliš dlhé').optional(),
+});
+
+export const linkEmailSchema = z.object({
+  email: z
+    .string({ error: 'Email je povinný' })
+    .trim()
+    .max(254, 'Email môže mať najviac 254 znakov')
+    .pipe(z.email({ error: 'Neplatná emailová adresa' })),
+  emailPassword: z
+    .string({ error: 'Heslo k emailu je povinné' })
+    .min(1, 'Heslo k emailu je povinné')
+    .max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé'),
+});
+
+export type LoginBody = z.infer<typeof loginSchema>;
+export type SetPasswordBody = z.infer<typeof setPasswordSchema>;
+export type LinkEmailBody = z.infer<typeof linkEmailSchema>;

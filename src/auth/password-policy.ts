@@ -1,0 +1,42 @@
+import { createRequire } from 'node:module';
+import { ValidationError } from '../errors/app-errors.js';
+
+// A CommonJS package without types: ~50k most common passwords from real breaches (Mozilla).
+const require = createRequire(import.meta.url);
+const commonPasswords = require('fxa-common-password-list') as { test(password: string): boolean };
+
+/** design.md: 10 to 128 characters, counted as the user sees them (code points, not UTF-16 units or bytes). */
+export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MAX_LENGTH = 128;
+
+export const PasswordMessages = {
+  tooShort: `Heslo musí mať aspoň ${PASSWORD_MIN_LENGTH} znakov`,
+  tooLong: `Heslo môže mať najviac ${PASSWORD_MAX_LENGTH} znakov`,
+  equalsUsername: 'Heslo nesmie byť rovnaké ako používateľské meno',
+  common: 'Heslo je príliš bežné, zvoľte si iné',
+  equalsTemporary: 'Nové heslo nesmie byť rovnaké ako dočasné heslo',
+  equalsCurrent: 'Nové heslo sa musí líšiť od aktuálneho hesla',
+} as const;
+
+/**
+ * The checks that need no stored hash. Comparison with the temporary password needs bcrypt and is
+ * made by the caller (AuthService), after these cheap checks have passed.
+ */
+export function passwordPolicyProblem(password: string, username: string): string | null {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH) return PasswordMessages.tooShort;
+  if (length > PASSWORD_MAX_LENGTH) return PasswordMessages.tooLong;
+  if (password.trim().toLowerCase() === username.trim().toLowerCase()) return PasswordMessages.equalsUsername;
+  // The list holds lower-case entries; "Password123" is as guessable as "password123".
+  if (commonPasswords.test(password) || commonPasswords.test(password.toLowerCase())) return PasswordMessages.common;
+  return null;
+}
+
+export function assertPasswordPolicy(password: string, username: string): void {
+  const problem = passwordPolicyProblem(password, username);
+  if (problem) throw weakPassword(problem);
+}
+
+export function weakPassword(message: string): ValidationError {
+  return new ValidationError(message, [{ field: 'newPassword', message }]);
+}
