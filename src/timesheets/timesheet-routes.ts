@@ -1,0 +1,86 @@
+import { Router, type Request, type Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { create as contentDisposition } from 'content-disposition';
+import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import { ValidationError } from '../errors/app-errors.js';
+import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { ok } from '../http/respond.js';
+import { idParams, listResult, parse, parseParams, parseQuery } from '../http/validate.js';
+import { asciiFallbackName } from './file-name.js';
+import { presentTimesheet } from './timesheet-presenter.js';
+import { allListQuery, ownListQuery, uploadFieldsSchema } from './timesheet-schemas.js';
+import type { TimesheetActor, TimesheetService } from './timesheet-service.js';
+import { createUploadMiddleware } from './upload-middleware.js';
+
+const MISSING_FILE = 'Súbor chýba (pole "file")';
+
+function actorOf(req: Request): TimesheetActor {
+  const { userId, username, role } = requireAuthContext(req);
+  return { userId, username, role };
+}
+
+export function createTimesheetRouter(services: { timesheets: TimesheetService }, auth: AuthMiddleware): Router {
+  const { timesheets } = services;
+  const router = Router();
+  // Authentication first: an anonymous request never gets a byte onto the disk.
+  router.post('/upload', auth.requireAuth, createUploadMiddleware(timesheets), async (req, res) => {
+    const file = req.file;
+    if (!file) throw new ValidationError(MISSING_FILE, [{ field: 'file', message: MISSING_FILE }]);
+    let fields;
+    try {
+      fields = parse(uploadFieldsSchema, req.body, 'Neplatné údaje výkazu');
+    } catch (err) {
+      await timesheets.discard(file.filename);
+      throw err;
+    }
+    const timesheet = await timesheets.upload(
+      actorOf(req),
+      { file: { key: file.filename, size: file.size, originalName: file.originalname }, ...fields },
+      requestMeta(req),
+    );
+    ok(res, presentTimesheet(timesheet), 'Výkaz bol úspešne nahraný', 201);
+  });
+
+  router.get('/my', auth.requireAuth, async (req, res) => {
+    const { page, limit, ...filter } = parseQuery(ownListQuery, req);
+    const { items, total } = await timesheets.listOwn(actorOf(req), filter, { page, limit });
+    ok(res, listResult(items.map(presentTimesheet), page, limit, total), 'Zoznam výkazov');
+  });
+
+  router.get('/all', auth.requireAuth, auth.requireRole('admin'), async (req, res) => {
+    const { page, limit, ...filter } = parseQuery(allListQuery, req);
+    const { items, total } = await timesheets.listAll(actorOf(req), filter, { page, limit });
+    ok(res, listResult(items.map(presentTimesheet), page, limit, total), 'Zoznam výkazov');
+  });
+
+  router.get('/:id/download', auth.requireAuth, async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const download = await timesheets.openDownload(actorOf(req), id);
+    const { fileName } = download.timesheet;
+    res.status(200);
+    res.setHeader('Content-Type', download.contentType);
+    res.setHeader('Content-Length', String(download.size));
+    res.setHeader('Content-Disposition', contentDisposition(fileName, { type: 'attachment', fallback: asciiFallbackName(fileName) }));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'private, no-store');
+    await streamOut(download.stream, res);
+  });
+
+  router.delete('/:id', auth.requireAuth, async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    await timesheets.delete(actorOf(req), id, requestMeta(req));
+    ok(res, undefined, 'Výkaz bol vymazaný');
+  });
+
+  return router;
+}
+
+/** A client that stops reading mid-download is normal, not a server error worth a 500 log line. */
+async function streamOut(source: NodeJS.ReadableStream, res: Response): Promise<void> {
+  try {
+    await pipeline(source, res);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' && res.destroyed) return;
+    throw err;
+  }
+}
