@@ -1,0 +1,187 @@
+/**
+ * Contacts and emails API on a large mailbox: p50/p99 of the contact list and of a contact's email
+ * page through the whole HTTP stack (listening server, keep-alive client, real auth middleware), for
+ * a user with 100,000 emails / 2,000 contacts against a user with 1,000 emails, in one run.
+ * Then the EXPLAIN (ANALYZE, BUFFERS) plans of the two queries behind those pages.
+ *
+ *   npx tsx bench/contacts-bench.ts            # embedded PostgreSQL in a temp dir, removed afterwards
+ *   BENCH_DATABASE_URL=postgres://... npx tsx bench/contacts-bench.ts   # an existing database (bench users are deleted at the end)
+ *   BENCH_ITERATIONS=2000 BENCH_ROUNDS=5 ...   # per scenario: rounds interleave the scenarios to cancel drift
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { QueryTypes } from 'sequelize';
+import { createAppContext, type AppContext } from '../src/app/context.js';
+import { AppConfig } from '../src/config/config.js';
+import { contactListQuery } from '../src/contacts/contact-query.js';
+import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { emailListQuery } from '../src/emails/email-query.js';
+import { createApp } from '../src/http/app.js';
+import { createLogger } from '../src/logging/logger.js';
+import { User } from '../src/models/index.js';
+import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
+
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARMUP = 200;
+/** Smaller mailboxes for a quick look while developing; the figures to report use the defaults. */
+const LARGE_EMAILS = Number(process.env.BENCH_LARGE_EMAILS ?? 100_000);
+
+interface Scenario {
+  name: string;
+  path: string;
+  token: string;
+  samples: number[];
+  /** CPU time of this process (server and client) per request: unlike wall time, not inflated by other load. */
+  cpuMicros: number[];
+}
+
+async function main(): Promise<void> {
+  const tmp = process.env.BENCH_DATABASE_URL ? undefined : path.join('/tmp', `crm-bench-contacts-${process.pid}`);
+  let embedded: EmbeddedPostgres | undefined;
+  let databaseUrl = process.env.BENCH_DATABASE_URL;
+  if (tmp) {
+    fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
+    fs.chmodSync(tmp, 0o755);
+    embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
+    databaseUrl = (await embedded.start()).url;
+  }
+  const config = AppConfig.fromEnv({
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    CRM_DATA_DIR: tmp ?? '/tmp/crm-bench-contacts-data',
+    JWT_ACCESS_SECRET: 'bench-access-secret-0123456789abcdef0123456789',
+    JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef012345678',
+    CRM_ENCRYPTION_KEY: 'ab'.repeat(32),
+    LOG_LEVEL: 'error',
+  });
+  const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
+  const seeded: SeededMailbox[] = [];
+  const server = http.createServer(createApp(ctx));
+  try {
+    console.log(`PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
+    const started = Date.now();
+    const large = await seedMailbox(ctx, 'large', { contacts: 2000, emails: LARGE_EMAILS });
+    seeded.push(large);
+    const small = await seedMailbox(ctx, 'small', { contacts: 100, emails: 1000 });
+    seeded.push(small);
+    // What autovacuum does on a live system: statistics and the visibility map for index-only counts.
+    await ctx.db.sequelize.query('VACUUM ANALYZE contacts, emails, email_contacts');
+    console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const [label, m] of [['large', large], ['small', small]] as const) {
+      console.log(
+        `  ${label}: ${m.emails} emails, ${m.contacts} contacts, ${m.links} links; busiest contact ${m.busiestContactEmails} emails, median contact ${m.medianContactEmails}`,
+      );
+    }
+
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const tokenOf = async (m: SeededMailbox) => (await ctx.services.sessions.create(m.user, { rememberMe: false }, { actor: 'bench' })).accessToken;
+    const [largeToken, smallToken] = [await tokenOf(large), await tokenOf(small)];
+
+    const primary: Scenario[] = [
+      scenario('contacts, 100k mailbox', '/api/contacts', largeToken),
+      scenario('contacts, 1k mailbox', '/api/contacts', smallToken),
+      scenario('busiest contact’s emails, 100k', `/api/emails?contactId=${large.busiestContactId}`, largeToken),
+      scenario('busiest contact’s emails, 1k', `/api/emails?contactId=${small.busiestContactId}`, smallToken),
+    ];
+    const extra: Scenario[] = [
+      scenario('median contact’s emails, 100k', `/api/emails?contactId=${large.medianContactId}`, largeToken),
+      scenario('median contact’s emails, 1k', `/api/emails?contactId=${small.medianContactId}`, smallToken),
+      scenario('contacts sorted by name, 100k', '/api/contacts?sort=name', largeToken),
+      scenario('contacts page 40 (of 40), 100k', '/api/contacts?page=40', largeToken),
+      scenario('unread mailbox, 100k', '/api/emails?unread=true', largeToken),
+      scenario('whole mailbox, 100k', '/api/emails', largeToken),
+      scenario('whole mailbox, 1k', '/api/emails', smallToken),
+      scenario('search "faktúra 99", 100k', `/api/emails?search=${encodeURIComponent('faktúra 99')}`, largeToken),
+    ];
+    for (const s of [...primary, ...extra]) await measure(base, agent, s, WARMUP, false);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const s of primary) await measure(base, agent, s, Math.ceil(ITERATIONS / ROUNDS), true);
+      for (const s of extra) await measure(base, agent, s, Math.ceil(ITERATIONS / ROUNDS / 4), true);
+    }
+    agent.destroy();
+
+    console.log(`\nLatency through HTTP (sequential keep-alive requests, ${ITERATIONS} per main scenario, ${ROUNDS} interleaved rounds)`);
+    report([...primary, ...extra]);
+    const ratio = (a: Scenario, b: Scenario) => percentile(a.samples, 50) / percentile(b.samples, 50);
+    console.log(`load average now: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(`\np50 ratio 100k/1k: contact list ${ratio(primary[0]!, primary[1]!).toFixed(2)}x, contact's emails ${ratio(primary[2]!, primary[3]!).toFixed(2)}x (target <= 1.5x, p50 < 10 ms)`);
+
+    await explain(ctx, 'contact list, 100k mailbox (GET /api/contacts)', contactListQuery(large.user.id, { sort: 'latest' }, { page: 1, limit: 50 }));
+    await explain(ctx, 'busiest contact’s emails, 100k mailbox (GET /api/emails?contactId=...)', emailListQuery(large.user.id, { contactId: large.busiestContactId }, { page: 1, limit: 50 }));
+    if (process.env.BENCH_EXPLAIN_ALL) {
+      await explain(ctx, 'whole mailbox, 100k (GET /api/emails)', emailListQuery(large.user.id, {}, { page: 1, limit: 50 }));
+      await explain(ctx, 'unread mailbox, 100k (GET /api/emails?unread=true)', emailListQuery(large.user.id, { unread: true }, { page: 1, limit: 50 }));
+      await explain(ctx, 'search, 100k', emailListQuery(large.user.id, { search: 'faktúra 99' }, { page: 1, limit: 50 }));
+    }
+  } finally {
+    server.close();
+    if (process.env.BENCH_DATABASE_URL) await User.destroy({ where: { id: seeded.map((m) => m.user.id) } }).catch(() => undefined);
+    await ctx.close();
+    await embedded?.stop().catch(() => undefined);
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function scenario(name: string, urlPath: string, token: string): Scenario {
+  return { name, path: urlPath, token, samples: [], cpuMicros: [] };
+}
+
+async function measure(base: string, agent: http.Agent, s: Scenario, count: number, record: boolean): Promise<void> {
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < count; i++) {
+    const t0 = process.hrtime.bigint();
+    const status = await get(`${base}${s.path}`, s.token, agent);
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (status !== 200) throw new Error(`${s.name}: HTTP ${status}`);
+    if (record) s.samples.push(ms);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  if (record) s.cpuMicros.push((cpu.user + cpu.system) / count);
+}
+
+function get(url: string, token: string, agent: http.Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent, headers: { Authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+  });
+}
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function report(scenarios: Scenario[]): void {
+  const width = Math.max(...scenarios.map((s) => s.name.length));
+  console.log(`${'scenario'.padEnd(width)}  ${'n'.padStart(5)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'max ms'.padStart(7)}  ${'node CPU ms/req'.padStart(15)}`);
+  for (const s of scenarios) {
+    const f = (p: number) => percentile(s.samples, p).toFixed(2).padStart(7);
+    const cpu = s.cpuMicros.reduce((a, b) => a + b, 0) / s.cpuMicros.length / 1000;
+    console.log(`${s.name.padEnd(width)}  ${String(s.samples.length).padStart(5)}  ${f(50)}  ${f(99)}  ${f(100)}  ${cpu.toFixed(2).padStart(15)}`);
+  }
+}
+
+async function explain(ctx: AppContext, title: string, query: { pageSql: string; countSql: string; bind: Record<string, unknown> }): Promise<void> {
+  for (const [part, sql] of [['page', query.pageSql], ['total', query.countSql]] as const) {
+    const rows = await ctx.db.sequelize.query<Record<string, string>>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, { bind: query.bind, type: QueryTypes.SELECT });
+    console.log(`\nEXPLAIN ANALYZE: ${title}, ${part} query\n${rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}`);
+  }
+}
+
+async function scalar(ctx: AppContext, sql: string): Promise<string> {
+  const [row] = await ctx.db.sequelize.query<Record<string, string>>(sql, { type: QueryTypes.SELECT });
+  return Object.values(row!)[0]!;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

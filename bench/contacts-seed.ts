@@ -1,0 +1,100 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { AppContext } from '../src/app/context.js';
+import { EmailAccount, type User } from '../src/models/index.js';
+
+export interface SeededMailbox {
+  user: User;
+  account: EmailAccount;
+  contacts: number;
+  emails: number;
+  links: number;
+  /** The contact with the most emails (the worst case for its email page) and one of median size. */
+  busiestContactId: string;
+  busiestContactEmails: number;
+  medianContactId: string;
+  medianContactEmails: number;
+}
+
+/**
+ * One user's mailbox generated inside PostgreSQL (generate_series, set-based INSERTs): a skewed
+ * distribution like a real one (the busiest contact has ~8% of the mail, many contacts only a few
+ * emails, some none), 15% unread, ~30% of emails with a second participant, ~600-character bodies.
+ */
+export async function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
+  const sequelize = ctx.db.sequelize;
+  const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
+  const address = `${user.username}@bench.test`;
+  const account = await EmailAccount.create({
+    userId: user.id,
+    email: address,
+    emailPassword: ctx.services.secretBox.encrypt('bench-password'),
+    jmapAccountId: address,
+    isPrimary: true,
+    isActive: true,
+  });
+  const bind = { userId: user.id, accountId: account.id, address, contacts: sizes.contacts, emails: sizes.emails };
+  await sequelize.query(
+    `INSERT INTO contacts (user_id, email_account_id, email, name)
+     SELECT $userId::uuid, $accountId::uuid, format('kontakt%s@partner%s.sk', g, g % 97), format('Kontakt %s', g)
+       FROM generate_series(0, $contacts::int - 1) g`,
+    { bind },
+  );
+  // random() in a subquery with OFFSET 0 is drawn once per email, not once per join candidate.
+  await sequelize.query(
+    `WITH c AS (SELECT id, email, (row_number() OVER (ORDER BY email) - 1)::int AS idx FROM contacts WHERE user_id = $userId)
+     INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, "from", "to", subject, body, is_read, date)
+     SELECT $userId::uuid, $accountId::uuid, c.id, 'M' || s.g, format('<%s.%s>', s.g, $address::text), 'T' || (s.g / 4), c.email, $address,
+            format('Objednávka %s: faktúra a dodací list', s.g),
+            repeat(format('Dobrý deň, posielam podklady k objednávke číslo %s a prosím o potvrdenie. ', s.g), 8),
+            s.r > 0.15, now() - s.g * interval '10 minutes'
+       FROM (SELECT g, least(floor($contacts::int * power(random(), 3))::int, $contacts::int - 1) AS idx, random() AS r
+               FROM generate_series(0, $emails::int - 1) g OFFSET 0) s
+       JOIN c ON c.idx = s.idx`,
+    { bind },
+  );
+  await sequelize.query(
+    `WITH c AS (SELECT id, (row_number() OVER (ORDER BY email) - 1)::int AS idx FROM contacts WHERE user_id = $userId)
+     INSERT INTO email_contacts (email_id, contact_id)
+     SELECT id, contact_id FROM emails WHERE user_id = $userId
+     UNION
+     SELECT e.id, c.id FROM (SELECT id, contact_id, floor($contacts::int * random())::int AS idx FROM emails
+                              WHERE user_id = $userId AND random() < 0.3 OFFSET 0) e
+       JOIN c ON c.idx = e.idx AND c.id <> e.contact_id`,
+    { bind },
+  );
+  await sequelize.query(
+    `UPDATE contacts c SET last_email_at = m.latest
+       FROM (SELECT l.contact_id, max(l.email_date) AS latest FROM email_contacts l JOIN contacts k ON k.id = l.contact_id
+              WHERE k.user_id = $userId GROUP BY l.contact_id) m
+      WHERE c.id = m.contact_id`,
+    { bind },
+  );
+  const [stats] = await select<{ contacts: number; emails: number; links: number }>(
+    sequelize,
+    `SELECT (SELECT count(*) FROM contacts WHERE user_id = $userId)::int AS contacts,
+            (SELECT count(*) FROM emails WHERE user_id = $userId)::int AS emails,
+            (SELECT count(*) FROM email_contacts l JOIN contacts c ON c.id = l.contact_id WHERE c.user_id = $userId)::int AS links`,
+    bind,
+  );
+  const sizesByContact = await select<{ contact_id: string; n: number }>(
+    sequelize,
+    `SELECT c.id AS contact_id, count(l.email_id)::int AS n FROM contacts c JOIN email_contacts l ON l.contact_id = c.id
+      WHERE c.user_id = $userId GROUP BY c.id ORDER BY n DESC, c.id`,
+    bind,
+  );
+  const busiest = sizesByContact[0]!;
+  const median = sizesByContact[Math.floor(sizesByContact.length / 2)]!;
+  return {
+    user,
+    account,
+    ...stats!,
+    busiestContactId: busiest.contact_id,
+    busiestContactEmails: busiest.n,
+    medianContactId: median.contact_id,
+    medianContactEmails: median.n,
+  };
+}
+
+function select<T extends object>(sequelize: Sequelize, sql: string, bind: Record<string, unknown>): Promise<T[]> {
+  return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT });
+}

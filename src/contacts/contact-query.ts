@@ -1,0 +1,44 @@
+import { escapeLike } from '../db/escape-like.js';
+import { countWithOwnership } from './owned-account.js';
+import { CONTACT_COLUMNS, UNREAD_COUNT_OF } from './contact-records.js';
+
+export type ContactSort = 'latest' | 'name';
+
+export interface ContactFilter {
+  accountId?: string;
+  /** Part of the name or the address, case-insensitive. */
+  search?: string;
+  sort: ContactSort;
+}
+
+/** Each order matches an index of 0001 exactly (user_id first), so a page is an index range, not a sort. */
+const ORDER_BY: Record<ContactSort, string> = {
+  latest: 'c.last_email_at DESC NULLS LAST, c.id',
+  name: 'lower(coalesce(c.name, c.email)), c.id',
+};
+
+/**
+ * One page of a user's contacts and its total. The unread count runs only for the rows of the page,
+ * after LIMIT/OFFSET picked them, and reads the partial index of unread links.
+ */
+export function contactListQuery(userId: string, filter: ContactFilter, page: { page: number; limit: number }) {
+  const where = ['c.user_id = $userId'];
+  const bind: Record<string, unknown> = { userId, limit: page.limit, offset: (page.page - 1) * page.limit };
+  if (filter.accountId) {
+    where.push('c.email_account_id = $accountId');
+    bind.accountId = filter.accountId;
+  }
+  if (filter.search) {
+    where.push('(c.email LIKE $pattern OR lower(c.name) LIKE $pattern)');
+    bind.pattern = `%${escapeLike(filter.search.toLowerCase())}%`;
+  }
+  const order = ORDER_BY[filter.sort];
+  return {
+    bind,
+    pageSql: `SELECT c.*, ${UNREAD_COUNT_OF('c')} AS unread_count
+                FROM (SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${where.join(' AND ')}
+                      ORDER BY ${order} LIMIT $limit OFFSET $offset) c
+               ORDER BY ${order}`,
+    countSql: countWithOwnership(`SELECT count(*) FROM contacts c WHERE ${where.join(' AND ')}`, filter),
+  };
+}

@@ -1,0 +1,56 @@
+export const CONTACT_NOT_FOUND = 'Kontakt neexistuje';
+
+/** A contact as the service hands it out: the stored row plus the counts the frontend shows. */
+export interface ContactRecord {
+  id: string;
+  userId: string;
+  emailAccountId: string;
+  email: string;
+  name: string | null;
+  notes: string | null;
+  addedAt: Date;
+  lastEmailAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  unreadCount: number;
+  /** Only on single-contact lookups (a count per list item would cost as much as the list). */
+  emailCount?: number;
+}
+
+export interface ContactRow {
+  id: string;
+  user_id: string;
+  email_account_id: string;
+  email: string;
+  name: string | null;
+  notes: string | null;
+  added_at: Date;
+  last_email_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  unread_count: number;
+  email_count?: number;
+}
+
+export const CONTACT_COLUMNS = `c.id, c.user_id, c.email_account_id, c.email, c.name, c.notes, c.added_at, c.last_email_at, c.created_at, c.updated_at`;
+
+/** Unread emails of one contact, from the partial index on the links (never a visit to the emails). */
+export const UNREAD_COUNT_OF = (alias: string) =>
+  `(SELECT count(*) FROM email_contacts u WHERE u.contact_id = ${alias}.id AND NOT u.is_read)::int`;
+
+export function toContactRecord(row: ContactRow): ContactRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    emailAccountId: row.email_account_id,
+    email: row.email,
+    name: row.name,
+    notes: row.notes,
+    addedAt: row.added_at,
+    lastEmailAt: row.last_email_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    unreadCount: row.unread_count,
+    ...(row.email_count !== undefined ? { emailCount: row.email_count } : {}),
+  };
+}

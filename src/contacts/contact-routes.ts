@@ -1,0 +1,46 @@
+import { Router } from 'express';
+import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { ok } from '../http/respond.js';
+import { idParams, listResult, parseBody, parseParams, parseQuery } from '../http/validate.js';
+import { presentContact } from './contact-presenter.js';
+import { createContactBody, listContactsQuery, updateContactBody } from './contact-schemas.js';
+import type { ContactService } from './contact-service.js';
+
+/** /api/contacts: the caller's own contacts only (design.md: admins are no exception). */
+export function createContactRouter(services: { contacts: ContactService }, auth: AuthMiddleware): Router {
+  const { contacts } = services;
+  const router = Router();
+  router.use(auth.requireAuth);
+
+  router.get('/', async (req, res) => {
+    const { page, limit, ...filter } = parseQuery(listContactsQuery, req);
+    const { items, total } = await contacts.list(requireAuthContext(req).userId, filter, { page, limit });
+    ok(res, listResult(items.map(presentContact), page, limit, total), 'Zoznam kontaktov');
+  });
+
+  router.post('/', async (req, res) => {
+    const body = parseBody(createContactBody, req);
+    const contact = await contacts.create(requireAuthContext(req).userId, body, requestMeta(req));
+    ok(res, presentContact(contact), 'Kontakt bol vytvorený', 201);
+  });
+
+  router.get('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    ok(res, presentContact(await contacts.get(requireAuthContext(req).userId, id)), 'Kontakt');
+  });
+
+  router.patch('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const changes = parseBody(updateContactBody, req);
+    ok(res, presentContact(await contacts.update(requireAuthContext(req).userId, id, changes)), 'Kontakt bol upravený');
+  });
+
+  router.delete('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const result = await contacts.delete(requireAuthContext(req).userId, id, requestMeta(req));
+    ok(res, { id, deletedEmails: result.deletedEmails }, 'Kontakt bol vymazaný');
+  });
+
+  return router;
+}

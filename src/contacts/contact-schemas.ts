@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { paginationQuery } from '../http/validate.js';
+
+const MAX_NAME = 200;
+const MAX_NOTES = 10_000;
+
+/** Empty or blank text clears the field: the frontend sends what the input holds. */
+const clearableText = (max: number, label: string) =>
+  z
+    .string({ error: `${label} musí byť text` })
+    .trim()
+    .max(max, `${label} môže mať najviac ${max} znakov`)
+    .transform((v) => (v === '' ? null : v))
+    .nullable();
+
+export const contactEmailSchema = z
+  .string({ error: 'Email je povinný' })
+  .trim()
+  .toLowerCase()
+  .max(254, 'Email môže mať najviac 254 znakov')
+  .pipe(z.email({ error: 'Neplatná emailová adresa' }));
+
+export const searchText = z
+  .string({ error: 'Hľadaný text musí byť text' })
+  .trim()
+  .min(1, 'Hľadaný text je prázdny')
+  .max(200, 'Hľadaný text je príliš dlhý');
+
+export const listContactsQuery = paginationQuery.extend({
+  accountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
+  search: searchText.optional(),
+  sort: z.enum(['latest', 'name'], { error: 'sort musí byť latest alebo name' }).default('latest'),
+});
+
+/** Unknown fields are an error, not silently dropped: a typo must not look like a saved change. */
+const unknownKeys = (message: string) => ({
+  error: (issue: { code?: string }) => (issue.code === 'unrecognized_keys' ? message : undefined),
+});
+
+export const createContactBody = z.strictObject(
+  {
+    accountId: z.uuid({ error: 'accountId musí byť identifikátor emailového účtu' }),
+    email: contactEmailSchema,
+    name: clearableText(MAX_NAME, 'Meno').optional(),
+    notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
+  },
+  unknownKeys('Nepovolené pole (povolené sú accountId, email, name, notes)'),
+);
+
+export const updateContactBody = z
+  .strictObject(
+    {
+      name: clearableText(MAX_NAME, 'Meno').optional(),
+      notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
+    },
+    unknownKeys('Nepovolené pole (meniť sa dá len name a notes)'),
+  )
+  .refine((v) => v.name !== undefined || v.notes !== undefined, { message: 'Zadajte aspoň jednu zmenu (name, notes)' });
+
+export type ListContactsQuery = z.infer<typeof listContactsQuery>;
+export type CreateContactBody = z.infer<typeof createContactBody>;
+export type UpdateContactBody = z.infer<typeof updateContactBody>;

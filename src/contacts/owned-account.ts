@@ -1,0 +1,37 @@
+import { NotFoundError } from '../errors/app-errors.js';
+import { EmailAccount } from '../models/index.js';
+import { CONTACT_NOT_FOUND } from './contact-records.js';
+
+export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
+
+/** The caller's mail account id, or a 404 for anyone else's: no existence leak, no "forbidden". */
+export async function requireOwnMailAccount(userId: string, accountId: string): Promise<string> {
+  const account = await EmailAccount.findOne({ where: { id: accountId, userId }, attributes: ['id'] });
+  if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
+  return account.id;
+}
+
+/**
+ * A list's count query that also says whether the contact / account filter is the caller's own.
+ * The page query runs beside it (it is scoped by user id itself, so it finds nothing of anyone
+ * else): one round trip to the database instead of a check first and the list after.
+ */
+export function countWithOwnership(countSql: string, filter: { contactId?: string; accountId?: string }): string {
+  const checks = [`(${countSql})::int AS total`];
+  if (filter.contactId) checks.push('EXISTS (SELECT 1 FROM contacts k WHERE k.id = $contactId AND k.user_id = $userId) AS contact_found');
+  if (filter.accountId) checks.push('EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.user_id = $userId) AS account_found');
+  return `SELECT ${checks.join(', ')}`;
+}
+
+export interface CountRow {
+  total: number;
+  contact_found?: boolean;
+  account_found?: boolean;
+}
+
+/** The total of a countWithOwnership() row, or the 404 for a filter id that is not the caller's. */
+export function totalOrNotFound(row: CountRow): number {
+  if (row.contact_found === false) throw new NotFoundError(CONTACT_NOT_FOUND);
+  if (row.account_found === false) throw new NotFoundError(ACCOUNT_NOT_FOUND);
+  return row.total;
+}

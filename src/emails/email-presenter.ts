@@ -1,0 +1,46 @@
+import type { EmailRecord } from './email-records.js';
+
+export const PREVIEW_LENGTH = 200;
+
+/** A one-line preview: whitespace collapsed, cut at a word boundary near PREVIEW_LENGTH characters. */
+export function previewOf(text: string | null | undefined): string {
+  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  if (flat.length <= PREVIEW_LENGTH) return flat;
+  const cut = flat.slice(0, PREVIEW_LENGTH);
+  const lastSpace = cut.lastIndexOf(' ');
+  return `${(lastSpace > PREVIEW_LENGTH * 0.6 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
+}
+
+function common(email: EmailRecord) {
+  return {
+    id: email.id,
+    accountId: email.emailAccountId,
+    contactId: email.contactId,
+    threadId: email.threadId,
+    from: email.from,
+    to: email.to,
+    subject: email.subject,
+    date: email.date,
+    isRead: email.isRead,
+    /** The read state was changed here and the mail server has not confirmed it yet. */
+    readPending: email.readPending,
+  };
+}
+
+/** List item: no body, only a short preview. */
+export function presentEmailSummary(email: EmailRecord) {
+  return { ...common(email), preview: previewOf(email.bodyStart ?? email.body) };
+}
+
+/** Full email: body, headers for threading, every participating contact. */
+export function presentEmail(email: EmailRecord) {
+  return {
+    ...common(email),
+    messageId: email.messageId,
+    inReplyTo: email.inReplyTo,
+    body: email.body ?? null,
+    contactIds: email.contactIds ?? [],
+    createdAt: email.createdAt,
+    updatedAt: email.updatedAt,
+  };
+}

@@ -1,0 +1,80 @@
+/** An email as the service hands it out (camelCase); `body` only on full reads, `bodyStart` on lists. */
+export interface EmailRecord {
+  id: string;
+  userId: string;
+  emailAccountId: string;
+  contactId: string;
+  jmapId: string;
+  messageId: string | null;
+  threadId: string | null;
+  inReplyTo: string | null;
+  from: string | null;
+  to: string | null;
+  subject: string | null;
+  isRead: boolean;
+  readPending: boolean;
+  date: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  body?: string | null;
+  /** The first characters of the body, enough for a preview (lists never load whole bodies). */
+  bodyStart?: string | null;
+  /** Every contact that took part (email_contacts), the main correspondent included. */
+  contactIds?: string[];
+}
+
+export interface EmailRow {
+  id: string;
+  user_id: string;
+  email_account_id: string;
+  contact_id: string;
+  jmap_id: string;
+  message_id: string | null;
+  thread_id: string | null;
+  in_reply_to: string | null;
+  from: string | null;
+  to: string | null;
+  subject: string | null;
+  is_read: boolean;
+  read_pending: boolean;
+  date: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  body?: string | null;
+  body_start?: string | null;
+  contact_ids?: string[];
+}
+
+const BASE_COLUMNS = `e.id, e.user_id, e.email_account_id, e.contact_id, e.jmap_id, e.message_id, e.thread_id, e.in_reply_to,
+  e."from", e."to", e.subject, e.is_read, e.read_pending, e.date, e.created_at, e.updated_at`;
+
+/** Enough characters for a preview after whitespace is collapsed; left() reads only a slice of a large body. */
+export const PREVIEW_SOURCE_CHARS = 600;
+
+export const LIST_COLUMNS = `${BASE_COLUMNS}, left(e.body, ${PREVIEW_SOURCE_CHARS}) AS body_start`;
+export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
+  ARRAY(SELECT l.contact_id::text FROM email_contacts l WHERE l.email_id = e.id ORDER BY (l.contact_id = e.contact_id) DESC, l.contact_id) AS contact_ids`;
+
+export function toEmailRecord(row: EmailRow): EmailRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    emailAccountId: row.email_account_id,
+    contactId: row.contact_id,
+    jmapId: row.jmap_id,
+    messageId: row.message_id,
+    threadId: row.thread_id,
+    inReplyTo: row.in_reply_to,
+    from: row.from,
+    to: row.to,
+    subject: row.subject,
+    isRead: row.is_read,
+    readPending: row.read_pending,
+    date: row.date,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(row.body !== undefined ? { body: row.body } : {}),
+    ...(row.body_start !== undefined ? { bodyStart: row.body_start } : {}),
+    ...(row.contact_ids !== undefined ? { contactIds: row.contact_ids } : {}),
+  };
+}

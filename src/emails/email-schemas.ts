@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { searchText } from '../contacts/contact-schemas.js';
+import { paginationQuery } from '../http/validate.js';
+
+const DATE_MESSAGE = 'Očakáva sa dátum alebo čas v ISO 8601 (napr. 2024-05-01 alebo 2024-05-01T08:00:00Z)';
+const DAY_MS = 86_400_000;
+
+/**
+ * A range bound: a full ISO 8601 instant, or a day (UTC). `to` is inclusive for the user: a day
+ * means "until the end of that day", so both come out as an exclusive upper bound for the query.
+ */
+const dateBound = (edge: 'from' | 'to') =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: DATE_MESSAGE })
+    .transform((text) => {
+      const at = new Date(text);
+      if (edge === 'from') return at;
+      return new Date(at.getTime() + (text.length === 10 ? DAY_MS : 1));
+    })
+    .refine((d) => !Number.isNaN(d.getTime()), DATE_MESSAGE);
+
+const booleanText = z.enum(['true', 'false'], { error: 'Očakáva sa true alebo false' }).transform((v) => v === 'true');
+
+export const listEmailsQuery = paginationQuery
+  .extend({
+    contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
+    accountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
+    unread: booleanText.optional(),
+    search: searchText.regex(/[\p{L}\p{N}]/u, 'Hľadaný text musí obsahovať písmeno alebo číslicu').optional(),
+    from: dateBound('from').optional(),
+    to: dateBound('to').optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'from musí byť pred to', path: ['to'] });
+
+export const threadQuery = paginationQuery;
+
+export const updateEmailBody = z.strictObject(
+  { isRead: z.boolean({ error: 'isRead musí byť true alebo false' }) },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Nepovolené pole (meniť sa dá len isRead)' : undefined) },
+);
+
+export const contactIdParams = z.object({ contactId: z.uuid('Neplatný identifikátor kontaktu') });
+
+export type ListEmailsQuery = z.infer<typeof listEmailsQuery>;

@@ -1,0 +1,227 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import type { Contact, Email, EmailAccount } from '../../src/models/index.js';
+import { sessionFor, type TestSession } from '../support/auth.js';
+import { createUser, type UserFixture } from '../support/factories.js';
+import { testApp, testContext } from '../support/harness.js';
+import { createContact, createEmail, createMailAccount } from '../support/mail-factories.js';
+
+const SUMMARY_FIELDS = ['accountId', 'contactId', 'date', 'from', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to'];
+const DETAIL_FIELDS = [...SUMMARY_FIELDS.filter((f) => f !== 'preview'), 'body', 'contactIds', 'createdAt', 'inReplyTo', 'messageId', 'updatedAt'];
+const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
+
+describe('emails API (lists, reads, threads)', function () {
+  let app: Express;
+  let owner: UserFixture;
+  let session: TestSession;
+  let account: EmailAccount;
+  let otherAccount: EmailAccount;
+  let jana: Contact;
+  let peter: Contact;
+  let eva: Contact;
+  const mail: Record<string, Email> = {};
+
+  before(async () => {
+    app = await testApp();
+    owner = await createUser();
+    session = await sessionFor(owner);
+    account = await createMailAccount(owner);
+    otherAccount = await createMailAccount(owner);
+    jana = await createContact(account, { email: 'jana@firma.sk', name: 'Jana' });
+    peter = await createContact(account, { email: 'peter@firma.sk', name: 'Peter' });
+    eva = await createContact(otherAccount, { email: 'eva@iny.sk', name: 'Eva' });
+    mail.invoice = await createEmail(account, jana, {
+      subject: 'Faktúra za marec',
+      body: `Dobrý deň,\n\n  v prílohe   posielam faktúru.\n${'Ďalší text. '.repeat(60)}`,
+      date: day(1),
+      threadId: 'T-invoice',
+      isRead: true,
+    });
+    mail.reply = await createEmail(account, jana, { subject: 'Re: Faktúra za marec', body: 'Ďakujem, zaplatené.', date: day(3), threadId: 'T-invoice', participants: [peter] });
+    mail.meeting = await createEmail(account, peter, { subject: 'Stretnutie', body: 'Kedy sa stretneme? info@firma.sk', date: day(2), threadId: 'T-meet' });
+    mail.other = await createEmail(otherAccount, eva, { subject: 'Ponuka', body: 'Cenová ponuka v prílohe.', date: day(4), threadId: 'T-invoice' });
+    mail.noThread = await createEmail(account, peter, { subject: 'Bez vlákna', date: day(5), threadId: null, isRead: true });
+  });
+
+  const get = (path: string) => request(app).get(path).set('Authorization', session.bearer);
+  const ids = (res: request.Response) => (res.body.data.items as Array<{ id: string }>).map((e) => e.id);
+
+  describe('GET /api/emails', () => {
+    it('lists newest first with a short preview and no body', async () => {
+      const res = await get('/api/emails');
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ success: true, message: 'Zoznam emailov' });
+      expect(ids(res)).to.deep.equal([mail.noThread!.id, mail.other!.id, mail.reply!.id, mail.meeting!.id, mail.invoice!.id]);
+      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 5 });
+      const invoice = res.body.data.items.find((e: { id: string }) => e.id === mail.invoice!.id);
+      expect(Object.keys(invoice).sort()).to.deep.equal(SUMMARY_FIELDS);
+      expect(invoice).to.include({ accountId: account.id, contactId: jana.id, threadId: 'T-invoice', subject: 'Faktúra za marec', isRead: true, readPending: false });
+      expect(invoice.preview).to.match(/^Dobrý deň, v prílohe posielam faktúru\. Ďalší text\./);
+      expect(invoice.preview.length).to.be.at.most(201);
+      expect(invoice.preview.endsWith('…')).to.equal(true);
+    });
+
+    it('filters by contact through every email it took part in (email_contacts), not only as main contact', async () => {
+      const res = await get(`/api/emails?contactId=${peter.id}`);
+      expect(ids(res)).to.deep.equal([mail.noThread!.id, mail.reply!.id, mail.meeting!.id]);
+      expect(res.body.data.pagination.total).to.equal(3);
+    });
+
+    it('filters by account, by read state and by date range (to = the whole day)', async () => {
+      expect(ids(await get(`/api/emails?accountId=${otherAccount.id}`))).to.deep.equal([mail.other!.id]);
+      expect(ids(await get('/api/emails?unread=true'))).to.deep.equal([mail.other!.id, mail.reply!.id, mail.meeting!.id]);
+      expect(ids(await get('/api/emails?unread=false'))).to.deep.equal([mail.noThread!.id, mail.invoice!.id]);
+      expect(ids(await get(`/api/emails?contactId=${jana.id}&unread=true`))).to.deep.equal([mail.reply!.id]);
+      expect(ids(await get('/api/emails?from=2026-03-02&to=2026-03-03'))).to.deep.equal([mail.reply!.id, mail.meeting!.id]);
+      expect(ids(await get('/api/emails?from=2026-03-02T12:00:00Z&to=2026-03-02T12:00:00Z'))).to.deep.equal([mail.meeting!.id]);
+      const combined = await get(`/api/emails?contactId=${jana.id}&from=2026-03-02&accountId=${account.id}`);
+      expect(ids(combined)).to.deep.equal([mail.reply!.id]);
+      expect(combined.body.data.pagination.total).to.equal(1);
+    });
+
+    it('searches subject and body by whole words and word prefixes, ignoring case', async () => {
+      expect(ids(await get('/api/emails?search=faktúra'))).to.deep.equal([mail.reply!.id, mail.invoice!.id]);
+      expect(ids(await get('/api/emails?search=FAKT'))).to.deep.equal([mail.reply!.id, mail.invoice!.id]);
+      expect(ids(await get('/api/emails?search=zaplatené'))).to.deep.equal([mail.reply!.id]);
+      expect(ids(await get('/api/emails?search=cenová%20ponuka'))).to.deep.equal([mail.other!.id]);
+      expect(ids(await get('/api/emails?search=ponuka%20stretneme'))).to.deep.equal([]);
+      expect(ids(await get('/api/emails?search=info@firma.sk'))).to.deep.equal([mail.meeting!.id]);
+      // tsquery syntax in the input is plain text, never an operator or an error.
+      const odd = await get(`/api/emails?search=${encodeURIComponent("faktúra') | !(x:* & 'y\\")}`);
+      expect(odd.status).to.equal(200);
+      const scoped = await get(`/api/emails?search=fakt&contactId=${peter.id}`);
+      expect(ids(scoped)).to.deep.equal([mail.reply!.id]);
+      expect(scoped.body.data.pagination.total).to.equal(1);
+    });
+
+    it('pages; a page beyond the end is empty with the right total', async () => {
+      const first = await get('/api/emails?limit=2');
+      const second = await get('/api/emails?limit=2&page=2');
+      const third = await get('/api/emails?limit=2&page=3');
+      expect([...ids(first), ...ids(second), ...ids(third)]).to.have.length(5);
+      expect(new Set([...ids(first), ...ids(second), ...ids(third)]).size).to.equal(5);
+      const beyond = await get('/api/emails?limit=2&page=40');
+      expect(beyond.body.data).to.deep.equal({ items: [], pagination: { page: 40, limit: 2, total: 5 } });
+    });
+
+    for (const [query, what] of [
+      ['limit=101', 'limit 101'],
+      ['limit=0', 'limit 0'],
+      ['limit=1.5', 'a fractional limit'],
+      ['page=-1', 'a negative page'],
+      ['unread=yes', 'a non-boolean unread'],
+      ['contactId=42', 'a non-UUID contactId'],
+      ['from=yesterday', 'a free-text date'],
+      ['from=2026-03-05&to=2026-03-01', 'from after to'],
+      ['search=%20%20', 'a blank search'],
+      ['search=%21%21', 'a search without letters or digits'],
+    ]) {
+      it(`rejects ${what} with 400`, async () => {
+        const res = await get(`/api/emails?${query}`);
+        expect(res.status).to.equal(400);
+        expect(res.body.success).to.equal(false);
+        expect(res.body.error.statusCode).to.equal(400);
+      });
+    }
+
+    it('answers 404 for a contact or account filter that does not exist', async () => {
+      expect((await get('/api/emails?contactId=00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+      expect((await get('/api/emails?accountId=00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+    });
+  });
+
+  describe('GET /api/emails/:id', () => {
+    it('returns the full email with every participating contact', async () => {
+      const res = await get(`/api/emails/${mail.reply!.id}`);
+      expect(res.status).to.equal(200);
+      expect(Object.keys(res.body.data).sort()).to.deep.equal(DETAIL_FIELDS.sort());
+      expect(res.body.data).to.include({ body: 'Ďakujem, zaplatené.', subject: 'Re: Faktúra za marec', messageId: mail.reply!.messageId, contactId: jana.id });
+      expect(res.body.data.contactIds).to.deep.equal([jana.id, peter.id]);
+    });
+
+    it('answers 404 for an unknown id and 400 for a malformed one', async () => {
+      expect((await get('/api/emails/00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+      expect((await get('/api/emails/abc')).status).to.equal(400);
+    });
+  });
+
+  describe('GET /api/emails/:id/thread', () => {
+    it('returns the thread within the email’s account, oldest first, with bodies', async () => {
+      const res = await get(`/api/emails/${mail.reply!.id}/thread`);
+      expect(res.status).to.equal(200);
+      // mail.other has the same thread id but lives in another account: not part of this conversation.
+      expect(ids(res)).to.deep.equal([mail.invoice!.id, mail.reply!.id]);
+      expect(res.body.data.items[1].body).to.equal('Ďakujem, zaplatené.');
+      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2 });
+      expect(ids(await get(`/api/emails/${mail.reply!.id}/thread?limit=1&page=2`))).to.deep.equal([mail.reply!.id]);
+    });
+
+    it('an email without a thread id is a thread of one', async () => {
+      const res = await get(`/api/emails/${mail.noThread!.id}/thread`);
+      expect(ids(res)).to.deep.equal([mail.noThread!.id]);
+      expect(res.body.data.pagination.total).to.equal(1);
+    });
+
+    it('validates paging and ids', async () => {
+      expect((await get(`/api/emails/${mail.reply!.id}/thread?limit=500`)).status).to.equal(400);
+      expect((await get('/api/emails/nope/thread')).status).to.equal(400);
+      expect((await get('/api/emails/00000000-0000-4000-8000-000000000000/thread')).status).to.equal(404);
+    });
+  });
+
+  describe('changes written by the sync (plain SQL on emails)', () => {
+    it('reach the contact views: read state, dates, and upserts', async () => {
+      const contact = await createContact(account);
+      const older = await createEmail(account, contact, { date: day(10), isRead: false });
+      const newer = await createEmail(account, contact, { date: day(11), isRead: false });
+      const sequelize = (await testContext()).db.sequelize;
+      const view = async (query = '') => ids(await get(`/api/emails?contactId=${contact.id}${query}`));
+      expect(await view()).to.deep.equal([newer.id, older.id]);
+
+      await sequelize.query('UPDATE emails SET date = $date WHERE id = $id', { bind: { id: older.id, date: day(12) } });
+      expect(await view()).to.deep.equal([older.id, newer.id]);
+
+      await sequelize.query('UPDATE emails SET is_read = true WHERE id = $id', { bind: { id: newer.id } });
+      expect(await view('&unread=true')).to.deep.equal([older.id]);
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(1);
+
+      // An upsert the way an idempotent sync stores a batch: the conflicting row is updated.
+      await sequelize.query(
+        `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, is_read, date)
+         VALUES ($userId, $accountId, $contactId, $jmapId, true, $date)
+         ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET is_read = EXCLUDED.is_read`,
+        { bind: { userId: owner.user.id, accountId: account.id, contactId: contact.id, jmapId: older.jmapId, date: day(12) } },
+      );
+      expect(await view('&unread=true')).to.deep.equal([]);
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(0);
+    });
+  });
+
+  describe('PATCH /api/emails/:id and unread counts', () => {
+    it('rejects wrong types and unknown fields with 400', async () => {
+      const patch = (body: unknown) => request(app).patch(`/api/emails/${mail.meeting!.id}`).set('Authorization', session.bearer).send(body as object);
+      expect((await patch({ isRead: 'true' })).status).to.equal(400);
+      expect((await patch({})).status).to.equal(400);
+      expect((await patch({ isRead: true, subject: 'x' })).status).to.equal(400);
+    });
+
+    it('a changed read state shows in the list filter and the contact’s unreadCount at once', async () => {
+      const contact = await createContact(account);
+      const unread = await createEmail(account, contact, { isRead: false });
+      const before = await get(`/api/contacts/${contact.id}`);
+      expect(before.body.data.unreadCount).to.equal(1);
+      // The test context has a JMAP URL but this account's password is a dummy: the server refuses,
+      // the local change stands and stays pending.
+      const res = await request(app).patch(`/api/emails/${unread.id}`).set('Authorization', session.bearer).send({ isRead: true });
+      expect(res.status).to.equal(200);
+      expect(res.body.data).to.include({ isRead: true, readPending: true });
+      expect(res.body.message).to.equal('Email bol označený ako prečítaný');
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(0);
+      expect(ids(await get(`/api/emails?contactId=${contact.id}&unread=true`))).to.deep.equal([]);
+      const back = await request(app).patch(`/api/emails/${unread.id}`).set('Authorization', session.bearer).send({ isRead: false });
+      expect(back.body.data).to.include({ isRead: false, readPending: true });
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(1);
+    });
+  });
+});
