@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { Command } from '@oclif/core';
-import { createAppContext } from '../src/app/context.js';
-import { startServer } from '../src/app/server.js';
+import { createAppContext, type AppContext } from '../src/app/context.js';
+import { startServer, type RunningServer } from '../src/app/server.js';
+import { describeStartError } from '../src/app/start-errors.js';
 import { AppConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logging/logger.js';
 
@@ -33,23 +34,16 @@ export default class Serve extends Command {
       return this.exit(1);
     }
     const logger = createLogger(config.logLevel);
-    let server;
-    try {
-      const ctx = await createAppContext({ config, logger, poolMax: 20 });
-      server = await startServer(ctx, { api: flags.api, sync: flags.sync, port: flags.port });
-    } catch (err) {
-      // One clear line for journald, then a non-zero exit so systemd's restart policy sees the failure.
-      logger.error(`start failed: ${(err as Error).message}`);
-      return this.exit(1);
-    }
-    const shutdown = (signal: string) => {
-      logger.info('signal received', { signal });
+
+    let server: RunningServer | undefined;
+    let stopRequested = false;
+    const beginStop = (running: RunningServer) => {
       const deadline = setTimeout(() => {
         logger.error('shutdown timed out; exiting');
         process.exit(1);
       }, config.shutdownTimeoutMs);
       deadline.unref();
-      server!.stop().then(
+      running.stop().then(
         () => process.exit(0),
         (err) => {
           logger.error('shutdown failed', { err });
@@ -57,8 +51,29 @@ export default class Serve extends Command {
         },
       );
     };
+    const shutdown = (signal: string) => {
+      if (stopRequested) return;
+      stopRequested = true;
+      logger.info('signal received', { signal });
+      // A signal during the start (migrations) is answered once the start is through.
+      if (server) beginStop(server);
+    };
+    // Installed before the start: a SIGTERM during migrations must not kill the process mid-transaction.
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
+
+    let ctx: AppContext | undefined;
+    try {
+      ctx = await createAppContext({ config, logger, poolMax: 20 });
+      server = await startServer(ctx, { api: flags.api, sync: flags.sync, port: flags.port });
+    } catch (err) {
+      // Leave no embedded PostgreSQL behind that this attempt started (the next start would adopt it).
+      await ctx?.close().catch(() => {});
+      // One clear line for journald, then a non-zero exit so systemd's restart policy sees the failure.
+      logger.error(describeStartError(err, config, flags.port));
+      return this.exit(1);
+    }
+    if (stopRequested) beginStop(server);
     // Keep the command alive; the signal handlers end the process.
     await new Promise(() => {});
   }

@@ -1,16 +1,21 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
-import { presentUser } from '../../src/users/user-presenter.js';
-import { newUserSchema } from '../../src/users/user-schemas.js';
+import { readSecretFromStdin } from '../../src/cli/secret-input.js';
+import { presentAdminUser, type AdminUserView } from '../../src/admin/admin-presenters.js';
+import { newUserWithMailSchema } from '../../src/users/user-schemas.js';
 import { parse } from '../../src/http/validate.js';
+import { presentMailAccount, type MailAccountView } from '../../src/mail-accounts/mail-account-presenter.js';
 
 export default class UsersCreate extends BaseCommand {
   static override description =
-    'Create a user with a random temporary password, printed once. The user sets their own password at first login.';
+    'Create a user with a random temporary password, printed once. The user sets their own password at first login.\n' +
+    'With --email, the mail credentials are checked against the JMAP server and stored as the user\'s primary mail ' +
+    'account; if they are wrong, no user is created.';
 
   static override examples = [
     '<%= config.bin %> users create --username jana --role admin --first-name Jana --last-name Nováková',
     '<%= config.bin %> users create --username peter --role member --json',
+    'printf %s "$MAIL_PASSWORD" | <%= config.bin %> users create --username eva --email eva@example.com --email-password-stdin',
   ];
 
   static override flags = {
@@ -18,20 +23,37 @@ export default class UsersCreate extends BaseCommand {
     role: Flags.string({ char: 'r', description: 'role', options: ['admin', 'member'], default: 'member' }),
     'first-name': Flags.string({ description: 'first name' }),
     'last-name': Flags.string({ description: 'last name' }),
+    email: Flags.string({ description: 'mail address to attach as the primary mail account (needs a mail password)' }),
+    'email-password': Flags.string({
+      description: 'mail password (visible in shell history and ps: prefer --email-password-stdin)',
+      dependsOn: ['email'],
+      exclusive: ['email-password-stdin'],
+    }),
+    'email-password-stdin': Flags.boolean({
+      description: 'read the mail password from stdin (asked without echo at a terminal)',
+      dependsOn: ['email'],
+    }),
   };
 
-  async run(): Promise<{ user: ReturnType<typeof presentUser>; temporaryPassword: string }> {
+  async run(): Promise<{ user: AdminUserView; temporaryPassword: string; mailAccount?: MailAccountView }> {
     const { flags } = await this.parse(UsersCreate);
-    const input = parse(newUserSchema, {
+    if (flags.email !== undefined && flags['email-password'] === undefined && !flags['email-password-stdin']) {
+      this.error('--email needs --email-password-stdin or --email-password', { exit: 2 });
+    }
+    const emailPassword = flags['email-password-stdin'] ? await readSecretFromStdin('Heslo k emailu: ') : flags['email-password'];
+    const input = parse(newUserWithMailSchema, {
       username: flags.username,
       role: flags.role,
       firstName: flags['first-name'],
       lastName: flags['last-name'],
+      email: flags.email,
+      emailPassword,
     });
     const ctx = await this.appContext();
-    const { user, temporaryPassword } = await ctx.services.users.create(input, this.cliMeta());
+    const { user, temporaryPassword, mailAccount } = await ctx.services.userAdmin.create(input, this.cliMeta());
     this.log(`Created ${user.role} "${user.username}" (${user.id}).`);
+    if (mailAccount) this.log(`Primary mail account ${mailAccount.email} attached and verified (${mailAccount.id}).`);
     this.log(`Temporary password (shown once, valid ${ctx.config.tempPasswordTtlDays} days): ${temporaryPassword}`);
-    return { user: presentUser(user), temporaryPassword };
+    return { user: presentAdminUser(user), temporaryPassword, ...(mailAccount ? { mailAccount: presentMailAccount(mailAccount) } : {}) };
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 const name = z.string().trim().max(100, 'Najviac 100 znakov').optional().nullable();
+export const personNameSchema = name;
 
 /** Letters, digits and . _ - @ : safe in logs, URLs and shell commands. */
 export const usernameSchema = z
@@ -18,3 +19,22 @@ export const newUserSchema = z.object({
   firstName: name,
   lastName: name,
 });
+
+export const mailAddressSchema = z
+  .email('Neplatná emailová adresa')
+  .max(254, 'Emailová adresa je príliš dlhá');
+export const mailPasswordSchema = z
+  .string({ error: 'Heslo k emailu je povinné' })
+  .min(1, 'Heslo k emailu je povinné')
+  .max(1024, 'Heslo k emailu je príliš dlhé');
+export const mailCredentialsSchema = z.object({ email: mailAddressSchema, emailPassword: mailPasswordSchema });
+
+/** Mail credentials given at creation: both or neither, so a half-filled form is an error, not a silent skip. */
+export const newUserWithMailSchema = newUserSchema
+  .extend({ email: mailAddressSchema.optional(), emailPassword: mailPasswordSchema.optional() })
+  .refine((v) => (v.email === undefined) === (v.emailPassword === undefined), {
+    message: 'Email a heslo k emailu sa zadávajú spolu',
+    path: ['emailPassword'],
+  });
+
+export type NewUserWithMail = z.infer<typeof newUserWithMailSchema>;

@@ -1,0 +1,40 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command.js';
+import { renderTable } from '../../src/cli/table.js';
+import type { SyncStatusRow } from '../../src/sync/sync-status.js';
+
+export default class SyncStatus extends BaseCommand {
+  static override description =
+    'Show the mail sync state of every mail account (or one user\'s): status, last success, last error, failures ' +
+    'in a row and the next attempt. auth_failed means the credentials must be changed before it retries.';
+
+  static override examples = ['<%= config.bin %> sync status', '<%= config.bin %> sync status jana --json'];
+
+  static override args = {
+    username: Args.string({ description: 'only the accounts of this user' }),
+  };
+
+  async run(): Promise<{ items: SyncStatusRow[] }> {
+    const { args } = await this.parse(SyncStatus);
+    const ctx = await this.appContext();
+    const owner = args.username ? await ctx.services.userAdmin.getByUsername(args.username) : undefined;
+    const items = await ctx.services.mailSync.statusList({ userId: owner?.id });
+    if (items.length === 0) {
+      this.log(owner ? `"${owner.username}" has no mail accounts.` : 'No mail accounts.');
+    } else {
+      this.log(
+        renderTable(items, [
+          { header: 'account', get: (r) => r.accountId },
+          { header: 'user', get: (r) => r.username },
+          { header: 'email', get: (r) => r.email },
+          { header: 'status', get: (r) => (r.running ? `${r.status} (running)` : r.isActive ? r.status : `${r.status} (inactive)`) },
+          { header: 'last success', get: (r) => r.lastSuccessAt },
+          { header: 'failures', get: (r) => r.consecutiveFailures },
+          { header: 'next attempt', get: (r) => r.nextAttemptAt },
+          { header: 'last error', get: (r) => r.lastError, maxWidth: 60 },
+        ]),
+      );
+    }
+    return { items };
+  }
+}

@@ -1,0 +1,67 @@
+import { Router, type Response } from 'express';
+import type { Services } from '../app/services.js';
+import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import { requestMeta } from '../http/auth-context.js';
+import { ok } from '../http/respond.js';
+import { idParams, listResult, parseBody, parseParams, parseQuery } from '../http/validate.js';
+import { presentMailAccount } from '../mail-accounts/mail-account-presenter.js';
+import { presentAdminUser, presentAuditLog } from './admin-presenters.js';
+import { auditLogQuery, createUserBody, listUsersQuery, updateUserBody } from './admin-schemas.js';
+
+/** A temporary password is in this response: no proxy or browser cache may keep it. */
+function noStore(res: Response): void {
+  res.set('Cache-Control', 'no-store');
+}
+
+/** /api/admin: user management and the audit trail, for admins only (401 anonymous, 403 members). */
+export function createAdminRouter(services: Pick<Services, 'userAdmin' | 'auditQuery'>, auth: AuthMiddleware): Router {
+  const router = Router();
+  router.use(auth.requireAuth, auth.requireRole('admin'));
+
+  router.post('/users', async (req, res) => {
+    const input = parseBody(createUserBody, req);
+    const { user, temporaryPassword, mailAccount } = await services.userAdmin.create(input, requestMeta(req));
+    noStore(res);
+    const data = { user: presentAdminUser(user), temporaryPassword, ...(mailAccount ? { mailAccount: presentMailAccount(mailAccount) } : {}) };
+    ok(res, data, 'Používateľ vytvorený', 201);
+  });
+
+  router.get('/users', async (req, res) => {
+    const query = parseQuery(listUsersQuery, req);
+    const { items, total } = await services.userAdmin.list(query);
+    ok(res, listResult(items.map(presentAdminUser), query.page, query.limit, total), 'Zoznam používateľov');
+  });
+
+  router.get('/users/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    ok(res, { user: presentAdminUser(await services.userAdmin.get(id)) }, 'Používateľ');
+  });
+
+  router.patch('/users/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const changes = parseBody(updateUserBody, req);
+    const user = await services.userAdmin.update(id, changes, requestMeta(req));
+    ok(res, { user: presentAdminUser(user) }, 'Používateľ upravený');
+  });
+
+  router.post('/users/:id/reset-password', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const { temporaryPassword } = await services.userAdmin.resetTemporaryPassword(id, requestMeta(req));
+    noStore(res);
+    ok(res, { temporaryPassword }, 'Dočasné heslo vygenerované');
+  });
+
+  router.delete('/users/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    await services.userAdmin.delete(id, requestMeta(req));
+    ok(res, undefined, 'Používateľ odstránený');
+  });
+
+  router.get('/audit-logs', async (req, res) => {
+    const query = parseQuery(auditLogQuery, req);
+    const { items, total } = await services.auditQuery.list(query);
+    ok(res, listResult(items.map(presentAuditLog), query.page, query.limit, total), 'Záznamy auditu');
+  });
+
+  return router;
+}

@@ -1,0 +1,34 @@
+import cliProgress from 'cli-progress';
+
+export interface Progress {
+  start(total: number): void;
+  update(done: number, total?: number): void;
+  stop(): void;
+}
+
+const silent: Progress = { start: () => undefined, update: () => undefined, stop: () => undefined };
+
+/** A progress bar on stderr for people at a terminal; nothing at all for pipes, cron and --json. */
+export function progressBar(label: string, enabled: boolean): Progress {
+  if (!enabled || !process.stderr.isTTY) return silent;
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {value}/{total}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    start(total) {
+      bar.start(total, 0);
+      started = true;
+    },
+    update(done, total) {
+      if (!started) return;
+      if (total !== undefined) bar.setTotal(total);
+      bar.update(done);
+    },
+    stop() {
+      if (started) bar.stop();
+      started = false;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
+import path from 'node:path';
+import { expect } from 'chai';
+import { runCli, type CliResult } from '../support/cli.js';
+import { baseTestEnv, testContext } from '../support/harness.js';
+import { requireDatabaseUrl } from '../support/test-env.js';
+import { pdfFixture } from '../timesheets/fixtures.js';
+
+/**
+ * The environment of an admin on the server: the suite's database and data directory, and the same
+ * secrets as the test app, so that mail accounts attached by the CLI decrypt in the app.
+ */
+export function cliEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  // Without NODE_ENV, as on a server: NODE_ENV=test would put oclif into its TypeScript development mode.
+  const { NODE_ENV: _nodeEnv, ...env } = baseTestEnv();
+  return { ...env, ...overrides };
+}
+
+export function cli(args: string[], input?: string, env = cliEnv()): CliResult {
+  return runCli(args, env, input);
+}
+
+/** Runs a --json command that must succeed and returns its parsed output. */
+export function cliJson<T = any>(args: string[], input?: string, env = cliEnv()): T {
+  const res = runCli([...args, '--json'], env, input);
+  expect(res.status, `crm-admin ${args.join(' ')}\n${res.stderr}`).to.equal(0);
+  return JSON.parse(res.stdout) as T;
+}
+
+/** A stored timesheet (row and PDF file) of a period, through the real service. */
+export async function storeTimesheet(userId: string, year: number, month: number, size?: number) {
+  const ctx = await testContext();
+  const stored = await ctx.services.timesheets.receive(Readable.from([pdfFixture(size)]));
+  const timesheet = await ctx.services.timesheets.upload(
+    { userId, role: 'member' },
+    { file: { ...stored, originalName: `vykaz-${year}-${month}.pdf` }, year, month },
+    { actor: 'test' },
+  );
+  return { timesheet, file: path.join(ctx.config.timesheetDir, timesheet.filePath) };
+}
+
+/**
+ * A database of its own on the suite's PostgreSQL server, for what is a property of a whole database
+ * ("the last admin", "every account"): the shared one always holds other tests' rows.
+ */
+export async function freshDatabase(prefix: string): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
+  const ctx = await testContext();
+  await ctx.db.sequelize.query(`CREATE DATABASE ${name}`);
+  const url = new URL(requireDatabaseUrl());
+  url.pathname = `/${name}`;
+  return {
+    env: cliEnv({ DATABASE_URL: url.toString(), SYNC_CRON: '0 0 1 1 *' }),
+    drop: async () => {
+      await ctx.db.sequelize.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { AuditActions } from '../../src/audit/audit-service.js';
+import { AuditLog, EmailAccount, Session, Timesheet, User } from '../../src/models/index.js';
+import { sessionFor } from '../support/auth.js';
+import { createUser, uniqueName } from '../support/factories.js';
+import { testContext } from '../support/harness.js';
+import { cli, cliJson, storeTimesheet } from './cli-helpers.js';
+
+const CLI_ACTOR = /^cli:.+/;
+
+describe('crm-admin users', function () {
+  this.timeout(120_000);
+
+  describe('users create', () => {
+    it('creates a user with a verified primary mail account, the password read from stdin', async () => {
+      const username = uniqueName('cmail');
+      const out = cliJson(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin'], 'alicepw\n');
+      expect(out.user).to.include({ username, role: 'member', changedPassword: false });
+      expect(out.temporaryPassword).to.match(/^[A-Za-z0-9]{12,}$/);
+      expect(out.mailAccount).to.include({ email: 'alice@example.test', isPrimary: true, isActive: true });
+      expect(JSON.stringify(out)).not.to.contain('alicepw');
+      const ctx = await testContext();
+      const [account] = await ctx.services.mailAccounts.list(out.user.id);
+      // Encrypted with the app's key: the API process can read what the CLI stored.
+      expect(ctx.services.mailAccounts.credentialsOf(account!).password).to.equal('alicepw');
+      for (const action of [AuditActions.userCreated, AuditActions.mailAccountAttached]) {
+        const record = await AuditLog.findOne({ where: { action, userId: out.user.id } });
+        expect(record?.actor, action).to.match(CLI_ACTOR);
+      }
+    });
+
+    it('also takes the mail password as a flag, and prints a readable summary without --json', () => {
+      const username = uniqueName('cflag');
+      const res = cli(['users', 'create', '--username', username, '--role', 'admin', '--email', 'bob@example.test', '--email-password', 'bobpw']);
+      expect(res.status, res.stderr).to.equal(0);
+      expect(res.stdout).to.contain(`Created admin "${username}"`);
+      expect(res.stdout).to.contain('Primary mail account bob@example.test attached');
+      expect(res.stdout).to.match(/Temporary password \(shown once, valid \d+ days\): [A-Za-z0-9]{12,}/);
+    });
+
+    it('creates no user when the mail credentials are wrong (exit 1, message on stderr)', async () => {
+      const username = uniqueName('cbad');
+      const res = cli(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin'], 'wrong\n');
+      expect(res.status).to.equal(1);
+      expect(res.stderr).to.contain('Nesprávny email alebo heslo k emailovému účtu');
+      expect(res.stdout).to.equal('');
+      expect(await (await testContext()).services.users.findByUsername(username)).to.equal(null);
+    });
+
+    it('answers usage errors with exit 2 and creates nothing', async () => {
+      const username = uniqueName('cusage');
+      const cases = [
+        ['users', 'create'],
+        ['users', 'create', '--username', username, '--role', 'owner'],
+        ['users', 'create', '--username', username, '--email', 'alice@example.test'],
+        ['users', 'create', '--username', username, '--email-password', 'alicepw'],
+        ['users', 'create', '--username', username, '--email', 'a@b.c', '--email-password', 'x', '--email-password-stdin'],
+      ];
+      for (const args of cases) {
+        const res = cli(args);
+        expect(res.status, args.join(' ')).to.equal(2);
+        expect(res.stderr).not.to.equal('');
+      }
+      expect(await (await testContext()).services.users.findByUsername(username)).to.equal(null);
+    });
+
+    it('answers invalid values with exit 1 and the field problems', () => {
+      const res = cli(['users', 'create', '--username', 'a b']);
+      expect(res.status).to.equal(1);
+      expect(res.stderr).to.contain('Používateľské meno môže obsahovať');
+    });
+  });
+
+  describe('users list', () => {
+    let tag: string;
+    before(async () => {
+      tag = uniqueName('lst');
+      await createUser({ username: `${tag}-a`, role: 'admin' });
+      await createUser({ username: `${tag}-b`, role: 'member' });
+      await createUser({ username: `${tag}-c`, role: 'member' });
+    });
+
+    it('filters by search text and role, with the list shape of the API in --json', () => {
+      const all = cliJson(['users', 'list', '--search', tag.toUpperCase()]);
+      expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 3 });
+      expect(all.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-a`, `${tag}-b`, `${tag}-c`]);
+      const admins = cliJson(['users', 'list', '--search', tag, '--role', 'admin']);
+      expect(admins.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-a`]);
+      const paged = cliJson(['users', 'list', '--search', tag, '--limit', '2', '--page', '2']);
+      expect(paged.pagination).to.deep.equal({ page: 2, limit: 2, total: 3 });
+      expect(paged.items).to.have.length(1);
+    });
+
+    it('prints a table for people', () => {
+      const res = cli(['users', 'list', '--search', tag]);
+      expect(res.status, res.stderr).to.equal(0);
+      const lines = res.stdout.trim().split('\n');
+      expect(lines[0]).to.match(/^USERNAME\s+ROLE\s+NAME\s+ONBOARDED\s+LAST LOGIN\s+ID$/);
+      expect(lines[2]).to.match(new RegExp(`^${tag}-a\\s+admin\\s+Test User\\s+no\\s+-\\s+[0-9a-f-]{36}$`));
+      expect(res.stdout).to.contain('1-3 of 3');
+    });
+
+    it('rejects an unknown role and a limit above 100 as usage errors (exit 2)', () => {
+      expect(cli(['users', 'list', '--role', 'owner']).status).to.equal(2);
+      expect(cli(['users', 'list', '--limit', '101']).status).to.equal(2);
+    });
+  });
+
+  describe('users reset-password', () => {
+    it('refuses without --yes when there is no terminal, and changes nothing', async () => {
+      const target = await createUser({ role: 'member', password: 'own-password-1234' });
+      const s = await sessionFor(target);
+      const before = (await User.findByPk(target.user.id))!;
+      const res = cli(['users', 'reset-password', target.username]);
+      expect(res.status).to.equal(2);
+      expect(res.stderr).to.contain('--yes');
+      const after = (await User.findByPk(target.user.id))!;
+      expect(after.password).to.equal(before.password);
+      expect(after.tempPassword).to.equal(before.tempPassword);
+      expect(after.changedPassword).to.equal(true);
+      expect((await Session.findByPk(s.sessionId))!.revokedAt).to.equal(null);
+    });
+
+    it('prints a new temporary password once, revokes every session and audits with the CLI actor', async () => {
+      const target = await createUser({ role: 'member', password: 'own-password-1234' });
+      const s = await sessionFor(target);
+      const out = cliJson(['users', 'reset-password', target.username.toUpperCase(), '--yes']);
+      expect(out.user).to.include({ id: target.user.id, changedPassword: false });
+      const ctx = await testContext();
+      const user = (await User.findByPk(target.user.id))!;
+      expect(await ctx.services.hasher.verify(out.temporaryPassword, user.tempPassword)).to.equal(true);
+      expect(user.password).to.equal(null);
+      expect((await Session.findByPk(s.sessionId))!.revokedAt).to.be.instanceOf(Date);
+      const record = await AuditLog.findOne({ where: { action: AuditActions.tempPasswordReset, userId: target.user.id } });
+      expect(record?.actor).to.match(CLI_ACTOR);
+    });
+
+    it('answers an unknown user with exit 1', () => {
+      const res = cli(['users', 'reset-password', uniqueName('ghost'), '--yes']);
+      expect(res.status).to.equal(1);
+      expect(res.stderr).to.contain('Používateľ neexistuje');
+    });
+  });
+
+  describe('users set-role', () => {
+    it('changes the role and audits old and new', async () => {
+      const target = await createUser({ role: 'member' });
+      const out = cliJson(['users', 'set-role', target.username, 'admin']);
+      expect(out.previousRole).to.equal('member');
+      expect(out.user.role).to.equal('admin');
+      const record = await AuditLog.findOne({ where: { action: AuditActions.roleChanged, userId: target.user.id } });
+      expect(record?.details).to.deep.equal({ from: 'member', to: 'admin' });
+      expect(record?.actor).to.match(CLI_ACTOR);
+      const text = cli(['users', 'set-role', target.username, 'admin']);
+      expect(text.stdout).to.contain('is already admin');
+    });
+
+    it('answers a bad or missing role with exit 2 and an unknown user with exit 1', async () => {
+      const target = await createUser({ role: 'member' });
+      expect(cli(['users', 'set-role', target.username, 'owner']).status).to.equal(2);
+      expect(cli(['users', 'set-role', target.username]).status).to.equal(2);
+      expect(cli(['users', 'set-role', uniqueName('ghost'), 'admin']).status).to.equal(1);
+      expect((await User.findByPk(target.user.id))!.role).to.equal('member');
+    });
+  });
+
+  describe('users delete', () => {
+    it('refuses without --yes when there is no terminal, and deletes nothing', async () => {
+      const target = await createUser({ role: 'member' });
+      const { file } = await storeTimesheet(target.user.id, 2021, 3);
+      const res = cli(['users', 'delete', target.username]);
+      expect(res.status).to.equal(2);
+      expect(await User.findByPk(target.user.id)).not.to.equal(null);
+      expect(fs.existsSync(file)).to.equal(true);
+    });
+
+    it('deletes the user with their mail accounts, timesheet rows and files', async () => {
+      const target = await createUser({ role: 'member' });
+      const ctx = await testContext();
+      const account = await ctx.services.mailAccounts.add(target.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
+      const sheets = [await storeTimesheet(target.user.id, 2021, 3), await storeTimesheet(target.user.id, 2021, 4)];
+      const out = cliJson(['users', 'delete', target.username, '--yes']);
+      expect(out).to.deep.equal({ deleted: { id: target.user.id, username: target.username } });
+      expect(await User.findByPk(target.user.id)).to.equal(null);
+      expect(await EmailAccount.findByPk(account.id)).to.equal(null);
+      expect(await Timesheet.count({ where: { userId: target.user.id } })).to.equal(0);
+      for (const { file } of sheets) expect(fs.existsSync(file), file).to.equal(false);
+      const record = await AuditLog.findOne({ where: { action: AuditActions.userDeleted, username: target.username } });
+      expect(record?.actor).to.match(CLI_ACTOR);
+      expect(record?.details).to.deep.include({ userId: target.user.id, timesheets: { count: 2, bytes: sheets.reduce((n, s) => n + s.timesheet.fileSize, 0) } });
+    });
+
+    it('answers an unknown user with exit 1 and a missing argument with exit 2', () => {
+      expect(cli(['users', 'delete', uniqueName('ghost'), '--yes']).status).to.equal(1);
+      expect(cli(['users', 'delete', '--yes']).status).to.equal(2);
+    });
+  });
+});
