@@ -1,0 +1,78 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Outcome of one account's sync run; `skipped` = another instance holds the account's lease. */
+export type SyncRunResult = 'ok' | 'error' | 'auth_failed' | 'skipped';
+
+/**
+ * Every Prometheus metric of one service instance, in a registry of its own: prom-client's global
+ * registry would make a second app in the same process (tests, or two contexts) fail on duplicate
+ * metric names. Built once per composition root (services.metrics); the HTTP middleware and the mail
+ * sync both write here, the metrics endpoint reads it.
+ */
+export class AppMetrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'crm_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'crm_http_request_duration_seconds',
+    help: 'Time from receiving the request to the end of the response, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** One increment per account sync run. */
+  readonly syncRuns = new Counter({
+    name: 'crm_sync_runs_total',
+    help: 'Mail sync runs of one account, by result (ok, error, auth_failed, skipped)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  /** Failed runs by cause, e.g. unreachable, timeout, auth, cannot_calculate_changes, database. */
+  readonly syncFailures = new Counter({
+    name: 'crm_sync_failures_total',
+    help: 'Failed mail sync runs, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly syncDuration = new Histogram({
+    name: 'crm_sync_run_duration_seconds',
+    help: 'Duration of one account sync run, by result',
+    labelNames: ['result'] as const,
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+
+  /** Emails and contacts written by the sync (new rows), by kind. */
+  readonly syncItems = new Counter({
+    name: 'crm_sync_items_total',
+    help: 'Rows created by the mail sync, by kind (email, contact)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Convenience for the sync: counts the run, its duration and (when it failed) its reason at once. */
+  recordSyncRun(result: SyncRunResult, seconds: number, failureReason?: string): void {
+    this.syncRuns.inc({ result });
+    this.syncDuration.observe({ result }, seconds);
+    if (result === 'error' || result === 'auth_failed') this.syncFailures.inc({ reason: failureReason ?? result });
+  }
+
+  /** Starts a timer; call the returned function with the result when the run ends. */
+  startSyncRun(): (result: SyncRunResult, failureReason?: string) => void {
+    const started = process.hrtime.bigint();
+    return (result, failureReason) => this.recordSyncRun(result, Number(process.hrtime.bigint() - started) / 1e9, failureReason);
+  }
+}

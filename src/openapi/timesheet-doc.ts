@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { idParams } from '../http/validate.js';
+import { CONTENT_TYPES } from '../timesheets/file-inspector.js';
+import { allListQuery, ownListQuery, uploadFieldsSchema } from '../timesheets/timesheet-schemas.js';
+import type { AreaDoc } from './route-doc.js';
+
+/** The form the upload route reads: its validated text fields plus the file part multer takes. */
+const uploadForm = uploadFieldsSchema.extend({
+  file: z.string().meta({ format: 'binary', description: 'PDF, XLSX or XLS (checked by content and extension), at most 10 MB' }),
+});
+
+export const timesheetArea: AreaDoc = {
+  tag: 'timesheets',
+  description: 'Timesheet files: spec section 4.2. Members reach their own, admins all.',
+  routes: [
+    {
+      method: 'post',
+      path: '/api/timesheets/upload',
+      auth: 'user',
+      summary: 'Upload one timesheet (multipart: file, year, month)',
+      body: uploadForm,
+      multipart: true,
+      success: { status: 201, description: 'data = the timesheet (id, userId, fileName, fileType, fileSize, year, month, createdAt, updatedAt)', body: 'data' },
+      errors: [413],
+    },
+    {
+      method: 'get',
+      path: '/api/timesheets/my',
+      auth: 'user',
+      summary: 'Own timesheets',
+      query: ownListQuery,
+      success: { status: 200, description: 'A page of own timesheets', body: 'list' },
+    },
+    {
+      method: 'get',
+      path: '/api/timesheets/all',
+      auth: 'admin',
+      summary: "Everyone's timesheets",
+      query: allListQuery,
+      success: { status: 200, description: 'A page of timesheets', body: 'list' },
+    },
+    {
+      method: 'get',
+      path: '/api/timesheets/:id/download',
+      auth: 'user',
+      summary: 'Download a timesheet file (owner or admin)',
+      params: idParams,
+      success: {
+        status: 200,
+        description: 'The file as an attachment (Content-Disposition with an RFC 6266 file name)',
+        body: 'file',
+        mediaTypes: Object.values(CONTENT_TYPES),
+      },
+      errors: [403],
+    },
+    {
+      method: 'delete',
+      path: '/api/timesheets/:id',
+      auth: 'user',
+      summary: 'Delete a timesheet (owner or admin)',
+      params: idParams,
+      success: { status: 200, description: 'No data', body: 'message' },
+      errors: [403],
+    },
+  ],
+};

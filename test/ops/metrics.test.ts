@@ -1,0 +1,130 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { register as globalRegistry } from 'prom-client';
+import request from 'supertest';
+import { AppConfig, ConfigError } from '../../src/config/config.js';
+import { sessionFor } from '../support/auth.js';
+import { createUser } from '../support/factories.js';
+import { baseTestEnv, testApp, testContext } from '../support/harness.js';
+
+/** The value of one series in Prometheus text output, 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string>): number {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const labelPart = line.slice(name.length + 1, line.lastIndexOf('}'));
+    const have = labelPart.split(',');
+    if (wanted.every((w) => have.includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
+
+async function scrape(overrides: Record<string, string> = {}, path = '/api/metrics'): Promise<string> {
+  const res = await request(await testApp(overrides)).get(path);
+  expect(res.status, res.text).to.equal(200);
+  return res.text;
+}
+
+describe('metrics endpoint (Prometheus)', () => {
+  it('serves the Prometheus text format with default process metrics to a loopback client', async () => {
+    const res = await request(await testApp()).get('/api/metrics');
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.match(/^text\/plain; version=0\.0\.4/);
+    expect(res.headers['cache-control']).to.equal('no-store');
+    expect(res.text).to.match(/^process_cpu_user_seconds_total \d/m);
+    expect(res.text).to.match(/^nodejs_eventloop_lag_seconds /m);
+    expect(res.text).to.contain('# TYPE crm_http_request_duration_seconds histogram');
+    expect(res.text).to.contain('# TYPE crm_sync_runs_total counter');
+  });
+
+  it('labels requests by route pattern, never by the ids in the URL', async () => {
+    const member = await sessionFor(await createUser());
+    const app = await testApp();
+    const id = crypto.randomUUID();
+    const labels = { method: 'GET', route: '/api/timesheets/:id/download', status: '404' };
+    const before = sample(await scrape(), 'crm_http_requests_total', labels);
+    const res = await request(app).get(`/api/timesheets/${id}/download`).set('Authorization', member.bearer);
+    expect(res.status).to.equal(404);
+    const text = await scrape();
+    expect(sample(text, 'crm_http_requests_total', labels)).to.equal(before + 1);
+    expect(sample(text, 'crm_http_request_duration_seconds_count', labels)).to.be.greaterThan(before);
+    expect(text).not.to.contain(id);
+  });
+
+  it('keeps the full pattern when the handler throws (the error unwinds the router mount path)', async () => {
+    const labels = { method: 'POST', route: '/api/auth/login', status: '400' };
+    const before = sample(await scrape(), 'crm_http_requests_total', labels);
+    const res = await request(await testApp()).post('/api/auth/login').send({ username: 42 });
+    expect(res.status).to.equal(400);
+    expect(sample(await scrape(), 'crm_http_requests_total', labels)).to.equal(before + 1);
+  });
+
+  it('puts requests that matched no route under one label', async () => {
+    const junk = `/api/no-such-thing/${crypto.randomUUID()}`;
+    const labels = { method: 'GET', route: '(unmatched)', status: '404' };
+    const before = sample(await scrape(), 'crm_http_requests_total', labels);
+    expect((await request(await testApp()).get(junk)).status).to.equal(404);
+    const text = await scrape();
+    expect(sample(text, 'crm_http_requests_total', labels)).to.equal(before + 1);
+    expect(text).not.to.contain('no-such-thing');
+  });
+
+  it('exposes the sync counters that the mail sync records', async () => {
+    const ctx = await testContext();
+    const labels = { result: 'error' };
+    const before = sample(await scrape(), 'crm_sync_runs_total', labels);
+    const failuresBefore = sample(await scrape(), 'crm_sync_failures_total', { reason: 'timeout' });
+    ctx.services.metrics.startSyncRun()('error', 'timeout');
+    const text = await scrape();
+    expect(sample(text, 'crm_sync_runs_total', labels)).to.equal(before + 1);
+    expect(sample(text, 'crm_sync_failures_total', { reason: 'timeout' })).to.equal(failuresBefore + 1);
+    expect(sample(text, 'crm_sync_run_duration_seconds_count', labels)).to.be.greaterThan(0);
+  });
+
+  it('keeps every app in a registry of its own, not prom-client global one', async () => {
+    const a = await testContext();
+    const b = await testContext({ METRICS_PATH: '/metrics' });
+    expect(a.services.metrics.registry).not.to.equal(b.services.metrics.registry);
+    expect(await globalRegistry.getSingleMetricAsString('crm_http_requests_total').catch(() => '')).to.equal('');
+  });
+
+  it('serves at METRICS_PATH', async () => {
+    const text = await scrape({ METRICS_PATH: '/metrics' }, '/metrics');
+    expect(text).to.contain('crm_http_requests_total');
+  });
+});
+
+describe('metrics endpoint access', () => {
+  it('refuses a client outside METRICS_ALLOW (client IP from a trusted proxy)', async () => {
+    const res = await request(await testApp({ TRUST_PROXY: '1' })).get('/api/metrics').set('X-Forwarded-For', '203.0.113.7');
+    expect(res.status).to.equal(403);
+    expect(res.body).to.deep.equal({ success: false, error: { message: 'Prístup zamietnutý', statusCode: 403 } });
+    expect(res.text).not.to.contain('crm_http');
+  });
+
+  it('refuses a request forwarded by an untrusted same-host proxy (TRUST_PROXY=0)', async () => {
+    const res = await request(await testApp()).get('/api/metrics').set('X-Forwarded-For', '203.0.113.7');
+    expect(res.status).to.equal(403);
+  });
+
+  it('serves a configured monitoring network', async () => {
+    const app = await testApp({ TRUST_PROXY: '1', METRICS_ALLOW: '192.0.2.0/24, 203.0.113.7' });
+    expect((await request(app).get('/api/metrics').set('X-Forwarded-For', '203.0.113.7')).status).to.equal(200);
+    expect((await request(app).get('/api/metrics').set('X-Forwarded-For', '192.0.2.200')).status).to.equal(200);
+    expect((await request(app).get('/api/metrics').set('X-Forwarded-For', '198.51.100.1')).status).to.equal(403);
+    // Loopback is not implicitly allowed once the list is set.
+    expect((await request(app).get('/api/metrics')).status).to.equal(403);
+  });
+
+  it('is switched off with METRICS_ALLOW=none (404 in the envelope)', async () => {
+    const res = await request(await testApp({ METRICS_ALLOW: 'none' })).get('/api/metrics');
+    expect(res.status).to.equal(404);
+    expect(res.body.success).to.equal(false);
+  });
+
+  it('rejects an invalid METRICS_ALLOW at start', () => {
+    for (const bad of ['localhost', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', ' , ']) {
+      expect(() => AppConfig.fromEnv({ ...baseTestEnv(), METRICS_ALLOW: bad }), bad).to.throw(ConfigError, /METRICS_ALLOW/);
+    }
+  });
+});

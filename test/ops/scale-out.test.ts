@@ -1,0 +1,193 @@
+import { expect } from 'chai';
+import { LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
+import { startServe, type ServeProcess } from '../support/cli.js';
+import { createUser } from '../support/factories.js';
+import { randomIp } from '../support/login.js';
+import { sessionFor } from '../support/auth.js';
+import { baseTestEnv, testContext } from '../support/harness.js';
+import { freshMailUser, put } from '../sync/helpers.js';
+
+/** Cookies a response set, as `name=value` pairs (empty values = cleared cookies left out). */
+function cookiesOf(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const eq = pair!.indexOf('=');
+    const value = pair!.slice(eq + 1);
+    if (value) out[pair!.slice(0, eq)] = value;
+  }
+  return out;
+}
+
+function post(base: string, path: string, init: { body?: unknown; cookie?: string; bearer?: string; ip?: string } = {}): Promise<Response> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (init.cookie) headers.Cookie = init.cookie;
+  if (init.bearer) headers.Authorization = `Bearer ${init.bearer}`;
+  if (init.ip) headers['X-Forwarded-For'] = init.ip;
+  return fetch(`${base}${path}`, { method: 'POST', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Two `crm-admin serve --no-sync` replicas on one PostgreSQL (the suite's database), sharing only
+ * DATABASE_URL and the secrets, as behind a load balancer: nothing about a session or a throttling
+ * counter may live in one process.
+ */
+describe('scale-out: two API replicas on one database', function () {
+  this.timeout(120_000);
+  let a: ServeProcess;
+  let b: ServeProcess;
+
+  before(async () => {
+    const env = { ...baseTestEnv(), TRUST_PROXY: '1', LOG_LEVEL: 'info' };
+    [a, b] = await Promise.all([startServe(['--no-sync'], env), startServe(['--no-sync'], env)]);
+  });
+
+  after(async () => {
+    for (const serve of [a, b]) serve?.child.kill('SIGTERM');
+    const codes = await Promise.all([a?.exited, b?.exited]);
+    expect(codes).to.deep.equal([0, 0]);
+  });
+
+  it('accepts on one instance the session and refresh token issued by the other, and a logout on either ends it', async () => {
+    const password = 'a long passphrase for scale out';
+    const user = await createUser({ password, emailSetupSkipped: true });
+    const ip = randomIp();
+    const login = await post(a.url, '/api/auth/login', { body: { username: user.username, password, rememberMe: true }, ip });
+    expect(login.status).to.equal(200);
+    const issued = cookiesOf(login);
+    expect(issued).to.have.keys('accessToken', 'refreshToken');
+
+    const me = await fetch(`${b.url}/api/auth/me`, { headers: { Authorization: `Bearer ${issued.accessToken}` } });
+    expect(me.status).to.equal(200);
+    expect((await me.json()).data.user.username).to.equal(user.username);
+
+    const refreshed = await post(b.url, '/api/auth/refresh', { cookie: `refreshToken=${issued.refreshToken}`, ip });
+    expect(refreshed.status).to.equal(200);
+    const body = await refreshed.json();
+    expect(body.message).to.equal('Token obnovený');
+    const rotated = cookiesOf(refreshed);
+    expect(rotated.accessToken).to.equal(body.data.accessToken);
+    expect(rotated.refreshToken).to.be.a('string').and.not.equal(issued.refreshToken);
+
+    // The token B rotated works back on A.
+    const again = await post(a.url, '/api/auth/refresh', { cookie: `refreshToken=${rotated.refreshToken}`, ip });
+    expect(again.status).to.equal(200);
+    const latest = cookiesOf(again);
+
+    const logout = await post(b.url, '/api/auth/logout', { bearer: latest.accessToken, ip });
+    expect(logout.status).to.equal(200);
+    // A learns of the revocation from the database, not from its own memory.
+    await until('A rejects the revoked session', async () => {
+      const res = await fetch(`${a.url}/api/auth/me`, { headers: { Authorization: `Bearer ${latest.accessToken}` } });
+      return res.status === 401;
+    });
+    const dead = await post(a.url, '/api/auth/refresh', { cookie: `refreshToken=${latest.refreshToken}`, ip });
+    expect(dead.status).to.equal(401);
+  });
+
+  it('counts failed logins across both instances until 429', async () => {
+    const password = 'another long passphrase';
+    const user = await createUser({ password, emailSetupSkipped: true });
+    const ip = randomIp();
+    const limit = LOGIN_LIMITS.perUsernameAndIp.points;
+    // Alternating: neither instance alone sees more than half of the failures.
+    for (let i = 0; i < limit; i++) {
+      const res = await post(i % 2 === 0 ? a.url : b.url, '/api/auth/login', { body: { username: user.username, password: `wrong-${i}-guess` }, ip });
+      expect(res.status, `attempt ${i + 1}`).to.equal(401);
+    }
+    for (const instance of [a, b]) {
+      const blocked = await post(instance.url, '/api/auth/login', { body: { username: user.username, password }, ip });
+      expect(blocked.status).to.equal(429);
+      expect(Number(blocked.headers.get('retry-after'))).to.be.greaterThan(0);
+    }
+    // Another address still gets in: the throttle never locks the account itself.
+    const other = await post(b.url, '/api/auth/login', { body: { username: user.username, password }, ip: randomIp() });
+    expect(other.status).to.equal(200);
+  });
+});
+
+/** The `mail sync run` log lines of a serve process, for one account. */
+function syncRuns(serve: ServeProcess, accountId: string): Array<{ outcome: string; mode: string | null; stored: number }> {
+  return serve
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.includes('"mail sync run"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.accountId === accountId)
+    .map((l) => ({
+      outcome: l.outcome as string,
+      mode: (l.mode as string | null) ?? null,
+      stored: l.stored as number,
+    }));
+}
+
+describe('scale-out: a sync requested on two instances at once', function () {
+  this.timeout(180_000);
+  let a: ServeProcess;
+  let b: ServeProcess;
+
+  before(async () => {
+    // Full instances (API and scheduler) whose cron never fires during the test: only the requests sync.
+    const env = { ...baseTestEnv(), LOG_LEVEL: 'info', SYNC_CRON: '0 0 1 1 *' };
+    [a, b] = await Promise.all([startServe([], env), startServe([], env)]);
+  });
+
+  after(async () => {
+    for (const serve of [a, b]) serve?.child.kill('SIGTERM');
+    expect(await Promise.all([a?.exited, b?.exited])).to.deep.equal([0, 0]);
+  });
+
+  it('runs once: one instance syncs the mailbox, the other never at the same time, nothing stored twice', async () => {
+    const mail = await freshMailUser('ops');
+    const senders = ['ana@customer.example', 'boris@customer.example', 'cyril@customer.example'];
+    for (const [i, from] of senders.entries()) await put(mail, 'INBOX', { from, to: mail.user, subject: `Order ${i}`, body: `Body ${i}` });
+    const owner = await createUser({ password: 'a long passphrase for sync', emailSetupSkipped: true });
+    const ctx = await testContext();
+    // Linked in-process (no sync starts), so that the two requests below are the only triggers.
+    const account = await ctx.services.mailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+    const session = await sessionFor(owner);
+
+    const requests = await Promise.all(
+      [a, b].map((s) => fetch(`${s.url}/api/email-accounts/${account.id}/sync`, { method: 'POST', headers: { Authorization: session.bearer } })),
+    );
+    expect(requests.map((r) => r.status)).to.deep.equal([202, 202]);
+
+    const status = async () => {
+      const res = await fetch(`${a.url}/api/email-accounts`, { headers: { Authorization: session.bearer } });
+      const items = (await res.json()).data.items as Array<{ id: string; sync: { status: string } }>;
+      return items.find((i) => i.id === account.id)!.sync.status;
+    };
+    await until('the sync has finished', async () => ['ok', 'error', 'auth_failed'].includes(await status()), 60_000);
+    expect(await status()).to.equal('ok');
+    // A run logs when it ends; let the other instance's run (if it got the lease afterwards) finish too.
+    await until('both instances idle', async () => (await fetch(`${b.url}/api/health/ready`)).ok && (await status()) !== 'syncing');
+
+    const runs = [...syncRuns(a, account.id), ...syncRuns(b, account.id)].filter((r) => r.outcome !== 'skipped');
+    const full = runs.filter((r) => r.mode === 'full');
+    expect(full, JSON.stringify(runs)).to.have.length(1);
+    expect(full[0]!.outcome).to.equal('ok');
+    // Any other run got the lease only after the first had given it up: nothing was left to store.
+    for (const other of runs.filter((r) => r !== full[0])) expect(other.stored, JSON.stringify(other)).to.equal(0);
+    // The instances' own metrics tell the same story (scraped from loopback, as Prometheus would).
+    let okRuns = 0;
+    for (const serve of [a, b]) {
+      const text = await (await fetch(`${serve.url}/api/metrics`)).text();
+      okRuns += Number(/^crm_sync_runs_total\{result="ok"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    }
+    expect(okRuns).to.equal(runs.filter((r) => r.outcome === 'ok').length);
+    const [{ emails, contacts }] = (await ctx.db.sequelize.query(
+      `SELECT (SELECT count(*) FROM emails WHERE email_account_id = $1)::int AS emails,
+              (SELECT count(*) FROM contacts WHERE email_account_id = $1)::int AS contacts`,
+      { bind: [account.id], type: 'SELECT' },
+    )) as Array<{ emails: number; contacts: number }>;
+    expect({ emails, contacts }).to.deep.equal({ emails: 3, contacts: 3 });
+  });
+});

@@ -1,0 +1,204 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { expect } from 'chai';
+import { AppConfig, ConfigError } from '../../src/config/config.js';
+import { envSchema } from '../../src/config/env-schema.js';
+import { repoRoot } from '../support/cli.js';
+import { testEnv } from '../support/test-env.js';
+
+const unitPath = path.join(repoRoot, 'systemd/staff-crm.service');
+const envExamplePath = path.join(repoRoot, 'systemd/staff-crm.env.example');
+const waitReady = path.join(repoRoot, 'scripts/wait-ready.mjs');
+
+function hasSystemdAnalyze(): boolean {
+  return spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' }).status === 0;
+}
+
+/** `Key=value` lines of a unit file (last one wins, as in systemd for single-valued keys). */
+function unitSettings(text: string): Map<string, string[]> {
+  const settings = new Map<string, string[]>();
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z]+)=(.*)$/.exec(line.trim());
+    if (m) settings.set(m[1]!, [...(settings.get(m[1]!) ?? []), m[2]!]);
+  }
+  return settings;
+}
+
+function envFileEntries(text: string, { commented }: { commented: boolean }): Record<string, string> {
+  const pattern = commented ? /^#([A-Z][A-Z0-9_]*)=(.*)$/ : /^([A-Z][A-Z0-9_]*)=(.*)$/;
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = pattern.exec(line.trim());
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+describe('systemd unit', function () {
+  this.timeout(300_000);
+
+  before(function () {
+    if (hasSystemdAnalyze()) return;
+    // CI runs as root on Debian with apt: get the verifier rather than skipping the check.
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'systemd'], { stdio: 'ignore', timeout: 240_000 });
+    if (!hasSystemdAnalyze()) {
+      console.warn('    systemd-analyze is missing and `apt-get install systemd` failed: the unit file is NOT verified');
+      this.skip();
+    }
+  });
+
+  /** verify needs the ExecStart/ExecStartPost programs to exist: a copy with /opt/staff-crm = this checkout. */
+  function verifyCopy(name: string, edit: (unit: string) => string = (u) => u): { status: number | null; lines: string[] } {
+    const dir = path.join(testEnv.tmpRoot!, name);
+    fs.mkdirSync(dir, { recursive: true });
+    const unit = fs
+      .readFileSync(unitPath, 'utf8')
+      .replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, ''))
+      .replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
+    const copy = path.join(dir, 'staff-crm.service');
+    fs.writeFileSync(copy, edit(unit));
+    const res = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8', timeout: 60_000 });
+    // Only lines about this unit: a container may add noise about the host's own units.
+    return { status: res.status, lines: `${res.stdout}${res.stderr}`.split('\n').filter((l) => l.includes('staff-crm')) };
+  }
+
+  it('passes `systemd-analyze verify` with no warning about the unit', () => {
+    const res = verifyCopy('systemd-verify');
+    expect(res.lines, res.lines.join('\n')).to.deep.equal([]);
+    expect(res.status).to.equal(0);
+  });
+
+  it('would report a broken unit (the check above can fail)', () => {
+    const res = verifyCopy('systemd-verify-broken', (u) => u.replace('ProtectSystem=strict', 'ProtectSystm=strict'));
+    expect(res.lines.join('\n')).to.match(/Unknown key .ProtectSystm/);
+    const missing = verifyCopy('systemd-verify-missing', (u) => u.replace(/^ExecStart=\S+/m, 'ExecStart=/nonexistent/crm-admin'));
+    expect(missing.lines.join('\n')).to.match(/not executable/);
+  });
+
+  it('runs `crm-admin serve` hardened, with its state in /var/lib/staff-crm', () => {
+    const s = unitSettings(fs.readFileSync(unitPath, 'utf8'));
+    const one = (key: string) => s.get(key)?.at(-1);
+    expect(one('Type')).to.equal('exec');
+    expect(one('ExecStart')).to.equal('/opt/staff-crm/bin/crm-admin serve');
+    expect(one('ExecStartPost')).to.equal('/opt/staff-crm/scripts/wait-ready.mjs');
+    expect(s.get('Environment')).to.include('CRM_DATA_DIR=/var/lib/staff-crm').and.include('NODE_ENV=production');
+    expect(one('StateDirectory')).to.equal('staff-crm');
+    const hardening: Record<string, string> = {
+      DynamicUser: 'yes',
+      ProtectSystem: 'strict',
+      ProtectHome: 'yes',
+      PrivateTmp: 'yes',
+      PrivateDevices: 'yes',
+      NoNewPrivileges: 'yes',
+      ProtectKernelTunables: 'yes',
+      ProtectKernelModules: 'yes',
+      ProtectKernelLogs: 'yes',
+      ProtectControlGroups: 'yes',
+      ProtectClock: 'yes',
+      ProtectHostname: 'yes',
+      RestrictAddressFamilies: 'AF_INET AF_INET6 AF_UNIX',
+      RestrictNamespaces: 'yes',
+      RestrictRealtime: 'yes',
+      RestrictSUIDSGID: 'yes',
+      LockPersonality: 'yes',
+      SystemCallArchitectures: 'native',
+      SystemCallFilter: '@system-service',
+      CapabilityBoundingSet: '',
+      UMask: '0077',
+      Restart: 'on-failure',
+    };
+    for (const [key, value] of Object.entries(hardening)) expect(one(key), key).to.equal(value);
+    // V8's JIT needs W+X pages.
+    expect(s.has('MemoryDenyWriteExecute')).to.equal(false);
+    // The postmaster lives in the unit's cgroup: SIGTERM to node only, SIGKILL only for leftovers.
+    expect(one('KillMode')).to.be.oneOf(['mixed', 'control-group']);
+    expect(Number(one('TimeoutStopSec'))).to.be.greaterThan(8);
+    expect(Number(one('RestartSec'))).to.be.greaterThan(0);
+    expect(Number(one('StartLimitBurst'))).to.be.greaterThan(0);
+  });
+
+  it('has an EnvironmentFile example with every configuration variable, and the README documents each', () => {
+    const example = fs.readFileSync(envExamplePath, 'utf8');
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const listed = Object.keys(envFileEntries(example, { commented: false }));
+    const known = Object.keys(envSchema.shape);
+    expect([...listed].sort()).to.deep.equal([...known].sort());
+    for (const key of known) expect(readme, `README lacks ${key}`).to.contain(`\`${key}\``);
+  });
+
+  it('has an example that the program accepts once the secrets are filled in, and refuses without them', () => {
+    const example = fs.readFileSync(envExamplePath, 'utf8');
+    const values = envFileEntries(example, { commented: false });
+    const secrets = {
+      JWT_ACCESS_SECRET: 'a'.repeat(48),
+      JWT_REFRESH_SECRET: 'b'.repeat(48),
+      CRM_ENCRYPTION_KEY: '1f'.repeat(32),
+    };
+    const config = AppConfig.fromEnv({ ...values, ...secrets });
+    expect(config.isProduction).to.equal(true);
+    expect(config.dataDir).to.equal('/var/lib/staff-crm');
+    // The commented production examples are valid values too.
+    AppConfig.fromEnv({ ...values, ...envFileEntries(example, { commented: true }), ...secrets });
+    let problems: string[] = [];
+    try {
+      AppConfig.fromEnv(values);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems = err.problems;
+    }
+    expect(problems.map((p) => p.split(':')[0])).to.deep.equal(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY']);
+  });
+});
+
+describe('readiness gate (scripts/wait-ready.mjs, the unit\'s ExecStartPost)', () => {
+  function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(waitReady, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+  }
+
+  it('waits until the readiness endpoint answers 200', async () => {
+    let calls = 0;
+    const server = http.createServer((req, res) => {
+      calls += 1;
+      res.statusCode = req.url === '/api/health/ready' && calls >= 3 ? 200 : 503;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      // Default URL from HOST/PORT, as under systemd with the EnvironmentFile; 0.0.0.0 is polled on loopback.
+      const res = await run(['--timeout-ms', '20000'], { HOST: '0.0.0.0', PORT: String(port) });
+      expect(res.code, res.stderr).to.equal(0);
+      expect(calls).to.equal(3);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('fails the start when the service never gets ready', async () => {
+    const server = http.createServer((_req, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const res = await run([`http://127.0.0.1:${port}/api/health/ready`, '--timeout-ms', '600']);
+      expect(res.code).to.equal(1);
+      expect(res.stderr).to.match(/not ready after 600 ms .* HTTP 503/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('is skipped for a sync-only worker (CRM_READY_URL=none)', async () => {
+    expect((await run([], { CRM_READY_URL: 'none', PORT: '1' })).code).to.equal(0);
+  });
+});
