@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppContext } from './context.js';
+import { makeDrainable, type Drainable } from './http-drain.js';
 import { createApp } from '../http/app.js';
+import { createHttpServer } from '../http/http-server.js';
 import { SyncScheduler } from '../sync/sync-scheduler.js';
 
 export interface ServeOptions {
@@ -20,15 +22,18 @@ export interface RunningServer {
 export async function startServer(ctx: AppContext, options: ServeOptions): Promise<RunningServer> {
   const { config, logger } = ctx;
   let server: http.Server | undefined;
+  let drainable: Drainable | undefined;
   let scheduler: SyncScheduler | undefined;
 
   if (options.api) {
     const app = createApp(ctx);
-    server = http.createServer(app);
+    // Requests Node itself refuses (431, malformed, no Host) get the error envelope too.
+    server = createHttpServer(app);
     // Slow-loris protection and a bound on how long a stuck client holds a socket.
     server.headersTimeout = 20_000;
     server.requestTimeout = 120_000;
     server.keepAliveTimeout = 5_000;
+    drainable = makeDrainable(server, logger);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(options.port ?? config.port, options.host ?? config.host, () => resolve());
@@ -39,19 +44,26 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
     scheduler.start();
   }
   const address = server?.address() as AddressInfo | undefined;
-  const url = address ? `http://${address.address}:${address.port}` : undefined;
+  const url = address ? `http://${formatHost(address)}:${address.port}` : undefined;
   logger.info('crm-admin serve started', { url, api: options.api, sync: options.sync, pid: process.pid });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       logger.info('shutting down');
-      const closed = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
-      // Idle keep-alive sockets would hold close() open until they time out; busy ones finish first.
-      server?.closeIdleConnections();
-      await Promise.all([closed, scheduler?.stop()]);
+      // Requests keep the database until they are done: HTTP and the sync batch first, then the pool.
+      // Three quarters of the budget for the drain leaves time to close the pool and stop PostgreSQL.
+      // An API-only replica runs no scheduler but may run a "sync now" in the background: stop that too.
+      await Promise.all([
+        drainable?.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
+        scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
+      ]);
       await ctx.close({ stopEmbedded: true });
       logger.info('shutdown complete');
     })());
   return { url, stop };
+}
+
+function formatHost(address: AddressInfo): string {
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }

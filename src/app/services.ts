@@ -5,24 +5,62 @@ import { AuditService } from '../audit/audit-service.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { UserService } from '../users/user-service.js';
-import type { SyncRunner } from '../sync/sync-scheduler.js';
+import { SyncService } from '../sync/sync-service.js';
 import { SessionService } from '../auth/session-service.js';
 import { TokenService } from '../auth/token-service.js';
+import { AppMetrics } from '../metrics/metrics.js';
+import { AuthService } from '../auth/auth-service.js';
+import { LoginThrottle } from '../auth/login-throttle.js';
+import { jmapClientFactory, jmapCredentialValidator } from '../mail-accounts/credential-validator.js';
+import { MailAccountService } from '../mail-accounts/mail-account-service.js';
+import { UserAdminService, type UserFileCleanup } from '../users/user-admin-service.js';
+import { AuditQueryService } from '../audit/audit-query-service.js';
+import { MailAccountAdminService } from '../admin/mail-account-admin-service.js';
+import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
+import { TimesheetService } from '../timesheets/timesheet-service.js';
+import { ContactService } from '../contacts/contact-service.js';
+import { EmailService } from '../emails/email-service.js';
+import { ReadStatePusher } from '../emails/read-state-pusher.js';
 
 /**
  * The composition root: every service is a plain class whose dependencies are handed in here.
  * HTTP routes, crm-admin commands and the sync job all receive this same object.
  */
 export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger) {
+  // Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here.
+  const metrics = new AppMetrics();
   const audit = new AuditService(logger);
   const hasher = new PasswordHasher(config.bcryptRounds);
   const secretBox = new SecretBox(config.secrets.encryptionKey, config.secrets.oldEncryptionKeys);
   const users = new UserService(sequelize, hasher, audit, config.tempPasswordTtlDays);
   const tokens = new TokenService(config.secrets.jwtAccessSecret, config.secrets.jwtRefreshSecret);
-  const sessions = new SessionService(sequelize, tokens, audit);
-  // Filled by the mail sync; until then the scheduler has nothing to do.
-  const mailSync: SyncRunner = { runDueAccounts: async () => undefined, shutdown: async () => undefined };
-  return { audit, hasher, secretBox, users, tokens, sessions, mailSync };
+  const sessions = new SessionService(sequelize, tokens, audit, { logger });
+  const mailAccounts = new MailAccountService(
+    sequelize,
+    secretBox,
+    audit,
+    jmapCredentialValidator(config.jmapSessionUrl, config.jmapTimeoutMs),
+    jmapClientFactory(config.jmapSessionUrl, config.jmapTimeoutMs),
+  );
+  const timesheets = new TimesheetService(sequelize, new LocalDirectoryStorage(config.timesheetDir), audit, logger);
+  const userFiles: UserFileCleanup = timesheets;
+  const userAdmin = new UserAdminService({ sequelize, users, hasher, sessions, mailAccounts, audit, files: userFiles });
+  const auditQuery = new AuditQueryService(sequelize);
+  const mailAccountAdmin = new MailAccountAdminService(mailAccounts);
+  const loginThrottle = new LoginThrottle(sequelize);
+  const auth = new AuthService(sequelize, users, hasher, sessions, mailAccounts, audit, loginThrottle);
+  const contacts = new ContactService(sequelize, audit);
+  // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
+  const readStatePusher = new ReadStatePusher(sequelize, mailAccounts, logger);
+  const emails = new EmailService(sequelize, contacts, readStatePusher, logger);
+  const mailSync = new SyncService({
+    sequelize,
+    logger,
+    clientFor: (account) => mailAccounts.clientFor(account),
+    readState: readStatePusher,
+    metrics,
+  });
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, mailAccounts, mailSync, userAdmin, auditQuery, mailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -38,6 +38,8 @@ export const AuditActions = {
   timesheetUploaded: 'timesheet.uploaded',
   timesheetDeleted: 'timesheet.deleted',
   timesheetPurge: 'admin.timesheet_purge',
+  contactCreated: 'contact.created',
+  contactDeleted: 'contact.deleted',
 } as const;
 
 export class AuditService {

@@ -31,6 +31,8 @@ export class AppConfig {
   readonly tempPasswordTtlDays: number;
   readonly trustProxy: number;
   readonly metricsPath: string;
+  /** Addresses/CIDR ranges allowed to scrape metrics; empty = endpoint off. */
+  readonly metricsAllow: string[];
   readonly shutdownTimeoutMs: number;
 
   private constructor(raw: RawEnv, secrets: Secrets) {
@@ -50,6 +52,7 @@ export class AppConfig {
     this.tempPasswordTtlDays = raw.TEMP_PASSWORD_TTL_DAYS;
     this.trustProxy = raw.TRUST_PROXY;
     this.metricsPath = raw.METRICS_PATH;
+    this.metricsAllow = raw.METRICS_ALLOW;
     this.shutdownTimeoutMs = raw.SHUTDOWN_TIMEOUT_MS;
   }
 

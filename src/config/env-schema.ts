@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import cron from 'node-cron';
+import { DEFAULT_METRICS_ALLOW, parseAllowList } from '../metrics/allow-list.js';
 
 /** systemd EnvironmentFiles often carry `KEY=` lines: an empty value means "not set", not "empty string". */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -55,6 +56,18 @@ export const envSchema = z.object({
   /** Number of reverse proxies in front of the service, for the client IP in audit records and throttling. */
   TRUST_PROXY: withDefault(z.coerce.number().int().min(0).max(10), '0'),
   METRICS_PATH: withDefault(z.string().regex(/^\/[A-Za-z0-9/_-]*$/), '/api/metrics'),
+  /** Who may scrape METRICS_PATH: `none` or comma-separated addresses/CIDR ranges (client IP per TRUST_PROXY). */
+  METRICS_ALLOW: withDefault(
+    z.string().transform((v, ctx) => {
+      const parsed = parseAllowList(v);
+      if ('problem' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.entries;
+    }),
+    DEFAULT_METRICS_ALLOW,
+  ),
   SHUTDOWN_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(60_000), '8000'),
 });
 

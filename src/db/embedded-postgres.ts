@@ -30,12 +30,13 @@ export class EmbeddedPostgres {
     this.passwordFile = path.join(dataDir, 'postgres.password');
   }
 
-  async start(): Promise<EmbeddedPostgresHandle> {
+  /** `port`: listen there instead of a free one (a restart that clients must find at the same address). */
+  async start(options: { port?: number } = {}): Promise<EmbeddedPostgresHandle> {
     await this.initialiseOnce();
     let startedHere = false;
     if (!(await this.isRunning())) {
       try {
-        await this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', `-p ${await freePort()}`]);
+        await this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', `-p ${options.port ?? (await freePort())}`]);
         startedHere = true;
       } catch (err) {
         // Another process (CLI or a second server) may have started it in the same instant.

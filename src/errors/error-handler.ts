@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ConnectionError, TimeoutError } from 'sequelize';
+import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
 import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from './app-errors.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -12,7 +12,7 @@ interface ErrorBody {
 function fromFrameworkError(err: unknown): AppError | undefined {
   const e = err as { type?: string; status?: number; statusCode?: number; code?: string; parent?: { code?: string } };
   // The database being down or restarting is an outage of ours, not a bug: 503 with Retry-After.
-  if (err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(e.parent?.code ?? e.code)) {
+  if (err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(e.parent?.code ?? e.code) || isDroppedConnection(err)) {
     return new ServiceUnavailableError();
   }
   if (e.type === 'entity.parse.failed') return new BadRequestError('Neplatný formát JSON');
@@ -26,9 +26,21 @@ function fromFrameworkError(err: unknown): AppError | undefined {
   return undefined;
 }
 
+/**
+ * node-postgres names a connection that died under a query only in words, with no SQLSTATE: a query
+ * on a pooled connection the server had just closed (the database was stopped) is one of these.
+ */
+const DROPPED_CONNECTION = /^(?:Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection terminated(?: unexpectedly)?|Query read timeout)$/;
+
+function isDroppedConnection(err: unknown): boolean {
+  if (!(err instanceof DatabaseError)) return false;
+  const parent = (err as { parent?: { message?: unknown } }).parent;
+  return typeof parent?.message === 'string' && DROPPED_CONNECTION.test(parent.message);
+}
+
 /** PostgreSQL SQLSTATE class 08 (connection) and 57P0x (server shutting down or restarting). */
 function isConnectionLoss(code: string | undefined): boolean {
-  return !!code && (code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET');
+  return !!code && (code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE');
 }
 
 export function renderError(err: unknown, showStack: boolean): { status: number; body: ErrorBody; headers: Record<string, string> } {

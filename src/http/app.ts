@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import type { AppContext } from '../app/context.js';
 import { createErrorHandler, notFoundHandler } from '../errors/error-handler.js';
 import { createHealthRouter } from '../health/health-routes.js';
+import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.js';
 import { requestIdMiddleware } from './middleware/request-id.js';
 import { mountApiRoutes } from './routes.js';
 
@@ -14,14 +15,25 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
+  app.use(httpMetricsMiddleware(ctx.services.metrics));
   app.use(requestIdMiddleware(logger));
-  // A JSON API serves no HTML: the strictest CSP, no cross-origin embedding.
-  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
-  if (config.corsOrigin) {
-    app.use(cors({ origin: config.corsOrigin, credentials: true, maxAge: 600 }));
-  }
+  // A JSON API serves no HTML: a CSP that allows nothing (helmet's defaults are for pages: script-src
+  // 'self', style-src ...), and no framing anywhere. HSTS (helmet's default) only counts behind TLS.
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+      },
+      xFrameOptions: { action: 'deny' },
+    }),
+  );
+  if (config.corsOrigin) app.use(corsForOrigin(config.corsOrigin));
   app.use(express.json({ limit: '100kb', strict: true }));
   app.use(cookieParser());
+
+  // Outside the /api router so that METRICS_PATH may also be a path like /metrics.
+  app.get(config.metricsPath, metricsEndpoint(ctx.services.metrics, { allow: config.metricsAllow, trustProxy: config.trustProxy }));
 
   const api: Router = express.Router();
   api.use('/health', createHealthRouter(ctx.db.sequelize));
@@ -31,4 +43,24 @@ export function createApp(ctx: AppContext): Express {
   app.use(notFoundHandler);
   app.use(createErrorHandler(logger, config.isDevelopment && config.errorStacks));
   return app;
+}
+
+/**
+ * Only the configured frontend origin gets CORS headers (with credentials: the cookies); any other
+ * origin gets none at all. cors() given a plain string would answer every origin with that string.
+ */
+function corsForOrigin(configured: string) {
+  const allowedOrigin = new URL(configured).origin;
+  const allowCors = cors({
+    origin: (origin, callback) => callback(null, origin === allowedOrigin),
+    credentials: true,
+    maxAge: 600,
+    // Read by the frontend: throttling delay, support reference, download file name.
+    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition'],
+  });
+  return (req: express.Request, res: express.Response, next: express.NextFunction) => {
+    // Answers differ by Origin, allowed or not: caches must key on it.
+    res.vary('Origin');
+    allowCors(req, res, next);
+  };
 }

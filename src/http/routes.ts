@@ -1,9 +1,22 @@
 import type { Router } from 'express';
 import type { AppContext } from '../app/context.js';
+import { openApiHandler } from '../openapi/openapi-routes.js';
 import { createAuthMiddleware } from '../auth/auth-middleware.js';
+import { createAuthRouter } from '../auth/auth-routes.js';
+import { createAdminRouter } from '../admin/admin-routes.js';
+import { createTimesheetRouter } from '../timesheets/timesheet-routes.js';
+import { createContactRouter } from '../contacts/contact-routes.js';
+import { createEmailRouter } from '../emails/email-routes.js';
+import { createMailAccountRouter } from '../mail-accounts/mail-account-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext): void {
   const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions);
-  void auth;
+  api.get('/openapi.json', openApiHandler({ metricsPath: ctx.config.metricsPath }));
+  api.use('/auth', createAuthRouter(ctx.services, auth, { production: ctx.config.isProduction }));
+  api.use('/admin', createAdminRouter(ctx.services, auth));
+  api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
+  api.use('/contacts', createContactRouter(ctx.services, auth));
+  api.use('/emails', createEmailRouter(ctx.services, auth));
+  api.use('/email-accounts', createMailAccountRouter(ctx.services, auth));
 }

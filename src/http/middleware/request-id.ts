@@ -15,6 +15,10 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.http('request', { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
     });
+    res.on('close', () => {
+      // The client hung up, or a shutdown had to cut the connection: the response never fully went out.
+      if (!res.writableFinished) logger.info('request aborted before its response ended', { requestId, method: req.method, path: req.path });
+    });
     requestContext.run({ requestId }, next);
   };
 }
