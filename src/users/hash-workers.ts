@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-/** Niceness of the hashing threads: under contention they get ~1/10 of the CPU share of request handling. */
+/** Added niceness of the hashing threads: under contention they get ~1/10 of the CPU share of request handling. */
 const HASHING_NICE = 10;
 
 const require = createRequire(import.meta.url);
@@ -15,7 +15,9 @@ const bcrypt = require(workerData.bcryptPath);
 try {
   // Linux: a thread's nice value is its own; /proc/thread-self names this thread's id.
   const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  require('node:os').setPriority(tid, workerData.nice);
+  // Relative to the process's own niceness (systemd Nice=, \`nice npm start\`): always below request handling.
+  const os = require('node:os');
+  os.setPriority(tid, Math.min(19, os.getPriority(tid) + workerData.nice));
 } catch {}
 parentPort.on('message', ({ id, op, plain, arg }) => {
   try {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import { expect } from 'chai';
 import bcrypt from 'bcrypt';
 import { PasswordHasher } from '../../src/users/password-hasher.js';
@@ -54,10 +55,13 @@ describe('PasswordHasher', () => {
 
   it('hashes on threads running at a lower CPU priority than the event loop', async function () {
     if (process.platform !== 'linux') this.skip();
-    const before = threadNiceValues().filter((n) => n === 10).length;
+    // The process may itself run niced (CI, systemd Nice=): the workers sit 10 below whatever it has.
+    const base = os.getPriority(0);
+    const lowered = Math.min(19, base + 10);
+    const before = threadNiceValues().filter((n) => n === lowered).length;
     const workers = new HashWorkers(2);
     await Promise.all([workers.hash('a', 4), workers.hash('b', 4)]);
-    expect(threadNiceValues().filter((n) => n === 10).length - before).to.equal(2);
-    expect(threadNiceValues()[0]).to.equal(0); // the main thread keeps its priority
+    expect(threadNiceValues().filter((n) => n === lowered).length - before).to.equal(2);
+    expect(os.getPriority(0)).to.equal(base); // the main thread keeps its priority
   });
 });
