@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
-import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { ForeignKeyConstraintError, Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { AuthenticationError } from '../errors/app-errors.js';
 import { Session, User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { Logger } from '../logging/logger.js';
+import { INVALID_CREDENTIALS } from './auth-service.js';
 import { SessionCache, type UserRow } from './session-cache.js';
 import { REFRESH_TOKEN_TTL_SECONDS, hashTokenId, type TokenService } from './token-service.js';
 
@@ -66,7 +67,12 @@ export class SessionService {
         userAgent: meta.userAgent?.slice(0, 512) ?? null,
       },
       { transaction },
-    );
+    ).catch((err: unknown) => {
+      // The user was deleted between the password check and this insert: for the caller that is
+      // simply a failed login, not a server error.
+      if (err instanceof ForeignKeyConstraintError) throw new AuthenticationError(INVALID_CREDENTIALS);
+      throw err;
+    });
     return { user, session, ...this.issue(user, session, jti) };
   }
 

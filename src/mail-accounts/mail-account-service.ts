@@ -98,6 +98,9 @@ export class MailAccountService {
     }
     try {
       await this.sequelize.transaction(async (transaction) => {
+        // One writer per user at a time: two accounts made primary at once would otherwise deadlock
+        // on each other's rows (clear the old primary / set the new one).
+        await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
         const account = await this.get(userId, accountId, transaction);
         if (credentialsChange) {
           if (email) account.email = email;
