@@ -1,8 +1,8 @@
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { ForeignKeyConstraintError, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import { Contact } from '../models/index.js';
-import { requireOwnMailAccount, totalOrNotFound, type CountRow } from './owned-account.js';
+import { ACCOUNT_NOT_FOUND, requireOwnMailAccount, totalOrNotFound, type CountRow } from './owned-account.js';
 import { contactListQuery, type ContactFilter } from './contact-query.js';
 import { CONTACT_COLUMNS, CONTACT_NOT_FOUND, UNREAD_COUNT_OF, toContactRecord, type ContactRecord, type ContactRow } from './contact-records.js';
 
@@ -27,6 +27,8 @@ export type { ContactFilter, ContactSort } from './contact-query.js';
 
 export { CONTACT_NOT_FOUND } from './contact-records.js';
 const DUPLICATE = 'Kontakt už existuje';
+/** Namespace of the advisory locks of contact deletes (the key within it is the mail account). */
+const CONTACT_DELETE_LOCK = 0x636f6e74;
 
 /**
  * A user's contacts. Every query carries the caller's user id: another user's contact is simply
@@ -90,6 +92,8 @@ export class ContactService {
     } catch (err) {
       // Two requests racing past the check: the unique constraint decides, the loser gets the same 409.
       if (err instanceof UniqueConstraintError) throw new ConflictError(DUPLICATE);
+      // The mail account was removed between the check and the insert.
+      if (err instanceof ForeignKeyConstraintError) throw new NotFoundError(ACCOUNT_NOT_FOUND);
       throw err;
     }
     return this.get(userId, id);
@@ -112,6 +116,9 @@ export class ContactService {
    */
   async delete(userId: string, contactId: string, meta: RequestMeta): Promise<{ deletedEmails: number }> {
     return this.sequelize.transaction(async (transaction) => {
+      const target = await Contact.findOne({ where: { id: contactId, userId }, attributes: ['emailAccountId'], transaction });
+      if (!target) throw new NotFoundError(CONTACT_NOT_FOUND);
+      await this.serialiseAccountChanges(target.emailAccountId, transaction);
       const contact = await Contact.findOne({ where: { id: contactId, userId }, lock: transaction.LOCK.UPDATE, transaction });
       if (!contact) throw new NotFoundError(CONTACT_NOT_FOUND);
       const bind = { contactId };
@@ -145,6 +152,20 @@ export class ContactService {
       );
       return { deletedEmails: stats!.emails };
     });
+  }
+
+  /**
+   * Deletes of contacts that share emails cascade over the same emails and links in different orders
+   * and deadlocked each other. They now take the account's turn first: an advisory lock (deletes of one
+   * account one after the other) and the account's sync state row, which a sync batch holds until it
+   * commits (so a delete also waits for a batch in progress instead of crossing it).
+   */
+  private async serialiseAccountChanges(accountId: string, transaction: Transaction): Promise<void> {
+    await this.sequelize.query('SELECT pg_advisory_xact_lock($namespace, hashtext($accountId))', {
+      bind: { namespace: CONTACT_DELETE_LOCK, accountId },
+      transaction,
+    });
+    await this.sequelize.query('SELECT 1 FROM mail_sync_states WHERE email_account_id = $accountId FOR UPDATE', { bind: { accountId }, transaction });
   }
 
   /**

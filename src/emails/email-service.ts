@@ -84,10 +84,16 @@ export class EmailService {
   async markContactRead(userId: string, contactId: string): Promise<MarkReadResult> {
     await this.contacts.requireOwned(userId, contactId);
     // `NOT l.is_read` lets the partial index on the links find the unread ones without reading the rest.
+    // The rows are locked in id order first: two contacts that share emails, marked read at once, would
+    // otherwise lock the shared rows in opposite orders and deadlock.
     const changed = await this.select<{ id: string; email_account_id: string }>(
-      `UPDATE emails e SET is_read = true, read_pending = true, updated_at = now()
-         FROM email_contacts l
-        WHERE l.contact_id = $contactId AND NOT l.is_read AND l.email_id = e.id AND e.user_id = $userId AND NOT e.is_read
+      `WITH target AS (
+         SELECT e.id FROM email_contacts l JOIN emails e ON e.id = l.email_id
+          WHERE l.contact_id = $contactId AND NOT l.is_read AND e.user_id = $userId AND NOT e.is_read
+          ORDER BY e.id
+            FOR UPDATE OF e)
+       UPDATE emails e SET is_read = true, read_pending = true, updated_at = now()
+         FROM target t WHERE e.id = t.id
         RETURNING e.id, e.email_account_id`,
       { contactId, userId },
     );

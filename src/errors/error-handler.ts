@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
-import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from './app-errors.js';
+import { AppError, BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from './app-errors.js';
 import type { Logger } from '../logging/logger.js';
 
 interface ErrorBody {
@@ -14,6 +14,11 @@ function fromFrameworkError(err: unknown): AppError | undefined {
   // The database being down or restarting is an outage of ours, not a bug: 503 with Retry-After.
   if (err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(e.parent?.code ?? e.code) || isDroppedConnection(err)) {
     return new ServiceUnavailableError();
+  }
+  // Two requests crossed in the database (deadlock, serialization failure): this one lost and was rolled
+  // back whole. Nothing broke and trying again is the cure.
+  if (err instanceof DatabaseError && /^(?:40P01|40001)$/.test(e.parent?.code ?? '')) {
+    return new ConflictError('Požiadavka sa stretla so súbežnou zmenou, skúste to znova');
   }
   if (e.type === 'entity.parse.failed') return new BadRequestError('Neplatný formát JSON');
   if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError();

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import { ForeignKeyConstraintError, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
-import { ForbiddenError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, ValidationError } from '../errors/app-errors.js';
+import { AuthenticationError, ForbiddenError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, ValidationError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
 import { Timesheet, type Role } from '../models/index.js';
 import { CONTENT_TYPES, FileInspector, TIMESHEET_MAX_BYTES, TOO_LARGE_MESSAGE, type TimesheetFileKind } from './file-inspector.js';
@@ -131,6 +131,8 @@ export class TimesheetService {
           meta,
         );
       }
+      // The uploader's user was deleted while the file streamed in: the session they used is gone too.
+      if (err instanceof ForeignKeyConstraintError) throw new AuthenticationError();
       throw err;
     }
   }

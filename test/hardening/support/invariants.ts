@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import type { AppConfig } from '../../../src/config/config.js';
+import { testEnv } from '../../support/test-env.js';
+import type { RawRequest, RawResponse } from './http-target.js';
+
+/**
+ * What must hold for EVERY answer of the service, whatever was sent: never a server error, errors in
+ * exactly the spec's envelope, and nothing internal in any body.
+ */
+
+/** Things an error body must never show: stack frames, source paths, SQL and driver internals. */
+const LEAK_PATTERNS: Array<[string, RegExp]> = [
+  ['stack frame', /\n\s+at\s|\bat (?:async )?[\w$.<>]+ \(/],
+  ['source position', /\.(?:ts|js|mjs|cjs):\d+/],
+  ['file path', /(?:\/work\/|\/tmp\/|\/root\/|node_modules|file:\/\/)/],
+  ['SQL', /\b(?:SELECT\s.+\sFROM|INSERT INTO|UPDATE\s+"?\w+"?\s+SET|DELETE FROM)\b/is],
+  ['driver internals', /Sequelize|SQLSTATE|syntax error at|violates (?:unique|foreign|check|not-null)|duplicate key value|relation "|invalid input syntax|ECONNREFUSED|TypeError|ReferenceError|RangeError|Cannot read prop/],
+  ['bcrypt hash', /\$2[aby]\$\d{2}\$/],
+  ['sealed secret', /\bv1:[0-9a-f]{8}:[\w-]+:[\w-]+:/],
+];
+
+/** Secrets of the running configuration: never in any body, success or error. */
+export function configSecrets(config: AppConfig): string[] {
+  const secrets = [config.secrets.jwtAccessSecret, config.secrets.jwtRefreshSecret, config.secrets.encryptionKey.toString('hex')];
+  const dbPassword = testEnv.databaseUrl ? decodeURIComponent(new URL(testEnv.databaseUrl).password) : '';
+  if (dbPassword) secrets.push(dbPassword);
+  return secrets;
+}
+
+export interface CheckOptions {
+  /** 502/504 in the envelope are the documented answer of an unreachable mail server (design.md). */
+  allowUpstream?: boolean;
+  /** Extra strings that must not appear anywhere in the body (passwords the test knows). */
+  secrets?: string[];
+}
+
+function describeExchange(req: RawRequest, res: RawResponse): string {
+  const body = req.body === undefined ? '' : Buffer.isBuffer(req.body) ? `<${req.body.length} bytes>` : req.body.slice(0, 400);
+  return `${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers ?? {}).slice(0, 400)} ${body}\n  -> ${res.status} ${res.text.slice(0, 600)}`;
+}
+
+/** The spec's error envelope, exactly: no extra keys, statusCode equal to the HTTP status. */
+export function expectErrorEnvelope(res: RawResponse, context = ''): void {
+  expect(String(res.headers['content-type'] ?? ''), `content-type ${context}`).to.match(/^application\/json/);
+  const body = res.json as Record<string, unknown> | undefined;
+  expect(body, `JSON body ${context}`).to.be.an('object');
+  expect(Object.keys(body!).sort(), `envelope keys ${context}`).to.deep.equal(['error', 'success']);
+  expect(body!.success, context).to.equal(false);
+  const error = body!.error as Record<string, unknown>;
+  expect(error, context).to.be.an('object');
+  const keys = Object.keys(error);
+  expect(keys, `error keys ${context}`).to.include.members(['message', 'statusCode']);
+  expect(keys.filter((k) => !['message', 'statusCode', 'details'].includes(k)), `extra error keys ${context}`).to.deep.equal([]);
+  expect(error.message, context).to.be.a('string').and.not.equal('');
+  expect(error.statusCode, context).to.equal(res.status);
+}
+
+/** Leak patterns count only when the request did not carry the same text (an echoed field name is not a leak). */
+export function expectNoLeak(req: RawRequest, res: RawResponse, secrets: string[] = []): void {
+  const sent = req.body === undefined ? '' : req.body.toString();
+  const requestText = `${req.path} ${JSON.stringify(req.headers ?? {})} ${sent}`;
+  for (const secret of secrets) {
+    if (secret && !requestText.includes(secret)) expect(res.text.includes(secret), `a secret in the body of ${describeExchange(req, res)}`).to.equal(false);
+  }
+  if (res.status < 400) return;
+  for (const [what, pattern] of LEAK_PATTERNS) {
+    const found = pattern.exec(res.text);
+    if (found && !requestText.includes(found[0])) expect.fail(`${what} (${JSON.stringify(found[0])}) in ${describeExchange(req, res)}`);
+  }
+}
+
+/** Every invariant of one exchange. */
+export function expectSafeAnswer(req: RawRequest, res: RawResponse, options: CheckOptions = {}): void {
+  const context = describeExchange(req, res);
+  const upstream = options.allowUpstream && (res.status === 502 || res.status === 504);
+  if (res.status >= 500 && !upstream) expect.fail(`server error: ${context}`);
+  if (res.status >= 400 && req.method !== 'HEAD') expectErrorEnvelope(res, context);
+  expectNoLeak(req, res, options.secrets);
+}
