@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -135,14 +135,25 @@ export class EmbeddedPostgres {
 
 function postgresIds(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  try {
-    const passwd = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
-    if (!passwd) throw new Error('missing');
-    const [, , uid, gid] = passwd.split(':');
-    return { uid: Number(uid), gid: Number(gid) };
-  } catch {
-    throw new Error('running as root, the embedded PostgreSQL needs an OS user "postgres" (useradd --system postgres)');
+  let entry = findPasswdEntry('postgres');
+  if (!entry) {
+    // PostgreSQL refuses to run as root: a fresh machine gets a system user for it, as a package would.
+    try {
+      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      /* reported below */
+    }
+    entry = findPasswdEntry('postgres');
   }
+  if (!entry) throw new Error('running as root, the embedded PostgreSQL needs an OS user "postgres" (useradd --system postgres)');
+  return entry;
+}
+
+function findPasswdEntry(name: string): { uid: number; gid: number } | undefined {
+  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${name}:`));
+  if (!line) return undefined;
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
 }
 
 /** Every parent must be traversable by "other", or the postgres user cannot reach its data directory. */
