@@ -9,6 +9,7 @@ import { expectSafeAnswer } from './support/invariants.js';
 import { fuzzBench, type FuzzBench } from './support/setup.js';
 import { createActor, storeTimesheet, type Actor } from './support/world.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
+import { multipartBody } from '../timesheets/helpers.js';
 
 /**
  * The same change sent several times at once (double clicks, two tabs, retries): row locks,
@@ -16,7 +17,8 @@ import { pdfFixture } from '../timesheets/fixtures.js';
  * winners; the losers get the envelope with 404 / 409.
  */
 
-const ROUNDS = Number(process.env.FUZZ_RUNS ? Math.max(5, Math.round(Number(process.env.FUZZ_RUNS) / 100)) : 5);
+/** Rounds per scenario: 5 in the suite; FUZZ_RUNS (the long manual mode) scales them up. */
+const ROUNDS = process.env.FUZZ_RUNS ? Math.max(5, Math.round(Number(process.env.FUZZ_RUNS) / 100)) : 5;
 
 describe('hardening: concurrent identical and overlapping requests', function () {
   this.timeout(180_000);
@@ -100,12 +102,12 @@ describe('hardening: concurrent identical and overlapping requests', function ()
     }
   });
 
-  it('two accounts made primary at the same moment: both answered, exactly one primary afterwards', async () => {
+  it('two accounts made primary at the same moment: all 200, exactly one primary afterwards', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const actor = await createActor(bench.ctx, 'member');
       const [x, y] = [await createMailAccount(actor.fixture, { isPrimary: false }), await createMailAccount(actor.fixture, { isPrimary: false })];
       const statuses = await burst([x, y, x, y].map((acc) => json('PATCH', `/api/email-accounts/${acc.id}`, actor.session.bearer, { isPrimary: true })));
-      expect(statuses.filter((s) => s !== 200 && s !== 409), `statuses ${statuses}`).to.deep.equal([]);
+      expect(statuses, 'the later change wins; none is refused').to.deep.equal([200, 200, 200, 200]);
       expect(await EmailAccount.count({ where: { userId: actor.id, isPrimary: true } })).to.equal(1);
     }
   });
@@ -188,12 +190,9 @@ describe('hardening: a user deleted while their requests are in flight', functio
 });
 
 function multipartUpload() {
-  const boundary = `----race${crypto.randomBytes(6).toString('hex')}`;
-  const parts = [
-    `--${boundary}\r\nContent-Disposition: form-data; name="year"\r\n\r\n2026\r\n`,
-    `--${boundary}\r\nContent-Disposition: form-data; name="month"\r\n\r\n3\r\n`,
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
-  ];
-  const body = Buffer.concat([Buffer.from(parts.join('')), pdfFixture(), Buffer.from(`\r\n--${boundary}--\r\n`)]);
-  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+  return multipartBody([
+    { name: 'year', value: '2026' },
+    { name: 'month', value: '3' },
+    { name: 'file', filename: 'a.pdf', content: pdfFixture(), contentType: 'application/pdf' },
+  ]);
 }

@@ -51,4 +51,15 @@ describe('hardening: regressions found by fuzzing', () => {
       expect(body.error).to.deep.equal({ message: 'Interná chyba servera', statusCode: 500 });
     });
   });
+
+  describe('two requests that crossed in the database (was a 500; fuzz-concurrency)', () => {
+    for (const [code, what] of [['40P01', 'deadlock'], ['40001', 'serialization failure']]) {
+      it(`a ${what} (${code}) is a 409 asking to try again, no internals`, () => {
+        const err = new DatabaseError(Object.assign(new Error('deadlock detected'), { code, sql: 'DELETE FROM contacts ...' }) as never);
+        const { status, body } = renderError(err, false);
+        expect(status).to.equal(409);
+        expect(body).to.deep.equal({ success: false, error: { message: 'Požiadavka sa stretla so súbežnou zmenou, skúste to znova', statusCode: 409 } });
+      });
+    }
+  });
 });

@@ -38,7 +38,11 @@ export function startServe(args: string[], env: Record<string, string>, timeoutM
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in time:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Nobody holds the handle of a server that never said where it listens: do not leave it running.
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start in time:\n${out}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /"url":"(http:\/\/[^"]+)"/.exec(out);

@@ -95,10 +95,6 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   )
   .map((pairs) => Object.fromEntries(pairs));
 
-export interface FuzzCase {
-  request: RawRequest;
-}
-
 export function requestsFor(world: World, route: FuzzRoute, auth = credentials(world)): fc.Arbitrary<RawRequest> {
   const ids = route.idPool?.(world) ?? world.ids;
   const wantsBody = ['POST', 'PATCH', 'PUT'].includes(route.method);
