@@ -11,9 +11,9 @@ import type { AuthMiddleware } from './auth-middleware.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
 import type { UserState } from './auth-service.js';
 import { AuthCookies, REFRESH_COOKIE } from './cookies.js';
+import { REFRESH_INVALID } from './session-service.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
-const REFRESH_INVALID = 'Refresh token expiroval alebo je neplatný';
 
 type AuthServices = Pick<Services, 'auth' | 'sessions' | 'mailAccounts' | 'mailSync'>;
 

@@ -22,7 +22,8 @@ export interface SessionTokens extends IssuedTokens {
   session: Session;
 }
 
-const REFRESH_INVALID = 'Refresh token expiroval alebo je neplatný';
+/** Spec 4.1 rule 5: the one message for every refresh failure. */
+export const REFRESH_INVALID = 'Refresh token expiroval alebo je neplatný';
 
 export interface SessionServiceOptions {
   /** Seconds a just-rotated refresh token is still honoured (default REFRESH_GRACE_SECONDS). */

@@ -4,7 +4,8 @@
  * has single-purpose helpers; these combine calls, which its API cannot express.
  */
 import { responseFor, type JmapClient } from '../jmap/client.js';
-import { JmapMethodError, JmapProtocolError } from '../jmap/errors.js';
+import { JmapProtocolError } from '../jmap/errors.js';
+import { readEmailChanges } from '../jmap/mail.js';
 import type { Email, MethodCall } from '../jmap/types.js';
 import { BODY_CAP_BYTES } from './email-body.js';
 import { EMAIL_PROPERTIES, mailboxRoles, type MailboxRoles } from './email-mapper.js';
@@ -83,8 +84,8 @@ export interface ChangesBatch {
 
 /**
  * Email/changes and Email/get of what was created or updated, plus (optionally) the mailboxes, in
- * one request. Cyrus's ways of saying "cannot tell" all become JmapMethodError cannotCalculateChanges,
- * as in src/jmap/mail.ts emailChanges().
+ * one request. Cyrus's ways of saying "cannot tell" all become JmapMethodError cannotCalculateChanges
+ * (readEmailChanges).
  */
 export async function fetchChanges(
   client: JmapClient,
@@ -102,25 +103,12 @@ export async function fetchChanges(
   ];
   if (withMailboxes) calls.unshift(['Mailbox/get', { accountId, ids: null, properties: ['id', 'role'] }, 'm']);
   const responses = await client.call(calls, { signal });
-  let changes: Record<string, unknown>;
-  try {
-    changes = responseFor(responses, 'c', 'Email/changes');
-  } catch (err) {
-    if (err instanceof JmapMethodError && err.type === 'invalidArguments' && blamesSinceState(err)) {
-      throw cannotCalculate(`server rejected sinceState ${sinceState}`);
-    }
-    throw err;
-  }
-  const { newState } = changes;
-  if (typeof newState !== 'string') throw new JmapProtocolError('Email/changes answered without newState');
-  // Cyrus accepts a numeric state it never issued (server reset) and answers "no changes" from below it.
-  if (/^\d+$/.test(sinceState) && /^\d+$/.test(newState) && BigInt(newState) < BigInt(sinceState)) {
-    throw cannotCalculate(`sinceState ${sinceState} is ahead of the server's state ${newState}`);
-  }
+  // One place decides what "cannot calculate changes" looks like on Cyrus (src/jmap/mail.ts).
+  const changes = readEmailChanges(responses, 'c', sinceState);
   return {
-    newState,
-    hasMoreChanges: changes.hasMoreChanges === true,
-    destroyed: Array.isArray(changes.destroyed) ? (changes.destroyed as string[]) : [],
+    newState: changes.newState,
+    hasMoreChanges: changes.hasMoreChanges,
+    destroyed: changes.destroyed,
     emails: [...listOf(responseFor(responses, 'gc', 'Email/get')), ...listOf(responseFor(responses, 'gu', 'Email/get'))],
     roles: withMailboxes ? rolesFrom(responses, 'm') : undefined,
   };
@@ -135,14 +123,4 @@ function rolesFrom(responses: Awaited<ReturnType<JmapClient['call']>>, callId: s
 function listOf(response: Record<string, unknown>): Email[] {
   if (!Array.isArray(response.list)) throw new JmapProtocolError('Email/get answered without a list');
   return response.list as Email[];
-}
-
-/** Cyrus names the offending argument; without a name, sinceState is the only one that can be wrong. */
-function blamesSinceState(err: JmapMethodError): boolean {
-  const names = err.details.arguments;
-  return !Array.isArray(names) || names.includes('sinceState');
-}
-
-function cannotCalculate(description: string): JmapMethodError {
-  return new JmapMethodError('cannotCalculateChanges', {}, { methodName: 'Email/changes', description });
 }
