@@ -25,7 +25,7 @@ import { AppConfig } from '../src/config/config.js';
 import { createSequelize } from '../src/db/database.js';
 import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrateUp } from '../src/db/migrator.js';
-import { createApp } from '../src/http/app.js';
+import { createApp } from '../src/app/http-app.js';
 import { createLogger } from '../src/logging/logger.js';
 import { User } from '../src/models/index.js';
 

@@ -18,7 +18,7 @@ import { AppConfig } from '../src/config/config.js';
 import { contactListQuery } from '../src/contacts/contact-query.js';
 import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { emailListQuery } from '../src/emails/email-query.js';
-import { createApp } from '../src/http/app.js';
+import { createApp } from '../src/app/http-app.js';
 import { createLogger } from '../src/logging/logger.js';
 import { User } from '../src/models/index.js';
 import { seedMailbox, type SeededMailbox } from './contacts-seed.js';

@@ -103,7 +103,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     );
-    -- design.md: jmap_id and message_id are unique per mail account (one message in two staff accounts is two rows).
+    -- design.md: jmap_id and message_id are unique per email account (one message in two staff accounts is two rows).
     CREATE UNIQUE INDEX emails_account_jmap_id_key ON emails (email_account_id, jmap_id);
     CREATE UNIQUE INDEX emails_account_message_id_key ON emails (email_account_id, message_id) WHERE message_id IS NOT NULL;
     CREATE INDEX emails_user_date_idx ON emails (user_id, date DESC, id);

@@ -3,7 +3,8 @@ import { BaseCommand } from '../../src/cli/base-command.js';
 import { renderTable } from '../../src/cli/table.js';
 import { presentAuditLog, type AuditLogView } from '../../src/admin/admin-presenters.js';
 import { auditLogFilters } from '../../src/admin/admin-schemas.js';
-import { listResult, parse } from '../../src/http/validate.js';
+import { parse } from '../../src/shared/validation.js';
+import { listResult } from '../../src/shared/pagination.js';
 
 export default class AuditList extends BaseCommand {
   static override description =

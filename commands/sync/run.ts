@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js';
 import { AppError } from '../../src/errors/app-errors.js';
 import { renderTable } from '../../src/cli/table.js';
 import { progressBar } from '../../src/cli/progress.js';
-import { idParams, parse } from '../../src/http/validate.js';
+import { idParams, parse } from '../../src/shared/validation.js';
 import type { SyncResult } from '../../src/sync/sync-service.js';
 
 const FAILED = new Set(['error', 'auth_failed']);
@@ -20,8 +20,8 @@ export default class SyncRun extends BaseCommand {
   ];
 
   static override flags = {
-    account: Flags.string({ char: 'a', description: 'mail account id (see mail-accounts list)', exactlyOne: ['account', 'all'] }),
-    all: Flags.boolean({ description: 'every active mail account', exactlyOne: ['account', 'all'] }),
+    account: Flags.string({ char: 'a', description: 'email account id (see email-accounts list)', exactlyOne: ['account', 'all'] }),
+    all: Flags.boolean({ description: 'every active email account', exactlyOne: ['account', 'all'] }),
     'include-auth-failed': Flags.boolean({ description: 'with --all: also accounts stopped on wrong credentials', dependsOn: ['all'] }),
   };
 
@@ -30,7 +30,7 @@ export default class SyncRun extends BaseCommand {
     const ctx = await this.appContext();
     const sync = ctx.services.mailSync;
     const accountId = flags.account === undefined ? undefined : parse(idParams, { id: flags.account }).id;
-    if (accountId) await ctx.services.mailAccountAdmin.get(accountId);
+    if (accountId) await ctx.services.emailAccountAdmin.get(accountId);
     // Emails fetched against the totals the server announced, summed over the accounts running.
     const perAccount = new Map<string, { fetched: number; total: number }>();
     const bar = progressBar('Syncing', !this.jsonEnabled());
@@ -55,7 +55,7 @@ export default class SyncRun extends BaseCommand {
       bar.stop();
     }
     if (results.length === 0) {
-      this.log('No active mail accounts to sync.');
+      this.log('No active email accounts to sync.');
     } else {
       this.log(
         renderTable(results, [

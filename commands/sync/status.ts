@@ -5,7 +5,7 @@ import type { SyncStatusRow } from '../../src/sync/sync-status.js';
 
 export default class SyncStatus extends BaseCommand {
   static override description =
-    'Show the mail sync state of every mail account (or one user\'s): status, last success, last error, failures ' +
+    'Show the mail sync state of every email account (or one user\'s): status, last success, last error, failures ' +
     'in a row and the next attempt. auth_failed means the credentials must be changed before it retries.';
 
   static override examples = ['<%= config.bin %> sync status', '<%= config.bin %> sync status jana --json'];
@@ -20,7 +20,7 @@ export default class SyncStatus extends BaseCommand {
     const owner = args.username ? await ctx.services.userAdmin.getByUsername(args.username) : undefined;
     const items = await ctx.services.mailSync.statusList({ userId: owner?.id });
     if (items.length === 0) {
-      this.log(owner ? `"${owner.username}" has no mail accounts.` : 'No mail accounts.');
+      this.log(owner ? `"${owner.username}" has no email accounts.` : 'No email accounts.');
     } else {
       this.log(
         renderTable(items, [

@@ -3,8 +3,8 @@ import { BaseCommand } from '../../src/cli/base-command.js';
 import { readSecretFromStdin } from '../../src/cli/secret-input.js';
 import { presentAdminUser, type AdminUserView } from '../../src/admin/admin-presenters.js';
 import { newUserWithMailSchema } from '../../src/users/user-schemas.js';
-import { parse } from '../../src/http/validate.js';
-import { presentMailAccount, type MailAccountView } from '../../src/mail-accounts/mail-account-presenter.js';
+import { parse } from '../../src/shared/validation.js';
+import { presentEmailAccount, type EmailAccountView } from '../../src/email-accounts/email-account-presenter.js';
 
 export default class UsersCreate extends BaseCommand {
   static override description =
@@ -23,7 +23,7 @@ export default class UsersCreate extends BaseCommand {
     role: Flags.string({ char: 'r', description: 'role', options: ['admin', 'member'], default: 'member' }),
     'first-name': Flags.string({ description: 'first name' }),
     'last-name': Flags.string({ description: 'last name' }),
-    email: Flags.string({ description: 'mail address to attach as the primary mail account (needs a mail password)' }),
+    email: Flags.string({ description: 'mail address to attach as the primary email account (needs a mail password)' }),
     'email-password': Flags.string({
       description: 'mail password (visible in shell history and ps: prefer --email-password-stdin)',
       dependsOn: ['email'],
@@ -35,7 +35,7 @@ export default class UsersCreate extends BaseCommand {
     }),
   };
 
-  async run(): Promise<{ user: AdminUserView; temporaryPassword: string; mailAccount?: MailAccountView }> {
+  async run(): Promise<{ user: AdminUserView; temporaryPassword: string; emailAccount?: EmailAccountView }> {
     const { flags } = await this.parse(UsersCreate);
     if (flags.email !== undefined && flags['email-password'] === undefined && !flags['email-password-stdin']) {
       this.error('--email needs --email-password-stdin or --email-password', { exit: 2 });
@@ -50,10 +50,10 @@ export default class UsersCreate extends BaseCommand {
       emailPassword,
     });
     const ctx = await this.appContext();
-    const { user, temporaryPassword, mailAccount } = await ctx.services.userAdmin.create(input, this.cliMeta());
+    const { user, temporaryPassword, emailAccount } = await ctx.services.userAdmin.create(input, this.cliMeta());
     this.log(`Created ${user.role} "${user.username}" (${user.id}).`);
-    if (mailAccount) this.log(`Primary mail account ${mailAccount.email} attached and verified (${mailAccount.id}).`);
+    if (emailAccount) this.log(`Primary email account ${emailAccount.email} attached and verified (${emailAccount.id}).`);
     this.log(`Temporary password (shown once, valid ${ctx.config.tempPasswordTtlDays} days): ${temporaryPassword}`);
-    return { user: presentAdminUser(user), temporaryPassword, ...(mailAccount ? { mailAccount: presentMailAccount(mailAccount) } : {}) };
+    return { user: presentAdminUser(user), temporaryPassword, ...(emailAccount ? { emailAccount: presentEmailAccount(emailAccount) } : {}) };
   }
 }

@@ -3,7 +3,8 @@ import { BaseCommand } from '../../src/cli/base-command.js';
 import { renderTable } from '../../src/cli/table.js';
 import { presentAdminUser, type AdminUserView } from '../../src/admin/admin-presenters.js';
 import { listUsersQuery } from '../../src/admin/admin-schemas.js';
-import { listResult, parse } from '../../src/http/validate.js';
+import { parse } from '../../src/shared/validation.js';
+import { listResult } from '../../src/shared/pagination.js';
 
 export default class UsersList extends BaseCommand {
   static override description = 'List users, sorted by username, with optional role and text filters.';

@@ -1,7 +1,7 @@
 import type { AuditLog, User } from '../models/index.js';
-import { presentMailAccount } from '../mail-accounts/mail-account-presenter.js';
+import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
 import { presentUser } from '../users/user-presenter.js';
-import type { AdminMailAccount } from './mail-account-admin-service.js';
+import type { AdminEmailAccount } from '../email-accounts/email-account-admin-service.js';
 
 /** The user as an admin sees it: also where onboarding stands (never a hash). */
 export function presentAdminUser(user: User) {
@@ -28,10 +28,10 @@ export function presentAuditLog(log: AuditLog) {
   };
 }
 
-export function presentAdminMailAccount(account: AdminMailAccount) {
-  return { ...presentMailAccount(account), userId: account.userId, username: account.user?.username ?? null };
+export function presentAdminEmailAccount(account: AdminEmailAccount) {
+  return { ...presentEmailAccount(account), userId: account.userId, username: account.user?.username ?? null };
 }
 
 export type AdminUserView = ReturnType<typeof presentAdminUser>;
-export type AdminMailAccountView = ReturnType<typeof presentAdminMailAccount>;
+export type AdminEmailAccountView = ReturnType<typeof presentAdminEmailAccount>;
 export type AuditLogView = ReturnType<typeof presentAuditLog>;

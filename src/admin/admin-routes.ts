@@ -1,10 +1,13 @@
 import { Router, type Response } from 'express';
-import type { Services } from '../app/services.js';
+import type { AuditQueryService } from '../audit/audit-query-service.js';
+import type { UserAdminService } from '../users/user-admin-service.js';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
 import { requestMeta } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
-import { idParams, listResult, parseBody, parseParams, parseQuery } from '../http/validate.js';
-import { presentMailAccount } from '../mail-accounts/mail-account-presenter.js';
+import { parseBody, parseParams, parseQuery } from '../http/validate.js';
+import { idParams } from '../shared/validation.js';
+import { listResult } from '../shared/pagination.js';
+import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
 import { presentAdminUser, presentAuditLog } from './admin-presenters.js';
 import { auditLogQuery, createUserBody, listUsersQuery, updateUserBody } from './admin-schemas.js';
 
@@ -14,15 +17,20 @@ function noStore(res: Response): void {
 }
 
 /** /api/admin: user management and the audit trail, for admins only (401 anonymous, 403 members). */
-export function createAdminRouter(services: Pick<Services, 'userAdmin' | 'auditQuery'>, auth: AuthMiddleware): Router {
+export interface AdminRouteDeps {
+  userAdmin: UserAdminService;
+  auditQuery: AuditQueryService;
+}
+
+export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware): Router {
   const router = Router();
   router.use(auth.requireAuth, auth.requireRole('admin'));
 
   router.post('/users', async (req, res) => {
     const input = parseBody(createUserBody, req);
-    const { user, temporaryPassword, mailAccount } = await services.userAdmin.create(input, requestMeta(req));
+    const { user, temporaryPassword, emailAccount } = await services.userAdmin.create(input, requestMeta(req));
     noStore(res);
-    const data = { user: presentAdminUser(user), temporaryPassword, ...(mailAccount ? { mailAccount: presentMailAccount(mailAccount) } : {}) };
+    const data = { user: presentAdminUser(user), temporaryPassword, ...(emailAccount ? { emailAccount: presentEmailAccount(emailAccount) } : {}) };
     ok(res, data, 'Používateľ vytvorený', 201);
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/validate.js';
+import { paginationQuery } from '../shared/validation.js';
 import { newUserWithMailSchema, personNameSchema, roleSchema } from '../users/user-schemas.js';
 
 export const createUserBody = newUserWithMailSchema;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppContext } from './context.js';
 import { makeDrainable, type Drainable } from './http-drain.js';
-import { createApp } from '../http/app.js';
+import { createApp } from './http-app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { SyncScheduler } from '../sync/sync-scheduler.js';
 

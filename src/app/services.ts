@@ -11,11 +11,11 @@ import { TokenService } from '../auth/token-service.js';
 import { AppMetrics } from '../metrics/metrics.js';
 import { AuthService } from '../auth/auth-service.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
-import { jmapClientFactory, jmapCredentialValidator } from '../mail-accounts/credential-validator.js';
-import { MailAccountService } from '../mail-accounts/mail-account-service.js';
+import { jmapClientFactory, jmapCredentialValidator } from '../email-accounts/credential-validator.js';
+import { EmailAccountService } from '../email-accounts/email-account-service.js';
 import { UserAdminService, type UserFileCleanup } from '../users/user-admin-service.js';
 import { AuditQueryService } from '../audit/audit-query-service.js';
-import { MailAccountAdminService } from '../admin/mail-account-admin-service.js';
+import { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
 import { ContactService } from '../contacts/contact-service.js';
@@ -35,7 +35,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const users = new UserService(sequelize, hasher, audit, config.tempPasswordTtlDays);
   const tokens = new TokenService(config.secrets.jwtAccessSecret, config.secrets.jwtRefreshSecret);
   const sessions = new SessionService(sequelize, tokens, audit, { logger });
-  const mailAccounts = new MailAccountService(
+  const emailAccounts = new EmailAccountService(
     sequelize,
     secretBox,
     audit,
@@ -44,23 +44,23 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   );
   const timesheets = new TimesheetService(sequelize, new LocalDirectoryStorage(config.timesheetDir), audit, logger);
   const userFiles: UserFileCleanup = timesheets;
-  const userAdmin = new UserAdminService({ sequelize, users, hasher, sessions, mailAccounts, audit, files: userFiles });
+  const userAdmin = new UserAdminService({ sequelize, users, hasher, sessions, emailAccounts, audit, files: userFiles });
   const auditQuery = new AuditQueryService(sequelize);
-  const mailAccountAdmin = new MailAccountAdminService(mailAccounts);
+  const emailAccountAdmin = new EmailAccountAdminService(emailAccounts);
   const loginThrottle = new LoginThrottle(sequelize);
-  const auth = new AuthService(sequelize, users, hasher, sessions, mailAccounts, audit, loginThrottle);
+  const auth = new AuthService(sequelize, users, hasher, sessions, emailAccounts, audit, loginThrottle);
   const contacts = new ContactService(sequelize, audit);
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
-  const readStatePusher = new ReadStatePusher(sequelize, mailAccounts, logger);
+  const readStatePusher = new ReadStatePusher(sequelize, emailAccounts, logger);
   const emails = new EmailService(sequelize, contacts, readStatePusher, logger);
   const mailSync = new SyncService({
     sequelize,
     logger,
-    clientFor: (account) => mailAccounts.clientFor(account),
+    clientFor: (account) => emailAccounts.clientFor(account),
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, mailAccounts, mailSync, userAdmin, auditQuery, mailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
 }
 
 export type Services = ReturnType<typeof buildServices>;

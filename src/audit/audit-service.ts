@@ -3,12 +3,8 @@ import { AuditLog } from '../models/index.js';
 import type { Logger } from '../logging/logger.js';
 
 /** Who asked for an operation and from where; the same shape whether it came from HTTP, the CLI or cron. */
-export interface RequestMeta {
-  ip?: string | null;
-  userAgent?: string | null;
-  /** "user:<id>" for the web, "cli:<os user>" for crm-admin, "sync" for the scheduler. */
-  actor?: string | null;
-}
+export type { RequestMeta } from '../shared/request-meta.js';
+import type { RequestMeta } from '../shared/request-meta.js';
 
 export interface AuditEntry {
   action: string;
@@ -31,10 +27,10 @@ export const AuditActions = {
   roleChanged: 'admin.role_changed',
   tempPasswordReset: 'admin.temp_password_reset',
   userDeleted: 'admin.user_deleted',
-  mailAccountAttached: 'admin.mail_account_attached',
-  mailAccountRemoved: 'mail_account.removed',
-  mailAccountAdded: 'mail_account.added',
-  mailAccountUpdated: 'mail_account.updated',
+  emailAccountAttached: 'admin.email_account_attached',
+  emailAccountRemoved: 'email_account.removed',
+  emailAccountAdded: 'email_account.added',
+  emailAccountUpdated: 'email_account.updated',
   timesheetUploaded: 'timesheet.uploaded',
   timesheetDeleted: 'timesheet.deleted',
   timesheetPurge: 'admin.timesheet_purge',

@@ -1,5 +1,8 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
-import type { Services } from '../app/services.js';
+import type { EmailAccountService } from '../email-accounts/email-account-service.js';
+import type { SyncService } from '../sync/sync-service.js';
+import type { AuthService } from './auth-service.js';
+import type { SessionService } from './session-service.js';
 import { AuditActions } from '../audit/audit-service.js';
 import { AuthenticationError } from '../errors/app-errors.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
@@ -11,14 +14,20 @@ import type { AuthMiddleware } from './auth-middleware.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
 import type { UserState } from './auth-service.js';
 import { AuthCookies, REFRESH_COOKIE } from './cookies.js';
-import { REFRESH_INVALID } from './session-service.js';
+import { REFRESH_INVALID } from './auth-messages.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
 
-type AuthServices = Pick<Services, 'auth' | 'sessions' | 'mailAccounts' | 'mailSync'>;
+/** What the auth routes need, and nothing more. */
+export interface AuthRouteDeps {
+  auth: AuthService;
+  sessions: SessionService;
+  emailAccounts: Pick<EmailAccountService, 'add'>;
+  mailSync: Pick<SyncService, 'requestSync'>;
+}
 
 /** Spec section 4.1, mounted at /api/auth. */
-export function createAuthRouter(services: AuthServices, auth: AuthMiddleware, options: { production: boolean }): Router {
+export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, options: { production: boolean }): Router {
   const router = Router();
   const cookies = new AuthCookies(options.production);
 
@@ -77,7 +86,7 @@ export function createAuthRouter(services: AuthServices, auth: AuthMiddleware, o
 
   router.post('/link-email', auth.requireAuth, async (req, res) => {
     const body = parseBody(linkEmailSchema, req);
-    const account = await services.mailAccounts.add(requireAuthContext(req).userId, body, requestMeta(req), {
+    const account = await services.emailAccounts.add(requireAuthContext(req).userId, body, requestMeta(req), {
       auditAction: AuditActions.emailLink,
     });
     // The CRM should fill itself now, not at the next cron tick.

@@ -2,16 +2,14 @@ import type { Sequelize } from 'sequelize';
 import { AppError, AuthenticationError, ConflictError, ValidationError } from '../errors/app-errors.js';
 import { User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
-import type { MailAccountService } from '../mail-accounts/mail-account-service.js';
+import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
 import type { UserService } from '../users/user-service.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { PasswordMessages, assertPasswordPolicy, weakPassword } from './password-policy.js';
 import type { SessionService, SessionTokens } from './session-service.js';
 
-/** One message for unknown user, wrong password and expired temporary password: no user enumeration. */
-export const INVALID_CREDENTIALS = 'Nesprávne používateľské meno alebo heslo';
-export const WRONG_CURRENT_PASSWORD = 'Aktuálne heslo je nesprávne';
+import { INVALID_CREDENTIALS, WRONG_CURRENT_PASSWORD } from './auth-messages.js';
 
 export interface LoginInput {
   username: string;
@@ -51,7 +49,7 @@ export class AuthService {
     private readonly users: UserService,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionService,
-    private readonly mailAccounts: Pick<MailAccountService, 'hasActiveAccount'>,
+    private readonly emailAccounts: Pick<EmailAccountService, 'hasActiveAccount'>,
     private readonly audit: AuditService,
     private readonly throttle: LoginThrottle,
   ) {}
@@ -113,7 +111,7 @@ export class AuthService {
     return { user: saved, ...(await this.onboardingState(saved)) };
   }
 
-  /** The user chose not to link a mail account now; they are not asked again. */
+  /** The user chose not to link a email account now; they are not asked again. */
   async skipEmail(userId: string, meta: RequestMeta): Promise<UserState> {
     const user = await this.sequelize.transaction(async (transaction) => {
       const found = await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
@@ -136,7 +134,7 @@ export class AuthService {
   async onboardingState(user: User): Promise<OnboardingState> {
     return {
       needsPasswordChange: !user.changedPassword,
-      needsEmailSetup: !user.emailSetupSkipped && !(await this.mailAccounts.hasActiveAccount(user.id)),
+      needsEmailSetup: !user.emailSetupSkipped && !(await this.emailAccounts.hasActiveAccount(user.id)),
     };
   }
 

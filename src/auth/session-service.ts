@@ -4,7 +4,7 @@ import { AuthenticationError } from '../errors/app-errors.js';
 import { Session, User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { Logger } from '../logging/logger.js';
-import { INVALID_CREDENTIALS } from './auth-service.js';
+import { INVALID_CREDENTIALS, REFRESH_INVALID } from './auth-messages.js';
 import { SessionCache, type UserRow } from './session-cache.js';
 import { REFRESH_TOKEN_TTL_SECONDS, hashTokenId, type TokenService } from './token-service.js';
 
@@ -22,8 +22,6 @@ export interface SessionTokens extends IssuedTokens {
   session: Session;
 }
 
-/** Spec 4.1 rule 5: the one message for every refresh failure. */
-export const REFRESH_INVALID = 'Refresh token expiroval alebo je neplatný';
 
 export interface SessionServiceOptions {
   /** Seconds a just-rotated refresh token is still honoured (default REFRESH_GRACE_SECONDS). */

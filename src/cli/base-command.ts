@@ -2,10 +2,10 @@ import os from 'node:os';
 import readline from 'node:readline/promises';
 import { Command, Errors, Flags } from '@oclif/core';
 import { createAppContext, type AppContext } from '../app/context.js';
-import { ConfigError } from '../config/config.js';
+import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
-import { createLogger } from '../logging/logger.js';
-import type { RequestMeta } from '../audit/audit-service.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import type { RequestMeta } from '../shared/request-meta.js';
 
 /**
  * Shared plumbing of crm-admin commands: one app context (same services as the HTTP API), clean
@@ -18,12 +18,23 @@ export abstract class BaseCommand extends Command {
   };
 
   protected ctx?: AppContext;
+  private validatedConfig?: AppConfig;
+
+  /** The validated environment (a ConfigError lists every problem and exits 1, see catch()). */
+  protected appConfig(): AppConfig {
+    return (this.validatedConfig ??= AppConfig.fromEnv());
+  }
+
+  /** Commands log to stderr at CLI_LOG_LEVEL (stdout stays clean for --json); serve logs to stdout at LOG_LEVEL. */
+  protected commandLogger(config: AppConfig, options: { service?: boolean } = {}): Logger {
+    return options.service ? createLogger(config.logLevel) : createLogger(config.cliLogLevel, { stderr: true });
+  }
 
   /** Opens the database (embedded or DATABASE_URL) and, unless told otherwise, applies pending migrations. */
   protected async appContext(options: { migrate?: boolean } = {}): Promise<AppContext> {
     if (!this.ctx) {
-      const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', { stderr: true });
-      this.ctx = await createAppContext({ logger, poolMax: 4, migrate: options.migrate ?? true });
+      const config = this.appConfig();
+      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true });
     }
     return this.ctx;
   }

@@ -27,6 +27,7 @@ export class AppConfig {
   readonly corsOrigin?: string;
   readonly bcryptRounds: number;
   readonly logLevel: string;
+  readonly cliLogLevel: string;
   readonly errorStacks: boolean;
   readonly tempPasswordTtlDays: number;
   readonly trustProxy: number;
@@ -48,6 +49,7 @@ export class AppConfig {
     this.corsOrigin = raw.CORS_ORIGIN;
     this.bcryptRounds = raw.BCRYPT_ROUNDS;
     this.logLevel = raw.LOG_LEVEL;
+    this.cliLogLevel = raw.CLI_LOG_LEVEL;
     this.errorStacks = raw.ERROR_STACKS;
     this.tempPasswordTtlDays = raw.TEMP_PASSWORD_TTL_DAYS;
     this.trustProxy = raw.TRUST_PROXY;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import cron from 'node-cron';
-import { DEFAULT_METRICS_ALLOW, parseAllowList } from '../metrics/allow-list.js';
+import { DEFAULT_METRICS_ALLOW, parseAllowList } from '../shared/ip-allow-list.js';
 
 /** systemd EnvironmentFiles often carry `KEY=` lines: an empty value means "not set", not "empty string". */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -50,6 +50,8 @@ export const envSchema = z.object({
   CORS_ORIGIN: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
   BCRYPT_ROUNDS: withDefault(z.coerce.number().int().min(4).max(15), '12'),
   LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'info'),
+  // crm-admin commands log to stderr; only warnings by default so their output stays readable.
+  CLI_LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'warn'),
   /** The spec shows `error.stack` only in development AND when stack output is enabled. */
   ERROR_STACKS: booleanFlag,
   TEMP_PASSWORD_TTL_DAYS: withDefault(z.coerce.number().int().min(1).max(90), '7'),

@@ -1,5 +1,5 @@
 import { escapeLike } from '../db/escape-like.js';
-import { countWithOwnership } from './owned-account.js';
+import { countWithOwnership } from '../email-accounts/account-access.js';
 import { CONTACT_COLUMNS, UNREAD_COUNT_OF } from './contact-records.js';
 
 export type ContactSort = 'latest' | 'name';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/validate.js';
+import { paginationQuery } from '../shared/validation.js';
 
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;

@@ -1,15 +1,11 @@
 import { ForeignKeyConstraintError, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import type { PageRequest } from '../shared/pagination.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import { Contact } from '../models/index.js';
-import { ACCOUNT_NOT_FOUND, requireOwnMailAccount, totalOrNotFound, type CountRow } from './owned-account.js';
+import { ACCOUNT_NOT_FOUND, requireOwnEmailAccount, totalOrNotFound, type CountRow } from '../email-accounts/account-access.js';
 import { contactListQuery, type ContactFilter } from './contact-query.js';
 import { CONTACT_COLUMNS, CONTACT_NOT_FOUND, UNREAD_COUNT_OF, toContactRecord, type ContactRecord, type ContactRow } from './contact-records.js';
-
-export interface PageRequest {
-  page: number;
-  limit: number;
-}
 
 export interface NewContact {
   accountId: string;
@@ -27,7 +23,7 @@ export type { ContactFilter, ContactSort } from './contact-query.js';
 
 export { CONTACT_NOT_FOUND } from './contact-records.js';
 const DUPLICATE = 'Kontakt už existuje';
-/** Namespace of the advisory locks of contact deletes (the key within it is the mail account). */
+/** Namespace of the advisory locks of contact deletes (the key within it is the email account). */
 const CONTACT_DELETE_LOCK = 0x636f6e74;
 
 /**
@@ -66,7 +62,7 @@ export class ContactService {
 
   /** A contact added by hand; it also lifts an earlier deletion's suppression, so the sync fills it again. */
   async create(userId: string, input: NewContact, meta: RequestMeta): Promise<ContactRecord> {
-    const accountId = await requireOwnMailAccount(userId, input.accountId);
+    const accountId = await requireOwnEmailAccount(userId, input.accountId);
     const email = input.email.trim().toLowerCase();
     let id: string;
     try {
@@ -92,7 +88,7 @@ export class ContactService {
     } catch (err) {
       // Two requests racing past the check: the unique constraint decides, the loser gets the same 409.
       if (err instanceof UniqueConstraintError) throw new ConflictError(DUPLICATE);
-      // The mail account was removed between the check and the insert.
+      // The email account was removed between the check and the insert.
       if (err instanceof ForeignKeyConstraintError) throw new NotFoundError(ACCOUNT_NOT_FOUND);
       throw err;
     }

@@ -1,4 +1,4 @@
-import { countWithOwnership } from '../contacts/owned-account.js';
+import { countWithOwnership } from '../email-accounts/account-access.js';
 import { LIST_COLUMNS } from './email-records.js';
 
 export interface EmailFilter {

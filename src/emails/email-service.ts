@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { PageRequest } from '../shared/pagination.js';
 import type { ContactService } from '../contacts/contact-service.js';
-import { totalOrNotFound, type CountRow } from '../contacts/owned-account.js';
+import { totalOrNotFound, type CountRow } from '../email-accounts/account-access.js';
 import { NotFoundError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
 import { EmailAccount } from '../models/index.js';
@@ -9,11 +10,6 @@ import { FULL_COLUMNS, toEmailRecord, type EmailRecord, type EmailRow } from './
 import type { PushResult, ReadStatePusher } from './read-state-pusher.js';
 
 export type { EmailFilter } from './email-query.js';
-
-export interface PageRequest {
-  page: number;
-  limit: number;
-}
 
 export interface MarkReadResult {
   /** Emails whose read state changed here. */
@@ -51,7 +47,7 @@ export class EmailService {
     return toEmailRecord(row);
   }
 
-  /** The conversation of an email within its mail account, oldest first, with full bodies. */
+  /** The conversation of an email within its email account, oldest first, with full bodies. */
   async thread(userId: string, emailId: string, page: PageRequest): Promise<{ items: EmailRecord[]; total: number }> {
     const email = await this.get(userId, emailId);
     if (!email.threadId) return { items: page.page === 1 ? [email] : [], total: 1 };

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { AuthenticationError } from '../errors/app-errors.js';
-import type { RequestMeta } from '../audit/audit-service.js';
+import type { RequestMeta } from '../shared/request-meta.js';
 import type { Role } from '../models/index.js';
 
 /** What the authentication layer exposes to handlers (spec section 5.4): the caller's id and user. */

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { ForbiddenError, NotFoundError } from '../errors/app-errors.js';
 import type { AppMetrics } from './metrics.js';
-import { createAllowMatcher } from './allow-list.js';
+import { createAllowMatcher } from '../shared/ip-allow-list.js';
 
 /** Requests that matched no route (404s, bodies rejected before routing): one label, not one per URL. */
 export const UNMATCHED_ROUTE = '(unmatched)';

@@ -1,5 +1,5 @@
 import { auditLogQuery, createUserBody, listUsersQuery, updateUserBody } from '../admin/admin-schemas.js';
-import { idParams } from '../http/validate.js';
+import { idParams } from '../shared/validation.js';
 import type { AreaDoc } from './route-doc.js';
 
 export const adminArea: AreaDoc = {
@@ -12,7 +12,7 @@ export const adminArea: AreaDoc = {
       auth: 'admin',
       summary: 'Create a user (optionally with mail credentials, validated against JMAP)',
       body: createUserBody,
-      success: { status: 201, description: 'data = { user, temporaryPassword (shown once), mailAccount? }', body: 'data' },
+      success: { status: 201, description: 'data = { user, temporaryPassword (shown once), emailAccount? }', body: 'data' },
       errors: [409, 502, 503, 504],
     },
     {
@@ -53,7 +53,7 @@ export const adminArea: AreaDoc = {
       method: 'delete',
       path: '/api/admin/users/:id',
       auth: 'admin',
-      summary: 'Delete a user with their mail accounts, contacts, emails and timesheet files',
+      summary: 'Delete a user with their email accounts, contacts, emails and timesheet files',
       params: idParams,
       success: { status: 200, description: 'No data', body: 'message' },
       errors: [409],

@@ -42,7 +42,7 @@ export const authArea: AreaDoc = {
       method: 'post',
       path: '/api/auth/link-email',
       auth: 'user',
-      summary: 'Link a mail account, validated against the JMAP server (onboarding step 3)',
+      summary: 'Link a email account, validated against the JMAP server (onboarding step 3)',
       body: linkEmailSchema,
       success: { status: 200, description: 'data = { email, accountId } (accountId: the JMAP account id)', body: 'data' },
       errors: [409, 502, 503, 504],
@@ -51,7 +51,7 @@ export const authArea: AreaDoc = {
       method: 'post',
       path: '/api/auth/skip-email',
       auth: 'user',
-      summary: 'Skip linking a mail account (onboarding step 3)',
+      summary: 'Skip linking a email account (onboarding step 3)',
       success: { status: 200, description: 'data = { user, needsPasswordChange, needsEmailSetup }', body: 'data' },
     },
     {

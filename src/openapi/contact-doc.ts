@@ -1,5 +1,5 @@
 import { createContactBody, listContactsQuery, updateContactBody } from '../contacts/contact-schemas.js';
-import { idParams } from '../http/validate.js';
+import { idParams } from '../shared/validation.js';
 import type { AreaDoc } from './route-doc.js';
 
 export const contactArea: AreaDoc = {

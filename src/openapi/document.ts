@@ -10,7 +10,7 @@ import { authArea } from './auth-doc.js';
 import { errorResponses, listEnvelope, messageEnvelope, securitySchemes, successEnvelope } from './components.js';
 import { contactArea } from './contact-doc.js';
 import { emailArea } from './email-doc.js';
-import { mailAccountArea } from './mail-account-doc.js';
+import { emailAccountArea } from './email-account-doc.js';
 import type { AreaDoc, ErrorStatus, RouteAuth, RouteDoc } from './route-doc.js';
 import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
@@ -21,7 +21,7 @@ export interface OpenApiOptions {
 }
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, mailAccountArea, contactArea, emailArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */

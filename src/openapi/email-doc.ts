@@ -1,5 +1,5 @@
 import { contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
-import { idParams } from '../http/validate.js';
+import { idParams } from '../shared/validation.js';
 import type { AreaDoc } from './route-doc.js';
 
 export const emailArea: AreaDoc = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParams } from '../http/validate.js';
+import { idParams } from '../shared/validation.js';
 import { CONTENT_TYPES } from '../timesheets/file-inspector.js';
 import { allListQuery, ownListQuery, uploadFieldsSchema } from '../timesheets/timesheet-schemas.js';
 import type { AreaDoc } from './route-doc.js';

@@ -140,7 +140,7 @@ export class SyncService implements SyncRunner {
     return results;
   }
 
-  /** Accounts created outside MailAccountService (older data, manual SQL) get their state row. */
+  /** Accounts created outside EmailAccountService (older data, manual SQL) get their state row. */
   private ensureStateRows(): Promise<number> {
     return execute(
       this.deps.sequelize,

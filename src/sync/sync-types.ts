@@ -16,7 +16,7 @@ export interface ReadStateWriteBack {
 export interface SyncServiceDeps {
   sequelize: Sequelize;
   logger: Logger;
-  /** A JMAP client signed in as the account (MailAccountService.clientFor). */
+  /** A JMAP client signed in as the account (EmailAccountService.clientFor). */
   clientFor: (account: EmailAccount) => JmapClient;
   readState?: ReadStateWriteBack;
   metrics?: AppMetrics;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/validate.js';
+import { paginationQuery } from '../shared/validation.js';
 import { MAX_YEAR, MIN_YEAR, MONTH_MESSAGE, YEAR_MESSAGE } from './period.js';
 
 /**

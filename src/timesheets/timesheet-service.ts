@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { PageRequest } from '../shared/pagination.js';
 import { ForeignKeyConstraintError, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { AuthenticationError, ForbiddenError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, ValidationError } from '../errors/app-errors.js';
@@ -34,11 +35,6 @@ export interface TimesheetFilter {
   userId?: string;
   year?: number;
   month?: number;
-}
-
-export interface PageRequest {
-  page: number;
-  limit: number;
 }
 
 export interface TimesheetDownload {

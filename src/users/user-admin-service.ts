@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import { User, type EmailAccount, type MailSyncState, type Role } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { SessionService } from '../auth/session-service.js';
-import type { MailAccountService } from '../mail-accounts/mail-account-service.js';
+import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { escapeLike } from '../db/escape-like.js';
 import { generateTemporaryPassword } from './temp-password.js';
@@ -29,7 +29,7 @@ export interface UserChanges {
 }
 
 export interface CreatedUserWithMail extends CreatedUser {
-  mailAccount?: EmailAccount & { syncState?: MailSyncState | null };
+  emailAccount?: EmailAccount & { syncState?: MailSyncState | null };
 }
 
 const LAST_ADMIN = 'Posledného administrátora nemožno odobrať ani odstrániť';
@@ -37,7 +37,7 @@ const NOT_FOUND = 'Používateľ neexistuje';
 
 /**
  * What an administrator does to other users, for the admin API and crm-admin alike: list, create
- * (optionally with a mail account), change names and role, issue a new temporary password, delete.
+ * (optionally with a email account), change names and role, issue a new temporary password, delete.
  * There is always at least one admin left, or nobody could manage the system any more.
  */
 export class UserAdminService {
@@ -47,7 +47,7 @@ export class UserAdminService {
       users: UserService;
       hasher: PasswordHasher;
       sessions: SessionService;
-      mailAccounts: MailAccountService;
+      emailAccounts: EmailAccountService;
       audit: AuditService;
       files: UserFileCleanup;
     },
@@ -81,21 +81,21 @@ export class UserAdminService {
   }
 
   /**
-   * One transaction for the user and the mail account: wrong mail credentials leave no user behind.
-   * The mail server is asked before the account row is written (MailAccountService.add).
+   * One transaction for the user and the email account: wrong mail credentials leave no user behind.
+   * The mail server is asked before the account row is written (EmailAccountService.add).
    */
   async create(input: NewUser & { email?: string; emailPassword?: string }, meta: RequestMeta): Promise<CreatedUserWithMail> {
     const { email, emailPassword, ...user } = input;
     if (email === undefined || emailPassword === undefined) return this.deps.users.create(user, meta);
     return this.deps.sequelize.transaction(async (transaction) => {
       const created = await this.deps.users.create(user, meta, transaction);
-      const mailAccount = await this.deps.mailAccounts.add(
+      const emailAccount = await this.deps.emailAccounts.add(
         created.user.id,
         { email, emailPassword },
         meta,
-        { auditAction: AuditActions.mailAccountAttached, transaction },
+        { auditAction: AuditActions.emailAccountAttached, transaction },
       );
-      return { ...created, mailAccount };
+      return { ...created, emailAccount };
     });
   }
 

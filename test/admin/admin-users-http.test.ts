@@ -80,7 +80,7 @@ describe('admin users API (/api/admin/users)', function () {
       expect(res.body.message).to.equal('Používateľ vytvorený');
       expect(res.body.data.user).to.include({ username, role: 'member', firstName: 'Eva', lastName: 'Malá', changedPassword: false });
       expect(res.body.data.temporaryPassword).to.match(/^[A-Za-z0-9]{12,}$/);
-      expect(res.body.data).not.to.have.property('mailAccount');
+      expect(res.body.data).not.to.have.property('emailAccount');
       expect(JSON.stringify(res.body)).not.to.match(/\$2[aby]\$/);
       const [record] = await auditOf(AuditActions.userCreated, res.body.data.user.id);
       expect(record?.actor).to.equal(`user:${admin.user.id}`);
@@ -121,20 +121,20 @@ describe('admin users API (/api/admin/users)', function () {
       expect(await AuditLog.count({ where: { action: AuditActions.userCreated, username } })).to.equal(0);
     });
 
-    it('creates the user and its primary mail account from valid credentials, in one go', async () => {
+    it('creates the user and its primary email account from valid credentials, in one go', async () => {
       const username = uniqueName('mail');
       const res = await asAdmin(request(app).post('/api/admin/users'))
         .send({ username, role: 'member', email: 'Alice@Example.test', emailPassword: 'alicepw' });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      const { user, mailAccount, temporaryPassword } = res.body.data;
+      const { user, emailAccount, temporaryPassword } = res.body.data;
       expect(temporaryPassword).to.be.a('string');
-      expect(mailAccount).to.include({ email: 'alice@example.test', isPrimary: true, isActive: true });
-      expect(mailAccount.jmapAccountId).to.be.a('string').and.not.empty;
+      expect(emailAccount).to.include({ email: 'alice@example.test', isPrimary: true, isActive: true });
+      expect(emailAccount.jmapAccountId).to.be.a('string').and.not.empty;
       expect(JSON.stringify(res.body)).not.to.contain('alicepw');
       const stored = await EmailAccount.findAll({ where: { userId: user.id } });
       expect(stored).to.have.length(1);
       expect(stored[0]!.emailPassword).not.to.contain('alicepw');
-      const [attached] = await auditOf(AuditActions.mailAccountAttached, user.id);
+      const [attached] = await auditOf(AuditActions.emailAccountAttached, user.id);
       expect(attached?.actor).to.equal(`user:${admin.user.id}`);
       expect(attached?.details).to.include({ email: 'alice@example.test' });
     });
@@ -245,10 +245,10 @@ describe('admin users API (/api/admin/users)', function () {
   });
 
   describe('DELETE /api/admin/users/:id', () => {
-    it('deletes the user with their mail accounts and sessions; the audit record keeps the name', async () => {
+    it('deletes the user with their email accounts and sessions; the audit record keeps the name', async () => {
       const ctx = await testContext();
       const target = await createUser({ role: 'member' });
-      const account = await ctx.services.mailAccounts.add(target.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
+      const account = await ctx.services.emailAccounts.add(target.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
       const s = await sessionFor(target);
       const res = await asAdmin(request(app).delete(`/api/admin/users/${target.user.id}`));
       expect(res.status).to.equal(200);

@@ -9,7 +9,7 @@ import { pdfFixture } from '../timesheets/fixtures.js';
 
 /**
  * The environment of an admin on the server: the suite's database and data directory, and the same
- * secrets as the test app, so that mail accounts attached by the CLI decrypt in the app.
+ * secrets as the test app, so that email accounts attached by the CLI decrypt in the app.
  */
 export function cliEnv(overrides: Record<string, string> = {}): Record<string, string> {
   // Without NODE_ENV, as on a server: NODE_ENV=test would put oclif into its TypeScript development mode.

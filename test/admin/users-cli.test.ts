@@ -13,18 +13,18 @@ describe('crm-admin users', function () {
   this.timeout(120_000);
 
   describe('users create', () => {
-    it('creates a user with a verified primary mail account, the password read from stdin', async () => {
+    it('creates a user with a verified primary email account, the password read from stdin', async () => {
       const username = uniqueName('cmail');
       const out = cliJson(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin'], 'alicepw\n');
       expect(out.user).to.include({ username, role: 'member', changedPassword: false });
       expect(out.temporaryPassword).to.match(/^[A-Za-z0-9]{12,}$/);
-      expect(out.mailAccount).to.include({ email: 'alice@example.test', isPrimary: true, isActive: true });
+      expect(out.emailAccount).to.include({ email: 'alice@example.test', isPrimary: true, isActive: true });
       expect(JSON.stringify(out)).not.to.contain('alicepw');
       const ctx = await testContext();
-      const [account] = await ctx.services.mailAccounts.list(out.user.id);
+      const [account] = await ctx.services.emailAccounts.list(out.user.id);
       // Encrypted with the app's key: the API process can read what the CLI stored.
-      expect(ctx.services.mailAccounts.credentialsOf(account!).password).to.equal('alicepw');
-      for (const action of [AuditActions.userCreated, AuditActions.mailAccountAttached]) {
+      expect(ctx.services.emailAccounts.credentialsOf(account!).password).to.equal('alicepw');
+      for (const action of [AuditActions.userCreated, AuditActions.emailAccountAttached]) {
         const record = await AuditLog.findOne({ where: { action, userId: out.user.id } });
         expect(record?.actor, action).to.match(CLI_ACTOR);
       }
@@ -35,7 +35,7 @@ describe('crm-admin users', function () {
       const res = cli(['users', 'create', '--username', username, '--role', 'admin', '--email', 'bob@example.test', '--email-password', 'bobpw']);
       expect(res.status, res.stderr).to.equal(0);
       expect(res.stdout).to.contain(`Created admin "${username}"`);
-      expect(res.stdout).to.contain('Primary mail account bob@example.test attached');
+      expect(res.stdout).to.contain('Primary email account bob@example.test attached');
       expect(res.stdout).to.match(/Temporary password \(shown once, valid \d+ days\): [A-Za-z0-9]{12,}/);
     });
 
@@ -175,10 +175,10 @@ describe('crm-admin users', function () {
       expect(fs.existsSync(file)).to.equal(true);
     });
 
-    it('deletes the user with their mail accounts, timesheet rows and files', async () => {
+    it('deletes the user with their email accounts, timesheet rows and files', async () => {
       const target = await createUser({ role: 'member' });
       const ctx = await testContext();
-      const account = await ctx.services.mailAccounts.add(target.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
+      const account = await ctx.services.emailAccounts.add(target.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
       const sheets = [await storeTimesheet(target.user.id, 2021, 3), await storeTimesheet(target.user.id, 2021, 4)];
       const out = cliJson(['users', 'delete', target.username, '--yes']);
       expect(out).to.deep.equal({ deleted: { id: target.user.id, username: target.username } });

@@ -7,7 +7,7 @@ import { AuditLog, Contact, Email, type EmailAccount } from '../../src/models/in
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
-import { createContact, createEmail, createMailAccount } from '../support/mail-factories.js';
+import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 
 const CONTACT_FIELDS = ['accountId', 'addedAt', 'createdAt', 'email', 'id', 'lastEmailAt', 'name', 'notes', 'unreadCount', 'updatedAt'];
 
@@ -31,8 +31,8 @@ describe('contacts API', function () {
     app = await testApp();
     owner = await createUser();
     session = await sessionFor(owner);
-    account = await createMailAccount(owner);
-    second = await createMailAccount(owner);
+    account = await createEmailAccount(owner);
+    second = await createEmailAccount(owner);
   });
 
   const get = (path: string) => request(app).get(path).set('Authorization', session.bearer);
@@ -46,8 +46,8 @@ describe('contacts API', function () {
     before(async () => {
       fresh = await createUser();
       freshSession = await sessionFor(fresh);
-      box = await createMailAccount(fresh);
-      const other = await createMailAccount(fresh);
+      box = await createEmailAccount(fresh);
+      const other = await createEmailAccount(fresh);
       const day = (n: number) => new Date(Date.UTC(2026, 0, n));
       names.zuzana = await createContact(box, { email: 'zuzana@firma.sk', name: 'Zuzana Nová', lastEmailAt: day(3) });
       names.adam = await createContact(box, { email: 'adam@dodavatel.sk', name: 'adam Kováč', lastEmailAt: day(5) });
@@ -85,7 +85,7 @@ describe('contacts API', function () {
       ]);
     });
 
-    it('filters by mail account', async () => {
+    it('filters by email account', async () => {
       const res = await list(`?accountId=${box.id}`);
       expect(res.body.data.pagination.total).to.equal(3);
       expect(res.body.data.items.every((c: { accountId: string }) => c.accountId === box.id)).to.equal(true);
@@ -204,7 +204,7 @@ describe('contacts API', function () {
       expect(await Contact.count({ where: { userId: owner.user.id, email: 'dup@example.com' } })).to.equal(1);
     });
 
-    it('allows the same address in another mail account of the user', async () => {
+    it('allows the same address in another email account of the user', async () => {
       expect((await post({ accountId: account.id, email: 'both@example.com' })).status).to.equal(201);
       expect((await post({ accountId: second.id, email: 'both@example.com' })).status).to.equal(201);
     });
@@ -214,9 +214,9 @@ describe('contacts API', function () {
       expect(results.map((r) => r.status).sort()).to.deep.equal([201, 409]);
     });
 
-    it('answers 404 for a mail account of another user', async () => {
+    it('answers 404 for a email account of another user', async () => {
       const stranger = await createUser();
-      const theirs = await createMailAccount(stranger);
+      const theirs = await createEmailAccount(stranger);
       const res = await post({ accountId: theirs.id, email: 'x@example.com' });
       expect(res.status).to.equal(404);
       expect(await Contact.count({ where: { emailAccountId: theirs.id } })).to.equal(0);

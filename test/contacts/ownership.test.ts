@@ -5,7 +5,7 @@ import { Contact, Email, type EmailAccount } from '../../src/models/index.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp } from '../support/harness.js';
-import { createContact, createEmail, createMailAccount, readFlags } from '../support/mail-factories.js';
+import { createContact, createEmail, createEmailAccount, readFlags } from '../support/email-factories.js';
 
 /** Each user's contacts and emails are sealed off: another member or an admin sees nothing of them. */
 describe('contacts and emails: each user sees only their own', function () {
@@ -18,7 +18,7 @@ describe('contacts and emails: each user sees only their own', function () {
   before(async () => {
     app = await testApp();
     alice = await createUser();
-    aliceAccount = await createMailAccount(alice);
+    aliceAccount = await createEmailAccount(alice);
     aliceContact = await createContact(aliceAccount, { name: 'Tajný klient', notes: 'dôverné' });
     aliceEmail = await createEmail(aliceAccount, aliceContact, { subject: 'Dôverné', isRead: false, threadId: 'T-secret' });
     const aliceSession = await sessionFor(alice);
@@ -36,7 +36,7 @@ describe('contacts and emails: each user sees only their own', function () {
         other = await createUser({ role });
         session = await sessionFor(other);
         // Data of their own with the same thread id, to prove threads do not cross users either.
-        const box = await createMailAccount(other);
+        const box = await createEmailAccount(other);
         const theirs = await createContact(box);
         await createEmail(box, theirs, { threadId: 'T-secret' });
       });

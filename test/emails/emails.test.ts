@@ -5,7 +5,7 @@ import type { Contact, Email, EmailAccount } from '../../src/models/index.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
-import { createContact, createEmail, createMailAccount } from '../support/mail-factories.js';
+import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 
 const SUMMARY_FIELDS = ['accountId', 'contactId', 'date', 'from', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to'];
 const DETAIL_FIELDS = [...SUMMARY_FIELDS.filter((f) => f !== 'preview'), 'body', 'contactIds', 'createdAt', 'inReplyTo', 'messageId', 'updatedAt'];
@@ -26,8 +26,8 @@ describe('emails API (lists, reads, threads)', function () {
     app = await testApp();
     owner = await createUser();
     session = await sessionFor(owner);
-    account = await createMailAccount(owner);
-    otherAccount = await createMailAccount(owner);
+    account = await createEmailAccount(owner);
+    otherAccount = await createEmailAccount(owner);
     jana = await createContact(account, { email: 'jana@firma.sk', name: 'Jana' });
     peter = await createContact(account, { email: 'peter@firma.sk', name: 'Peter' });
     eva = await createContact(otherAccount, { email: 'eva@iny.sk', name: 'Eva' });

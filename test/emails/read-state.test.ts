@@ -12,7 +12,7 @@ import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { appendMessage, buildMessage, createTestMailUser, testJmapSessionUrl } from '../support/imap.js';
-import { createContact, createEmail, createMailAccount, readFlags } from '../support/mail-factories.js';
+import { createContact, createEmail, createEmailAccount, readFlags } from '../support/email-factories.js';
 
 interface Mailbox {
   user: string;
@@ -63,7 +63,7 @@ describe('read state written back to the mail server ($seen)', function () {
 
   /** The CRM side of a real mailbox: an account signed in as the mail user, one contact, one row per message. */
   async function crmMirror(box: Mailbox & { ids: string[] }, options: { password?: string } = {}) {
-    const account = await createMailAccount(owner, { email: box.user, password: options.password ?? box.pass, jmapAccountId: box.accountId });
+    const account = await createEmailAccount(owner, { email: box.user, password: options.password ?? box.pass, jmapAccountId: box.accountId });
     const contact = await createContact(account, { email: 'klient@partner.test' });
     const emails = [];
     for (const [i, jmapId] of box.ids.entries()) emails.push(await createEmail(account, contact, { jmapId, isRead: false, date: new Date(Date.UTC(2026, 0, 1 + i)) }));
@@ -148,7 +148,7 @@ describe('read state written back to the mail server ($seen)', function () {
     try {
       const { port } = hanging.address() as net.AddressInfo;
       const ctx = await testContext({ JMAP_SESSION_URL: `http://127.0.0.1:${port}/.well-known/jmap`, JMAP_TIMEOUT_MS: '60000' });
-      const account = await createMailAccount(owner);
+      const account = await createEmailAccount(owner);
       const contact = await createContact(account);
       const email = await createEmail(account, contact, { isRead: false });
       const emails = new EmailService(ctx.db.sequelize, ctx.services.contacts, ctx.services.readStatePusher, createLogger('error', { silent: true }), 50);
@@ -207,7 +207,7 @@ describe('read state written back to the mail server ($seen)', function () {
       const { account, emails } = await crmMirror(box);
       const ctx = await testContext();
       await ctx.db.sequelize.query('UPDATE emails SET is_read = true, read_pending = true WHERE id = ANY($ids::uuid[])', { bind: { ids: emails.map((e) => e.id) } });
-      const pusher = new ReadStatePusher(ctx.db.sequelize, ctx.services.mailAccounts, createLogger('error', { silent: true }), 2);
+      const pusher = new ReadStatePusher(ctx.db.sequelize, ctx.services.emailAccounts, createLogger('error', { silent: true }), 2);
       expect(await pusher.push(account)).to.deep.equal({ pushed: 5, failed: 0 });
       expect(await seenOnServer(box, box.ids)).to.deep.equal([true, true, true, true, true]);
     });

@@ -10,7 +10,7 @@ import {
   RateLimitError,
   ValidationError,
 } from '../../src/errors/app-errors.js';
-import { createErrorHandler } from '../../src/errors/error-handler.js';
+import { createErrorHandler } from '../../src/http/error-handler.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { testApp } from '../support/harness.js';
 

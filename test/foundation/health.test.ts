@@ -3,7 +3,7 @@ import request from 'supertest';
 import { Sequelize } from 'sequelize';
 import { createAppContext } from '../../src/app/context.js';
 import { AppConfig } from '../../src/config/config.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/app/http-app.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { baseTestEnv, testApp } from '../support/harness.js';
 

@@ -7,7 +7,7 @@ import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { createTestMailUser } from '../support/imap.js';
-import { createContact, createEmail, createMailAccount } from '../support/mail-factories.js';
+import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
 import { mountedRoutes } from './support/routes.js';
 import { buildWorld, storeTimesheet, type Actor, type World } from './support/world.js';
@@ -15,7 +15,7 @@ import { buildWorld, storeTimesheet, type Actor, type World } from './support/wo
 /**
  * Every route of the real app × {anonymous, member owner, other member, admin}, with real records
  * owned by "member owner". Admins reach everyone's timesheets and /api/admin; for contacts, emails
- * and mail accounts they are ordinary users (someone else's record is a 404, never a 403 that would
+ * and email accounts they are ordinary users (someone else's record is a 404, never a 403 that would
  * confirm it exists). A route the app serves without a row here fails the first test.
  */
 
@@ -62,9 +62,9 @@ const listShowsOwnersOnlyToOwner = (pick: (w: World) => string) => (body: Record
 };
 const timesheetOf = (w: World) => w.owner.timesheet.id;
 
-/** A fresh mail account (with a contact and an email) of the owner, for rows that delete. */
+/** A fresh email account (with a contact and an email) of the owner, for rows that delete. */
 async function freshOwnerRecords(m: Matrix) {
-  const account = await createMailAccount(m.world.owner.fixture, { isPrimary: false });
+  const account = await createEmailAccount(m.world.owner.fixture, { isPrimary: false });
   const contact = await createContact(account);
   const email = await createEmail(account, contact);
   return { account, contact, email };
@@ -148,7 +148,7 @@ const ROWS: Record<string, Row> = {
   'PATCH /api/emails/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}`, body: { isRead: false } }) },
   'POST /api/emails/contact/:contactId/read': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/contact/${m.world.owner.contact.id}/read` }) },
 
-  // --- mail accounts: own only, admins included
+  // --- email accounts: own only, admins included
   'GET /api/email-accounts': { expect: ANY_USER, attempt: () => ({ path: '/api/email-accounts' }), check: listShowsOwnersOnlyToOwner((w) => w.owner.account.id) },
   'POST /api/email-accounts': {
     expect: ANY_USER,

@@ -64,7 +64,7 @@ describe('faults: the mail server fails during a sync', function () {
     mail = await createTestMailUser('fault');
     for (let i = 1; i <= 3; i++) await deliver(i, `klient${i}@firma.example`, `Pred výpadkom ${i}`);
     const owner = await createUser({ password: 'Jmap-Fault-Pass-2026' });
-    account = await ctx.services.mailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+    account = await ctx.services.emailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
     expect((await ctx.services.mailSync.syncAccount(account.id)).outcome).to.equal('ok');
     expect(await storedRows(ctx, account.id)).to.have.length(3);
     // New mail waiting on the server while it misbehaves: the recovery run must bring exactly these.
@@ -120,7 +120,7 @@ describe('faults: the mail server fails during a sync', function () {
       const faulty = await testContext({ JMAP_SESSION_URL: server.sessionUrl, JMAP_TIMEOUT_MS: '1000' });
       // Small batches, so that some of the new mail is committed before the server dies.
       const sync = new SyncService(
-        { sequelize: faulty.db.sequelize, logger: faulty.logger, clientFor: (a) => faulty.services.mailAccounts.clientFor(a), readState: faulty.services.readStatePusher },
+        { sequelize: faulty.db.sequelize, logger: faulty.logger, clientFor: (a) => faulty.services.emailAccounts.clientFor(a), readState: faulty.services.readStatePusher },
         { batchSize: 2, maxChanges: 2 },
       );
       const failures = Number((await syncState(ctx, account.id)).consecutive_failures);
@@ -161,7 +161,7 @@ describe('faults: the mail server fails during a sync', function () {
     const other = await createTestMailUser('nul');
     await appendMessage({ user: other.user, pass: other.pass, mailbox: 'INBOX', raw: buildMessage({ from: { name: 'Klient', email: 'nul@firma.example' }, to: other.user, subject: 'Ahoj', body: 'Telo správy' }) });
     const owner = await createUser({ password: 'Jmap-Nul-Pass-2026' });
-    const nulAccount = await ctx.services.mailAccounts.add(owner.user.id, { email: other.user, emailPassword: other.pass }, { actor: 'test' });
+    const nulAccount = await ctx.services.emailAccounts.add(owner.user.id, { email: other.user, emailPassword: other.pass }, { actor: 'test' });
     const server = await startFaultServer('nul-in-mail', testJmapSessionUrl());
     try {
       const faulty = await testContext({ JMAP_SESSION_URL: server.sessionUrl, JMAP_TIMEOUT_MS: '5000' });

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { EmailAccount } from '../../src/models/index.js';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
-import { createContact, createEmail, createMailAccount } from '../support/mail-factories.js';
+import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import type { RawRequest, RawResponse } from './support/http-target.js';
 import { expectSafeAnswer } from './support/invariants.js';
 import { fuzzBench, type FuzzBench } from './support/setup.js';
@@ -90,10 +90,10 @@ describe('hardening: concurrent identical and overlapping requests', function ()
     }
   });
 
-  it('a contact added to a mail account that is being removed: 201, 404 or 409, never a 500', async () => {
+  it('a contact added to a email account that is being removed: 201, 404 or 409, never a 500', async () => {
     for (let round = 0; round < ROUNDS * 2; round++) {
       const actor: Actor = await createActor(bench.ctx, 'member');
-      const extra = await createMailAccount(actor.fixture, { isPrimary: false });
+      const extra = await createEmailAccount(actor.fixture, { isPrimary: false });
       const statuses = await burst([
         json('DELETE', `/api/email-accounts/${extra.id}`, actor.session.bearer),
         ...times(3, (i) => json('POST', '/api/contacts', actor.session.bearer, { accountId: extra.id, email: `race${i}@partner.test` })),
@@ -105,7 +105,7 @@ describe('hardening: concurrent identical and overlapping requests', function ()
   it('two accounts made primary at the same moment: all 200, exactly one primary afterwards', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const actor = await createActor(bench.ctx, 'member');
-      const [x, y] = [await createMailAccount(actor.fixture, { isPrimary: false }), await createMailAccount(actor.fixture, { isPrimary: false })];
+      const [x, y] = [await createEmailAccount(actor.fixture, { isPrimary: false }), await createEmailAccount(actor.fixture, { isPrimary: false })];
       const statuses = await burst([x, y, x, y].map((acc) => json('PATCH', `/api/email-accounts/${acc.id}`, actor.session.bearer, { isPrimary: true })));
       expect(statuses, 'the later change wins; none is refused').to.deep.equal([200, 200, 200, 200]);
       expect(await EmailAccount.count({ where: { userId: actor.id, isPrimary: true } })).to.equal(1);

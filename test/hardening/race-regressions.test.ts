@@ -2,19 +2,19 @@ import { expect } from 'chai';
 import { EmailAccount } from '../../src/models/index.js';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
-import { createMailAccount } from '../support/mail-factories.js';
+import { createEmailAccount } from '../support/email-factories.js';
 import type { RawRequest, RawResponse } from './support/http-target.js';
 import { fuzzBench, type FuzzBench } from './support/setup.js';
 
 /**
- * Defects the hardening found in auth and mail accounts, fixed afterwards: each is now an ordinary
+ * Defects the hardening found in auth and email accounts, fixed afterwards: each is now an ordinary
  * regression test of the behaviour that must hold.
  */
 function knownDefect(title: string, where: string, test: () => Promise<void>): void {
   it(`${title} (was: ${where})`, test);
 }
 
-describe('hardening: regressions found by fuzzing auth and mail accounts', function () {
+describe('hardening: regressions found by fuzzing auth and email accounts', function () {
   this.timeout(120_000);
   let bench: FuzzBench;
 
@@ -48,14 +48,14 @@ describe('hardening: regressions found by fuzzing auth and mail accounts', funct
   );
 
   knownDefect(
-    'two of a user\'s mail accounts made primary at the same moment: both 200, one primary',
+    'two of a user\'s email accounts made primary at the same moment: both 200, one primary',
     'src/mail-accounts/mail-account-service.ts update(): EmailAccount.update(isPrimary false) then account.save() deadlock',
     async () => {
       const fixture = await createUser({ password: 'Primary-Race-Pass-2026', emailSetupSkipped: true });
       const bearer = (await sessionFor(fixture)).bearer;
       const statuses: string[] = [];
       for (let round = 0; round < 5; round++) {
-        const [x, y] = [await createMailAccount(fixture, { isPrimary: false }), await createMailAccount(fixture, { isPrimary: false })];
+        const [x, y] = [await createEmailAccount(fixture, { isPrimary: false }), await createEmailAccount(fixture, { isPrimary: false })];
         const patch = (id: string): RawRequest => ({ method: 'PATCH', path: `/api/email-accounts/${id}`, headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ isPrimary: true }) });
         const answers = await Promise.all([patch(x.id), patch(y.id), patch(x.id), patch(y.id)].map(send));
         statuses.push(...answers.map((a) => `${a.status} ${(a.json as { error?: { message?: string } }).error?.message ?? ''}`.trim()));

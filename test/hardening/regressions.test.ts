@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DatabaseError } from 'sequelize';
 import request from 'supertest';
-import { renderError } from '../../src/errors/error-handler.js';
+import { renderError } from '../../src/http/error-handler.js';
 import { testApp } from '../support/harness.js';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';

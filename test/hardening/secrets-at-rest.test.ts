@@ -11,7 +11,7 @@ import { parseSetCookies } from '../support/login.js';
 
 /**
  * After the whole life of a user (created by an admin with a temporary password, logged in, token
- * refreshed, own password set, mail account linked; a second user created with mail credentials),
+ * refreshed, own password set, email account linked; a second user created with mail credentials),
  * no table of the database holds any of those secrets in clear, nor trivially encoded.
  */
 

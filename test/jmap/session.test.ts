@@ -48,7 +48,7 @@ describe('jmap session discovery (Cyrus)', () => {
     expect(session.limits).to.include({ maxCallsInRequest: 50, maxObjectsInGet: 4096, maxObjectsInSet: 4096, maxSizeRequest: 10485760 });
   });
 
-  it('validateMailCredentials answers the primary mail account id (the full address on Cyrus)', async () => {
+  it('validateMailCredentials answers the primary email account id (the full address on Cyrus)', async () => {
     expect(await validateMailCredentials(sessionUrl, user, pass, { timeoutMs: 5000 })).to.deep.equal({ accountId: user });
   });
 

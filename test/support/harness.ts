@@ -4,7 +4,7 @@ import { createAppContext, type AppContext } from '../../src/app/context.js';
 import { AppConfig } from '../../src/config/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateUp } from '../../src/db/migrator.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/app/http-app.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { requireDatabaseUrl, testEnv } from './test-env.js';
 

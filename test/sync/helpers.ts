@@ -98,7 +98,7 @@ export async function linkViaApi(app: Express, ctx: AppContext, owner: CrmUser, 
   return res.body.data.account.id as string;
 }
 
-/** Another "process": its own instance id and tuning, the same database and mail account service. */
+/** Another "process": its own instance id and tuning, the same database and email account service. */
 export function otherSyncService(
   ctx: AppContext,
   options: SyncServiceOptions = {},
@@ -108,7 +108,7 @@ export function otherSyncService(
     {
       sequelize: ctx.db.sequelize,
       logger: ctx.logger,
-      clientFor: deps.clientFor ?? ((a) => ctx.services.mailAccounts.clientFor(a)),
+      clientFor: deps.clientFor ?? ((a) => ctx.services.emailAccounts.clientFor(a)),
       readState: deps.readState ?? ctx.services.readStatePusher,
     },
     options,

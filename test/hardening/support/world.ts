@@ -3,7 +3,7 @@ import type { AppContext } from '../../../src/app/context.js';
 import type { Contact, Email, EmailAccount, Timesheet } from '../../../src/models/index.js';
 import { sessionFor, type TestSession } from '../../support/auth.js';
 import { createUser, type UserFixture } from '../../support/factories.js';
-import { createContact, createEmail, createMailAccount } from '../../support/mail-factories.js';
+import { createContact, createEmail, createEmailAccount } from '../../support/email-factories.js';
 import { pdfFixture } from '../../timesheets/fixtures.js';
 
 /** A user with one record of every kind, as the sync and the upload would have stored them. */
@@ -42,7 +42,7 @@ export async function storeTimesheet(ctx: AppContext, userId: string, role: 'adm
 export async function createActor(ctx: AppContext, role: 'admin' | 'member'): Promise<Actor> {
   const password = `Hardening-${role}-Pass-2026`;
   const fixture = await createUser({ role, password, emailSetupSkipped: true, ctx });
-  const account = await createMailAccount(fixture, { password: 'not-a-real-mail-password' });
+  const account = await createEmailAccount(fixture, { password: 'not-a-real-mail-password' });
   const contact = await createContact(account, { name: 'Zákazník' });
   const email = await createEmail(account, contact, { subject: 'Objednávka' });
   const timesheet = await storeTimesheet(ctx, fixture.user.id, role);

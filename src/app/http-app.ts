@@ -2,12 +2,12 @@ import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
-import type { AppContext } from '../app/context.js';
-import { createErrorHandler, notFoundHandler } from '../errors/error-handler.js';
+import type { AppContext } from './context.js';
+import { createErrorHandler, notFoundHandler } from '../http/error-handler.js';
 import { createHealthRouter } from '../health/health-routes.js';
 import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.js';
-import { requestIdMiddleware } from './middleware/request-id.js';
-import { mountApiRoutes } from './routes.js';
+import { requestIdMiddleware } from '../http/middleware/request-id.js';
+import { mountApiRoutes } from './api-routes.js';
 
 export function createApp(ctx: AppContext): Express {
   const { config, logger } = ctx;

@@ -1,25 +1,25 @@
-import { idParams } from '../http/validate.js';
-import { createMailAccountBody, listMailAccountsQuery, updateMailAccountBody } from '../mail-accounts/mail-account-schemas.js';
+import { idParams } from '../shared/validation.js';
+import { createEmailAccountBody, listEmailAccountsQuery, updateEmailAccountBody } from '../email-accounts/email-account-schemas.js';
 import type { AreaDoc } from './route-doc.js';
 
-export const mailAccountArea: AreaDoc = {
+export const emailAccountArea: AreaDoc = {
   tag: 'email-accounts',
-  description: "The caller's mail accounts with their sync status; passwords go in, never out",
+  description: "The caller's email accounts with their sync status; passwords go in, never out",
   routes: [
     {
       method: 'get',
       path: '/api/email-accounts',
       auth: 'user',
-      summary: 'List own mail accounts',
-      query: listMailAccountsQuery,
-      success: { status: 200, description: 'A page of mail accounts (each with its sync status)', body: 'list' },
+      summary: 'List own email accounts',
+      query: listEmailAccountsQuery,
+      success: { status: 200, description: 'A page of email accounts (each with its sync status)', body: 'list' },
     },
     {
       method: 'post',
       path: '/api/email-accounts',
       auth: 'user',
-      summary: 'Add a mail account (validated against the JMAP server; a sync starts at once)',
-      body: createMailAccountBody,
+      summary: 'Add a email account (validated against the JMAP server; a sync starts at once)',
+      body: createEmailAccountBody,
       success: { status: 201, description: 'data = { account }', body: 'data' },
       errors: [409, 502, 503, 504],
     },
@@ -29,7 +29,7 @@ export const mailAccountArea: AreaDoc = {
       auth: 'user',
       summary: 'Change address, password, active or primary flag',
       params: idParams,
-      body: updateMailAccountBody,
+      body: updateEmailAccountBody,
       success: { status: 200, description: 'data = { account }', body: 'data' },
       errors: [409, 502, 503, 504],
     },
@@ -37,7 +37,7 @@ export const mailAccountArea: AreaDoc = {
       method: 'delete',
       path: '/api/email-accounts/:id',
       auth: 'user',
-      summary: 'Remove a mail account with its contacts and emails',
+      summary: 'Remove a email account with its contacts and emails',
       params: idParams,
       success: { status: 200, description: 'No data', body: 'message' },
     },

@@ -1,11 +1,11 @@
 import { NotFoundError } from '../errors/app-errors.js';
 import { EmailAccount } from '../models/index.js';
-import { CONTACT_NOT_FOUND } from './contact-records.js';
+import { CONTACT_NOT_FOUND } from '../contacts/contact-records.js';
 
 export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
 
-/** The caller's mail account id, or a 404 for anyone else's: no existence leak, no "forbidden". */
-export async function requireOwnMailAccount(userId: string, accountId: string): Promise<string> {
+/** The caller's email account id, or a 404 for anyone else's: no existence leak, no "forbidden". */
+export async function requireOwnEmailAccount(userId: string, accountId: string): Promise<string> {
   const account = await EmailAccount.findOne({ where: { id: accountId, userId }, attributes: ['id'] });
   if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
   return account.id;

@@ -1,18 +1,19 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
 import { readSecretFromStdin } from '../../src/cli/secret-input.js';
-import { presentAdminMailAccount, type AdminMailAccountView } from '../../src/admin/admin-presenters.js';
-import { parse } from '../../src/http/validate.js';
+import { presentAdminEmailAccount, type AdminEmailAccountView } from '../../src/admin/admin-presenters.js';
+import { parse } from '../../src/shared/validation.js';
 import { mailCredentialsSchema } from '../../src/users/user-schemas.js';
 
-export default class MailAccountsAttach extends BaseCommand {
+export default class EmailAccountsAttach extends BaseCommand {
+  static override aliases = ['mail-accounts:attach'];
   static override description =
-    'Attach a mail account to a user. The credentials are checked against the JMAP server first; the first ' +
+    'Attach a email account to a user. The credentials are checked against the JMAP server first; the first ' +
     'account of a user becomes primary.';
 
   static override examples = [
-    'printf %s "$MAIL_PASSWORD" | <%= config.bin %> mail-accounts attach jana --email jana@example.com --password-stdin',
-    '<%= config.bin %> mail-accounts attach jana --email jana@example.com --password-stdin   # asks without echo',
+    'printf %s "$MAIL_PASSWORD" | <%= config.bin %> email-accounts attach jana --email jana@example.com --password-stdin',
+    '<%= config.bin %> email-accounts attach jana --email jana@example.com --password-stdin   # asks without echo',
   ];
 
   static override args = {
@@ -25,16 +26,16 @@ export default class MailAccountsAttach extends BaseCommand {
     password: Flags.string({ description: 'mail password (visible in shell history and ps: prefer --password-stdin)' }),
   };
 
-  async run(): Promise<{ mailAccount: AdminMailAccountView }> {
-    const { args, flags } = await this.parse(MailAccountsAttach);
+  async run(): Promise<{ emailAccount: AdminEmailAccountView }> {
+    const { args, flags } = await this.parse(EmailAccountsAttach);
     if (flags.password === undefined && !flags['password-stdin']) this.error('Give the mail password with --password-stdin or --password', { exit: 2 });
     const emailPassword = flags['password-stdin'] ? await readSecretFromStdin('Heslo k emailu: ') : flags.password;
     const input = parse(mailCredentialsSchema, { email: flags.email, emailPassword });
     const ctx = await this.appContext();
     const user = await ctx.services.userAdmin.getByUsername(args.username);
-    const account = await ctx.services.mailAccountAdmin.attach(user, input, this.cliMeta());
-    const view = presentAdminMailAccount(Object.assign(account, { user }));
+    const account = await ctx.services.emailAccountAdmin.attach(user, input, this.cliMeta());
+    const view = presentAdminEmailAccount(Object.assign(account, { user }));
     this.log(`Attached ${view.email} to "${user.username}"${view.isPrimary ? ' as the primary account' : ''} (${view.id}).`);
-    return { mailAccount: view };
+    return { emailAccount: view };
   }
 }

@@ -5,67 +5,67 @@ import { createUser, uniqueName } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
 import { cli, cliJson } from './cli-helpers.js';
 
-describe('crm-admin mail-accounts', function () {
+describe('crm-admin email-accounts', function () {
   this.timeout(120_000);
 
   it('attach: validates against the mail server, stores the first account as primary, audits with the CLI actor', async () => {
     const owner = await createUser({ role: 'member' });
-    const out = cliJson(['mail-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password-stdin'], 'bobpw\n');
-    expect(out.mailAccount).to.include({ email: 'bob@example.test', isPrimary: true, userId: owner.user.id, username: owner.username });
+    const out = cliJson(['email-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password-stdin'], 'bobpw\n');
+    expect(out.emailAccount).to.include({ email: 'bob@example.test', isPrimary: true, userId: owner.user.id, username: owner.username });
     expect(JSON.stringify(out)).not.to.contain('bobpw');
-    const second = cliJson(['mail-accounts', 'attach', owner.username, '--email', 'alice@example.test', '--password', 'alicepw']);
-    expect(second.mailAccount.isPrimary).to.equal(false);
+    const second = cliJson(['email-accounts', 'attach', owner.username, '--email', 'alice@example.test', '--password', 'alicepw']);
+    expect(second.emailAccount.isPrimary).to.equal(false);
     const ctx = await testContext();
-    const stored = await ctx.services.mailAccounts.get(owner.user.id, out.mailAccount.id);
-    expect(ctx.services.mailAccounts.credentialsOf(stored).password).to.equal('bobpw');
-    const records = await AuditLog.findAll({ where: { action: AuditActions.mailAccountAttached, userId: owner.user.id } });
+    const stored = await ctx.services.emailAccounts.get(owner.user.id, out.emailAccount.id);
+    expect(ctx.services.emailAccounts.credentialsOf(stored).password).to.equal('bobpw');
+    const records = await AuditLog.findAll({ where: { action: AuditActions.emailAccountAttached, userId: owner.user.id } });
     expect(records).to.have.length(2);
     for (const r of records) expect(r.actor).to.match(/^cli:.+/);
   });
 
   it('attach: wrong credentials store nothing (exit 1); a duplicate is a conflict (exit 1)', async () => {
     const owner = await createUser({ role: 'member' });
-    const wrong = cli(['mail-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password-stdin'], 'nope\n');
+    const wrong = cli(['email-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password-stdin'], 'nope\n');
     expect(wrong.status).to.equal(1);
     expect(wrong.stderr).to.contain('Nesprávny email alebo heslo');
     expect(await EmailAccount.count({ where: { userId: owner.user.id } })).to.equal(0);
-    cliJson(['mail-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password-stdin'], 'bobpw');
-    const dup = cli(['mail-accounts', 'attach', owner.username, '--email', 'BOB@example.test', '--password-stdin'], 'bobpw');
+    cliJson(['email-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password-stdin'], 'bobpw');
+    const dup = cli(['email-accounts', 'attach', owner.username, '--email', 'BOB@example.test', '--password-stdin'], 'bobpw');
     expect(dup.status).to.equal(1);
     expect(dup.stderr).to.contain('už pripojený');
   });
 
   it('attach: usage errors exit 2, an unknown user and a bad address exit 1', async () => {
     const owner = await createUser({ role: 'member' });
-    expect(cli(['mail-accounts', 'attach', owner.username, '--email', 'bob@example.test']).status).to.equal(2);
-    expect(cli(['mail-accounts', 'attach', owner.username, '--password', 'bobpw']).status).to.equal(2);
-    expect(cli(['mail-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password', 'x', '--password-stdin'], 'x').status).to.equal(2);
+    expect(cli(['email-accounts', 'attach', owner.username, '--email', 'bob@example.test']).status).to.equal(2);
+    expect(cli(['email-accounts', 'attach', owner.username, '--password', 'bobpw']).status).to.equal(2);
+    expect(cli(['email-accounts', 'attach', owner.username, '--email', 'bob@example.test', '--password', 'x', '--password-stdin'], 'x').status).to.equal(2);
     expect(cli(['mail-accounts', 'attach', uniqueName('ghost'), '--email', 'bob@example.test', '--password', 'bobpw']).status).to.equal(1);
-    expect(cli(['mail-accounts', 'attach', owner.username, '--email', 'not-an-address', '--password', 'bobpw']).status).to.equal(1);
+    expect(cli(['email-accounts', 'attach', owner.username, '--email', 'not-an-address', '--password', 'bobpw']).status).to.equal(1);
   });
 
   it('list: one user\'s accounts, or everyone\'s, never with a password', async () => {
     const owner = await createUser({ role: 'member' });
     const ctx = await testContext();
-    const account = await ctx.services.mailAccounts.add(owner.user.id, { email: 'alice@example.test', emailPassword: 'alicepw' }, { actor: 'test' });
-    const mine = cliJson(['mail-accounts', 'list', owner.username]);
+    const account = await ctx.services.emailAccounts.add(owner.user.id, { email: 'alice@example.test', emailPassword: 'alicepw' }, { actor: 'test' });
+    const mine = cliJson(['email-accounts', 'list', owner.username]);
     expect(mine.items).to.have.length(1);
     expect(mine.items[0]).to.include({ id: account.id, email: 'alice@example.test', username: owner.username, isPrimary: true });
     expect(mine.items[0].sync.status).to.equal('idle');
     expect(JSON.stringify(mine)).not.to.match(/alicepw|emailPassword/);
-    const all = cliJson(['mail-accounts', 'list']);
+    const all = cliJson(['email-accounts', 'list']);
     expect(all.items.map((a: { id: string }) => a.id)).to.include(account.id);
-    const table = cli(['mail-accounts', 'list', owner.username]);
+    const table = cli(['email-accounts', 'list', owner.username]);
     expect(table.stdout).to.match(/^ID\s+USER\s+EMAIL\s+PRIMARY\s+ACTIVE\s+SYNC\s+LAST SUCCESS$/m);
     expect(table.stdout).to.contain(account.id);
-    expect(cli(['mail-accounts', 'list', uniqueName('ghost')]).status).to.equal(1);
+    expect(cli(['email-accounts', 'list', uniqueName('ghost')]).status).to.equal(1);
   });
 
   it('remove: asks first (refuses without a terminal), then removes and the next account becomes primary', async () => {
     const owner = await createUser({ role: 'member' });
     const ctx = await testContext();
-    const first = await ctx.services.mailAccounts.add(owner.user.id, { email: 'alice@example.test', emailPassword: 'alicepw' }, { actor: 'test' });
-    const second = await ctx.services.mailAccounts.add(owner.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
+    const first = await ctx.services.emailAccounts.add(owner.user.id, { email: 'alice@example.test', emailPassword: 'alicepw' }, { actor: 'test' });
+    const second = await ctx.services.emailAccounts.add(owner.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
     const refused = cli(['mail-accounts', 'remove', first.id]);
     expect(refused.status).to.equal(2);
     expect(await EmailAccount.findByPk(first.id)).not.to.equal(null);
@@ -74,7 +74,7 @@ describe('crm-admin mail-accounts', function () {
     expect(out.removed).to.deep.equal({ id: first.id, email: 'alice@example.test', username: owner.username });
     expect(await EmailAccount.findByPk(first.id)).to.equal(null);
     expect((await EmailAccount.findByPk(second.id))!.isPrimary).to.equal(true);
-    const record = await AuditLog.findOne({ where: { action: AuditActions.mailAccountRemoved, userId: owner.user.id } });
+    const record = await AuditLog.findOne({ where: { action: AuditActions.emailAccountRemoved, userId: owner.user.id } });
     expect(record?.actor).to.match(/^cli:.+/);
   });
 

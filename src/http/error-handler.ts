@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
-import { AppError, BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from './app-errors.js';
+import { AppError, BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
 
 interface ErrorBody {

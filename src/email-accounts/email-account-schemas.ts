@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/validate.js';
+import { paginationQuery } from '../shared/validation.js';
 
 const MAX_SECRET_LENGTH = 1024;
 
@@ -14,9 +14,9 @@ const passwordField = z
   .min(1, 'Heslo k emailu je povinné')
   .max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé');
 
-export const createMailAccountBody = z.object({ email: emailField, emailPassword: passwordField });
+export const createEmailAccountBody = z.object({ email: emailField, emailPassword: passwordField });
 
-export const updateMailAccountBody = z
+export const updateEmailAccountBody = z
   .object({
     email: emailField.optional(),
     emailPassword: passwordField.optional(),
@@ -28,7 +28,7 @@ export const updateMailAccountBody = z
     message: 'Zadajte aspoň jednu zmenu (email, emailPassword, isActive, isPrimary)',
   });
 
-export const listMailAccountsQuery = paginationQuery;
+export const listEmailAccountsQuery = paginationQuery;
 
-export type CreateMailAccountBody = z.infer<typeof createMailAccountBody>;
-export type UpdateMailAccountBody = z.infer<typeof updateMailAccountBody>;
+export type CreateEmailAccountBody = z.infer<typeof createEmailAccountBody>;
+export type UpdateEmailAccountBody = z.infer<typeof updateEmailAccountBody>;

@@ -3,11 +3,11 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { testApp, testContext } from '../support/harness.js';
-import { crmUser, freshMailUser, put, storedContacts, storedEmails, type CrmUser, type MailUser } from './helpers.js';
+import { crmUser, freshMailUser, put, storedContacts, storedEmails, type CrmUser, type MailUser } from '../sync/helpers.js';
 
 const BASE = '/api/email-accounts';
 
-describe('mail accounts API (/api/email-accounts)', function () {
+describe('email accounts API (/api/email-accounts)', function () {
   this.timeout(60_000);
   let app: Express;
   let ctx: AppContext;

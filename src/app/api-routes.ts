@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { AppContext } from '../app/context.js';
+import type { AppContext } from './context.js';
 import { openApiHandler } from '../openapi/openapi-routes.js';
 import { createAuthMiddleware } from '../auth/auth-middleware.js';
 import { createAuthRouter } from '../auth/auth-routes.js';
@@ -7,7 +7,7 @@ import { createAdminRouter } from '../admin/admin-routes.js';
 import { createTimesheetRouter } from '../timesheets/timesheet-routes.js';
 import { createContactRouter } from '../contacts/contact-routes.js';
 import { createEmailRouter } from '../emails/email-routes.js';
-import { createMailAccountRouter } from '../mail-accounts/mail-account-routes.js';
+import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext): void {
@@ -18,5 +18,5 @@ export function mountApiRoutes(api: Router, ctx: AppContext): void {
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   api.use('/contacts', createContactRouter(ctx.services, auth));
   api.use('/emails', createEmailRouter(ctx.services, auth));
-  api.use('/email-accounts', createMailAccountRouter(ctx.services, auth));
+  api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
 }

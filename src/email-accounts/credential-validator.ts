@@ -8,7 +8,7 @@ export interface MailCredentials {
   emailPassword: string;
 }
 
-/** Checks mail credentials against the JMAP server and answers the primary mail account id. */
+/** Checks mail credentials against the JMAP server and answers the primary email account id. */
 export type CredentialValidator = (credentials: MailCredentials) => Promise<{ accountId: string }>;
 
 /**

@@ -8,10 +8,10 @@ type Owner = User | { user: User };
 const userOf = (owner: Owner): User => ('user' in owner ? owner.user : owner);
 
 /**
- * A mail account row as link-email would store it, without asking a JMAP server: the password is
+ * A email account row as link-email would store it, without asking a JMAP server: the password is
  * sealed with the real SecretBox, so the read write-back can sign in with it when it is real.
  */
-export async function createMailAccount(
+export async function createEmailAccount(
   owner: Owner,
   options: { email?: string; password?: string; jmapAccountId?: string; isPrimary?: boolean } = {},
 ): Promise<EmailAccount> {

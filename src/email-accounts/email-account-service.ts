@@ -6,7 +6,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { JmapClient } from '../jmap/client.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
 
-export interface MailAccountChanges {
+export interface EmailAccountChanges {
   email?: string;
   emailPassword?: string;
   isActive?: boolean;
@@ -18,11 +18,11 @@ type AccountWithSync = EmailAccount & { syncState?: MailSyncState | null };
 const DUPLICATE = 'Tento emailový účet je už pripojený';
 
 /**
- * A user's mail accounts: validated against the JMAP server before they are stored, passwords sealed
+ * A user's email accounts: validated against the JMAP server before they are stored, passwords sealed
  * with AES-256-GCM, exactly one primary per user while any exist. Used by link-email, the mail
  * accounts API, crm-admin and the sync.
  */
-export class MailAccountService {
+export class EmailAccountService {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly secretBox: SecretBox,
@@ -58,7 +58,7 @@ export class MailAccountService {
       );
       const syncState = await MailSyncState.create({ emailAccountId: account.id, status: 'idle', emailState: null, lastAttemptAt: null, lastSuccessAt: null, lastError: null, nextAttemptAt: new Date(), requestedAt: new Date(), lockedBy: null, lockedUntil: null }, { transaction });
       await this.audit.record(
-        { action: options.auditAction ?? AuditActions.mailAccountAdded, userId, username: user.username, details: { email, emailAccountId: account.id } },
+        { action: options.auditAction ?? AuditActions.emailAccountAdded, userId, username: user.username, details: { email, emailAccountId: account.id } },
         meta,
         transaction,
       );
@@ -87,7 +87,7 @@ export class MailAccountService {
     return account;
   }
 
-  async update(userId: string, accountId: string, changes: MailAccountChanges, meta: RequestMeta): Promise<AccountWithSync> {
+  async update(userId: string, accountId: string, changes: EmailAccountChanges, meta: RequestMeta): Promise<AccountWithSync> {
     const current = await this.get(userId, accountId);
     const email = changes.email?.trim().toLowerCase();
     const credentialsChange = (email !== undefined && email !== current.email) || changes.emailPassword !== undefined;
@@ -121,7 +121,7 @@ export class MailAccountService {
         }
         await account.save({ transaction });
         await this.audit.record(
-          { action: AuditActions.mailAccountUpdated, userId, details: { emailAccountId: account.id, credentialsChanged: credentialsChange, isActive: changes.isActive, isPrimary: changes.isPrimary } },
+          { action: AuditActions.emailAccountUpdated, userId, details: { emailAccountId: account.id, credentialsChanged: credentialsChange, isActive: changes.isActive, isPrimary: changes.isPrimary } },
           meta,
           transaction,
         );
@@ -143,7 +143,7 @@ export class MailAccountService {
         if (next) await next.update({ isPrimary: true }, { transaction });
       }
       await this.audit.record(
-        { action: AuditActions.mailAccountRemoved, userId, details: { emailAccountId: account.id, email: account.email } },
+        { action: AuditActions.emailAccountRemoved, userId, details: { emailAccountId: account.id, email: account.email } },
         meta,
         transaction,
       );

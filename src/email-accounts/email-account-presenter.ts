@@ -1,7 +1,7 @@
 import type { EmailAccount, MailSyncState } from '../models/index.js';
 
 /** The account as the frontend sees it: never the password, with its sync status. */
-export function presentMailAccount(account: EmailAccount & { syncState?: MailSyncState | null }) {
+export function presentEmailAccount(account: EmailAccount & { syncState?: MailSyncState | null }) {
   const sync = account.syncState;
   return {
     id: account.id,
@@ -22,4 +22,4 @@ export function presentMailAccount(account: EmailAccount & { syncState?: MailSyn
   };
 }
 
-export type MailAccountView = ReturnType<typeof presentMailAccount>;
+export type EmailAccountView = ReturnType<typeof presentEmailAccount>;

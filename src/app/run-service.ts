@@ -1,0 +1,55 @@
+import type { AppConfig } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
+import { createAppContext, type AppContext } from './context.js';
+import { startServer, type RunningServer, type ServeOptions } from './server.js';
+import { describeStartError } from './start-errors.js';
+
+/**
+ * The whole life of `crm-admin serve`: start, wait for SIGTERM/SIGINT, stop gracefully within
+ * SHUTDOWN_TIMEOUT_MS. Resolves with the process exit code; the command only hands it to oclif.
+ */
+export async function runService(config: AppConfig, logger: Logger, options: ServeOptions): Promise<number> {
+  let server: RunningServer | undefined;
+  let stopRequested = false;
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+
+  const beginStop = (running: RunningServer) => {
+    const deadline = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      finish(1);
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    running.stop().then(
+      () => finish(0),
+      (err: unknown) => {
+        logger.error('shutdown failed', { err });
+        finish(1);
+      },
+    );
+  };
+  const onSignal = (signal: string) => {
+    if (stopRequested) return;
+    stopRequested = true;
+    logger.info('signal received', { signal });
+    // A signal during the start (migrations) is answered once the start is through.
+    if (server) beginStop(server);
+  };
+  // Installed before the start: a SIGTERM during migrations must not kill the process mid-transaction.
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+
+  let ctx: AppContext | undefined;
+  try {
+    ctx = await createAppContext({ config, logger, poolMax: 20 });
+    server = await startServer(ctx, options);
+  } catch (err) {
+    // Leave no embedded PostgreSQL behind that this attempt started (the next start would adopt it).
+    await ctx?.close().catch(() => {});
+    // One clear line for journald, then a non-zero exit so systemd's restart policy sees the failure.
+    logger.error(describeStartError(err, config, options.port));
+    return 1;
+  }
+  if (stopRequested) beginStop(server);
+  return finished;
+}

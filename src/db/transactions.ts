@@ -1,0 +1,16 @@
+import type { Sequelize, Transaction } from 'sequelize';
+
+/**
+ * A database transaction as services see it: an opaque handle they pass, as the last argument, to
+ * every repository method that must take part. Services never import sequelize themselves.
+ */
+export type Tx = Transaction;
+
+/** Runs work in one transaction: committed when it resolves, rolled back when it throws. */
+export interface Transactions {
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+export function sequelizeTransactions(sequelize: Sequelize): Transactions {
+  return { run: (work) => sequelize.transaction(work) };
+}

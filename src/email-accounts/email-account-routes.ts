@@ -1,0 +1,69 @@
+import { Router } from 'express';
+import type { SyncService } from '../sync/sync-service.js';
+import type { EmailAccountService } from './email-account-service.js';
+import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import { ConflictError } from '../errors/app-errors.js';
+import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { ok } from '../http/respond.js';
+import { parseBody, parseParams, parseQuery } from '../http/validate.js';
+import { idParams } from '../shared/validation.js';
+import { listResult } from '../shared/pagination.js';
+import { presentEmailAccount } from './email-account-presenter.js';
+import { createEmailAccountBody, listEmailAccountsQuery, updateEmailAccountBody } from './email-account-schemas.js';
+
+export interface EmailAccountRouteDeps {
+  emailAccounts: EmailAccountService;
+  mailSync: Pick<SyncService, 'requestSync'>;
+}
+
+/**
+ * /api/email-accounts: the caller's own email accounts (another user's id is a 404, like a missing
+ * one). Passwords go in, never out. Linking an account or fixing its credentials starts a sync at once.
+ */
+export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: AuthMiddleware): Router {
+  const router = Router();
+  router.use(auth.requireAuth);
+
+  router.get('/', async (req, res) => {
+    const { page, limit } = parseQuery(listEmailAccountsQuery, req);
+    const accounts = await services.emailAccounts.list(requireAuthContext(req).userId);
+    const items = accounts.slice((page - 1) * limit, page * limit).map(presentEmailAccount);
+    ok(res, listResult(items, page, limit, accounts.length), 'Zoznam emailových účtov');
+  });
+
+  router.post('/', async (req, res) => {
+    const body = parseBody(createEmailAccountBody, req);
+    const { userId } = requireAuthContext(req);
+    const account = await services.emailAccounts.add(userId, body, requestMeta(req));
+    await services.mailSync.requestSync(account.id);
+    ok(res, { account: presentEmailAccount(await services.emailAccounts.get(userId, account.id)) }, 'Emailový účet pridaný a overený', 201);
+  });
+
+  router.patch('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const changes = parseBody(updateEmailAccountBody, req);
+    const { userId } = requireAuthContext(req);
+    const account = await services.emailAccounts.update(userId, id, changes, requestMeta(req));
+    if (account.isActive && (changes.email !== undefined || changes.emailPassword !== undefined || changes.isActive === true)) {
+      await services.mailSync.requestSync(account.id);
+    }
+    ok(res, { account: presentEmailAccount(account) }, 'Emailový účet upravený');
+  });
+
+  router.delete('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    await services.emailAccounts.remove(requireAuthContext(req).userId, id, requestMeta(req));
+    ok(res, undefined, 'Emailový účet odstránený');
+  });
+
+  router.post('/:id/sync', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const { userId } = requireAuthContext(req);
+    const account = await services.emailAccounts.get(userId, id);
+    if (!account.isActive) throw new ConflictError('Emailový účet je vypnutý; zapnite ho pred synchronizáciou');
+    await services.mailSync.requestSync(account.id);
+    ok(res, { account: presentEmailAccount(await services.emailAccounts.get(userId, id)) }, 'Synchronizácia spustená', 202);
+  });
+
+  return router;
+}
