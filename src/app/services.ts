@@ -13,11 +13,14 @@ import { AuthService } from '../auth/auth-service.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { jmapClientFactory, jmapCredentialValidator } from '../email-accounts/credential-validator.js';
 import { EmailAccountService } from '../email-accounts/email-account-service.js';
+import { EmailAccountRepository } from '../email-accounts/email-account-repository.js';
 import { UserAdminService, type UserFileCleanup } from '../users/user-admin-service.js';
 import { AuditQueryService } from '../audit/audit-query-service.js';
 import { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
+import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
+import { sequelizeTransactions } from '../db/transactions.js';
 import { ContactService } from '../contacts/contact-service.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
@@ -35,18 +38,26 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const users = new UserService(sequelize, hasher, audit, config.tempPasswordTtlDays);
   const tokens = new TokenService(config.secrets.jwtAccessSecret, config.secrets.jwtRefreshSecret);
   const sessions = new SessionService(sequelize, tokens, audit, { logger });
-  const emailAccounts = new EmailAccountService(
-    sequelize,
+  const emailAccountRepository = new EmailAccountRepository();
+  const emailAccounts = new EmailAccountService({
+    accounts: emailAccountRepository,
+    transactions: sequelizeTransactions(sequelize),
     secretBox,
     audit,
-    jmapCredentialValidator(config.jmapSessionUrl, config.jmapTimeoutMs),
-    jmapClientFactory(config.jmapSessionUrl, config.jmapTimeoutMs),
-  );
-  const timesheets = new TimesheetService(sequelize, new LocalDirectoryStorage(config.timesheetDir), audit, logger);
+    validate: jmapCredentialValidator(config.jmapSessionUrl, config.jmapTimeoutMs),
+    clientFactory: jmapClientFactory(config.jmapSessionUrl, config.jmapTimeoutMs),
+  });
+  const timesheets = new TimesheetService({
+    timesheets: new TimesheetRepository(),
+    transactions: sequelizeTransactions(sequelize),
+    storage: new LocalDirectoryStorage(config.timesheetDir),
+    audit,
+    logger,
+  });
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ sequelize, users, hasher, sessions, emailAccounts, audit, files: userFiles });
   const auditQuery = new AuditQueryService(sequelize);
-  const emailAccountAdmin = new EmailAccountAdminService(emailAccounts);
+  const emailAccountAdmin = new EmailAccountAdminService(emailAccounts, emailAccountRepository);
   const loginThrottle = new LoginThrottle(sequelize);
   const auth = new AuthService(sequelize, users, hasher, sessions, emailAccounts, audit, loginThrottle);
   const contacts = new ContactService(sequelize, audit);

@@ -1,10 +1,14 @@
-import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
-import { EmailAccount, MailSyncState, User } from '../models/index.js';
+import type { EmailAccount } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import { isUniqueViolation } from '../db/db-errors.js';
+import type { Transactions, Tx } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/client.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
+import type { AccountWithSync, EmailAccountRepository } from './email-account-repository.js';
+
+export type { AccountWithSync } from './email-account-repository.js';
 
 export interface EmailAccountChanges {
   email?: string;
@@ -13,9 +17,17 @@ export interface EmailAccountChanges {
   isPrimary?: boolean;
 }
 
-type AccountWithSync = EmailAccount & { syncState?: MailSyncState | null };
+export interface EmailAccountServiceDeps {
+  accounts: EmailAccountRepository;
+  transactions: Transactions;
+  secretBox: SecretBox;
+  audit: AuditService;
+  validate: CredentialValidator;
+  clientFactory: JmapClientFactory;
+}
 
 const DUPLICATE = 'Tento emailový účet je už pripojený';
+export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
 
 /**
  * A user's email accounts: validated against the JMAP server before they are stored, passwords sealed
@@ -23,111 +35,100 @@ const DUPLICATE = 'Tento emailový účet je už pripojený';
  * accounts API, crm-admin and the sync.
  */
 export class EmailAccountService {
-  constructor(
-    private readonly sequelize: Sequelize,
-    private readonly secretBox: SecretBox,
-    private readonly audit: AuditService,
-    private readonly validate: CredentialValidator,
-    private readonly clientFactory: JmapClientFactory,
-  ) {}
+  constructor(private readonly deps: EmailAccountServiceDeps) {}
 
   async add(
     userId: string,
     credentials: MailCredentials,
     meta: RequestMeta,
-    options: { auditAction?: string; transaction?: Transaction } = {},
+    options: { auditAction?: string; transaction?: Tx } = {},
   ): Promise<AccountWithSync> {
+    const { accounts, secretBox, audit } = this.deps;
     const email = credentials.email.trim().toLowerCase();
-    if (await this.findByEmail(userId, email, options.transaction)) throw new ConflictError(DUPLICATE);
+    if (await accounts.findByEmail(userId, email, options.transaction)) throw new ConflictError(DUPLICATE);
     // Validation talks to the network: do it before any transaction holds locks.
-    const { accountId } = await this.validate({ email, emailPassword: credentials.emailPassword });
-    const work = async (transaction: Transaction) => {
-      const user = await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
+    const { accountId } = await this.deps.validate({ email, emailPassword: credentials.emailPassword });
+    const work = async (tx: Tx) => {
+      const user = await accounts.lockOwner(userId, tx);
       if (!user) throw new NotFoundError('Používateľ neexistuje');
-      const existing = await EmailAccount.count({ where: { userId }, transaction });
-      const account = await EmailAccount.create(
+      const existing = await accounts.countOfUser(userId, tx);
+      const account = await accounts.create(
         {
           userId,
           email,
-          emailPassword: this.secretBox.encrypt(credentials.emailPassword),
+          emailPassword: secretBox.encrypt(credentials.emailPassword),
           jmapAccountId: accountId,
+          // The first account of a user is the primary one.
           isPrimary: existing === 0,
           isActive: true,
         },
-        { transaction },
+        tx,
       );
-      const syncState = await MailSyncState.create({ emailAccountId: account.id, status: 'idle', emailState: null, lastAttemptAt: null, lastSuccessAt: null, lastError: null, nextAttemptAt: new Date(), requestedAt: new Date(), lockedBy: null, lockedUntil: null }, { transaction });
-      await this.audit.record(
+      await audit.record(
         { action: options.auditAction ?? AuditActions.emailAccountAdded, userId, username: user.username, details: { email, emailAccountId: account.id } },
         meta,
-        transaction,
+        tx,
       );
-      return Object.assign(account, { syncState });
+      return account;
     };
     try {
-      return options.transaction ? await work(options.transaction) : await this.sequelize.transaction(work);
+      return options.transaction ? await work(options.transaction) : await this.deps.transactions.run(work);
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw new ConflictError(DUPLICATE);
+      if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;
     }
   }
 
   list(userId: string): Promise<AccountWithSync[]> {
-    return EmailAccount.findAll({
-      where: { userId },
-      include: [{ model: MailSyncState, as: 'syncState' }],
-      order: [['isPrimary', 'DESC'], ['createdAt', 'ASC']],
-    });
+    return this.deps.accounts.listOfUser(userId);
   }
 
   /** Owner-scoped lookup: another user's account id is "not found", never "forbidden" (no existence leak). */
-  async get(userId: string, accountId: string, transaction?: Transaction): Promise<AccountWithSync> {
-    const account = await EmailAccount.findOne({ where: { id: accountId, userId }, include: [{ model: MailSyncState, as: 'syncState' }], transaction });
-    if (!account) throw new NotFoundError('Emailový účet neexistuje');
+  async get(userId: string, accountId: string, transaction?: Tx): Promise<AccountWithSync> {
+    const account = await this.deps.accounts.findOwned(userId, accountId, transaction);
+    if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
     return account;
   }
 
   async update(userId: string, accountId: string, changes: EmailAccountChanges, meta: RequestMeta): Promise<AccountWithSync> {
+    const { accounts, secretBox, audit } = this.deps;
     const current = await this.get(userId, accountId);
     const email = changes.email?.trim().toLowerCase();
     const credentialsChange = (email !== undefined && email !== current.email) || changes.emailPassword !== undefined;
     let jmapAccountId: string | undefined;
     if (credentialsChange) {
-      const password = changes.emailPassword ?? this.secretBox.decrypt(current.emailPassword);
-      ({ accountId: jmapAccountId } = await this.validate({ email: email ?? current.email, emailPassword: password }));
+      const password = changes.emailPassword ?? secretBox.decrypt(current.emailPassword);
+      ({ accountId: jmapAccountId } = await this.deps.validate({ email: email ?? current.email, emailPassword: password }));
     }
     try {
-      await this.sequelize.transaction(async (transaction) => {
+      await this.deps.transactions.run(async (tx) => {
         // One writer per user at a time: two accounts made primary at once would otherwise deadlock
         // on each other's rows (clear the old primary / set the new one).
-        await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
-        const account = await this.get(userId, accountId, transaction);
+        await accounts.lockOwner(userId, tx);
+        const account = await this.get(userId, accountId, tx);
         if (credentialsChange) {
           if (email) account.email = email;
-          if (changes.emailPassword !== undefined) account.emailPassword = this.secretBox.encrypt(changes.emailPassword);
+          if (changes.emailPassword !== undefined) account.emailPassword = secretBox.encrypt(changes.emailPassword);
           // A different mailbox behind the account: start its sync from scratch.
-          if (jmapAccountId !== account.jmapAccountId) await MailSyncState.update({ emailState: null }, { where: { emailAccountId: account.id }, transaction });
+          if (jmapAccountId !== account.jmapAccountId) await accounts.resetSyncCursor(account.id, tx);
           account.jmapAccountId = jmapAccountId!;
           // New credentials lift an auth_failed stop: the sync may try again at once.
-          await MailSyncState.update(
-            { status: 'idle', consecutiveFailures: 0, nextAttemptAt: new Date(), lastError: null },
-            { where: { emailAccountId: account.id }, transaction },
-          );
+          await accounts.restartSync(account.id, tx);
         }
         if (changes.isActive !== undefined) account.isActive = changes.isActive;
         if (changes.isPrimary === true && !account.isPrimary) {
-          await EmailAccount.update({ isPrimary: false }, { where: { userId, isPrimary: true }, transaction });
+          await accounts.clearPrimary(userId, tx);
           account.isPrimary = true;
         }
-        await account.save({ transaction });
-        await this.audit.record(
+        await accounts.save(account, tx);
+        await audit.record(
           { action: AuditActions.emailAccountUpdated, userId, details: { emailAccountId: account.id, credentialsChanged: credentialsChange, isActive: changes.isActive, isPrimary: changes.isPrimary } },
           meta,
-          transaction,
+          tx,
         );
       });
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw new ConflictError(DUPLICATE);
+      if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;
     }
     return this.get(userId, accountId);
@@ -135,37 +136,30 @@ export class EmailAccountService {
 
   /** Deletes the account with its contacts and emails; the oldest remaining account becomes primary. */
   async remove(userId: string, accountId: string, meta: RequestMeta): Promise<void> {
-    await this.sequelize.transaction(async (transaction) => {
-      const account = await this.get(userId, accountId, transaction);
-      await account.destroy({ transaction });
-      if (account.isPrimary) {
-        const next = await EmailAccount.findOne({ where: { userId }, order: [['createdAt', 'ASC']], transaction });
-        if (next) await next.update({ isPrimary: true }, { transaction });
-      }
-      await this.audit.record(
+    const { accounts, audit } = this.deps;
+    await this.deps.transactions.run(async (tx) => {
+      const account = await this.get(userId, accountId, tx);
+      await accounts.destroy(account, tx);
+      if (account.isPrimary) await accounts.promoteOldest(userId, tx);
+      await audit.record(
         { action: AuditActions.emailAccountRemoved, userId, details: { emailAccountId: account.id, email: account.email } },
         meta,
-        transaction,
+        tx,
       );
     });
   }
 
-  hasActiveAccount(userId: string): Promise<boolean> {
-    return EmailAccount.count({ where: { userId, isActive: true } }).then((n) => n > 0);
+  async hasActiveAccount(userId: string): Promise<boolean> {
+    return (await this.deps.accounts.countActiveOfUser(userId)) > 0;
   }
 
   /** Clear credentials for the JMAP client; only the sync and read write-back call this. */
   credentialsOf(account: EmailAccount): { username: string; password: string } {
-    return { username: account.email, password: this.secretBox.decrypt(account.emailPassword) };
+    return { username: account.email, password: this.deps.secretBox.decrypt(account.emailPassword) };
   }
 
   /** A JMAP client signed in as this account. */
   clientFor(account: EmailAccount): JmapClient {
-    return this.clientFactory(this.credentialsOf(account));
-  }
-
-  private findByEmail(userId: string, email: string, transaction?: Transaction): Promise<EmailAccount | null> {
-    // Addresses are stored lower-cased, so equality is case-insensitive.
-    return EmailAccount.findOne({ where: { userId, email }, transaction });
+    return this.deps.clientFactory(this.credentialsOf(account));
   }
 }

@@ -1,8 +1,8 @@
-import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import type { Transactions, Tx } from '../db/transactions.js';
 import { ValidationError } from '../errors/app-errors.js';
-import { Timesheet } from '../models/index.js';
 import { assertPeriod, MAX_YEAR } from './period.js';
+import type { RemovalScope, RemovedRow, TimesheetRepository } from './timesheet-repository.js';
 
 export interface PurgeOptions {
   /** Periods strictly before this month are removed. */
@@ -18,50 +18,51 @@ export interface RemovalResult {
   bytes: number;
 }
 
-type RemovedRow = Pick<Timesheet, 'id' | 'filePath' | 'fileSize'>;
+export interface TimesheetRemovalDeps {
+  timesheets: TimesheetRepository;
+  transactions: Transactions;
+  audit: AuditService;
+  /** Removes stored files; never throws (failures are logged). */
+  discardFiles: (keys: string[]) => Promise<void>;
+}
 
 const PURGE_BATCH = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Bulk removal of rows with their files: user deletion and the retention purge. */
 export class TimesheetRemoval {
-  constructor(
-    private readonly sequelize: Sequelize,
-    private readonly audit: AuditService,
-    private readonly discardFiles: (keys: string[]) => Promise<void>,
-  ) {}
+  constructor(private readonly deps: TimesheetRemovalDeps) {}
 
-  async removeAllForUser(userId: string, outer?: Transaction): Promise<RemovalResult> {
+  async removeAllForUser(userId: string, outer?: Tx): Promise<RemovalResult> {
+    const { timesheets, transactions, discardFiles } = this.deps;
     if (!UUID.test(userId)) return { count: 0, bytes: 0 };
-    const work = (transaction: Transaction) => this.deleteRows({ userId }, transaction);
+    const work = (tx: Tx) => timesheets.deleteInScope({ userId }, undefined, tx);
     if (!outer) {
-      const rows = await this.sequelize.transaction(work);
-      await this.discardFiles(rows.map((r) => r.filePath));
+      const rows = await transactions.run(work);
+      await discardFiles(rows.map((r) => r.filePath));
       return summarise(rows);
     }
     const rows = await work(outer);
     // Sequelize 6 runs afterCommit hooks even when the COMMIT itself failed: remove files only if the rows are gone.
     outer.afterCommit(async () => {
-      const remaining = await Timesheet.count({ where: { id: rows.map((r) => r.id) } }).catch(() => -1);
-      if (remaining === 0) await this.discardFiles(rows.map((r) => r.filePath));
+      const remaining = await timesheets.countByIds(rows.map((r) => r.id)).catch(() => -1);
+      if (remaining === 0) await discardFiles(rows.map((r) => r.filePath));
     });
     return summarise(rows);
   }
 
   async purge(options: PurgeOptions, meta: RequestMeta): Promise<RemovalResult> {
+    const { timesheets, transactions, audit, discardFiles } = this.deps;
     const { year, month } = options.before;
     // "before 2101-01" is how one says "everything up to the last allowed period".
     assertPeriod(year, month, MAX_YEAR + 1);
     if (options.userId !== undefined && !UUID.test(options.userId)) {
       throw new ValidationError('Neplatný identifikátor používateľa', [{ field: 'userId', message: 'Neplatný identifikátor' }]);
     }
-    const where: WhereOptions<Timesheet> = {
-      ...(options.userId ? { userId: options.userId } : {}),
-      [Op.or]: [{ year: { [Op.lt]: year } }, { year, month: { [Op.lt]: month } }],
-    };
-    const total = await Timesheet.count({ where });
+    const scope: RemovalScope = { userId: options.userId, before: { year, month } };
+    const total = await timesheets.countInScope(scope);
     if (options.dryRun) {
-      const bytes = Number((await Timesheet.sum('fileSize', { where })) ?? 0);
+      const bytes = await timesheets.bytesInScope(scope);
       return { count: total, bytes };
     }
 
@@ -70,36 +71,23 @@ export class TimesheetRemoval {
     try {
       // Batches keep transactions short and memory flat however many rows match.
       for (;;) {
-        const rows = await this.sequelize.transaction((t) => this.deleteRows(where, t, PURGE_BATCH));
+        const rows = await transactions.run((tx) => timesheets.deleteInScope(scope, PURGE_BATCH, tx));
         if (rows.length === 0) break;
-        await this.discardFiles(rows.map((r) => r.filePath));
+        await discardFiles(rows.map((r) => r.filePath));
         const batch = summarise(rows);
         done.count += batch.count;
         done.bytes += batch.bytes;
         options.onProgress?.(done.count, Math.max(total, done.count));
       }
     } catch (err) {
-      await this.audit.record(
+      await audit.record(
         { action: AuditActions.timesheetPurge, success: false, details: { ...details, ...done, error: (err as Error).message } },
         meta,
       );
       throw err;
     }
-    await this.audit.record({ action: AuditActions.timesheetPurge, details: { ...details, ...done } }, meta);
+    await audit.record({ action: AuditActions.timesheetPurge, details: { ...details, ...done } }, meta);
     return done;
-  }
-
-  private async deleteRows(where: WhereOptions<Timesheet>, transaction: Transaction, limit?: number): Promise<RemovedRow[]> {
-    const rows = await Timesheet.findAll({
-      where,
-      attributes: ['id', 'filePath', 'fileSize'],
-      order: [['id', 'ASC']],
-      limit,
-      transaction,
-      lock: transaction.LOCK.UPDATE,
-    });
-    if (rows.length > 0) await Timesheet.destroy({ where: { id: rows.map((r) => r.id) }, transaction });
-    return rows;
   }
 }
 

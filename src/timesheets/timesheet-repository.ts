@@ -1,0 +1,102 @@
+import { Op, type WhereOptions } from 'sequelize';
+import { Timesheet } from '../models/index.js';
+import type { Tx } from '../db/transactions.js';
+import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
+
+/** The columns of a new timesheet row; the id and timestamps come from the database. */
+export interface NewTimesheet {
+  userId: string;
+  fileName: string;
+  filePath: string;
+  fileType: string;
+  fileSize: number;
+  year: number;
+  month: number;
+}
+
+export interface TimesheetFilter {
+  userId?: string;
+  year?: number;
+  month?: number;
+}
+
+/** Rows to remove in bulk: one user's, and/or those of periods strictly before a month. */
+export interface RemovalScope {
+  userId?: string;
+  before?: { year: number; month: number };
+}
+
+export type RemovedRow = Pick<Timesheet, 'id' | 'filePath' | 'fileSize'>;
+
+/** All data access of the timesheets area (the files themselves live in TimesheetStorage). */
+export class TimesheetRepository {
+  create(values: NewTimesheet, tx?: Tx): Promise<Timesheet> {
+    return Timesheet.create(values, { transaction: tx });
+  }
+
+  /**
+   * The timesheet with this id, only if it is `ownerId`'s when an owner is given. Inside a
+   * transaction the row is locked FOR UPDATE.
+   */
+  findById(id: string, ownerId: string | undefined, tx?: Tx): Promise<Timesheet | null> {
+    const where: WhereOptions<Timesheet> = ownerId === undefined ? { id } : { id, userId: ownerId };
+    return Timesheet.findOne({ where, transaction: tx, lock: tx ? tx.LOCK.UPDATE : undefined });
+  }
+
+  async page(filter: TimesheetFilter, page: PageRequest, tx?: Tx): Promise<Page<Timesheet>> {
+    const where: WhereOptions<Timesheet> = {};
+    if (filter.userId !== undefined) where.userId = filter.userId;
+    if (filter.year !== undefined) where.year = filter.year;
+    if (filter.month !== undefined) where.month = filter.month;
+    const { rows, count } = await Timesheet.findAndCountAll({
+      where,
+      // Newest period first; within a period the latest upload first; id keeps pages stable.
+      order: [['year', 'DESC'], ['month', 'DESC'], ['createdAt', 'DESC'], ['id', 'DESC']],
+      limit: page.limit,
+      offset: offsetOf(page),
+      transaction: tx,
+    });
+    return { items: rows, total: count };
+  }
+
+  async destroy(timesheet: Timesheet, tx?: Tx): Promise<void> {
+    await timesheet.destroy({ transaction: tx });
+  }
+
+  countInScope(scope: RemovalScope, tx?: Tx): Promise<number> {
+    return Timesheet.count({ where: whereOf(scope), transaction: tx });
+  }
+
+  async bytesInScope(scope: RemovalScope, tx?: Tx): Promise<number> {
+    return Number((await Timesheet.sum('fileSize', { where: whereOf(scope), transaction: tx })) ?? 0);
+  }
+
+  /** How many of these rows still exist. */
+  countByIds(ids: string[], tx?: Tx): Promise<number> {
+    return Timesheet.count({ where: { id: ids }, transaction: tx });
+  }
+
+  /**
+   * Locks the rows of the scope (FOR UPDATE, in id order, at most `limit` when given), deletes them
+   * and answers what they were, so that the caller can remove their files.
+   */
+  async deleteInScope(scope: RemovalScope, limit: number | undefined, tx: Tx): Promise<RemovedRow[]> {
+    const rows = await Timesheet.findAll({
+      where: whereOf(scope),
+      attributes: ['id', 'filePath', 'fileSize'],
+      order: [['id', 'ASC']],
+      limit,
+      transaction: tx,
+      lock: tx.LOCK.UPDATE,
+    });
+    if (rows.length > 0) await Timesheet.destroy({ where: { id: rows.map((r) => r.id) }, transaction: tx });
+    return rows;
+  }
+}
+
+function whereOf(scope: RemovalScope): WhereOptions<Timesheet> {
+  const where: WhereOptions<Timesheet> = scope.userId ? { userId: scope.userId } : {};
+  if (!scope.before) return where;
+  const { year, month } = scope.before;
+  return { ...where, [Op.or]: [{ year: { [Op.lt]: year } }, { year, month: { [Op.lt]: month } }] };
+}

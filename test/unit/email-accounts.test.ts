@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import type { AuditService } from '../../src/audit/audit-service.js';
+import type { SecretBox } from '../../src/crypto/secret-box.js';
+import type { Transactions, Tx } from '../../src/db/transactions.js';
+import { ConflictError } from '../../src/errors/app-errors.js';
+import type { AccountWithSync, EmailAccountRepository, NewEmailAccount } from '../../src/email-accounts/email-account-repository.js';
+import { EmailAccountService } from '../../src/email-accounts/email-account-service.js';
+
+/**
+ * EmailAccountService.add() without a database: a hand-written repository that keeps one user's
+ * accounts in an array, so that only the service's own rules are under test.
+ */
+function fakeWorld(existing: Array<{ email: string }> = []) {
+  const created: NewEmailAccount[] = [];
+  const validated: string[] = [];
+  const rows = [...existing];
+  const accounts = {
+    findByEmail: async (_userId: string, email: string) => rows.find((r) => r.email === email) ?? null,
+    lockOwner: async (userId: string) => ({ id: userId, username: 'jana' }),
+    countOfUser: async () => rows.length,
+    create: async (values: NewEmailAccount) => {
+      created.push(values);
+      rows.push(values);
+      return { ...values, id: `account-${rows.length}` } as unknown as AccountWithSync;
+    },
+  } as unknown as EmailAccountRepository;
+  const transactions: Transactions = { run: (work) => work({} as Tx) };
+  const service = new EmailAccountService({
+    accounts,
+    transactions,
+    secretBox: { encrypt: (plain: string) => `sealed:${plain}` } as unknown as SecretBox,
+    audit: { record: async () => {} } as unknown as AuditService,
+    validate: async ({ email }) => {
+      validated.push(email);
+      return { accountId: 'jmap-1' };
+    },
+    clientFactory: () => {
+      throw new Error('not used');
+    },
+  });
+  return { service, created, validated };
+}
+
+describe('unit: email accounts (EmailAccountService.add)', () => {
+  it('makes the first account of a user the primary one, and later ones not', async () => {
+    const { service, created } = fakeWorld();
+    await service.add('user-1', { email: 'first@example.test', emailPassword: 'pw1' }, {});
+    await service.add('user-1', { email: 'second@example.test', emailPassword: 'pw2' }, {});
+    expect(created.map((c) => [c.email, c.isPrimary])).to.deep.equal([
+      ['first@example.test', true],
+      ['second@example.test', false],
+    ]);
+    expect(created[0]!.emailPassword).to.equal('sealed:pw1');
+  });
+
+  it('refuses an address already attached (case and spaces aside) with 409, before asking the mail server', async () => {
+    const { service, created, validated } = fakeWorld([{ email: 'jana@example.test' }]);
+    const err = await service.add('user-1', { email: '  Jana@Example.TEST ', emailPassword: 'pw' }, {}).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ConflictError);
+    expect((err as ConflictError).message).to.equal('Tento emailový účet je už pripojený');
+    expect(validated).to.deep.equal([]);
+    expect(created).to.deep.equal([]);
+  });
+});
