@@ -24,6 +24,11 @@ import { sequelizeTransactions } from '../db/transactions.js';
 import { ContactService } from '../contacts/contact-service.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
+import { ContactRepository } from '../contacts/contact-repository.js';
+import { EmailRepository } from '../emails/email-repository.js';
+import { EmailAccountAccess } from '../email-accounts/account-access.js';
+import { Sql } from '../db/sql.js';
+import { sequelizeTransactions } from '../db/transactions.js';
 
 /**
  * The composition root: every service is a plain class whose dependencies are handed in here.
@@ -60,10 +65,18 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const emailAccountAdmin = new EmailAccountAdminService(emailAccounts, emailAccountRepository);
   const loginThrottle = new LoginThrottle(sequelize);
   const auth = new AuthService(sequelize, users, hasher, sessions, emailAccounts, audit, loginThrottle);
-  const contacts = new ContactService(sequelize, audit);
+  // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
+  const ownEmailAccounts = new EmailAccountAccess();
+  const contacts = new ContactService({
+    contacts: new ContactRepository(new Sql(sequelize)),
+    accounts: ownEmailAccounts,
+    transactions: sequelizeTransactions(sequelize),
+    audit,
+  });
+  const emailRepository = new EmailRepository(new Sql(sequelize));
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
-  const readStatePusher = new ReadStatePusher(sequelize, emailAccounts, logger);
-  const emails = new EmailService(sequelize, contacts, readStatePusher, logger);
+  const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
+  const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
   const mailSync = new SyncService({
     sequelize,
     logger,

@@ -32,12 +32,6 @@ export interface ContactRow {
   email_count?: number;
 }
 
-export const CONTACT_COLUMNS = `c.id, c.user_id, c.email_account_id, c.email, c.name, c.notes, c.added_at, c.last_email_at, c.created_at, c.updated_at`;
-
-/** Unread emails of one contact, from the partial index on the links (never a visit to the emails). */
-export const UNREAD_COUNT_OF = (alias: string) =>
-  `(SELECT count(*) FROM email_contacts u WHERE u.contact_id = ${alias}.id AND NOT u.is_read)::int`;
-
 export function toContactRecord(row: ContactRow): ContactRecord {
   return {
     id: row.id,

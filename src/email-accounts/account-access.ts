@@ -1,14 +1,26 @@
+import type { Tx } from '../db/transactions.js';
 import { NotFoundError } from '../errors/app-errors.js';
 import { EmailAccount } from '../models/index.js';
 import { CONTACT_NOT_FOUND } from '../contacts/contact-records.js';
 
 export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
 
-/** The caller's email account id, or a 404 for anyone else's: no existence leak, no "forbidden". */
-export async function requireOwnEmailAccount(userId: string, accountId: string): Promise<string> {
-  const account = await EmailAccount.findOne({ where: { id: accountId, userId }, attributes: ['id'] });
-  if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
-  return account.id;
+/**
+ * The caller's own email accounts, as the contacts and emails areas check them before they touch an
+ * account id. Another user's account is simply not there: no existence leak, no "forbidden".
+ */
+export class EmailAccountAccess {
+  /** The caller's email account id, or a 404 for anyone else's: no existence leak, no "forbidden". */
+  async requireOwn(userId: string, accountId: string, tx?: Tx): Promise<string> {
+    const account = await EmailAccount.findOne({ where: { id: accountId, userId }, attributes: ['id'], transaction: tx });
+    if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
+    return account.id;
+  }
+
+  /** Those of the given accounts that are the caller's; any other id is left out. */
+  findOwn(userId: string, accountIds: readonly string[], tx?: Tx): Promise<EmailAccount[]> {
+    return EmailAccount.findAll({ where: { id: [...accountIds], userId }, transaction: tx });
+  }
 }
 
 /**

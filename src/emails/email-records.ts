@@ -45,16 +45,6 @@ export interface EmailRow {
   contact_ids?: string[];
 }
 
-const BASE_COLUMNS = `e.id, e.user_id, e.email_account_id, e.contact_id, e.jmap_id, e.message_id, e.thread_id, e.in_reply_to,
-  e."from", e."to", e.subject, e.is_read, e.read_pending, e.date, e.created_at, e.updated_at`;
-
-/** Enough characters for a preview after whitespace is collapsed; left() reads only a slice of a large body. */
-export const PREVIEW_SOURCE_CHARS = 600;
-
-export const LIST_COLUMNS = `${BASE_COLUMNS}, left(e.body, ${PREVIEW_SOURCE_CHARS}) AS body_start`;
-export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
-  ARRAY(SELECT l.contact_id::text FROM email_contacts l WHERE l.email_id = e.id ORDER BY (l.contact_id = e.contact_id) DESC, l.contact_id) AS contact_ids`;
-
 export function toEmailRecord(row: EmailRow): EmailRecord {
   return {
     id: row.id,

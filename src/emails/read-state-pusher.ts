@@ -1,8 +1,8 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
 import type { JmapClient } from '../jmap/client.js';
 import { setSeen } from '../jmap/mail.js';
 import type { Logger } from '../logging/logger.js';
 import type { EmailAccount } from '../models/index.js';
+import type { EmailRepository } from './email-repository.js';
 
 export interface PushResult {
   /** Rows the server accepted; their read_pending is cleared (unless is_read changed meanwhile). */
@@ -20,12 +20,6 @@ export interface PushOptions {
   emailIds?: readonly string[];
 }
 
-interface PendingRow {
-  id: string;
-  jmap_id: string;
-  is_read: boolean;
-}
-
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
@@ -39,7 +33,7 @@ export class ReadStatePusher {
   private readonly running = new Map<string, Promise<PushResult>>();
 
   constructor(
-    private readonly sequelize: Sequelize,
+    private readonly emails: EmailRepository,
     private readonly mail: { clientFor(account: EmailAccount): JmapClient },
     private readonly logger: Logger,
     private readonly batchSize = 500,
@@ -62,7 +56,7 @@ export class ReadStatePusher {
     let client: JmapClient | undefined;
     let after = FIRST_ID;
     for (;;) {
-      const rows = await this.pendingAfter(account.id, after, options.emailIds);
+      const rows = await this.emails.pendingReadStates(account.id, after, this.batchSize, options.emailIds);
       if (rows.length === 0) return result;
       after = rows[rows.length - 1]!.id;
       let accepted: Set<string>;
@@ -74,45 +68,16 @@ export class ReadStatePusher {
         gone = new Set(Object.entries(seen.notUpdated).filter(([, e]) => e.type === 'notFound').map(([id]) => id));
       } catch (err) {
         // Server down, wrong password, no JMAP_SESSION_URL: keep everything pending for the sync's retry.
-        const left = rows.length + (await this.countPendingAfter(account.id, after, options.emailIds));
+        const left = rows.length + (await this.emails.countPendingReadStates(account.id, after, options.emailIds));
         this.logger.warn('read state write-back failed; kept pending', { emailAccountId: account.id, pending: left, err: describe(err) });
         result.failed += left;
         return result;
       }
-      await this.clearPending(account.id, rows.filter((r) => accepted.has(r.jmap_id) || gone.has(r.jmap_id)));
+      await this.emails.clearReadPending(account.id, rows.filter((r) => accepted.has(r.jmap_id) || gone.has(r.jmap_id)));
       const pushedHere = rows.filter((r) => accepted.has(r.jmap_id)).length;
       result.pushed += pushedHere;
       result.failed += rows.length - pushedHere;
     }
-  }
-
-  private pendingAfter(accountId: string, after: string, ids?: readonly string[]): Promise<PendingRow[]> {
-    return this.sequelize.query<PendingRow>(
-      `SELECT id, jmap_id, is_read FROM emails
-        WHERE email_account_id = $accountId AND read_pending AND id > $after ${ids ? 'AND id = ANY($ids::uuid[])' : ''}
-        ORDER BY id LIMIT $limit`,
-      { bind: { accountId, after, limit: this.batchSize, ...(ids ? { ids } : {}) }, type: QueryTypes.SELECT },
-    );
-  }
-
-  private async countPendingAfter(accountId: string, after: string, ids?: readonly string[]): Promise<number> {
-    const [row] = await this.sequelize.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM emails
-        WHERE email_account_id = $accountId AND read_pending AND id > $after ${ids ? 'AND id = ANY($ids::uuid[])' : ''}`,
-      { bind: { accountId, after, ...(ids ? { ids } : {}) }, type: QueryTypes.SELECT },
-    );
-    return row!.n;
-  }
-
-  /** Clears only rows still holding the value that was sent: a change made meanwhile stays pending. */
-  private async clearPending(accountId: string, rows: PendingRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.sequelize.query(
-      `UPDATE emails e SET read_pending = false
-         FROM unnest($ids::uuid[], $values::boolean[]) AS sent(id, is_read)
-        WHERE e.id = sent.id AND e.email_account_id = $accountId AND e.read_pending AND e.is_read = sent.is_read`,
-      { bind: { accountId, ids: rows.map((r) => r.id), values: rows.map((r) => r.is_read) } },
-    );
   }
 }
 

@@ -5,6 +5,9 @@ import request from 'supertest';
 import { JmapClient } from '../../src/jmap/client.js';
 import { getEmails, queryEmailIds } from '../../src/jmap/mail.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { Sql } from '../../src/db/sql.js';
+import { EmailAccountAccess } from '../../src/email-accounts/account-access.js';
+import { EmailRepository } from '../../src/emails/email-repository.js';
 import { EmailService } from '../../src/emails/email-service.js';
 import { ReadStatePusher } from '../../src/emails/read-state-pusher.js';
 import type { Contact, EmailAccount } from '../../src/models/index.js';
@@ -151,7 +154,14 @@ describe('read state written back to the mail server ($seen)', function () {
       const account = await createEmailAccount(owner);
       const contact = await createContact(account);
       const email = await createEmail(account, contact, { isRead: false });
-      const emails = new EmailService(ctx.db.sequelize, ctx.services.contacts, ctx.services.readStatePusher, createLogger('error', { silent: true }), 50);
+      const emails = new EmailService({
+        emails: new EmailRepository(new Sql(ctx.db.sequelize)),
+        contacts: ctx.services.contacts,
+        accounts: new EmailAccountAccess(),
+        pusher: ctx.services.readStatePusher,
+        logger: createLogger('error', { silent: true }),
+        pushWaitMs: 50,
+      });
 
       expect(await emails.markContactRead(owner.user.id, contact.id)).to.deep.equal({ updated: 1, pushed: 0, pending: 1 });
       // The push is still connected to the silent server: the answer did not wait for it.
@@ -181,7 +191,7 @@ describe('read state written back to the mail server ($seen)', function () {
       };
       const clientFor = (a: EmailAccount) =>
         new JmapClient({ sessionUrl: testJmapSessionUrl(), credentials: { kind: 'basic', username: a.email, password: box.pass }, fetchImpl });
-      const pusher = new ReadStatePusher(sequelize, { clientFor }, createLogger('error', { silent: true }));
+      const pusher = new ReadStatePusher(new EmailRepository(new Sql(sequelize)), { clientFor }, createLogger('error', { silent: true }));
 
       expect(await pusher.push(account)).to.deep.equal({ pushed: 2, failed: 0 });
       expect(await readFlags(changing)).to.deep.equal({ is_read: false, read_pending: true });
@@ -207,7 +217,7 @@ describe('read state written back to the mail server ($seen)', function () {
       const { account, emails } = await crmMirror(box);
       const ctx = await testContext();
       await ctx.db.sequelize.query('UPDATE emails SET is_read = true, read_pending = true WHERE id = ANY($ids::uuid[])', { bind: { ids: emails.map((e) => e.id) } });
-      const pusher = new ReadStatePusher(ctx.db.sequelize, ctx.services.emailAccounts, createLogger('error', { silent: true }), 2);
+      const pusher = new ReadStatePusher(new EmailRepository(new Sql(ctx.db.sequelize)), ctx.services.emailAccounts, createLogger('error', { silent: true }), 2);
       expect(await pusher.push(account)).to.deep.equal({ pushed: 5, failed: 0 });
       expect(await seenOnServer(box, box.ids)).to.deep.equal([true, true, true, true, true]);
     });

@@ -1,0 +1,151 @@
+import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import type { CountRow } from '../email-accounts/account-access.js';
+import { Contact } from '../models/index.js';
+import type { PageRequest } from '../shared/pagination.js';
+import { CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
+import { toContactRecord, type ContactRecord, type ContactRow } from './contact-records.js';
+
+/** The columns of a contact added by hand; the id, timestamps and defaults come from the database. */
+export interface NewContactRow {
+  userId: string;
+  emailAccountId: string;
+  email: string;
+  name: string | null;
+  notes: string | null;
+  lastEmailAt: Date | null;
+}
+
+export type ContactEdits = Partial<Pick<Contact, 'name' | 'notes'>>;
+
+/** Namespace of the advisory locks of contact deletes (the key within it is the email account). */
+const CONTACT_DELETE_LOCK = 0x636f6e74;
+
+/**
+ * All data access of the contacts area: contacts, their suppressions and links to emails. Every
+ * lookup by contact id carries the caller's user id, so another user's contact is simply not found.
+ */
+export class ContactRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** One page of the caller's contacts, and the count row that also says whether the filter ids are theirs. */
+  async listPage(userId: string, filter: ContactFilter, page: PageRequest, tx?: Tx): Promise<{ items: ContactRecord[]; count: CountRow }> {
+    const { pageSql, countSql, bind } = contactListQuery(userId, filter, page);
+    const [rows, count] = await Promise.all([this.sql.select<ContactRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
+    return { items: rows.map(toContactRecord), count: count! };
+  }
+
+  /** The caller's contact with its unread and email counts, or undefined. */
+  async findRecord(userId: string, contactId: string, tx?: Tx): Promise<ContactRecord | undefined> {
+    const row = await this.sql.one<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS}, ${UNREAD_COUNT_OF('c')} AS unread_count,
+              (SELECT count(*) FROM email_contacts a WHERE a.contact_id = c.id)::int AS email_count
+         FROM contacts c WHERE c.id = $contactId AND c.user_id = $userId`,
+      { contactId, userId },
+      tx,
+    );
+    return row && toContactRecord(row);
+  }
+
+  findOwned(userId: string, contactId: string, tx?: Tx): Promise<Contact | null> {
+    return Contact.findOne({ where: { id: contactId, userId }, transaction: tx });
+  }
+
+  /** The caller's contact locked FOR UPDATE until the transaction ends, or null. */
+  findOwnedForUpdate(userId: string, contactId: string, tx: Tx): Promise<Contact | null> {
+    return Contact.findOne({ where: { id: contactId, userId }, lock: tx.LOCK.UPDATE, transaction: tx });
+  }
+
+  /** The email account of the caller's contact (no lock), or undefined. */
+  async accountOf(userId: string, contactId: string, tx?: Tx): Promise<string | undefined> {
+    const contact = await Contact.findOne({ where: { id: contactId, userId }, attributes: ['emailAccountId'], transaction: tx });
+    return contact?.emailAccountId;
+  }
+
+  /** Whether the account already has a contact of this (lower-cased) address. */
+  async existsByAddress(userId: string, accountId: string, email: string, tx?: Tx): Promise<boolean> {
+    const existing = await Contact.findOne({ where: { userId, emailAccountId: accountId, email }, attributes: ['id'], transaction: tx });
+    return existing !== null;
+  }
+
+  create(values: NewContactRow, tx?: Tx): Promise<Contact> {
+    return Contact.create(values, { transaction: tx });
+  }
+
+  /** Changes the caller's contact; answers how many rows changed (0: not the caller's, or no such contact). */
+  async update(userId: string, contactId: string, values: ContactEdits, tx?: Tx): Promise<number> {
+    const [changed] = await Contact.update(values, { where: { id: contactId, userId }, transaction: tx });
+    return changed;
+  }
+
+  /** Emails go with it by FK cascade. */
+  async destroy(contact: Contact, tx?: Tx): Promise<void> {
+    await contact.destroy({ transaction: tx });
+  }
+
+  /** Lets the sync create a contact of this address again. */
+  async liftSuppression(accountId: string, email: string, tx?: Tx): Promise<void> {
+    await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $email', { accountId, email }, tx);
+  }
+
+  /** Remembers a deleted contact's address so the sync does not bring it back. */
+  async suppress(accountId: string, email: string, tx?: Tx): Promise<void> {
+    await this.sql.execute('INSERT INTO contact_suppressions (email_account_id, email) VALUES ($accountId, $email) ON CONFLICT DO NOTHING', { accountId, email }, tx);
+  }
+
+  /**
+   * What a delete takes with it: the emails whose main correspondent the contact is, and the other
+   * contacts linked to those emails (they lose emails, so their last_email_at must be recomputed).
+   */
+  async deletionStats(contactId: string, tx?: Tx): Promise<{ emails: number; others: string[] }> {
+    const stats = await this.sql.one<{ emails: number; others: string[] }>(
+      `SELECT (SELECT count(*) FROM emails WHERE contact_id = $contactId)::int AS emails,
+              coalesce((SELECT array_agg(DISTINCT l.contact_id::text) FROM emails e JOIN email_contacts l ON l.email_id = e.id
+                         WHERE e.contact_id = $contactId AND l.contact_id <> $contactId), '{}'::text[]) AS others`,
+      { contactId },
+      tx,
+    );
+    return stats!;
+  }
+
+  /** last_email_at of the given contacts from the links they still have. */
+  async recomputeLastEmailAt(contactIds: readonly string[], tx?: Tx): Promise<void> {
+    await this.sql.execute(
+      `UPDATE contacts c SET last_email_at = (SELECT max(l.email_date) FROM email_contacts l WHERE l.contact_id = c.id)
+        WHERE c.id = ANY($others::uuid[])`,
+      { others: contactIds },
+      tx,
+    );
+  }
+
+  /**
+   * Deletes of contacts that share emails cascade over the same emails and links in different orders
+   * and deadlocked each other. They now take the account's turn first: an advisory lock (deletes of one
+   * account one after the other) and the account's sync state row, which a sync batch holds until it
+   * commits (so a delete also waits for a batch in progress instead of crossing it). Both are held
+   * until the transaction ends.
+   */
+  async serialiseAccountChanges(accountId: string, tx: Tx): Promise<void> {
+    await this.sql.execute('SELECT pg_advisory_xact_lock($namespace, hashtext($accountId))', { namespace: CONTACT_DELETE_LOCK, accountId }, tx);
+    await this.sql.execute('SELECT 1 FROM mail_sync_states WHERE email_account_id = $accountId FOR UPDATE', { accountId }, tx);
+  }
+
+  /**
+   * A contact added by hand shows the mail it already took part in: the sync keeps every email's
+   * addresses in emails.participants (migration 0004), the same way it links contacts it creates.
+   */
+  async linkEarlierEmails(userId: string, accountId: string, contactId: string, email: string, tx?: Tx): Promise<void> {
+    await this.sql.execute(
+      `WITH linked AS (
+         INSERT INTO email_contacts (email_id, contact_id)
+         SELECT e.id, $contactId::uuid FROM emails e
+          WHERE e.email_account_id = $accountId AND e.user_id = $userId AND e.participants @> ARRAY[$email::text]
+         ON CONFLICT DO NOTHING
+         RETURNING email_id)
+       UPDATE contacts SET last_email_at = (SELECT max(e.date) FROM linked l JOIN emails e ON e.id = l.email_id)
+        WHERE id = $contactId::uuid AND EXISTS (SELECT 1 FROM linked)`,
+      { userId, accountId, contactId, email },
+      tx,
+    );
+  }
+}

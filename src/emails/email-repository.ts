@@ -1,0 +1,112 @@
+import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import type { CountRow } from '../email-accounts/account-access.js';
+import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
+import { FULL_COLUMNS, emailListQuery, type EmailFilter } from './email-query.js';
+import { toEmailRecord, type EmailRecord, type EmailRow } from './email-records.js';
+
+/** An email whose read state still waits for the write-back to the mail server. */
+export interface PendingReadState {
+  id: string;
+  jmap_id: string;
+  is_read: boolean;
+}
+
+/**
+ * All data access of the emails area: mailbox lists, full reads, threads and the read state with its
+ * write-back bookkeeping (read_pending). Every lookup for a caller carries their user id.
+ */
+export class EmailRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** One page of a mailbox view, and the count row that also says whether the filter ids are the caller's. */
+  async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow }> {
+    const { pageSql, countSql, bind } = emailListQuery(userId, filter, page);
+    const [rows, count] = await Promise.all([this.sql.select<EmailRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
+    return { items: rows.map(toEmailRecord), count: count! };
+  }
+
+  /** The caller's email with its full body and contact ids, or undefined. */
+  async findRecord(userId: string, emailId: string, tx?: Tx): Promise<EmailRecord | undefined> {
+    const row = await this.sql.one<EmailRow>(`SELECT ${FULL_COLUMNS} FROM emails e WHERE e.id = $emailId AND e.user_id = $userId`, { emailId, userId }, tx);
+    return row && toEmailRecord(row);
+  }
+
+  /** One page of a conversation within an email account, oldest first, with full bodies. */
+  async threadPage(userId: string, accountId: string, threadId: string, page: PageRequest, tx?: Tx): Promise<Page<EmailRecord>> {
+    const bind = { userId, accountId, threadId, limit: page.limit, offset: offsetOf(page) };
+    const where = 'e.user_id = $userId AND e.email_account_id = $accountId AND e.thread_id = $threadId';
+    const [rows, count] = await Promise.all([
+      this.sql.select<EmailRow>(`SELECT ${FULL_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date ASC NULLS LAST, e.id LIMIT $limit OFFSET $offset`, bind, tx),
+      this.sql.one<{ total: number }>(`SELECT count(*)::int AS total FROM emails e WHERE ${where}`, bind, tx),
+    ]);
+    return { items: rows.map(toEmailRecord), total: count!.total };
+  }
+
+  /**
+   * is_read and read_pending in one UPDATE (the user's truth even if the server is down). Setting the
+   * value it already has changes nothing. Answers how many rows changed.
+   */
+  setRead(userId: string, emailId: string, isRead: boolean, tx?: Tx): Promise<number> {
+    return this.sql.execute(
+      `UPDATE emails SET is_read = $isRead, read_pending = true, updated_at = now()
+        WHERE id = $emailId AND user_id = $userId AND is_read <> $isRead`,
+      { emailId, userId, isRead },
+      tx,
+    );
+  }
+
+  /** Marks every unread email the contact took part in as read (pending the write-back); answers the changed ones. */
+  async markContactRead(userId: string, contactId: string, tx?: Tx): Promise<{ id: string; emailAccountId: string }[]> {
+    // `NOT l.is_read` lets the partial index on the links find the unread ones without reading the rest.
+    // The rows are locked in id order first: two contacts that share emails, marked read at once, would
+    // otherwise lock the shared rows in opposite orders and deadlock.
+    const rows = await this.sql.select<{ id: string; email_account_id: string }>(
+      `WITH target AS (
+         SELECT e.id FROM email_contacts l JOIN emails e ON e.id = l.email_id
+          WHERE l.contact_id = $contactId AND NOT l.is_read AND e.user_id = $userId AND NOT e.is_read
+          ORDER BY e.id
+            FOR UPDATE OF e)
+       UPDATE emails e SET is_read = true, read_pending = true, updated_at = now()
+         FROM target t WHERE e.id = t.id
+        RETURNING e.id, e.email_account_id`,
+      { contactId, userId },
+      tx,
+    );
+    return rows.map((row) => ({ id: row.id, emailAccountId: row.email_account_id }));
+  }
+
+  /** The account's next `limit` pending rows after the id `after`, in id order (only `ids` if given). */
+  pendingReadStates(accountId: string, after: string, limit: number, ids?: readonly string[], tx?: Tx): Promise<PendingReadState[]> {
+    return this.sql.select<PendingReadState>(
+      `SELECT id, jmap_id, is_read FROM emails
+        WHERE email_account_id = $accountId AND read_pending AND id > $after ${ids ? 'AND id = ANY($ids::uuid[])' : ''}
+        ORDER BY id LIMIT $limit`,
+      { accountId, after, limit, ...(ids ? { ids } : {}) },
+      tx,
+    );
+  }
+
+  /** How many of the account's pending rows come after the id `after` (only `ids` if given). */
+  async countPendingReadStates(accountId: string, after: string, ids?: readonly string[], tx?: Tx): Promise<number> {
+    const row = await this.sql.one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM emails
+        WHERE email_account_id = $accountId AND read_pending AND id > $after ${ids ? 'AND id = ANY($ids::uuid[])' : ''}`,
+      { accountId, after, ...(ids ? { ids } : {}) },
+      tx,
+    );
+    return row!.n;
+  }
+
+  /** Clears only rows still holding the value that was sent: a change made meanwhile stays pending. */
+  async clearReadPending(accountId: string, sent: readonly PendingReadState[], tx?: Tx): Promise<void> {
+    if (sent.length === 0) return;
+    await this.sql.execute(
+      `UPDATE emails e SET read_pending = false
+         FROM unnest($ids::uuid[], $values::boolean[]) AS sent(id, is_read)
+        WHERE e.id = sent.id AND e.email_account_id = $accountId AND e.read_pending AND e.is_read = sent.is_read`,
+      { accountId, ids: sent.map((r) => r.id), values: sent.map((r) => r.is_read) },
+      tx,
+    );
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * ContactService rules on their own, with hand-written fakes for its repository and collaborators
+ * (no database): what the service decides, not what the SQL does.
+ */
+import { expect } from 'chai';
+import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
+import type { AuditService } from '../../src/audit/audit-service.js';
+import type { ContactRepository, ContactEdits, NewContactRow } from '../../src/contacts/contact-repository.js';
+import { CONTACT_NOT_FOUND, ContactService } from '../../src/contacts/contact-service.js';
+import type { ContactRecord } from '../../src/contacts/contact-records.js';
+import type { Transactions, Tx } from '../../src/db/transactions.js';
+import { ACCOUNT_NOT_FOUND, type EmailAccountAccess } from '../../src/email-accounts/account-access.js';
+import { AppError } from '../../src/errors/app-errors.js';
+import type { Contact } from '../../src/models/index.js';
+
+const USER = 'user-1';
+const ACCOUNT = 'account-1';
+
+/** A fake repository that remembers what the service asked of it; `overrides` replace single methods. */
+function fakeContacts(overrides: Partial<Record<keyof ContactRepository, unknown>> = {}) {
+  const calls = { exists: [] as string[], created: [] as NewContactRow[], updated: [] as ContactEdits[] };
+  const repo = {
+    existsByAddress: async (_userId: string, _accountId: string, email: string) => {
+      calls.exists.push(email);
+      return false;
+    },
+    liftSuppression: async () => {},
+    create: async (values: NewContactRow) => {
+      calls.created.push(values);
+      return { id: 'contact-1' } as Contact;
+    },
+    linkEarlierEmails: async () => {},
+    update: async (_userId: string, _contactId: string, values: ContactEdits) => {
+      calls.updated.push(values);
+      return 1;
+    },
+    findRecord: async (_userId: string, contactId: string) => ({ id: contactId }) as ContactRecord,
+    ...overrides,
+  };
+  return { repo: repo as unknown as ContactRepository, calls };
+}
+
+function service(contacts: ContactRepository): ContactService {
+  const transactions: Transactions = { run: (work) => work({} as Tx) };
+  const accounts = { requireOwn: async (_userId: string, accountId: string) => accountId } as unknown as EmailAccountAccess;
+  const audit = { record: async () => {} } as unknown as AuditService;
+  return new ContactService({ contacts, accounts, transactions, audit });
+}
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).to.be.instanceOf(AppError);
+    return err as AppError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('unit: ContactService', () => {
+  describe('create', () => {
+    it('checks and stores the address trimmed and lower-cased', async () => {
+      const { repo, calls } = fakeContacts();
+      await service(repo).create(USER, { accountId: ACCOUNT, email: '  Klient@Partner.TEST ' }, {});
+      expect(calls.exists).to.deep.equal(['klient@partner.test']);
+      expect(calls.created.map((c) => c.email)).to.deep.equal(['klient@partner.test']);
+      expect(calls.created[0]).to.include({ userId: USER, emailAccountId: ACCOUNT, name: null, notes: null });
+    });
+
+    it('answers 409 for an existing address without inserting', async () => {
+      const { repo, calls } = fakeContacts({ existsByAddress: async () => true });
+      const err = await failure(service(repo).create(USER, { accountId: ACCOUNT, email: 'a@b.test' }, {}));
+      expect([err.statusCode, err.message]).to.deep.equal([409, 'Kontakt už existuje']);
+      expect(calls.created).to.deep.equal([]);
+    });
+
+    it('turns a racing insert (unique violation) into the same 409 and a vanished account (foreign key) into its 404', async () => {
+      const racing = fakeContacts({ create: async () => Promise.reject(new UniqueConstraintError({})) });
+      const duplicate = await failure(service(racing.repo).create(USER, { accountId: ACCOUNT, email: 'a@b.test' }, {}));
+      expect([duplicate.statusCode, duplicate.message]).to.deep.equal([409, 'Kontakt už existuje']);
+
+      const vanished = fakeContacts({ create: async () => Promise.reject(new ForeignKeyConstraintError({})) });
+      const gone = await failure(service(vanished.repo).create(USER, { accountId: ACCOUNT, email: 'a@b.test' }, {}));
+      expect([gone.statusCode, gone.message]).to.deep.equal([404, ACCOUNT_NOT_FOUND]);
+    });
+  });
+
+  describe('update', () => {
+    it('changes only the fields given (null clears, absent keeps)', async () => {
+      const { repo, calls } = fakeContacts();
+      await service(repo).update(USER, 'contact-1', { notes: null });
+      expect(calls.updated).to.deep.equal([{ notes: null }]);
+    });
+
+    it('answers 404 when no row of the caller changed', async () => {
+      const { repo } = fakeContacts({ update: async () => 0 });
+      const err = await failure(service(repo).update(USER, 'someone-elses', { name: 'X' }));
+      expect([err.statusCode, err.message]).to.deep.equal([404, CONTACT_NOT_FOUND]);
+    });
+  });
+});
