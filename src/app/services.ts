@@ -28,7 +28,6 @@ import { ContactRepository } from '../contacts/contact-repository.js';
 import { EmailRepository } from '../emails/email-repository.js';
 import { EmailAccountAccess } from '../email-accounts/account-access.js';
 import { Sql } from '../db/sql.js';
-import { sequelizeTransactions } from '../db/transactions.js';
 
 /**
  * The composition root: every service is a plain class whose dependencies are handed in here.
