@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
 import { renderTable } from '../../src/cli/table.js';
-import type { SyncStatusRow } from '../../src/sync/sync-status.js';
+import type { SyncStatusRow } from '../../src/sync/sync-service.js';
 
 export default class SyncStatus extends BaseCommand {
   static override description =

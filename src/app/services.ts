@@ -6,6 +6,10 @@ import { SecretBox } from '../crypto/secret-box.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { UserService } from '../users/user-service.js';
 import { SyncService } from '../sync/sync-service.js';
+import { SyncRepository } from '../sync/sync-repository.js';
+import { MailStoreRepository } from '../sync/mail-store-repository.js';
+import { Sql } from '../db/sql.js';
+import { sequelizeTransactions } from '../db/transactions.js';
 import { SessionService } from '../auth/session-service.js';
 import { TokenService } from '../auth/token-service.js';
 import { AppMetrics } from '../metrics/metrics.js';
@@ -77,7 +81,9 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
   const mailSync = new SyncService({
-    sequelize,
+    repository: new SyncRepository(new Sql(sequelize)),
+    mailStore: new MailStoreRepository(new Sql(sequelize)),
+    transactions: sequelizeTransactions(sequelize),
     logger,
     clientFor: (account) => emailAccounts.clientFor(account),
     readState: readStatePusher,

@@ -3,12 +3,11 @@
  * transaction together with the run's checkpoint: a crash before the commit replays the batch, a
  * crash after it resumes from the checkpoint, and nothing is lost or doubled either way.
  */
-import type { Sequelize } from 'sequelize';
-import type { AccountLease, CheckpointFields } from './account-lease.js';
-import { ContactUpserter, type AccountRef } from './contact-upserter.js';
+import type { Transactions } from '../db/transactions.js';
+import type { AccountLease } from './account-lease.js';
 import type { Correspondent, MappedEmail } from './email-mapper.js';
-import { EmailWriter, type EmailRow } from './email-writer.js';
-import { execute } from './sql.js';
+import type { AccountRef, EmailRow, MailStoreRepository } from './mail-store-repository.js';
+import type { CheckpointFields } from './sync-repository.js';
 
 export interface BatchInput {
   emails: MappedEmail[];
@@ -32,26 +31,26 @@ export class BatchWriter {
   private readonly account: AccountRef;
 
   constructor(
-    private readonly sequelize: Sequelize,
+    private readonly store: MailStoreRepository,
+    private readonly transactions: Transactions,
     private readonly lease: AccountLease,
   ) {
     this.account = { id: lease.account.id, userId: lease.account.userId };
   }
 
   apply(input: BatchInput): Promise<BatchResult> {
-    return this.sequelize.transaction(async (transaction) => {
+    const { store, account } = this;
+    return this.transactions.run(async (tx) => {
       // Everything here can be fetched again, and a batch commits together with its checkpoint: if
       // PostgreSQL crashes before the WAL reaches disk, both are lost and the batch is simply redone.
       // So the batch need not wait for the disk (the last synchronous commit flushes it anyway).
-      await execute(this.sequelize, 'SET LOCAL synchronous_commit = off', [], transaction);
+      await store.relaxDurability(tx);
       // Then: a run that lost its lease must not write anything.
-      await this.lease.checkpoint(transaction, input.checkpoint);
-      const contacts = new ContactUpserter(this.sequelize, this.account, transaction);
-      const writer = new EmailWriter(this.sequelize, this.account, transaction);
+      await this.lease.checkpoint(input.checkpoint, tx);
 
       const latest = dedupe(input.emails);
       const addresses = unique(latest.filter((m) => m.included).flatMap((m) => [...m.correspondents.map((c) => c.email), ...m.participants]));
-      const known = await contacts.lookup(addresses);
+      const known = await store.lookupAddresses(account, addresses, tx);
       const keep: Array<{ mapped: MappedEmail; people: Correspondent[] }> = [];
       const drop = new Set(input.destroyed ?? []);
       for (const mapped of latest) {
@@ -62,16 +61,16 @@ export class BatchWriter {
       }
 
       // Deletes first: they may free a Message-ID that an upsert below needs.
-      const removed = await writer.deleteByJmapIds([...drop]);
-      const swept = input.sweepGeneration === undefined ? { deleted: 0, contactIds: [] } : await writer.deleteOlderGenerations(input.sweepGeneration);
-      await contacts.recomputeLastEmailAt(unique([...removed.contactIds, ...swept.contactIds]));
+      const removed = await store.deleteEmailsByJmapIds(account.id, [...drop], tx);
+      const swept = input.sweepGeneration === undefined ? { deleted: 0, contactIds: [] } : await store.deleteOlderGenerations(account.id, input.sweepGeneration, tx);
+      await store.recomputeLastEmailAt(unique([...removed.contactIds, ...swept.contactIds]), tx);
 
       // Only people who are not contacts yet, or whose contact lacks a name the mail has, need a write.
       const needed = mergePeople(keep.flatMap((k) => k.people)).filter((p) => {
         const k = known.get(p.email);
         return !k?.contactId || (!k.hasName && p.name !== null);
       });
-      const upserted = await contacts.upsert(needed);
+      const upserted = await store.upsertContacts(account, needed, tx);
       const contactIdOf = new Map<string, string>();
       for (const [address, k] of known) if (k.contactId) contactIdOf.set(address, k.contactId);
       for (const c of upserted) contactIdOf.set(c.email, c.id);
@@ -81,11 +80,11 @@ export class BatchWriter {
         const linked = [...people.map((p) => p.email), ...mapped.participants].map((a) => contactIdOf.get(a)).filter((id): id is string => !!id);
         return { mapped, contactId: main, contactIds: unique([main, ...linked]) };
       });
-      const { stored, inserted } = await writer.upsert(rows, this.lease.generation);
+      const { stored, inserted } = await store.upsertEmails(account, rows, this.lease.generation, tx);
       const created = upserted.filter((c) => c.inserted).map((c) => c.id);
       const newest = newestPerContact(stored);
-      for (const [id, date] of await contacts.linkEarlierEmails(created)) keepNewest(newest, id, date);
-      await contacts.advanceLastEmailAt(newest);
+      for (const [id, date] of await store.linkEarlierEmails(created, tx)) keepNewest(newest, id, date);
+      await store.advanceLastEmailAt(newest, tx);
       return {
         stored: stored.length,
         emailsCreated: inserted,

@@ -5,15 +5,15 @@
  * resumes after the last committed page. The next page is fetched while the current one is written.
  */
 import { JmapMethodError } from '../jmap/errors.js';
-import type { FullSyncCheckpoint } from './account-lease.js';
 import { mapEmail } from './email-mapper.js';
 import { fetchMailboxesAndState, fetchPage, type Page } from './jmap-sync-calls.js';
-import type { AccountRun } from './account-run.js';
+import type { RunState } from './run-state.js';
+import type { FullSyncCheckpoint } from './sync-repository.js';
 
 /** Restarts from the top when the anchor email vanished between pages; bounded, in case it keeps happening. */
 const MAX_ANCHOR_RESTARTS = 3;
 
-export async function fullSync(run: AccountRun): Promise<void> {
+export async function fullSync(run: RunState): Promise<void> {
   const { client, lease, writer } = run;
   const { roles, state } = await fetchMailboxesAndState(client, run.jmapAccountId, run.signal);
   let checkpoint = lease.fullSync;

@@ -6,9 +6,9 @@
 import type { MailboxRoles } from './email-mapper.js';
 import { mapEmail } from './email-mapper.js';
 import { fetchChanges } from './jmap-sync-calls.js';
-import type { AccountRun } from './account-run.js';
+import type { RunState } from './run-state.js';
 
-export async function incrementalSync(run: AccountRun, sinceState: string): Promise<void> {
+export async function incrementalSync(run: RunState, sinceState: string): Promise<void> {
   const { client, writer } = run;
   const { maxObjectsInGet } = await client.limits();
   // Every created id is fetched by one Email/get: keep a page within maxObjectsInGet.

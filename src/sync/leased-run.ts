@@ -6,8 +6,9 @@ import type { JmapClient } from '../jmap/client.js';
 import { JmapAuthError, JmapTimeoutError, JmapUnreachableError } from '../jmap/errors.js';
 import type { EmailAccount } from '../models/index.js';
 import type { AccountLease } from './account-lease.js';
-import { AccountRun, type SyncTuning } from './account-run.js';
+import { runAccount } from './account-run.js';
 import { BatchWriter } from './batch-writer.js';
+import { emptyStats, RunState, type SyncTuning } from './run-state.js';
 import { backoffMinutes, describeFailure, SyncInterruptedError, SyncSupersededError } from './sync-errors.js';
 import type { RunOptions, SyncOutcome, SyncResult, SyncServiceDeps } from './sync-types.js';
 
@@ -22,12 +23,12 @@ export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, opti
   const { deps } = ctx;
   const started = Date.now();
   let client: JmapClient | undefined;
-  let run: AccountRun | undefined;
+  let run: RunState | undefined;
   const result = (outcome: SyncOutcome, error?: string, failureReason?: string): SyncResult => ({
     accountId: lease.account.id,
     email: lease.account.email,
     outcome,
-    ...(run?.stats ?? { mode: null, fetched: 0, stored: 0, emailsCreated: 0, deleted: 0, contactsCreated: 0 }),
+    ...(run?.stats ?? emptyStats()),
     requests: client?.requestCount ?? 0,
     durationMs: Date.now() - started,
     error,
@@ -36,8 +37,9 @@ export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, opti
   let outcome: SyncResult;
   try {
     client = deps.clientFor(lease.account);
-    run = new AccountRun(lease, client, new BatchWriter(deps.sequelize, lease), ctx.tuning, deps.logger, ctx.signal, ctx.stopping, options.onProgress);
-    await run.execute(() => pushReadState(deps, lease.account));
+    const writer = new BatchWriter(deps.mailStore, deps.transactions, lease);
+    run = new RunState(lease, client, writer, ctx.tuning, deps.logger, ctx.signal, ctx.stopping, options.onProgress);
+    await runAccount(run, () => pushReadState(deps, lease.account));
     await lease.finish({ outcome: 'ok' });
     outcome = result('ok');
   } catch (err) {

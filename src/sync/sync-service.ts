@@ -6,17 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { AccountLease, DUE_CONDITION } from './account-lease.js';
-import type { SyncTuning } from './account-run.js';
+import { AccountLease } from './account-lease.js';
 import { recordMetrics, runLeased } from './leased-run.js';
+import type { SyncTuning } from './run-state.js';
 import { SyncInterruptedError } from './sync-errors.js';
+import type { SyncStatusRow } from './sync-repository.js';
 import type { SyncRunner } from './sync-scheduler.js';
-import { listSyncStatus, type SyncStatusRow } from './sync-status.js';
 import { skippedResult, type RunOptions, type SyncResult, type SyncServiceDeps, type SyncServiceOptions } from './sync-types.js';
-import { execute, selectRows } from './sql.js';
 
 export type * from './sync-types.js';
-export type { SyncStatusRow } from './sync-status.js';
 
 export class SyncService implements SyncRunner {
   readonly instanceId: string;
@@ -40,21 +38,14 @@ export class SyncService implements SyncRunner {
   }
 
   /**
-   * The scheduler's tick: every active account whose turn it is (see DUE_CONDITION). `accountIds`
-   * narrows the tick to some accounts (crm-admin, tests sharing one database).
+   * The scheduler's tick: every active account whose turn it is (DUE_CONDITION in sync-repository.ts).
+   * `accountIds` narrows the tick to some accounts (crm-admin, tests sharing one database).
    */
   async runDueAccounts(scope: { accountIds?: string[] } = {}): Promise<SyncResult[]> {
     if (this.stopping) return [];
-    await this.ensureStateRows();
-    const due = await selectRows<{ id: string }>(
-      this.deps.sequelize,
-      `SELECT s.email_account_id AS id FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
-        WHERE a.is_active AND ${DUE_CONDITION} AND (s.locked_until IS NULL OR s.locked_until < now())
-          AND ($1::uuid[] IS NULL OR a.id = ANY($1::uuid[]))
-        ORDER BY s.requested_at ASC NULLS LAST, s.last_success_at ASC NULLS FIRST`,
-      [scope.accountIds ?? null],
-    );
-    return this.pool(due.map((r) => r.id), (id) => this.runOne(id, { dueOnly: true }));
+    await this.deps.repository.ensureStateRows();
+    const due = await this.deps.repository.dueAccountIds(scope.accountIds ?? null);
+    return this.pool(due, (id) => this.runOne(id, { dueOnly: true }));
   }
 
   /** Syncs one account now, backoff or not (crm-admin sync run --account). */
@@ -64,14 +55,9 @@ export class SyncService implements SyncRunner {
 
   /** Every active account now; accounts stopped on wrong credentials only when asked to. */
   async syncAll(options: RunOptions & { includeAuthFailed?: boolean } = {}): Promise<SyncResult[]> {
-    await this.ensureStateRows();
-    const accounts = await selectRows<{ id: string }>(
-      this.deps.sequelize,
-      `SELECT a.id FROM email_accounts a JOIN mail_sync_states s ON s.email_account_id = a.id
-        WHERE a.is_active AND ($1 OR s.status <> 'auth_failed') ORDER BY a.created_at`,
-      [options.includeAuthFailed === true],
-    );
-    return this.pool(accounts.map((r) => r.id), (id) => this.runOne(id, { dueOnly: false, onProgress: options.onProgress }));
+    await this.deps.repository.ensureStateRows();
+    const accounts = await this.deps.repository.activeAccountIds(options.includeAuthFailed === true);
+    return this.pool(accounts, (id) => this.runOne(id, { dueOnly: false, onProgress: options.onProgress }));
   }
 
   /**
@@ -79,12 +65,7 @@ export class SyncService implements SyncRunner {
    * starts the sync in this process without waiting for it.
    */
   async requestSync(accountId: string): Promise<void> {
-    await execute(
-      this.deps.sequelize,
-      `INSERT INTO mail_sync_states (email_account_id, requested_at) VALUES ($1, now())
-       ON CONFLICT (email_account_id) DO UPDATE SET requested_at = now(), updated_at = now()`,
-      [accountId],
-    );
+    await this.deps.repository.markRequested(accountId);
     if (this.stopping) return;
     const run = this.runOne(accountId, { dueOnly: true }).catch((err: unknown) => this.deps.logger.error('requested mail sync failed', { accountId, err }));
     this.background.add(run);
@@ -99,7 +80,7 @@ export class SyncService implements SyncRunner {
   }
 
   statusList(filter: { userId?: string } = {}): Promise<SyncStatusRow[]> {
-    return listSyncStatus(this.deps.sequelize, filter);
+    return this.deps.repository.statusList(filter);
   }
 
   /** SIGTERM: runs stop after the batch in progress (committed) and this resolves once they have. */
@@ -118,7 +99,7 @@ export class SyncService implements SyncRunner {
   }
 
   private async leaseAndRun(accountId: string, options: RunOptions & { dueOnly: boolean }): Promise<SyncResult> {
-    const lease = await AccountLease.acquire(this.deps.sequelize, accountId, this.instanceId, { leaseSeconds: this.leaseSeconds, dueOnly: options.dueOnly });
+    const lease = await AccountLease.acquire(this.deps, accountId, this.instanceId, { leaseSeconds: this.leaseSeconds, dueOnly: options.dueOnly });
     if (!lease) {
       const skipped = skippedResult(accountId);
       recordMetrics(this.deps, skipped);
@@ -138,16 +119,5 @@ export class SyncService implements SyncRunner {
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, ids.length) }, worker));
     return results;
-  }
-
-  /** Accounts created outside EmailAccountService (older data, manual SQL) get their state row. */
-  private ensureStateRows(): Promise<number> {
-    return execute(
-      this.deps.sequelize,
-      `INSERT INTO mail_sync_states (email_account_id, next_attempt_at)
-       SELECT a.id, now() FROM email_accounts a WHERE NOT EXISTS (SELECT 1 FROM mail_sync_states s WHERE s.email_account_id = a.id)
-       ON CONFLICT DO NOTHING`,
-      [],
-    );
   }
 }

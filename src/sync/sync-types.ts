@@ -1,12 +1,15 @@
 /** The sync's public types, shared by the service, the runner of one account, the CLI and the tests. */
-import type { Sequelize } from 'sequelize';
+import type { Transactions } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/client.js';
 import type { Logger } from '../logging/logger.js';
 import type { AppMetrics } from '../metrics/metrics.js';
 import type { EmailAccount } from '../models/index.js';
-import type { SyncMode, SyncProgress, SyncTuning } from './account-run.js';
+import type { MailStoreRepository } from './mail-store-repository.js';
+import { emptyStats, type RunStats, type SyncProgress, type SyncTuning } from './run-state.js';
+import type { SyncRepository } from './sync-repository.js';
 
-export type { SyncMode, SyncProgress, SyncTuning } from './account-run.js';
+export type { RunStats, SyncMode, SyncProgress, SyncTuning } from './run-state.js';
+export type { SyncStatusRow } from './sync-repository.js';
 
 /** Sends read-state changes made in the CRM to the server (src/emails/read-state-pusher.ts). */
 export interface ReadStateWriteBack {
@@ -14,7 +17,11 @@ export interface ReadStateWriteBack {
 }
 
 export interface SyncServiceDeps {
-  sequelize: Sequelize;
+  /** Leases, checkpoints, outcomes and status (mail_sync_states). */
+  repository: SyncRepository;
+  /** The emails and contacts a batch writes. */
+  mailStore: MailStoreRepository;
+  transactions: Transactions;
   logger: Logger;
   /** A JMAP client signed in as the account (EmailAccountService.clientFor). */
   clientFor: (account: EmailAccount) => JmapClient;
@@ -33,17 +40,10 @@ export interface SyncServiceOptions extends Partial<SyncTuning> {
 
 export type SyncOutcome = 'ok' | 'error' | 'auth_failed' | 'skipped' | 'interrupted';
 
-export interface SyncResult {
+export interface SyncResult extends RunStats {
   accountId: string;
   email: string | null;
   outcome: SyncOutcome;
-  mode: SyncMode | null;
-  fetched: number;
-  /** Email rows inserted or refreshed. */
-  stored: number;
-  emailsCreated: number;
-  deleted: number;
-  contactsCreated: number;
   /** HTTP requests made to the JMAP server by this run. */
   requests: number;
   durationMs: number;
@@ -59,5 +59,5 @@ export interface RunOptions {
 }
 
 export function skippedResult(accountId: string): SyncResult {
-  return { accountId, email: null, outcome: 'skipped', mode: null, fetched: 0, stored: 0, emailsCreated: 0, deleted: 0, contactsCreated: 0, requests: 0, durationMs: 0 };
+  return { accountId, email: null, outcome: 'skipped', ...emptyStats(), requests: 0, durationMs: 0 };
 }

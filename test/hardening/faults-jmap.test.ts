@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../src/app/context.js';
 import type { EmailAccount } from '../../src/models/index.js';
 import { SyncService } from '../../src/sync/sync-service.js';
+import { syncDeps } from '../sync/helpers.js';
 import { createUser } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
 import { appendMessage, buildMessage, createTestMailUser, testJmapSessionUrl } from '../support/imap.js';
@@ -120,7 +121,7 @@ describe('faults: the mail server fails during a sync', function () {
       const faulty = await testContext({ JMAP_SESSION_URL: server.sessionUrl, JMAP_TIMEOUT_MS: '1000' });
       // Small batches, so that some of the new mail is committed before the server dies.
       const sync = new SyncService(
-        { sequelize: faulty.db.sequelize, logger: faulty.logger, clientFor: (a) => faulty.services.emailAccounts.clientFor(a), readState: faulty.services.readStatePusher },
+        syncDeps(faulty),
         { batchSize: 2, maxChanges: 2 },
       );
       const failures = Number((await syncState(ctx, account.id)).consecutive_failures);

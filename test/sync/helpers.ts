@@ -8,9 +8,13 @@ import type { Express } from 'express';
 import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
+import { Sql } from '../../src/db/sql.js';
+import { sequelizeTransactions } from '../../src/db/transactions.js';
 import { JmapClient } from '../../src/jmap/client.js';
 import type { EmailAccount } from '../../src/models/index.js';
-import { SyncService, type ReadStateWriteBack, type SyncServiceOptions } from '../../src/sync/sync-service.js';
+import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
+import { SyncRepository } from '../../src/sync/sync-repository.js';
+import { SyncService, type ReadStateWriteBack, type SyncServiceDeps, type SyncServiceOptions } from '../../src/sync/sync-service.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { appendMessage, buildMessage, createTestMailUser, testJmapSessionUrl, type MessageSpec } from '../support/imap.js';
@@ -98,21 +102,29 @@ export async function linkViaApi(app: Express, ctx: AppContext, owner: CrmUser, 
   return res.body.data.account.id as string;
 }
 
+/** The dependencies of a SyncService of this context (its database, email accounts and read-state pusher). */
+export function syncDeps(
+  ctx: AppContext,
+  deps: { clientFor?: (a: EmailAccount) => JmapClient; readState?: ReadStateWriteBack } = {},
+): SyncServiceDeps {
+  const { sequelize } = ctx.db;
+  return {
+    repository: new SyncRepository(new Sql(sequelize)),
+    mailStore: new MailStoreRepository(new Sql(sequelize)),
+    transactions: sequelizeTransactions(sequelize),
+    logger: ctx.logger,
+    clientFor: deps.clientFor ?? ((a) => ctx.services.emailAccounts.clientFor(a)),
+    readState: deps.readState ?? ctx.services.readStatePusher,
+  };
+}
+
 /** Another "process": its own instance id and tuning, the same database and email account service. */
 export function otherSyncService(
   ctx: AppContext,
   options: SyncServiceOptions = {},
   deps: { clientFor?: (a: EmailAccount) => JmapClient; readState?: ReadStateWriteBack } = {},
 ): SyncService {
-  return new SyncService(
-    {
-      sequelize: ctx.db.sequelize,
-      logger: ctx.logger,
-      clientFor: deps.clientFor ?? ((a) => ctx.services.emailAccounts.clientFor(a)),
-      readState: deps.readState ?? ctx.services.readStatePusher,
-    },
-    options,
-  );
+  return new SyncService(syncDeps(ctx, deps), options);
 }
 
 export interface StoredEmail {

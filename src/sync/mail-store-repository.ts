@@ -1,0 +1,234 @@
+/**
+ * Emails and contacts as the sync writes them, in bulk, inside the batch's transaction. Every
+ * statement covers the whole batch, and a batch whose people are all known already costs one lookup
+ * and one update. Upserts are keyed on (email_account_id, jmap_id) and (user_id, email_account_id,
+ * email), so replaying a batch after a crash changes nothing. Contacts: correspondents become
+ * contacts unless the user deleted them (contact_suppressions); an existing contact keeps its name
+ * and notes.
+ */
+import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import type { Correspondent, MappedEmail } from './email-mapper.js';
+
+export interface AccountRef {
+  id: string;
+  userId: string;
+}
+
+export interface KnownAddress {
+  /** The user deleted this contact: it must not come back. */
+  suppressed: boolean;
+  contactId: string | null;
+  hasName: boolean;
+}
+
+export interface UpsertedContact {
+  id: string;
+  email: string;
+  inserted: boolean;
+}
+
+export interface EmailRow {
+  mapped: MappedEmail;
+  /** The main correspondent. */
+  contactId: string;
+  /** Every contact that took part, the main one included. */
+  contactIds: string[];
+}
+
+export interface Removed {
+  deleted: number;
+  /** Contacts that lost an email (their last_email_at is stale). */
+  contactIds: string[];
+}
+
+export class MailStoreRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** The transaction's commit does not wait for the WAL to reach disk (for batches that can be redone). */
+  async relaxDurability(tx: Tx): Promise<void> {
+    await this.sql.execute('SET LOCAL synchronous_commit = off', {}, tx);
+  }
+
+  /** What the database knows about each address: suppressed, and the contact if there is one. */
+  async lookupAddresses(account: AccountRef, addresses: string[], tx?: Tx): Promise<Map<string, KnownAddress>> {
+    if (addresses.length === 0) return new Map();
+    const rows = await this.sql.select<{ email: string; suppressed: boolean; id: string | null; has_name: boolean }>(
+      `SELECT v.email, s.email IS NOT NULL AS suppressed, c.id, c.name IS NOT NULL AS has_name
+         FROM unnest($addresses::text[]) AS v(email)
+         LEFT JOIN contact_suppressions s ON s.email_account_id = $accountId AND s.email = v.email
+         LEFT JOIN contacts c ON c.user_id = $userId AND c.email_account_id = $accountId AND c.email = v.email`,
+      { userId: account.userId, accountId: account.id, addresses },
+      tx,
+    );
+    return new Map(rows.map((r) => [r.email, { suppressed: r.suppressed, contactId: r.id, hasName: r.has_name }]));
+  }
+
+  /**
+   * INSERT ... ON CONFLICT on (user_id, email_account_id, email): a new contact gets the name from
+   * the mail, an existing one keeps its own and only fills a missing one.
+   */
+  upsertContacts(account: AccountRef, people: Correspondent[], tx?: Tx): Promise<UpsertedContact[]> {
+    if (people.length === 0) return Promise.resolve([]);
+    // Sorted: concurrent writers then lock rows in the same order.
+    const rows = [...people].sort((a, b) => (a.email < b.email ? -1 : 1));
+    return this.sql.select<UpsertedContact>(
+      `INSERT INTO contacts (user_id, email_account_id, email, name)
+       SELECT $userId, $accountId, v.email, v.name FROM jsonb_to_recordset($people::jsonb) AS v(email text, name text)
+       ON CONFLICT (user_id, email_account_id, email) DO UPDATE
+          SET name = COALESCE(contacts.name, EXCLUDED.name),
+              updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL THEN now() ELSE contacts.updated_at END
+       RETURNING id, email, (xmax = 0) AS inserted`,
+      { userId: account.userId, accountId: account.id, people: JSON.stringify(rows) },
+      tx,
+    );
+  }
+
+  /**
+   * Links new contacts to the emails they already took part in (stored earlier because of someone
+   * else), so an email shows under every contact regardless of the order mail was synced in.
+   * Answers each contact's newest email among those.
+   */
+  async linkEarlierEmails(contactIds: string[], tx?: Tx): Promise<Map<string, Date>> {
+    if (contactIds.length === 0) return new Map();
+    const rows = await this.sql.select<{ contact_id: string; newest: Date | null }>(
+      `WITH linked AS (
+         INSERT INTO email_contacts (email_id, contact_id)
+         SELECT e.id, c.id FROM contacts c
+           JOIN emails e ON e.email_account_id = c.email_account_id AND e.participants @> ARRAY[c.email]
+          WHERE c.id = ANY($contactIds::uuid[])
+         ON CONFLICT DO NOTHING
+         RETURNING email_id, contact_id)
+       SELECT l.contact_id, max(e.date) AS newest FROM linked l JOIN emails e ON e.id = l.email_id GROUP BY l.contact_id`,
+      { contactIds },
+      tx,
+    );
+    return new Map(rows.filter((r) => r.newest !== null).map((r) => [r.contact_id, r.newest!]));
+  }
+
+  /** last_email_at moves forward only: `newest` holds each contact's newest email of this batch. */
+  async advanceLastEmailAt(newest: Map<string, Date>, tx?: Tx): Promise<void> {
+    if (newest.size === 0) return;
+    await this.sql.execute(
+      `UPDATE contacts c SET last_email_at = v.newest
+         FROM unnest($ids::uuid[], $dates::timestamptz[]) AS v(id, newest)
+        WHERE c.id = v.id AND (c.last_email_at IS NULL OR c.last_email_at < v.newest)`,
+      { ids: [...newest.keys()], dates: [...newest.values()].map((d) => d.toISOString()) },
+      tx,
+    );
+  }
+
+  /** After emails were removed: last_email_at = what is left (NULL when nothing is). */
+  async recomputeLastEmailAt(contactIds: string[], tx?: Tx): Promise<void> {
+    if (contactIds.length === 0) return;
+    await this.sql.execute(
+      `UPDATE contacts c SET last_email_at =
+              (SELECT max(e.date) FROM email_contacts ec JOIN emails e ON e.id = ec.email_id WHERE ec.contact_id = c.id)
+        WHERE c.id = ANY($contactIds::uuid[])`,
+      { contactIds },
+      tx,
+    );
+  }
+
+  /**
+   * Inserts or refreshes the rows and links them to their contacts; answers the rows stored.
+   * is_read follows the server except where the CRM changed it and has not told the server yet
+   * (read_pending). A second copy of a message already stored under another JMAP id (same
+   * Message-ID, e.g. the Sent copy of mail to oneself) is skipped: one row per message.
+   */
+  async upsertEmails(account: AccountRef, all: EmailRow[], generation: number, tx?: Tx): Promise<{ stored: EmailRow[]; inserted: number }> {
+    const rows = firstPerMessageId(all);
+    if (rows.length === 0) return { stored: [], inserted: 0 };
+    const payload = rows.map(({ mapped: m, contactId }) => ({
+      contact_id: contactId,
+      jmap_id: m.jmapId,
+      message_id: m.messageId,
+      thread_id: m.threadId,
+      in_reply_to: m.inReplyTo,
+      from: m.from,
+      to: m.to,
+      subject: m.subject,
+      body: m.body,
+      is_read: m.isRead,
+      date: m.date?.toISOString() ?? null,
+      participants: m.participants,
+    }));
+    const stored = await this.sql.select<{ id: string; jmap_id: string; inserted: boolean }>(
+      `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
+                           "from", "to", subject, body, is_read, date, participants, sync_generation)
+       SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
+              v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation
+         FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
+              in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
+              participants text[])
+        WHERE v.message_id IS NULL OR NOT EXISTS
+              (SELECT 1 FROM emails x WHERE x.email_account_id = $accountId AND x.message_id = v.message_id AND x.jmap_id <> v.jmap_id)
+       ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
+              contact_id = EXCLUDED.contact_id, message_id = EXCLUDED.message_id, thread_id = EXCLUDED.thread_id,
+              in_reply_to = EXCLUDED.in_reply_to, "from" = EXCLUDED."from", "to" = EXCLUDED."to",
+              subject = EXCLUDED.subject, body = EXCLUDED.body, date = EXCLUDED.date,
+              participants = EXCLUDED.participants, sync_generation = EXCLUDED.sync_generation,
+              is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
+              updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
+                                  OR emails.contact_id <> EXCLUDED.contact_id
+                                THEN now() ELSE emails.updated_at END
+       RETURNING id, jmap_id, (xmax = 0) AS inserted`,
+      { userId: account.userId, accountId: account.id, payload: JSON.stringify(payload), generation },
+      tx,
+    );
+    const idByJmapId = new Map(stored.map((r) => [r.jmap_id, r.id]));
+    await this.linkContacts(rows, idByJmapId, tx);
+    return { stored: rows.filter((r) => idByJmapId.has(r.mapped.jmapId)), inserted: stored.filter((r) => r.inserted).length };
+  }
+
+  private async linkContacts(rows: EmailRow[], idByJmapId: Map<string, string>, tx?: Tx): Promise<void> {
+    const emailIds: string[] = [];
+    const contactIds: string[] = [];
+    for (const row of rows) {
+      const emailId = idByJmapId.get(row.mapped.jmapId);
+      if (!emailId) continue;
+      for (const contactId of row.contactIds) {
+        emailIds.push(emailId);
+        contactIds.push(contactId);
+      }
+    }
+    if (emailIds.length === 0) return;
+    await this.sql.execute(
+      `INSERT INTO email_contacts (email_id, contact_id)
+       SELECT * FROM unnest($emailIds::uuid[], $contactIds::uuid[]) ON CONFLICT DO NOTHING`,
+      { emailIds, contactIds },
+      tx,
+    );
+  }
+
+  /** Deletes rows by JMAP id. */
+  deleteEmailsByJmapIds(accountId: string, jmapIds: string[], tx?: Tx): Promise<Removed> {
+    if (jmapIds.length === 0) return Promise.resolve({ deleted: 0, contactIds: [] });
+    return this.deleteEmailsWhere(accountId, 'jmap_id = ANY($value::text[])', jmapIds, tx);
+  }
+
+  /** After a full sync: rows it did not see again are gone from the server or out of reach. */
+  deleteOlderGenerations(accountId: string, generation: number, tx?: Tx): Promise<Removed> {
+    return this.deleteEmailsWhere(accountId, 'sync_generation < $value', generation, tx);
+  }
+
+  private async deleteEmailsWhere(accountId: string, condition: string, value: unknown, tx?: Tx): Promise<Removed> {
+    const doomed = await this.sql.select<{ id: string }>(`SELECT id FROM emails WHERE email_account_id = $accountId AND ${condition}`, { accountId, value }, tx);
+    if (doomed.length === 0) return { deleted: 0, contactIds: [] };
+    const ids = doomed.map((r) => r.id);
+    const contacts = await this.sql.select<{ contact_id: string }>('SELECT DISTINCT contact_id FROM email_contacts WHERE email_id = ANY($ids::uuid[])', { ids }, tx);
+    const deleted = await this.sql.execute('DELETE FROM emails WHERE id = ANY($ids::uuid[])', { ids }, tx);
+    return { deleted, contactIds: contacts.map((r) => r.contact_id) };
+  }
+}
+
+/** Two JMAP emails with one Message-ID in the same batch would break the unique index: keep the first. */
+function firstPerMessageId(rows: EmailRow[]): EmailRow[] {
+  const seen = new Set<string>();
+  return rows.filter(({ mapped }) => {
+    if (mapped.messageId === null) return true;
+    if (seen.has(mapped.messageId)) return false;
+    seen.add(mapped.messageId);
+    return true;
+  });
+}

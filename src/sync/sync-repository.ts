@@ -1,0 +1,268 @@
+/**
+ * The sync's bookkeeping in mail_sync_states: leases, checkpoints, outcomes, which accounts are due,
+ * and the status list of `crm-admin sync status`. The emails and contacts a batch writes are in
+ * mail-store-repository.ts.
+ */
+import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import { EmailAccount, type SyncStatus } from '../models/index.js';
+
+/** Where an unfinished full sync stands; null once it completed. */
+export interface FullSyncCheckpoint {
+  /** The Email state read before the full sync began: incremental sync continues from it. */
+  state: string;
+  /** The last email id committed (query anchor), null before the first batch. */
+  anchor: string | null;
+  /** A checkpoint of another mailbox (the account's address changed) is not resumed. */
+  jmapAccountId: string;
+}
+
+export interface CheckpointFields {
+  emailState?: string | null;
+  fullSync?: FullSyncCheckpoint | null;
+  generation?: number;
+}
+
+export type Finish =
+  | { outcome: 'ok' }
+  | { outcome: 'error'; message: string; backoffMinutes: number }
+  | { outcome: 'auth_failed'; message: string }
+  | { outcome: 'released' };
+
+/** An account's sync state as a lease sees it when it is taken. */
+export interface StateRow {
+  status: SyncStatus;
+  email_state: string | null;
+  full_sync_checkpoint: FullSyncCheckpoint | null;
+  sync_generation: number;
+  consecutive_failures: number;
+  /** Active, not leased by anyone, and (when asked) due: the lease may be taken. */
+  acquired: boolean;
+}
+
+/**
+ * A lease as this run holds it, and the account as the run started with it: every write proves that
+ * both are still so.
+ */
+export interface HeldLease {
+  accountId: string;
+  owner: string;
+  leaseSeconds: number;
+  jmapAccountId: string;
+  email: string;
+  emailPassword: string;
+  /** The status before this run set 'syncing', restored when the run stops early. */
+  previousStatus: SyncStatus;
+}
+
+/** One line of `crm-admin sync status`: no credentials, only what an admin needs to act. */
+export interface SyncStatusRow {
+  accountId: string;
+  userId: string;
+  username: string;
+  email: string;
+  isActive: boolean;
+  status: SyncStatus;
+  /** A run holds the account's lease right now (in this or another process). */
+  running: boolean;
+  /** A full sync has completed at least once (incremental sync is possible). */
+  initialSyncDone: boolean;
+  lastAttemptAt: Date | null;
+  lastSuccessAt: Date | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+  nextAttemptAt: Date | null;
+}
+
+interface StatusRow {
+  account_id: string;
+  user_id: string;
+  username: string;
+  email: string;
+  is_active: boolean;
+  status: SyncStatus | null;
+  running: boolean;
+  initial_sync_done: boolean;
+  last_attempt_at: Date | null;
+  last_success_at: Date | null;
+  last_error: string | null;
+  consecutive_failures: number | null;
+  next_attempt_at: Date | null;
+}
+
+/** Mail an account may be due for: never synced, backoff over, or explicitly requested. */
+const DUE_CONDITION = `(s.requested_at IS NOT NULL OR (s.status <> 'auth_failed' AND (s.next_attempt_at IS NULL OR s.next_attempt_at <= now())))`;
+
+export class SyncRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** The account's state row, created when missing (nothing when the account is gone). */
+  async ensureStateRow(accountId: string, tx?: Tx): Promise<void> {
+    await this.sql.execute(
+      'INSERT INTO mail_sync_states (email_account_id) SELECT id FROM email_accounts WHERE id = $accountId ON CONFLICT DO NOTHING',
+      { accountId },
+      tx,
+    );
+  }
+
+  /** Locks the account's state row (FOR UPDATE) and answers whether a lease may be taken on it. */
+  lockState(accountId: string, dueOnly: boolean, tx?: Tx): Promise<StateRow | undefined> {
+    return this.sql.one<StateRow>(
+      `SELECT s.status, s.email_state, s.full_sync_checkpoint, s.sync_generation, s.consecutive_failures,
+              (a.is_active AND (s.locked_until IS NULL OR s.locked_until < now())${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired
+         FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
+        WHERE s.email_account_id = $accountId
+          FOR UPDATE OF s`,
+      { accountId },
+      tx,
+    );
+  }
+
+  async takeLease(accountId: string, owner: string, leaseSeconds: number, tx?: Tx): Promise<void> {
+    await this.sql.execute(
+      `UPDATE mail_sync_states SET locked_by = $owner, locked_until = now() + make_interval(secs => $leaseSeconds), status = 'syncing',
+              last_attempt_at = now(), requested_at = NULL, updated_at = now()
+        WHERE email_account_id = $accountId`,
+      { accountId, owner, leaseSeconds },
+      tx,
+    );
+  }
+
+  findAccount(accountId: string, tx?: Tx): Promise<EmailAccount | null> {
+    return EmailAccount.findByPk(accountId, { transaction: tx });
+  }
+
+  /**
+   * Renews the lease and stores the given progress, in one statement that also proves the lease and
+   * the account are unchanged. Answers false when they are not (nothing was written).
+   */
+  async renewLease(lease: HeldLease, fields: CheckpointFields, tx?: Tx): Promise<boolean> {
+    const sets = ['locked_until = now() + make_interval(secs => $leaseSeconds)', 'updated_at = now()'];
+    if (fields.emailState !== undefined) sets.push('email_state = $emailState');
+    if (fields.fullSync !== undefined) sets.push('full_sync_checkpoint = $fullSync');
+    if (fields.generation !== undefined) sets.push('sync_generation = $generation');
+    const touched = await this.sql.execute(
+      `UPDATE mail_sync_states s SET ${sets.join(', ')}
+        WHERE s.email_account_id = $accountId AND s.locked_by = $owner
+          AND EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.is_active AND a.jmap_account_id = $jmapAccountId AND a.email_password = $emailPassword)`,
+      {
+        accountId: lease.accountId,
+        owner: lease.owner,
+        leaseSeconds: lease.leaseSeconds,
+        jmapAccountId: lease.jmapAccountId,
+        emailPassword: lease.emailPassword,
+        emailState: fields.emailState ?? null,
+        fullSync: fields.fullSync ? JSON.stringify(fields.fullSync) : null,
+        generation: fields.generation ?? null,
+      },
+      tx,
+    );
+    return touched > 0;
+  }
+
+  /** Records the outcome and gives the lease up (a no-op when it was lost meanwhile). */
+  async finishLease(lease: HeldLease, result: Finish): Promise<void> {
+    const bind: Record<string, unknown> = { accountId: lease.accountId, owner: lease.owner };
+    let sets: string;
+    switch (result.outcome) {
+      case 'ok':
+        sets = `status = 'ok', last_success_at = now(), last_error = NULL, consecutive_failures = 0, next_attempt_at = NULL`;
+        break;
+      case 'error':
+        Object.assign(bind, { message: result.message, backoffMinutes: result.backoffMinutes });
+        sets = `status = 'error', last_error = $message, consecutive_failures = consecutive_failures + 1,
+                next_attempt_at = now() + make_interval(mins => $backoffMinutes)`;
+        break;
+      case 'auth_failed':
+        // Credentials changed while this run used the old ones: the new ones deserve a try, not a stop.
+        Object.assign(bind, { message: result.message, emailPassword: lease.emailPassword, email: lease.email });
+        sets = `status = CASE WHEN same.creds THEN 'auth_failed' ELSE 'idle' END,
+                last_error = CASE WHEN same.creds THEN $message ELSE NULL END,
+                consecutive_failures = CASE WHEN same.creds THEN consecutive_failures + 1 ELSE 0 END,
+                next_attempt_at = CASE WHEN same.creds THEN NULL ELSE now() END`;
+        break;
+      case 'released':
+        bind.previousStatus = lease.previousStatus;
+        sets = `status = CASE WHEN status = 'syncing' THEN $previousStatus ELSE status END, next_attempt_at = LEAST(next_attempt_at, now())`;
+        break;
+    }
+    const from =
+      result.outcome === 'auth_failed'
+        ? `FROM (SELECT EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.email_password = $emailPassword AND a.email = $email) AS creds) same`
+        : '';
+    await this.sql.execute(
+      `UPDATE mail_sync_states SET ${sets}, locked_by = NULL, locked_until = NULL, updated_at = now() ${from}
+        WHERE email_account_id = $accountId AND locked_by = $owner`,
+      bind,
+    );
+  }
+
+  /** Accounts created outside EmailAccountService (older data, manual SQL) get their state row. */
+  ensureStateRows(): Promise<number> {
+    return this.sql.execute(
+      `INSERT INTO mail_sync_states (email_account_id, next_attempt_at)
+       SELECT a.id, now() FROM email_accounts a WHERE NOT EXISTS (SELECT 1 FROM mail_sync_states s WHERE s.email_account_id = a.id)
+       ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /** Active accounts whose turn it is and that nobody holds, requested ones first; null = all accounts. */
+  async dueAccountIds(accountIds: string[] | null): Promise<string[]> {
+    const rows = await this.sql.select<{ id: string }>(
+      `SELECT s.email_account_id AS id FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
+        WHERE a.is_active AND ${DUE_CONDITION} AND (s.locked_until IS NULL OR s.locked_until < now())
+          AND ($accountIds::uuid[] IS NULL OR a.id = ANY($accountIds::uuid[]))
+        ORDER BY s.requested_at ASC NULLS LAST, s.last_success_at ASC NULLS FIRST`,
+      { accountIds },
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Every active account, oldest first; those stopped on wrong credentials only when asked. */
+  async activeAccountIds(includeAuthFailed: boolean): Promise<string[]> {
+    const rows = await this.sql.select<{ id: string }>(
+      `SELECT a.id FROM email_accounts a JOIN mail_sync_states s ON s.email_account_id = a.id
+        WHERE a.is_active AND ($includeAuthFailed OR s.status <> 'auth_failed') ORDER BY a.created_at`,
+      { includeAuthFailed },
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Marks the account requested: any instance's next tick takes it, backoff or not. */
+  async markRequested(accountId: string): Promise<void> {
+    await this.sql.execute(
+      `INSERT INTO mail_sync_states (email_account_id, requested_at) VALUES ($accountId, now())
+       ON CONFLICT (email_account_id) DO UPDATE SET requested_at = now(), updated_at = now()`,
+      { accountId },
+    );
+  }
+
+  async statusList(filter: { userId?: string } = {}): Promise<SyncStatusRow[]> {
+    const rows = await this.sql.select<StatusRow>(
+      `SELECT a.id AS account_id, a.user_id, u.username, a.email, a.is_active, s.status,
+              coalesce(s.locked_until > now(), false) AS running, s.email_state IS NOT NULL AS initial_sync_done,
+              s.last_attempt_at, s.last_success_at, s.last_error, s.consecutive_failures, s.next_attempt_at
+         FROM email_accounts a
+         JOIN users u ON u.id = a.user_id
+         LEFT JOIN mail_sync_states s ON s.email_account_id = a.id
+        WHERE $userId::uuid IS NULL OR a.user_id = $userId::uuid
+        ORDER BY lower(u.username), a.email`,
+      { userId: filter.userId ?? null },
+    );
+    return rows.map((r) => ({
+      accountId: r.account_id,
+      userId: r.user_id,
+      username: r.username,
+      email: r.email,
+      isActive: r.is_active,
+      status: r.status ?? 'idle',
+      running: r.running,
+      initialSyncDone: r.initial_sync_done === true,
+      lastAttemptAt: r.last_attempt_at,
+      lastSuccessAt: r.last_success_at,
+      lastError: r.last_error,
+      consecutiveFailures: r.consecutive_failures ?? 0,
+      nextAttemptAt: r.next_attempt_at,
+    }));
+  }
+}
