@@ -24,14 +24,12 @@ import { EmailAccountAdminService } from '../email-accounts/email-account-admin-
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
 import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
-import { sequelizeTransactions } from '../db/transactions.js';
 import { ContactService } from '../contacts/contact-service.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
 import { ContactRepository } from '../contacts/contact-repository.js';
 import { EmailRepository } from '../emails/email-repository.js';
 import { EmailAccountAccess } from '../email-accounts/account-access.js';
-import { Sql } from '../db/sql.js';
 
 /**
  * The composition root: every service is a plain class whose dependencies are handed in here.
@@ -40,6 +38,9 @@ import { Sql } from '../db/sql.js';
 export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger) {
   // Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here.
   const metrics = new AppMetrics();
+  // One SQL runner and one transaction runner for every repository and service.
+  const sql = sql;
+  const transactions = sequelizeTransactions(sequelize);
   const audit = new AuditService(logger);
   const hasher = new PasswordHasher(config.bcryptRounds);
   const secretBox = new SecretBox(config.secrets.encryptionKey, config.secrets.oldEncryptionKeys);
@@ -49,7 +50,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const emailAccountRepository = new EmailAccountRepository();
   const emailAccounts = new EmailAccountService({
     accounts: emailAccountRepository,
-    transactions: sequelizeTransactions(sequelize),
+    transactions,
     secretBox,
     audit,
     validate: jmapCredentialValidator(config.jmapSessionUrl, config.jmapTimeoutMs),
@@ -57,7 +58,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   });
   const timesheets = new TimesheetService({
     timesheets: new TimesheetRepository(),
-    transactions: sequelizeTransactions(sequelize),
+    transactions,
     storage: new LocalDirectoryStorage(config.timesheetDir),
     audit,
     logger,
@@ -71,19 +72,19 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
   const ownEmailAccounts = new EmailAccountAccess();
   const contacts = new ContactService({
-    contacts: new ContactRepository(new Sql(sequelize)),
+    contacts: new ContactRepository(sql),
     accounts: ownEmailAccounts,
-    transactions: sequelizeTransactions(sequelize),
+    transactions,
     audit,
   });
-  const emailRepository = new EmailRepository(new Sql(sequelize));
+  const emailRepository = new EmailRepository(sql);
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
   const mailSync = new SyncService({
-    repository: new SyncRepository(new Sql(sequelize)),
-    mailStore: new MailStoreRepository(new Sql(sequelize)),
-    transactions: sequelizeTransactions(sequelize),
+    repository: new SyncRepository(sql),
+    mailStore: new MailStoreRepository(sql),
+    transactions,
     logger,
     clientFor: (account) => emailAccounts.clientFor(account),
     readState: readStatePusher,
