@@ -39,7 +39,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   // Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here.
   const metrics = new AppMetrics();
   // One SQL runner and one transaction runner for every repository and service.
-  const sql = sql;
+  const sql = new Sql(sequelize);
   const transactions = sequelizeTransactions(sequelize);
   const audit = new AuditService(logger);
   const hasher = new PasswordHasher(config.bcryptRounds);
