@@ -2,11 +2,17 @@ import type { Sequelize } from 'sequelize';
 import type { AppConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { AuditService } from '../audit/audit-service.js';
+import { AuditRepository } from '../audit/audit-repository.js';
+import { sequelizeTransactions } from '../db/transactions.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { UserService } from '../users/user-service.js';
+import { UserRepository } from '../users/user-repository.js';
 import { SyncService } from '../sync/sync-service.js';
 import { SessionService } from '../auth/session-service.js';
+import { SessionRepository } from '../auth/session-repository.js';
+import { SessionCache } from '../auth/session-cache.js';
+import { ThrottleRepository } from '../auth/throttle-repository.js';
 import { TokenService } from '../auth/token-service.js';
 import { AppMetrics } from '../metrics/metrics.js';
 import { AuthService } from '../auth/auth-service.js';
@@ -29,12 +35,23 @@ import { ReadStatePusher } from '../emails/read-state-pusher.js';
 export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger) {
   // Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here.
   const metrics = new AppMetrics();
-  const audit = new AuditService(logger);
+  const transactions = sequelizeTransactions(sequelize);
+  const auditRepository = new AuditRepository(sequelize);
+  const audit = new AuditService(auditRepository, logger);
   const hasher = new PasswordHasher(config.bcryptRounds);
   const secretBox = new SecretBox(config.secrets.encryptionKey, config.secrets.oldEncryptionKeys);
-  const users = new UserService(sequelize, hasher, audit, config.tempPasswordTtlDays);
+  const userRepository = new UserRepository(sequelize);
+  const users = new UserService({ repository: userRepository, transactions, hasher, audit, tempPasswordTtlDays: config.tempPasswordTtlDays });
   const tokens = new TokenService(config.secrets.jwtAccessSecret, config.secrets.jwtRefreshSecret);
-  const sessions = new SessionService(sequelize, tokens, audit, { logger });
+  const sessionRepository = new SessionRepository(sequelize);
+  const sessions = new SessionService({
+    sessions: sessionRepository,
+    users: userRepository,
+    transactions,
+    tokens,
+    audit,
+    cache: new SessionCache(sequelize, sessionRepository, logger),
+  });
   const emailAccounts = new EmailAccountService(
     sequelize,
     secretBox,
@@ -44,11 +61,11 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   );
   const timesheets = new TimesheetService(sequelize, new LocalDirectoryStorage(config.timesheetDir), audit, logger);
   const userFiles: UserFileCleanup = timesheets;
-  const userAdmin = new UserAdminService({ sequelize, users, hasher, sessions, emailAccounts, audit, files: userFiles });
-  const auditQuery = new AuditQueryService(sequelize);
+  const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
+  const auditQuery = new AuditQueryService(auditRepository, userRepository);
   const emailAccountAdmin = new EmailAccountAdminService(emailAccounts);
-  const loginThrottle = new LoginThrottle(sequelize);
-  const auth = new AuthService(sequelize, users, hasher, sessions, emailAccounts, audit, loginThrottle);
+  const loginThrottle = new LoginThrottle(new ThrottleRepository(sequelize));
+  const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle });
   const contacts = new ContactService(sequelize, audit);
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(sequelize, emailAccounts, logger);
