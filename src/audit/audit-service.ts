@@ -1,6 +1,6 @@
-import type { Transaction } from 'sequelize';
-import { AuditLog } from '../models/index.js';
+import type { Tx } from '../db/transactions.js';
 import type { Logger } from '../logging/logger.js';
+import type { AuditRepository } from './audit-repository.js';
 
 /** Who asked for an operation and from where; the same shape whether it came from HTTP, the CLI or cron. */
 export type { RequestMeta } from '../shared/request-meta.js';
@@ -39,13 +39,16 @@ export const AuditActions = {
 } as const;
 
 export class AuditService {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly records: AuditRepository,
+    private readonly logger: Logger,
+  ) {}
 
   /**
    * Writes one audit record. Inside a transaction it commits or rolls back with the change it
    * describes; outside one, a failed audit write is logged but never fails the user's request.
    */
-  async record(entry: AuditEntry, meta: RequestMeta = {}, transaction?: Transaction): Promise<void> {
+  async record(entry: AuditEntry, meta: RequestMeta = {}, tx?: Tx): Promise<void> {
     const row = {
       action: entry.action,
       userId: entry.userId ?? null,
@@ -56,12 +59,12 @@ export class AuditService {
       userAgent: truncate(meta.userAgent, 512),
       details: entry.details ?? {},
     };
-    if (transaction) {
-      await AuditLog.create(row, { transaction });
+    if (tx) {
+      await this.records.insert(row, tx);
       return;
     }
     try {
-      await AuditLog.create(row);
+      await this.records.insert(row);
     } catch (err) {
       this.logger.error('audit write failed', { err, action: entry.action });
     }

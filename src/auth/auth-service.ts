@@ -1,9 +1,10 @@
-import type { Sequelize } from 'sequelize';
 import { AppError, AuthenticationError, ConflictError, ValidationError } from '../errors/app-errors.js';
-import { User } from '../models/index.js';
+import type { User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import type { Transactions } from '../db/transactions.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
+import type { UserRepository } from '../users/user-repository.js';
 import type { UserService } from '../users/user-service.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { PasswordMessages, assertPasswordPolicy, weakPassword } from './password-policy.js';
@@ -45,24 +46,27 @@ export interface UserState extends OnboardingState {
  */
 export class AuthService {
   constructor(
-    private readonly sequelize: Sequelize,
-    private readonly users: UserService,
-    private readonly hasher: PasswordHasher,
-    private readonly sessions: SessionService,
-    private readonly emailAccounts: Pick<EmailAccountService, 'hasActiveAccount'>,
-    private readonly audit: AuditService,
-    private readonly throttle: LoginThrottle,
+    private readonly deps: {
+      users: UserService;
+      userRepository: UserRepository;
+      transactions: Transactions;
+      hasher: PasswordHasher;
+      sessions: SessionService;
+      emailAccounts: Pick<EmailAccountService, 'hasActiveAccount'>;
+      audit: AuditService;
+      throttle: LoginThrottle;
+    },
   ) {}
 
   async login(input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
     const authenticated = await this.authenticate(input, meta);
-    const tokens: SessionTokens = await this.sequelize.transaction(async (transaction) => {
+    const tokens: SessionTokens = await this.deps.transactions.run(async (tx) => {
       authenticated.lastLogin = new Date();
-      await authenticated.save({ transaction });
-      const created = await this.sessions.create(authenticated, { rememberMe: input.rememberMe }, meta, transaction);
+      await this.deps.userRepository.save(authenticated, tx);
+      const created = await this.deps.sessions.create(authenticated, { rememberMe: input.rememberMe }, meta, tx);
       const entry = { userId: authenticated.id, username: authenticated.username, details: { sessionId: created.session.id, rememberMe: input.rememberMe } };
-      await this.audit.record({ action: AuditActions.loginAttempt, success: true, ...entry }, meta, transaction);
-      await this.audit.record({ action: AuditActions.login, ...entry }, meta, transaction);
+      await this.deps.audit.record({ action: AuditActions.loginAttempt, success: true, ...entry }, meta, tx);
+      await this.deps.audit.record({ action: AuditActions.login, ...entry }, meta, tx);
       return created;
     });
     return {
@@ -79,18 +83,18 @@ export class AuthService {
    * too (wrong: 400, so a client does not mistake it for an ended session). Other sessions end.
    */
   async setPassword(userId: string, sessionId: string | undefined, input: SetPasswordInput, meta: RequestMeta): Promise<UserState> {
-    const user = await this.users.getById(userId);
+    const user = await this.deps.users.getById(userId);
     assertPasswordPolicy(input.newPassword, user.username);
     if (user.changedPassword) {
       await this.verifyCurrentPassword(user, input.currentPassword, meta);
       if (input.newPassword === input.currentPassword) throw weakPassword(PasswordMessages.equalsCurrent);
-    } else if (user.tempPassword && (await this.hasher.verify(input.newPassword, user.tempPassword))) {
+    } else if (user.tempPassword && (await this.deps.hasher.verify(input.newPassword, user.tempPassword))) {
       throw weakPassword(PasswordMessages.equalsTemporary);
     }
     // Hashing takes a while: do it before the transaction, then make sure nothing changed meanwhile.
-    const hash = await this.hasher.hash(input.newPassword);
-    const saved = await this.sequelize.transaction(async (transaction) => {
-      const locked = await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
+    const hash = await this.deps.hasher.hash(input.newPassword);
+    const saved = await this.deps.transactions.run(async (tx) => {
+      const locked = await this.deps.userRepository.lockById(userId, tx);
       if (!locked) throw new AuthenticationError();
       if (locked.password !== user.password || locked.changedPassword !== user.changedPassword) {
         throw new ConflictError('Heslo bolo medzitým zmenené, skúste to znova');
@@ -99,12 +103,12 @@ export class AuthService {
       locked.changedPassword = true;
       locked.tempPassword = null;
       locked.tempPasswordExpiresAt = null;
-      await locked.save({ transaction });
-      const revokedSessions = await this.sessions.revokeAllForUser(userId, 'password_change', { except: sessionId, transaction });
-      await this.audit.record(
+      await this.deps.userRepository.save(locked, tx);
+      const revokedSessions = await this.deps.sessions.revokeAllForUser(userId, 'password_change', { except: sessionId }, tx);
+      await this.deps.audit.record(
         { action: AuditActions.passwordChange, userId, username: locked.username, details: { onboarding: !user.changedPassword, revokedSessions } },
         meta,
-        transaction,
+        tx,
       );
       return locked;
     });
@@ -113,28 +117,28 @@ export class AuthService {
 
   /** The user chose not to link a email account now; they are not asked again. */
   async skipEmail(userId: string, meta: RequestMeta): Promise<UserState> {
-    const user = await this.sequelize.transaction(async (transaction) => {
-      const found = await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
+    const user = await this.deps.transactions.run(async (tx) => {
+      const found = await this.deps.userRepository.lockById(userId, tx);
       if (!found) throw new AuthenticationError();
       found.emailSetupSkipped = true;
-      await found.save({ transaction });
-      await this.audit.record({ action: AuditActions.emailSkip, userId, username: found.username }, meta, transaction);
+      await this.deps.userRepository.save(found, tx);
+      await this.deps.audit.record({ action: AuditActions.emailSkip, userId, username: found.username }, meta, tx);
       return found;
     });
     return { user, ...(await this.onboardingState(user)) };
   }
 
   async logout(user: { id: string; username: string }, sessionId: string, meta: RequestMeta): Promise<void> {
-    await this.sequelize.transaction(async (transaction) => {
-      await this.sessions.revoke(sessionId, 'logout', transaction);
-      await this.audit.record({ action: AuditActions.logout, userId: user.id, username: user.username, details: { sessionId } }, meta, transaction);
+    await this.deps.transactions.run(async (tx) => {
+      await this.deps.sessions.revoke(sessionId, 'logout', tx);
+      await this.deps.audit.record({ action: AuditActions.logout, userId: user.id, username: user.username, details: { sessionId } }, meta, tx);
     });
   }
 
   async onboardingState(user: User): Promise<OnboardingState> {
     return {
       needsPasswordChange: !user.changedPassword,
-      needsEmailSetup: !user.emailSetupSkipped && !(await this.emailAccounts.hasActiveAccount(user.id)),
+      needsEmailSetup: !user.emailSetupSkipped && !(await this.deps.emailAccounts.hasActiveAccount(user.id)),
     };
   }
 
@@ -143,12 +147,12 @@ export class AuthService {
     const ip = meta.ip ?? 'unknown';
     let user: User | null = null;
     try {
-      await this.throttle.reserve(input.username, ip);
-      user = await this.users.findByUsername(input.username);
+      await this.deps.throttle.reserve(input.username, ip);
+      user = await this.deps.users.findByUsername(input.username);
       // Exactly one bcrypt comparison on every path, so response time does not tell whether the user exists.
       const matches = await this.passwordMatches(user, input.password);
       if (!user || !matches) throw new AuthenticationError(INVALID_CREDENTIALS);
-      await this.throttle.succeeded(input.username, ip);
+      await this.deps.throttle.succeeded(input.username, ip);
       return user;
     } catch (err) {
       if (err instanceof AppError) await this.recordFailedAttempt(input.username, err, meta, user?.id);
@@ -159,7 +163,7 @@ export class AuthService {
   /** The audit record of a failed login (spec section 6), also for requests rejected before any check. */
   async recordFailedAttempt(username: string | null, err: Error, meta: RequestMeta, userId?: string): Promise<void> {
     const statusCode = err instanceof AppError ? err.statusCode : 500;
-    await this.audit.record(
+    await this.deps.audit.record(
       { action: AuditActions.loginAttempt, userId, username: username?.slice(0, 128) ?? null, success: false, details: { error: err.message, statusCode } },
       meta,
     );
@@ -170,9 +174,9 @@ export class AuthService {
    * afterwards only the password. An expiry that was never set counts as expired (fail closed).
    */
   private async passwordMatches(user: User | null, password: string): Promise<boolean> {
-    if (!user) return this.hasher.verify(password, null);
-    if (user.changedPassword) return this.hasher.verify(password, user.password);
-    const matches = await this.hasher.verify(password, user.tempPassword);
+    if (!user) return this.deps.hasher.verify(password, null);
+    if (user.changedPassword) return this.deps.hasher.verify(password, user.password);
+    const matches = await this.deps.hasher.verify(password, user.tempPassword);
     return matches && !!user.tempPasswordExpiresAt && user.tempPasswordExpiresAt > new Date();
   }
 
@@ -182,14 +186,14 @@ export class AuthService {
       throw new ValidationError('Zadajte aktuálne heslo', [{ field: 'currentPassword', message: 'Aktuálne heslo je povinné' }]);
     }
     const ip = meta.ip ?? 'unknown';
-    await this.throttle.reserve(user.username, ip);
-    if (!(await this.hasher.verify(currentPassword, user.password))) {
-      await this.audit.record(
+    await this.deps.throttle.reserve(user.username, ip);
+    if (!(await this.deps.hasher.verify(currentPassword, user.password))) {
+      await this.deps.audit.record(
         { action: AuditActions.passwordChange, userId: user.id, username: user.username, success: false, details: { error: WRONG_CURRENT_PASSWORD } },
         meta,
       );
       throw new ValidationError(WRONG_CURRENT_PASSWORD, [{ field: 'currentPassword', message: WRONG_CURRENT_PASSWORD }]);
     }
-    await this.throttle.succeeded(user.username, ip);
+    await this.deps.throttle.succeeded(user.username, ip);
   }
 }

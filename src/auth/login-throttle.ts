@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Sequelize } from 'sequelize';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitError } from '../errors/app-errors.js';
+import type { ThrottleCounter, ThrottleRepository } from './throttle-repository.js';
 
 export interface ThrottleLimit {
   points: number;
@@ -27,31 +27,20 @@ export const LOGIN_LIMITS: LoginLimits = {
 export const THROTTLED_MESSAGE = 'Príliš veľa neúspešných pokusov o prihlásenie. Skúste to znova neskôr.';
 
 /**
- * Counters live in PostgreSQL (table rate_limits, migration 0001) so every instance behind a load
- * balancer sees the same failures.
+ * Counters live in PostgreSQL (table rate_limits, see ThrottleRepository) so every instance behind a
+ * load balancer sees the same failures.
  *
  * An attempt reserves its points BEFORE the password is checked: bcrypt takes long enough that a
  * check-then-count scheme would let hundreds of parallel guesses through before the first failure
  * is counted. A successful check gives the points back.
  */
 export class LoginThrottle {
-  private readonly byUsernameAndIp: RateLimiterPostgres;
-  private readonly byIp: RateLimiterPostgres;
+  private readonly byUsernameAndIp: ThrottleCounter;
+  private readonly byIp: ThrottleCounter;
 
-  constructor(sequelize: Sequelize, limits: LoginLimits = LOGIN_LIMITS) {
-    const store = { storeClient: sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true };
-    this.byUsernameAndIp = new RateLimiterPostgres({
-      ...store,
-      keyPrefix: 'login_fail_user_ip',
-      points: limits.perUsernameAndIp.points,
-      duration: limits.perUsernameAndIp.durationSeconds,
-    });
-    this.byIp = new RateLimiterPostgres({
-      ...store,
-      keyPrefix: 'login_fail_ip',
-      points: limits.perIp.points,
-      duration: limits.perIp.durationSeconds,
-    });
+  constructor(counters: Pick<ThrottleRepository, 'counter'>, limits: LoginLimits = LOGIN_LIMITS) {
+    this.byUsernameAndIp = counters.counter('login_fail_user_ip', limits.perUsernameAndIp);
+    this.byIp = counters.counter('login_fail_ip', limits.perIp);
   }
 
   /** Counts one attempt; throws RateLimitError (with Retry-After) when either limit is already used up. */

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Logger } from '../logging/logger.js';
 import { Session, User } from '../models/index.js';
+import type { SessionRepository, UserRow } from './session-repository.js';
 
 /** Must match the channel of the triggers in migrations/0002-auth.ts. */
 export const AUTH_CHANGE_CHANNEL = 'crm_auth_changed';
@@ -11,8 +12,6 @@ const ENTRY_TTL_MS = 60_000;
 const MAX_ENTRIES = 50_000;
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
-
-export type UserRow = Record<string, unknown>;
 
 interface Entry {
   userId: string;
@@ -40,7 +39,9 @@ export class SessionCache {
   private retryMs = RETRY_MIN_MS;
 
   constructor(
+    /** Only for the connection settings of the LISTEN client. */
     private readonly sequelize: Sequelize,
+    private readonly sessions: Pick<SessionRepository, 'countTriggers'>,
     private readonly logger?: Logger,
   ) {
     installHooks();
@@ -130,8 +131,7 @@ export class SessionCache {
       await client.connect();
       // Never the reason a process stays alive (graceful shutdown, CLI).
       (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
-      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = ANY($1)', [TRIGGERS]);
-      if (rows[0]!.n < TRIGGERS.length) throw new Error('auth-change triggers missing (migration 0002 not applied)');
+      if ((await this.sessions.countTriggers(TRIGGERS)) < TRIGGERS.length) throw new Error('auth-change triggers missing (migration 0002 not applied)');
       await client.query(`LISTEN ${AUTH_CHANGE_CHANNEL}`);
       this.clear();
       this.listener = client;

@@ -1,25 +1,31 @@
-import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
-import { User, type EmailAccount, type MailSyncState, type Role } from '../models/index.js';
+import type { EmailAccount, MailSyncState, Role, User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
-import type { SessionService } from '../auth/session-service.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
+import type { Transactions, Tx } from '../db/transactions.js';
+import type { PageRequest, Page } from '../shared/pagination.js';
 import type { PasswordHasher } from './password-hasher.js';
-import { escapeLike } from '../db/escape-like.js';
 import { generateTemporaryPassword } from './temp-password.js';
+import type { UserRepository } from './user-repository.js';
 import type { CreatedUser, NewUser, UserService } from './user-service.js';
 
 /** What user deletion needs from the timesheet store: rows in the caller's transaction, files after its commit. */
 export interface UserFileCleanup {
-  removeAllForUser(userId: string, options: { transaction?: Transaction }): Promise<{ count: number; bytes: number }>;
+  removeAllForUser(userId: string, options: { transaction?: Tx }): Promise<{ count: number; bytes: number }>;
 }
 
-export interface UserListQuery {
+/** What a password reset needs from the login sessions (SessionService): every session of the user ends. */
+export interface UserSessionRevoker {
+  revokeAllForUser(userId: string, reason: string, options: { except?: string }, tx?: Tx): Promise<number>;
+}
+
+/** What creating a user with a mailbox needs from the email accounts: attach one inside the creation's transaction. */
+export type UserEmailAccounts = Pick<EmailAccountService, 'add'>;
+
+export interface UserListQuery extends PageRequest {
   role?: Role;
   /** Matched case-insensitively against username, first and last name. */
   search?: string;
-  page: number;
-  limit: number;
 }
 
 export interface UserChanges {
@@ -43,31 +49,19 @@ const NOT_FOUND = 'Používateľ neexistuje';
 export class UserAdminService {
   constructor(
     private readonly deps: {
-      sequelize: Sequelize;
+      repository: UserRepository;
+      transactions: Transactions;
       users: UserService;
       hasher: PasswordHasher;
-      sessions: SessionService;
-      emailAccounts: EmailAccountService;
+      sessions: UserSessionRevoker;
+      emailAccounts: UserEmailAccounts;
       audit: AuditService;
       files: UserFileCleanup;
     },
   ) {}
 
-  async list(query: UserListQuery): Promise<{ items: User[]; total: number }> {
-    const conditions: WhereOptions<User>[] = [];
-    if (query.role) conditions.push({ role: query.role });
-    if (query.search) {
-      const pattern = `%${escapeLike(query.search)}%`;
-      conditions.push({ [Op.or]: ['username', 'firstName', 'lastName'].map((field) => ({ [field]: { [Op.iLike]: pattern } })) });
-    }
-    const { sequelize } = this.deps;
-    const { rows, count } = await User.findAndCountAll({
-      where: { [Op.and]: conditions },
-      order: [[sequelize.fn('lower', sequelize.col('username')), 'ASC'], ['id', 'ASC']],
-      limit: query.limit,
-      offset: (query.page - 1) * query.limit,
-    });
-    return { items: rows, total: count };
+  list(query: UserListQuery): Promise<Page<User>> {
+    return this.deps.repository.list({ role: query.role, search: query.search }, { page: query.page, limit: query.limit });
   }
 
   get(id: string): Promise<User> {
@@ -87,42 +81,42 @@ export class UserAdminService {
   async create(input: NewUser & { email?: string; emailPassword?: string }, meta: RequestMeta): Promise<CreatedUserWithMail> {
     const { email, emailPassword, ...user } = input;
     if (email === undefined || emailPassword === undefined) return this.deps.users.create(user, meta);
-    return this.deps.sequelize.transaction(async (transaction) => {
-      const created = await this.deps.users.create(user, meta, transaction);
+    return this.deps.transactions.run(async (tx) => {
+      const created = await this.deps.users.create(user, meta, tx);
       const emailAccount = await this.deps.emailAccounts.add(
         created.user.id,
         { email, emailPassword },
         meta,
-        { auditAction: AuditActions.emailAccountAttached, transaction },
+        { auditAction: AuditActions.emailAccountAttached, transaction: tx },
       );
       return { ...created, emailAccount };
     });
   }
 
   async update(id: string, changes: UserChanges, meta: RequestMeta): Promise<User> {
-    return this.deps.sequelize.transaction(async (transaction) => {
-      if (changes.role === 'member') await this.lockAdmins(transaction);
-      const user = await this.lockUser(id, transaction);
+    return this.deps.transactions.run(async (tx) => {
+      if (changes.role === 'member') await this.deps.repository.lockAdmins(tx);
+      const user = await this.lockUser(id, tx);
       const names: Record<string, string | null> = {};
       if (changes.firstName !== undefined && changes.firstName !== user.firstName) names.firstName = changes.firstName;
       if (changes.lastName !== undefined && changes.lastName !== user.lastName) names.lastName = changes.lastName;
       const oldRole = user.role;
       const roleChange = changes.role !== undefined && changes.role !== oldRole;
-      if (roleChange && oldRole === 'admin') await this.assertAnotherAdmin(user.id, transaction);
+      if (roleChange && oldRole === 'admin') await this.assertAnotherAdmin(user.id, tx);
       user.set({ ...names, ...(roleChange ? { role: changes.role } : {}) });
-      await user.save({ transaction });
+      await this.deps.repository.save(user, tx);
       if (Object.keys(names).length > 0) {
         await this.deps.audit.record(
           { action: AuditActions.userUpdated, userId: user.id, username: user.username, details: { fields: Object.keys(names) } },
           meta,
-          transaction,
+          tx,
         );
       }
       if (roleChange) {
         await this.deps.audit.record(
           { action: AuditActions.roleChanged, userId: user.id, username: user.username, details: { from: oldRole, to: user.role } },
           meta,
-          transaction,
+          tx,
         );
       }
       return user;
@@ -136,15 +130,15 @@ export class UserAdminService {
   async resetTemporaryPassword(id: string, meta: RequestMeta): Promise<CreatedUser> {
     const temporaryPassword = generateTemporaryPassword();
     const tempPassword = await this.deps.hasher.hash(temporaryPassword);
-    const user = await this.deps.sequelize.transaction(async (transaction) => {
-      const user = await this.lockUser(id, transaction);
+    const user = await this.deps.transactions.run(async (tx) => {
+      const user = await this.lockUser(id, tx);
       user.set({ password: null, changedPassword: false, tempPassword, tempPasswordExpiresAt: this.deps.users.tempPasswordExpiry() });
-      await user.save({ transaction });
-      const revokedSessions = await this.deps.sessions.revokeAllForUser(user.id, 'admin_password_reset', { transaction });
+      await this.deps.repository.save(user, tx);
+      const revokedSessions = await this.deps.sessions.revokeAllForUser(user.id, 'admin_password_reset', {}, tx);
       await this.deps.audit.record(
         { action: AuditActions.tempPasswordReset, userId: user.id, username: user.username, details: { revokedSessions } },
         meta,
-        transaction,
+        tx,
       );
       return user;
     });
@@ -156,36 +150,28 @@ export class UserAdminService {
    * their files only after it commits, so a refused or failed deletion leaves every file in place.
    */
   async delete(id: string, meta: RequestMeta): Promise<User> {
-    return this.deps.sequelize.transaction(async (transaction) => {
-      await this.lockAdmins(transaction);
-      const user = await this.lockUser(id, transaction);
-      if (user.role === 'admin') await this.assertAnotherAdmin(user.id, transaction);
-      const timesheets = await this.deps.files.removeAllForUser(user.id, { transaction });
+    return this.deps.transactions.run(async (tx) => {
+      await this.deps.repository.lockAdmins(tx);
+      const user = await this.lockUser(id, tx);
+      if (user.role === 'admin') await this.assertAnotherAdmin(user.id, tx);
+      const timesheets = await this.deps.files.removeAllForUser(user.id, { transaction: tx });
       await this.deps.audit.record(
         { action: AuditActions.userDeleted, userId: user.id, username: user.username, details: { userId: user.id, role: user.role, timesheets } },
         meta,
-        transaction,
+        tx,
       );
-      await user.destroy({ transaction });
+      await this.deps.repository.destroy(user, tx);
       return user;
     });
   }
 
-  /**
-   * Every admin row locked in id order before anything else: two admins demoting each other at the
-   * same moment are decided one after the other (and never deadlock), so one of them stays admin.
-   */
-  private async lockAdmins(transaction: Transaction): Promise<User[]> {
-    return User.findAll({ where: { role: 'admin' }, attributes: ['id'], order: [['id', 'ASC']], lock: transaction.LOCK.UPDATE, transaction });
-  }
-
-  private async assertAnotherAdmin(userId: string, transaction: Transaction): Promise<void> {
-    const others = await User.count({ where: { role: 'admin', id: { [Op.ne]: userId } }, transaction });
+  private async assertAnotherAdmin(userId: string, tx: Tx): Promise<void> {
+    const others = await this.deps.repository.countOtherAdmins(userId, tx);
     if (others === 0) throw new ConflictError(LAST_ADMIN);
   }
 
-  private async lockUser(id: string, transaction: Transaction): Promise<User> {
-    const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
+  private async lockUser(id: string, tx: Tx): Promise<User> {
+    const user = await this.deps.repository.lockById(id, tx);
     if (!user) throw new NotFoundError(NOT_FOUND);
     return user;
   }

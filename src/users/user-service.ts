@@ -1,9 +1,11 @@
-import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
-import { User, type Role } from '../models/index.js';
+import type { Role, User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import { isUniqueViolation } from '../db/db-errors.js';
+import type { Transactions, Tx } from '../db/transactions.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { generateTemporaryPassword } from './temp-password.js';
+import type { UserRepository } from './user-repository.js';
 
 export interface NewUser {
   username: string;
@@ -20,23 +22,26 @@ export interface CreatedUser {
 
 export class UserService {
   constructor(
-    private readonly sequelize: Sequelize,
-    private readonly hasher: PasswordHasher,
-    private readonly audit: AuditService,
-    private readonly tempPasswordTtlDays: number,
+    private readonly deps: {
+      repository: UserRepository;
+      transactions: Transactions;
+      hasher: PasswordHasher;
+      audit: AuditService;
+      tempPasswordTtlDays: number;
+    },
   ) {}
 
   /**
    * Creates a user with a fresh temporary password. Runs inside the caller's transaction when one is
    * given, so that a later step (e.g. validating mail credentials) can undo the whole creation.
    */
-  async create(input: NewUser, meta: RequestMeta, outer?: Transaction): Promise<CreatedUser> {
+  async create(input: NewUser, meta: RequestMeta, outer?: Tx): Promise<CreatedUser> {
     const temporaryPassword = generateTemporaryPassword();
-    const tempPassword = await this.hasher.hash(temporaryPassword);
-    const work = async (transaction: Transaction) => {
-      const existing = await this.findByUsername(input.username, transaction);
+    const tempPassword = await this.deps.hasher.hash(temporaryPassword);
+    const work = async (tx: Tx) => {
+      const existing = await this.findByUsername(input.username, tx);
       if (existing) throw new ConflictError('Používateľské meno už existuje');
-      const user = await User.create(
+      const user = await this.deps.repository.create(
         {
           username: input.username,
           firstName: input.firstName ?? null,
@@ -47,39 +52,36 @@ export class UserService {
           tempPasswordExpiresAt: this.tempPasswordExpiry(),
           lastLogin: null,
         },
-        { transaction },
+        tx,
       );
-      await this.audit.record(
+      await this.deps.audit.record(
         { action: AuditActions.userCreated, userId: user.id, username: user.username, details: { role: user.role } },
         meta,
-        transaction,
+        tx,
       );
       return user;
     };
     try {
-      const user = outer ? await work(outer) : await this.sequelize.transaction(work);
+      const user = outer ? await work(outer) : await this.deps.transactions.run(work);
       return { user, temporaryPassword };
     } catch (err) {
       // Two admins creating the same username at once: the unique index decides, not a 500.
-      if (err instanceof UniqueConstraintError) throw new ConflictError('Používateľské meno už existuje');
+      if (isUniqueViolation(err)) throw new ConflictError('Používateľské meno už existuje');
       throw err;
     }
   }
 
-  findByUsername(username: string, transaction?: Transaction): Promise<User | null> {
-    return User.findOne({
-      where: this.sequelize.where(this.sequelize.fn('lower', this.sequelize.col('username')), username.toLowerCase()),
-      transaction,
-    });
+  findByUsername(username: string, tx?: Tx): Promise<User | null> {
+    return this.deps.repository.findByUsername(username, tx);
   }
 
-  async getById(id: string, transaction?: Transaction): Promise<User> {
-    const user = await User.findByPk(id, { transaction });
+  async getById(id: string, tx?: Tx): Promise<User> {
+    const user = await this.deps.repository.findById(id, tx);
     if (!user) throw new NotFoundError('Používateľ neexistuje');
     return user;
   }
 
   tempPasswordExpiry(): Date {
-    return new Date(Date.now() + this.tempPasswordTtlDays * 24 * 3600 * 1000);
+    return new Date(Date.now() + this.deps.tempPasswordTtlDays * 24 * 3600 * 1000);
   }
 }

@@ -1,0 +1,83 @@
+import { Op, type CreationAttributes, type Sequelize, type WhereOptions } from 'sequelize';
+import { User, type Role } from '../models/index.js';
+import type { Tx } from '../db/transactions.js';
+import { escapeLike } from '../db/escape-like.js';
+import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
+
+export interface UserFilter {
+  role?: Role;
+  /** Matched case-insensitively against username, first and last name. */
+  search?: string;
+}
+
+/** Every query of the users table: the users area, login, onboarding and the audit reader use these. */
+export class UserRepository {
+  constructor(private readonly sequelize: Sequelize) {}
+
+  findById(id: string, tx?: Tx): Promise<User | null> {
+    return User.findByPk(id, { transaction: tx });
+  }
+
+  /** Usernames are unique case-insensitively (index on lower(username)). */
+  findByUsername(username: string, tx?: Tx): Promise<User | null> {
+    return User.findOne({ where: this.lowerUsernameIs(username), transaction: tx });
+  }
+
+  /** Only the id of the user of that name (the audit reader's lookup). */
+  async findIdByUsername(username: string, tx?: Tx): Promise<string | undefined> {
+    const user = await User.findOne({ where: this.lowerUsernameIs(username), attributes: ['id'], transaction: tx });
+    return user?.id;
+  }
+
+  /** The user row locked FOR UPDATE until the transaction ends. */
+  lockById(id: string, tx: Tx): Promise<User | null> {
+    return User.findByPk(id, { transaction: tx, lock: tx.LOCK.UPDATE });
+  }
+
+  /**
+   * Every admin row locked in id order before anything else: two admins demoting each other at the
+   * same moment are decided one after the other (and never deadlock), so one of them stays admin.
+   */
+  lockAdmins(tx: Tx): Promise<User[]> {
+    return User.findAll({ where: { role: 'admin' }, attributes: ['id'], order: [['id', 'ASC']], lock: tx.LOCK.UPDATE, transaction: tx });
+  }
+
+  countOtherAdmins(userId: string, tx?: Tx): Promise<number> {
+    return User.count({ where: { role: 'admin', id: { [Op.ne]: userId } }, transaction: tx });
+  }
+
+  async list(filter: UserFilter, page: PageRequest): Promise<Page<User>> {
+    const conditions: WhereOptions<User>[] = [];
+    if (filter.role) conditions.push({ role: filter.role });
+    if (filter.search) {
+      const pattern = `%${escapeLike(filter.search)}%`;
+      conditions.push({ [Op.or]: ['username', 'firstName', 'lastName'].map((field) => ({ [field]: { [Op.iLike]: pattern } })) });
+    }
+    const { sequelize } = this;
+    const { rows, count } = await User.findAndCountAll({
+      where: { [Op.and]: conditions },
+      order: [[sequelize.fn('lower', sequelize.col('username')), 'ASC'], ['id', 'ASC']],
+      limit: page.limit,
+      offset: offsetOf(page),
+    });
+    return { items: rows, total: count };
+  }
+
+  create(values: CreationAttributes<User>, tx?: Tx): Promise<User> {
+    return User.create(values, { transaction: tx });
+  }
+
+  async save(user: User, tx?: Tx): Promise<User> {
+    return user.save({ transaction: tx });
+  }
+
+  /** The database removes the user's rows (cascade). */
+  async destroy(user: User, tx?: Tx): Promise<void> {
+    await user.destroy({ transaction: tx });
+  }
+
+  private lowerUsernameIs(username: string) {
+    const { sequelize } = this;
+    return sequelize.where(sequelize.fn('lower', sequelize.col('username')), username.toLowerCase());
+  }
+}
