@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 import { createAppContext, type AppContext } from '../src/app/context.js';
 import { AppConfig } from '../src/config/config.js';
 import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { JmapClient } from '../src/jmap/client.js';
+import { JmapClient } from '../src/jmap/index.js';
 import { createLogger } from '../src/logging/logger.js';
 import { fetchMailboxesAndState, fetchPage } from '../src/sync/jmap-sync-calls.js';
 import { appendMessage, buildMessage } from '../test/support/imap.js';

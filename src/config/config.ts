@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { envSchema, type RawEnv } from './env-schema.js';
 import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
 

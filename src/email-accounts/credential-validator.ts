@@ -1,7 +1,5 @@
 import { BadRequestError, ServiceUnavailableError, UpstreamError } from '../errors/app-errors.js';
-import { JmapAuthError, JmapError, JmapTimeoutError, JmapUnreachableError } from '../jmap/errors.js';
-import { JmapClient } from '../jmap/client.js';
-import { validateMailCredentials } from '../jmap/session.js';
+import { JmapAuthError, JmapError, JmapTimeoutError, JmapUnreachableError, JmapClient, validateMailCredentials } from '../jmap/index.js';
 
 export interface MailCredentials {
   email: string;

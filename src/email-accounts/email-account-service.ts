@@ -4,7 +4,7 @@ import { AuditActions, type AuditService, type RequestMeta } from '../audit/audi
 import type { SecretBox } from '../crypto/secret-box.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { Transactions, Tx } from '../db/transactions.js';
-import type { JmapClient } from '../jmap/client.js';
+import type { JmapClient } from '../jmap/index.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
 import type { AccountWithSync, EmailAccountRepository } from './email-account-repository.js';
 

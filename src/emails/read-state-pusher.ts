@@ -1,5 +1,4 @@
-import type { JmapClient } from '../jmap/client.js';
-import { setSeen } from '../jmap/mail.js';
+import { type JmapClient, setSeen } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { EmailAccount } from '../models/index.js';
 import type { EmailRepository } from './email-repository.js';

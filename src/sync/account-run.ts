@@ -3,7 +3,7 @@
  * full or incremental sync, resync when the server cannot calculate changes). What the run works
  * with and has done so far is its RunState (run-state.ts).
  */
-import { JmapMethodError } from '../jmap/errors.js';
+import { JmapMethodError } from '../jmap/index.js';
 import { fullSync } from './full-sync.js';
 import { incrementalSync } from './incremental-sync.js';
 import type { RunState } from './run-state.js';

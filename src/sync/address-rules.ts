@@ -2,7 +2,7 @@
  * Who counts as a person worth a contact: rules on addresses (no-reply robots) and on messages
  * (bulk mail). Pure functions, so they are easy to reason about and to test.
  */
-import type { Email, EmailAddress } from '../jmap/types.js';
+import type { Email, EmailAddress } from '../jmap/index.js';
 import { cleanText } from './text-cleanup.js';
 
 /**
@@ -28,7 +28,7 @@ export function normalizeAddress(raw: string | null | undefined): string | null 
   if (address.length < 3 || address.length > MAX_ADDRESS_LENGTH) return null;
   const at = address.lastIndexOf('@');
   if (at <= 0 || at === address.length - 1) return null;
-  // eslint-disable-next-line no-control-regex
+   
   if (/[\s<>,;"\x00-\x1f]/.test(address)) return null;
   return address;
 }

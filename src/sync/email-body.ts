@@ -4,7 +4,7 @@
  * crosses the wire in full; the cap here covers the sum of several parts.
  */
 import { compile } from 'html-to-text';
-import type { Email } from '../jmap/types.js';
+import type { Email } from '../jmap/index.js';
 import { capUtf8, cleanText } from './text-cleanup.js';
 
 export const BODY_CAP_BYTES = 256 * 1024;

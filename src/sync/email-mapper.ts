@@ -2,7 +2,7 @@
  * One JMAP Email → what the CRM stores about it, and who it was exchanged with. Decides nothing
  * that needs the database (suppressions, existing contacts): that is the batch writer's job.
  */
-import type { Email, EmailAddress } from '../jmap/types.js';
+import type { Email, EmailAddress } from '../jmap/index.js';
 import { displayName, formatAddressList, isBulkMail, isNoReplyAddress, normalizeAddress, BULK_HEADER_PROPERTIES } from './address-rules.js';
 import { extractBody } from './email-body.js';
 import { cleanIdentifier, cleanText } from './text-cleanup.js';

@@ -4,7 +4,7 @@
  * paging. Each page commits with its checkpoint (the query anchor); a crashed or stopped full sync
  * resumes after the last committed page. The next page is fetched while the current one is written.
  */
-import { JmapMethodError } from '../jmap/errors.js';
+import { JmapMethodError } from '../jmap/index.js';
 import { mapEmail } from './email-mapper.js';
 import { fetchMailboxesAndState, fetchPage, type Page } from './jmap-sync-calls.js';
 import type { RunState } from './run-state.js';

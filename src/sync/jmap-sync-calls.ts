@@ -3,10 +3,7 @@
  * mailboxes + current state; a query page + its emails; changes + the changed emails. src/jmap/mail.ts
  * has single-purpose helpers; these combine calls, which its API cannot express.
  */
-import { responseFor, type JmapClient } from '../jmap/client.js';
-import { JmapProtocolError } from '../jmap/errors.js';
-import { readEmailChanges } from '../jmap/mail.js';
-import type { Email, MethodCall } from '../jmap/types.js';
+import { responseFor, type JmapClient, JmapProtocolError, readEmailChanges, type Email, type MethodCall } from '../jmap/index.js';
 import { BODY_CAP_BYTES } from './email-body.js';
 import { EMAIL_PROPERTIES, mailboxRoles, type MailboxRoles } from './email-mapper.js';
 

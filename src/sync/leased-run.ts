@@ -2,8 +2,7 @@
  * Runs one account whose lease this process holds, and records how it went: the status row
  * (ok / error with backoff / auth_failed / released), metrics and one log line.
  */
-import type { JmapClient } from '../jmap/client.js';
-import { JmapAuthError, JmapTimeoutError, JmapUnreachableError } from '../jmap/errors.js';
+import { type JmapClient, JmapAuthError, JmapTimeoutError, JmapUnreachableError } from '../jmap/index.js';
 import type { EmailAccount } from '../models/index.js';
 import type { AccountLease } from './account-lease.js';
 import { runAccount } from './account-run.js';

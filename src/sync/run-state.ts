@@ -3,7 +3,7 @@
  * full and the incremental sync share. The run's plan (which of them, in what order) is in
  * account-run.ts; keeping the state here lets both import it without importing the plan.
  */
-import type { JmapClient } from '../jmap/client.js';
+import type { JmapClient } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountLease } from './account-lease.js';
 import { normalizeAddress } from './address-rules.js';

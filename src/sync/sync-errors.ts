@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-errors.js';
-import { JmapAuthError, JmapError, JmapMethodError, JmapTimeoutError, JmapUnreachableError } from '../jmap/errors.js';
+import { JmapAuthError, JmapError, JmapMethodError, JmapTimeoutError, JmapUnreachableError } from '../jmap/index.js';
 
 /** shutdown() was called: the run stops after the batch in progress, which is committed or not started. */
 export class SyncInterruptedError extends Error {

@@ -1,6 +1,6 @@
 /** The sync's public types, shared by the service, the runner of one account, the CLI and the tests. */
 import type { Transactions } from '../db/transactions.js';
-import type { JmapClient } from '../jmap/client.js';
+import type { JmapClient } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { AppMetrics } from '../metrics/metrics.js';
 import type { EmailAccount } from '../models/index.js';

@@ -76,7 +76,8 @@ export function createUploadMiddleware(timesheets: TimesheetService): RequestHan
     const receiving = inFlight.get(req) ?? [];
     for (const { source } of receiving) if (!source.readableEnded) source.destroy();
     const results = await Promise.allSettled(receiving.map((r) => r.stored));
-    await Promise.all(results.map((r) => (r.status === 'fulfilled' ? timesheets.discard(r.value.key) : undefined)));
+    const storedKeys = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.key] : []));
+    await Promise.all(storedKeys.map((key) => timesheets.discard(key)));
     return results.map((r) => (r.status === 'rejected' ? r.reason : undefined)).find((reason): reason is AppError => reason instanceof AppError);
   }
 

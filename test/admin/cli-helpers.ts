@@ -22,6 +22,8 @@ export function cli(args: string[], input?: string, env = cliEnv()): CliResult {
 }
 
 /** Runs a --json command that must succeed and returns its parsed output. */
+// Tests read the output's fields directly; callers that care name T.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function cliJson<T = any>(args: string[], input?: string, env = cliEnv()): T {
   const res = runCli([...args, '--json'], env, input);
   expect(res.status, `crm-admin ${args.join(' ')}\n${res.stderr}`).to.equal(0);

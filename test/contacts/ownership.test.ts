@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { Contact, Email, type EmailAccount } from '../../src/models/index.js';
+import { Contact, type Email, type EmailAccount } from '../../src/models/index.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp } from '../support/harness.js';

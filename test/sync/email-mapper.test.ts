@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Email } from '../../src/jmap/types.js';
+import type { Email } from '../../src/jmap/index.js';
 import { isBulkMail, isNoReplyAddress, normalizeAddress } from '../../src/sync/address-rules.js';
 import { BODY_CAP_BYTES } from '../../src/sync/email-body.js';
 import { mapEmail, mailboxRoles, type MapContext } from '../../src/sync/email-mapper.js';

@@ -10,7 +10,7 @@ import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { Sql } from '../../src/db/sql.js';
 import { sequelizeTransactions } from '../../src/db/transactions.js';
-import { JmapClient } from '../../src/jmap/client.js';
+import { JmapClient } from '../../src/jmap/index.js';
 import type { EmailAccount } from '../../src/models/index.js';
 import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
 import { SyncRepository } from '../../src/sync/sync-repository.js';

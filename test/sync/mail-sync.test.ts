@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
-import type { JmapClient } from '../../src/jmap/client.js';
+import type { JmapClient } from '../../src/jmap/index.js';
 import { appendMessage } from '../support/imap.js';
 import { testApp, testContext } from '../support/harness.js';
 import {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
-import { JmapClient } from '../../src/jmap/client.js';
+import { JmapClient } from '../../src/jmap/index.js';
 import { addMailUser } from '../support/imap.js';
 import { testApp, testContext } from '../support/harness.js';
 import { closedPortUrl, crmUser, freshMailUser, linkViaApi, otherSyncService, put, storedEmails, syncState, type CrmUser, type MailUser } from './helpers.js';

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { Transactions, Tx } from '../../src/db/transactions.js';
-import { JmapAuthError, JmapUnreachableError } from '../../src/jmap/errors.js';
+import { JmapAuthError, JmapUnreachableError } from '../../src/jmap/index.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { EmailAccount } from '../../src/models/index.js';
 import type { AccountLease } from '../../src/sync/account-lease.js';
