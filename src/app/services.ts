@@ -49,15 +49,15 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const secretBox = new SecretBox(config.secrets.encryptionKey, config.secrets.oldEncryptionKeys);
   const hasher = new PasswordHasher(config.bcryptRounds);
 
-  const auditRepository = new AuditRepository(sequelize);
+  const auditRepository = new AuditRepository();
   const audit = new AuditService(auditRepository, logger);
 
-  const userRepository = new UserRepository(sequelize);
+  const userRepository = new UserRepository();
   const users = new UserService({ repository: userRepository, transactions, hasher, audit, tempPasswordTtlDays: config.tempPasswordTtlDays });
   const auditQuery = new AuditQueryService(auditRepository, userRepository);
 
   const tokens = new TokenService(config.secrets.jwtAccessSecret, config.secrets.jwtRefreshSecret);
-  const sessionRepository = new SessionRepository(sequelize);
+  const sessionRepository = new SessionRepository(sql);
   const sessions = new SessionService({
     sessions: sessionRepository,
     users: userRepository,
@@ -88,7 +88,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
 
-  const loginThrottle = new LoginThrottle(new ThrottleRepository(sequelize));
+  const loginThrottle = new LoginThrottle(new ThrottleRepository(sql));
   const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle });
 
   // Contacts and emails check the caller's own email account through the same EmailAccountAccess.

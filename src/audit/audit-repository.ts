@@ -1,4 +1,4 @@
-import { Op, type CreationAttributes, type Sequelize, type WhereOptions } from 'sequelize';
+import { Op, col, fn, where, type CreationAttributes, type WhereOptions } from 'sequelize';
 import { AuditLog } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 import { escapeLike } from '../db/escape-like.js';
@@ -24,8 +24,6 @@ export interface AuditFilter {
 
 /** The audit_logs table: records written by every area, read by the admin API and crm-admin. */
 export class AuditRepository {
-  constructor(private readonly sequelize: Sequelize) {}
-
   async insert(row: CreationAttributes<AuditLog>, tx?: Tx): Promise<void> {
     await AuditLog.create(row, { transaction: tx });
   }
@@ -50,8 +48,7 @@ export class AuditRepository {
   }
 
   private about(about: { username: string; userId?: string }): WhereOptions {
-    const { sequelize } = this;
-    const byName = sequelize.where(sequelize.fn('lower', sequelize.col('username')), about.username.toLowerCase());
+    const byName = where(fn('lower', col('username')), about.username.toLowerCase());
     return about.userId ? { [Op.or]: [byName, { userId: about.userId }] } : byName;
   }
 }

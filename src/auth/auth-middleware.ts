@@ -1,16 +1,9 @@
 import type { Request, RequestHandler } from 'express';
 import { AuthenticationError, ForbiddenError } from '../errors/app-errors.js';
-import type { Role, User } from '../models/index.js';
+import type { Role } from '../models/index.js';
+import { requireAuthContext } from '../http/auth-context.js';
 import type { SessionService } from './session-service.js';
 import type { TokenService } from './token-service.js';
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    /** The authenticated user, loaded once per request by requireAuth. */
-    user?: User;
-    sessionId?: string;
-  }
-}
 
 /** The access token comes from the `accessToken` cookie (browser) or an `Authorization: Bearer` header (API clients). */
 export function readAccessToken(req: Request): string | undefined {
@@ -31,9 +24,7 @@ export function createAuthMiddleware(tokens: TokenService, sessions: SessionServ
     // A revoked session (logout, password change, admin reset) ends its access tokens at once.
     const user = await sessions.activeSessionUser(claims.sid, claims.id);
     if (!user) throw new AuthenticationError();
-    req.user = user;
-    req.sessionId = claims.sid;
-    req.auth = { userId: user.id, username: user.username, role: user.role };
+    req.auth = { userId: user.id, username: user.username, role: user.role, sessionId: claims.sid, user };
     next();
   };
 
@@ -41,8 +32,7 @@ export function createAuthMiddleware(tokens: TokenService, sessions: SessionServ
   const requireRole =
     (role: Role): RequestHandler =>
     (req, _res, next) => {
-      if (!req.user) throw new AuthenticationError();
-      if (req.user.role !== role) throw new ForbiddenError();
+      if (requireAuthContext(req).user.role !== role) throw new ForbiddenError();
       next();
     };
 

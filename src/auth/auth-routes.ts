@@ -1,4 +1,4 @@
-import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { SyncService } from '../sync/sync-service.js';
 import type { AuthService } from './auth-service.js';
@@ -8,7 +8,6 @@ import { AuthenticationError } from '../errors/app-errors.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validate.js';
-import type { User } from '../models/index.js';
 import { presentUser } from '../users/user-presenter.js';
 import type { AuthMiddleware } from './auth-middleware.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
@@ -80,7 +79,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
 
   router.post('/set-password', auth.requireAuth, async (req, res) => {
     const body = parseBody(setPasswordSchema, req);
-    const result = await services.auth.setPassword(requireAuthContext(req).userId, req.sessionId, body, requestMeta(req));
+    const result = await services.auth.setPassword(requireAuthContext(req).userId, requireAuthContext(req).sessionId, body, requestMeta(req));
     ok(res, presentState(result), 'Heslo úspešne nastavené');
   });
 
@@ -100,18 +99,18 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
   });
 
   const logout: RequestHandler = async (req, res) => {
-    await services.auth.logout(currentUser(req), req.sessionId!, requestMeta(req));
+    await services.auth.logout(requireAuthContext(req).user, requireAuthContext(req).sessionId, requestMeta(req));
     cookies.clearAll(res);
     ok(res, undefined, 'Odhlásenie úspešné');
   };
   router.post('/logout', auth.requireAuth, logout, clearCookiesOnAuthFailure(cookies));
 
   router.get('/session', auth.requireAuth, (req, res) => {
-    ok(res, { user: presentUser(currentUser(req)), authenticated: true }, 'Relácia je platná');
+    ok(res, { user: presentUser(requireAuthContext(req).user), authenticated: true }, 'Relácia je platná');
   });
 
   router.get('/me', auth.requireAuth, (req, res) => {
-    ok(res, { user: presentUser(currentUser(req)) }, 'Používateľ načítaný');
+    ok(res, { user: presentUser(requireAuthContext(req).user) }, 'Používateľ načítaný');
   });
 
   return router;
@@ -119,11 +118,6 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
 
 function presentState(state: UserState) {
   return { user: presentUser(state.user), needsPasswordChange: state.needsPasswordChange, needsEmailSetup: state.needsEmailSetup };
-}
-
-function currentUser(req: Request): User {
-  if (!req.user) throw new AuthenticationError();
-  return req.user;
 }
 
 /** A logout whose access token is already dead still leaves the browser without credentials. */

@@ -1,5 +1,5 @@
-import { Op, type CreationAttributes, type Sequelize } from 'sequelize';
-import { Sql } from '../db/sql.js';
+import { Op, type CreationAttributes } from 'sequelize';
+import { type Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { Session, User } from '../models/index.js';
 
@@ -8,12 +8,9 @@ export type UserRow = Record<string, unknown>;
 
 /** The sessions table, and the one query that checks a session together with its user. */
 export class SessionRepository {
-  private readonly sql: Sql;
   private activeSessionSql?: string;
 
-  constructor(sequelize: Sequelize) {
-    this.sql = new Sql(sequelize);
-  }
+  constructor(private readonly sql: Sql) {}
 
   create(values: CreationAttributes<Session>, tx?: Tx): Promise<Session> {
     return Session.create(values, { transaction: tx });

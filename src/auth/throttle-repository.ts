@@ -1,5 +1,5 @@
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import type { Sequelize } from 'sequelize';
+import type { Sql } from '../db/sql.js';
 
 /**
  * One counter of failures per key; `consume` rejects with a RateLimiterRes (rate-limiter-flexible)
@@ -16,12 +16,12 @@ export interface ThrottleCounter {
  * pool, so every instance behind a load balancer sees the same failures.
  */
 export class ThrottleRepository {
-  constructor(private readonly sequelize: Sequelize) {}
+  constructor(private readonly sql: Sql) {}
 
   /** A counter of `points` per `durationSeconds` for the keys under `keyPrefix`. */
   counter(keyPrefix: string, limit: { points: number; durationSeconds: number }): ThrottleCounter {
     return new RateLimiterPostgres({
-      storeClient: this.sequelize,
+      storeClient: this.sql.sequelize,
       storeType: 'sequelize',
       tableName: 'rate_limits',
       tableCreated: true,

@@ -41,11 +41,12 @@ export class EmailAccountService {
     userId: string,
     credentials: MailCredentials,
     meta: RequestMeta,
-    options: { auditAction?: string; transaction?: Tx } = {},
+    options: { auditAction?: string } = {},
+    outer?: Tx,
   ): Promise<AccountWithSync> {
     const { accounts, secretBox, audit } = this.deps;
     const email = credentials.email.trim().toLowerCase();
-    if (await accounts.findByEmail(userId, email, options.transaction)) throw new ConflictError(DUPLICATE);
+    if (await accounts.findByEmail(userId, email, outer)) throw new ConflictError(DUPLICATE);
     // Validation talks to the network: do it before any transaction holds locks.
     const { accountId } = await this.deps.validate({ email, emailPassword: credentials.emailPassword });
     const work = async (tx: Tx) => {
@@ -72,7 +73,7 @@ export class EmailAccountService {
       return account;
     };
     try {
-      return options.transaction ? await work(options.transaction) : await this.deps.transactions.run(work);
+      return outer ? await work(outer) : await this.deps.transactions.run(work);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;

@@ -1,13 +1,17 @@
 import type { Request } from 'express';
 import { AuthenticationError } from '../errors/app-errors.js';
 import type { RequestMeta } from '../shared/request-meta.js';
-import type { Role } from '../models/index.js';
+import type { Role, User } from '../models/index.js';
 
 /** What the authentication layer exposes to handlers (spec section 5.4): the caller's id and user. */
 export interface AuthContext {
   userId: string;
   username: string;
   role: Role;
+  /** The session the access token belongs to (logout and password changes act on it). */
+  sessionId: string;
+  /** The user row as loaded for this request (roles are checked against it, not the token). */
+  user: User;
 }
 
 declare module 'express-serve-static-core' {

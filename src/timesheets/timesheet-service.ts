@@ -131,8 +131,8 @@ export class TimesheetService {
    * transaction and call this BEFORE deleting the user (the cascade would drop the rows, and with them
    * the keys of the files); the files are removed only once that transaction has committed.
    */
-  removeAllForUser(userId: string, options: { transaction?: Tx } = {}): Promise<RemovalResult> {
-    return this.removal.removeAllForUser(userId, options.transaction);
+  removeAllForUser(userId: string, tx?: Tx): Promise<RemovalResult> {
+    return this.removal.removeAllForUser(userId, tx);
   }
 
   /** Rows and files of periods before `before` (crm-admin timesheets purge); audited unless a dry run. */

@@ -11,7 +11,7 @@ import type { CreatedUser, NewUser, UserService } from './user-service.js';
 
 /** What user deletion needs from the timesheet store: rows in the caller's transaction, files after its commit. */
 export interface UserFileCleanup {
-  removeAllForUser(userId: string, options: { transaction?: Tx }): Promise<{ count: number; bytes: number }>;
+  removeAllForUser(userId: string, tx?: Tx): Promise<{ count: number; bytes: number }>;
 }
 
 /** What a password reset needs from the login sessions (SessionService): every session of the user ends. */
@@ -87,7 +87,8 @@ export class UserAdminService {
         created.user.id,
         { email, emailPassword },
         meta,
-        { auditAction: AuditActions.emailAccountAttached, transaction: tx },
+        { auditAction: AuditActions.emailAccountAttached },
+        tx,
       );
       return { ...created, emailAccount };
     });
@@ -154,7 +155,7 @@ export class UserAdminService {
       await this.deps.repository.lockAdmins(tx);
       const user = await this.lockUser(id, tx);
       if (user.role === 'admin') await this.assertAnotherAdmin(user.id, tx);
-      const timesheets = await this.deps.files.removeAllForUser(user.id, { transaction: tx });
+      const timesheets = await this.deps.files.removeAllForUser(user.id, tx);
       await this.deps.audit.record(
         { action: AuditActions.userDeleted, userId: user.id, username: user.username, details: { userId: user.id, role: user.role, timesheets } },
         meta,

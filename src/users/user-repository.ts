@@ -1,4 +1,4 @@
-import { Op, type CreationAttributes, type Sequelize, type WhereOptions } from 'sequelize';
+import { Op, col, fn, where, type CreationAttributes, type WhereOptions } from 'sequelize';
 import { User, type Role } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 import { escapeLike } from '../db/escape-like.js';
@@ -12,8 +12,6 @@ export interface UserFilter {
 
 /** Every query of the users table: the users area, login, onboarding and the audit reader use these. */
 export class UserRepository {
-  constructor(private readonly sequelize: Sequelize) {}
-
   findById(id: string, tx?: Tx): Promise<User | null> {
     return User.findByPk(id, { transaction: tx });
   }
@@ -53,10 +51,9 @@ export class UserRepository {
       const pattern = `%${escapeLike(filter.search)}%`;
       conditions.push({ [Op.or]: ['username', 'firstName', 'lastName'].map((field) => ({ [field]: { [Op.iLike]: pattern } })) });
     }
-    const { sequelize } = this;
     const { rows, count } = await User.findAndCountAll({
       where: { [Op.and]: conditions },
-      order: [[sequelize.fn('lower', sequelize.col('username')), 'ASC'], ['id', 'ASC']],
+      order: [[fn('lower', col('username')), 'ASC'], ['id', 'ASC']],
       limit: page.limit,
       offset: offsetOf(page),
     });
@@ -77,7 +74,6 @@ export class UserRepository {
   }
 
   private lowerUsernameIs(username: string) {
-    const { sequelize } = this;
-    return sequelize.where(sequelize.fn('lower', sequelize.col('username')), username.toLowerCase());
+    return where(fn('lower', col('username')), username.toLowerCase());
   }
 }

@@ -53,7 +53,7 @@ describe('timesheet removal: user deletion and purge (service)', function () {
       const rows = await seed(owner, [[2026, 3]]);
       await ctx.db.sequelize
         .transaction(async (transaction) => {
-          await ctx.services.timesheets.removeAllForUser(owner.user.id, { transaction });
+          await ctx.services.timesheets.removeAllForUser(owner.user.id, transaction);
           throw new Error('roll back');
         })
         .catch(() => undefined);
@@ -61,7 +61,7 @@ describe('timesheet removal: user deletion and purge (service)', function () {
       expect(await exists(rows)).to.deep.equal([true]);
 
       await ctx.db.sequelize.transaction(async (transaction) => {
-        const result = await ctx.services.timesheets.removeAllForUser(owner.user.id, { transaction });
+        const result = await ctx.services.timesheets.removeAllForUser(owner.user.id, transaction);
         expect(result.count).to.equal(1);
         expect(await exists(rows), 'file kept until commit').to.deep.equal([true]);
       });
