@@ -58,7 +58,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
   // Reads only the refreshToken cookie: a refresh token never travels in a header or body to this endpoint.
   router.post('/refresh', async (req, res) => {
     const token = (req.cookies as Record<string, unknown> | undefined)?.[REFRESH_COOKIE];
-    if (typeof token !== 'string' || token.length === 0) throw new AuthenticationError(REFRESH_MISSING);
+    if (typeof token !== 'string' || token.length === 0) throw new AuthenticationError(REFRESH_MISSING, 'refresh_token_missing');
     let result;
     try {
       result = await services.sessions.refresh(token, requestMeta(req));
@@ -67,7 +67,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
       // fault: it stays a 503 and keeps the cookies, so an outage does not log everybody out.
       if (err instanceof AuthenticationError) {
         cookies.clearAll(res);
-        throw new AuthenticationError(REFRESH_INVALID);
+        throw new AuthenticationError(REFRESH_INVALID, 'refresh_token_invalid');
       }
       throw err;
     }

@@ -151,7 +151,7 @@ export class AuthService {
       user = await this.deps.users.findByUsername(input.username);
       // Exactly one bcrypt comparison on every path, so response time does not tell whether the user exists.
       const matches = await this.passwordMatches(user, input.password);
-      if (!user || !matches) throw new AuthenticationError(INVALID_CREDENTIALS);
+      if (!user || !matches) throw new AuthenticationError(INVALID_CREDENTIALS, 'invalid_credentials');
       await this.deps.throttle.succeeded(input.username, ip);
       return user;
     } catch (err) {

@@ -68,7 +68,7 @@ export class SessionService {
       .catch((err: unknown) => {
         // The user was deleted between the password check and this insert: for the caller that is
         // simply a failed login, not a server error.
-        if (isForeignKeyViolation(err)) throw new AuthenticationError(INVALID_CREDENTIALS);
+        if (isForeignKeyViolation(err)) throw new AuthenticationError(INVALID_CREDENTIALS, 'invalid_credentials');
         throw err;
       });
     return { user, session, ...this.issue(user, session, jti) };
@@ -108,7 +108,7 @@ export class SessionService {
       );
       return { error: true as const };
     });
-    if ('error' in outcome) throw new AuthenticationError(REFRESH_INVALID);
+    if ('error' in outcome) throw new AuthenticationError(REFRESH_INVALID, 'refresh_token_invalid');
     return outcome;
   }
 

@@ -76,20 +76,21 @@ export class TokenService {
   }
 
   verifyRefresh(token: string, message: string): RefreshClaims {
-    const payload = this.verify(token, this.refreshKey, 'refresh', message) as Record<string, unknown>;
+    const refused = () => new AuthenticationError(message, 'refresh_token_invalid');
+    const payload = this.verify(token, this.refreshKey, 'refresh', refused) as Record<string, unknown>;
     const { sub, sid, jti } = payload;
-    if (typeof sub !== 'string' || typeof sid !== 'string' || typeof jti !== 'string') throw new AuthenticationError(message);
+    if (typeof sub !== 'string' || typeof sid !== 'string' || typeof jti !== 'string') throw refused();
     return { sub, sid, jti };
   }
 
-  private verify(token: string, key: KeyObject, audience: string, message?: string): jwt.JwtPayload {
+  private verify(token: string, key: KeyObject, audience: string, refused = () => new AuthenticationError()): jwt.JwtPayload {
     try {
       // algorithms pinned: "alg: none" and algorithm-confusion tokens fail here.
       const payload = jwt.verify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience });
       if (typeof payload === 'string' || payload.typ !== audience) throw new Error('wrong token type');
       return payload;
     } catch {
-      throw new AuthenticationError(message);
+      throw refused();
     }
   }
 }

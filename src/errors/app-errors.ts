@@ -1,55 +1,62 @@
+import type { ErrorCode } from './error-codes.js';
+
+export type { ErrorCode } from './error-codes.js';
+
 /**
  * The error kinds of the service spec (section 7). Every failure a user can cause is one of these;
- * anything else is rendered as a 500 with no internals by the error handler.
+ * anything else is rendered as a 500 with no internals by the error handler. Each carries a stable
+ * `code` (src/errors/error-codes.ts): its kind's default, or a more specific one given by the thrower.
  */
 export class AppError extends Error {
   readonly statusCode: number;
   readonly details?: unknown;
   /** Extra response headers the error needs (e.g. Retry-After on 429). */
   readonly headers: Record<string, string>;
+  readonly code: ErrorCode;
 
-  constructor(message: string, statusCode: number, details?: unknown, headers: Record<string, string> = {}) {
+  constructor(message: string, statusCode: number, details?: unknown, headers: Record<string, string> = {}, code: ErrorCode = 'internal_error') {
     super(message);
     this.name = new.target.name;
     this.statusCode = statusCode;
     this.details = details;
     this.headers = headers;
+    this.code = code;
   }
 }
 
 export class ValidationError extends AppError {
-  constructor(message = 'Neplatné údaje', details?: unknown) {
-    super(message, 400, details);
+  constructor(message = 'Neplatné údaje', details?: unknown, code: ErrorCode = 'validation_failed') {
+    super(message, 400, details, {}, code);
   }
 }
 
 export class BadRequestError extends AppError {
-  constructor(message = 'Zlá požiadavka', details?: unknown) {
-    super(message, 400, details);
+  constructor(message = 'Zlá požiadavka', details?: unknown, code: ErrorCode = 'bad_request') {
+    super(message, 400, details, {}, code);
   }
 }
 
 export class AuthenticationError extends AppError {
-  constructor(message = 'Neautorizovaný prístup') {
-    super(message, 401);
+  constructor(message = 'Neautorizovaný prístup', code: ErrorCode = 'authentication_required') {
+    super(message, 401, undefined, {}, code);
   }
 }
 
 export class ForbiddenError extends AppError {
-  constructor(message = 'Prístup zamietnutý') {
-    super(message, 403);
+  constructor(message = 'Prístup zamietnutý', code: ErrorCode = 'forbidden') {
+    super(message, 403, undefined, {}, code);
   }
 }
 
 export class NotFoundError extends AppError {
-  constructor(message = 'Nenájdené') {
-    super(message, 404);
+  constructor(message = 'Nenájdené', code: ErrorCode = 'not_found') {
+    super(message, 404, undefined, {}, code);
   }
 }
 
 export class ConflictError extends AppError {
-  constructor(message = 'Konflikt', details?: unknown) {
-    super(message, 409, details);
+  constructor(message = 'Konflikt', details?: unknown, code: ErrorCode = 'conflict') {
+    super(message, 409, details, {}, code);
   }
 }
 
@@ -58,25 +65,25 @@ export class RateLimitError extends AppError {
     const headers: Record<string, string> = retryAfterSeconds
       ? { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) }
       : {};
-    super(message, 429, undefined, headers);
+    super(message, 429, undefined, headers, 'rate_limited');
   }
 }
 
 /** Errors with their own status code that the spec's table does not name (413, 502, 503, 504). */
 export class PayloadTooLargeError extends AppError {
   constructor(message = 'Požiadavka je príliš veľká') {
-    super(message, 413);
+    super(message, 413, undefined, {}, 'payload_too_large');
   }
 }
 
 export class UpstreamError extends AppError {
   constructor(message = 'Poštový server nie je dostupný', statusCode: 502 | 504 = 502) {
-    super(message, statusCode);
+    super(message, statusCode, undefined, {}, statusCode === 504 ? 'upstream_timeout' : 'upstream_unavailable');
   }
 }
 
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'Služba je dočasne nedostupná', retryAfterSeconds = 5) {
-    super(message, 503, undefined, { 'Retry-After': String(retryAfterSeconds) });
+    super(message, 503, undefined, { 'Retry-After': String(retryAfterSeconds) }, 'service_unavailable');
   }
 }

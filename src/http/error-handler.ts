@@ -1,11 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
-import { AppError, BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../errors/app-errors.js';
+import { AppError, BadRequestError, type ErrorCode, ConflictError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
 
 interface ErrorBody {
   success: false;
-  error: { message: string; statusCode: number; details?: unknown; stack?: string };
+  error: { message: string; statusCode: number; code: ErrorCode; details?: unknown; stack?: string };
 }
 
 /** Errors raised by body-parser/multer before our code runs, mapped to the spec's kinds. */
@@ -20,7 +20,7 @@ function fromFrameworkError(err: unknown): AppError | undefined {
   if (err instanceof DatabaseError && /^(?:40P01|40001)$/.test(e.parent?.code ?? '')) {
     return new ConflictError('Požiadavka sa stretla so súbežnou zmenou, skúste to znova');
   }
-  if (e.type === 'entity.parse.failed') return new BadRequestError('Neplatný formát JSON');
+  if (e.type === 'entity.parse.failed') return new BadRequestError('Neplatný formát JSON', undefined, 'invalid_json');
   if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError();
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return new BadRequestError('Nepodporované kódovanie požiadavky');
@@ -53,7 +53,7 @@ export function renderError(err: unknown, showStack: boolean): { status: number;
   const statusCode = known?.statusCode ?? 500;
   const body: ErrorBody = {
     success: false,
-    error: { message: known?.message ?? 'Interná chyba servera', statusCode },
+    error: { message: known?.message ?? 'Interná chyba servera', statusCode, code: known?.code ?? 'internal_error' },
   };
   if (known?.details !== undefined) body.error.details = known.details;
   if (showStack && err instanceof Error && err.stack) body.error.stack = err.stack;
@@ -77,5 +77,5 @@ export function createErrorHandler(logger: Logger, showStack: boolean): ErrorReq
 }
 
 export const notFoundHandler: RequestHandler = (_req, _res, next) => {
-  next(new NotFoundError('Cesta neexistuje'));
+  next(new NotFoundError('Cesta neexistuje', 'route_not_found'));
 };

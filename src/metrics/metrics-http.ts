@@ -82,7 +82,7 @@ export interface MetricsEndpointOptions {
 export function metricsEndpoint(metrics: AppMetrics, options: MetricsEndpointOptions): RequestHandler {
   const allowed = createAllowMatcher(options.allow);
   return async (req, res) => {
-    if (options.allow.length === 0) throw new NotFoundError('Cesta neexistuje');
+    if (options.allow.length === 0) throw new NotFoundError('Cesta neexistuje', 'route_not_found');
     if (!allowed(req.ip) || (options.trustProxy === 0 && cameThroughProxy(req))) throw new ForbiddenError();
     const body = await metrics.registry.metrics();
     res.setHeader('Content-Type', metrics.registry.contentType);

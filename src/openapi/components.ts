@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ZodOpenApiResponseObject, ZodOpenApiSecuritySchemeObject } from 'zod-openapi';
+import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
 import type { ErrorStatus } from './route-doc.js';
 
 /** The error envelope of spec section 7; every failure of every route has this shape. */
@@ -9,6 +10,14 @@ export const errorEnvelope = z
     error: z.object({
       message: z.string().meta({ description: 'Slovak, for people', example: 'Neautorizovaný prístup' }),
       statusCode: z.number().int().meta({ example: 401 }),
+      code: z
+        .enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]])
+        .meta({
+          description: `Stable, for programs: branch on this, never on the message.\n\n${Object.entries(ERROR_CODES)
+            .map(([code, { status, description }]) => `- \`${code}\` (${status}): ${description}`)
+            .join('\n')}`,
+          example: 'authentication_required',
+        }),
       details: z.unknown().optional().meta({ description: 'Field problems of a ValidationError: [{ field, message }]' }),
       stack: z.string().optional().meta({ description: 'Only with NODE_ENV=development and ERROR_STACKS=true' }),
     }),

@@ -76,7 +76,7 @@ describe('error envelope (spec section 7)', () => {
       const res = await request(await testApp()).get('/api/does-not-exist');
       expect(res.status).to.equal(404);
       expect(res.headers['content-type']).to.match(/application\/json/);
-      expect(res.body).to.deep.equal({ success: false, error: { message: 'Cesta neexistuje', statusCode: 404 } });
+      expect(res.body).to.deep.equal({ success: false, error: { message: 'Cesta neexistuje', statusCode: 404, code: 'route_not_found' } });
     });
 
     it('answers a path outside /api with the envelope too, never HTML', async () => {
@@ -91,7 +91,7 @@ describe('error envelope (spec section 7)', () => {
         .set('Content-Type', 'application/json')
         .send('{"username": ');
       expect(res.status).to.equal(400);
-      expect(res.body.error).to.deep.equal({ message: 'Neplatný formát JSON', statusCode: 400 });
+      expect(res.body.error).to.deep.equal({ message: 'Neplatný formát JSON', statusCode: 400, code: 'invalid_json' });
     });
 
     it('answers an oversized JSON body with 413 in the envelope', async () => {

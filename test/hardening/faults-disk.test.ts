@@ -30,7 +30,7 @@ function upload(app: Express, session: TestSession, file: Buffer) {
 
 function expectStorageUnavailable(res: request.Response): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(503);
-  expect(res.body).to.deep.equal({ success: false, error: { message: STORAGE_UNAVAILABLE_MESSAGE, statusCode: 503 } });
+  expect(res.body).to.deep.equal({ success: false, error: { message: STORAGE_UNAVAILABLE_MESSAGE, statusCode: 503, code: 'service_unavailable' } });
   expect(res.headers['retry-after']).to.match(/^\d+$/);
 }
 

@@ -15,7 +15,7 @@ const json = (status: number, body: unknown, contentType = 'application/json; ch
   text: JSON.stringify(body),
   json: body,
 });
-const envelope = (status: number, extra: Record<string, unknown> = {}) => ({ success: false, error: { message: 'Zlá požiadavka', statusCode: status, ...extra } });
+const envelope = (status: number, extra: Record<string, unknown> = {}) => ({ success: false, error: { message: 'Zlá požiadavka', statusCode: status, code: 'bad_request', ...extra } });
 
 describe('hardening: the fuzzers\' invariants catch what they must', () => {
   it('accept a proper error envelope and a proper success', () => {
@@ -24,16 +24,18 @@ describe('hardening: the fuzzers\' invariants catch what they must', () => {
   });
 
   const bad: Array<[string, RawResponse]> = [
-    ['a 500', json(500, { success: false, error: { message: 'Interná chyba servera', statusCode: 500 } })],
+    ['a 500', json(500, { success: false, error: { message: 'Interná chyba servera', statusCode: 500, code: 'internal_error' } })],
     ['an HTML error page', { status: 404, headers: { 'content-type': 'text/html' }, text: '<h1>Not found</h1>', json: undefined }],
     ['an empty 431 body', { status: 431, headers: {}, text: '', json: undefined }],
     ['statusCode different from the status', json(400, envelope(422))],
     ['an extra key in error', json(400, envelope(400, { stack: 'x' }))],
     ['an extra key beside error', json(400, { ...envelope(400), trace: 1 })],
-    ['a stack trace in the message', json(400, { success: false, error: { message: 'Error: x\n    at foo (/work/main/src/a.ts:1:2)', statusCode: 400 } })],
-    ['SQL in the message', json(400, { success: false, error: { message: 'SELECT * FROM users WHERE id = 1', statusCode: 400 } })],
-    ['a driver message', json(400, { success: false, error: { message: 'duplicate key value violates unique constraint', statusCode: 400 } })],
-    ['a bcrypt hash', json(400, { success: false, error: { message: '$2b$12$abcdefghijklmnopqrstuv', statusCode: 400 } })],
+    ['a stack trace in the message', json(400, { success: false, error: { message: 'Error: x\n    at foo (/work/main/src/a.ts:1:2)', statusCode: 400, code: 'bad_request' } })],
+    ['SQL in the message', json(400, { success: false, error: { message: 'SELECT * FROM users WHERE id = 1', statusCode: 400, code: 'bad_request' } })],
+    ['a driver message', json(400, { success: false, error: { message: 'duplicate key value violates unique constraint', statusCode: 400, code: 'bad_request' } })],
+    ['a bcrypt hash', json(400, { success: false, error: { message: '$2b$12$abcdefghijklmnopqrstuv', statusCode: 400, code: 'bad_request' } })],
+    ['an error without a code', json(400, { success: false, error: { message: 'Zlá požiadavka', statusCode: 400 } })],
+    ['an undocumented error code', json(400, { success: false, error: { message: 'Zlá požiadavka', statusCode: 400, code: 'made_up' } })],
   ];
   for (const [what, res] of bad) {
     it(`reject ${what}`, () => {

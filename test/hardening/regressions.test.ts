@@ -40,7 +40,7 @@ describe('hardening: regressions found by fuzzing', () => {
       it(`"${message}" is a 503 with Retry-After, no internals`, () => {
         const { status, body, headers } = renderError(dropped(message), false);
         expect(status).to.equal(503);
-        expect(body).to.deep.equal({ success: false, error: { message: 'Služba je dočasne nedostupná', statusCode: 503 } });
+        expect(body).to.deep.equal({ success: false, error: { message: 'Služba je dočasne nedostupná', statusCode: 503, code: 'service_unavailable' } });
         expect(headers['Retry-After']).to.match(/^\d+$/);
       });
     }
@@ -48,7 +48,7 @@ describe('hardening: regressions found by fuzzing', () => {
     it('any other database error stays the generic 500', () => {
       const { status, body } = renderError(dropped('division by zero'), false);
       expect(status).to.equal(500);
-      expect(body.error).to.deep.equal({ message: 'Interná chyba servera', statusCode: 500 });
+      expect(body.error).to.deep.equal({ message: 'Interná chyba servera', statusCode: 500, code: 'internal_error' });
     });
   });
 
@@ -58,7 +58,7 @@ describe('hardening: regressions found by fuzzing', () => {
         const err = new DatabaseError(Object.assign(new Error('deadlock detected'), { code, sql: 'DELETE FROM contacts ...' }) as never);
         const { status, body } = renderError(err, false);
         expect(status).to.equal(409);
-        expect(body).to.deep.equal({ success: false, error: { message: 'Požiadavka sa stretla so súbežnou zmenou, skúste to znova', statusCode: 409 } });
+        expect(body).to.deep.equal({ success: false, error: { message: 'Požiadavka sa stretla so súbežnou zmenou, skúste to znova', statusCode: 409, code: 'conflict' } });
       });
     }
   });

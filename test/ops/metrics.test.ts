@@ -98,7 +98,7 @@ describe('metrics endpoint access', () => {
   it('refuses a client outside METRICS_ALLOW (client IP from a trusted proxy)', async () => {
     const res = await request(await testApp({ TRUST_PROXY: '1' })).get('/api/metrics').set('X-Forwarded-For', '203.0.113.7');
     expect(res.status).to.equal(403);
-    expect(res.body).to.deep.equal({ success: false, error: { message: 'Prístup zamietnutý', statusCode: 403 } });
+    expect(res.body).to.deep.equal({ success: false, error: { message: 'Prístup zamietnutý', statusCode: 403, code: 'forbidden' } });
     expect(res.text).not.to.contain('crm_http');
   });
 

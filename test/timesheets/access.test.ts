@@ -151,7 +151,7 @@ describe('timesheet list, download and delete', function () {
     it('answers 403 to a member and 401 without credentials', async () => {
       const member = await get('/api/timesheets/all', aliceSession);
       expect(member.status).to.equal(403);
-      expect(member.body).to.deep.equal({ success: false, error: { message: 'Prístup zamietnutý', statusCode: 403 } });
+      expect(member.body).to.deep.equal({ success: false, error: { message: 'Prístup zamietnutý', statusCode: 403, code: 'forbidden' } });
       const anonymous = await get('/api/timesheets/all');
       expect(anonymous.status).to.equal(401);
     });
@@ -201,7 +201,7 @@ describe('timesheet list, download and delete', function () {
       const missing = await get(`/api/timesheets/${crypto.randomUUID()}/download`, aliceSession);
       expect(foreign.status).to.equal(404);
       expect(foreign.body).to.deep.equal(missing.body);
-      expect(foreign.body).to.deep.equal({ success: false, error: { message: 'Výkaz neexistuje', statusCode: 404 } });
+      expect(foreign.body).to.deep.equal({ success: false, error: { message: 'Výkaz neexistuje', statusCode: 404, code: 'not_found' } });
     });
 
     it('answers 400 for a non-UUID id and 401 without credentials', async () => {
@@ -246,7 +246,7 @@ describe('timesheet list, download and delete', function () {
       const before = await storedFiles();
       const res = await remove(uploaded.id, aliceSession);
       expect(res.status).to.equal(404);
-      expect(res.body).to.deep.equal({ success: false, error: { message: 'Výkaz neexistuje', statusCode: 404 } });
+      expect(res.body).to.deep.equal({ success: false, error: { message: 'Výkaz neexistuje', statusCode: 404, code: 'not_found' } });
       await expectNoStrayFiles(before);
       const stillThere = await download(uploaded.id, bobSession);
       expect(stillThere.status).to.equal(200);

@@ -148,7 +148,7 @@ describe('timesheet upload (POST /api/timesheets/upload)', function () {
       const bytes = Buffer.concat([pdfFixture(MAX_BYTES), Buffer.from('\n')]);
       const res = await uploadRequest(app, session, { file: { filename: 'velky.pdf', content: bytes }, year: 2026, month: 5 });
       expect(res.status).to.equal(413);
-      expect(res.body).to.deep.equal({ success: false, error: { message: 'Súbor je príliš veľký (najviac 10 MB)', statusCode: 413 } });
+      expect(res.body).to.deep.equal({ success: false, error: { message: 'Súbor je príliš veľký (najviac 10 MB)', statusCode: 413, code: 'payload_too_large' } });
       await expectNoStrayFiles(before);
     });
 

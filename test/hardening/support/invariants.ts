@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { AppConfig } from '../../../src/config/config.js';
+import { ERROR_CODES } from '../../../src/errors/error-codes.js';
 import { testEnv } from '../../support/test-env.js';
 import type { RawRequest, RawResponse } from './http-target.js';
 
@@ -49,8 +50,10 @@ export function expectErrorEnvelope(res: RawResponse, context = ''): void {
   const error = body!.error as Record<string, unknown>;
   expect(error, context).to.be.an('object');
   const keys = Object.keys(error);
-  expect(keys, `error keys ${context}`).to.include.members(['message', 'statusCode']);
-  expect(keys.filter((k) => !['message', 'statusCode', 'details'].includes(k)), `extra error keys ${context}`).to.deep.equal([]);
+  expect(keys, `error keys ${context}`).to.include.members(['message', 'statusCode', 'code']);
+  expect(keys.filter((k) => !['message', 'statusCode', 'code', 'details'].includes(k)), `extra error keys ${context}`).to.deep.equal([]);
+  // design.md: every error carries a documented, stable code.
+  expect(Object.keys(ERROR_CODES), `documented error code ${context}`).to.include(error.code);
   expect(error.message, context).to.be.a('string').and.not.equal('');
   expect(error.statusCode, context).to.equal(res.status);
 }

@@ -1,0 +1,30 @@
+/**
+ * Stable machine-readable error codes (design.md, "The frontend contract"): `error.code` beside the
+ * spec's message and statusCode. Frontends branch on these, never on the Slovak text. Every code is
+ * listed here with the status it comes with, and the OpenAPI document lists them all. A new code is
+ * a new row; a code is never renamed (that would break frontends).
+ */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, description: 'The request did not pass validation; details name the fields.' },
+  bad_request: { status: 400, description: 'The request could not be understood.' },
+  invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+  authentication_required: { status: 401, description: 'No valid access token (missing, expired, revoked).' },
+  invalid_credentials: { status: 401, description: 'Wrong username or password (the same for unknown users).' },
+  refresh_token_missing: { status: 401, description: 'POST /api/auth/refresh without the refreshToken cookie.' },
+  refresh_token_invalid: { status: 401, description: 'The refresh token expired, was revoked or reused; both cookies are cleared.' },
+  forbidden: { status: 403, description: 'Authenticated, but not allowed (e.g. not an admin).' },
+  not_found: { status: 404, description: 'The resource does not exist or is not visible to the caller.' },
+  route_not_found: { status: 404, description: 'No such path under /api.' },
+  conflict: { status: 409, description: 'The request conflicts with the current state (duplicate, last admin, concurrent change).' },
+  request_timeout: { status: 408, description: 'The request did not arrive in time.' },
+  payload_too_large: { status: 413, description: 'The body or the uploaded file is over the limit.' },
+  expectation_failed: { status: 417, description: 'An Expect header this server does not support.' },
+  request_headers_too_large: { status: 431, description: 'The request headers are over the limit.' },
+  rate_limited: { status: 429, description: 'Too many attempts; Retry-After says when to try again.' },
+  internal_error: { status: 500, description: 'An unexpected failure; nothing internal is disclosed.' },
+  upstream_unavailable: { status: 502, description: 'The mail (JMAP) server could not be reached or answered badly.' },
+  service_unavailable: { status: 503, description: 'A dependency (database, storage, JMAP configuration) is unavailable; Retry-After.' },
+  upstream_timeout: { status: 504, description: 'The mail (JMAP) server did not answer in time.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
