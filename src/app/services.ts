@@ -21,6 +21,8 @@ import { TimesheetService } from '../timesheets/timesheet-service.js';
 import { ContactService } from '../contacts/contact-service.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
+import { BackupRepository } from '../backup/backup-repository.js';
+import { BackupService } from '../backup/backup-service.js';
 
 /**
  * The composition root: every service is a plain class whose dependencies are handed in here.
@@ -60,7 +62,10 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
+  const encryptionKeys = { current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys };
+  const backupRepository = new BackupRepository(sequelize);
+  const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, backup };
 }
 
 export type Services = ReturnType<typeof buildServices>;
