@@ -43,6 +43,11 @@ export class ArchiveReader {
   ) {}
 
   static async open(file: string): Promise<ArchiveReader> {
+    if (file !== '-') {
+      await fs.promises.access(file, fs.constants.R_OK).catch((err: NodeJS.ErrnoException) => {
+        throw new ArchiveFormatError(`cannot read ${file}: ${err.code ?? err.message}`);
+      });
+    }
     const source = file === '-' ? process.stdin : fs.createReadStream(file);
     const extract = tar.extract();
     const input = pipeline(source, zlib.createGunzip(), extract);
