@@ -35,6 +35,10 @@ import { ReadStatePusher } from '../emails/read-state-pusher.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
+import { BackupRepository } from '../backup/backup-repository.js';
+import { BackupService } from '../backup/backup-service.js';
+import { LocalFileRestorer } from '../backup/file-restorer.js';
+import { RestoreService } from '../backup/restore-service.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -108,7 +112,11 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
+  const encryptionKeys = { current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys };
+  const backupRepository = new BackupRepository(sequelize);
+  const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });
+  const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: encryptionKeys, logger });
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, backup, restore };
 }
 
 export type Services = ReturnType<typeof buildServices>;

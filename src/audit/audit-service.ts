@@ -36,6 +36,8 @@ export const AuditActions = {
   timesheetPurge: 'admin.timesheet_purge',
   contactCreated: 'contact.created',
   contactDeleted: 'contact.deleted',
+  dbBackup: 'admin.db_backup',
+  dbRestore: 'admin.db_restore',
 } as const;
 
 export class AuditService {

@@ -1,0 +1,63 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command.js';
+import { formatBytes } from '../../src/cli/format.js';
+import type { RestoreSummary } from '../../src/backup/restore-service.js';
+
+export default class DbRestore extends BaseCommand {
+  static override description =
+    'Restore an archive written by `db backup` into this configuration\'s database (embedded or DATABASE_URL, any ' +
+    'PostgreSQL 13+) and timesheet directory. The target should be empty: a database with rows is replaced only after ' +
+    'a confirmation (--yes). The schema is migrated to exactly the archive\'s version (an archive from a newer program ' +
+    'is refused), all tables load in one transaction and every checksum is verified on the way: a damaged archive ' +
+    'restores nothing. An archive made with another CRM_ENCRYPTION_KEY is refused unless --ignore-key-mismatch. ' +
+    'Stop the service (and every instance using the database) first.';
+
+  static override examples = [
+    '<%= config.bin %> db restore /var/backups/staff-crm/crm-2025-01-31.tar.gz',
+    'DATABASE_URL=postgres://crm@db.internal/crm <%= config.bin %> db restore crm.tar.gz   # embedded -> external',
+    '<%= config.bin %> db restore crm.tar.gz --yes --json',
+    'ssh backup@vault "cat crm.tar.gz" | <%= config.bin %> db restore - --yes',
+  ];
+
+  static override args = {
+    file: Args.string({ description: 'archive written by db backup; - for stdin (then --yes is needed for a non-empty target)', required: true }),
+  };
+
+  static override flags = {
+    'ignore-key-mismatch': Flags.boolean({
+      description: 'restore although the archive was made with another encryption key (its mail passwords become unreadable)',
+      default: false,
+    }),
+  };
+
+  async run(): Promise<RestoreSummary> {
+    const { args, flags } = await this.parse(DbRestore);
+    const ctx = await this.appContext({ migrate: false });
+    const summary = await ctx.services.restore.restore(
+      args.file,
+      {
+        ignoreKeyMismatch: flags['ignore-key-mismatch'],
+        confirmReplace: async ({ rows, tables }) => {
+          const list = Object.entries(tables).map(([t, n]) => `${t} ${n}`).join(', ');
+          return this.confirm(`The target database is not empty (${rows} rows: ${list}). Replace ALL its data with the archive?`, flags.yes);
+        },
+      },
+      this.cliMeta(),
+    );
+    if (summary.keyStatus === 'different') this.warn('restored with a different encryption key: every mail account password must be entered again');
+    const migrated = [
+      summary.migrationsReverted.length ? `reverted ${summary.migrationsReverted.join(', ')}` : '',
+      summary.migrationsApplied.length ? `applied ${summary.migrationsApplied.length} migration(s)` : '',
+    ].filter(Boolean);
+    this.log(
+      `Restored ${summary.file}\n` +
+        `  ${summary.tables} tables, ${summary.rows} rows, ${summary.files} timesheet files (${formatBytes(summary.fileBytes)})` +
+        `${summary.replacedRows ? `, replacing ${summary.replacedRows} rows` : ''} in ${(summary.durationMs / 1000).toFixed(1)} s\n` +
+        `  schema ${summary.schemaVersion}${migrated.length ? ` (${migrated.join('; ')})` : ''}; ${summary.sequences} sequence(s) reset`,
+    );
+    if (summary.migrationsPending.length > 0) {
+      this.log(`  the archive's schema is older than this program's: \`db migrate\` (or the next serve) applies ${summary.migrationsPending.join(', ')}`);
+    }
+    return summary;
+  }
+}

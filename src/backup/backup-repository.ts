@@ -1,0 +1,160 @@
+import type { Readable, Writable } from 'node:stream';
+import copyStreams from 'pg-copy-streams';
+import type { Client } from 'pg';
+import type { Sequelize } from 'sequelize';
+import { createMigrator } from '../db/migrator.js';
+import type { ForeignKeyEdge } from './table-order.js';
+
+export interface CatalogTable {
+  name: string;
+  /** Stored columns in attribute order (generated columns are computed again on restore, never copied). */
+  columns: string[];
+}
+
+export interface Catalog {
+  tables: CatalogTable[];
+  edges: ForeignKeyEdge[];
+}
+
+const MIGRATIONS_TABLE = 'schema_migrations';
+
+const COLUMNS_SQL = `
+  SELECT c.relname AS table, a.attname AS column
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+   WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+   ORDER BY c.relname, a.attnum`;
+
+const FOREIGN_KEYS_SQL = `
+  SELECT c.relname AS child, p.relname AS parent
+    FROM pg_constraint k
+    JOIN pg_class c ON c.oid = k.conrelid
+    JOIN pg_class p ON p.oid = k.confrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE k.contype = 'f' AND n.nspname = 'public'`;
+
+/** Sequences owned by a column (serial, bigserial, identity) of a public table. */
+const OWNED_SEQUENCES_SQL = `
+  SELECT s.relname AS sequence, t.relname AS table, a.attname AS column
+    FROM pg_class s
+    JOIN pg_depend d ON d.objid = s.oid AND d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+    JOIN pg_class t ON t.oid = d.refobjid
+    JOIN pg_namespace n ON n.oid = t.relnamespace
+    JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid
+   WHERE s.relkind = 'S' AND n.nspname = 'public'`;
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+const columnList = (columns: string[]) => columns.map(quoteIdent).join(', ');
+
+/**
+ * Data access of backup and restore. COPY needs a plain pg client (pg-copy-streams), so this
+ * repository borrows one connection from Sequelize's pool and speaks SQL on it directly; every
+ * identifier comes from the catalog (or an archive checked against the catalog) and is quoted.
+ */
+export class BackupRepository {
+  constructor(private readonly sequelize: Sequelize) {}
+
+  /** Runs work on one connection in a transaction: COMMIT when it resolves, ROLLBACK when it throws. */
+  async inTransaction<T>(mode: 'snapshot' | 'write', work: (session: DbSession) => Promise<T>): Promise<T> {
+    const manager = this.sequelize.connectionManager;
+    const client = (await manager.getConnection({ type: 'write' })) as Client;
+    try {
+      await client.query(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+      // The pool's 30 s statement timeout protects requests; a large table's COPY may need longer.
+      await client.query("SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = '10min'");
+      const result = await work(new DbSession(client));
+      await client.query('COMMIT');
+      manager.releaseConnection(client);
+      return result;
+    } catch (err) {
+      // The connection may be stuck mid-COPY: close it, and the server rolls the transaction back.
+      await manager.destroyConnection(client).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** The migrations this program ships, in order. */
+  async knownMigrations(): Promise<string[]> {
+    return (await createMigrator(this.sequelize).migrations(this.sequelize.getQueryInterface())).map((m) => m.name);
+  }
+
+  /** Brings the schema to exactly `target` (the archive's migrations): reverts what is beyond it, applies what is missing. */
+  async migrateTo(applied: string[], target: string[]): Promise<{ reverted: string[]; applied: string[] }> {
+    const migrator = createMigrator(this.sequelize);
+    const firstExtra = applied.find((name) => !target.includes(name));
+    const reverted = firstExtra ? (await migrator.down({ to: firstExtra })).map((m) => m.name) : [];
+    const missing = target.filter((name) => !applied.includes(name) || reverted.includes(name));
+    const done = missing.length > 0 ? (await migrator.up({ to: target[target.length - 1]! })).map((m) => m.name) : [];
+    return { reverted, applied: done };
+  }
+
+  /** Catalog and migration state outside any transaction (the restore target before anything changes). */
+  async inspect(): Promise<{ catalog: Catalog; migrations: string[]; rowCounts: Record<string, number> }> {
+    return this.inTransaction('snapshot', async (s) => {
+      const catalog = await s.catalog();
+      const rowCounts: Record<string, number> = {};
+      for (const t of catalog.tables) if (t.name !== MIGRATIONS_TABLE) rowCounts[t.name] = await s.rowCount(t.name);
+      return { catalog, migrations: await s.appliedMigrations(), rowCounts };
+    });
+  }
+}
+
+/** What backup and restore do on their one connection. */
+export class DbSession {
+  constructor(private readonly client: Client) {}
+
+  async catalog(): Promise<Catalog> {
+    const columns = (await this.client.query<{ table: string; column: string }>(COLUMNS_SQL)).rows;
+    const tables = new Map<string, string[]>();
+    for (const { table, column } of columns) tables.set(table, [...(tables.get(table) ?? []), column]);
+    const edges = (await this.client.query<ForeignKeyEdge>(FOREIGN_KEYS_SQL)).rows;
+    return { tables: [...tables].map(([name, cols]) => ({ name, columns: cols })), edges };
+  }
+
+  async appliedMigrations(): Promise<string[]> {
+    const exists = await this.client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`public.${MIGRATIONS_TABLE}`]);
+    if (!exists.rows[0]?.t) return [];
+    return (await this.client.query<{ name: string }>(`SELECT name FROM ${quoteIdent(MIGRATIONS_TABLE)} ORDER BY name`)).rows.map((r) => r.name);
+  }
+
+  async serverVersion(): Promise<string> {
+    return (await this.client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
+  }
+
+  async rowCount(table: string): Promise<number> {
+    return Number((await this.client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`)).rows[0]!.n);
+  }
+
+  /** The storage keys of the timesheet files the snapshot's rows reference. */
+  async timesheetKeys(): Promise<string[]> {
+    return (await this.client.query<{ key: string }>('SELECT DISTINCT file_path AS key FROM timesheets ORDER BY file_path')).rows.map((r) => r.key);
+  }
+
+  copyOut(table: string, columns: string[]): Readable {
+    return this.client.query(copyStreams.to(`COPY ${quoteIdent(table)} (${columnList(columns)}) TO STDOUT`));
+  }
+
+  copyIn(table: string, columns: string[]): Writable & { rowCount: number } {
+    return this.client.query(copyStreams.from(`COPY ${quoteIdent(table)} (${columnList(columns)}) FROM STDIN`));
+  }
+
+  async truncate(tables: string[]): Promise<void> {
+    if (tables.length > 0) await this.client.query(`TRUNCATE ${tables.map(quoteIdent).join(', ')} CASCADE`);
+  }
+
+  /** Moves every owned sequence of the given tables past the highest restored value; answers how many. */
+  async fixSequences(tables: string[]): Promise<number> {
+    const owned = (await this.client.query<{ sequence: string; table: string; column: string }>(OWNED_SEQUENCES_SQL)).rows.filter((r) => tables.includes(r.table));
+    for (const { sequence, table, column } of owned) {
+      await this.client.query(
+        `SELECT setval($1::regclass, COALESCE((SELECT max(${quoteIdent(column)}) FROM ${quoteIdent(table)}), 0) + 1, false)`,
+        [quoteIdent(sequence)],
+      );
+    }
+    return owned.length;
+  }
+}

@@ -1,0 +1,154 @@
+import path from 'node:path';
+import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import { ValidationError } from '../errors/app-errors.js';
+import type { Logger } from '../logging/logger.js';
+import { StoredObjectNotFoundError, type TimesheetStorage } from '../timesheets/storage.js';
+import { ArchiveWriter, openArchiveTarget } from './archive-writer.js';
+import type { BackupRepository } from './backup-repository.js';
+import {
+  ARCHIVE_FORMAT,
+  EXCLUDED_TABLES,
+  FINGERPRINT_ALGORITHM,
+  FORMAT_VERSION,
+  HEADER_ENTRY,
+  MANIFEST_ENTRY,
+  fileEntryName,
+  keyFingerprint,
+  type ArchiveHeader,
+  type ArchiveManifest,
+  type EncryptionKeys,
+  type FileSum,
+  type TableSum,
+} from './manifest.js';
+import { restoreOrder } from './table-order.js';
+import { verifyArchive, type VerifyReport } from './verify.js';
+import crypto from 'node:crypto';
+
+export interface BackupDeps {
+  repository: BackupRepository;
+  /** Where the timesheet files are read from (the same store the timesheets service writes). */
+  storage: TimesheetStorage;
+  audit: AuditService;
+  keys: EncryptionKeys;
+  logger: Logger;
+}
+
+export interface BackupSummary {
+  file: string;
+  tables: number;
+  rows: number;
+  files: number;
+  fileBytes: number;
+  missingFiles: string[];
+  /** Size of the archive (compressed). */
+  bytes: number;
+  durationMs: number;
+  schemaVersion: string | null;
+  keyFingerprint: string;
+}
+
+/**
+ * `crm-admin db backup`: every table in one consistent snapshot (REPEATABLE READ READ ONLY, so the
+ * service keeps running), then the timesheet files the snapshot's rows reference, streamed into one
+ * archive with the checksums last (see manifest.ts for the layout).
+ */
+export class BackupService {
+  constructor(private readonly deps: BackupDeps) {}
+
+  async backup(file: string, options: { appVersion: string }, meta: RequestMeta): Promise<BackupSummary> {
+    const started = Date.now();
+    const createdAt = new Date();
+    const { repository, storage, keys } = this.deps;
+    const target = await openArchiveTarget(file);
+    const writer = new ArchiveWriter(target, createdAt);
+    try {
+      const snapshot = await repository.inTransaction('snapshot', async (s) => {
+        const migrations = await s.appliedMigrations();
+        if (migrations.length === 0) throw new ValidationError('Databáza nemá schému (žiadne migrácie): nie je čo zálohovať');
+        const catalog = await s.catalog();
+        const included = catalog.tables.filter((t) => !(t.name in EXCLUDED_TABLES));
+        const order = restoreOrder(included.map((t) => t.name), catalog.edges);
+        const byName = new Map(included.map((t) => [t.name, t]));
+        const header: ArchiveHeader = {
+          format: ARCHIVE_FORMAT,
+          formatVersion: FORMAT_VERSION,
+          createdAt: createdAt.toISOString(),
+          appVersion: options.appVersion,
+          migrations,
+          key: { algorithm: FINGERPRINT_ALGORITHM, fingerprint: keyFingerprint(keys.current), oldFingerprints: keys.old.map(keyFingerprint) },
+          copyFormat: 'text',
+          tables: order.map((name) => ({ name, columns: byName.get(name)!.columns })),
+          excludedTables: EXCLUDED_TABLES,
+          sourceServerVersion: await s.serverVersion(),
+        };
+        const headerText = Buffer.from(JSON.stringify(header, null, 2));
+        await writer.addBuffer(HEADER_ENTRY, headerText);
+        const tables: TableSum[] = [];
+        for (const [index, spec] of header.tables.entries()) tables.push(await writer.addTable(index, spec.name, s.copyOut(spec.name, spec.columns)));
+        const fileKeys = byName.has('timesheets') ? await s.timesheetKeys() : [];
+        return { header, headerSha256: sha256(headerText), tables, fileKeys };
+      });
+      // Files are immutable once referenced, so reading them after the snapshot commits is consistent;
+      // one deleted meanwhile (a purge) is reported, not fatal.
+      const files: FileSum[] = [];
+      const missingFiles: string[] = [];
+      for (const key of snapshot.fileKeys) {
+        let opened;
+        try {
+          opened = await storage.openRead(key);
+        } catch (err) {
+          if (!(err instanceof StoredObjectNotFoundError)) throw err;
+          missingFiles.push(key);
+          this.deps.logger.warn('backup: a timesheet file referenced by the database is missing', { key });
+          continue;
+        }
+        files.push(await writer.addFile(fileEntryName(key), key, opened.size, opened.stream));
+      }
+      const { header } = snapshot;
+      const manifest: ArchiveManifest = {
+        format: header.format,
+        formatVersion: header.formatVersion,
+        createdAt: header.createdAt,
+        completedAt: new Date().toISOString(),
+        appVersion: header.appVersion,
+        migrations: header.migrations,
+        key: header.key,
+        headerSha256: snapshot.headerSha256,
+        tables: snapshot.tables,
+        files,
+        missingFiles,
+      };
+      await writer.addBuffer(MANIFEST_ENTRY, Buffer.from(JSON.stringify(manifest, null, 2)));
+      await writer.finish();
+      await target.commit();
+      const summary: BackupSummary = {
+        file: file === '-' ? '-' : path.resolve(file),
+        tables: snapshot.tables.length,
+        rows: snapshot.tables.reduce((n, t) => n + t.rows, 0),
+        files: files.length,
+        fileBytes: files.reduce((n, f) => n + f.size, 0),
+        missingFiles,
+        bytes: writer.bytes,
+        durationMs: Date.now() - started,
+        schemaVersion: header.migrations.at(-1) ?? null,
+        keyFingerprint: header.key.fingerprint,
+      };
+      await this.deps.audit.record({ action: AuditActions.dbBackup, details: { ...summary, missingFiles: missingFiles.length } }, meta);
+      return summary;
+    } catch (err) {
+      writer.destroy(err instanceof Error ? err : new Error(String(err)));
+      await target.abort();
+      await this.deps.audit.record({ action: AuditActions.dbBackup, success: false, details: { file, error: err instanceof Error ? err.message : String(err) } }, meta);
+      throw err;
+    }
+  }
+
+  /** `db backup --verify`: every checksum and count against the manifest, and the key against the configured one. */
+  async verify(file: string): Promise<VerifyReport> {
+    return verifyArchive(file, this.deps.keys, await this.deps.repository.knownMigrations());
+  }
+}
+
+function sha256(data: Buffer): string {
+  return crypto.createHash('sha256').update(data).digest('hex');
+}

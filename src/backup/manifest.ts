@@ -1,0 +1,130 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * The archive format (a gzip'd tar, entries in this order):
+ *
+ *   header.json                          what is known before any data: format, schema version (the applied
+ *                                        migrations), key fingerprints, the tables in restore order with their columns
+ *   tables/NNN-<table>/part-NNNNNN.copy  each table's rows in PostgreSQL COPY text format, cut at row boundaries
+ *                                        into parts of at most PART_BYTES (tar needs every entry's size up front)
+ *   files/<key>                          each timesheet file referenced by the snapshot's timesheets rows
+ *   manifest.json                        last, because checksums are known only at the end: per table rows, bytes
+ *                                        and sha256, per file size and sha256, and the sha256 of header.json
+ *
+ * Never in an archive: the encryption key or any other secret (only an HMAC fingerprint of the key).
+ */
+export const ARCHIVE_FORMAT = 'staff-crm-backup';
+export const FORMAT_VERSION = 1;
+export const HEADER_ENTRY = 'header.json';
+export const MANIFEST_ENTRY = 'manifest.json';
+export const PART_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Tables left out on purpose, with the reason (also written into the header):
+ * rate_limits holds failed-login counters that expire within minutes; restoring them would only
+ * re-apply stale lockouts on another server.
+ */
+export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
+  schema_migrations: 'the schema version is the header\'s migration list; restore re-creates it by running the migrations',
+  rate_limits: 'transient failed-login counters that expire within minutes',
+};
+
+const tableSchema = z.object({ name: z.string().min(1), columns: z.array(z.string().min(1)).min(1) });
+
+export const headerSchema = z.object({
+  format: z.literal(ARCHIVE_FORMAT),
+  formatVersion: z.number().int(),
+  createdAt: z.string(),
+  appVersion: z.string(),
+  /** The applied migrations, in order: the schema version. */
+  migrations: z.array(z.string()),
+  key: z.object({ algorithm: z.string(), fingerprint: z.string(), oldFingerprints: z.array(z.string()) }),
+  copyFormat: z.literal('text'),
+  /** In restore order: parents before children. */
+  tables: z.array(tableSchema),
+  excludedTables: z.record(z.string(), z.string()),
+  sourceServerVersion: z.string(),
+});
+export type ArchiveHeader = z.infer<typeof headerSchema>;
+export type TableSpec = z.infer<typeof tableSchema>;
+
+const tableSumSchema = z.object({ name: z.string(), rows: z.number().int().min(0), bytes: z.number().int().min(0), parts: z.number().int().min(0), sha256: z.string() });
+const fileSumSchema = z.object({ key: z.string(), size: z.number().int().min(0), sha256: z.string() });
+
+export const manifestSchema = z.object({
+  format: z.literal(ARCHIVE_FORMAT),
+  formatVersion: z.number().int(),
+  createdAt: z.string(),
+  completedAt: z.string(),
+  appVersion: z.string(),
+  migrations: z.array(z.string()),
+  key: headerSchema.shape.key,
+  headerSha256: z.string(),
+  tables: z.array(tableSumSchema),
+  files: z.array(fileSumSchema),
+  /** Keys of timesheet rows whose file was gone when the backup read it (deleted meanwhile, or lost before). */
+  missingFiles: z.array(z.string()),
+});
+export type ArchiveManifest = z.infer<typeof manifestSchema>;
+export type TableSum = z.infer<typeof tableSumSchema>;
+export type FileSum = z.infer<typeof fileSumSchema>;
+
+export function tableEntryPrefix(index: number, table: string): string {
+  return `tables/${String(index).padStart(3, '0')}-${table}/`;
+}
+
+export function partEntryName(index: number, table: string, part: number): string {
+  return `${tableEntryPrefix(index, table)}part-${String(part).padStart(6, '0')}.copy`;
+}
+
+export function fileEntryName(key: string): string {
+  return `files/${key}`;
+}
+
+/** Storage keys are generated UUIDs; anything else in an archive must not become a path. */
+export function isSafeFileKey(key: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key);
+}
+
+export const FINGERPRINT_ALGORITHM = 'hmac-sha256("staff-crm backup key fingerprint v1"), first 16 hex';
+
+/** Identifies an encryption key without revealing it: the HMAC of a constant under the key. */
+export function keyFingerprint(key: Buffer): string {
+  return crypto.createHmac('sha256', key).update('staff-crm backup key fingerprint v1').digest('hex').slice(0, 16);
+}
+
+export interface EncryptionKeys {
+  current: Buffer;
+  old: Buffer[];
+}
+
+/**
+ * Whether the configured keys can read what the archive's rows were sealed with: its current key must be
+ * the configured key or one of the retired ones (rows sealed with the archive's own old keys need those too).
+ */
+export function keyStatus(header: Pick<ArchiveHeader, 'key'>, keys: EncryptionKeys): 'same' | 'retired' | 'different' {
+  const configured = keyFingerprint(keys.current);
+  if (header.key.fingerprint === configured) return 'same';
+  return keys.old.map(keyFingerprint).includes(header.key.fingerprint) ? 'retired' : 'different';
+}
+
+export function parseJsonEntry<T>(schema: z.ZodType<T>, text: string, entry: string): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ArchiveFormatError(`${entry} is not valid JSON`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new ArchiveFormatError(`${entry} is not a staff-crm backup ${entry.replace('.json', '')}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
+/** The file is not a (complete, readable) staff-crm backup archive. */
+export class ArchiveFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArchiveFormatError';
+  }
+}

@@ -1,0 +1,249 @@
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { expect } from 'chai';
+import pg from 'pg';
+import { QueryTypes } from 'sequelize';
+import tar from 'tar-stream';
+import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { cli, cliEnv, cliJson, freshDatabase, storeTimesheet } from '../admin/cli-helpers.js';
+import { createUser } from '../support/factories.js';
+import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
+import { testContext } from '../support/harness.js';
+import { requireDatabaseUrl } from '../support/test-env.js';
+
+const DEBIAN_PG = '/usr/lib/postgresql/15/bin';
+type Dump = Record<string, string[]>;
+
+/** Every table's rows as text, sorted in JS (collations differ between servers), in UTC. */
+async function dumpTables(url: string, tables: string[]): Promise<Dump> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres'");
+    const dump: Dump = {};
+    for (const table of tables) {
+      const rows = (await client.query<{ r: string }>(`SELECT t::text AS r FROM "${table}" t`)).rows.map((x) => x.r);
+      // The restore's own audit record is the one row the restored database may have in addition.
+      dump[table] = rows.filter((r) => !r.includes('admin.db_restore')).sort();
+    }
+    return dump;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A copy of an archive with entries changed by `edit` (same order, sizes recomputed). */
+async function rewriteArchive(src: string, dst: string, edit: (name: string, data: Buffer) => Buffer): Promise<void> {
+  const extract = tar.extract();
+  const pack = tar.pack();
+  const output = pipeline(pack, zlib.createGzip(), fs.createWriteStream(dst));
+  const input = pipeline(fs.createReadStream(src), zlib.createGunzip(), extract);
+  for await (const entry of extract as AsyncIterable<AsyncIterable<Buffer> & { header: { name: string } }>) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of entry) chunks.push(chunk);
+    pack.entry({ name: entry.header.name }, edit(entry.header.name, Buffer.concat(chunks)));
+  }
+  pack.finalize();
+  await input;
+  await output;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A world-reachable temp dir (the postgres OS user must reach data directories inside it). */
+function tempDir(label: string): string {
+  const dir = path.join('/tmp', `crm-backup-${label}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  fs.chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** Debian's PostgreSQL 15 in a temp dir, run as the postgres OS user on a free loopback port. */
+async function startDebianPostgres(dir: string): Promise<{ url: string; stop: () => void }> {
+  const asPostgres = process.getuid?.() === 0;
+  const ids = asPostgres ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : {};
+  const pgdata = path.join(dir, 'pg15');
+  fs.mkdirSync(pgdata, { mode: 0o700 });
+  if (ids.uid !== undefined && ids.gid !== undefined) fs.chownSync(pgdata, ids.uid, ids.gid);
+  const run = (bin: string, args: string[]) => execFileSync(path.join(DEBIAN_PG, bin), args, { stdio: 'ignore', ...ids });
+  run('initdb', ['-D', pgdata, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  const port = await freePort();
+  run('pg_ctl', ['-D', pgdata, '-w', '-t', '30', '-l', path.join(pgdata, 'server.log'), '-o', `-p ${port} -k ${pgdata} -c listen_addresses=127.0.0.1`, 'start']);
+  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+  await admin.connect();
+  await admin.query('CREATE DATABASE crm');
+  await admin.end();
+  return { url: `postgres://postgres@127.0.0.1:${port}/crm`, stop: () => run('pg_ctl', ['-D', pgdata, '-m', 'immediate', 'stop']) };
+}
+
+describe('crm-admin db backup / restore (ops)', function () {
+  this.timeout(240_000);
+  let work: string;
+  let archive: string;
+  let tables: string[];
+  let sourceDump: Dump;
+  let sourceFiles: Map<string, Buffer>;
+  const cleanups: Array<() => Promise<void> | void> = [];
+
+  before(async function () {
+    const ctx = await testContext();
+    work = tempDir('work');
+    archive = path.join(work, 'crm.tar.gz');
+    // A small but complete data set: users, a mail account, contacts, emails, audit rows, three timesheet files.
+    const admin = await createUser({ role: 'admin' });
+    const member = await createUser({ password: 'Dlhé heslo člena 123' });
+    const account = await createEmailAccount(member, { password: 'mailbox-secret' });
+    const [c1, c2] = [await createContact(account, { name: 'Ján Ďurčo', notes: 'tab\there, "quotes", back\\slash\nnew line' }), await createContact(account)];
+    await createEmail(account, c1!, { subject: 'Faktúra č. 1', participants: [c2!] });
+    await createEmail(account, c1!, { body: null, isRead: true });
+    await createEmail(account, c2!, { subject: 'Ďakujem 😊' });
+    await ctx.services.audit.record({ action: 'test.backup_fixture', userId: admin.user.id, details: { nested: { a: [1, 2] } } }, { actor: 'test' });
+    for (const month of [1, 2, 3]) await storeTimesheet(member.user.id, 2024, month, 2000 + month * 1000);
+
+    const summary = cliJson<{ tables: number; rows: number; files: number; bytes: number }>(['db', 'backup', archive]);
+    expect(summary.files).to.be.at.least(3);
+    expect(fs.statSync(archive).mode & 0o777).to.equal(0o600);
+    // The state the archive holds: the snapshot came before the backup's own audit record.
+    const verify = cliJson<{ ok: boolean; tables: Array<{ name: string }>; rows: number }>(['db', 'backup', '--verify', archive]);
+    tables = verify.tables.map((t) => t.name);
+    const dump = await dumpTables(requireDatabaseUrl(), tables);
+    dump.audit_logs = dump.audit_logs!.filter((r) => !r.includes('admin.db_backup'));
+    sourceDump = dump;
+    expect(verify.rows).to.equal(Object.values(sourceDump).reduce((n, rows) => n + rows.length, 0));
+    const keys = (await ctx.db.sequelize.query<{ file_path: string }>('SELECT file_path FROM timesheets', { type: QueryTypes.SELECT })).map((r) => r.file_path);
+    const present = keys.filter((k) => fs.existsSync(path.join(ctx.config.timesheetDir, k)));
+    sourceFiles = new Map(present.map((k) => [k, fs.readFileSync(path.join(ctx.config.timesheetDir, k))]));
+  });
+
+  after(async function () {
+    // In the order pushed: each server is stopped before its directory is removed.
+    for (const cleanup of cleanups) {
+      try {
+        await cleanup();
+      } catch {
+        /* best effort */
+      }
+    }
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  function expectRestored(dump: Dump, dataDir: string): void {
+    for (const table of tables) expect(dump[table], `table ${table}`).to.deep.equal(sourceDump[table]);
+    for (const [key, bytes] of sourceFiles) expect(fs.readFileSync(path.join(dataDir, 'timesheets', key)).equals(bytes), `file ${key}`).to.equal(true);
+  }
+
+  it('verifies an intact archive: every table and file, counts and checksums, and the key', function () {
+    const res = cli(['db', 'backup', '--verify', archive]);
+    expect(res.status, res.stderr).to.equal(0);
+    expect(res.stdout).to.match(/Archive OK/).and.match(/key: matches CRM_ENCRYPTION_KEY/);
+    expect(tables).to.include.members(['users', 'email_accounts', 'contacts', 'emails', 'email_contacts', 'audit_logs', 'timesheets']);
+    expect(tables).not.to.include('schema_migrations');
+    // Parents before children.
+    expect(tables.indexOf('users')).to.be.below(tables.indexOf('email_accounts'));
+    expect(tables.indexOf('emails')).to.be.below(tables.indexOf('email_contacts'));
+  });
+
+  it('fails --verify on a tampered or truncated archive', async function () {
+    const tampered = path.join(work, 'tampered.tar.gz');
+    await rewriteArchive(archive, tampered, (name, data) => (name.includes('-users/part-') ? Buffer.from(data.toString('utf8').replace('Test', 'Tesx')) : data));
+    let res = cli(['db', 'backup', '--verify', tampered]);
+    expect(res.status).to.equal(1);
+    expect(res.stderr).to.match(/DAMAGED/).and.match(/table users: checksum differs/);
+    const truncated = path.join(work, 'truncated.tar.gz');
+    fs.writeFileSync(truncated, fs.readFileSync(archive).subarray(0, Math.floor(fs.statSync(archive).size * 0.6)));
+    res = cli(['db', 'backup', '--verify', truncated]);
+    expect(res.status).to.equal(1);
+    expect(res.stderr).to.match(/DAMAGED/);
+  });
+
+  it('restores into a fresh embedded PostgreSQL in a new data directory: identical rows and files', async function () {
+    const dataDir = tempDir('embedded');
+    const embedded = new EmbeddedPostgres(dataDir);
+    const { url } = await embedded.start();
+    cleanups.push(() => embedded.stop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = cliEnv({ DATABASE_URL: '', CRM_DATA_DIR: dataDir });
+    const summary = cliJson<{ rows: number; files: number; migrationsApplied: string[] }>(['db', 'restore', archive], undefined, env);
+    expect(summary.files).to.equal(sourceFiles.size);
+    expectRestored(await dumpTables(url, tables), dataDir);
+
+    // A second restore into the now non-empty database without --yes is refused and changes nothing.
+    const before = await dumpTables(url, [...tables, 'schema_migrations']);
+    const refused = cli(['db', 'restore', archive], undefined, env);
+    expect(refused.status).to.equal(2);
+    expect(refused.stderr).to.match(/--yes/);
+    expect(await dumpTables(url, [...tables, 'schema_migrations'])).to.deep.equal(before);
+
+    // With --yes it replaces the data (and the restored audit_logs sequence continues past the ids).
+    const again = cliJson<{ replacedRows: number }>(['db', 'restore', archive, '--yes'], undefined, env);
+    expect(again.replacedRows).to.be.above(0);
+    expectRestored(await dumpTables(url, tables), dataDir);
+    expect(cli(['audit', 'list', '--action', 'admin.db_restore'], undefined, env).status).to.equal(0);
+  });
+
+  it("restores into Debian's PostgreSQL 15 (another major version)", async function () {
+    if (!fs.existsSync(path.join(DEBIAN_PG, 'initdb'))) {
+      this.skip(); // Debian's postgresql-15 package is not installed: /usr/lib/postgresql/15/bin/initdb is missing.
+    }
+    const dataDir = tempDir('pg15');
+    const server = await startDebianPostgres(dataDir);
+    cleanups.push(() => server.stop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const res = cli(['db', 'restore', archive], undefined, cliEnv({ DATABASE_URL: server.url, CRM_DATA_DIR: dataDir }));
+    expect(res.status, res.stderr).to.equal(0);
+    expectRestored(await dumpTables(server.url, tables), dataDir);
+  });
+
+  it('refuses an archive made with another encryption key, before changing anything', async function () {
+    const db = await freshDatabase('bk_key');
+    cleanups.push(db.drop);
+    const env: Record<string, string> = { ...db.env, CRM_DATA_DIR: tempDir('key'), CRM_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    cleanups.push(() => fs.rmSync(env.CRM_DATA_DIR!, { recursive: true, force: true }));
+    const res = cli(['db', 'restore', archive], undefined, env);
+    expect(res.status).to.equal(1);
+    expect(res.stderr).to.match(/šifrovacím kľúčom/).and.match(/--ignore-key-mismatch/);
+    const [row] = (await dumpTablesRaw(env.DATABASE_URL!, "SELECT to_regclass('public.schema_migrations')::text AS r")) ?? [];
+    expect(row).to.equal(null); // not even the migrations ran
+    const verify = cli(['db', 'backup', '--verify', archive], undefined, env);
+    expect(verify.status).to.equal(0);
+    expect(verify.stderr).to.match(/different encryption key/);
+  });
+
+  it('refuses an archive from a newer schema than this program knows', async function () {
+    const future = path.join(work, 'future.tar.gz');
+    await rewriteArchive(archive, future, (name, data) => {
+      if (name !== 'header.json') return data;
+      const header = JSON.parse(data.toString('utf8')) as { migrations: string[] };
+      header.migrations.push('9999-from-the-future');
+      return Buffer.from(JSON.stringify(header));
+    });
+    const db = await freshDatabase('bk_future');
+    cleanups.push(db.drop);
+    const dataDir = tempDir('future');
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const res = cli(['db', 'restore', future], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
+    expect(res.status).to.equal(1);
+    expect(res.stderr).to.match(/novšiu verziu schémy/).and.match(/9999-from-the-future/);
+  });
+});
+
+async function dumpTablesRaw(url: string, sql: string): Promise<Array<string | null>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ r: string | null }>(sql)).rows.map((x) => x.r);
+  } finally {
+    await client.end();
+  }
+}
