@@ -26,7 +26,7 @@ export interface ContextOptions {
 
 export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
   const config = options.config ?? AppConfig.fromEnv();
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
   const shared = options.db !== undefined;
   const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service }));
   try {

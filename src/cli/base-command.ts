@@ -4,6 +4,7 @@ import { Command, Errors, Flags } from '@oclif/core';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
+import { syslogPrefixFromEnv } from '../logging/journal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RequestMeta } from '../shared/request-meta.js';
 
@@ -27,7 +28,9 @@ export abstract class BaseCommand extends Command {
 
   /** Commands log to stderr at CLI_LOG_LEVEL (stdout stays clean for --json); serve logs to stdout at LOG_LEVEL. */
   protected commandLogger(config: AppConfig, options: { service?: boolean } = {}): Logger {
-    return options.service ? createLogger(config.logLevel) : createLogger(config.cliLogLevel, { stderr: true });
+    return options.service
+      ? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix })
+      : createLogger(config.cliLogLevel, { stderr: true, syslogPrefix: syslogPrefixFromEnv(process.env, 2) });
   }
 
   /** Opens the database (embedded or DATABASE_URL) and, unless told otherwise, applies pending migrations. */
@@ -67,7 +70,12 @@ export abstract class BaseCommand extends Command {
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      if (this.id === 'serve') {
+        // The service's start failures are each one JSON line in its log (journald), this one too.
+        createLogger('error', { syslogPrefix: syslogPrefixFromEnv() }).error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
+      } else {
+        process.stderr.write(`${err.message}\n`);
+      }
       return this.exit(1);
     }
     if (err instanceof AppError) {

@@ -234,8 +234,24 @@ export class EmbeddedPostgres {
     }
   }
 
+  /**
+   * server.log (pg_ctl -l) only gets what PostgreSQL says before its logging collector runs (a failed
+   * start). Everything after goes to <data>/postgres/log/server-<Mon..Sun>.log: rotated daily, and a
+   * weekday's file is truncated when its turn comes again, so at most 7 days are kept. Given on the
+   * command line, so data directories initialised by older releases get it too.
+   */
   private startServer(port: number): Promise<void> {
-    return this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', `-p ${port}`]);
+    const settings = [
+      `-p ${port}`,
+      '-c logging_collector=on',
+      '-c log_directory=log',
+      '-c log_filename=server-%a.log',
+      '-c log_rotation_age=1d',
+      '-c log_rotation_size=0',
+      '-c log_truncate_on_rotation=on',
+      '-c log_file_mode=0600',
+    ];
+    return this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', settings.join(' ')]);
   }
 
   /** postmaster.pid line 4 holds the port the running server listens on. */
@@ -274,7 +290,7 @@ export class EmbeddedPostgres {
       path.join(this.dir, 'postgresql.conf'),
       "\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 200\nfsync = on\n",
     );
-    await this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', `-p ${await freePort()}`]);
+    await this.startServer(await freePort());
     const { default: pg } = await import('pg');
     const client = new pg.Client({ host: '127.0.0.1', port: this.runningPort(), user: 'postgres', password, database: 'postgres' });
     await client.connect();
