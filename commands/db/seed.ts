@@ -3,10 +3,14 @@ import { seed, type SeededUser } from '../../seeders/demo.js';
 
 export default class DbSeed extends BaseCommand {
   static override description = 'Load the demo data set (an admin and two members) and print their temporary passwords.';
-  static override examples = ['<%= config.bin %> db seed', '<%= config.bin %> db seed --json'];
+  static override examples = ['<%= config.bin %> db seed', '<%= config.bin %> db seed --json', 'NODE_ENV=production <%= config.bin %> db seed --yes'];
 
   async run(): Promise<{ users: SeededUser[] }> {
-    await this.parse(DbSeed);
+    const { flags } = await this.parse(DbSeed);
+    // Demo accounts (an admin among them) do not belong in production by accident.
+    if (this.appConfig().isProduction && !flags.yes) {
+      this.error('db seed vytvára demo účty (aj administrátora); v produkcii (NODE_ENV=production) ho spustite s --yes', { exit: 2 });
+    }
     const ctx = await this.appContext();
     const users = await seed(ctx.services, this.cliMeta());
     for (const u of users) {

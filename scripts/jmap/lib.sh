@@ -45,8 +45,19 @@ jmap_master_pid() {
 
 # Serialises start.sh/stop.sh on fd 8. Daemons started while holding it must get `8>&-`, or they
 # would inherit the lock and keep it for their whole life.
+# JMAP_BASE defaults to a fixed name in /tmp and the scripts write and chown -R below it as root: a
+# directory (or symlink) someone else planted there first must stop us, not be written through.
+jmap_check_base() {
+  if [ -L "$JMAP_BASE" ]; then jmap_die "$JMAP_BASE is a symlink; refusing to use it (set JMAP_BASE elsewhere)"; fi
+  if [ -e "$JMAP_BASE" ] && [ "$(stat -c %u "$JMAP_BASE")" != "$(id -u)" ]; then
+    jmap_die "$JMAP_BASE exists but is not owned by $(id -un); refusing to use it (set JMAP_BASE elsewhere)"
+  fi
+}
+
 jmap_lock_start_stop() {
+  jmap_check_base
   install -d -m 755 "$JMAP_BASE"
+  jmap_check_base
   exec 8>"$JMAP_BASE/.start-stop.lock"
   flock -w 300 8 || jmap_die "another start/stop has held $JMAP_BASE/.start-stop.lock for 5 minutes"
 }

@@ -18,15 +18,17 @@ export interface ContextOptions {
   /** Apply pending migrations before anything uses the schema (serve does; CLI commands do too). */
   migrate?: boolean;
   poolMax?: number;
+  /** The long-running service (serve): it adopts an orphaned embedded PostgreSQL as its own. */
+  service?: boolean;
   /** An already open database to share (tests run several configurations against one pool). */
   db?: Database;
 }
 
 export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
   const config = options.config ?? AppConfig.fromEnv();
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
   const shared = options.db !== undefined;
-  const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax }));
+  const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service }));
   try {
     if (options.migrate !== false && !shared) {
       const applied = await migrateUp(db.sequelize);

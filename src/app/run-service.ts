@@ -14,14 +14,14 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
-  const beginStop = (running: RunningServer) => {
+  const beginStop = (running: RunningServer, exitCode = 0) => {
     const deadline = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       finish(1);
     }, config.shutdownTimeoutMs);
     deadline.unref();
     running.stop().then(
-      () => finish(0),
+      () => finish(exitCode),
       (err: unknown) => {
         logger.error('shutdown failed', { err });
         finish(1);
@@ -41,8 +41,16 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
 
   let ctx: AppContext | undefined;
   try {
-    ctx = await createAppContext({ config, logger, poolMax: 20 });
-    server = await startServer(ctx, options);
+    ctx = await createAppContext({ config, logger, poolMax: 20, service: true });
+    server = await startServer(ctx, {
+      ...options,
+      // Exit non-zero so that systemd's Restart= starts the whole service again.
+      onDatabaseLost: () => {
+        if (stopRequested || !server) return;
+        stopRequested = true;
+        beginStop(server, 1);
+      },
+    });
   } catch (err) {
     // Leave no embedded PostgreSQL behind that this attempt started (the next start would adopt it).
     await ctx?.close().catch(() => {});

@@ -11,6 +11,8 @@ export interface ServeOptions {
   sync: boolean;
   port?: number;
   host?: string;
+  /** The embedded PostgreSQL died and could not be started again: the service must exit non-zero. */
+  onDatabaseLost?: (err: unknown) => void;
 }
 
 export interface RunningServer {
@@ -39,6 +41,11 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
       server!.listen(options.port ?? config.port, options.host ?? config.host, () => resolve());
     });
   }
+  // The embedded PostgreSQL is ours to keep alive: a dead postmaster is started again on its port.
+  const supervisor = ctx.db.embedded?.supervise({
+    log: (level, message, meta) => logger.log(level, message, meta),
+    onGiveUp: (err) => options.onDatabaseLost?.(err),
+  });
   if (options.sync) {
     scheduler = new SyncScheduler(config.syncCron, ctx.services.mailSync, logger);
     scheduler.start();
@@ -58,7 +65,11 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
         drainable?.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
         scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
       ]);
-      await ctx.close({ stopEmbedded: true });
+      // Stop watching before the pool closes and the database stops: our own stop is not a crash.
+      await supervisor?.stop();
+      // The embedded database is stopped only if this process started (or restarted) it, never one a
+      // second serve merely adopted.
+      await ctx.close();
       logger.info('shutdown complete');
     })());
   return { url, stop };

@@ -4,6 +4,7 @@ import { Command, Errors, Flags } from '@oclif/core';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
+import { syslogPrefixFromEnv } from '../logging/journal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RequestMeta } from '../shared/request-meta.js';
 
@@ -27,7 +28,9 @@ export abstract class BaseCommand extends Command {
 
   /** Commands log to stderr at CLI_LOG_LEVEL (stdout stays clean for --json); serve logs to stdout at LOG_LEVEL. */
   protected commandLogger(config: AppConfig, options: { service?: boolean } = {}): Logger {
-    return options.service ? createLogger(config.logLevel) : createLogger(config.cliLogLevel, { stderr: true });
+    return options.service
+      ? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix })
+      : createLogger(config.cliLogLevel, { stderr: true, syslogPrefix: syslogPrefixFromEnv(process.env, 2) });
   }
 
   /** Opens the database (embedded or DATABASE_URL) and, unless told otherwise, applies pending migrations. */
@@ -39,15 +42,14 @@ export abstract class BaseCommand extends Command {
     return this.ctx;
   }
 
-  /** Audit actor for CLI actions: the OS account that ran the command. */
+  /**
+   * Audit actor for CLI actions: the OS account that ran the command. Under systemd the command runs
+   * as the service's own user; the wrapper (systemd/crm-admin) passes the admin who invoked it in
+   * CRM_ADMIN_ACTOR (SUDO_USER, else logname, else the user). That is a label, not an authentication:
+   * whoever may run crm-admin may set it, so the OS account is kept beside it when they differ.
+   */
   protected cliMeta(): RequestMeta {
-    let name = 'unknown';
-    try {
-      name = os.userInfo().username;
-    } catch {
-      /* containers may have no passwd entry for the uid */
-    }
-    return { actor: `cli:${name}`, ip: null, userAgent: 'crm-admin' };
+    return { actor: cliActor(process.env.CRM_ADMIN_ACTOR), ip: null, userAgent: 'crm-admin' };
   }
 
   /** Asks before destroying data; --yes skips it, and without a terminal we refuse rather than guess. */
@@ -65,21 +67,42 @@ export abstract class BaseCommand extends Command {
     }
   }
 
+  /**
+   * Errors on stderr, exit 2 for usage (parse errors, missing arguments, refusals that need a flag) and
+   * 1 for failures. With --json, every error is one JSON object:
+   * `{"error":{"code":...,"message":...,"statusCode"?:...,"details"?:...}}`.
+   */
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    // this.exit() inside a command (or below) is not an error.
+    if (err instanceof Errors.ExitError) throw err;
+    const json = this.jsonEnabled() || (this.id !== 'serve' && process.argv.includes('--json'));
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      if (this.id === 'serve') {
+        // The service's start failures are each one JSON line in its log (journald), this one too.
+        createLogger('error', { syslogPrefix: syslogPrefixFromEnv() }).error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
+      } else if (json) {
+        writeJsonError({ code: 'invalid_configuration', message: 'Neplatná konfigurácia', details: err.problems });
+      } else {
+        process.stderr.write(`${err.message}\n`);
+      }
       return this.exit(1);
     }
     if (err instanceof AppError) {
-      if (this.jsonEnabled()) {
-        process.stderr.write(`${JSON.stringify({ error: { message: err.message, statusCode: err.statusCode, details: err.details } })}\n`);
+      if (json) {
+        writeJsonError({ code: errorCode(err), message: err.message, statusCode: err.statusCode, details: err.details });
       } else {
         process.stderr.write(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`);
       }
       return this.exit(1);
     }
-    if (err instanceof Errors.CLIError || err.oclif) return super.catch(err);
-    process.stderr.write(`Chyba: ${err.message}\n`);
+    if (err instanceof Errors.CLIError || err.oclif) {
+      const usage = err instanceof Errors.CLIError && ('parse' in err || err.oclif?.exit === 2);
+      if (!json) return super.catch(err);
+      writeJsonError({ code: usage ? 'usage' : 'failed', message: err.message.replace(/\nSee more help with --help$/, '') });
+      return this.exit(usage ? 2 : (err.oclif?.exit ?? 1));
+    }
+    if (json) writeJsonError({ code: 'failed', message: err.message });
+    else process.stderr.write(`Chyba: ${err.message}\n`);
     return this.exit(1);
   }
 
@@ -87,4 +110,30 @@ export abstract class BaseCommand extends Command {
     await this.ctx?.close().catch(() => {});
     return super.finally(err);
   }
+}
+
+function writeJsonError(error: { code: string; message: string; statusCode?: number; details?: unknown }): void {
+  const out: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.statusCode !== undefined) out.statusCode = error.statusCode;
+  if (error.details !== undefined) out.details = error.details;
+  process.stderr.write(`${JSON.stringify({ error: out })}\n`);
+}
+
+/** NotFoundError -> not_found. */
+function errorCode(err: AppError): string {
+  return err.name.replace(/Error$/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() || 'error';
+}
+
+const SAFE_ACTOR = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/** `cli:<os user>`, or `cli:<admin> (os:<os user>)` when the systemd wrapper names the invoking admin. */
+export function cliActor(claimed: string | undefined): string {
+  let name = 'unknown';
+  try {
+    name = os.userInfo().username;
+  } catch {
+    /* containers may have no passwd entry for the uid */
+  }
+  if (!claimed || !SAFE_ACTOR.test(claimed) || claimed === name) return `cli:${name}`;
+  return `cli:${claimed} (os:${name})`;
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type z } from 'zod';
 import { envSchema, type RawEnv } from './env-schema.js';
 import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
+import { stdoutIsJournal } from '../logging/journal.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -28,6 +29,8 @@ export class AppConfig {
   readonly bcryptRounds: number;
   readonly logLevel: string;
   readonly cliLogLevel: string;
+  /** Prefix log lines with their syslog priority (LOG_FORMAT / LOG_SYSLOG_PREFIX / JOURNAL_STREAM). */
+  readonly logSyslogPrefix: boolean;
   readonly errorStacks: boolean;
   readonly tempPasswordTtlDays: number;
   readonly trustProxy: number;
@@ -50,6 +53,7 @@ export class AppConfig {
     this.bcryptRounds = raw.BCRYPT_ROUNDS;
     this.logLevel = raw.LOG_LEVEL;
     this.cliLogLevel = raw.CLI_LOG_LEVEL;
+    this.logSyslogPrefix = raw.LOG_SYSLOG_PREFIX || (raw.LOG_FORMAT === 'auto' ? stdoutIsJournal(process.env.JOURNAL_STREAM) : raw.LOG_FORMAT === 'journald');
     this.errorStacks = raw.ERROR_STACKS;
     this.tempPasswordTtlDays = raw.TEMP_PASSWORD_TTL_DAYS;
     this.trustProxy = raw.TRUST_PROXY;

@@ -52,6 +52,13 @@ export const envSchema = z.object({
   LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'info'),
   // crm-admin commands log to stderr; only warnings by default so their output stays readable.
   CLI_LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'warn'),
+  /**
+   * Log line format: `json`, or `journald` (each JSON line prefixed with its syslog priority, <3> error ...
+   * <7> debug, so `journalctl -p err` works). `auto`: journald when stdout is the journal (JOURNAL_STREAM).
+   */
+  LOG_FORMAT: withDefault(z.enum(['auto', 'json', 'journald']), 'auto'),
+  /** Same as LOG_FORMAT=journald (for setups that pipe stdout to a syslog-aware collector). */
+  LOG_SYSLOG_PREFIX: booleanFlag,
   /** The spec shows `error.stack` only in development AND when stack output is enabled. */
   ERROR_STACKS: booleanFlag,
   TEMP_PASSWORD_TTL_DAYS: withDefault(z.coerce.number().int().min(1).max(90), '7'),

@@ -33,15 +33,16 @@ export function createSequelize(url: string, poolMax = 10): Sequelize {
 
 /**
  * Connects to DATABASE_URL, or starts (or adopts) the embedded PostgreSQL in the data directory.
- * `stopEmbedded` on close: the server stops a database it runs; a CLI command stops it only if it
- * started it, so an admin command never pulls the database from under a running server.
+ * On close, the embedded server is stopped only by the process that started it (`startedHere`; the
+ * service also owns an orphan it adopted, see EmbeddedPostgres.start), so neither an admin command nor
+ * a second serve ever pulls the database from under a running server. `stopEmbedded` overrides.
  */
-export async function openDatabase(config: AppConfig, logger: Logger, opts: { poolMax?: number } = {}): Promise<Database> {
+export async function openDatabase(config: AppConfig, logger: Logger, opts: { poolMax?: number; service?: boolean } = {}): Promise<Database> {
   let embedded: EmbeddedPostgresHandle | undefined;
   let url = config.databaseUrl;
   if (!url) {
     const pg = new EmbeddedPostgres(config.dataDir, (msg) => logger.info(msg));
-    embedded = await pg.start();
+    embedded = await pg.start({ claimOrphan: opts.service ?? false });
     url = embedded.url;
     logger.debug('embedded PostgreSQL ready', { dir: pg.dir, startedHere: embedded.startedHere });
   }

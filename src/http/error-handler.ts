@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
 import { AppError, BadRequestError, type ErrorCode, ConflictError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
+import { originalPath } from './middleware/request-id.js';
 
 interface ErrorBody {
   success: false;
@@ -60,13 +61,23 @@ export function renderError(err: unknown, showStack: boolean): { status: number;
   return { status: statusCode, body, headers: known?.headers ?? {} };
 }
 
+/**
+ * Unexpected errors (bugs) are logged at error with their stack. Expected ones are not: a 4xx at
+ * debug, a 503 the code chose (JMAP not configured, the database down or restarting) at warn with its
+ * message and cause, no stack.
+ */
 export function createErrorHandler(logger: Logger, showStack: boolean): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const { status, body, headers } = renderError(err, showStack);
-    if (status >= 500) {
-      logger.error('request failed', { err, method: req.method, path: req.path, status });
+    const path = originalPath(req);
+    const expected = err instanceof AppError || status < 500 || fromFrameworkError(err) !== undefined;
+    if (!expected) {
+      logger.error('request failed', { err, method: req.method, path, status });
+    } else if (status >= 500) {
+      const cause = err instanceof AppError ? undefined : (err as { message?: unknown }).message;
+      logger.warn('request failed', { method: req.method, path, status, reason: body.error.message, ...(typeof cause === 'string' ? { cause } : {}) });
     } else {
-      logger.debug('request rejected', { method: req.method, path: req.path, status, message: body.error.message });
+      logger.debug('request rejected', { method: req.method, path, status, reason: body.error.message });
     }
     if (res.headersSent) {
       res.destroy();

@@ -7,21 +7,18 @@ import { createAllowMatcher } from '../shared/ip-allow-list.js';
 export const UNMATCHED_ROUTE = '(unmatched)';
 
 const ID_SEGMENT = /\/(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+)(?=\/|$)/gi;
-const ROUTE = Symbol('route');
-const PATTERN = Symbol('routePattern');
-
-type Tracked = Request & { [ROUTE]?: unknown; [PATTERN]?: string };
 
 /**
  * Counts and times every request by ROUTE PATTERN (/api/timesheets/:id/download), never by raw URL:
  * ids in label values would grow the series without bound.
  *
- * The pattern is taken at the moment the router assigns req.route, when req.baseUrl still holds the
- * mount path; by the time the response finishes an error has unwound baseUrl to the parent. The
- * setter sits on the app's request prototype once, not on every request object.
+ * The pattern is worked out when the response is over, by matching the request's method and original
+ * path against the app's routing table (the same layers the router used, their declared paths joined
+ * from the mount points down). So a request refused before it reached its route (bad JSON 400, 413,
+ * an authentication 401 in a router middleware) still counts under the route it was meant for, and an
+ * error that unwound req.baseUrl does not shorten the pattern. Nothing on express's prototypes.
  */
 export function httpMetricsMiddleware(metrics: AppMetrics): RequestHandler {
-  let prototypeReady = false;
   // Label children by key: prom-client hashes the label object on every call otherwise.
   const series = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
   const seriesFor = (method: string, route: string, status: string) => {
@@ -35,15 +32,11 @@ export function httpMetricsMiddleware(metrics: AppMetrics): RequestHandler {
     return found;
   };
   return (req, res, next) => {
-    if (!prototypeReady) {
-      trackRoutePattern(Object.getPrototypeOf(req) as object);
-      prototypeReady = true;
-    }
     const started = process.hrtime.bigint();
     res.once('close', () => {
       // A client that hung up before the response ended is not a status the server chose.
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-      const s = seriesFor(req.method, (req as Tracked)[PATTERN] ?? UNMATCHED_ROUTE, status);
+      const s = seriesFor(req.method, routePattern(req) ?? UNMATCHED_ROUTE, status);
       s.count.inc();
       s.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });
@@ -51,21 +44,58 @@ export function httpMetricsMiddleware(metrics: AppMetrics): RequestHandler {
   };
 }
 
-function trackRoutePattern(requestPrototype: object): void {
-  if (Object.getOwnPropertyDescriptor(requestPrototype, 'route')) return;
-  Object.defineProperty(requestPrototype, 'route', {
-    configurable: true,
-    enumerable: true,
-    get(this: Tracked) {
-      return this[ROUTE];
-    },
-    set(this: Tracked, value: unknown) {
-      this[ROUTE] = value;
-      const path = (value as { path?: unknown } | undefined)?.path;
-      // A router mounted on a parameter path puts real values in baseUrl: fold ids back into :id.
-      if (typeof path === 'string') this[PATTERN] = (this.baseUrl.replace(ID_SEGMENT, '/:id') + path).replace(/(.)\/$/, '$1');
-    },
-  });
+interface LayerLike {
+  rawPath?: unknown;
+  slash?: boolean;
+  matchers?: Array<(path: string) => false | { path: string }>;
+  route?: { path?: unknown; _handlesMethod?: (method: string) => boolean };
+  handle?: { stack?: LayerLike[] };
+}
+
+/** The declared pattern of the route that matches the request, or undefined (no route: a 404). */
+export function routePattern(req: Request): string | undefined {
+  const stack = (req.app as unknown as { router?: { stack?: LayerLike[] } }).router?.stack;
+  if (!stack) return undefined;
+  const url = req.originalUrl || req.url;
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const found = findRoute(stack, req.method, path, '', 0);
+  return found === undefined ? undefined : found.replace(ID_SEGMENT, '/:id').replace(/(.)\/$/, '$1') || '/';
+}
+
+function findRoute(stack: LayerLike[], method: string, path: string, prefix: string, depth: number): string | undefined {
+  if (depth > 8) return undefined;
+  for (const layer of stack) {
+    const match = matchLayer(layer, path);
+    if (!match) continue;
+    if (layer.route) {
+      if (layer.route._handlesMethod?.(method) ?? true) return prefix + declaredPath(layer.route.path);
+      continue;
+    }
+    const inner = layer.handle?.stack;
+    if (!Array.isArray(inner)) continue;
+    // A mounted router: its declared mount path (with :params) goes into the pattern.
+    const rest = path.slice(match.path.length);
+    const mount = layer.slash ? '' : declaredPath(layer.rawPath);
+    const found = findRoute(inner, method, rest.startsWith('/') ? rest : `/${rest}`, prefix + mount, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function matchLayer(layer: LayerLike, path: string): { path: string } | undefined {
+  if (layer.slash) return { path: '' };
+  for (const matcher of layer.matchers ?? []) {
+    const m = matcher(path);
+    if (m) return m;
+  }
+  return undefined;
+}
+
+function declaredPath(path: unknown): string {
+  if (typeof path === 'string') return path === '/' ? '' : path;
+  if (Array.isArray(path)) return declaredPath(path[0]);
+  return '(regexp)';
 }
 
 export interface MetricsEndpointOptions {

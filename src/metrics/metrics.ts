@@ -1,7 +1,15 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Outcome of one account's sync run; `skipped` = another instance holds the account's lease. */
 export type SyncRunResult = 'ok' | 'error' | 'auth_failed' | 'skipped';
+
+const SYNC_RESULTS: readonly SyncRunResult[] = ['ok', 'error', 'auth_failed', 'skipped'];
+/** The reasons the sync reports (src/sync/sync-errors.ts describeFailure), known before the first failure. */
+const SYNC_FAILURE_REASONS = ['auth', 'auth_failed', 'timeout', 'unreachable', 'method', 'protocol', 'config', 'internal'] as const;
+const SYNC_ITEM_KINDS = ['email', 'contact'] as const;
 
 /**
  * Every Prometheus metric of one service instance, in a registry of its own: prom-client's global
@@ -59,8 +67,32 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  /** Always 1; the labels say which release on which Node runs (join on it in queries and alerts). */
+  readonly buildInfo = new Gauge({
+    name: 'crm_build_info',
+    help: 'Build information of the running service: version of the release and of Node.js; always 1',
+    labelNames: ['version', 'node'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // prom-client's nodejs_active_{handles,requests,resources}_total are gauges named like counters
+    // (promtool check metrics: "non-counter metrics should not have _total suffix"); their per-type
+    // versions without the suffix (nodejs_active_handles{type=...}) stay and carry the same numbers.
+    for (const metric of this.registry.getMetricsAsArray()) {
+      const { name, type } = metric as unknown as { name: string; type: string };
+      if (name.endsWith('_total') && type !== 'counter') this.registry.removeSingleMetric(name);
+    }
+    this.buildInfo.set({ version: releaseVersion(), node: process.versions.node }, 1);
+    // Every known label value has a sample from the start: rate() and absent() alerts need a 0 before
+    // the first run, not a series that appears with its first increment.
+    for (const result of SYNC_RESULTS) {
+      this.syncRuns.inc({ result }, 0);
+      this.syncDuration.zero({ result });
+    }
+    for (const reason of SYNC_FAILURE_REASONS) this.syncFailures.inc({ reason }, 0);
+    for (const kind of SYNC_ITEM_KINDS) this.syncItems.inc({ kind }, 0);
   }
 
   /** Convenience for the sync: counts the run, its duration and (when it failed) its reason at once. */
@@ -75,4 +107,22 @@ export class AppMetrics {
     const started = process.hrtime.bigint();
     return (result, failureReason) => this.recordSyncRun(result, Number(process.hrtime.bigint() - started) / 1e9, failureReason);
   }
+}
+
+let version: string | undefined;
+
+/** The version in the release's package.json (found upwards from this file, in src/ or dist/src/). */
+function releaseVersion(): string {
+  if (version) return version;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5 && !version; i++, dir = path.dirname(dir)) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'staff-crm') version = pkg.version;
+    } catch {
+      /* not here */
+    }
+  }
+  version ??= 'unknown';
+  return version;
 }

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { register as globalRegistry } from 'prom-client';
@@ -67,6 +68,52 @@ describe('metrics endpoint (Prometheus)', () => {
     const text = await scrape();
     expect(sample(text, 'crm_http_requests_total', labels)).to.equal(before + 1);
     expect(text).not.to.contain('no-such-thing');
+  });
+
+  it('attributes requests refused before routing to the route they were meant for (400 bad JSON, 413, 401)', async () => {
+    const app = await testApp();
+    const cases: Array<{ labels: Record<string, string>; send: () => Promise<{ status: number }> }> = [
+      {
+        labels: { method: 'POST', route: '/api/auth/login', status: '400' },
+        send: () => request(app).post('/api/auth/login').set('Content-Type', 'application/json').send('{"username": '),
+      },
+      {
+        labels: { method: 'POST', route: '/api/auth/login', status: '413' },
+        send: () => request(app).post('/api/auth/login').set('Content-Type', 'application/json').send(JSON.stringify({ username: 'x'.repeat(200_000) })),
+      },
+      { labels: { method: 'GET', route: '/api/timesheets/all', status: '401' }, send: () => request(app).get('/api/timesheets/all') },
+      {
+        labels: { method: 'GET', route: '/api/timesheets/:id/download', status: '401' },
+        send: () => request(app).get(`/api/timesheets/${crypto.randomUUID()}/download`),
+      },
+    ];
+    for (const c of cases) {
+      const before = sample(await scrape(), 'crm_http_requests_total', c.labels);
+      expect((await c.send()).status, JSON.stringify(c.labels)).to.equal(Number(c.labels.status));
+      expect(sample(await scrape(), 'crm_http_requests_total', c.labels), JSON.stringify(c.labels)).to.equal(before + 1);
+    }
+  });
+
+  it('has samples for every sync result and reason from the start, and crm_build_info', async () => {
+    const text = await scrape({ METRICS_PATH: '/fresh-metrics' }, '/fresh-metrics');
+    for (const result of ['ok', 'error', 'auth_failed', 'skipped']) expect(text).to.match(new RegExp(`^crm_sync_runs_total\\{result="${result}"\\} \\d+$`, 'm'));
+    expect(text).to.match(/^crm_sync_failures_total\{reason="timeout"\} \d+$/m);
+    expect(text).to.match(/^crm_sync_items_total\{kind="email"\} \d+$/m);
+    expect(text).to.contain(`crm_build_info{version="0.1.0",node="${process.versions.node}"} 1`);
+  });
+
+  it('passes promtool check metrics on the whole scrape', async function () {
+    this.timeout(300_000);
+    if (spawnSync('promtool', ['--version']).status !== 0) {
+      // Debian's package (the test scripts run as root); only when promtool is missing.
+      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'prometheus'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: 'ignore' });
+    }
+    const app = await testApp();
+    await request(app).get('/api/health');
+    await request(app).get(`/api/no-such-thing`);
+    const text = await scrape();
+    const res = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(res.status, `${res.stdout}${res.stderr}`).to.equal(0);
   });
 
   it('exposes the sync counters that the mail sync records', async () => {

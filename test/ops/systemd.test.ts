@@ -105,12 +105,15 @@ describe('systemd unit', function () {
       RestrictSUIDSGID: 'yes',
       LockPersonality: 'yes',
       SystemCallArchitectures: 'native',
-      SystemCallFilter: '@system-service',
       CapabilityBoundingSet: '',
       UMask: '0077',
       Restart: 'on-failure',
     };
     for (const [key, value] of Object.entries(hardening)) expect(one(key), key).to.equal(value);
+    // The allow list first, then what is taken out of it (a ~ list first would make a deny list).
+    expect(s.get('SystemCallFilter')).to.deep.equal(['@system-service', '~@privileged']);
+    expect(one('PrivateUsers')).to.equal('yes');
+    expect(one('PrivateMounts')).to.equal('yes');
     // V8's JIT needs W+X pages.
     expect(s.has('MemoryDenyWriteExecute')).to.equal(false);
     // The postmaster lives in the unit's cgroup: SIGTERM to node only, SIGKILL only for leftovers.
