@@ -86,7 +86,14 @@ function findRoute(stack: LayerLike[], method: string, path: string, prefix: str
 function matchLayer(layer: LayerLike, path: string): { path: string } | undefined {
   if (layer.slash) return { path: '' };
   for (const matcher of layer.matchers ?? []) {
-    const m = matcher(path);
+    // A malformed percent-escape ('/users/%') makes the matcher's param decoding throw; express
+    // answered that request with a 400 already, and for the label it matches nothing.
+    let m: false | { path: string };
+    try {
+      m = matcher(path);
+    } catch {
+      continue;
+    }
     if (m) return m;
   }
   return undefined;

@@ -70,6 +70,15 @@ describe('metrics endpoint (Prometheus)', () => {
     expect(text).not.to.contain('no-such-thing');
   });
 
+  it('labels a path with a malformed percent-escape without throwing (regression: the label lookup crashed the process)', async () => {
+    const app = await testApp();
+    // An uncaught exception in the 'close' handler would fail this test (mocha reports it) and kill a server.
+    const res = await request(app).post('/api/admin/users/%/reset-password');
+    expect(res.status).to.be.within(400, 404);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await scrape()).to.contain('crm_http_requests_total');
+  });
+
   it('attributes requests refused before routing to the route they were meant for (400 bad JSON, 413, 401)', async () => {
     const app = await testApp();
     const cases: Array<{ labels: Record<string, string>; send: () => Promise<{ status: number }> }> = [
