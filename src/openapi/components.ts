@@ -27,7 +27,7 @@ export const errorEnvelope = z
 
 /** Every JSON success with a result: `data` holds it (schema per operation), `message` is Slovak. */
 export function dataEnvelope(data: z.ZodType) {
-  return z.object({ success: z.literal(true), data, message: z.string().meta({ example: 'Prihlásenie úspešné' }) });
+  return z.object({ success: z.literal(true), data, message: z.string().meta({ description: 'Slovak, for people' }) });
 }
 
 /** A page of a list (design.md "Lists": limit default 50, at most 100). */
@@ -36,7 +36,7 @@ export function listEnvelope(item: z.ZodType) {
 }
 
 export const messageEnvelope = z
-  .object({ success: z.literal(true), message: z.string().meta({ example: 'Odhlásenie úspešné' }) })
+  .object({ success: z.literal(true), message: z.string().meta({ description: 'Slovak, for people', example: 'Odhlásenie úspešné' }) })
   .meta({ id: 'MessageEnvelope', description: 'A success without data' });
 
 /** On every response, successes and failures alike: quote it when reporting a problem. */
