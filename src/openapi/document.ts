@@ -20,11 +20,12 @@ import { timesheetArea } from './timesheet-doc.js';
 export interface OpenApiOptions {
   metricsPath: string;
   version?: string;
-  /** The `servers` entry; the defaults of `crm-admin serve` (HOST 127.0.0.1, PORT 3000) when not given. */
+  /** The `servers` entry; by default the server the document is served from. */
   serverUrl?: string;
 }
 
-const DEFAULT_SERVER = 'http://127.0.0.1:3000';
+/** Relative: the origin that serves /api/openapi.json (one document fits every deployment). */
+const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
   return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea];
@@ -106,6 +107,8 @@ function errorStatuses(route: RouteDoc): Array<ErrorStatus | 500> {
     statuses.add(403);
   }
   if (route.params) statuses.add(404);
+  // A write that loses a deadlock or serialization race in the database is rolled back whole: 409, try again.
+  if (route.method !== 'get') statuses.add(409);
   // Every route but liveness reaches the database; an outage is a 503, never a 500.
   if (route.path !== '/api/health') statuses.add(503);
   return [...statuses].sort((a, b) => a - b);
@@ -158,7 +161,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): ReturnType<typeof
         '(branch on it, never on the Slovak message). Every response carries X-Request-Id. Authenticate with the ' +
         'accessToken cookie (browsers) or Authorization: Bearer.',
     },
-    servers: [{ url: options.serverUrl ?? DEFAULT_SERVER, description: 'The CRM service; every path starts with /api' }],
+    servers: [{ url: options.serverUrl ?? DEFAULT_SERVER, description: 'The CRM service that serves this document; every path starts with /api' }],
     tags: areas.map((a) => ({ name: a.tag, description: a.description })),
     paths,
     components: { securitySchemes },
