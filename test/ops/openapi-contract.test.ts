@@ -112,7 +112,8 @@ function testFilesOnDisk(dir = testRoot): string[] {
 }
 
 function loadedFiles(suite: Suite): string[] {
-  return [...(suite.file ? [suite.file] : []), ...suite.suites.flatMap(loadedFiles)];
+  const own = [suite.file, ...suite.tests.map((t) => t.file)].filter((f): f is string => typeof f === 'string');
+  return [...own, ...suite.suites.flatMap(loadedFiles)];
 }
 
 /**
