@@ -209,7 +209,7 @@ class Worker {
         { name: 'file', filename: 'vykaz.pdf', content: UPLOAD },
       ]);
       const res = await this.call('upload', () => api.send({ method: 'POST', path: '/api/timesheets/upload', headers: { ...this.auth(), 'Content-Type': contentType }, body }), 201);
-      if (res?.status === 201) this.timesheets.push(json(res).data.id);
+      if (res?.status === 201) this.timesheets.push(json(res).data.timesheet.id);
       return;
     }
     if (roll < 92 && this.timesheets.length) return void (await this.get('download', `/api/timesheets/${pick(this.timesheets)}/download`));

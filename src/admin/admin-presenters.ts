@@ -2,9 +2,10 @@ import type { AuditLog, User } from '../models/index.js';
 import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
 import { presentUser } from '../users/user-presenter.js';
 import type { AdminEmailAccount } from '../email-accounts/email-account-admin-service.js';
+import type { AdminUserResponse, AuditLogResponse } from './admin-responses.js';
 
 /** The user as an admin sees it: also where onboarding stands (never a hash). */
-export function presentAdminUser(user: User) {
+export function presentAdminUser(user: User): AdminUserResponse {
   return {
     ...presentUser(user),
     emailSetupSkipped: user.emailSetupSkipped,
@@ -12,7 +13,7 @@ export function presentAdminUser(user: User) {
   };
 }
 
-export function presentAuditLog(log: AuditLog) {
+export function presentAuditLog(log: AuditLog): AuditLogResponse {
   return {
     // bigserial arrives as a string from pg; kept a string so it never loses precision.
     id: String(log.id),
@@ -32,6 +33,6 @@ export function presentAdminEmailAccount(account: AdminEmailAccount) {
   return { ...presentEmailAccount(account), userId: account.userId, username: account.user?.username ?? null };
 }
 
-export type AdminUserView = ReturnType<typeof presentAdminUser>;
+export type AdminUserView = AdminUserResponse;
 export type AdminEmailAccountView = ReturnType<typeof presentAdminEmailAccount>;
-export type AuditLogView = ReturnType<typeof presentAuditLog>;
+export type AuditLogView = AuditLogResponse;

@@ -9,6 +9,7 @@ import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
 import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
 import { presentAdminUser, presentAuditLog } from './admin-presenters.js';
+import type { AdminUserData, CreatedUserData, TemporaryPasswordData } from './admin-responses.js';
 import { auditLogQuery, createUserBody, listUsersQuery, updateUserBody } from './admin-schemas.js';
 
 /** A temporary password is in this response: no proxy or browser cache may keep it. */
@@ -30,7 +31,7 @@ export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware
     const input = parseBody(createUserBody, req);
     const { user, temporaryPassword, emailAccount } = await services.userAdmin.create(input, requestMeta(req));
     noStore(res);
-    const data = { user: presentAdminUser(user), temporaryPassword, ...(emailAccount ? { emailAccount: presentEmailAccount(emailAccount) } : {}) };
+    const data: CreatedUserData = { user: presentAdminUser(user), temporaryPassword, ...(emailAccount ? { emailAccount: presentEmailAccount(emailAccount) } : {}) };
     ok(res, data, 'Používateľ vytvorený', 201);
   });
 
@@ -42,21 +43,21 @@ export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware
 
   router.get('/users/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
-    ok(res, { user: presentAdminUser(await services.userAdmin.get(id)) }, 'Používateľ');
+    ok(res, { user: presentAdminUser(await services.userAdmin.get(id)) } satisfies AdminUserData, 'Používateľ');
   });
 
   router.patch('/users/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
     const changes = parseBody(updateUserBody, req);
     const user = await services.userAdmin.update(id, changes, requestMeta(req));
-    ok(res, { user: presentAdminUser(user) }, 'Používateľ upravený');
+    ok(res, { user: presentAdminUser(user) } satisfies AdminUserData, 'Používateľ upravený');
   });
 
   router.post('/users/:id/reset-password', async (req, res) => {
     const { id } = parseParams(idParams, req);
     const { temporaryPassword } = await services.userAdmin.resetTemporaryPassword(id, requestMeta(req));
     noStore(res);
-    ok(res, { temporaryPassword }, 'Dočasné heslo vygenerované');
+    ok(res, { temporaryPassword } satisfies TemporaryPasswordData, 'Dočasné heslo vygenerované');
   });
 
   router.delete('/users/:id', async (req, res) => {

@@ -1,6 +1,6 @@
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import type { AppContext } from './context.js';
 import { createErrorHandler, notFoundHandler } from '../http/error-handler.js';
@@ -9,10 +9,16 @@ import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.
 import { requestIdMiddleware } from '../http/middleware/request-id.js';
 import { mountApiRoutes } from './api-routes.js';
 
-export function createApp(ctx: AppContext): Express {
+export interface AppOptions {
+  /** Run before everything else, on every request: the test suite's OpenAPI response check. */
+  observers?: RequestHandler[];
+}
+
+export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   const { config, logger } = ctx;
   const app = express();
   app.disable('x-powered-by');
+  for (const observer of options.observers ?? []) app.use(observer);
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   app.use(httpMetricsMiddleware(ctx.services.metrics));

@@ -8,8 +8,10 @@ import { AuthenticationError } from '../errors/app-errors.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validate.js';
+import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
 import { presentUser } from '../users/user-presenter.js';
 import type { AuthMiddleware } from './auth-middleware.js';
+import type { LinkEmailData, LoginData, MeData, RefreshData, SessionData, UserStateData } from './auth-responses.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
 import type { UserState } from './auth-service.js';
 import { AuthCookies, REFRESH_COOKIE } from './cookies.js';
@@ -21,7 +23,7 @@ const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
 export interface AuthRouteDeps {
   auth: AuthService;
   sessions: SessionService;
-  emailAccounts: Pick<EmailAccountService, 'add'>;
+  emailAccounts: Pick<EmailAccountService, 'add' | 'get'>;
   mailSync: Pick<SyncService, 'requestSync'>;
 }
 
@@ -52,7 +54,8 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     if (body.rememberMe) cookies.setRefresh(res, result.refreshToken);
     else cookies.clearRefresh(res);
     const { accessToken, refreshToken, needsPasswordChange, needsEmailSetup } = result;
-    ok(res, { user: presentUser(result.user), tokens: { accessToken, refreshToken }, needsPasswordChange, needsEmailSetup }, 'Prihlásenie úspešné');
+    const data: LoginData = { user: presentUser(result.user), tokens: { accessToken, refreshToken }, needsPasswordChange, needsEmailSetup };
+    ok(res, data, 'Prihlásenie úspešné');
   });
 
   // Reads only the refreshToken cookie: a refresh token never travels in a header or body to this endpoint.
@@ -74,7 +77,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     cookies.setAccess(res, result.accessToken);
     // Absent when a parallel tab rotated the token a moment ago: that tab's response carries the new one.
     if (result.refreshToken) cookies.setRefresh(res, result.refreshToken);
-    ok(res, { accessToken: result.accessToken }, 'Token obnovený');
+    ok(res, { accessToken: result.accessToken } satisfies RefreshData, 'Token obnovený');
   });
 
   router.post('/set-password', auth.requireAuth, async (req, res) => {
@@ -90,7 +93,9 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     });
     // The CRM should fill itself now, not at the next cron tick.
     await services.mailSync.requestSync(account.id);
-    ok(res, { email: account.email, accountId: account.jmapAccountId }, 'Email účet úspešne pripojený a overený');
+    const emailAccount = presentEmailAccount(await services.emailAccounts.get(account.userId, account.id));
+    const data: LinkEmailData = { email: account.email, accountId: account.jmapAccountId, emailAccount };
+    ok(res, data, 'Email účet úspešne pripojený a overený');
   });
 
   router.post('/skip-email', auth.requireAuth, async (req, res) => {
@@ -106,17 +111,17 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
   router.post('/logout', auth.requireAuth, logout, clearCookiesOnAuthFailure(cookies));
 
   router.get('/session', auth.requireAuth, (req, res) => {
-    ok(res, { user: presentUser(requireAuthContext(req).user), authenticated: true }, 'Relácia je platná');
+    ok(res, { user: presentUser(requireAuthContext(req).user), authenticated: true } satisfies SessionData, 'Relácia je platná');
   });
 
   router.get('/me', auth.requireAuth, (req, res) => {
-    ok(res, { user: presentUser(requireAuthContext(req).user) }, 'Používateľ načítaný');
+    ok(res, { user: presentUser(requireAuthContext(req).user) } satisfies MeData, 'Používateľ načítaný');
   });
 
   return router;
 }
 
-function presentState(state: UserState) {
+function presentState(state: UserState): UserStateData {
   return { user: presentUser(state.user), needsPasswordChange: state.needsPasswordChange, needsEmailSetup: state.needsEmailSetup };
 }
 

@@ -1,10 +1,11 @@
 import type { ContactRecord } from './contact-records.js';
+import type { ContactResponse } from './contact-responses.js';
 
 /** The contact of API responses; user_id is implied by the session and not repeated. */
-export function presentContact(contact: ContactRecord) {
+export function presentContact(contact: ContactRecord): ContactResponse {
   return {
     id: contact.id,
-    accountId: contact.emailAccountId,
+    emailAccountId: contact.emailAccountId,
     email: contact.email,
     name: contact.name,
     notes: contact.notes,
@@ -16,5 +17,3 @@ export function presentContact(contact: ContactRecord) {
     updatedAt: contact.updatedAt,
   };
 }
-
-export type ContactView = ReturnType<typeof presentContact>;

@@ -6,7 +6,7 @@ import { offsetOf, type PageRequest } from '../shared/pagination.js';
 export type ContactSort = 'latest' | 'name';
 
 export interface ContactFilter {
-  accountId?: string;
+  emailAccountId?: string;
   /** Part of the name or the address, case-insensitive. */
   search?: string;
   sort: ContactSort;
@@ -32,9 +32,9 @@ const ORDER_BY: Record<ContactSort, string> = {
 export function contactListQuery(userId: string, filter: ContactFilter, page: PageRequest) {
   const where = ['c.user_id = $userId'];
   const bind: Bind = { userId, limit: page.limit, offset: offsetOf(page) };
-  if (filter.accountId) {
+  if (filter.emailAccountId) {
     where.push('c.email_account_id = $accountId');
-    bind.accountId = filter.accountId;
+    bind.accountId = filter.emailAccountId;
   }
   if (filter.search) {
     where.push('(c.email LIKE $pattern OR lower(c.name) LIKE $pattern)');

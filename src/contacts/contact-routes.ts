@@ -6,6 +6,7 @@ import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
 import { presentContact } from './contact-presenter.js';
+import type { ContactData, DeletedContactData } from './contact-responses.js';
 import { createContactBody, listContactsQuery, updateContactBody } from './contact-schemas.js';
 import type { ContactService } from './contact-service.js';
 
@@ -24,24 +25,26 @@ export function createContactRouter(services: { contacts: ContactService }, auth
   router.post('/', async (req, res) => {
     const body = parseBody(createContactBody, req);
     const contact = await contacts.create(requireAuthContext(req).userId, body, requestMeta(req));
-    ok(res, presentContact(contact), 'Kontakt bol vytvorený', 201);
+    ok(res, { contact: presentContact(contact) } satisfies ContactData, 'Kontakt bol vytvorený', 201);
   });
 
   router.get('/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
-    ok(res, presentContact(await contacts.get(requireAuthContext(req).userId, id)), 'Kontakt');
+    const contact = await contacts.get(requireAuthContext(req).userId, id);
+    ok(res, { contact: presentContact(contact) } satisfies ContactData, 'Kontakt');
   });
 
   router.patch('/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
     const changes = parseBody(updateContactBody, req);
-    ok(res, presentContact(await contacts.update(requireAuthContext(req).userId, id, changes)), 'Kontakt bol upravený');
+    const contact = await contacts.update(requireAuthContext(req).userId, id, changes);
+    ok(res, { contact: presentContact(contact) } satisfies ContactData, 'Kontakt bol upravený');
   });
 
   router.delete('/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
     const result = await contacts.delete(requireAuthContext(req).userId, id, requestMeta(req));
-    ok(res, { id, deletedEmails: result.deletedEmails }, 'Kontakt bol vymazaný');
+    ok(res, { id, deletedEmails: result.deletedEmails } satisfies DeletedContactData, 'Kontakt bol vymazaný');
   });
 
   return router;

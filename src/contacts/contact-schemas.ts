@@ -27,7 +27,7 @@ export const searchText = z
   .max(200, 'Hľadaný text je príliš dlhý');
 
 export const listContactsQuery = paginationQuery.extend({
-  accountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
+  emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
   search: searchText.optional(),
   sort: z.enum(['latest', 'name'], { error: 'sort musí byť latest alebo name' }).default('latest'),
 });
@@ -39,12 +39,12 @@ const unknownKeys = (message: string) => ({
 
 export const createContactBody = z.strictObject(
   {
-    accountId: z.uuid({ error: 'accountId musí byť identifikátor emailového účtu' }),
+    emailAccountId: z.uuid({ error: 'emailAccountId musí byť identifikátor emailového účtu' }),
     email: contactEmailSchema,
     name: clearableText(MAX_NAME, 'Meno').optional(),
     notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
   },
-  unknownKeys('Nepovolené pole (povolené sú accountId, email, name, notes)'),
+  unknownKeys('Nepovolené pole (povolené sú emailAccountId, email, name, notes)'),
 );
 
 export const updateContactBody = z

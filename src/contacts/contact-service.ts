@@ -10,7 +10,7 @@ import { CONTACT_NOT_FOUND, type ContactRecord } from './contact-records.js';
 import type { ContactEdits, ContactRepository } from './contact-repository.js';
 
 export interface NewContact {
-  accountId: string;
+  emailAccountId: string;
   email: string;
   name?: string | null;
   notes?: string | null;
@@ -61,7 +61,7 @@ export class ContactService {
   /** A contact added by hand; it also lifts an earlier deletion's suppression, so the sync fills it again. */
   async create(userId: string, input: NewContact, meta: RequestMeta): Promise<ContactRecord> {
     const { contacts, accounts, transactions, audit } = this.deps;
-    const accountId = await accounts.requireOwn(userId, input.accountId);
+    const accountId = await accounts.requireOwn(userId, input.emailAccountId);
     const email = input.email.trim().toLowerCase();
     let id: string;
     try {

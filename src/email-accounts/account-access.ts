@@ -28,10 +28,10 @@ export class EmailAccountAccess {
  * The page query runs beside it (it is scoped by user id itself, so it finds nothing of anyone
  * else): one round trip to the database instead of a check first and the list after.
  */
-export function countWithOwnership(countSql: string, filter: { contactId?: string; accountId?: string }): string {
+export function countWithOwnership(countSql: string, filter: { contactId?: string; emailAccountId?: string }): string {
   const checks = [`(${countSql})::int AS total`];
   if (filter.contactId) checks.push('EXISTS (SELECT 1 FROM contacts k WHERE k.id = $contactId AND k.user_id = $userId) AS contact_found');
-  if (filter.accountId) checks.push('EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.user_id = $userId) AS account_found');
+  if (filter.emailAccountId) checks.push('EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.user_id = $userId) AS account_found');
   return `SELECT ${checks.join(', ')}`;
 }
 

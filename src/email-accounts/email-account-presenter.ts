@@ -1,7 +1,8 @@
 import type { EmailAccount, MailSyncState } from '../models/index.js';
+import type { EmailAccountResponse } from './email-account-responses.js';
 
 /** The account as the frontend sees it: never the password, with its sync status. */
-export function presentEmailAccount(account: EmailAccount & { syncState?: MailSyncState | null }) {
+export function presentEmailAccount(account: EmailAccount & { syncState?: MailSyncState | null }): EmailAccountResponse {
   const sync = account.syncState;
   return {
     id: account.id,
@@ -22,4 +23,4 @@ export function presentEmailAccount(account: EmailAccount & { syncState?: MailSy
   };
 }
 
-export type EmailAccountView = ReturnType<typeof presentEmailAccount>;
+export type EmailAccountView = EmailAccountResponse;

@@ -9,6 +9,7 @@ import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
 import { presentEmailAccount } from './email-account-presenter.js';
+import type { EmailAccountData } from './email-account-responses.js';
 import { createEmailAccountBody, listEmailAccountsQuery, updateEmailAccountBody } from './email-account-schemas.js';
 
 export interface EmailAccountRouteDeps {
@@ -36,7 +37,8 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
     const { userId } = requireAuthContext(req);
     const account = await services.emailAccounts.add(userId, body, requestMeta(req));
     await services.mailSync.requestSync(account.id);
-    ok(res, { account: presentEmailAccount(await services.emailAccounts.get(userId, account.id)) }, 'Emailový účet pridaný a overený', 201);
+    const data: EmailAccountData = { emailAccount: presentEmailAccount(await services.emailAccounts.get(userId, account.id)) };
+    ok(res, data, 'Emailový účet pridaný a overený', 201);
   });
 
   router.patch('/:id', async (req, res) => {
@@ -47,7 +49,7 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
     if (account.isActive && (changes.email !== undefined || changes.emailPassword !== undefined || changes.isActive === true)) {
       await services.mailSync.requestSync(account.id);
     }
-    ok(res, { account: presentEmailAccount(account) }, 'Emailový účet upravený');
+    ok(res, { emailAccount: presentEmailAccount(account) } satisfies EmailAccountData, 'Emailový účet upravený');
   });
 
   router.delete('/:id', async (req, res) => {
@@ -62,7 +64,8 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
     const account = await services.emailAccounts.get(userId, id);
     if (!account.isActive) throw new ConflictError('Emailový účet je vypnutý; zapnite ho pred synchronizáciou');
     await services.mailSync.requestSync(account.id);
-    ok(res, { account: presentEmailAccount(await services.emailAccounts.get(userId, id)) }, 'Synchronizácia spustená', 202);
+    const data: EmailAccountData = { emailAccount: presentEmailAccount(await services.emailAccounts.get(userId, id)) };
+    ok(res, data, 'Synchronizácia spustená', 202);
   });
 
   return router;

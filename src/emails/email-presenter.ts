@@ -1,4 +1,5 @@
 import type { EmailRecord } from './email-records.js';
+import type { EmailResponse, EmailSummaryResponse } from './email-responses.js';
 
 export const PREVIEW_LENGTH = 200;
 
@@ -11,10 +12,11 @@ export function previewOf(text: string | null | undefined): string {
   return `${(lastSpace > PREVIEW_LENGTH * 0.6 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
 }
 
-function common(email: EmailRecord) {
+/** The fields a summary and a full email share. */
+function common(email: EmailRecord): Omit<EmailSummaryResponse, 'preview'> {
   return {
     id: email.id,
-    accountId: email.emailAccountId,
+    emailAccountId: email.emailAccountId,
     contactId: email.contactId,
     threadId: email.threadId,
     from: email.from,
@@ -28,12 +30,12 @@ function common(email: EmailRecord) {
 }
 
 /** List item: no body, only a short preview. */
-export function presentEmailSummary(email: EmailRecord) {
+export function presentEmailSummary(email: EmailRecord): EmailSummaryResponse {
   return { ...common(email), preview: previewOf(email.bodyStart ?? email.body) };
 }
 
 /** Full email: body, headers for threading, every participating contact. */
-export function presentEmail(email: EmailRecord) {
+export function presentEmail(email: EmailRecord): EmailResponse {
   return {
     ...common(email),
     messageId: email.messageId,

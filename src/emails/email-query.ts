@@ -5,7 +5,7 @@ import { offsetOf, type PageRequest } from '../shared/pagination.js';
 export interface EmailFilter {
   /** Emails in which the contact took part (email_contacts), not only those it is the main correspondent of. */
   contactId?: string;
-  accountId?: string;
+  emailAccountId?: string;
   /** true: unread only; false: read only. */
   unread?: boolean;
   /** Words in subject or body; each word also matches as a prefix ("fakt" finds "faktúra"). */
@@ -44,9 +44,9 @@ const SEARCH_QUERY = `to_tsquery('simple', (
 export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest) {
   const bind: Bind = { userId, limit: page.limit, offset: offsetOf(page) };
   const emailConditions: string[] = [];
-  if (filter.accountId) {
+  if (filter.emailAccountId) {
     emailConditions.push('e.email_account_id = $accountId');
-    bind.accountId = filter.accountId;
+    bind.accountId = filter.emailAccountId;
   }
   if (filter.search) {
     emailConditions.push(`e.search_vector @@ ${SEARCH_QUERY}`);

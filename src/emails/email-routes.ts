@@ -6,6 +6,7 @@ import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
 import { presentEmail, presentEmailSummary } from './email-presenter.js';
+import type { EmailData, MarkReadData } from './email-responses.js';
 import { contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from './email-schemas.js';
 import type { EmailService } from './email-service.js';
 
@@ -24,13 +25,14 @@ export function createEmailRouter(services: { emails: EmailService }, auth: Auth
   // Before /:id routes so "contact" is never taken for an email id.
   router.post('/contact/:contactId/read', async (req, res) => {
     const { contactId } = parseParams(contactIdParams, req);
-    const result = await emails.markContactRead(requireAuthContext(req).userId, contactId);
-    ok(res, result, 'Emaily kontaktu boli označené ako prečítané');
+    const { updated, pushed, pending } = await emails.markContactRead(requireAuthContext(req).userId, contactId);
+    ok(res, { updated, pushed, pending } satisfies MarkReadData, 'Emaily kontaktu boli označené ako prečítané');
   });
 
   router.get('/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
-    ok(res, presentEmail(await emails.get(requireAuthContext(req).userId, id)), 'Email');
+    const email = await emails.get(requireAuthContext(req).userId, id);
+    ok(res, { email: presentEmail(email) } satisfies EmailData, 'Email');
   });
 
   router.get('/:id/thread', async (req, res) => {
@@ -44,7 +46,7 @@ export function createEmailRouter(services: { emails: EmailService }, auth: Auth
     const { id } = parseParams(idParams, req);
     const { isRead } = parseBody(updateEmailBody, req);
     const email = await emails.setRead(requireAuthContext(req).userId, id, isRead);
-    ok(res, presentEmail(email), isRead ? 'Email bol označený ako prečítaný' : 'Email bol označený ako neprečítaný');
+    ok(res, { email: presentEmail(email) } satisfies EmailData, isRead ? 'Email bol označený ako prečítaný' : 'Email bol označený ako neprečítaný');
   });
 
   return router;

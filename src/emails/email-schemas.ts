@@ -24,7 +24,7 @@ const booleanText = z.enum(['true', 'false'], { error: 'Očakáva sa true alebo 
 export const listEmailsQuery = paginationQuery
   .extend({
     contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
-    accountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
+    emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
     unread: booleanText.optional(),
     search: searchText.regex(/[\p{L}\p{N}]/u, 'Hľadaný text musí obsahovať písmeno alebo číslicu').optional(),
     from: dateBound('from').optional(),

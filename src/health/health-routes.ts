@@ -3,6 +3,7 @@ import type { Sequelize } from 'sequelize';
 import { ServiceUnavailableError } from '../errors/app-errors.js';
 import { pendingMigrations } from '../db/migrator.js';
 import { ok } from '../http/respond.js';
+import type { LivenessData, ReadinessData } from './health-responses.js';
 
 /**
  * Liveness says the process answers; readiness says it can serve: the database answers and the schema
@@ -13,7 +14,7 @@ export function createHealthRouter(sequelize: Sequelize): Router {
   let schemaCurrent = false;
 
   router.get('/', (_req, res) => {
-    ok(res, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) }, 'Služba beží');
+    ok(res, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) } satisfies LivenessData, 'Služba beží');
   });
 
   router.get('/ready', async (_req, res) => {
@@ -25,7 +26,7 @@ export function createHealthRouter(sequelize: Sequelize): Router {
       throw new ServiceUnavailableError('Databáza nie je dostupná');
     }
     if (!schemaCurrent) throw new ServiceUnavailableError('Schéma databázy nie je aktuálna');
-    ok(res, { status: 'ready' }, 'Služba je pripravená');
+    ok(res, { status: 'ready' } satisfies ReadinessData, 'Služba je pripravená');
   });
 
   return router;

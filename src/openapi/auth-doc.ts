@@ -1,3 +1,4 @@
+import { linkEmailData, loginData, meData, refreshData, sessionData, userStateData } from '../auth/auth-responses.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from '../auth/auth-schemas.js';
 import type { AreaDoc } from './route-doc.js';
 
@@ -8,72 +9,94 @@ export const authArea: AreaDoc = {
     {
       method: 'post',
       path: '/api/auth/login',
+      operationId: 'login',
       auth: 'none',
       summary: 'Log in with the temporary or own password',
       description:
-        'Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true. Wrong username or password: ' +
-        '401 with one message for both. Failed attempts are throttled per username+IP and per IP (429 with Retry-After).',
+        'Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true (otherwise clears it). Wrong ' +
+        'username or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per ' +
+        'username+IP and per IP (429 with Retry-After).',
       body: loginSchema,
-      success: {
-        status: 200,
-        description: "data = { user, tokens: { accessToken, refreshToken }, needsPasswordChange, needsEmailSetup }; message 'Prihlásenie úspešné'",
-        body: 'data',
-      },
+      success: { status: 200, description: "Logged in; message 'Prihlásenie úspešné'", body: 'data', data: loginData },
+      setsCookies: true,
       errors: [401, 429],
     },
     {
       method: 'post',
       path: '/api/auth/refresh',
+      operationId: 'refreshToken',
       auth: 'refresh',
       summary: 'New access token from the refreshToken cookie (rotates the refresh token)',
-      description: "No cookie: 401 'Refresh token nie je k dispozícii'. Invalid, expired or reused: both cookies cleared, 401.",
-      success: { status: 200, description: "data = { accessToken }; message 'Token obnovený'", body: 'data' },
+      description:
+        "No cookie: 401 refresh_token_missing. Invalid, expired or reused: 401 refresh_token_invalid and both cookies " +
+        'cleared. Sets a new accessToken cookie and, when rotated, a new refreshToken cookie.',
+      success: { status: 200, description: "message 'Token obnovený'", body: 'data', data: refreshData },
+      setsCookies: true,
     },
     {
       method: 'post',
       path: '/api/auth/set-password',
+      operationId: 'setPassword',
       auth: 'user',
       summary: 'Set an own password (onboarding step 2, or a change with currentPassword)',
-      description: 'Policy: 10-128 characters, not the username, not the temporary password, not a common password.',
+      description:
+        'Policy: 10-128 characters, not the username, not the temporary password, not a common password. Revokes the ' +
+        "user's other sessions. 409 when another request changed the password at the same moment.",
       body: setPasswordSchema,
-      success: { status: 200, description: 'data = { user, needsPasswordChange, needsEmailSetup }', body: 'data' },
+      success: { status: 200, description: 'The user and where onboarding stands now', body: 'data', data: userStateData },
+      errors: [409],
     },
     {
       method: 'post',
       path: '/api/auth/link-email',
+      operationId: 'linkEmail',
       auth: 'user',
-      summary: 'Link a email account, validated against the JMAP server (onboarding step 3)',
+      summary: 'Link an email account, validated against the JMAP server (onboarding step 3)',
+      description:
+        'Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. ' +
+        'A sync of the new account starts at once.',
       body: linkEmailSchema,
-      success: { status: 200, description: 'data = { email, accountId } (accountId: the JMAP account id)', body: 'data' },
+      success: {
+        status: 200,
+        description: 'data.accountId is the JMAP account id (fixed by the spec); data.emailAccount the linked account',
+        body: 'data',
+        data: linkEmailData,
+      },
       errors: [409, 502, 503, 504],
     },
     {
       method: 'post',
       path: '/api/auth/skip-email',
+      operationId: 'skipEmail',
       auth: 'user',
-      summary: 'Skip linking a email account (onboarding step 3)',
-      success: { status: 200, description: 'data = { user, needsPasswordChange, needsEmailSetup }', body: 'data' },
+      summary: 'Skip linking an email account (onboarding step 3)',
+      success: { status: 200, description: 'The user and where onboarding stands now', body: 'data', data: userStateData },
     },
     {
       method: 'post',
       path: '/api/auth/logout',
+      operationId: 'logout',
       auth: 'user',
       summary: 'Revoke the session and clear both cookies',
-      success: { status: 200, description: 'No data', body: 'message' },
+      description: 'An already invalid access token still clears both cookies (401).',
+      success: { status: 200, description: "message 'Odhlásenie úspešné'", body: 'message' },
+      setsCookies: true,
     },
     {
       method: 'get',
       path: '/api/auth/session',
+      operationId: 'getSession',
       auth: 'user',
       summary: 'The current session',
-      success: { status: 200, description: 'data = { user, authenticated: true }', body: 'data' },
+      success: { status: 200, description: 'The signed-in user; authenticated is always true', body: 'data', data: sessionData },
     },
     {
       method: 'get',
       path: '/api/auth/me',
+      operationId: 'getMe',
       auth: 'user',
-      summary: 'The signed-in user',
-      success: { status: 200, description: 'data = { user }', body: 'data' },
+      summary: 'The signed-in user and where onboarding stands (read it after a page reload)',
+      success: { status: 200, description: 'The signed-in user', body: 'data', data: meData },
     },
   ],
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiResponseObject, ZodOpenApiSecuritySchemeObject } from 'zod-openapi';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
+import { listOf } from '../shared/response-fields.js';
 import type { ErrorStatus } from './route-doc.js';
 
 /** The error envelope of spec section 7; every failure of every route has this shape. */
@@ -24,49 +25,51 @@ export const errorEnvelope = z
   })
   .meta({ id: 'ErrorEnvelope', description: 'Every failure: spec section 7' });
 
-export const successEnvelope = z
-  .object({
-    success: z.literal(true),
-    data: z.unknown().optional(),
-    message: z.string().meta({ example: 'Prihlásenie úspešné' }),
-  })
-  .meta({ id: 'SuccessEnvelope', description: 'Every JSON success: `data` holds the result, `message` is Slovak' });
+/** Every JSON success with a result: `data` holds it (schema per operation), `message` is Slovak. */
+export function dataEnvelope(data: z.ZodType) {
+  return z.object({ success: z.literal(true), data, message: z.string().meta({ description: 'Slovak, for people' }) });
+}
+
+/** A page of a list (design.md "Lists": limit default 50, at most 100). */
+export function listEnvelope(item: z.ZodType) {
+  return dataEnvelope(listOf(item));
+}
 
 export const messageEnvelope = z
-  .object({ success: z.literal(true), message: z.string() })
+  .object({ success: z.literal(true), message: z.string().meta({ description: 'Slovak, for people', example: 'Odhlásenie úspešné' }) })
   .meta({ id: 'MessageEnvelope', description: 'A success without data' });
 
-export const listEnvelope = z
-  .object({
-    success: z.literal(true),
-    data: z.object({
-      items: z.array(z.unknown()),
-      pagination: z.object({
-        page: z.number().int().min(1),
-        limit: z.number().int().min(1).max(100),
-        total: z.number().int().min(0),
-      }),
-    }),
-    message: z.string(),
-  })
-  .meta({ id: 'ListEnvelope', description: 'A page of a list (design.md "Lists": limit default 50, at most 100)' });
+/** On every response, successes and failures alike: quote it when reporting a problem. */
+export const requestIdHeader = {
+  'X-Request-Id': z.string().meta({
+    description: "The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log",
+    example: '4f7c2a0e-3b1d-4c55-9a8e-2d6f0b1e9c3a',
+  }),
+};
 
-const retryAfter = z.object({
-  'Retry-After': z.string().meta({ description: 'Seconds until a retry can succeed', example: '900' }),
-});
+const retryAfter = { 'Retry-After': z.string().meta({ description: 'Seconds until a retry can succeed', example: '900' }) };
 
-function errorResponse(id: string, description: string, headers?: typeof retryAfter): ZodOpenApiResponseObject {
-  return { id, description, content: { 'application/json': { schema: errorEnvelope } }, ...(headers ? { headers } : {}) };
+function errorResponse(id: string, description: string, headers: Record<string, z.ZodType> = {}): ZodOpenApiResponseObject {
+  return {
+    id,
+    description,
+    headers: z.object({ ...requestIdHeader, ...headers }),
+    content: { 'application/json': { schema: errorEnvelope } },
+  };
 }
 
 /** Registered once under components.responses and referenced by every operation. */
 export const errorResponses: Record<ErrorStatus | 500, ZodOpenApiResponseObject> = {
-  400: errorResponse('BadRequest', 'ValidationError or BadRequestError: the input was rejected (details name the fields)'),
+  400: errorResponse(
+    'BadRequest',
+    'ValidationError or BadRequestError: the input was rejected (details name the fields), or the body is not valid JSON ' +
+      '(any operation: the JSON parser runs before routing)',
+  ),
   401: errorResponse('Unauthorized', 'AuthenticationError: no valid credentials'),
-  403: errorResponse('Forbidden', 'ForbiddenError: signed in, but not allowed'),
+  403: errorResponse('Forbidden', 'ForbiddenError: signed in, but not allowed (error.code says why)'),
   404: errorResponse('NotFound', "NotFoundError: no such resource, or another user's"),
-  409: errorResponse('Conflict', 'ConflictError'),
-  413: errorResponse('PayloadTooLarge', 'The body or file is over its limit'),
+  409: errorResponse('Conflict', 'ConflictError: a duplicate, the last admin, or a concurrent change (try again)'),
+  413: errorResponse('PayloadTooLarge', 'The body (JSON: 100 kB, any operation) or the uploaded file (10 MB) is over its limit'),
   429: errorResponse('TooManyRequests', 'RateLimitError: throttled', retryAfter),
   500: errorResponse('InternalError', "'Interná chyba servera', no internals"),
   502: errorResponse('BadGateway', 'The mail (JMAP) server could not be reached or answered wrongly'),

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import {
   createDocument,
+  type ZodOpenApiMediaTypeObject,
   type ZodOpenApiOperationObject,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
@@ -7,7 +9,7 @@ import {
 } from 'zod-openapi';
 import { adminArea } from './admin-doc.js';
 import { authArea } from './auth-doc.js';
-import { errorResponses, listEnvelope, messageEnvelope, securitySchemes, successEnvelope } from './components.js';
+import { dataEnvelope, errorResponses, listEnvelope, messageEnvelope, requestIdHeader, securitySchemes } from './components.js';
 import { contactArea } from './contact-doc.js';
 import { emailArea } from './email-doc.js';
 import { emailAccountArea } from './email-account-doc.js';
@@ -18,7 +20,12 @@ import { timesheetArea } from './timesheet-doc.js';
 export interface OpenApiOptions {
   metricsPath: string;
   version?: string;
+  /** The `servers` entry; by default the server the document is served from. */
+  serverUrl?: string;
 }
+
+/** Relative: the origin that serves /api/openapi.json (one document fits every deployment). */
+const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
   return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea];
@@ -29,6 +36,14 @@ export function toOpenApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
+/** The first sentence of every operation's description. */
+const WHO: Record<RouteAuth, string> = {
+  none: 'Public.',
+  user: 'Signed-in users (accessToken cookie or Bearer).',
+  admin: 'Admins only.',
+  refresh: 'Holders of the refreshToken cookie.',
+};
+
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   none: [],
   user: [{ accessCookie: [] }, { bearer: [] }],
@@ -36,34 +51,64 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   refresh: [{ refreshCookie: [] }],
 };
 
+const setCookieHeader = {
+  'Set-Cookie': z.string().meta({
+    description:
+      'accessToken and/or refreshToken (HttpOnly, Path=/, SameSite=Lax; Secure and SameSite=Strict in production); ' +
+      'an expired cookie clears it. Browsers store them; API clients use the tokens of the body instead.',
+    example: 'accessToken=eyJhbGciOi...; Max-Age=3600; Path=/; HttpOnly; SameSite=Lax',
+  }),
+};
+
+const contentDispositionHeader = {
+  'Content-Disposition': z.string().meta({
+    description: 'attachment with the file name (RFC 6266: an ASCII fallback and filename*=UTF-8)',
+    example: "attachment; filename=\"Vykaz 2026-03.pdf\"; filename*=UTF-8''V%C3%BDkaz%202026-03.pdf",
+  }),
+};
+
 function successContent(route: RouteDoc): ZodOpenApiResponseObject {
   const { success } = route;
+  const headers = z.object({
+    ...requestIdHeader,
+    ...(route.setsCookies ? setCookieHeader : {}),
+    ...(success.body === 'file' ? contentDispositionHeader : {}),
+  });
+  const json = (schema: ZodOpenApiMediaTypeObject['schema']) => ({ description: success.description, headers, content: { 'application/json': { schema } } });
   switch (success.body) {
     case 'data':
-      return { description: success.description, content: { 'application/json': { schema: successEnvelope } } };
+      return json(dataEnvelope(success.data));
     case 'list':
-      return { description: success.description, content: { 'application/json': { schema: listEnvelope } } };
+      return json(listEnvelope(success.item));
     case 'message':
-      return { description: success.description, content: { 'application/json': { schema: messageEnvelope } } };
+      return json(messageEnvelope);
     case 'json':
-      return { description: success.description, content: { 'application/json': { schema: { type: 'object' } } } };
+      return json({ type: 'object', description: 'An OpenAPI 3.1 document' });
     case 'text':
+      return { description: success.description, headers, content: { [success.mediaType]: { schema: { type: 'string' } } } };
     case 'file': {
-      const schema = success.body === 'file' ? { type: 'string' as const, format: 'binary' } : { type: 'string' as const };
-      const types = success.mediaTypes ?? [success.body === 'file' ? 'application/octet-stream' : 'text/plain'];
-      return { description: success.description, content: Object.fromEntries(types.map((t) => [t, { schema }])) };
+      const schema = { type: 'string' as const, format: 'binary' };
+      return { description: success.description, headers, content: Object.fromEntries(success.mediaTypes.map((t) => [t, { schema }])) };
     }
   }
 }
 
-/** The failures a route has by its kind, plus the ones its row names. */
+/**
+ * The failures a route can answer: those of its kind, plus the ones its row names. Every operation
+ * can answer 400 and 413 because the JSON body parser runs before routing (a malformed or oversized
+ * JSON body is refused whatever the path), and 500.
+ */
 function errorStatuses(route: RouteDoc): Array<ErrorStatus | 500> {
-  const statuses = new Set<ErrorStatus | 500>(route.errors ?? []);
-  if (route.body || route.query || route.params) statuses.add(400);
-  if (route.auth !== 'none') statuses.add(401);
-  if (route.auth === 'admin') statuses.add(403);
+  const statuses = new Set<ErrorStatus | 500>([400, 413, 500, ...(route.errors ?? [])]);
+  if (route.auth !== 'none') {
+    statuses.add(401);
+    // Admin-only routes refuse members; every signed-in route refuses a user who must first change
+    // the temporary password, and a cookie-authenticated cross-site write (design.md).
+    statuses.add(403);
+  }
   if (route.params) statuses.add(404);
-  statuses.add(500);
+  // A write that loses a deadlock or serialization race in the database is rolled back whole: 409, try again.
+  if (route.method !== 'get') statuses.add(409);
   // Every route but liveness reaches the database; an outage is a 503, never a 500.
   if (route.path !== '/api/health') statuses.add(503);
   return [...statuses].sort((a, b) => a - b);
@@ -73,14 +118,13 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
   const responses: ZodOpenApiResponsesObject = { [String(route.success.status)]: successContent(route) };
   for (const status of errorStatuses(route)) responses[`${status}`] = errorResponses[status];
   const op: ZodOpenApiOperationObject = {
-    operationId: operationId(route),
+    operationId: route.operationId,
     tags: [tag],
     summary: route.summary,
     security: SECURITY[route.auth],
     responses,
   };
-  const description = [route.auth === 'admin' ? 'Admins only.' : undefined, route.description].filter(Boolean).join(' ');
-  if (description) op.description = description;
+  op.description = [WHO[route.auth], route.description].filter(Boolean).join(' ');
   if (route.params || route.query) {
     op.requestParams = { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) };
   }
@@ -89,12 +133,6 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
     op.requestBody = { required: true, content: { [mediaType]: { schema: route.body } } };
   }
   return op;
-}
-
-/** get /api/timesheets/:id/download → getApiTimesheetsIdDownload */
-function operationId(route: RouteDoc): string {
-  const words = route.path.split(/[/:._-]+/).filter(Boolean);
-  return route.method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
 /**
@@ -115,10 +153,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): ReturnType<typeof
     info: {
       title: 'Staff CRM API',
       version: options.version ?? '0.1.0',
+      contact: { name: 'Staff CRM backend team (see docs/api.md in the repository)' },
+      license: { name: 'Proprietary (UNLICENSED): internal use only' },
       description:
-        'HTTP/JSON API of the staff CRM. Successes: { success: true, data?, message }; failures: the ErrorEnvelope. ' +
-        'Messages are Slovak. Authenticate with the accessToken cookie (browsers) or Authorization: Bearer.',
+        'HTTP/JSON API of the staff CRM. Successes: { success: true, data?, message }, where a single resource is ' +
+        'data.<name> and a list is data.items + data.pagination; failures: the ErrorEnvelope, whose error.code is stable ' +
+        '(branch on it, never on the Slovak message). Every response carries X-Request-Id. Authenticate with the ' +
+        'accessToken cookie (browsers) or Authorization: Bearer.',
     },
+    servers: [{ url: options.serverUrl ?? DEFAULT_SERVER, description: 'The CRM service that serves this document; every path starts with /api' }],
     tags: areas.map((a) => ({ name: a.tag, description: a.description })),
     paths,
     components: { securitySchemes },

@@ -7,17 +7,33 @@ import type { z } from 'zod';
  */
 export type RouteAuth = 'none' | 'user' | 'admin' | 'refresh';
 
-/** What a success carries: the envelope with data, a paged list, only a message, a file, or plain text. */
-export type SuccessBody = 'data' | 'list' | 'message' | 'file' | 'text' | 'json';
+/**
+ * What a success carries, with the schema of its content (the one the route's presenter is typed
+ * against, from the area's *-responses.ts): the envelope with `data`, a paged list of `item`s, only a
+ * message, a file, plain text, or a bare JSON document.
+ */
+export type SuccessDoc = { status: 200 | 201 | 202; description: string } & (
+  | { body: 'data'; data: z.ZodType }
+  | { body: 'list'; item: z.ZodType }
+  | { body: 'message' }
+  | { body: 'json' }
+  /** mediaTypes: the types a download may have. */
+  | { body: 'file'; mediaTypes: string[] }
+  /** mediaType: the one type the text has. */
+  | { body: 'text'; mediaType: string }
+);
 
 /**
  * One row of the route table: the schemas are THE ones the route validates with (imported from the
- * area's *-schemas.ts), so the document cannot drift from what the server accepts.
+ * area's *-schemas.ts) and the ones its presenters are typed against (*-responses.ts), so the document
+ * cannot drift from what the server accepts and answers.
  */
 export interface RouteDoc {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express notation, full path: /api/timesheets/:id/download. */
   path: string;
+  /** Unique, a verb and a noun: what a generated client calls the operation (listContacts). */
+  operationId: string;
   auth: RouteAuth;
   summary: string;
   description?: string;
@@ -26,9 +42,10 @@ export interface RouteDoc {
   body?: z.ZodType;
   /** multipart/form-data instead of JSON (the upload). */
   multipart?: boolean;
-  /** mediaTypes: for `file`, the types a download may have; for `text`, the one it has. */
-  success: { status: 200 | 201 | 202; description: string; body: SuccessBody; mediaTypes?: string[] };
-  /** Failures beyond those every route of its kind has (400 for input, 401/403 for auth, 404 for ids). */
+  success: SuccessDoc;
+  /** The success sets or clears the auth cookies (Set-Cookie). */
+  setsCookies?: boolean;
+  /** Failures beyond those every route of its kind has (see errorStatuses in document.ts). */
   errors?: ErrorStatus[];
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idParams } from '../shared/validation.js';
 import { CONTENT_TYPES } from '../timesheets/file-inspector.js';
+import { timesheetData, timesheetSchema } from '../timesheets/timesheet-responses.js';
 import { allListQuery, ownListQuery, uploadFieldsSchema } from '../timesheets/timesheet-schemas.js';
 import type { AreaDoc } from './route-doc.js';
 
@@ -16,34 +17,40 @@ export const timesheetArea: AreaDoc = {
     {
       method: 'post',
       path: '/api/timesheets/upload',
+      operationId: 'uploadTimesheet',
       auth: 'user',
       summary: 'Upload one timesheet (multipart: file, year, month)',
       body: uploadForm,
       multipart: true,
-      success: { status: 201, description: 'data = the timesheet (id, userId, fileName, fileType, fileSize, year, month, createdAt, updatedAt)', body: 'data' },
+      description: 'Another type, or content that does not match the extension: 400. Over 10 MB: 413.',
+      success: { status: 201, description: 'The stored timesheet', body: 'data', data: timesheetData },
       errors: [413],
     },
     {
       method: 'get',
       path: '/api/timesheets/my',
+      operationId: 'listMyTimesheets',
       auth: 'user',
       summary: 'Own timesheets',
       query: ownListQuery,
-      success: { status: 200, description: 'A page of own timesheets', body: 'list' },
+      success: { status: 200, description: 'A page of own timesheets', body: 'list', item: timesheetSchema },
     },
     {
       method: 'get',
       path: '/api/timesheets/all',
+      operationId: 'listAllTimesheets',
       auth: 'admin',
       summary: "Everyone's timesheets",
       query: allListQuery,
-      success: { status: 200, description: 'A page of timesheets', body: 'list' },
+      success: { status: 200, description: 'A page of timesheets', body: 'list', item: timesheetSchema },
     },
     {
       method: 'get',
       path: '/api/timesheets/:id/download',
+      operationId: 'downloadTimesheet',
       auth: 'user',
       summary: 'Download a timesheet file (owner or admin)',
+      description: "Another member's timesheet is a 404, like a missing one (its existence is not disclosed).",
       params: idParams,
       success: {
         status: 200,
@@ -51,16 +58,16 @@ export const timesheetArea: AreaDoc = {
         body: 'file',
         mediaTypes: Object.values(CONTENT_TYPES),
       },
-      errors: [403],
     },
     {
       method: 'delete',
       path: '/api/timesheets/:id',
+      operationId: 'deleteTimesheet',
       auth: 'user',
       summary: 'Delete a timesheet (owner or admin)',
+      description: "Another member's timesheet is a 404, like a missing one.",
       params: idParams,
       success: { status: 200, description: 'No data', body: 'message' },
-      errors: [403],
     },
   ],
 };

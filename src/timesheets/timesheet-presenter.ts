@@ -1,15 +1,18 @@
 import type { Timesheet } from '../models/index.js';
+import type { TimesheetFileKind } from './file-inspector.js';
+import type { TimesheetResponse } from './timesheet-responses.js';
 
 /**
  * The timesheet of API responses. filePath is the internal storage key and never leaves the server;
  * fileType is the verified format ('pdf' | 'xlsx' | 'xls'), not a MIME type.
  */
-export function presentTimesheet(timesheet: Timesheet) {
+export function presentTimesheet(timesheet: Timesheet): TimesheetResponse {
   return {
     id: timesheet.id,
     userId: timesheet.userId,
     fileName: timesheet.fileName,
-    fileType: timesheet.fileType,
+    // The column holds only what the file inspector verified (upload is the one writer).
+    fileType: timesheet.fileType as TimesheetFileKind,
     fileSize: timesheet.fileSize,
     year: timesheet.year,
     month: timesheet.month,
@@ -17,5 +20,3 @@ export function presentTimesheet(timesheet: Timesheet) {
     updatedAt: timesheet.updatedAt,
   };
 }
-
-export type TimesheetView = ReturnType<typeof presentTimesheet>;

@@ -10,6 +10,7 @@ import { idParams, parse } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
 import { asciiFallbackName } from './file-name.js';
 import { presentTimesheet } from './timesheet-presenter.js';
+import type { TimesheetData } from './timesheet-responses.js';
 import { allListQuery, ownListQuery, uploadFieldsSchema } from './timesheet-schemas.js';
 import type { TimesheetActor, TimesheetService } from './timesheet-service.js';
 import { createUploadMiddleware } from './upload-middleware.js';
@@ -40,7 +41,7 @@ export function createTimesheetRouter(services: { timesheets: TimesheetService }
       { file: { key: file.filename, size: file.size, originalName: file.originalname }, ...fields },
       requestMeta(req),
     );
-    ok(res, presentTimesheet(timesheet), 'Výkaz bol úspešne nahraný', 201);
+    ok(res, { timesheet: presentTimesheet(timesheet) } satisfies TimesheetData, 'Výkaz bol úspešne nahraný', 201);
   });
 
   router.get('/my', auth.requireAuth, async (req, res) => {

@@ -1,7 +1,8 @@
 import type { User } from '../models/index.js';
+import type { UserResponse } from './user-responses.js';
 
 /** The user object of API responses: never a hash, never a temporary password. */
-export function presentUser(user: User) {
+export function presentUser(user: User): UserResponse {
   return {
     id: user.id,
     username: user.username,
@@ -15,4 +16,4 @@ export function presentUser(user: User) {
   };
 }
 
-export type UserView = ReturnType<typeof presentUser>;
+export type UserView = UserResponse;

@@ -54,9 +54,11 @@ describe('onboarding sequence (spec section 3)', () => {
     expect(link.body.message).to.equal('Email účet úspešne pripojený a overený');
     expect(link.body.data.email).to.equal(ALICE.email);
     expect(link.body.data.accountId).to.be.a('string').and.not.empty;
-    expect(Object.keys(link.body.data).sort()).to.deep.equal(['accountId', 'email']);
+    expect(Object.keys(link.body.data).sort()).to.deep.equal(['accountId', 'email', 'emailAccount']);
     const account = await EmailAccount.findOne({ where: { userId: fixture.user.id } });
     expect(account!.jmapAccountId).to.equal(link.body.data.accountId);
+    // The CRM's account beside the spec's JMAP id: the frontend needs its id for contacts and emails.
+    expect(link.body.data.emailAccount).to.include({ id: account!.id, email: ALICE.email, jmapAccountId: account!.jmapAccountId, isPrimary: true });
     expect(account!.emailPassword).to.not.contain(ALICE.emailPassword);
     const audit = await auditRows({ action: 'auth.email_link', userId: fixture.user.id });
     expect(audit).to.have.length(1);

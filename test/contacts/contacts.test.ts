@@ -9,7 +9,7 @@ import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 
-const CONTACT_FIELDS = ['accountId', 'addedAt', 'createdAt', 'email', 'id', 'lastEmailAt', 'name', 'notes', 'unreadCount', 'updatedAt'];
+const CONTACT_FIELDS = ['addedAt', 'createdAt', 'email', 'emailAccountId', 'id', 'lastEmailAt', 'name', 'notes', 'unreadCount', 'updatedAt'];
 
 async function suppressed(accountId: string, email: string): Promise<boolean> {
   const ctx = await testContext();
@@ -71,7 +71,7 @@ describe('contacts API', function () {
       expect(items.map((c) => c.email)).to.deep.equal(['adam@dodavatel.sk', 'peter@iny.sk', 'zuzana@firma.sk', 'bez-posty@firma.sk']);
       expect(Object.keys(items[0]!).sort()).to.deep.equal(CONTACT_FIELDS);
       const zuzana = items.find((c) => c.email === 'zuzana@firma.sk')!;
-      expect(zuzana).to.include({ unreadCount: 3, name: 'Zuzana Nová', accountId: box.id, id: names.zuzana!.id });
+      expect(zuzana).to.include({ unreadCount: 3, name: 'Zuzana Nová', emailAccountId: box.id, id: names.zuzana!.id });
       expect(zuzana.lastEmailAt).to.equal(new Date(Date.UTC(2026, 0, 3)).toISOString());
       expect(items.find((c) => c.email === 'adam@dodavatel.sk')).to.include({ unreadCount: 1 });
       expect(items.find((c) => c.email === 'bez-posty@firma.sk')).to.include({ unreadCount: 0, lastEmailAt: null });
@@ -86,9 +86,9 @@ describe('contacts API', function () {
     });
 
     it('filters by email account', async () => {
-      const res = await list(`?accountId=${box.id}`);
+      const res = await list(`?emailAccountId=${box.id}`);
       expect(res.body.data.pagination.total).to.equal(3);
-      expect(res.body.data.items.every((c: { accountId: string }) => c.accountId === box.id)).to.equal(true);
+      expect(res.body.data.items.every((c: { emailAccountId: string }) => c.emailAccountId === box.id)).to.equal(true);
     });
 
     it('searches in the name and the address, case-insensitively, with % and _ taken literally', async () => {
@@ -118,7 +118,7 @@ describe('contacts API', function () {
       ['?page=abc', 'a non-numeric page'],
       ['?limit=1&limit=2', 'a repeated parameter'],
       ['?sort=oldest', 'an unknown sort'],
-      ['?accountId=123', 'a non-UUID accountId'],
+      ['?emailAccountId=123', 'a non-UUID emailAccountId'],
       [`?search=${'x'.repeat(201)}`, 'an over-long search'],
     ]) {
       it(`rejects ${what} with 400 ValidationError`, async () => {
@@ -130,8 +130,8 @@ describe('contacts API', function () {
       });
     }
 
-    it('answers 404 for an accountId filter that is not the caller’s', async () => {
-      const res = await list(`?accountId=${account.id}`);
+    it('answers 404 for an emailAccountId filter that is not the caller’s', async () => {
+      const res = await list(`?emailAccountId=${account.id}`);
       expect(res.status).to.equal(404);
       expect(res.body.error.message).to.equal('Emailový účet neexistuje');
     });
@@ -150,8 +150,9 @@ describe('contacts API', function () {
       await createEmail(account, contact, { isRead: false });
       const res = await get(`/api/contacts/${contact.id}`);
       expect(res.status).to.equal(200);
-      expect(Object.keys(res.body.data).sort()).to.deep.equal([...CONTACT_FIELDS, 'emailCount'].sort());
-      expect(res.body.data).to.include({ id: contact.id, name: 'Eva', notes: 'VIP', unreadCount: 1, emailCount: 2, accountId: account.id });
+      expect(Object.keys(res.body.data)).to.deep.equal(['contact']);
+      expect(Object.keys(res.body.data.contact).sort()).to.deep.equal([...CONTACT_FIELDS, 'emailCount'].sort());
+      expect(res.body.data.contact).to.include({ id: contact.id, name: 'Eva', notes: 'VIP', unreadCount: 1, emailCount: 2, emailAccountId: account.id });
     });
 
     it('answers 404 for an unknown id and 400 for a non-UUID id', async () => {
@@ -167,14 +168,14 @@ describe('contacts API', function () {
     const post = (body: unknown) => request(app).post('/api/contacts').set('Authorization', session.bearer).send(body as object);
 
     it('creates a contact by hand (201), storing the address lower-cased', async () => {
-      const res = await post({ accountId: account.id, email: '  Jana.Mala@Example.COM ', name: ' Jana Malá ', notes: 'z veľtrhu' });
+      const res = await post({ emailAccountId: account.id, email: '  Jana.Mala@Example.COM ', name: ' Jana Malá ', notes: 'z veľtrhu' });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       expect(res.body.message).to.equal('Kontakt bol vytvorený');
-      expect(res.body.data).to.include({ email: 'jana.mala@example.com', name: 'Jana Malá', notes: 'z veľtrhu', unreadCount: 0, emailCount: 0, lastEmailAt: null });
-      const row = await Contact.findByPk(res.body.data.id);
+      expect(res.body.data.contact).to.include({ email: 'jana.mala@example.com', name: 'Jana Malá', notes: 'z veľtrhu', unreadCount: 0, emailCount: 0, lastEmailAt: null });
+      const row = await Contact.findByPk(res.body.data.contact.id);
       expect(row).to.include({ userId: owner.user.id, emailAccountId: account.id, email: 'jana.mala@example.com' });
       const audit = await AuditLog.findOne({ where: { action: AuditActions.contactCreated, userId: owner.user.id }, order: [['id', 'DESC']] });
-      expect(audit?.details).to.include({ contactId: res.body.data.id });
+      expect(audit?.details).to.include({ contactId: res.body.data.contact.id });
     });
 
     it('links the emails the new contact already took part in (emails.participants, as the sync stores them)', async () => {
@@ -186,18 +187,18 @@ describe('contacts API', function () {
       await sequelize.query("UPDATE emails SET participants = ARRAY[$main::text, 'neskor@example.com'] WHERE id = ANY($ids::uuid[])", {
         bind: { main: main.email, ids: [earlier.id, latest.id] },
       });
-      const res = await post({ accountId: account.id, email: 'Neskor@Example.com' });
+      const res = await post({ emailAccountId: account.id, email: 'Neskor@Example.com' });
       expect(res.status).to.equal(201);
-      expect(res.body.data).to.include({ emailCount: 2, unreadCount: 2, lastEmailAt: latest.date!.toISOString() });
-      const emails = await get(`/api/emails?contactId=${res.body.data.id}`);
+      expect(res.body.data.contact).to.include({ emailCount: 2, unreadCount: 2, lastEmailAt: latest.date!.toISOString() });
+      const emails = await get(`/api/emails?contactId=${res.body.data.contact.id}`);
       expect(emails.body.data.items.map((e: { id: string }) => e.id)).to.deep.equal([latest.id, earlier.id]);
     });
 
     it('answers 409 "Kontakt už existuje" for a duplicate, also in another case', async () => {
-      const first = await post({ accountId: account.id, email: 'dup@example.com' });
+      const first = await post({ emailAccountId: account.id, email: 'dup@example.com' });
       expect(first.status).to.equal(201);
       for (const email of ['dup@example.com', 'DUP@Example.com']) {
-        const res = await post({ accountId: account.id, email });
+        const res = await post({ emailAccountId: account.id, email });
         expect(res.status).to.equal(409);
         expect(res.body.error).to.include({ message: 'Kontakt už existuje', statusCode: 409 });
       }
@@ -205,31 +206,31 @@ describe('contacts API', function () {
     });
 
     it('allows the same address in another email account of the user', async () => {
-      expect((await post({ accountId: account.id, email: 'both@example.com' })).status).to.equal(201);
-      expect((await post({ accountId: second.id, email: 'both@example.com' })).status).to.equal(201);
+      expect((await post({ emailAccountId: account.id, email: 'both@example.com' })).status).to.equal(201);
+      expect((await post({ emailAccountId: second.id, email: 'both@example.com' })).status).to.equal(201);
     });
 
     it('creates one contact when the same address is posted twice at once', async () => {
-      const results = await Promise.all([post({ accountId: account.id, email: 'race@example.com' }), post({ accountId: account.id, email: 'race@example.com' })]);
+      const results = await Promise.all([post({ emailAccountId: account.id, email: 'race@example.com' }), post({ emailAccountId: account.id, email: 'race@example.com' })]);
       expect(results.map((r) => r.status).sort()).to.deep.equal([201, 409]);
     });
 
     it('answers 404 for a email account of another user', async () => {
       const stranger = await createUser();
       const theirs = await createEmailAccount(stranger);
-      const res = await post({ accountId: theirs.id, email: 'x@example.com' });
+      const res = await post({ emailAccountId: theirs.id, email: 'x@example.com' });
       expect(res.status).to.equal(404);
       expect(await Contact.count({ where: { emailAccountId: theirs.id } })).to.equal(0);
     });
 
     for (const [body, what] of [
-      [{ email: 'a@example.com' }, 'a missing accountId'],
-      [{ accountId: 'nope', email: 'a@example.com' }, 'a non-UUID accountId'],
-      [{ accountId: '00000000-0000-4000-8000-000000000000' }, 'a missing email'],
-      [{ accountId: '00000000-0000-4000-8000-000000000000', email: 'not an address' }, 'an invalid address'],
-      [{ accountId: '00000000-0000-4000-8000-000000000000', email: 42 }, 'a number as address'],
-      [{ accountId: '00000000-0000-4000-8000-000000000000', email: 'a@example.com', name: ['x'] }, 'an array as name'],
-      [{ accountId: '00000000-0000-4000-8000-000000000000', email: 'a@example.com', userId: 'x' }, 'an unknown field'],
+      [{ email: 'a@example.com' }, 'a missing emailAccountId'],
+      [{ emailAccountId: 'nope', email: 'a@example.com' }, 'a non-UUID emailAccountId'],
+      [{ emailAccountId: '00000000-0000-4000-8000-000000000000' }, 'a missing email'],
+      [{ emailAccountId: '00000000-0000-4000-8000-000000000000', email: 'not an address' }, 'an invalid address'],
+      [{ emailAccountId: '00000000-0000-4000-8000-000000000000', email: 42 }, 'a number as address'],
+      [{ emailAccountId: '00000000-0000-4000-8000-000000000000', email: 'a@example.com', name: ['x'] }, 'an array as name'],
+      [{ emailAccountId: '00000000-0000-4000-8000-000000000000', email: 'a@example.com', userId: 'x' }, 'an unknown field'],
       [[1, 2], 'an array body'],
     ] as const) {
       it(`rejects ${what} with 400`, async () => {
@@ -253,9 +254,9 @@ describe('contacts API', function () {
       const contact = await createContact(account, { name: 'Staré', notes: 'poznámka' });
       const res = await patch(contact.id, { name: 'Nové meno' });
       expect(res.status).to.equal(200);
-      expect(res.body.data).to.include({ name: 'Nové meno', notes: 'poznámka' });
+      expect(res.body.data.contact).to.include({ name: 'Nové meno', notes: 'poznámka' });
       const cleared = await patch(contact.id, { notes: '' });
-      expect(cleared.body.data).to.include({ name: 'Nové meno', notes: null });
+      expect(cleared.body.data.contact).to.include({ name: 'Nové meno', notes: null });
       await contact.reload();
       expect(contact.notes).to.equal(null);
     });
@@ -296,7 +297,7 @@ describe('contacts API', function () {
       await kept.reload();
       expect(kept.lastEmailAt?.toISOString()).to.equal(olderOfKept.date!.toISOString());
       const detail = await get(`/api/contacts/${kept.id}`);
-      expect(detail.body.data.emailCount).to.equal(2);
+      expect(detail.body.data.contact.emailCount).to.equal(2);
       const audit = await AuditLog.findOne({ where: { action: AuditActions.contactDeleted, userId: owner.user.id }, order: [['id', 'DESC']] });
       expect(audit?.details).to.include({ contactId: doomed.id, deletedEmails: 1 });
 
@@ -307,7 +308,7 @@ describe('contacts API', function () {
       const contact = await createContact(account, { email: 'znovu@example.com' });
       expect((await del(contact.id)).status).to.equal(200);
       expect(await suppressed(account.id, 'znovu@example.com')).to.equal(true);
-      const res = await request(app).post('/api/contacts').set('Authorization', session.bearer).send({ accountId: account.id, email: 'Znovu@example.com' });
+      const res = await request(app).post('/api/contacts').set('Authorization', session.bearer).send({ emailAccountId: account.id, email: 'Znovu@example.com' });
       expect(res.status).to.equal(201);
       expect(await suppressed(account.id, 'znovu@example.com')).to.equal(false);
     });

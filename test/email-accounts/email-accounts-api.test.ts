@@ -47,7 +47,7 @@ describe('email accounts API (/api/email-accounts)', function () {
     const res = await owner.as(request(app).post(BASE)).send({ email: first.user.toUpperCase(), emailPassword: first.pass });
     expect(res.status).to.equal(201);
     expectNoSecrets(res);
-    const account = res.body.data.account;
+    const account = res.body.data.emailAccount;
     expect(account).to.include({ email: first.user, jmapAccountId: first.user, isPrimary: true, isActive: true });
     expect(account.sync).to.have.keys('status', 'lastSuccessAt', 'lastAttemptAt', 'lastError', 'consecutiveFailures', 'nextAttemptAt');
     firstId = account.id;
@@ -56,8 +56,8 @@ describe('email accounts API (/api/email-accounts)', function () {
 
     const more = await owner.as(request(app).post(BASE)).send({ email: second.user, emailPassword: second.pass });
     expect(more.status).to.equal(201);
-    expect(more.body.data.account.isPrimary).to.equal(false);
-    secondId = more.body.data.account.id;
+    expect(more.body.data.emailAccount.isPrimary).to.equal(false);
+    secondId = more.body.data.emailAccount.id;
     await ctx.services.mailSync.whenIdle();
   });
 
@@ -97,7 +97,7 @@ describe('email accounts API (/api/email-accounts)', function () {
     const primary = await owner.as(request(app).patch(`${BASE}/${secondId}`)).send({ isPrimary: true });
     expect(primary.status).to.equal(200);
     expectNoSecrets(primary);
-    expect(primary.body.data.account.isPrimary).to.equal(true);
+    expect(primary.body.data.emailAccount.isPrimary).to.equal(true);
     const listed = await owner.as(request(app).get(BASE));
     expect(listed.body.data.items.map((a: { id: string; isPrimary: boolean }) => [a.id, a.isPrimary])).to.deep.equal([[secondId, true], [firstId, false]]);
 
@@ -110,7 +110,7 @@ describe('email accounts API (/api/email-accounts)', function () {
     await ctx.services.mailSync.whenIdle();
 
     const off = await owner.as(request(app).patch(`${BASE}/${firstId}`)).send({ isActive: false });
-    expect(off.body.data.account.isActive).to.equal(false);
+    expect(off.body.data.emailAccount.isActive).to.equal(false);
     const syncOff = await owner.as(request(app).post(`${BASE}/${firstId}/sync`));
     expect(syncOff.status).to.equal(409);
     expect((await owner.as(request(app).patch(`${BASE}/${firstId}`)).send({ isActive: true })).status).to.equal(200);
@@ -126,8 +126,8 @@ describe('email accounts API (/api/email-accounts)', function () {
     const res = await owner.as(request(app).post(`${BASE}/${firstId}/sync`));
     expect(res.status).to.equal(202);
     expect(res.body.message).to.equal('Synchronizácia spustená');
-    expect(res.body.data.account.id).to.equal(firstId);
-    expect(['idle', 'syncing', 'ok']).to.include(res.body.data.account.sync.status);
+    expect(res.body.data.emailAccount.id).to.equal(firstId);
+    expect(['idle', 'syncing', 'ok']).to.include(res.body.data.emailAccount.sync.status);
     expectNoSecrets(res);
     await ctx.services.mailSync.whenIdle();
     const after = await owner.as(request(app).get(BASE));

@@ -7,7 +7,7 @@ import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 
-const SUMMARY_FIELDS = ['accountId', 'contactId', 'date', 'from', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to'];
+const SUMMARY_FIELDS = ['contactId', 'date', 'emailAccountId', 'from', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to'];
 const DETAIL_FIELDS = [...SUMMARY_FIELDS.filter((f) => f !== 'preview'), 'body', 'contactIds', 'createdAt', 'inReplyTo', 'messageId', 'updatedAt'];
 const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
 
@@ -56,7 +56,7 @@ describe('emails API (lists, reads, threads)', function () {
       expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 5 });
       const invoice = res.body.data.items.find((e: { id: string }) => e.id === mail.invoice!.id);
       expect(Object.keys(invoice).sort()).to.deep.equal(SUMMARY_FIELDS);
-      expect(invoice).to.include({ accountId: account.id, contactId: jana.id, threadId: 'T-invoice', subject: 'Faktúra za marec', isRead: true, readPending: false });
+      expect(invoice).to.include({ emailAccountId: account.id, contactId: jana.id, threadId: 'T-invoice', subject: 'Faktúra za marec', isRead: true, readPending: false });
       expect(invoice.preview).to.match(/^Dobrý deň, v prílohe posielam faktúru\. Ďalší text\./);
       expect(invoice.preview.length).to.be.at.most(201);
       expect(invoice.preview.endsWith('…')).to.equal(true);
@@ -69,13 +69,13 @@ describe('emails API (lists, reads, threads)', function () {
     });
 
     it('filters by account, by read state and by date range (to = the whole day)', async () => {
-      expect(ids(await get(`/api/emails?accountId=${otherAccount.id}`))).to.deep.equal([mail.other!.id]);
+      expect(ids(await get(`/api/emails?emailAccountId=${otherAccount.id}`))).to.deep.equal([mail.other!.id]);
       expect(ids(await get('/api/emails?unread=true'))).to.deep.equal([mail.other!.id, mail.reply!.id, mail.meeting!.id]);
       expect(ids(await get('/api/emails?unread=false'))).to.deep.equal([mail.noThread!.id, mail.invoice!.id]);
       expect(ids(await get(`/api/emails?contactId=${jana.id}&unread=true`))).to.deep.equal([mail.reply!.id]);
       expect(ids(await get('/api/emails?from=2026-03-02&to=2026-03-03'))).to.deep.equal([mail.reply!.id, mail.meeting!.id]);
       expect(ids(await get('/api/emails?from=2026-03-02T12:00:00Z&to=2026-03-02T12:00:00Z'))).to.deep.equal([mail.meeting!.id]);
-      const combined = await get(`/api/emails?contactId=${jana.id}&from=2026-03-02&accountId=${account.id}`);
+      const combined = await get(`/api/emails?contactId=${jana.id}&from=2026-03-02&emailAccountId=${account.id}`);
       expect(ids(combined)).to.deep.equal([mail.reply!.id]);
       expect(combined.body.data.pagination.total).to.equal(1);
     });
@@ -127,7 +127,7 @@ describe('emails API (lists, reads, threads)', function () {
 
     it('answers 404 for a contact or account filter that does not exist', async () => {
       expect((await get('/api/emails?contactId=00000000-0000-4000-8000-000000000000')).status).to.equal(404);
-      expect((await get('/api/emails?accountId=00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+      expect((await get('/api/emails?emailAccountId=00000000-0000-4000-8000-000000000000')).status).to.equal(404);
     });
   });
 
@@ -135,9 +135,10 @@ describe('emails API (lists, reads, threads)', function () {
     it('returns the full email with every participating contact', async () => {
       const res = await get(`/api/emails/${mail.reply!.id}`);
       expect(res.status).to.equal(200);
-      expect(Object.keys(res.body.data).sort()).to.deep.equal(DETAIL_FIELDS.sort());
-      expect(res.body.data).to.include({ body: 'Ďakujem, zaplatené.', subject: 'Re: Faktúra za marec', messageId: mail.reply!.messageId, contactId: jana.id });
-      expect(res.body.data.contactIds).to.deep.equal([jana.id, peter.id]);
+      expect(Object.keys(res.body.data)).to.deep.equal(['email']);
+      expect(Object.keys(res.body.data.email).sort()).to.deep.equal(DETAIL_FIELDS.sort());
+      expect(res.body.data.email).to.include({ body: 'Ďakujem, zaplatené.', subject: 'Re: Faktúra za marec', messageId: mail.reply!.messageId, contactId: jana.id });
+      expect(res.body.data.email.contactIds).to.deep.equal([jana.id, peter.id]);
     });
 
     it('answers 404 for an unknown id and 400 for a malformed one', async () => {
@@ -184,7 +185,7 @@ describe('emails API (lists, reads, threads)', function () {
 
       await sequelize.query('UPDATE emails SET is_read = true WHERE id = $id', { bind: { id: newer.id } });
       expect(await view('&unread=true')).to.deep.equal([older.id]);
-      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(1);
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.contact.unreadCount).to.equal(1);
 
       // An upsert the way an idempotent sync stores a batch: the conflicting row is updated.
       await sequelize.query(
@@ -194,7 +195,7 @@ describe('emails API (lists, reads, threads)', function () {
         { bind: { userId: owner.user.id, accountId: account.id, contactId: contact.id, jmapId: older.jmapId, date: day(12) } },
       );
       expect(await view('&unread=true')).to.deep.equal([]);
-      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(0);
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.contact.unreadCount).to.equal(0);
     });
   });
 
@@ -210,18 +211,18 @@ describe('emails API (lists, reads, threads)', function () {
       const contact = await createContact(account);
       const unread = await createEmail(account, contact, { isRead: false });
       const before = await get(`/api/contacts/${contact.id}`);
-      expect(before.body.data.unreadCount).to.equal(1);
+      expect(before.body.data.contact.unreadCount).to.equal(1);
       // The test context has a JMAP URL but this account's password is a dummy: the server refuses,
       // the local change stands and stays pending.
       const res = await request(app).patch(`/api/emails/${unread.id}`).set('Authorization', session.bearer).send({ isRead: true });
       expect(res.status).to.equal(200);
-      expect(res.body.data).to.include({ isRead: true, readPending: true });
+      expect(res.body.data.email).to.include({ isRead: true, readPending: true });
       expect(res.body.message).to.equal('Email bol označený ako prečítaný');
-      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(0);
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.contact.unreadCount).to.equal(0);
       expect(ids(await get(`/api/emails?contactId=${contact.id}&unread=true`))).to.deep.equal([]);
       const back = await request(app).patch(`/api/emails/${unread.id}`).set('Authorization', session.bearer).send({ isRead: false });
-      expect(back.body.data).to.include({ isRead: false, readPending: true });
-      expect((await get(`/api/contacts/${contact.id}`)).body.data.unreadCount).to.equal(1);
+      expect(back.body.data.email).to.include({ isRead: false, readPending: true });
+      expect((await get(`/api/contacts/${contact.id}`)).body.data.contact.unreadCount).to.equal(1);
     });
   });
 });

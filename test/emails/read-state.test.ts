@@ -90,7 +90,7 @@ describe('read state written back to the mail server ($seen)', function () {
     // Nothing left to change: a second call is a no-op.
     expect((await markAll(app, contact)).body.data).to.deep.equal({ updated: 0, pushed: 0, pending: 0 });
     const detail = await request(app).get(`/api/contacts/${contact.id}`).set('Authorization', session.bearer);
-    expect(detail.body.data.unreadCount).to.equal(0);
+    expect(detail.body.data.contact.unreadCount).to.equal(0);
   });
 
   it('PATCH /api/emails/:id writes $seen both ways', async () => {
@@ -100,11 +100,11 @@ describe('read state written back to the mail server ($seen)', function () {
 
     const read = await patch(emails[0]!.id, true);
     expect(read.status).to.equal(200);
-    expect(read.body.data).to.include({ isRead: true, readPending: false });
+    expect(read.body.data.email).to.include({ isRead: true, readPending: false });
     expect(await seenOnServer(box, box.ids)).to.deep.equal([true, false]);
 
     const unread = await patch(emails[0]!.id, false);
-    expect(unread.body.data).to.include({ isRead: false, readPending: false });
+    expect(unread.body.data.email).to.include({ isRead: false, readPending: false });
     expect(unread.body.message).to.equal('Email bol označený ako neprečítaný');
     expect(await seenOnServer(box, box.ids)).to.deep.equal([false, false]);
   });
@@ -122,7 +122,7 @@ describe('read state written back to the mail server ($seen)', function () {
 
     const patched = await request(offline).patch(`/api/emails/${emails[0]!.id}`).set('Authorization', session.bearer).send({ isRead: true });
     expect(patched.status).to.equal(200);
-    expect(patched.body.data).to.include({ isRead: true, readPending: true });
+    expect(patched.body.data.email).to.include({ isRead: true, readPending: true });
 
     // What the sync does at the start of its next run, with the server back.
     const ctx = await testContext();

@@ -135,7 +135,7 @@ const ROWS: Record<string, Row> = {
   'POST /api/contacts': {
     expect: OWN_ONLY,
     status: 201,
-    attempt: (m) => ({ path: '/api/contacts', body: { accountId: m.world.owner.account.id, email: `${crypto.randomBytes(4).toString('hex')}@matrix.test` } }),
+    attempt: (m) => ({ path: '/api/contacts', body: { emailAccountId: m.world.owner.account.id, email: `${crypto.randomBytes(4).toString('hex')}@matrix.test` } }),
   },
   'GET /api/contacts/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
   'PATCH /api/contacts/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },

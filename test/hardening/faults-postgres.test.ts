@@ -186,7 +186,7 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
     // Every acknowledged write is there.
     const acknowledged = outcomes.filter((o) => o.res!.status === 201);
     const users = acknowledged.filter((o) => o.kind === 'create-user').map((o) => (o.res!.json as { data: { user: { id: string } } }).data.user.id);
-    const timesheets = acknowledged.filter((o) => o.kind === 'upload').map((o) => (o.res!.json as { data: { id: string; fileSize: number } }).data);
+    const timesheets = acknowledged.filter((o) => o.kind === 'upload').map((o) => (o.res!.json as { data: { timesheet: { id: string; fileSize: number } } }).data.timesheet);
     expect(users.length).to.be.greaterThan(0);
     expect(timesheets.length).to.be.greaterThan(0);
     for (const id of users) {

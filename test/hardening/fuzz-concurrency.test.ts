@@ -48,7 +48,7 @@ describe('hardening: concurrent identical and overlapping requests', function ()
   it('one contact created eight times at once: one 201, seven 409', async () => {
     const { owner } = bench.world;
     for (let round = 0; round < ROUNDS; round++) {
-      const body = { accountId: owner.account.id, email: `dvojklik${crypto.randomBytes(4).toString('hex')}@partner.test` };
+      const body = { emailAccountId: owner.account.id, email: `dvojklik${crypto.randomBytes(4).toString('hex')}@partner.test` };
       expect(await burst(times(8, () => json('POST', '/api/contacts', owner.session.bearer, body)))).to.deep.equal([201, ...times(7, () => 409)]);
     }
   });
@@ -96,7 +96,7 @@ describe('hardening: concurrent identical and overlapping requests', function ()
       const extra = await createEmailAccount(actor.fixture, { isPrimary: false });
       const statuses = await burst([
         json('DELETE', `/api/email-accounts/${extra.id}`, actor.session.bearer),
-        ...times(3, (i) => json('POST', '/api/contacts', actor.session.bearer, { accountId: extra.id, email: `race${i}@partner.test` })),
+        ...times(3, (i) => json('POST', '/api/contacts', actor.session.bearer, { emailAccountId: extra.id, email: `race${i}@partner.test` })),
       ]);
       expect(statuses.filter((s) => ![200, 201, 404].includes(s)), `statuses ${statuses}`).to.deep.equal([]);
     }
@@ -162,7 +162,7 @@ describe('hardening: a user deleted while their requests are in flight', functio
       const { body, contentType } = multipartUpload();
       const requests: RawRequest[] = [
         { method: 'POST', path: '/api/timesheets/upload', headers: { Authorization: bearer, 'Content-Type': contentType }, body },
-        { method: 'POST', path: '/api/contacts', headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ accountId: actor.account.id, email: 'late@partner.test' }) },
+        { method: 'POST', path: '/api/contacts', headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ emailAccountId: actor.account.id, email: 'late@partner.test' }) },
         { method: 'PATCH', path: `/api/contacts/${actor.contact.id}`, headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ notes: 'x' }) },
         { method: 'PATCH', path: `/api/emails/${actor.email.id}`, headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ isRead: true }) },
         { method: 'DELETE', path: `/api/timesheets/${actor.timesheet.id}`, headers: { Authorization: bearer } },

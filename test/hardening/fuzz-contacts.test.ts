@@ -1,11 +1,11 @@
 import { describeFuzz, type SuiteRoute } from './support/fuzz.js';
 
 const routes: SuiteRoute[] = [
-  { method: 'GET', path: '/api/contacts', queryKeys: ['page', 'limit', 'accountId', 'search', 'sort'], runs: 300, expectAccepted: true },
+  { method: 'GET', path: '/api/contacts', queryKeys: ['page', 'limit', 'emailAccountId', 'search', 'sort'], runs: 300, expectAccepted: true },
   {
     method: 'POST',
     path: '/api/contacts',
-    validBody: (w) => ({ accountId: w.owner.account.id, email: 'novy.kontakt@partner.test', name: 'Nový', notes: 'Poznámka' }),
+    validBody: (w) => ({ emailAccountId: w.owner.account.id, email: 'novy.kontakt@partner.test', name: 'Nový', notes: 'Poznámka' }),
     runs: 250,
     expectAccepted: true,
   },

@@ -4,7 +4,7 @@ const routes: SuiteRoute[] = [
   {
     method: 'GET',
     path: '/api/emails',
-    queryKeys: ['page', 'limit', 'contactId', 'accountId', 'unread', 'search', 'from', 'to'],
+    queryKeys: ['page', 'limit', 'contactId', 'emailAccountId', 'unread', 'search', 'from', 'to'],
     runs: 350,
     expectAccepted: true,
   },

@@ -147,6 +147,58 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     expect(paths['/api/auth/login']!.post!.security).to.deep.equal([]);
   });
 
+  it('describes every JSON success body (no empty `data`), names single resources data.<name>, and lists as items + pagination', () => {
+    const schemaOf = (node: Json): Json => (node.$ref ? (resolvePointer(doc, node.$ref as string) as Json) : node);
+    for (const { key, op } of operations(doc)) {
+      const [status, success] = Object.entries(op.responses!).find(([s]) => s.startsWith('2'))!;
+      const json = ((success.content as Record<string, { schema: Json }> | undefined) ?? {})['application/json'];
+      if (!json || key === 'GET /api/openapi.json') continue;
+      const envelope = schemaOf(json.schema);
+      const properties = envelope.properties as Record<string, Json>;
+      expect(properties.success, `${key} ${status}`).to.deep.include({ const: true });
+      expect(envelope.required, key).to.include('message');
+      if (!properties.data) continue;
+      const data = schemaOf(properties.data);
+      expect(data.type, `${key}: data must be described, not unknown`).to.equal('object');
+      expect(Object.keys(data.properties as Json).length, key).to.be.greaterThan(0);
+      expect(data.additionalProperties, `${key}: undocumented fields must not pass`).to.equal(false);
+    }
+    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, Json> }>>;
+    const dataOf = (path: string, method: string, status: string) =>
+      Object.keys(((schemaOf((paths[path]![method]!.responses[status]!.content as Record<string, { schema: Json }>)['application/json']!.schema).properties as Json).data as Json).properties as Json);
+    expect(dataOf('/api/contacts/{id}', 'get', '200')).to.deep.equal(['contact']);
+    expect(dataOf('/api/emails/{id}', 'patch', '200')).to.deep.equal(['email']);
+    expect(dataOf('/api/timesheets/upload', 'post', '201')).to.deep.equal(['timesheet']);
+    expect(dataOf('/api/email-accounts', 'post', '201')).to.deep.equal(['emailAccount']);
+    expect(dataOf('/api/auth/link-email', 'post', '200')).to.have.members(['email', 'accountId', 'emailAccount']);
+    expect(dataOf('/api/contacts', 'get', '200')).to.deep.equal(['items', 'pagination']);
+  });
+
+  it('names operations for generated clients, states servers, and documents X-Request-Id, Set-Cookie and 413', () => {
+    const byId = new Map(operations(doc).map((o) => [o.op.operationId, o.key]));
+    expect(byId.get('listContacts')).to.equal('GET /api/contacts');
+    expect(byId.get('uploadTimesheet')).to.equal('POST /api/timesheets/upload');
+    expect(byId.get('login')).to.equal('POST /api/auth/login');
+    for (const id of byId.keys()) expect(id, 'operationIds are camelCase verbs, not derived from the path').to.match(/^[a-z]+[A-Za-z]*$/).and.not.match(/^(get|post|patch|delete)Api/);
+    expect((doc.servers as Json[]).length).to.be.greaterThan(0);
+    const headersOf = (response: Json): Json => {
+      const resolved = response.$ref ? (resolvePointer(doc, response.$ref as string) as Json) : response;
+      return (resolved.headers ?? {}) as Json;
+    };
+    for (const { key, op } of operations(doc)) {
+      for (const [status, response] of Object.entries(op.responses!)) {
+        expect(headersOf(response), `${key} ${status}`).to.have.property('X-Request-Id');
+      }
+      expect(op.responses, `${key}: any JSON body may be over the limit`).to.have.property('413');
+    }
+    const paths = doc.paths as Record<string, Record<string, Operation>>;
+    for (const [path, method] of [['/api/auth/login', 'post'], ['/api/auth/refresh', 'post'], ['/api/auth/logout', 'post']] as const) {
+      expect(headersOf(paths[path]![method]!.responses!['200']!), path).to.have.nested.property('Set-Cookie.required', true);
+    }
+    // Another member's timesheet is answered 404, not 403: the document says what the server does.
+    expect(Object.keys(paths['/api/timesheets/{id}/download']!.get!.responses!)).to.include('404');
+  });
+
   it('documents list limits that the server really enforces', async () => {
     const admin = await sessionFor(await createUser({ role: 'admin' }));
     const lists = operations(doc).filter(({ method, path, op }) => method === 'get' && !path.includes('{') && (op.parameters ?? []).some((p) => p.name === 'limit'));

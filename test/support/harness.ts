@@ -6,6 +6,7 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateUp } from '../../src/db/migrator.js';
 import { createApp } from '../../src/app/http-app.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { responseContract } from './openapi-contract.js';
 import { requireDatabaseUrl, testEnv } from './test-env.js';
 
 let sharedDb: Database | undefined;
@@ -55,12 +56,15 @@ export function testContext(overrides: Record<string, string> = {}): Promise<App
 
 const apps = new Map<string, Promise<Express>>();
 
-/** The real express app (all middleware, all routes) for supertest. */
+/**
+ * The real express app (all middleware, all routes) for supertest, with the OpenAPI response check in
+ * front: every response it gives is checked against the document (test/support/openapi-hooks.ts).
+ */
 export function testApp(overrides: Record<string, string> = {}): Promise<Express> {
   const key = JSON.stringify(overrides);
   let app = apps.get(key);
   if (!app) {
-    app = testContext(overrides).then((ctx) => createApp(ctx));
+    app = testContext(overrides).then((ctx) => createApp(ctx, { observers: [responseContract(ctx.config.metricsPath).middleware()] }));
     apps.set(key, app);
   }
   return app;

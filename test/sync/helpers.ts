@@ -99,7 +99,7 @@ export async function linkViaApi(app: Express, ctx: AppContext, owner: CrmUser, 
   const res = await owner.as(request(app).post('/api/email-accounts')).send({ email: mail.user, emailPassword: mail.pass });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   await ctx.services.mailSync.whenIdle();
-  return res.body.data.account.id as string;
+  return res.body.data.emailAccount.id as string;
 }
 
 /** The dependencies of a SyncService of this context (its database, email accounts and read-state pusher). */

@@ -32,7 +32,7 @@ describe('timesheet list, download and delete', function () {
   async function upload(session: TestSession, filename: string, bytes: Buffer, year: number, month: number): Promise<Uploaded> {
     const res = await uploadRequest(app, session, { file: { filename, content: bytes }, year, month });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    return { id: res.body.data.id, fileName: res.body.data.fileName, year, month, bytes };
+    return { id: res.body.data.timesheet.id, fileName: res.body.data.timesheet.fileName, year, month, bytes };
   }
 
   const get = (path: string, session?: TestSession) => {

@@ -66,7 +66,7 @@ describe('timesheet upload: form, limits and failures', function () {
       for (const [year, month] of [[2000, 1], [2100, 12]] as const) {
         const res = await uploadRequest(app, session, { file: pdf(), year, month });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
-        expect(res.body.data).to.include({ year, month });
+        expect(res.body.data.timesheet).to.include({ year, month });
       }
     });
 
@@ -78,7 +78,7 @@ describe('timesheet upload: form, limits and failures', function () {
       ]);
       const res = await request(app).post('/api/timesheets/upload').set('Authorization', session.bearer).set('Content-Type', contentType).send(body);
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.data).to.include({ year: 2026, month: 7 });
+      expect(res.body.data.timesheet).to.include({ year: 2026, month: 7 });
     });
   });
 

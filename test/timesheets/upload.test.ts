@@ -43,7 +43,8 @@ describe('timesheet upload (POST /api/timesheets/upload)', function () {
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         expect(res.body.success).to.equal(true);
         expect(res.body.message).to.equal('Výkaz bol úspešne nahraný');
-        const data = res.body.data;
+        expect(Object.keys(res.body.data)).to.deep.equal(['timesheet']);
+        const data = res.body.data.timesheet;
         expect(Object.keys(data).sort()).to.deep.equal(
           ['createdAt', 'fileName', 'fileSize', 'fileType', 'id', 'month', 'updatedAt', 'userId', 'year'].sort(),
         );
@@ -64,14 +65,14 @@ describe('timesheet upload (POST /api/timesheets/upload)', function () {
       expect(bytes.length).to.equal(MAX_BYTES);
       const res = await uploadRequest(app, session, { file: { filename: 'velky.pdf', content: bytes }, year: 2026, month: 4 });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.data.fileSize).to.equal(MAX_BYTES);
+      expect(res.body.data.timesheet.fileSize).to.equal(MAX_BYTES);
     });
 
     it('records an audit entry for the upload', async () => {
       const res = await uploadRequest(app, session, { file: { filename: 'audit.pdf', content: pdfFixture() }, year: 2026, month: 3 });
       expect(res.status).to.equal(201);
       const entries = await AuditLog.findAll({ where: { action: AuditActions.timesheetUploaded, userId: member.user.id } });
-      const entry = entries.find((e) => (e.details as Record<string, unknown>).timesheetId === res.body.data.id);
+      const entry = entries.find((e) => (e.details as Record<string, unknown>).timesheetId === res.body.data.timesheet.id);
       expect(entry, 'audit entry').to.exist;
       expect(entry!.success).to.equal(true);
       expect(entry!.details).to.include({ fileName: 'audit.pdf', fileType: 'pdf', year: 2026, month: 3 });
@@ -83,7 +84,7 @@ describe('timesheet upload (POST /api/timesheets/upload)', function () {
       const before = await storedFiles();
       const res = await uploadRequest(app, session, { file: { filename: '../../etc/passwd.pdf', content: pdfFixture() }, year: 2026, month: 2 });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.data.fileName).to.equal('passwd.pdf');
+      expect(res.body.data.timesheet.fileName).to.equal('passwd.pdf');
       const added = (await storedFiles()).filter((f) => !before.includes(f));
       expect(added).to.have.length(1);
       expect(fs.existsSync(path.join(await timesheetDir(), '..', '..', 'etc', 'passwd.pdf'))).to.equal(false);
@@ -96,14 +97,14 @@ describe('timesheet upload (POST /api/timesheets/upload)', function () {
         month: 5,
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.data.fileName).to.equal('Výkaz "máj" 2026.pdf');
+      expect(res.body.data.timesheet.fileName).to.equal('Výkaz "máj" 2026.pdf');
     });
 
     it('shortens an overlong name but keeps its extension', async () => {
       const res = await uploadRequest(app, session, { file: { filename: `${'č'.repeat(400)}.xlsx`, content: xlsxFixture() }, year: 2026, month: 5 });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(Array.from(res.body.data.fileName as string)).to.have.length(200);
-      expect(res.body.data.fileName).to.match(/^č+\.xlsx$/);
+      expect(Array.from(res.body.data.timesheet.fileName as string)).to.have.length(200);
+      expect(res.body.data.timesheet.fileName).to.match(/^č+\.xlsx$/);
     });
   });
 

@@ -61,7 +61,7 @@ describe('unit: ContactService', () => {
   describe('create', () => {
     it('checks and stores the address trimmed and lower-cased', async () => {
       const { repo, calls } = fakeContacts();
-      await service(repo).create(USER, { accountId: ACCOUNT, email: '  Klient@Partner.TEST ' }, {});
+      await service(repo).create(USER, { emailAccountId: ACCOUNT, email: '  Klient@Partner.TEST ' }, {});
       expect(calls.exists).to.deep.equal(['klient@partner.test']);
       expect(calls.created.map((c) => c.email)).to.deep.equal(['klient@partner.test']);
       expect(calls.created[0]).to.include({ userId: USER, emailAccountId: ACCOUNT, name: null, notes: null });
@@ -69,18 +69,18 @@ describe('unit: ContactService', () => {
 
     it('answers 409 for an existing address without inserting', async () => {
       const { repo, calls } = fakeContacts({ existsByAddress: async () => true });
-      const err = await failure(service(repo).create(USER, { accountId: ACCOUNT, email: 'a@b.test' }, {}));
+      const err = await failure(service(repo).create(USER, { emailAccountId: ACCOUNT, email: 'a@b.test' }, {}));
       expect([err.statusCode, err.message]).to.deep.equal([409, 'Kontakt už existuje']);
       expect(calls.created).to.deep.equal([]);
     });
 
     it('turns a racing insert (unique violation) into the same 409 and a vanished account (foreign key) into its 404', async () => {
       const racing = fakeContacts({ create: async () => Promise.reject(new UniqueConstraintError({})) });
-      const duplicate = await failure(service(racing.repo).create(USER, { accountId: ACCOUNT, email: 'a@b.test' }, {}));
+      const duplicate = await failure(service(racing.repo).create(USER, { emailAccountId: ACCOUNT, email: 'a@b.test' }, {}));
       expect([duplicate.statusCode, duplicate.message]).to.deep.equal([409, 'Kontakt už existuje']);
 
       const vanished = fakeContacts({ create: async () => Promise.reject(new ForeignKeyConstraintError({})) });
-      const gone = await failure(service(vanished.repo).create(USER, { accountId: ACCOUNT, email: 'a@b.test' }, {}));
+      const gone = await failure(service(vanished.repo).create(USER, { emailAccountId: ACCOUNT, email: 'a@b.test' }, {}));
       expect([gone.statusCode, gone.message]).to.deep.equal([404, ACCOUNT_NOT_FOUND]);
     });
   });

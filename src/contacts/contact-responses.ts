@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { nullableTimestamp, timestamp, uuid } from '../shared/response-fields.js';
+
+/** A contact of the caller; user_id is implied by the session and not repeated. */
+export const contactSchema = z
+  .object({
+    id: uuid,
+    emailAccountId: uuid.meta({ description: 'The email account the contact belongs to' }),
+    email: z.string(),
+    name: z.string().nullable(),
+    notes: z.string().nullable(),
+    lastEmailAt: nullableTimestamp,
+    unreadCount: z.number().int().min(0),
+    emailCount: z.number().int().min(0).optional().meta({ description: 'Only on a single contact (GET/PATCH/POST), not in lists' }),
+    addedAt: timestamp,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Contact' });
+
+/** data of GET/POST/PATCH of one contact. */
+export const contactData = z.object({ contact: contactSchema });
+
+/** data of DELETE /api/contacts/{id}. */
+export const deletedContactData = z.object({
+  id: uuid,
+  deletedEmails: z.number().int().min(0).meta({ description: 'Emails removed with the contact' }),
+});
+
+export type ContactResponse = z.input<typeof contactSchema>;
+export type ContactData = z.input<typeof contactData>;
+export type DeletedContactData = z.input<typeof deletedContactData>;

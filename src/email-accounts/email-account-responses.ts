@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { nullableTimestamp, timestamp, uuid } from '../shared/response-fields.js';
+
+export const syncStatusSchema = z
+  .object({
+    status: z.enum(['idle', 'syncing', 'ok', 'error', 'auth_failed']).meta({
+      description: 'auth_failed: the mail server refused the credentials; no retry until they are changed',
+    }),
+    lastSuccessAt: nullableTimestamp,
+    lastAttemptAt: nullableTimestamp,
+    lastError: z.string().nullable(),
+    consecutiveFailures: z.number().int().min(0),
+    nextAttemptAt: nullableTimestamp,
+  })
+  .meta({ id: 'EmailAccountSync' });
+
+/** An email account as its owner sees it: never the password, with its sync status. */
+export const emailAccountSchema = z
+  .object({
+    id: uuid.meta({ description: 'The email account id (emailAccountId in contacts and emails)' }),
+    email: z.string(),
+    jmapAccountId: z.string().meta({ description: "The account's id on the JMAP server" }),
+    isPrimary: z.boolean(),
+    isActive: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    sync: syncStatusSchema,
+  })
+  .meta({ id: 'EmailAccount' });
+
+/** data of POST/PATCH /api/email-accounts and POST /api/email-accounts/{id}/sync. */
+export const emailAccountData = z.object({ emailAccount: emailAccountSchema });
+
+export type EmailAccountResponse = z.input<typeof emailAccountSchema>;
+export type EmailAccountData = z.input<typeof emailAccountData>;
