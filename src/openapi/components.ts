@@ -79,7 +79,7 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     type: 'apiKey',
     in: 'cookie',
     name: 'accessToken',
-    description: 'HttpOnly cookie set by login and refresh (1 h)',
+    description: 'HttpOnly cookie set by login and refresh (1 h); named `__Host-accessToken` when NODE_ENV=production',
   },
   bearer: {
     type: 'http',
@@ -91,6 +91,6 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     type: 'apiKey',
     in: 'cookie',
     name: 'refreshToken',
-    description: 'HttpOnly cookie set by login with rememberMe (7 days); only POST /api/auth/refresh reads it',
+    description: 'HttpOnly cookie set by login with rememberMe (7 days); only POST /api/auth/refresh (and logout) reads it; named `__Host-refreshToken` when NODE_ENV=production',
   },
 };
