@@ -10,7 +10,7 @@ export const listUsersQuery = paginationQuery.extend({
 });
 
 export const updateUserBody = z
-  .object({ role: roleSchema.optional(), firstName: personNameSchema, lastName: personNameSchema })
+  .strictObject({ role: roleSchema.optional(), firstName: personNameSchema, lastName: personNameSchema })
   .refine((v) => v.role !== undefined || v.firstName !== undefined || v.lastName !== undefined, {
     message: 'Zadajte aspoň jednu zmenu (role, firstName, lastName)',
   });
@@ -38,7 +38,7 @@ const auditFilterShape = {
 };
 
 /** The filters alone: crm-admin pages with its own, larger limit. */
-export const auditLogFilters = z.object(auditFilterShape).refine(sinceBeforeUntil, { message: 'since musí byť pred until', path: ['until'] });
+export const auditLogFilters = z.strictObject(auditFilterShape).refine(sinceBeforeUntil, { message: 'since musí byť pred until', path: ['until'] });
 
 export const auditLogQuery = paginationQuery
   .extend(auditFilterShape)

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import type { AppContext } from './context.js';
+import type { AuthCookies } from '../auth/cookies.js';
 import { openApiHandler } from '../openapi/openapi-routes.js';
 import { createAuthMiddleware } from '../auth/auth-middleware.js';
 import { createAuthRouter } from '../auth/auth-routes.js';
@@ -10,10 +11,10 @@ import { createEmailRouter } from '../emails/email-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
-export function mountApiRoutes(api: Router, ctx: AppContext): void {
-  const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions);
+export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
+  const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions, cookies);
   api.get('/openapi.json', openApiHandler({ metricsPath: ctx.config.metricsPath }));
-  api.use('/auth', createAuthRouter(ctx.services, auth, { production: ctx.config.isProduction }));
+  api.use('/auth', createAuthRouter(ctx.services, auth, cookies));
   api.use('/admin', createAdminRouter(ctx.services, auth));
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   api.use('/contacts', createContactRouter(ctx.services, auth));

@@ -3,7 +3,10 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import type { AppContext } from './context.js';
-import { createErrorHandler, notFoundHandler } from '../http/error-handler.js';
+import { createErrorHandler } from '../http/error-handler.js';
+import { methodNotAllowed, routeNotFound } from '../http/route-fallback.js';
+import { AuthCookies } from '../auth/cookies.js';
+import { csrfGuard, rejectDuplicateAuthCookies } from '../auth/request-guard-middleware.js';
 import { createHealthRouter } from '../health/health-routes.js';
 import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.js';
 import { requestIdMiddleware } from '../http/middleware/request-id.js';
@@ -35,18 +38,23 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
     }),
   );
   if (config.corsOrigin) app.use(corsForOrigin(config.corsOrigin));
-  app.use(express.json({ limit: '100kb', strict: true }));
+  // Cookies are judged before any body is read: a planted duplicate or a cross-site request is
+  // refused without parsing a byte of what it sent.
+  const cookies = new AuthCookies(config.isProduction);
   app.use(cookieParser());
+  app.use(rejectDuplicateAuthCookies(cookies), csrfGuard(cookies, { corsOrigin: config.corsOrigin }));
+  // A known path with a wrong method: 405 with Allow, before any body is read or anyone authenticated.
+  app.use(methodNotAllowed(app.router));
+  app.use(express.json({ limit: '100kb', strict: true }));
 
   // Outside the /api router so that METRICS_PATH may also be a path like /metrics.
   app.get(config.metricsPath, metricsEndpoint(ctx.services.metrics, { allow: config.metricsAllow, trustProxy: config.trustProxy }));
 
   const api: Router = express.Router();
   api.use('/health', createHealthRouter(ctx.db.sequelize));
-  mountApiRoutes(api, ctx);
-  api.use(notFoundHandler);
+  mountApiRoutes(api, ctx, cookies);
   app.use('/api', api);
-  app.use(notFoundHandler);
+  app.use(routeNotFound);
   app.use(createErrorHandler(logger, config.isDevelopment && config.errorStacks));
   return app;
 }

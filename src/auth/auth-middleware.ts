@@ -1,32 +1,44 @@
 import type { Request, RequestHandler } from 'express';
 import { AuthenticationError, ForbiddenError } from '../errors/app-errors.js';
 import type { Role } from '../models/index.js';
-import { requireAuthContext } from '../http/auth-context.js';
+import { requireAuthContext, type AuthContext } from '../http/auth-context.js';
+import type { AuthCookies } from './cookies.js';
+import { PASSWORD_CHANGE_REQUIRED } from './auth-messages.js';
 import type { SessionService } from './session-service.js';
 import type { TokenService } from './token-service.js';
 
-/** The access token comes from the `accessToken` cookie (browser) or an `Authorization: Bearer` header (API clients). */
-export function readAccessToken(req: Request): string | undefined {
+/** The access token of an `Authorization: Bearer` header (API clients), if the request has one. */
+export function bearerToken(req: Request): string | undefined {
   const header = req.get('authorization');
-  if (header) {
-    const match = /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
-    if (match) return match[1];
-  }
-  const cookie = (req.cookies as Record<string, unknown> | undefined)?.accessToken;
-  return typeof cookie === 'string' && cookie.length > 0 ? cookie : undefined;
+  if (!header) return undefined;
+  const match = /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
+  return match?.[1];
 }
 
-export function createAuthMiddleware(tokens: TokenService, sessions: SessionService) {
-  const requireAuth: RequestHandler = async (req, _res, next) => {
-    const token = readAccessToken(req);
+export function createAuthMiddleware(tokens: TokenService, sessions: SessionService, cookies: AuthCookies) {
+  /**
+   * The caller of a request, from the Bearer header or else the access cookie. A revoked session
+   * (logout, password change, admin reset) ends its access tokens at once.
+   */
+  const authenticate = async (req: Request): Promise<AuthContext> => {
+    const token = bearerToken(req) ?? cookies.access(req);
     if (!token) throw new AuthenticationError();
     const claims = tokens.verifyAccess(token);
-    // A revoked session (logout, password change, admin reset) ends its access tokens at once.
     const user = await sessions.activeSessionUser(claims.sid, claims.id);
     if (!user) throw new AuthenticationError();
-    req.auth = { userId: user.id, username: user.username, role: user.role, sessionId: claims.sid, user };
-    next();
+    return { userId: user.id, username: user.username, role: user.role, sessionId: claims.sid, user };
   };
+
+  const guard =
+    (onboarding: 'enforced' | 'allowed'): RequestHandler =>
+    async (req, res, next) => {
+      // Personal data and tokens: no browser or proxy cache keeps an authenticated answer (design.md).
+      res.set('Cache-Control', 'no-store');
+      req.auth = await authenticate(req);
+      // design.md: with a temporary password only the onboarding endpoints answer.
+      if (onboarding === 'enforced' && !req.auth.user.changedPassword) throw new ForbiddenError(PASSWORD_CHANGE_REQUIRED, 'password_change_required');
+      next();
+    };
 
   /** The check uses the role stored now, not the one in a token minted before a role change. */
   const requireRole =
@@ -36,7 +48,14 @@ export function createAuthMiddleware(tokens: TokenService, sessions: SessionServ
       next();
     };
 
-  return { requireAuth, requireRole };
+  return {
+    authenticate,
+    /** Every protected endpoint: an authenticated caller who has set their own password. */
+    requireAuth: guard('enforced'),
+    /** Only the endpoints a user with a temporary password still reaches: me, session, set-password. */
+    requireAuthDuringOnboarding: guard('allowed'),
+    requireRole,
+  };
 }
 
 export type AuthMiddleware = ReturnType<typeof createAuthMiddleware>;

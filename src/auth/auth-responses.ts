@@ -33,20 +33,17 @@ export const linkEmailData = z.object({
   emailAccount: emailAccountSchema,
 });
 
-/**
- * The onboarding flags on /me and /session are filled by the onboarding work of the same issue; they
- * are optional here until it lands so that either order of merging validates.
- */
-const optionalOnboarding = {
-  needsPasswordChange: onboarding.needsPasswordChange.optional(),
-  needsEmailSetup: onboarding.needsEmailSetup.optional(),
+/** design.md: /me and /session carry the onboarding flags, so a reloaded frontend knows the step. */
+const onboardingFlags = {
+  needsPasswordChange: onboarding.needsPasswordChange,
+  needsEmailSetup: onboarding.needsEmailSetup,
 };
 
 /** data of GET /api/auth/me. */
-export const meData = z.object({ user: userSchema, ...optionalOnboarding });
+export const meData = z.object({ user: userSchema, ...onboardingFlags });
 
 /** data of GET /api/auth/session. */
-export const sessionData = z.object({ user: userSchema, authenticated: z.literal(true), ...optionalOnboarding });
+export const sessionData = z.object({ user: userSchema, authenticated: z.literal(true), ...onboardingFlags });
 
 export type UserStateData = z.input<typeof userStateData>;
 export type LoginData = z.input<typeof loginData>;

@@ -1,11 +1,11 @@
-import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
+import { Router, type Request } from 'express';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { SyncService } from '../sync/sync-service.js';
 import type { AuthService } from './auth-service.js';
 import type { SessionService } from './session-service.js';
 import { AuditActions } from '../audit/audit-service.js';
 import { AuthenticationError } from '../errors/app-errors.js';
-import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { requestMeta, requireAuthContext, type AuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validate.js';
 import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
@@ -14,7 +14,7 @@ import type { AuthMiddleware } from './auth-middleware.js';
 import type { LinkEmailData, LoginData, MeData, RefreshData, SessionData, UserStateData } from './auth-responses.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
 import type { UserState } from './auth-service.js';
-import { AuthCookies, REFRESH_COOKIE } from './cookies.js';
+import type { AuthCookies } from './cookies.js';
 import { REFRESH_INVALID } from './auth-messages.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
@@ -28,9 +28,8 @@ export interface AuthRouteDeps {
 }
 
 /** Spec section 4.1, mounted at /api/auth. */
-export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, options: { production: boolean }): Router {
+export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, cookies: AuthCookies): Router {
   const router = Router();
-  const cookies = new AuthCookies(options.production);
 
   // Responses carry tokens and personal data: never stored by a browser or proxy cache.
   router.use((_req, res, next) => {
@@ -60,8 +59,13 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
 
   // Reads only the refreshToken cookie: a refresh token never travels in a header or body to this endpoint.
   router.post('/refresh', async (req, res) => {
-    const token = (req.cookies as Record<string, unknown> | undefined)?.[REFRESH_COOKIE];
-    if (typeof token !== 'string' || token.length === 0) throw new AuthenticationError(REFRESH_MISSING, 'refresh_token_missing');
+    const token = cookies.refresh(req);
+    if (!token) {
+      // Nothing to refresh with: the access cookie (expired, or about to) goes too, so the browser
+      // is plainly logged out instead of holding half a session.
+      cookies.clearAll(res);
+      throw new AuthenticationError(REFRESH_MISSING, 'refresh_token_missing');
+    }
     let result;
     try {
       result = await services.sessions.refresh(token, requestMeta(req));
@@ -80,7 +84,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     ok(res, { accessToken: result.accessToken } satisfies RefreshData, 'Token obnovený');
   });
 
-  router.post('/set-password', auth.requireAuth, async (req, res) => {
+  router.post('/set-password', auth.requireAuthDuringOnboarding, async (req, res) => {
     const body = parseBody(setPasswordSchema, req);
     const result = await services.auth.setPassword(requireAuthContext(req).userId, requireAuthContext(req).sessionId, body, requestMeta(req));
     ok(res, presentState(result), 'Heslo úspešne nastavené');
@@ -103,19 +107,48 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     ok(res, presentState(result), 'Email setup preskočený');
   });
 
-  const logout: RequestHandler = async (req, res) => {
-    await services.auth.logout(requireAuthContext(req).user, requireAuthContext(req).sessionId, requestMeta(req));
+  router.post('/logout', async (req, res) => {
+    let caller;
+    try {
+      caller = await logoutCaller(req);
+    } catch (err) {
+      // No session to end: the browser still ends up without credentials. A database outage keeps
+      // them (the logout can be tried again).
+      if (err instanceof AuthenticationError) cookies.clearAll(res);
+      throw err;
+    }
+    await services.auth.logout(caller.user, caller.sessionId, requestMeta(req));
     cookies.clearAll(res);
     ok(res, undefined, 'Odhlásenie úspešné');
-  };
-  router.post('/logout', auth.requireAuth, logout, clearCookiesOnAuthFailure(cookies));
-
-  router.get('/session', auth.requireAuth, (req, res) => {
-    ok(res, { user: presentUser(requireAuthContext(req).user), authenticated: true } satisfies SessionData, 'Relácia je platná');
   });
 
-  router.get('/me', auth.requireAuth, (req, res) => {
-    ok(res, { user: presentUser(requireAuthContext(req).user) } satisfies MeData, 'Používateľ načítaný');
+  /**
+   * The session a logout ends: the access token's, or, when that is missing or expired, the one the
+   * refresh cookie names (a tab reopened after an hour still logs out for real). Neither: 401.
+   */
+  async function logoutCaller(req: Request): Promise<{ user: AuthContext['user']; sessionId: string }> {
+    try {
+      req.auth = await auth.authenticate(req);
+      return req.auth;
+    } catch (err) {
+      const token = cookies.refresh(req);
+      const named = err instanceof AuthenticationError && token ? await services.sessions.sessionOfRefreshToken(token) : null;
+      if (!named) throw err;
+      const { user, sessionId } = named;
+      req.auth = { userId: user.id, username: user.username, role: user.role, sessionId, user };
+      return named;
+    }
+  }
+
+  // design.md: a reloaded frontend learns where the user is in onboarding from these two.
+  router.get('/session', auth.requireAuthDuringOnboarding, async (req, res) => {
+    const { user } = requireAuthContext(req);
+    ok(res, { user: presentUser(user), authenticated: true, ...(await services.auth.onboardingState(user)) } satisfies SessionData, 'Relácia je platná');
+  });
+
+  router.get('/me', auth.requireAuthDuringOnboarding, async (req, res) => {
+    const { user } = requireAuthContext(req);
+    ok(res, { user: presentUser(user), ...(await services.auth.onboardingState(user)) } satisfies MeData, 'Používateľ načítaný');
   });
 
   return router;
@@ -123,12 +156,4 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
 
 function presentState(state: UserState): UserStateData {
   return { user: presentUser(state.user), needsPasswordChange: state.needsPasswordChange, needsEmailSetup: state.needsEmailSetup };
-}
-
-/** A logout whose access token is already dead still leaves the browser without credentials. */
-function clearCookiesOnAuthFailure(cookies: AuthCookies): ErrorRequestHandler {
-  return (err, _req, res, next) => {
-    if (err instanceof AuthenticationError) cookies.clearAll(res);
-    next(err);
-  };
 }

@@ -1,25 +1,34 @@
 import { z } from 'zod';
 
 /**
- * Request bodies of spec section 4.1. Upper bounds here only keep absurd input out (a megabyte
+ * Request bodies of spec section 4.1, strict like every request body (an unknown field is a 400). Upper bounds here only keep absurd input out (a megabyte
  * "password"); the password policy itself (10-128 characters...) lives in password-policy.ts.
  */
 const MAX_SECRET_LENGTH = 1024;
 
-export const loginSchema = z.object({
+/**
+ * design.md: `rememberMe` is true/false, "true"/"false" or 1/0 (a form post sends text); anything else
+ * is a 400, never a silent false.
+ */
+const REMEMBER_ME_MESSAGE = 'rememberMe musí byť true alebo false (aj "true"/"false" alebo 1/0)';
+export const rememberMeSchema = z
+  .union([z.boolean(), z.enum(['true', 'false']), z.literal(1), z.literal(0)], { error: REMEMBER_ME_MESSAGE })
+  .transform((v) => v === true || v === 'true' || v === 1);
+
+export const loginSchema = z.strictObject({
   // Not the strict username format of user creation: a malformed name is just a failed login (401).
   username: z.string({ error: 'Používateľské meno je povinné' }).trim().min(1, 'Používateľské meno je povinné').max(128, 'Používateľské meno je príliš dlhé'),
   password: z.string({ error: 'Heslo je povinné' }).min(1, 'Heslo je povinné').max(MAX_SECRET_LENGTH, 'Heslo je príliš dlhé'),
-  rememberMe: z.boolean({ error: 'rememberMe musí byť true alebo false' }).optional().default(false),
+  rememberMe: rememberMeSchema.optional().default(false),
 });
 
-export const setPasswordSchema = z.object({
+export const setPasswordSchema = z.strictObject({
   newPassword: z.string({ error: 'Nové heslo je povinné' }).max(MAX_SECRET_LENGTH, 'Heslo môže mať najviac 128 znakov'),
   // Required only once the user has a password of their own; the service decides.
   currentPassword: z.string({ error: 'Aktuálne heslo musí byť text' }).max(MAX_SECRET_LENGTH, 'Aktuálne heslo je príliš dlhé').optional(),
 });
 
-export const linkEmailSchema = z.object({
+export const linkEmailSchema = z.strictObject({
   email: z
     .string({ error: 'Email je povinný' })
     .trim()

@@ -128,6 +128,23 @@ export class SessionService {
     return sessions.userFromRow(found.user);
   }
 
+  /**
+   * The user and session a refresh token names, when that session still stands; null for a bad,
+   * expired or foreign token. For a logout whose access token already expired (spec 4.1 rule 7): the
+   * browser still holds the refresh cookie, and that session must end, not linger until it expires.
+   */
+  async sessionOfRefreshToken(refreshToken: string): Promise<{ user: User; sessionId: string } | null> {
+    let claims: { sub: string; sid: string };
+    try {
+      claims = this.deps.tokens.verifyRefresh(refreshToken, REFRESH_INVALID);
+    } catch (err) {
+      if (err instanceof AuthenticationError) return null;
+      throw err;
+    }
+    const found = await this.deps.sessions.findActiveWithUser(claims.sid, claims.sub);
+    return found ? { user: this.deps.sessions.userFromRow(found.user), sessionId: claims.sid } : null;
+  }
+
   /** For health/metrics and tests: whether checked sessions are being served from memory. */
   cacheStats(): { enabled: boolean; listening: boolean; entries: number } {
     const { cache } = this.deps;

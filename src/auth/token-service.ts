@@ -68,10 +68,8 @@ export class TokenService {
     }
     const claims: AccessClaims = Object.freeze({ id, username, role, sid });
     // Only the signature check is skipped next time; the session is still checked on every request.
-    if (typeof exp === 'number') {
-      if (this.verifiedAccess.size >= VERIFIED_CACHE_MAX) this.verifiedAccess.clear();
-      this.verifiedAccess.set(token, { claims, expiresAt: exp * 1000 });
-    }
+    if (this.verifiedAccess.size >= VERIFIED_CACHE_MAX) this.verifiedAccess.clear();
+    this.verifiedAccess.set(token, { claims, expiresAt: (exp as number) * 1000 });
     return claims;
   }
 
@@ -88,6 +86,9 @@ export class TokenService {
       // algorithms pinned: "alg: none" and algorithm-confusion tokens fail here.
       const payload = jwt.verify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience });
       if (typeof payload === 'string' || payload.typ !== audience) throw new Error('wrong token type');
+      // jsonwebtoken accepts a token without `exp` as valid forever; every token we sign has one, so a
+      // token without it was not minted by this service's rules (a leaked key, a hand-made token).
+      if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) throw new Error('token without expiry');
       return payload;
     } catch {
       throw refused();

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import cron from 'node-cron';
 import { DEFAULT_METRICS_ALLOW, parseAllowList } from '../shared/ip-allow-list.js';
+// Configuration problems are reported in Slovak like every other message.
+import '../shared/zod-slovak.js';
 
 /** systemd EnvironmentFiles often carry `KEY=` lines: an empty value means "not set", not "empty string". */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -12,6 +14,24 @@ const secret = (name: string) =>
     (v) => (v === '' ? undefined : v),
     z.string().min(32, `${name} musí mať aspoň 32 znakov`).optional(),
   );
+
+/**
+ * The frontend's origin: http(s) only, scheme://host[:port] and nothing more. Anything else (file:,
+ * data:, a path) has an opaque or surprising origin; `file:///x` would have made `Origin: null`
+ * (sandboxed frames, local files) a credentialed CORS origin. Stored as the normalised origin.
+ */
+const CORS_ORIGIN_MESSAGE = 'CORS_ORIGIN musí byť origin http(s)://host[:port] bez cesty, napr. https://crm.example.sk';
+const corsOrigin = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z
+    .url({ protocol: /^https?$/, error: CORS_ORIGIN_MESSAGE, abort: true })
+    .refine((v) => {
+      const url = new URL(v);
+      return url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+    }, CORS_ORIGIN_MESSAGE)
+    .transform((v) => new URL(v).origin)
+    .optional(),
+);
 
 const booleanFlag = withDefault(
   z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v)),
@@ -47,7 +67,7 @@ export const envSchema = z.object({
     z.string().refine((v) => cron.validate(v), 'SYNC_CRON nie je platný cron výraz'),
     '*/5 * * * *',
   ),
-  CORS_ORIGIN: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  CORS_ORIGIN: corsOrigin,
   BCRYPT_ROUNDS: withDefault(z.coerce.number().int().min(4).max(15), '12'),
   LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'info'),
   // crm-admin commands log to stderr; only warnings by default so their output stays readable.

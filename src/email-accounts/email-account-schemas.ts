@@ -14,10 +14,10 @@ const passwordField = z
   .min(1, 'Heslo k emailu je povinné')
   .max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé');
 
-export const createEmailAccountBody = z.object({ email: emailField, emailPassword: passwordField });
+export const createEmailAccountBody = z.strictObject({ email: emailField, emailPassword: passwordField });
 
 export const updateEmailAccountBody = z
-  .object({
+  .strictObject({
     email: emailField.optional(),
     emailPassword: passwordField.optional(),
     isActive: z.boolean({ error: 'isActive musí byť true alebo false' }).optional(),

@@ -34,10 +34,7 @@ export const listEmailsQuery = paginationQuery
 
 export const threadQuery = paginationQuery;
 
-export const updateEmailBody = z.strictObject(
-  { isRead: z.boolean({ error: 'isRead musí byť true alebo false' }) },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Nepovolené pole (meniť sa dá len isRead)' : undefined) },
-);
+export const updateEmailBody = z.strictObject({ isRead: z.boolean({ error: 'isRead musí byť true alebo false' }) });
 
 export const contactIdParams = z.object({ contactId: z.uuid('Neplatný identifikátor kontaktu') });
 

@@ -69,7 +69,19 @@ export class RateLimitError extends AppError {
   }
 }
 
-/** Errors with their own status code that the spec's table does not name (413, 502, 503, 504). */
+/** Errors with their own status code that the spec's table does not name (405, 413, 415, 502, 503, 504). */
+export class MethodNotAllowedError extends AppError {
+  constructor(allowed: string[], message = 'Metóda nie je pre túto cestu povolená') {
+    super(message, 405, undefined, { Allow: allowed.join(', ') }, 'method_not_allowed');
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message = 'Nepodporovaný typ obsahu požiadavky (očakáva sa application/json)') {
+    super(message, 415, undefined, {}, 'unsupported_media_type');
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(message = 'Požiadavka je príliš veľká') {
     super(message, 413, undefined, {}, 'payload_too_large');

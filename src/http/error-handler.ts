@@ -1,6 +1,6 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler } from 'express';
 import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
-import { AppError, BadRequestError, type ErrorCode, ConflictError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../errors/app-errors.js';
+import { AppError, BadRequestError, type ErrorCode, ConflictError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
 import { originalPath } from './middleware/request-id.js';
 
@@ -23,13 +23,30 @@ function fromFrameworkError(err: unknown): AppError | undefined {
   }
   if (e.type === 'entity.parse.failed') return new BadRequestError('Neplatný formát JSON', undefined, 'invalid_json');
   if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError();
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-    return new BadRequestError('Nepodporované kódovanie požiadavky');
-  }
+  // body-parser's 415s: a charset other than UTF-8, a Content-Encoding it cannot undo.
+  if (e.type === 'charset.unsupported') return new UnsupportedMediaTypeError('Nepodporovaná znaková sada požiadavky (očakáva sa UTF-8)');
+  if (e.type === 'encoding.unsupported') return new UnsupportedMediaTypeError('Nepodporované kódovanie obsahu požiadavky (Content-Encoding)');
   if (e.type === 'request.aborted') return new BadRequestError('Požiadavka bola prerušená');
   const status = e.status ?? e.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) return new BadRequestError();
+  if (typeof status === 'number' && status >= 400 && status < 500) return ownClientError(status);
   return undefined;
+}
+
+/**
+ * A client error of a library keeps its own status where we have a code for it (design.md: errors keep
+ * their own 4xx); a status we have no code for is the generic 400.
+ */
+const CLIENT_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {
+  408: ['request_timeout', 'Požiadavka neprišla včas'],
+  413: ['payload_too_large', 'Požiadavka je príliš veľká'],
+  415: ['unsupported_media_type', 'Nepodporovaný typ obsahu požiadavky'],
+  417: ['expectation_failed', 'Nepodporovaná hlavička Expect'],
+  431: ['request_headers_too_large', 'Hlavičky požiadavky sú príliš veľké'],
+};
+
+function ownClientError(status: number): AppError {
+  const known = CLIENT_ERRORS[status];
+  return known ? new AppError(known[1], status, undefined, {}, known[0]) : new BadRequestError();
 }
 
 /**
@@ -87,6 +104,3 @@ export function createErrorHandler(logger: Logger, showStack: boolean): ErrorReq
   };
 }
 
-export const notFoundHandler: RequestHandler = (_req, _res, next) => {
-  next(new NotFoundError('Cesta neexistuje', 'route_not_found'));
-};

@@ -70,6 +70,7 @@ export const errorResponses: Record<ErrorStatus | 500, ZodOpenApiResponseObject>
   404: errorResponse('NotFound', "NotFoundError: no such resource, or another user's"),
   409: errorResponse('Conflict', 'ConflictError: a duplicate, the last admin, or a concurrent change (try again)'),
   413: errorResponse('PayloadTooLarge', 'The body (JSON: 100 kB, any operation) or the uploaded file (10 MB) is over its limit'),
+  415: errorResponse('UnsupportedMediaType', 'A body that is not JSON where JSON is expected, or an unsupported charset or encoding (any operation)'),
   429: errorResponse('TooManyRequests', 'RateLimitError: throttled', retryAfter),
   500: errorResponse('InternalError', "'Interná chyba servera', no internals"),
   502: errorResponse('BadGateway', 'The mail (JMAP) server could not be reached or answered wrongly'),
@@ -82,7 +83,7 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     type: 'apiKey',
     in: 'cookie',
     name: 'accessToken',
-    description: 'HttpOnly cookie set by login and refresh (1 h)',
+    description: 'HttpOnly cookie set by login and refresh (1 h); named `__Host-accessToken` when NODE_ENV=production',
   },
   bearer: {
     type: 'http',
@@ -94,6 +95,6 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     type: 'apiKey',
     in: 'cookie',
     name: 'refreshToken',
-    description: 'HttpOnly cookie set by login with rememberMe (7 days); only POST /api/auth/refresh reads it',
+    description: 'HttpOnly cookie set by login with rememberMe (7 days); only POST /api/auth/refresh (and logout) reads it; named `__Host-refreshToken` when NODE_ENV=production',
   },
 };

@@ -99,7 +99,8 @@ function successContent(route: RouteDoc): ZodOpenApiResponseObject {
  * JSON body is refused whatever the path), and 500.
  */
 function errorStatuses(route: RouteDoc): Array<ErrorStatus | 500> {
-  const statuses = new Set<ErrorStatus | 500>([400, 413, 500, ...(route.errors ?? [])]);
+  // The body parsers run before routing: a bad body is refused on any operation (400, 413, 415).
+  const statuses = new Set<ErrorStatus | 500>([400, 413, 415, 500, ...(route.errors ?? [])]);
   if (route.auth !== 'none') {
     statuses.add(401);
     // Admin-only routes refuse members; every signed-in route refuses a user who must first change

@@ -49,7 +49,7 @@ export interface RouteDoc {
   errors?: ErrorStatus[];
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 503 | 504;
 
 /** Groups rows of one area under a tag. */
 export interface AreaDoc {

@@ -1,26 +1,42 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors/app-errors.js';
+import { unknownFieldMessage } from './zod-slovak.js';
 
 /**
  * Framework-free validation shared by HTTP routes, crm-admin commands and the OpenAPI builders:
  * one ValidationError (the spec's kind) with one Slovak message and the field problems as details.
+ * Importing this module installs the Slovak zod messages (zod-slovak.ts).
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, message = 'Neplatné údaje'): z.infer<S> {
   const result = schema.safeParse(value);
-  if (!result.success) {
-    throw new ValidationError(
-      message,
-      result.error.issues.map((i) => ({ field: i.path.join('.') || null, message: i.message })),
-    );
-  }
+  if (!result.success) throw new ValidationError(message, issueDetails(result.error.issues));
   return result.data;
+}
+
+export interface FieldProblem {
+  field: string | null;
+  message: string;
+}
+
+/** One detail per problem; an unknown field is named as the field itself, one detail per unknown key. */
+export function issueDetails(issues: readonly z.core.$ZodIssue[]): FieldProblem[] {
+  return issues.flatMap((issue) => {
+    const path = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: [...path, key].join('.'), message: unknownFieldMessage(key) }));
+    }
+    return [{ field: path.join('.') || null, message: issue.message }];
+  });
 }
 
 /** Route ids are UUIDs; anything else is a 400 before it reaches a query (never a 500 from PostgreSQL). */
 export const idParams = z.object({ id: z.uuid('Neplatný identifikátor') });
 
-/** design.md "Lists": page from 1, limit default 50, at most 100; beyond that a 400, not a silent clamp. */
-export const paginationQuery = z.object({
+/**
+ * design.md "Lists": page from 1, limit default 50, at most 100; beyond that a 400, not a silent clamp.
+ * Strict like every list query (docs/decisions.md): a misspelt filter is a 400, never an unfiltered list.
+ */
+export const paginationQuery = z.strictObject({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });

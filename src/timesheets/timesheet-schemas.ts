@@ -19,7 +19,7 @@ export const yearField = wholeNumber(MIN_YEAR, MAX_YEAR, YEAR_MESSAGE);
 export const monthField = wholeNumber(1, 12, MONTH_MESSAGE);
 
 /** The text fields of the upload form (the file itself is the `file` part). */
-export const uploadFieldsSchema = z.object({
+export const uploadFieldsSchema = z.strictObject({
   year: yearField,
   month: monthField,
 });

@@ -13,7 +13,8 @@ export const usernameSchema = z
 
 export const roleSchema = z.enum(['admin', 'member'], { error: 'Rola musí byť admin alebo member' });
 
-export const newUserSchema = z.object({
+/** Request bodies are strict objects: an unknown field is a 400 (docs/decisions.md). */
+export const newUserSchema = z.strictObject({
   username: usernameSchema,
   role: roleSchema.default('member'),
   firstName: name,
@@ -27,7 +28,7 @@ export const mailPasswordSchema = z
   .string({ error: 'Heslo k emailu je povinné' })
   .min(1, 'Heslo k emailu je povinné')
   .max(1024, 'Heslo k emailu je príliš dlhé');
-export const mailCredentialsSchema = z.object({ email: mailAddressSchema, emailPassword: mailPasswordSchema });
+export const mailCredentialsSchema = z.strictObject({ email: mailAddressSchema, emailPassword: mailPasswordSchema });
 
 /** Mail credentials given at creation: both or neither, so a half-filled form is an error, not a silent skip. */
 export const newUserWithMailSchema = newUserSchema

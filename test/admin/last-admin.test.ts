@@ -25,6 +25,7 @@ describe('the last admin cannot be demoted or deleted', function () {
     await drop?.();
   });
 
+  /** Logs in with the temporary password and sets an own one (onboarding), answering the access token. */
   async function login(username: string, password: string): Promise<string> {
     const res = await fetch(`${serve!.url}/api/auth/login`, {
       method: 'POST',
@@ -32,7 +33,15 @@ describe('the last admin cannot be demoted or deleted', function () {
       body: JSON.stringify({ username, password }),
     });
     expect(res.status).to.equal(200);
-    return ((await res.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken;
+    const token = ((await res.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken;
+    // design.md: with a temporary password only onboarding answers; the session stays valid after it.
+    const set = await fetch(`${serve!.url}/api/auth/set-password`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ newPassword: `Own-${username}-Passphrase-2026` }),
+    });
+    expect(set.status).to.equal(200);
+    return token;
   }
 
   function api(method: string, path: string, token: string, body?: unknown) {

@@ -76,7 +76,7 @@ describe('crm-admin users', function () {
     let tag: string;
     before(async () => {
       tag = uniqueName('lst');
-      await createUser({ username: `${tag}-a`, role: 'admin' });
+      await createUser({ username: `${tag}-a`, role: 'admin', temporary: true });
       await createUser({ username: `${tag}-b`, role: 'member' });
       await createUser({ username: `${tag}-c`, role: 'member' });
     });

@@ -13,12 +13,12 @@ describe('auth cookies (spec section 5)', () => {
         const { res } = await loginViaHttp(app, user.username, user.password, { rememberMe: true, ip: randomIp() });
         expect(res.status).to.equal(200);
         const cookies = parseSetCookies(res);
-        expectModeAttributes(cookies.accessToken, mode);
-        expect(cookies.accessToken.attributes['max-age']).to.equal('3600');
-        expect(cookies.accessToken.value).to.equal(res.body.data.tokens.accessToken);
-        expectModeAttributes(cookies.refreshToken, mode);
-        expect(cookies.refreshToken.attributes['max-age']).to.equal('604800');
-        expect(cookies.refreshToken.value).to.equal(res.body.data.tokens.refreshToken);
+        expectModeAttributes(cookies[mode.access], mode);
+        expect(cookies[mode.access]!.attributes['max-age']).to.equal('3600');
+        expect(cookies[mode.access]!.value).to.equal(res.body.data.tokens.accessToken);
+        expectModeAttributes(cookies[mode.refresh], mode);
+        expect(cookies[mode.refresh]!.attributes['max-age']).to.equal('604800');
+        expect(cookies[mode.refresh]!.value).to.equal(res.body.data.tokens.refreshToken);
       });
 
       it('login without rememberMe sets only the access cookie (a leftover refresh cookie is cleared)', async () => {
@@ -28,10 +28,10 @@ describe('auth cookies (spec section 5)', () => {
           const { res } = await loginViaHttp(app, user.username, user.password, { rememberMe, ip: randomIp() });
           expect(res.status).to.equal(200);
           const cookies = parseSetCookies(res);
-          expectModeAttributes(cookies.accessToken, mode);
-          expect(cookies.accessToken.attributes['max-age']).to.equal('3600');
-          expect(cookies.accessToken.value).to.not.equal('');
-          expectCleared(cookies.refreshToken, mode);
+          expectModeAttributes(cookies[mode.access], mode);
+          expect(cookies[mode.access]!.attributes['max-age']).to.equal('3600');
+          expect(cookies[mode.access]!.value).to.not.equal('');
+          expectCleared(cookies[mode.refresh], mode);
           // The body still carries both tokens (spec rule 1).
           expect(res.body.data.tokens.refreshToken).to.be.a('string').and.not.empty;
         }
@@ -41,15 +41,15 @@ describe('auth cookies (spec section 5)', () => {
         const app = await authApp(mode.overrides);
         const user = await onboardedUser();
         const { refreshToken } = await loginViaHttp(app, user.username, user.password, { rememberMe: true, ip: randomIp() });
-        const res = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${refreshToken}`);
+        const res = await request(app).post('/api/auth/refresh').set('Cookie', `${mode.refresh}=${refreshToken}`);
         expect(res.status).to.equal(200);
         const cookies = parseSetCookies(res);
-        expectModeAttributes(cookies.accessToken, mode);
-        expect(cookies.accessToken.attributes['max-age']).to.equal('3600');
-        expect(cookies.accessToken.value).to.equal(res.body.data.accessToken);
-        expectModeAttributes(cookies.refreshToken, mode);
-        expect(cookies.refreshToken.attributes['max-age']).to.equal('604800');
-        expect(cookies.refreshToken.value).to.not.equal(refreshToken);
+        expectModeAttributes(cookies[mode.access], mode);
+        expect(cookies[mode.access]!.attributes['max-age']).to.equal('3600');
+        expect(cookies[mode.access]!.value).to.equal(res.body.data.accessToken);
+        expectModeAttributes(cookies[mode.refresh], mode);
+        expect(cookies[mode.refresh]!.attributes['max-age']).to.equal('604800');
+        expect(cookies[mode.refresh]!.value).to.not.equal(refreshToken);
       });
 
       it('logout clears both cookies with the same attributes', async () => {
@@ -59,17 +59,17 @@ describe('auth cookies (spec section 5)', () => {
         const res = await request(app).post('/api/auth/logout').set('Cookie', sent);
         expect(res.status).to.equal(200);
         const cookies = parseSetCookies(res);
-        expectCleared(cookies.accessToken, mode);
-        expectCleared(cookies.refreshToken, mode);
+        expectCleared(cookies[mode.access], mode);
+        expectCleared(cookies[mode.refresh], mode);
       });
 
       it('a failed refresh clears both cookies with the same attributes', async () => {
         const app = await authApp(mode.overrides);
-        const res = await request(app).post('/api/auth/refresh').set('Cookie', ['refreshToken=not-a-token', 'accessToken=whatever']);
+        const res = await request(app).post('/api/auth/refresh').set('Cookie', [`${mode.refresh}=not-a-token`, `${mode.access}=whatever`]);
         expect(res.status).to.equal(401);
         const cookies = parseSetCookies(res);
-        expectCleared(cookies.accessToken, mode);
-        expectCleared(cookies.refreshToken, mode);
+        expectCleared(cookies[mode.access], mode);
+        expectCleared(cookies[mode.refresh], mode);
       });
     });
   }

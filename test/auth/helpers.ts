@@ -58,12 +58,15 @@ export interface CookieMode {
   overrides: Record<string, string>;
   secure: boolean;
   sameSite: 'Strict' | 'Lax';
+  /** The cookie names: `__Host-` prefixed in production (cookie tossing), the spec's otherwise. */
+  access: string;
+  refresh: string;
 }
 
 export const COOKIE_MODES: CookieMode[] = [
-  { name: 'production', overrides: { NODE_ENV: 'production' }, secure: true, sameSite: 'Strict' },
-  { name: 'test (non-production)', overrides: {}, secure: false, sameSite: 'Lax' },
-  { name: 'development', overrides: { NODE_ENV: 'development' }, secure: false, sameSite: 'Lax' },
+  { name: 'production', overrides: { NODE_ENV: 'production' }, secure: true, sameSite: 'Strict', access: '__Host-accessToken', refresh: '__Host-refreshToken' },
+  { name: 'test (non-production)', overrides: {}, secure: false, sameSite: 'Lax', access: 'accessToken', refresh: 'refreshToken' },
+  { name: 'development', overrides: { NODE_ENV: 'development' }, secure: false, sameSite: 'Lax', access: 'accessToken', refresh: 'refreshToken' },
 ];
 
 /** The attributes every auth cookie carries in a mode (spec section 5), set or cleared. */
@@ -71,6 +74,8 @@ export function expectModeAttributes(cookie: ParsedCookie | undefined, mode: Coo
   expect(cookie, 'cookie missing').to.not.equal(undefined);
   expect(cookie!.attributes.httponly).to.equal(true);
   expect(cookie!.attributes.path).to.equal('/');
+  // __Host- cookies must not carry a Domain; none of ours ever does.
+  expect(cookie!.attributes).to.not.have.property('domain');
   expect(String(cookie!.attributes.samesite)).to.equal(mode.sameSite);
   if (mode.secure) expect(cookie!.attributes.secure).to.equal(true);
   else expect(cookie!.attributes).to.not.have.property('secure');

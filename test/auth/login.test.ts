@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { User } from '../../src/models/index.js';
 import { createUser, uniqueName } from '../support/factories.js';
-import { loginViaHttp, randomIp } from '../support/login.js';
+import { loginViaHttp, parseSetCookies, randomIp } from '../support/login.js';
 import { authApp, auditRows, expectErrorEnvelope, me, onboardedUser } from './helpers.js';
 
 const INVALID = 'Nesprávne používateľské meno alebo heslo';
@@ -10,7 +10,7 @@ const INVALID = 'Nesprávne používateľské meno alebo heslo';
 describe('POST /api/auth/login', () => {
   it('logs a new user in with the temporary password: user, both tokens, onboarding flags, message', async () => {
     const app = await authApp();
-    const fixture = await createUser();
+    const fixture = await createUser({ temporary: true });
     const { res, accessToken, refreshToken } = await loginViaHttp(app, fixture.username, fixture.temporaryPassword, { ip: randomIp() });
     expect(res.status).to.equal(200);
     expect(res.body.success).to.equal(true);
@@ -46,7 +46,7 @@ describe('POST /api/auth/login', () => {
 
   it('gives the same 401 for an unknown user, a wrong password and a wrong temporary password', async () => {
     const app = await authApp();
-    const fixture = await createUser();
+    const fixture = await createUser({ temporary: true });
     const onboarded = await onboardedUser();
     const unknown = await loginViaHttp(app, uniqueName('ghost'), 'whatever-password', { ip: randomIp() });
     const wrongTemp = await loginViaHttp(app, fixture.username, `${fixture.temporaryPassword}x`, { ip: randomIp() });
@@ -60,7 +60,7 @@ describe('POST /api/auth/login', () => {
 
   it('rejects an expired temporary password with the same generic 401', async () => {
     const app = await authApp();
-    const fixture = await createUser();
+    const fixture = await createUser({ temporary: true });
     await User.update({ tempPasswordExpiresAt: new Date(Date.now() - 1000) }, { where: { id: fixture.user.id } });
     const { res } = await loginViaHttp(app, fixture.username, fixture.temporaryPassword, { ip: randomIp() });
     expectErrorEnvelope(res, 401, INVALID);
@@ -68,7 +68,7 @@ describe('POST /api/auth/login', () => {
 
   it('accepts only the own password once it is set (the temporary one no longer opens the account)', async () => {
     const app = await authApp();
-    const fixture = await createUser();
+    const fixture = await createUser({ temporary: true });
     // A temporary password still stored next to a set password must not be accepted.
     const kept = await User.findByPk(fixture.user.id);
     const { res: first } = await loginViaHttp(app, fixture.username, fixture.temporaryPassword, { ip: randomIp() });
@@ -152,10 +152,47 @@ describe('POST /api/auth/login', () => {
       expectErrorEnvelope(res, 400);
     });
 
-    it('rejects a form-encoded body as missing fields', async () => {
+    it('rejects a form-encoded or text body with 415 (not as missing fields)', async () => {
       const app = await authApp();
-      const res = await request(app).post('/api/auth/login').type('form').send('username=a&password=b');
-      expectErrorEnvelope(res, 400);
+      for (const type of ['form', 'text/plain']) {
+        const res = await request(app).post('/api/auth/login').type(type).send('username=a&password=b');
+        expectErrorEnvelope(res, 415);
+        expect(res.body.error.code).to.equal('unsupported_media_type');
+      }
     });
+  });
+
+  describe('rememberMe (design.md: true/false, "true"/"false", 1/0; anything else 400)', () => {
+    const accepted: Array<[unknown, boolean]> = [[true, true], ['true', true], [1, true], [false, false], ['false', false], [0, false]];
+    for (const [value, remembered] of accepted) {
+      it(`accepts ${JSON.stringify(value)}: ${remembered ? 'sets' : 'clears'} the refresh cookie`, async () => {
+        const app = await authApp();
+        const fixture = await onboardedUser();
+        const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', randomIp()).send({ username: fixture.username, password: fixture.password, rememberMe: value });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const refresh = parseSetCookies(res).refreshToken!;
+        if (remembered) expect(refresh.value).to.equal(res.body.data.tokens.refreshToken);
+        else expect(refresh.value).to.equal('');
+      });
+    }
+
+    it('rejects every other value with 400 and a Slovak detail naming rememberMe', async () => {
+      const app = await authApp();
+      const fixture = await onboardedUser();
+      for (const value of ['yes', 'TRUE', '1', '0', '', 2, -1, null, [], {}, 'on']) {
+        const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', randomIp()).send({ username: fixture.username, password: fixture.password, rememberMe: value });
+        expectErrorEnvelope(res, 400);
+        expect(res.body.error.details, JSON.stringify(value)).to.deep.equal([{ field: 'rememberMe', message: 'rememberMe musí byť true alebo false (aj "true"/"false" alebo 1/0)' }]);
+      }
+    });
+  });
+
+  it('rejects an unknown field with 400 naming it (a typo must not pass silently)', async () => {
+    const app = await authApp();
+    const fixture = await onboardedUser();
+    const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', randomIp()).send({ username: fixture.username, password: fixture.password, remember_me: true });
+    expectErrorEnvelope(res, 400);
+    expect(res.body.error.code).to.equal('validation_failed');
+    expect(res.body.error.details).to.deep.equal([{ field: 'remember_me', message: 'Neznáme pole: remember_me' }]);
   });
 });

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { EmailAccount, User } from '../../src/models/index.js';
 import { createUser } from '../support/factories.js';
 import { loginViaHttp, randomIp } from '../support/login.js';
-import { authApp, auditRows, expectErrorEnvelope, loggedIn, onboardedUser, strongPassword } from './helpers.js';
+import { authApp, auditRows, expectErrorEnvelope, loggedIn, me, onboardedUser, strongPassword } from './helpers.js';
 
 const ALICE = { email: 'alice@example.test', emailPassword: 'alicepw' };
 
@@ -15,7 +15,7 @@ function post(app: Express, path: string, accessToken: string, body?: object, us
 
 /** Steps 1 and 2 of spec section 3: login with the temporary password, then set-password. */
 async function throughPasswordStep(app: Express) {
-  const fixture = await createUser();
+  const fixture = await createUser({ temporary: true });
   const first = await loggedIn(app, fixture.username, fixture.temporaryPassword);
   expect(first.res.body.data).to.include({ needsPasswordChange: true, needsEmailSetup: true });
   const password = strongPassword();
@@ -116,5 +116,67 @@ describe('POST /api/auth/link-email', () => {
     }
     expectErrorEnvelope(await request(app).post('/api/auth/link-email').send(ALICE), 401);
     expectErrorEnvelope(await request(app).post('/api/auth/skip-email'), 401);
+  });
+});
+
+/** design.md "Onboarding is enforced" (security: a temporary password is a shared secret until replaced). */
+describe('onboarding gate: a temporary-password session reaches only the onboarding endpoints', () => {
+  const GATED: Array<[string, string, object?]> = [
+    ['GET', '/api/contacts'],
+    ['GET', '/api/emails'],
+    ['GET', '/api/timesheets/my'],
+    ['GET', '/api/email-accounts'],
+    ['POST', '/api/email-accounts', ALICE],
+    ['POST', '/api/auth/link-email', ALICE],
+    ['POST', '/api/auth/skip-email'],
+    ['GET', '/api/admin/users'],
+    ['GET', '/api/admin/audit-logs'],
+  ];
+
+  it('answers 403 password_change_required (Slovak) everywhere else, by Bearer and by cookie, and changes nothing', async () => {
+    const app = await authApp();
+    const fixture = await createUser({ role: 'admin', temporary: true });
+    const login = await loggedIn(app, fixture.username, fixture.temporaryPassword);
+    for (const [method, path, body] of GATED) {
+      for (const credential of [{ Authorization: `Bearer ${login.accessToken}` }, { Cookie: login.cookies.join('; ') }]) {
+        let req = request(app)[method.toLowerCase() as 'get' | 'post'](path).set(credential);
+        if (body) req = req.send(body);
+        const res = await req;
+        expectErrorEnvelope(res, 403, 'Najprv si nastavte vlastné heslo (POST /api/auth/set-password)');
+        expect(res.body.error.code, `${method} ${path}`).to.equal('password_change_required');
+        expect(res.headers['cache-control']).to.equal('no-store');
+      }
+    }
+    expect(await EmailAccount.count({ where: { userId: fixture.user.id } })).to.equal(0);
+    expect((await User.findByPk(fixture.user.id))!.emailSetupSkipped).to.equal(false);
+  });
+
+  it('lets me, session, refresh, set-password and logout answer; after set-password everything opens', async () => {
+    const app = await authApp();
+    const fixture = await createUser({ temporary: true });
+    const login = await loggedIn(app, fixture.username, fixture.temporaryPassword);
+    const bearer = { Authorization: `Bearer ${login.accessToken}` };
+    expect((await request(app).get('/api/auth/me').set(bearer)).status).to.equal(200);
+    expect((await request(app).get('/api/auth/session').set(bearer)).status).to.equal(200);
+    const refreshed = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${login.refreshToken}`);
+    expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
+    expect((await request(app).get('/api/contacts').set(bearer)).status).to.equal(403);
+
+    const set = await post(app, 'set-password', login.accessToken, { newPassword: strongPassword() });
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    // The same session, no new login: the gate reads the user as stored now.
+    const contacts = await request(app).get('/api/contacts').set(bearer);
+    expect(contacts.status, JSON.stringify(contacts.body)).to.equal(200);
+    expect((await post(app, 'skip-email', login.accessToken)).status).to.equal(200);
+    expect((await request(app).post('/api/auth/logout').set(bearer)).status).to.equal(200);
+  });
+
+  it('logout works with a temporary password too', async () => {
+    const app = await authApp();
+    const fixture = await createUser({ temporary: true });
+    const login = await loggedIn(app, fixture.username, fixture.temporaryPassword);
+    const res = await request(app).post('/api/auth/logout').set('Authorization', `Bearer ${login.accessToken}`);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect((await me(app, login.accessToken)).status).to.equal(401);
   });
 });

@@ -26,6 +26,22 @@ describe('POST /api/auth/refresh', () => {
     expectErrorEnvelope(viaHeader, 401, 'Refresh token nie je k dispozícii');
     const accessOnly = await request(app).post('/api/auth/refresh').set('Cookie', `accessToken=${accessToken}`);
     expectErrorEnvelope(accessOnly, 401, 'Refresh token nie je k dispozícii');
+    expect(accessOnly.body.error.code).to.equal('refresh_token_missing');
+  });
+
+  it('without the refresh cookie clears the access cookie too (both cookies cleared, spec 5 rule 5)', async () => {
+    const app = await authApp();
+    const user = await onboardedUser();
+    const { accessToken } = await loggedIn(app, user.username, user.password, false);
+    for (const cookie of [`accessToken=${accessToken}`, undefined]) {
+      const req = request(app).post('/api/auth/refresh');
+      const res = await (cookie ? req.set('Cookie', cookie) : req);
+      expectErrorEnvelope(res, 401, 'Refresh token nie je k dispozícii');
+      const set = parseSetCookies(res);
+      expect(set.accessToken?.value, 'access cookie cleared').to.equal('');
+      expect(set.refreshToken?.value, 'refresh cookie cleared').to.equal('');
+      expect(res.headers['cache-control']).to.equal('no-store');
+    }
   });
 
   it('issues a new access token carrying id, username and role, and rotates the refresh token', async () => {

@@ -16,7 +16,7 @@ function setPassword(app: Express, accessToken: string, body: unknown, userAgent
 }
 
 async function newcomer(app: Express) {
-  const fixture = await createUser();
+  const fixture = await createUser({ temporary: true });
   const login = await loggedIn(app, fixture.username, fixture.temporaryPassword);
   return { fixture, login, accessToken: login.accessToken! };
 }

@@ -60,7 +60,7 @@ describe('failed-login throttling', () => {
     // Two differently configured apps have separate service objects (separate limiter instances).
     const first = await authApp();
     const second = await authApp({ LOG_LEVEL: 'warn' });
-    const fixture = await createUser();
+    const fixture = await createUser({ temporary: true });
     const ip = randomIp();
     for (let i = 0; i < LOGIN_LIMITS.perUsernameAndIp.points; i++) {
       const app = i % 2 === 0 ? first : second;

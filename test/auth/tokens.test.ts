@@ -63,6 +63,22 @@ describe('token attacks: every one is a 401', () => {
     expectErrorEnvelope(await me(app, forge({ ...accessClaims, iat: now - 7200, exp: now - 3600 }, accessSecret, 'access')), 401);
   });
 
+  // Security regression: jsonwebtoken treats a token without `exp` as valid forever.
+  it('rejects an access token without exp, even signed with the real secret', async () => {
+    const { app, accessClaims } = await session();
+    const forever = forge(accessClaims, accessSecret, 'access');
+    expect(decode(forever)).to.not.have.property('exp');
+    expectErrorEnvelope(await me(app, forever), 401);
+    expectErrorEnvelope(await request(app).get('/api/auth/me').set('Cookie', `accessToken=${forever}`), 401);
+  });
+
+  it('rejects a refresh token without exp, even signed with the real secret', async () => {
+    const { app, login } = await session();
+    const claims = decode(login.refreshToken!);
+    const forever = forge({ sid: claims.sid, typ: 'refresh', sub: claims.sub, jti: claims.jti }, refreshSecret, 'refresh');
+    expectErrorEnvelope(await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${forever}`), 401, 'Refresh token expiroval alebo je neplatný');
+  });
+
   it('rejects a token signed with another secret', async () => {
     const { app, accessClaims } = await session();
     expectErrorEnvelope(await me(app, forge(accessClaims, 'another-secret-that-is-long-enough-0123456789', 'access')), 401);

@@ -26,6 +26,30 @@ describe('configuration', () => {
       .that.satisfies((p: string[]) => ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY'].every((n) => p.join().includes(n)));
   });
 
+  // Security regression: `file:///x` has the opaque origin "null", which made `Origin: null` (sandboxed
+  // frames, local files) a CORS origin allowed with credentials.
+  it('accepts only an http(s) origin as CORS_ORIGIN, stored normalised', () => {
+    const base = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), CRM_ENCRYPTION_KEY: 'ab'.repeat(32), CRM_DATA_DIR: path.join(testEnv.tmpRoot!, 'cfg-cors') };
+    for (const bad of ['file:///x', 'null', 'data:text/html,x', 'javascript:alert(1)', 'ftp://crm.example.sk', 'https://crm.example.sk/app', 'https://u:p@crm.example.sk', 'https://crm.example.sk/?a=1']) {
+      expect(() => AppConfig.fromEnv({ ...base, CORS_ORIGIN: bad }), bad)
+        .to.throw(ConfigError)
+        .with.property('problems')
+        .that.satisfies((p: string[]) => p.length === 1 && p[0]!.startsWith('CORS_ORIGIN: CORS_ORIGIN musí byť origin http(s)://'));
+    }
+    expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'https://CRM.example.sk/' }).corsOrigin).to.equal('https://crm.example.sk');
+    expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'http://localhost:5173' }).corsOrigin).to.equal('http://localhost:5173');
+  });
+
+  it('reports configuration problems in Slovak', () => {
+    try {
+      AppConfig.fromEnv({ PORT: 'eighty', LOG_LEVEL: 'loud', TRUST_PROXY: '-1' });
+      expect.fail('no ConfigError');
+    } catch (err) {
+      const problems = (err as ConfigError).problems.join('\n');
+      expect(problems).to.not.match(/\b(expected|received|invalid|option|number|too (big|small))\b/i);
+    }
+  });
+
   it('rejects the same secret for access and refresh tokens', () => {
     const same = 'x'.repeat(40);
     expect(() => AppConfig.fromEnv({ JWT_ACCESS_SECRET: same, JWT_REFRESH_SECRET: same, CRM_ENCRYPTION_KEY: 'ab'.repeat(32) })).to.throw(/JWT_REFRESH_SECRET/);

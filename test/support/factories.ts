@@ -10,18 +10,20 @@ export function uniqueName(prefix = 'u'): string {
 export interface UserFixture {
   user: User;
   username: string;
-  /** The temporary password, usable while the user has not set their own. */
+  /** The temporary password issued at creation; it opens the account only for a `temporary` fixture. */
   temporaryPassword: string;
-  /** Set when the fixture was created with its own password (onboarding done). */
+  /** The user's own password (onboarding done); undefined for a `temporary` fixture. */
   password?: string;
 }
 
 /**
- * Creates a user through the real service. With `password`, the user has finished the password step
- * (changed_password true) and logs in with that password.
+ * Creates a user through the real service. By default the user has finished the password step
+ * (changed_password true, `password` set), as every user who works with the API has: a user with a
+ * temporary password reaches only the onboarding endpoints (design.md). `temporary: true` keeps the
+ * state right after creation (login with `temporaryPassword`, everything else 403).
  */
 export async function createUser(
-  options: { role?: Role; password?: string; username?: string; emailSetupSkipped?: boolean; ctx?: AppContext } = {},
+  options: { role?: Role; password?: string; temporary?: boolean; username?: string; emailSetupSkipped?: boolean; ctx?: AppContext } = {},
 ): Promise<UserFixture> {
   const ctx = options.ctx ?? (await testContext());
   const username = options.username ?? uniqueName(options.role === 'admin' ? 'admin' : 'member');
@@ -29,13 +31,14 @@ export async function createUser(
     { username, role: options.role ?? 'member', firstName: 'Test', lastName: 'User' },
     { actor: 'test' },
   );
-  if (options.password) {
-    user.password = await ctx.services.hasher.hash(options.password);
+  const password = options.temporary ? undefined : (options.password ?? `Fixture-${crypto.randomBytes(6).toString('base64url')}-9`);
+  if (password) {
+    user.password = await ctx.services.hasher.hash(password);
     user.changedPassword = true;
     user.tempPassword = null;
     user.tempPasswordExpiresAt = null;
   }
   if (options.emailSetupSkipped) user.emailSetupSkipped = true;
   await user.save();
-  return { user, username, temporaryPassword, password: options.password };
+  return { user, username, temporaryPassword, password };
 }

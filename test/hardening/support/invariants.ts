@@ -40,8 +40,35 @@ function describeExchange(req: RawRequest, res: RawResponse): string {
   return `${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers ?? {}).slice(0, 400)} ${body}\n  -> ${res.status} ${res.text.slice(0, 600)}`;
 }
 
-/** The spec's error envelope, exactly: no extra keys, statusCode equal to the HTTP status. */
-export function expectErrorEnvelope(res: RawResponse, context = ''): void {
+/** Words of zod's (and other libraries') English messages; design.md: every message is Slovak. */
+export const ENGLISH_WORDS = /\b(expected|received|invalid|must|required|string|number|too (big|small)|greater|less|characters?|unrecognized|keys?|option|input|should|cannot|not allowed|unexpected|malformed)\b/gi;
+
+/** Every `message` of an error body (the envelope's and each detail's). */
+function messagesOf(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) messagesOf(item, out);
+  else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === 'message' && typeof item === 'string') out.push(item);
+      else messagesOf(item, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * No English in any message; a word the request itself carried (an unknown field named "invalid"
+ * echoed as "Neznáme pole: invalid") is not the service speaking English.
+ */
+export function expectSlovakMessages(res: RawResponse, sent = '', context = ''): void {
+  const error = (res.json as { error?: unknown } | undefined)?.error;
+  for (const message of messagesOf(error)) {
+    const english = [...message.matchAll(ENGLISH_WORDS)].map((m) => m[0]).filter((word) => !sent.toLowerCase().includes(word.toLowerCase()));
+    if (english.length > 0) expect.fail(`English (${english.join(', ')}) in the message ${JSON.stringify(message)} ${context}`);
+  }
+}
+
+/** The spec's error envelope, exactly: no extra keys, statusCode equal to the HTTP status; Slovak messages. */
+export function expectErrorEnvelope(res: RawResponse, context = '', sent = ''): void {
   expect(String(res.headers['content-type'] ?? ''), `content-type ${context}`).to.match(/^application\/json/);
   const body = res.json as Record<string, unknown> | undefined;
   expect(body, `JSON body ${context}`).to.be.an('object');
@@ -56,19 +83,31 @@ export function expectErrorEnvelope(res: RawResponse, context = ''): void {
   expect(Object.keys(ERROR_CODES), `documented error code ${context}`).to.include(error.code);
   expect(error.message, context).to.be.a('string').and.not.equal('');
   expect(error.statusCode, context).to.equal(res.status);
+  expectSlovakMessages(res, sent, context);
+}
+
+/** Everything the client sent, as text: what an answer may echo without it counting against the service. */
+function requestText(req: RawRequest): string {
+  const sent = req.body === undefined ? '' : req.body.toString();
+  let path = req.path;
+  try {
+    path = decodeURIComponent(req.path);
+  } catch {
+    // A malformed escape stays as it was sent.
+  }
+  return `${req.path} ${path} ${JSON.stringify(req.headers ?? {})} ${sent}`;
 }
 
 /** Leak patterns count only when the request did not carry the same text (an echoed field name is not a leak). */
 export function expectNoLeak(req: RawRequest, res: RawResponse, secrets: string[] = []): void {
-  const sent = req.body === undefined ? '' : req.body.toString();
-  const requestText = `${req.path} ${JSON.stringify(req.headers ?? {})} ${sent}`;
+  const sentText = requestText(req);
   for (const secret of secrets) {
-    if (secret && !requestText.includes(secret)) expect(res.text.includes(secret), `a secret in the body of ${describeExchange(req, res)}`).to.equal(false);
+    if (secret && !sentText.includes(secret)) expect(res.text.includes(secret), `a secret in the body of ${describeExchange(req, res)}`).to.equal(false);
   }
   if (res.status < 400) return;
   for (const [what, pattern] of LEAK_PATTERNS) {
     const found = pattern.exec(res.text);
-    if (found && !requestText.includes(found[0])) expect.fail(`${what} (${JSON.stringify(found[0])}) in ${describeExchange(req, res)}`);
+    if (found && !sentText.includes(found[0])) expect.fail(`${what} (${JSON.stringify(found[0])}) in ${describeExchange(req, res)}`);
   }
 }
 
@@ -77,6 +116,6 @@ export function expectSafeAnswer(req: RawRequest, res: RawResponse, options: Che
   const context = describeExchange(req, res);
   const upstream = options.allowUpstream && (res.status === 502 || res.status === 504);
   if (res.status >= 500 && !upstream) expect.fail(`server error: ${context}`);
-  if (res.status >= 400 && req.method !== 'HEAD') expectErrorEnvelope(res, context);
+  if (res.status >= 400 && req.method !== 'HEAD') expectErrorEnvelope(res, context, requestText(req));
   expectNoLeak(req, res, options.secrets);
 }

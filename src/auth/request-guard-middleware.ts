@@ -1,0 +1,70 @@
+import type { Request, RequestHandler } from 'express';
+import { BadRequestError, ForbiddenError } from '../errors/app-errors.js';
+import { bearerToken } from './auth-middleware.js';
+import { CSRF_REJECTED, DUPLICATE_COOKIE } from './auth-messages.js';
+import type { AuthCookies } from './cookies.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * An auth cookie named twice in one Cookie header is refused before anything reads it: which of the
+ * two a parser picks is an accident, and the other was planted ("cookie tossing" from a sibling
+ * subdomain, whose Domain or longer-Path cookie the browser sends first).
+ */
+export function rejectDuplicateAuthCookies(cookies: AuthCookies): RequestHandler {
+  return (req, _res, next) => {
+    if (cookies.duplicated(req)) throw new BadRequestError(DUPLICATE_COOKIE, undefined, 'duplicate_cookie');
+    next();
+  };
+}
+
+/**
+ * CSRF (design.md): a browser attaches our cookies to a request another site makes it send. A
+ * state-changing request whose credential can come from a cookie is accepted only from this service's
+ * own origin or CORS_ORIGIN. Requests without Origin (curl, server-to-server: no browser sent them)
+ * and Bearer requests (no browser adds that header on its own) pass. SameSite=lax outside production
+ * would still let a top-level cross-site form POST through; this check does not depend on it.
+ */
+export function csrfGuard(cookies: AuthCookies, options: { corsOrigin?: string }): RequestHandler {
+  return (req, _res, next) => {
+    if (SAFE_METHODS.has(req.method) || bearerToken(req) || !cookies.present(req)) {
+      next();
+      return;
+    }
+    if (!originAllowed(req, options.corsOrigin)) throw new ForbiddenError(CSRF_REJECTED, 'csrf_rejected');
+    next();
+  };
+}
+
+/**
+ * The own origin is compared by host (Host, or X-Forwarded-Host behind TRUST_PROXY), whatever the
+ * scheme: behind a TLS-terminating proxy this process sees http while the browser says https.
+ * `Origin: null` (sandboxed frames, local files) is never allowed.
+ */
+function originAllowed(req: Request, corsOrigin: string | undefined): boolean {
+  const origin = req.get('origin');
+  if (origin === undefined) return req.get('sec-fetch-site')?.toLowerCase() !== 'cross-site';
+  if (corsOrigin !== undefined && origin === corsOrigin) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  // A browser sends the serialised origin exactly (scheme://host[:port]); anything else is not one.
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin) return false;
+  return sameHost(parsed, req.host);
+}
+
+function sameHost(origin: URL, requestHost: string | undefined): boolean {
+  if (!requestHost) return false;
+  const defaultPort = origin.protocol === 'https:' ? '443' : '80';
+  const withPort = (host: string, port: string) => `${host.toLowerCase()}:${port || defaultPort}`;
+  let request: URL;
+  try {
+    request = new URL(`${origin.protocol}//${requestHost}`);
+  } catch {
+    return false;
+  }
+  return withPort(origin.hostname, origin.port) === withPort(request.hostname, request.port);
+}

@@ -1,0 +1,66 @@
+import type { RequestHandler, Router } from 'express';
+import { MethodNotAllowedError, NotFoundError } from '../errors/app-errors.js';
+
+/**
+ * design.md: a known path with a method it does not have is a 405 with `Allow`, whoever asks (before
+ * authentication: a 401 would tell a client to log in, which would not help). OPTIONS on a known path
+ * answers its methods (a CORS preflight from CORS_ORIGIN was already answered by the cors middleware).
+ *
+ * express has no public "which methods does this path have", so the router's own stack is walked with
+ * the layers' own matchers (router 2.x `Layer#match`), the very matching that routing does. It runs
+ * before routing, so the stack it walks is the complete one.
+ */
+export function methodNotAllowed(root: Router): RequestHandler {
+  return (req, res, next) => {
+    const methods = allowedMethods(root.stack as unknown as RouterLayer[], req.path);
+    if (methods.length === 0 || methods.includes(req.method)) {
+      next();
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      res.set('Allow', [...methods, 'OPTIONS'].join(', ')).status(204).end();
+      return;
+    }
+    next(new MethodNotAllowedError(methods));
+  };
+}
+
+/** The last handler: no route has this path (inside and outside /api: the service never serves HTML). */
+export const routeNotFound: RequestHandler = (_req, _res, next) => {
+  next(new NotFoundError('Cesta neexistuje', 'route_not_found'));
+};
+
+interface RouterLayer {
+  match(path: string): false | { path: string };
+  route?: { methods: Record<string, boolean | undefined> };
+  handle: { stack?: RouterLayer[] };
+}
+
+/** The methods the routes matching `path` answer (GET implies HEAD), in a stable order. */
+export function allowedMethods(stack: RouterLayer[], path: string): string[] {
+  const found = new Set<string>();
+  collect(stack, path, found, 0);
+  return [...found].sort();
+}
+
+const MAX_DEPTH = 8;
+
+function collect(stack: RouterLayer[], path: string, found: Set<string>, depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  for (const layer of stack) {
+    if (typeof layer.match !== 'function') continue;
+    const matched = layer.match(path);
+    if (!matched) continue;
+    if (layer.route) {
+      for (const [method, on] of Object.entries(layer.route.methods)) {
+        if (!on || method === '_all') continue;
+        found.add(method.toUpperCase());
+        if (method === 'get') found.add('HEAD');
+      }
+    } else if (Array.isArray(layer.handle.stack)) {
+      // A mounted router: the rest of the path is matched inside it, as routing does.
+      const rest = path.slice(matched.path.length);
+      if (rest === '' || rest.startsWith('/')) collect(layer.handle.stack, rest || '/', found, depth + 1);
+    }
+  }
+}
