@@ -32,6 +32,7 @@ import { ContactService } from '../contacts/contact-service.js';
 import { EmailRepository } from '../emails/email-repository.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
+import { AttachmentDownloads } from '../emails/attachment-download.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
@@ -98,6 +99,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
+  const emailAttachments = new AttachmentDownloads({ emails, accounts: ownEmailAccounts, mail: emailAccounts });
 
   const mailSync = new SyncService({
     repository: new SyncRepository(sql),
@@ -108,7 +110,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments };
 }
 
 export type Services = ReturnType<typeof buildServices>;

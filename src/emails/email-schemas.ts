@@ -39,6 +39,11 @@ export const updateEmailBody = z.strictObject(
   { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Nepovolené pole (meniť sa dá len isRead)' : undefined) },
 );
 
+export const attachmentParams = z.object({
+  id: z.uuid('Neplatný identifikátor'),
+  attachmentId: z.uuid('Neplatný identifikátor prílohy'),
+});
+
 export const contactIdParams = z.object({ contactId: z.uuid('Neplatný identifikátor kontaktu') });
 
 export type ListEmailsQuery = z.infer<typeof listEmailsQuery>;

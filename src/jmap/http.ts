@@ -71,6 +71,38 @@ export async function fetchJson(url: string, init: RequestInit, options: HttpOpt
   }
 }
 
+/**
+ * Fetches `url` and answers the Response as soon as its headers arrived, body unread (blob transfer:
+ * the caller streams it). The timeout covers everything until the headers (for an upload, the
+ * request body too); afterwards only the caller's signal ends the transfer. 401/403 and other non-2xx
+ * answers throw like fetchJson's, with the status kept (a missing blob is a JmapProtocolError 404).
+ */
+export async function fetchStream(url: string, init: RequestInit, options: HttpOptions): Promise<Response> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal;
+  let res: Response;
+  try {
+    res = await options.fetchImpl(url, { ...init, signal, redirect: 'follow' });
+  } catch (err) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timeout.signal.aborted) throw new JmapTimeoutError(options.timeoutMs, url);
+    throw unreachable(url, err);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (res.status === 401 || res.status === 403) {
+    await res.body?.cancel().catch(() => {});
+    throw new JmapAuthError(res.status);
+  }
+  if (res.status < 200 || res.status > 299) {
+    // An error page is small; read a bounded prefix for the problem type, then let the rest go.
+    const text = await res.text().catch(() => '');
+    throw httpStatusError(res.url || url, res.status, text.slice(0, 4096));
+  }
+  return res;
+}
+
 /** undici reports every network failure as TypeError("fetch failed") with the real error as cause. */
 function unreachable(url: string, err: unknown): JmapUnreachableError {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;

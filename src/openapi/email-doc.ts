@@ -1,4 +1,4 @@
-import { contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
+import { attachmentParams, contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
 import { idParams } from '../shared/validation.js';
 import type { AreaDoc } from './route-doc.js';
 
@@ -38,6 +38,19 @@ export const emailArea: AreaDoc = {
       params: idParams,
       query: threadQuery,
       success: { status: 200, description: 'A page of the emails of the thread', body: 'list' },
+    },
+    {
+      method: 'get',
+      path: '/api/emails/:id/attachments/:attachmentId',
+      auth: 'user',
+      summary: 'Download an attachment of an email (streamed from the mail server)',
+      description:
+        'The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP ' +
+        'server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. ' +
+        'The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502.',
+      params: attachmentParams,
+      success: { status: 200, description: 'The attachment bytes, with the type the email declared', body: 'file', mediaTypes: ['application/octet-stream'] },
+      errors: [502, 504],
     },
     {
       method: 'patch',

@@ -1,0 +1,101 @@
+/**
+ * Blob transfer (RFC 8620 §6): upload to the session's uploadUrl and download from its downloadUrl,
+ * both STREAMED: a 25 MB attachment crosses the CRM in chunks, never as one buffer.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+import type { JmapClient } from './client.js';
+import { JmapProtocolError } from './errors.js';
+
+export interface UploadedBlob {
+  blobId: string;
+  /** Bytes the server stored. */
+  size: number;
+  type: string;
+}
+
+export interface BlobDownload {
+  body: Readable;
+  /** Content-Length of the server's answer, when it sent one. */
+  size?: number;
+  /** The server's Content-Type. */
+  type: string;
+}
+
+/** An upload may last as long as the client sending it takes; this bounds a stalled one. */
+export const UPLOAD_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * RFC 6570 level-1 expansion of a session URL template ("/jmap/download/{accountId}/{blobId}/{name}?accept={type}"):
+ * each variable percent-encoded, so a file name with "/" or "?" stays one path segment.
+ */
+export function expandUrlTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => encodeURIComponent(values[name] ?? ''));
+}
+
+/**
+ * Streams `body` to the upload URL (chunked: the size need not be known) and answers the new blob.
+ * `signal` aborts the transfer (e.g. the browser went away); an error thrown by `body` itself (a size
+ * limit, a content check) aborts it too and is what the caller sees.
+ */
+export async function uploadBlob(
+  client: JmapClient,
+  accountId: string,
+  body: AsyncIterable<Uint8Array>,
+  type: string,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<UploadedBlob> {
+  const session = await client.session();
+  if (!session.uploadUrl) throw new JmapProtocolError('JMAP session has no uploadUrl');
+  const url = expandUrlTemplate(session.uploadUrl, { accountId });
+  let sourceError: unknown;
+  // Remember the body's own failure: fetch reports it only as a generic "fetch failed".
+  const source = Readable.from(body).on('error', (err) => (sourceError ??= err));
+  let res: Response;
+  try {
+    res = await client.fetchBlob(
+      url,
+      // duplex 'half' lets undici send a stream of unknown length (Transfer-Encoding: chunked).
+      { method: 'POST', headers: { 'Content-Type': type, Accept: 'application/json' }, body: Readable.toWeb(source) as ReadableStream, duplex: 'half' } as RequestInit,
+      { signal: options.signal, timeoutMs: options.timeoutMs ?? UPLOAD_TIMEOUT_MS },
+    );
+  } catch (err) {
+    throw sourceError ?? err;
+  }
+  if (sourceError) {
+    await res.body?.cancel().catch(() => {});
+    throw sourceError;
+  }
+  const answer = (await res.json().catch(() => null)) as { blobId?: unknown; size?: unknown; type?: unknown } | null;
+  if (!answer || typeof answer.blobId !== 'string' || typeof answer.size !== 'number') {
+    throw new JmapProtocolError(`JMAP upload to ${url} answered without blobId/size`, { status: res.status });
+  }
+  return { blobId: answer.blobId, size: answer.size, type: typeof answer.type === 'string' ? answer.type : type };
+}
+
+/**
+ * Opens a blob for streaming. A blob the server does not have is a JmapProtocolError with status
+ * 404; the caller owns `body` and must consume or destroy it (destroying aborts the transfer).
+ */
+export async function downloadBlob(
+  client: JmapClient,
+  accountId: string,
+  blobId: string,
+  options: { name?: string; type?: string; signal?: AbortSignal } = {},
+): Promise<BlobDownload> {
+  const session = await client.session();
+  if (!session.downloadUrl) throw new JmapProtocolError('JMAP session has no downloadUrl');
+  const type = options.type ?? 'application/octet-stream';
+  const url = expandUrlTemplate(session.downloadUrl, { accountId, blobId, name: options.name || 'blob', type });
+  const abort = new AbortController();
+  const signal = options.signal ? AbortSignal.any([abort.signal, options.signal]) : abort.signal;
+  const res = await client.fetchBlob(url, { method: 'GET' }, { signal });
+  if (!res.body) throw new JmapProtocolError(`JMAP download from ${url} answered without a body`, { status: res.status });
+  const body = Readable.fromWeb(res.body as NodeWebStream<Uint8Array>);
+  // A reader that gives up early must not leave the upstream transfer running.
+  body.on('close', () => {
+    if (!body.readableEnded) abort.abort();
+  });
+  const length = Number(res.headers.get('content-length'));
+  return { body, size: Number.isFinite(length) && res.headers.has('content-length') ? length : undefined, type: res.headers.get('content-type') ?? type };
+}
