@@ -36,6 +36,11 @@ import { AttachmentDownloads } from '../emails/attachment-download.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
+import { SentEmailWriter } from '../sync/sent-email-writer.js';
+import { EmailSenderService } from '../sending/email-sender-service.js';
+import { IdempotencyRepository } from '../sending/idempotency-repository.js';
+import { SendIdempotency } from '../sending/idempotency.js';
+import { SendThrottle } from '../sending/send-throttle.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -89,7 +94,8 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
 
-  const loginThrottle = new LoginThrottle(new ThrottleRepository(sql));
+  const throttleRepository = new ThrottleRepository(sql);
+  const loginThrottle = new LoginThrottle(throttleRepository);
   const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle });
 
   // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
@@ -101,16 +107,31 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
   const emailAttachments = new AttachmentDownloads({ emails, accounts: ownEmailAccounts, mail: emailAccounts });
 
+  const mailStore = new MailStoreRepository(sql);
   const mailSync = new SyncService({
     repository: new SyncRepository(sql),
-    mailStore: new MailStoreRepository(sql),
+    mailStore,
     transactions,
     logger,
     clientFor: (account) => emailAccounts.clientFor(account),
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments };
+  // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
+  const { maxTotalBytes, rateLimit, rateWindowSeconds } = config.sending;
+  const sending = new EmailSenderService({
+    accounts: ownEmailAccounts,
+    emails,
+    contacts,
+    mail: emailAccounts,
+    sentWriter: new SentEmailWriter(mailStore, transactions),
+    throttle: new SendThrottle(throttleRepository, { points: rateLimit, durationSeconds: rateWindowSeconds }),
+    idempotency: new SendIdempotency(new IdempotencyRepository(sql)),
+    audit,
+    logger,
+    maxTotalBytes,
+  });
+  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments };
 }
 
 export type Services = ReturnType<typeof buildServices>;

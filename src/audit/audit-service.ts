@@ -36,6 +36,8 @@ export const AuditActions = {
   timesheetPurge: 'admin.timesheet_purge',
   contactCreated: 'contact.created',
   contactDeleted: 'contact.deleted',
+  /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */
+  emailSend: 'email.send',
 } as const;
 
 export class AuditService {

@@ -39,8 +39,10 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
 function successContent(route: RouteDoc): ZodOpenApiResponseObject {
   const { success } = route;
   switch (success.body) {
-    case 'data':
-      return { description: success.description, content: { 'application/json': { schema: successEnvelope } } };
+    case 'data': {
+      const schema = success.data ? successEnvelope.extend({ data: success.data }) : successEnvelope;
+      return { description: success.description, content: { 'application/json': { schema } } };
+    }
     case 'list':
       return { description: success.description, content: { 'application/json': { schema: listEnvelope } } };
     case 'message':
@@ -86,7 +88,8 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
   }
   if (route.body) {
     const mediaType = route.multipart ? 'multipart/form-data' : 'application/json';
-    op.requestBody = { required: true, content: { [mediaType]: { schema: route.body } } };
+    const content = { [mediaType]: { schema: route.body }, ...(route.form ? { 'multipart/form-data': { schema: route.form } } : {}) };
+    op.requestBody = { required: true, content };
   }
   return op;
 }

@@ -26,13 +26,15 @@ export interface RouteDoc {
   body?: z.ZodType;
   /** multipart/form-data instead of JSON (the upload). */
   multipart?: boolean;
+  /** A multipart/form-data alternative to the JSON `body` (e.g. the same fields plus files). */
+  form?: z.ZodType;
   /** mediaTypes: for `file`, the types a download may have; for `text`, the one it has. */
-  success: { status: 200 | 201 | 202; description: string; body: SuccessBody; mediaTypes?: string[] };
+  success: { status: 200 | 201 | 202; description: string; body: SuccessBody; mediaTypes?: string[]; data?: z.ZodType };
   /** Failures beyond those every route of its kind has (400 for input, 401/403 for auth, 404 for ids). */
   errors?: ErrorStatus[];
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503 | 504 | 507;
 
 /** Groups rows of one area under a tag. */
 export interface AreaDoc {

@@ -230,6 +230,11 @@ export class MailStoreRepository {
     return row?.g ?? 0;
   }
 
+  async emailIdByJmapId(accountId: string, jmapId: string, tx?: Tx): Promise<string | null> {
+    const row = await this.sql.one<{ id: string }>('SELECT id FROM emails WHERE email_account_id = $accountId AND jmap_id = $jmapId', { accountId, jmapId }, tx);
+    return row?.id ?? null;
+  }
+
   /** Deletes rows by JMAP id. */
   deleteEmailsByJmapIds(accountId: string, jmapIds: string[], tx?: Tx): Promise<Removed> {
     if (jmapIds.length === 0) return Promise.resolve({ deleted: 0, contactIds: [] });
