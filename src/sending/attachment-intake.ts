@@ -74,7 +74,8 @@ export class AttachmentIntake {
     let inspected = false;
     let size = 0;
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
+      // destroyOnReturn false: leaving the loop early must not destroy the form's file stream (see finally).
+      for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         size += chunk.length;
         this.total += chunk.length;
         if (size > this.limits.perFile || this.total > this.limits.total) throw this.tooLarge();
@@ -97,8 +98,9 @@ export class AttachmentIntake {
         yield first;
       }
     } finally {
-      // Stops reading the browser's upload when the upload to the mail server failed midway.
-      if (!stream.readableEnded) stream.destroy();
+      // The rest of this file is read and dropped, so the form parser reaches the end of the request
+      // and the error that stopped us (not a parser's "unexpected end") is what the user sees.
+      if (!stream.readableEnded) stream.resume();
     }
   }
 

@@ -40,7 +40,7 @@ export function createSendingRouter(services: { sending: EmailSenderService }, a
     const message = sending.start(userId, target(req), gone.signal);
     const fingerprint = `${req.method} ${req.baseUrl}${req.path}`;
     const answer = await sending.guarded(message, key, fingerprint, async () => {
-      const fields = req.is('multipart/form-data') ? await readForm(sending, message, req, res) : req.body;
+      const fields = req.is('multipart/form-data') ? await readForm(sending, message, req, res, limits.maxTotalBytes) : req.body;
       const body = message.target.kind === 'reply' ? parse(replyBody, fields ?? {}) : parse(composeBody, fields ?? {});
       const result = await sending.send(message, body, requestMeta(req));
       return { status: 201, body: { success: true, data: presentSent(result), message: SENT } };
@@ -55,7 +55,7 @@ export function createSendingRouter(services: { sending: EmailSenderService }, a
 }
 
 /** Parses the form; each file part is uploaded to the mail server as it arrives. Answers the text fields. */
-async function readForm(sending: EmailSenderService, message: OutgoingMessage, req: Request, res: Response): Promise<Record<string, unknown>> {
+async function readForm(sending: EmailSenderService, message: OutgoingMessage, req: Request, res: Response, maxBytes: number): Promise<Record<string, unknown>> {
   const storage: StorageEngine = {
     _handleFile(request, file, callback) {
       sending.attach(message, request.body as Record<string, string>, file.stream, file.originalname, file.mimetype).then(
@@ -70,7 +70,8 @@ async function readForm(sending: EmailSenderService, message: OutgoingMessage, r
   };
   const upload = multer({
     storage,
-    limits: { files: MAX_FILES, fields: 20, parts: MAX_FILES + 20, fieldNameSize: 32, fieldSize: MAX_BODY_CHARS * 4, headerPairs: 20 },
+    // fileSize: a body of unknown length (chunked) still ends; the exact limits are the intake's.
+    limits: { fileSize: maxBytes + 1, files: MAX_FILES, fields: 20, parts: MAX_FILES + 20, fieldNameSize: 32, fieldSize: MAX_BODY_CHARS * 4, headerPairs: 20 },
     // Browsers send file names as raw UTF-8; busboy's default latin1 would garble "príloha.pdf".
     defParamCharset: 'utf8',
   }).array('attachments', MAX_FILES);
