@@ -3,17 +3,11 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { closedPortUrl } from '../sync/helpers.js';
+import { binaryParser } from '../timesheets/helpers.js';
 import { testApp, testContext } from '../support/harness.js';
 import {
   crmUser, freshMailUser, linkViaApi, randomFile, sendFromMailUser, serverBlob, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser,
 } from './helpers.js';
-
-/** supertest: collect a binary body as a Buffer. */
-function binary(res: NodeJS.ReadableStream & { setEncoding(e: string): void }, done: (err: Error | null, body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-}
 
 describe('sending: attachments both ways', function () {
   this.timeout(60_000);
@@ -53,7 +47,7 @@ describe('sending: attachments both ways', function () {
     const [listed] = email.attachments;
     expect(listed).to.include({ name: 'Výkaz č. 7.bin', type: 'application/octet-stream', size: bytes.length, inline: false });
 
-    const res = await owner.as(request(app).get(`/api/emails/${email.id}/attachments/${listed!.id}`)).buffer(true).parse(binary);
+    const res = await owner.as(request(app).get(`/api/emails/${email.id}/attachments/${listed!.id}`)).buffer(true).parse(binaryParser);
     expect(res.status).to.equal(200);
     expect(Buffer.compare(res.body as Buffer, bytes)).to.equal(0);
     expect(res.headers['content-type']).to.equal('application/octet-stream');

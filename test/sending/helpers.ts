@@ -76,7 +76,7 @@ export async function sendFromMailUser(mail: MailUser, to: string, subject: stri
   const up = await fetch(session.uploadUrl!.replace('{accountId}', encodeURIComponent(accountId)), {
     method: 'POST',
     headers: { Authorization: auth, 'Content-Type': file.type },
-    body: file.bytes,
+    body: new Uint8Array(file.bytes),
   });
   expect(up.status).to.equal(201);
   const { blobId } = (await up.json()) as { blobId: string };
