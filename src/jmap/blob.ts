@@ -3,7 +3,6 @@
  * both STREAMED: a 25 MB attachment crosses the CRM in chunks, never as one buffer.
  */
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { JmapClient } from './client.js';
 import { JmapProtocolError } from './errors.js';
 
@@ -74,8 +73,9 @@ export async function uploadBlob(
 }
 
 /**
- * Opens a blob for streaming. A blob the server does not have is a JmapProtocolError with status
- * 404; the caller owns `body` and must consume or destroy it (destroying aborts the transfer).
+ * Opens a blob for streaming (node:http, so a slow reader slows the mail server down instead of
+ * filling memory). A blob the server does not have is a JmapProtocolError with status 404; the
+ * caller owns `body` and must consume or destroy it (destroying ends the transfer).
  */
 export async function downloadBlob(
   client: JmapClient,
@@ -87,15 +87,7 @@ export async function downloadBlob(
   if (!session.downloadUrl) throw new JmapProtocolError('JMAP session has no downloadUrl');
   const type = options.type ?? 'application/octet-stream';
   const url = expandUrlTemplate(session.downloadUrl, { accountId, blobId, name: options.name || 'blob', type });
-  const abort = new AbortController();
-  const signal = options.signal ? AbortSignal.any([abort.signal, options.signal]) : abort.signal;
-  const res = await client.fetchBlob(url, { method: 'GET' }, { signal });
-  if (!res.body) throw new JmapProtocolError(`JMAP download from ${url} answered without a body`, { status: res.status });
-  const body = Readable.fromWeb(res.body as NodeWebStream<Uint8Array>);
-  // A reader that gives up early must not leave the upstream transfer running.
-  body.on('close', () => {
-    if (!body.readableEnded) abort.abort();
-  });
-  const length = Number(res.headers.get('content-length'));
-  return { body, size: Number.isFinite(length) && res.headers.has('content-length') ? length : undefined, type: res.headers.get('content-type') ?? type };
+  const body = await client.getBlobStream(url, { signal: options.signal });
+  const length = Number(body.headers['content-length']);
+  return { body, size: body.headers['content-length'] !== undefined && Number.isFinite(length) ? length : undefined, type: body.headers['content-type'] ?? type };
 }

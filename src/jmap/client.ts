@@ -3,7 +3,8 @@
  * handling and splitting large work so it stays within the server's advertised limits.
  */
 import { JmapMethodError, JmapProtocolError } from './errors.js';
-import { authorizationHeader, fetchJson, fetchStream, type FetchImpl } from './http.js';
+import type { IncomingMessage } from 'node:http';
+import { authorizationHeader, fetchJson, fetchStream, getStream, type FetchImpl } from './http.js';
 import { DEFAULT_TIMEOUT_MS, fetchSession } from './session.js';
 import {
   CORE_CAPABILITY,
@@ -187,6 +188,13 @@ export class JmapClient {
     const headers = new Headers(init.headers);
     headers.set('Authorization', authorizationHeader(this.options.credentials));
     return fetchStream(url, { ...init, headers }, { fetchImpl: this.fetchImpl, timeoutMs: options.timeoutMs ?? this.timeoutMs, signal: options.signal });
+  }
+
+  /** An authenticated GET streamed with back-pressure (blob download); see getStream in http.ts. */
+  async getBlobStream(url: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<IncomingMessage> {
+    this.requestCount++;
+    const headers = { Authorization: authorizationHeader(this.options.credentials) };
+    return getStream(url, headers, { timeoutMs: options.timeoutMs ?? this.timeoutMs, signal: options.signal });
   }
 
   private noteSessionState(session: JmapSession, sessionState: string): void {

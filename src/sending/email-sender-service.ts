@@ -49,9 +49,13 @@ export interface EmailSenderDeps {
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
+/** Signed-in JMAP clients kept per account, so a send does not fetch the session again each time. */
+const CLIENT_CACHE_SIZE = 200;
 const FIELDS_FIRST = 'Polia accountId alebo contactId uveďte vo formulári pred prílohami';
 
 export class EmailSenderService {
+  private readonly clients = new Map<string, JmapClient>();
+
   constructor(private readonly deps: EmailSenderDeps) {}
 
   start(userId: string, target: SendTarget, signal?: AbortSignal): OutgoingMessage {
@@ -223,9 +227,23 @@ export class EmailSenderService {
       accountId = contact?.emailAccountId ?? fields.accountId!;
     }
     const account = await accounts.requireCanSend(message.userId, accountId);
-    const client = this.deps.mail.clientFor(account);
+    const client = this.clientFor(account);
     const intake = new AttachmentIntake(client, account.jmapAccountId, await this.limits(client, account), message.signal);
     return { account, client, original, contact, intake };
+  }
+
+  /** Keyed by the sealed password too: new credentials get a new client (and session). */
+  private clientFor(account: EmailAccount): JmapClient {
+    const key = `${account.id}:${account.email}:${account.emailPassword}`;
+    let client = this.clients.get(key);
+    if (client) {
+      this.clients.delete(key);
+    } else {
+      client = this.deps.mail.clientFor(account);
+      if (this.clients.size >= CLIENT_CACHE_SIZE) this.clients.delete(this.clients.keys().next().value!);
+    }
+    this.clients.set(key, client);
+    return client;
   }
 
   /** Per file the session's maxSizeUpload; all together SEND_MAX_TOTAL_BYTES and the account's maxSizeAttachmentsPerEmail. */
