@@ -11,15 +11,15 @@ import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { EmailService } from '../emails/email-service.js';
 import { ValidationError } from '../errors/app-errors.js';
-import { createAndSubmit, JmapError, JmapProtocolError, MAIL_CAPABILITY, prepareSend, type Email, type JmapClient, type SendSetup } from '../jmap/index.js';
+import { createAndSubmit, JmapError, JmapProtocolError, prepareSend, type Email, type JmapClient, type SendSetup } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { EmailAccount } from '../models/index.js';
 import { EMAIL_GET_ARGS } from '../sync/jmap-sync-calls.js';
 import type { SentEmailWriter } from '../sync/sent-email-writer.js';
-import { AttachmentIntake } from './attachment-intake.js';
 import { draftEmail, envelopeOf, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
 import type { SendIdempotency, StoredResponse } from './idempotency.js';
 import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
+import { SendOrigins } from './send-origins.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
 import type { SendThrottle } from './send-throttle.js';
 import { MAX_RECIPIENTS, type ComposeBody, type ReplyBody } from './sending-schemas.js';
@@ -49,14 +49,14 @@ export interface EmailSenderDeps {
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
-/** Signed-in JMAP clients kept per account, so a send does not fetch the session again each time. */
-const CLIENT_CACHE_SIZE = 200;
 const FIELDS_FIRST = 'Polia accountId alebo contactId uveďte vo formulári pred prílohami';
 
 export class EmailSenderService {
-  private readonly clients = new Map<string, JmapClient>();
+  private readonly origins: SendOrigins;
 
-  constructor(private readonly deps: EmailSenderDeps) {}
+  constructor(private readonly deps: EmailSenderDeps) {
+    this.origins = new SendOrigins(deps);
+  }
 
   start(userId: string, target: SendTarget, signal?: AbortSignal): OutgoingMessage {
     return new OutgoingMessage(userId, target, signal);
@@ -86,7 +86,7 @@ export class EmailSenderService {
     if (message.target.kind === 'new' && !message.origin && fields.accountId === undefined && fields.contactId === undefined) {
       throw new ValidationError(FIELDS_FIRST, [{ field: 'accountId', message: FIELDS_FIRST }]);
     }
-    const origin = await this.origin(message, fields);
+    const origin = await this.origins.of(message, fields);
     try {
       return await origin.intake.add(stream, fileName, type);
     } catch (err) {
@@ -95,7 +95,7 @@ export class EmailSenderService {
   }
 
   async send(message: OutgoingMessage, body: ReplyBody | ComposeBody, meta: RequestMeta): Promise<SendResult> {
-    const origin = await this.origin(message, body);
+    const origin = await this.origins.of(message, body);
     const { account, client } = origin;
     let setup: SendSetup;
     try {
@@ -202,60 +202,5 @@ export class EmailSenderService {
       throw new ValidationError(`Najviac ${MAX_RECIPIENTS} adresátov spolu`, [{ field: 'to', message: `Najviac ${MAX_RECIPIENTS} adresátov spolu` }]);
     }
     return recipients;
-  }
-
-  /** Finds (once per message) the account to send from, checking the caller may send from it. */
-  private origin(message: OutgoingMessage, fields: Partial<ComposeBody>): Promise<SendOrigin> {
-    message.origin ??= this.resolveOrigin(message, fields);
-    return message.origin;
-  }
-
-  private async resolveOrigin(message: OutgoingMessage, fields: Partial<ComposeBody>): Promise<SendOrigin> {
-    const { accounts, emails, contacts } = this.deps;
-    let original: EmailRecord | undefined;
-    let contact;
-    let accountId: string;
-    if (message.target.kind === 'reply') {
-      original = await emails.get(message.userId, message.target.emailId);
-      accountId = original.emailAccountId;
-      contact = await contacts.get(message.userId, original.contactId).catch(() => undefined);
-    } else {
-      if (fields.contactId !== undefined) contact = await contacts.get(message.userId, fields.contactId);
-      if (contact && fields.accountId !== undefined && fields.accountId !== contact.emailAccountId) {
-        throw new ValidationError('Kontakt nepatrí k zvolenému emailovému účtu', [{ field: 'contactId', message: 'Kontakt nepatrí k zvolenému emailovému účtu' }]);
-      }
-      accountId = contact?.emailAccountId ?? fields.accountId!;
-    }
-    const account = await accounts.requireCanSend(message.userId, accountId);
-    const client = this.clientFor(account);
-    const intake = new AttachmentIntake(client, account.jmapAccountId, await this.limits(client, account), message.signal);
-    return { account, client, original, contact, intake };
-  }
-
-  /** Keyed by the sealed password too: new credentials get a new client (and session). */
-  private clientFor(account: EmailAccount): JmapClient {
-    const key = `${account.id}:${account.email}:${account.emailPassword}`;
-    let client = this.clients.get(key);
-    if (client) {
-      this.clients.delete(key);
-    } else {
-      client = this.deps.mail.clientFor(account);
-      if (this.clients.size >= CLIENT_CACHE_SIZE) this.clients.delete(this.clients.keys().next().value!);
-    }
-    this.clients.set(key, client);
-    return client;
-  }
-
-  /** Per file the session's maxSizeUpload; all together SEND_MAX_TOTAL_BYTES and the account's maxSizeAttachmentsPerEmail. */
-  private async limits(client: JmapClient, account: EmailAccount): Promise<{ perFile: number; total: number }> {
-    try {
-      const session = await client.session();
-      const mail = session.accounts[account.jmapAccountId]?.accountCapabilities[MAIL_CAPABILITY] as { maxSizeAttachmentsPerEmail?: unknown } | undefined;
-      const serverTotal = typeof mail?.maxSizeAttachmentsPerEmail === 'number' ? mail.maxSizeAttachmentsPerEmail : Infinity;
-      const total = Math.min(this.deps.maxTotalBytes, serverTotal);
-      return { perFile: Math.min(session.limits.maxSizeUpload, total), total };
-    } catch (err) {
-      throw mailServerError(err);
-    }
   }
 }
