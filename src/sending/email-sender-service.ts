@@ -145,7 +145,7 @@ export class EmailSenderService {
       attachments: origin.intake.attachments.length,
       ...(origin.original ? { inReplyTo: origin.original.id } : {}),
     };
-    const emailId = await this.record(account, outcome.email, setup, own, details, message.userId, meta);
+    const emailId = await this.record(account, outcome.email && withSentText(outcome.email, body.text), setup, own, details, message.userId, meta);
     return {
       email: emailId ? await this.deps.emails.get(message.userId, emailId) : null,
       messageId,
@@ -203,4 +203,18 @@ export class EmailSenderService {
     }
     return recipients;
   }
+}
+
+/**
+ * Cyrus answers an Email/get by creation id (`#d1`) without body values, whatever fetchTextBodyValues
+ * says: the text part's value is the text we sent, so it is filled in from there.
+ */
+function withSentText(email: Email, text: string): Email {
+  const values = { ...(email.bodyValues ?? {}) };
+  for (const part of email.textBody ?? []) {
+    if (part.partId && !values[part.partId] && (part.type ?? '').toLowerCase() === 'text/plain') {
+      values[part.partId] = { value: text, isEncodingProblem: false, isTruncated: false };
+    }
+  }
+  return { ...email, bodyValues: values };
 }

@@ -11,7 +11,7 @@ import { jmapAs, type MailUser } from '../sync/helpers.js';
 
 export { crmUser, freshMailUser, jmapAs, linkViaApi, put, type CrmUser, type MailUser } from '../sync/helpers.js';
 
-export const FULL_PROPERTIES = ['id', 'blobId', 'threadId', 'mailboxIds', 'keywords', 'subject', 'from', 'to', 'cc', 'bcc', 'messageId', 'inReplyTo', 'references', 'attachments', 'bodyValues', 'textBody', 'receivedAt'];
+export const FULL_PROPERTIES = ['id', 'blobId', 'threadId', 'mailboxIds', 'keywords', 'subject', 'from', 'to', 'cc', 'bcc', 'messageId', 'inReplyTo', 'references', 'attachments', 'bodyValues', 'textBody', 'htmlBody', 'receivedAt'];
 
 /** Every email of the mail user with this subject (server side), newest first. */
 export async function serverEmails(mail: MailUser, subject: string): Promise<Email[]> {
@@ -20,7 +20,7 @@ export async function serverEmails(mail: MailUser, subject: string): Promise<Ema
   const responses = await client.call(
     [
       ['Email/query', { accountId, filter: null, sort: [{ property: 'receivedAt', isAscending: false }], limit: 500 }, 'q'],
-      ['Email/get', { accountId, '#ids': { resultOf: 'q', name: 'Email/query', path: '/ids' }, properties: FULL_PROPERTIES, fetchTextBodyValues: true }, 'g'],
+      ['Email/get', { accountId, '#ids': { resultOf: 'q', name: 'Email/query', path: '/ids' }, properties: FULL_PROPERTIES, fetchTextBodyValues: true, fetchHTMLBodyValues: true }, 'g'],
     ],
     { throwOnMethodError: true },
   );

@@ -123,6 +123,18 @@ describe('sending: guards', function () {
     expect(other.body.error.code).to.equal('idempotency_conflict');
   });
 
+  it('two concurrent requests with one Idempotency-Key send once', async () => {
+    const key = `k-${randomBytes(6).toString('hex')}`;
+    const subject = uniqueSubject('Súbežne');
+    const post = () => owner.as(request(app).post('/api/emails')).set('Idempotency-Key', key).send({ accountId, to: bob.user, subject, text: 'raz' });
+    const results = await Promise.all([post(), post(), post()]);
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201).length, JSON.stringify(statuses)).to.be.at.least(1);
+    expect(statuses.every((s) => s === 201 || s === 409), JSON.stringify(statuses)).to.equal(true);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).to.equal('idempotency_conflict');
+    expect(await waitForServerEmails(bob, subject, 2, 1500)).to.have.length(1);
+  });
+
   it('limits sends per user (429 with Retry-After and a Slovak message); a replay costs nothing', async () => {
     const limited = await testApp({ SEND_RATE_LIMIT: '2', SEND_RATE_WINDOW_SECONDS: '600' });
     const sender = await crmUser();
@@ -140,7 +152,9 @@ describe('sending: guards', function () {
     expect(over.body.error).to.include({ code: 'rate_limited', message: 'Odoslali ste príliš veľa emailov za krátky čas. Skúste to znova neskôr.' });
     expect(Number(over.headers['retry-after'])).to.be.greaterThan(0);
     // Another user is not affected.
-    const res = await owner.as(request(limited).post('/api/emails')).send({ accountId, to: bob.user, subject: uniqueSubject('Iný'), text: 'x' });
+    const other = await crmUser();
+    const otherAccount = await linkViaApi(limited, ctx, other, await freshMailUser('alice'));
+    const res = await other.as(request(limited).post('/api/emails')).send({ accountId: otherAccount, to: bob.user, subject: uniqueSubject('Iný'), text: 'x' });
     expect(res.status).to.equal(201);
   });
 });

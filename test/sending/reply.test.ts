@@ -133,11 +133,17 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       list = (created.body.data.contact ?? created.body.data).id as string;
     }
-    const res = await owner.as(request(app).post('/api/emails')).send({ contactId: list, subject, text: 'Dobrý deň' });
+    const html = '<p>Dobrý <b>deň</b></p>';
+    const res = await owner.as(request(app).post('/api/emails')).send({ contactId: list, subject, text: 'Dobrý deň', html });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body.data.email.contactId).to.equal(list);
+    expect(res.body.data.email.body).to.equal('Dobrý deň');
     const emails = await owner.as(request(app).get('/api/emails')).query({ contactId: list });
     expect(emails.body.data.items.map((e: { subject: string }) => e.subject)).to.include(subject);
-    expect(await waitForServerEmails(bob, subject)).to.have.length(1);
+    const [atBob] = await waitForServerEmails(bob, subject);
+    expect(atBob!.to).to.deep.equal([{ name: 'Bob Klient', email: bob.user }]);
+    const htmlPart = atBob!.htmlBody?.[0];
+    expect(htmlPart?.type).to.equal('text/html');
+    expect(atBob!.bodyValues?.[htmlPart!.partId!]?.value).to.equal(html);
   });
 });
