@@ -48,8 +48,16 @@ export async function uploadBlob(
   if (!session.uploadUrl) throw new JmapProtocolError('JMAP session has no uploadUrl');
   const url = expandUrlTemplate(session.uploadUrl, { accountId });
   let sourceError: unknown;
-  // Remember the body's own failure: fetch reports it only as a generic "fetch failed".
-  const source = Readable.from(body).on('error', (err) => (sourceError ??= err));
+  // Remember the body's own failure (before fetch sees it): fetch reports it only as "fetch failed".
+  async function* remembering(): AsyncGenerator<Uint8Array> {
+    try {
+      yield* body;
+    } catch (err) {
+      sourceError ??= err;
+      throw err;
+    }
+  }
+  const source = Readable.from(remembering());
   let res: Response;
   try {
     res = await client.fetchBlob(
