@@ -167,9 +167,9 @@ if [ "$(cat "$JMAP_CYRUS_CONF" 2>/dev/null)" != "$CYRUS_CONF" ]; then printf '%s
 chown -R cyrus:mail "$JMAP_BASE/etc" "$JMAP_BASE/bin"
 
 # --- the SMTP relay (before Cyrus, so the first submission finds it) -----------------------------------
-# Runs as the unprivileged cyrus user (setpriv execs, so $! is the relay itself); restarted when its
-# script changed. Without node_modules (npm install not run yet) Cyrus still starts, but JMAP
-# submissions fail.
+# Runs as the unprivileged cyrus user when that user can read the project (setpriv execs, so $! is the
+# relay itself), else as root; loopback only either way. Restarted when its script changed. Without it
+# (node_modules missing: npm install not run yet) Cyrus still starts, but JMAP submissions fail.
 RELAY="$HERE/smtp-relay.mjs"
 relay_sum=$(sha256sum "$RELAY" | cut -c1-16)
 if [ -n "$(jmap_relay_pid)" ] && [ "$(cat "$JMAP_BASE/run/smtp-relay.sum" 2>/dev/null)" != "$relay_sum" ]; then
@@ -177,18 +177,28 @@ if [ -n "$(jmap_relay_pid)" ] && [ "$(cat "$JMAP_BASE/run/smtp-relay.sum" 2>/dev
 fi
 if [ -z "$(jmap_relay_pid)" ]; then
   NODE_BIN=$(command -v node || true)
-  if [ -d "$HERE/../../node_modules/smtp-server" ] && [ -n "$NODE_BIN" ]; then
+  MODULES="$HERE/../../node_modules"
+  if [ -d "$MODULES/smtp-server" ] && [ -d "$MODULES/nodemailer" ] && [ -n "$NODE_BIN" ]; then
     jmap_port_busy "$JMAP_SMTP_PORT" && jmap_die "port $JMAP_SMTP_PORT on 127.0.0.1 is already in use (set JMAP_SMTP_PORT)"
-    install -m 644 -o cyrus -g mail /dev/null "$JMAP_BASE/log/smtp-relay.log" 2>/dev/null || true
-    setsid setpriv --reuid=cyrus --regid=mail --init-groups "$NODE_BIN" "$RELAY" --port "$JMAP_SMTP_PORT" --lmtp-port "$JMAP_LMTP_PORT" --host 127.0.0.1 \
+    AS_CYRUS="setpriv --reuid=cyrus --regid=mail --init-groups"
+    if ! $AS_CYRUS test -r "$RELAY" -a -r "$MODULES/smtp-server/package.json" -a -r "$MODULES/nodemailer/package.json" 2>/dev/null; then
+      jmap_log "user cyrus cannot read $HERE or its node_modules: the SMTP relay runs as $(id -un)"
+      AS_CYRUS=""
+    fi
+    touch "$JMAP_BASE/log/smtp-relay.log" && chmod 666 "$JMAP_BASE/log/smtp-relay.log"
+    # shellcheck disable=SC2086
+    setsid $AS_CYRUS "$NODE_BIN" "$RELAY" --port "$JMAP_SMTP_PORT" --lmtp-port "$JMAP_LMTP_PORT" --host 127.0.0.1 \
       </dev/null >>"$JMAP_BASE/log/smtp-relay.log" 2>&1 8>&- &
     echo $! > "$JMAP_RELAY_PIDFILE"
     echo "$relay_sum" > "$JMAP_BASE/run/smtp-relay.sum"
     for _ in $(seq 1 100); do jmap_port_busy "$JMAP_SMTP_PORT" && break; sleep 0.05; done
-    jmap_port_busy "$JMAP_SMTP_PORT" || jmap_die "SMTP relay did not come up: $(tail -n 5 "$JMAP_BASE/log/smtp-relay.log")"
-    jmap_log "SMTP relay on 127.0.0.1:$JMAP_SMTP_PORT -> LMTP 127.0.0.1:$JMAP_LMTP_PORT"
+    if jmap_port_busy "$JMAP_SMTP_PORT"; then
+      jmap_log "SMTP relay on 127.0.0.1:$JMAP_SMTP_PORT -> LMTP 127.0.0.1:$JMAP_LMTP_PORT"
+    else
+      jmap_log "warning: the SMTP relay did not come up, JMAP submissions will fail: $(tail -n 5 "$JMAP_BASE/log/smtp-relay.log")"
+    fi
   else
-    jmap_log "warning: node_modules/smtp-server missing (run npm install): no SMTP relay, JMAP submissions will fail"
+    jmap_log "warning: node_modules/smtp-server or nodemailer missing (run npm install): no SMTP relay, JMAP submissions will fail"
   fi
 fi
 
