@@ -6,11 +6,13 @@ JMAP_BASE="${JMAP_BASE:-/tmp/crm-test-jmap}"
 JMAP_HTTP_PORT="${JMAP_HTTP_PORT:-18080}"
 JMAP_IMAP_PORT="${JMAP_IMAP_PORT:-11143}"
 JMAP_LMTP_PORT="${JMAP_LMTP_PORT:-12424}"
+JMAP_SMTP_PORT="${JMAP_SMTP_PORT:-12525}"
 JMAP_CONF="$JMAP_BASE/etc/imapd.conf"
 JMAP_CYRUS_CONF="$JMAP_BASE/etc/cyrus.conf"
 JMAP_SASLDB="$JMAP_BASE/etc/sasldb2"
 JMAP_PIDFILE="$JMAP_BASE/run/master.pid"
 JMAP_SINK_PIDFILE="$JMAP_BASE/run/syslog-sink.pid"
+JMAP_RELAY_PIDFILE="$JMAP_BASE/run/smtp-relay.pid"
 
 jmap_log() { echo "[jmap:${JMAP_SCRIPT:-?}] $*"; }
 jmap_die() { echo "[jmap:${JMAP_SCRIPT:-?}] ERROR: $*" >&2; exit 1; }
@@ -113,4 +115,13 @@ jmap_add_user() { # user password
   jmap_set_password "$1" "$2"
   jmap_imap_login "$1" "$2"
   jmap_wait_session "$1" "$2"
+}
+
+# Pid of OUR SMTP relay (its command line names our relay script and port), like jmap_master_pid.
+jmap_relay_pid() {
+  local pid
+  pid=$(cat "$JMAP_RELAY_PIDFILE" 2>/dev/null) || return 0
+  jmap_alive "$pid" || return 0
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "smtp-relay.mjs --port $JMAP_SMTP_PORT " && echo "$pid"
+  return 0
 }

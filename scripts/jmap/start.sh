@@ -5,8 +5,9 @@
 # session answers 200. Needs root (apt-get; cyrmaster drops to user "cyrus" itself). No systemd.
 #
 # Env (defaults):
-#   JMAP_BASE=/tmp/crm-test-jmap     all state: etc/ lib/ spool/ search/ run/ log/ outbox/ bin/
+#   JMAP_BASE=/tmp/crm-test-jmap     all state: etc/ lib/ spool/ search/ run/ log/ bin/
 #   JMAP_HTTP_PORT=18080  JMAP_IMAP_PORT=11143  JMAP_LMTP_PORT=12424   (127.0.0.1 only)
+#   JMAP_SMTP_PORT=12525      the SMTP relay Cyrus submits to (scripts/jmap/smtp-relay.mjs, needs node_modules)
 #   JMAP_USERS="alice@example.test:alicepw bob@example.test:bobpw carol@example.test:carolpw"
 #   JMAP_ADMIN_PASS=adminpw   IMAP admin "admin" (not a mail user)
 #   JMAP_SYSLOG=1             when nothing listens on /dev/log, run a sink -> $JMAP_BASE/log/syslog.log
@@ -62,60 +63,22 @@ stop_master() {
 if [ "${JMAP_RESET:-0}" = 1 ]; then
   stop_master
   jmap_log "JMAP_RESET=1: wiping mail data in $JMAP_BASE"
-  rm -rf "$JMAP_BASE/lib" "$JMAP_BASE/spool" "$JMAP_BASE/search" "$JMAP_BASE/outbox" "$JMAP_SASLDB"
+  rm -rf "$JMAP_BASE/lib" "$JMAP_BASE/spool" "$JMAP_BASE/search" "$JMAP_SASLDB"
 fi
 
 # --- directories (cyrmaster does not create configdirectory's subfolders itself) ------------------
 install -d -m 755 "$JMAP_BASE"
-for d in etc bin log outbox spool search run run/proc run/lock run/socket \
+for d in etc bin log spool search run run/proc run/lock run/socket \
          lib lib/db lib/socket lib/log lib/msg lib/proc lib/quota lib/user lib/sieve lib/ptclient lib/sync; do
   install -d -o cyrus -g mail -m 750 "$JMAP_BASE/$d"
 done
-chmod 755 "$JMAP_BASE/log" "$JMAP_BASE/outbox" "$JMAP_BASE/run"
+chmod 755 "$JMAP_BASE/log" "$JMAP_BASE/run"
 
 # --- syslog -----------------------------------------------------------------------------------------
 # Cyrus logs only through syslog(3), i.e. /dev/log. If something already listens there (a system
 # syslog, or another test server's sink), use it. Otherwise run a tiny sink so failures can be
 # debugged from $JMAP_BASE/log/syslog.log; without one Cyrus still works, its logs are just lost.
 bash "$HERE/syslog-sink.sh" start 8>&- || jmap_log "warning: no syslog sink; Cyrus logs are discarded"
-
-# --- fake sendmail: EmailSubmission and sieve mail end up as files in outbox/, never on the net ----
-cat > "$JMAP_BASE/bin/fake-sendmail" <<EOF
-#!/usr/bin/perl
-# Cyrus's smtpclient runs "sendmail -bs" and speaks SMTP on stdin/stdout; anything else is one
-# message on stdin. Either way the message is written to $JMAP_BASE/outbox.
-my \$outbox = '$JMAP_BASE/outbox';
-EOF
-cat >> "$JMAP_BASE/bin/fake-sendmail" <<'EOF'
-use strict; use warnings; use Time::HiRes qw(time); $| = 1; umask 022;
-sub keep { my ($from, $to, $data) = @_;
-  my $f = sprintf('%s/%.6f-%d.eml', $outbox, time, $$); open(my $fh, '>', $f) or return 0;
-  print $fh "X-Envelope-From: <$from>\r\nX-Envelope-To: ", join(', ', map { "<$_>" } @$to), "\r\n", $data;
-  close $fh }
-if (grep { $_ eq '-bs' } @ARGV) {
-  my ($from, @to) = ('');
-  print "220 localhost fake-sendmail ESMTP\r\n";
-  while (defined(my $l = <STDIN>)) {
-    $l =~ s/\r?\n\z//;
-    if ($l =~ /^(?:EHLO|HELO)/i) { print "250-localhost\r\n250-8BITMIME\r\n250-DSN\r\n250 ENHANCEDSTATUSCODES\r\n" }
-    elsif ($l =~ /^MAIL FROM:\s*<([^>]*)>/i) { ($from, @to) = ($1); print "250 2.1.0 ok\r\n" }
-    elsif ($l =~ /^RCPT TO:\s*<([^>]*)>/i) { push @to, $1; print "250 2.1.5 ok\r\n" }
-    elsif ($l =~ /^DATA/i) {
-      print "354 go ahead\r\n"; my $d = '';
-      while (defined(my $x = <STDIN>)) { last if $x =~ /^\.\r?\n\z/; $x =~ s/^\.\./\./; $d .= $x }
-      print keep($from, \@to, $d) ? "250 2.0.0 kept\r\n" : "451 4.3.0 cannot write outbox\r\n" }
-    elsif ($l =~ /^QUIT/i) { print "221 2.0.0 bye\r\n"; last }
-    elsif ($l =~ /^(?:RSET|NOOP)/i) { print "250 2.0.0 ok\r\n" }
-    else { print "502 5.5.2 not implemented\r\n" } }
-  exit 0 }
-my ($from, @to) = ('');
-for (my $i = 0; $i < @ARGV; $i++) {
-  my $a = $ARGV[$i];
-  if ($a eq '-f') { $from = $ARGV[++$i] } elsif ($a =~ /^-f(.+)/) { $from = $1 } elsif ($a !~ /^-/) { push @to, $a } }
-local $/; my $d = <STDIN>;
-exit(keep($from, \@to, $d // '') ? 0 : 75);
-EOF
-chmod 755 "$JMAP_BASE/bin/fake-sendmail"
 
 # --- config -------------------------------------------------------------------------------------------
 IMAPD_CONF=$(cat <<EOF
@@ -171,8 +134,10 @@ defaultsearchtier: t1
 t1searchpartition-default: $JMAP_BASE/search
 sync_log: yes
 sync_log_channels: squatter
-smtp_backend: sendmail
-sendmail: $JMAP_BASE/bin/fake-sendmail
+# EmailSubmission speaks SMTP to our relay (smtp-relay.mjs), which delivers into this server over
+# LMTP: mail sent from one test user really arrives in another's mailbox, and nothing leaves the machine
+smtp_backend: host
+smtp_host: 127.0.0.1:$JMAP_SMTP_PORT
 EOF
 )
 # cyrmaster does not pass -C on to its children, so every command names the config itself.
@@ -199,7 +164,43 @@ EOF
 changed=0
 if [ "$(cat "$JMAP_CONF" 2>/dev/null)" != "$IMAPD_CONF" ]; then printf '%s\n' "$IMAPD_CONF" > "$JMAP_CONF"; changed=1; fi
 if [ "$(cat "$JMAP_CYRUS_CONF" 2>/dev/null)" != "$CYRUS_CONF" ]; then printf '%s\n' "$CYRUS_CONF" > "$JMAP_CYRUS_CONF"; changed=1; fi
-chown -R cyrus:mail "$JMAP_BASE/etc" "$JMAP_BASE/bin" "$JMAP_BASE/outbox"
+chown -R cyrus:mail "$JMAP_BASE/etc" "$JMAP_BASE/bin"
+
+# --- the SMTP relay (before Cyrus, so the first submission finds it) -----------------------------------
+# Runs as the unprivileged cyrus user when that user can read the project (setpriv execs, so $! is the
+# relay itself), else as root; loopback only either way. Restarted when its script changed. Without it
+# (node_modules missing: npm install not run yet) Cyrus still starts, but JMAP submissions fail.
+RELAY="$HERE/smtp-relay.mjs"
+relay_sum=$(sha256sum "$RELAY" | cut -c1-16)
+if [ -n "$(jmap_relay_pid)" ] && [ "$(cat "$JMAP_BASE/run/smtp-relay.sum" 2>/dev/null)" != "$relay_sum" ]; then
+  kill -TERM "$(jmap_relay_pid)"; sleep 0.3
+fi
+if [ -z "$(jmap_relay_pid)" ]; then
+  NODE_BIN=$(command -v node || true)
+  MODULES="$HERE/../../node_modules"
+  if [ -d "$MODULES/smtp-server" ] && [ -d "$MODULES/nodemailer" ] && [ -n "$NODE_BIN" ]; then
+    jmap_port_busy "$JMAP_SMTP_PORT" && jmap_die "port $JMAP_SMTP_PORT on 127.0.0.1 is already in use (set JMAP_SMTP_PORT)"
+    AS_CYRUS="setpriv --reuid=cyrus --regid=mail --init-groups"
+    if ! $AS_CYRUS test -r "$RELAY" -a -r "$MODULES/smtp-server/package.json" -a -r "$MODULES/nodemailer/package.json" 2>/dev/null; then
+      jmap_log "user cyrus cannot read $HERE or its node_modules: the SMTP relay runs as $(id -un)"
+      AS_CYRUS=""
+    fi
+    touch "$JMAP_BASE/log/smtp-relay.log" && chmod 666 "$JMAP_BASE/log/smtp-relay.log"
+    # shellcheck disable=SC2086
+    setsid $AS_CYRUS "$NODE_BIN" "$RELAY" --port "$JMAP_SMTP_PORT" --lmtp-port "$JMAP_LMTP_PORT" --host 127.0.0.1 \
+      </dev/null >>"$JMAP_BASE/log/smtp-relay.log" 2>&1 8>&- &
+    echo $! > "$JMAP_RELAY_PIDFILE"
+    echo "$relay_sum" > "$JMAP_BASE/run/smtp-relay.sum"
+    for _ in $(seq 1 100); do jmap_port_busy "$JMAP_SMTP_PORT" && break; sleep 0.05; done
+    if jmap_port_busy "$JMAP_SMTP_PORT"; then
+      jmap_log "SMTP relay on 127.0.0.1:$JMAP_SMTP_PORT -> LMTP 127.0.0.1:$JMAP_LMTP_PORT"
+    else
+      jmap_log "warning: the SMTP relay did not come up, JMAP submissions will fail: $(tail -n 5 "$JMAP_BASE/log/smtp-relay.log")"
+    fi
+  else
+    jmap_log "warning: node_modules/smtp-server or nodemailer missing (run npm install): no SMTP relay, JMAP submissions will fail"
+  fi
+fi
 
 # --- start (or restart on a config change) ------------------------------------------------------------
 jmap_set_password admin "$ADMIN_PASS"
@@ -233,5 +234,5 @@ for up in $USERS; do
   jmap_add_user "${up%%:*}" "${up#*:}"
   jmap_log "user ${up%%:*} ready"
 done
-jmap_log "IMAP 127.0.0.1:$JMAP_IMAP_PORT  LMTP 127.0.0.1:$JMAP_LMTP_PORT  data $JMAP_BASE  logs $JMAP_BASE/log/"
+jmap_log "IMAP 127.0.0.1:$JMAP_IMAP_PORT  LMTP 127.0.0.1:$JMAP_LMTP_PORT  SMTP relay 127.0.0.1:$JMAP_SMTP_PORT  data $JMAP_BASE  logs $JMAP_BASE/log/"
 echo "http://127.0.0.1:$JMAP_HTTP_PORT/.well-known/jmap"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stop the test JMAP server started by start.sh (and its syslog sink, if it started one).
+# Stop the test JMAP server started by start.sh (its SMTP relay, and its syslog sink if it started one).
 #   usage: stop.sh [--purge]      --purge also deletes $JMAP_BASE (all mail data and config)
 # Only processes that belong to OUR config are touched; another Cyrus on the machine keeps running.
 set -euo pipefail
@@ -25,6 +25,13 @@ for p in $(pgrep -f -- "-C $JMAP_CONF( |\$)" || true); do
   jmap_alive "$p" && kill -TERM "$p" 2>/dev/null || true
 done
 rm -f "$JMAP_PIDFILE"
+relay=$(jmap_relay_pid)
+if [ -n "$relay" ]; then
+  kill -TERM "$relay"
+  for _ in $(seq 1 50); do jmap_alive "$relay" || break; sleep 0.05; done
+  jmap_log "SMTP relay $relay stopped"
+fi
+rm -f "$JMAP_RELAY_PIDFILE"
 bash "$HERE/syslog-sink.sh" stop
 
 if [ "${1:-}" = --purge ]; then

@@ -8,6 +8,7 @@ import { createAdminRouter } from '../admin/admin-routes.js';
 import { createTimesheetRouter } from '../timesheets/timesheet-routes.js';
 import { createContactRouter } from '../contacts/contact-routes.js';
 import { createEmailRouter } from '../emails/email-routes.js';
+import { createSendingRouter } from '../sending/sending-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
@@ -18,6 +19,8 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/admin', createAdminRouter(ctx.services, auth));
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   api.use('/contacts', createContactRouter(ctx.services, auth));
+  // Sending first: its two POSTs are its own, everything else under /emails falls through.
+  api.use('/emails', createSendingRouter(ctx.services, auth, { maxTotalBytes: ctx.config.sending.maxTotalBytes }));
   api.use('/emails', createEmailRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
 }

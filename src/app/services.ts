@@ -32,6 +32,7 @@ import { ContactService } from '../contacts/contact-service.js';
 import { EmailRepository } from '../emails/email-repository.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
+import { AttachmentDownloads } from '../emails/attachment-download.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
@@ -39,6 +40,11 @@ import { BackupRepository } from '../backup/backup-repository.js';
 import { BackupService } from '../backup/backup-service.js';
 import { LocalFileRestorer } from '../backup/file-restorer.js';
 import { RestoreService } from '../backup/restore-service.js';
+import { SentEmailWriter } from '../sync/sent-email-writer.js';
+import { EmailSenderService } from '../sending/email-sender-service.js';
+import { IdempotencyRepository } from '../sending/idempotency-repository.js';
+import { SendIdempotency } from '../sending/idempotency.js';
+import { SendThrottle } from '../sending/send-throttle.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -92,7 +98,8 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
 
-  const loginThrottle = new LoginThrottle(new ThrottleRepository(sql));
+  const throttleRepository = new ThrottleRepository(sql);
+  const loginThrottle = new LoginThrottle(throttleRepository);
   const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle });
 
   // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
@@ -102,10 +109,12 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
+  const emailAttachments = new AttachmentDownloads({ emails, accounts: ownEmailAccounts, mail: emailAccounts });
 
+  const mailStore = new MailStoreRepository(sql);
   const mailSync = new SyncService({
     repository: new SyncRepository(sql),
-    mailStore: new MailStoreRepository(sql),
+    mailStore,
     transactions,
     logger,
     clientFor: (account) => emailAccounts.clientFor(account),
@@ -116,7 +125,21 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const backupRepository = new BackupRepository(sequelize);
   const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });
   const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: encryptionKeys, logger });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, backup, restore };
+  // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
+  const { maxTotalBytes, rateLimit, rateWindowSeconds } = config.sending;
+  const sending = new EmailSenderService({
+    accounts: ownEmailAccounts,
+    emails,
+    contacts,
+    mail: emailAccounts,
+    sentWriter: new SentEmailWriter(mailStore, transactions),
+    throttle: new SendThrottle(throttleRepository, { points: rateLimit, durationSeconds: rateWindowSeconds }),
+    idempotency: new SendIdempotency(new IdempotencyRepository(sql)),
+    audit,
+    logger,
+    maxTotalBytes,
+  });
+  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -38,6 +38,8 @@ export const AuditActions = {
   contactDeleted: 'contact.deleted',
   dbBackup: 'admin.db_backup',
   dbRestore: 'admin.db_restore',
+  /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */
+  emailSend: 'email.send',
 } as const;
 
 export class AuditService {

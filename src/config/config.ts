@@ -38,6 +38,7 @@ export class AppConfig {
   /** Addresses/CIDR ranges allowed to scrape metrics; empty = endpoint off. */
   readonly metricsAllow: string[];
   readonly shutdownTimeoutMs: number;
+  readonly sending: { maxTotalBytes: number; rateLimit: number; rateWindowSeconds: number };
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -60,6 +61,7 @@ export class AppConfig {
     this.metricsPath = raw.METRICS_PATH;
     this.metricsAllow = raw.METRICS_ALLOW;
     this.shutdownTimeoutMs = raw.SHUTDOWN_TIMEOUT_MS;
+    this.sending = { maxTotalBytes: raw.SEND_MAX_TOTAL_BYTES, rateLimit: raw.SEND_RATE_LIMIT, rateWindowSeconds: raw.SEND_RATE_WINDOW_SECONDS };
   }
 
   get isProduction(): boolean {

@@ -98,6 +98,11 @@ export const envSchema = z.object({
     DEFAULT_METRICS_ALLOW,
   ),
   SHUTDOWN_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(60_000), '8000'),
+  /** All attachments of one sent email together, in bytes (the mail server's own limit applies as well). */
+  SEND_MAX_TOTAL_BYTES: withDefault(z.coerce.number().int().min(1024).max(1024 * 1024 * 1024), String(25 * 1024 * 1024)),
+  /** Emails one user may send per SEND_RATE_WINDOW_SECONDS (429 beyond). */
+  SEND_RATE_LIMIT: withDefault(z.coerce.number().int().min(1).max(100_000), '60'),
+  SEND_RATE_WINDOW_SECONDS: withDefault(z.coerce.number().int().min(1).max(86_400), '3600'),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

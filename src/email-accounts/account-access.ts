@@ -17,6 +17,26 @@ export class EmailAccountAccess {
     return account.id;
   }
 
+  /**
+   * The account the caller may SEND from, or a 404. The one place that decides it: today the owner
+   * only; sharing (design.md, canSend) redefines it here and every send follows.
+   */
+  async requireCanSend(userId: string, accountId: string, tx?: Tx): Promise<EmailAccount> {
+    const account = await EmailAccount.findOne({ where: { id: accountId, userId }, transaction: tx });
+    if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
+    return account;
+  }
+
+  /**
+   * The account whose mail content (attachments) the caller may READ, or a 404. Today the owner
+   * only; sharing (canRead) redefines it here.
+   */
+  async requireCanRead(userId: string, accountId: string, tx?: Tx): Promise<EmailAccount> {
+    const account = await EmailAccount.findOne({ where: { id: accountId, userId }, transaction: tx });
+    if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
+    return account;
+  }
+
   /** Those of the given accounts that are the caller's; any other id is left out. */
   findOwn(userId: string, accountIds: readonly string[], tx?: Tx): Promise<EmailAccount[]> {
     return EmailAccount.findAll({ where: { id: [...accountIds], userId }, transaction: tx });

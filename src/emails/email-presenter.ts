@@ -1,4 +1,4 @@
-import type { EmailRecord } from './email-records.js';
+import type { AttachmentRecord, EmailRecord } from './email-records.js';
 import type { EmailResponse, EmailSummaryResponse } from './email-responses.js';
 
 export const PREVIEW_LENGTH = 200;
@@ -42,7 +42,13 @@ export function presentEmail(email: EmailRecord): EmailResponse {
     inReplyTo: email.inReplyTo,
     body: email.body ?? null,
     contactIds: email.contactIds ?? [],
+    attachments: (email.attachments ?? []).map(presentAttachment),
     createdAt: email.createdAt,
     updatedAt: email.updatedAt,
   };
+}
+
+/** What the email detail lists of an attachment; download it from /api/emails/:id/attachments/:attachmentId. */
+export function presentAttachment(a: AttachmentRecord) {
+  return { id: a.id, name: a.name, type: a.type, size: a.size, inline: a.inline };
 }

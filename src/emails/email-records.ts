@@ -21,6 +21,33 @@ export interface EmailRecord {
   bodyStart?: string | null;
   /** Every contact that took part (email_contacts), the main correspondent included. */
   contactIds?: string[];
+  /** Attachment metadata (full reads only). */
+  attachments?: AttachmentRecord[];
+}
+
+/** One attachment of a synced email: metadata only, the content is on the mail server (blobId). */
+export interface AttachmentRecord {
+  id: string;
+  emailId: string;
+  blobId: string;
+  name: string | null;
+  type: string;
+  size: number;
+  inline: boolean;
+}
+
+export interface AttachmentRow {
+  id: string;
+  email_id: string;
+  blob_id: string;
+  name: string | null;
+  type: string;
+  size: string | number;
+  is_inline: boolean;
+}
+
+export function toAttachmentRecord(row: AttachmentRow): AttachmentRecord {
+  return { id: row.id, emailId: row.email_id, blobId: row.blob_id, name: row.name, type: row.type, size: Number(row.size), inline: row.is_inline };
 }
 
 export interface EmailRow {

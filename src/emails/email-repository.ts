@@ -3,7 +3,7 @@ import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 import { FULL_COLUMNS, emailListQuery, type EmailFilter } from './email-query.js';
-import { toEmailRecord, type EmailRecord, type EmailRow } from './email-records.js';
+import { toAttachmentRecord, toEmailRecord, type AttachmentRecord, type AttachmentRow, type EmailRecord, type EmailRow } from './email-records.js';
 
 /** An email whose read state still waits for the write-back to the mail server. */
 export interface PendingReadState {
@@ -30,6 +30,20 @@ export class EmailRepository {
   async findRecord(userId: string, emailId: string, tx?: Tx): Promise<EmailRecord | undefined> {
     const row = await this.sql.one<EmailRow>(`SELECT ${FULL_COLUMNS} FROM emails e WHERE e.id = $emailId AND e.user_id = $userId`, { emailId, userId }, tx);
     return row && toEmailRecord(row);
+  }
+
+  /** The attachments of these emails, in their order within each email. */
+  async attachmentsOf(emailIds: readonly string[], tx?: Tx): Promise<Map<string, AttachmentRecord[]>> {
+    const byEmail = new Map<string, AttachmentRecord[]>();
+    if (emailIds.length === 0) return byEmail;
+    const rows = await this.sql.select<AttachmentRow>(
+      `SELECT id, email_id, blob_id, name, type, size, is_inline FROM email_attachments
+        WHERE email_id = ANY($emailIds::uuid[]) ORDER BY email_id, position`,
+      { emailIds: [...emailIds] },
+      tx,
+    );
+    for (const row of rows) byEmail.set(row.email_id, [...(byEmail.get(row.email_id) ?? []), toAttachmentRecord(row)]);
+    return byEmail;
   }
 
   /** One page of a conversation within an email account, oldest first, with full bodies. */

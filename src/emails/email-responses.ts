@@ -19,7 +19,18 @@ export const emailSummarySchema = z
   .object({ ...common, preview: z.string().meta({ description: 'About 200 characters of the body, whitespace collapsed' }) })
   .meta({ id: 'EmailSummary' });
 
-/** A full email: body, headers for threading, every participating contact. */
+/** An attachment of a synced or sent email (metadata only; the content streams from the mail server). */
+export const attachmentSchema = z
+  .object({
+    id: uuid,
+    name: z.string().nullable(),
+    type: z.string(),
+    size: z.number().int().min(0),
+    inline: z.boolean().meta({ description: 'Shown within the body (Content-ID image) rather than as a file' }),
+  })
+  .meta({ id: 'EmailAttachment', description: 'Download: GET /api/emails/{id}/attachments/{attachmentId}' });
+
+/** A full email: body, headers for threading, every participating contact, attachments. */
 export const emailSchema = z
   .object({
     ...common,
@@ -27,6 +38,7 @@ export const emailSchema = z
     inReplyTo: z.string().nullable(),
     body: z.string().nullable(),
     contactIds: z.array(uuid).meta({ description: 'Every contact that took part, the main correspondent first' }),
+    attachments: z.array(attachmentSchema),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

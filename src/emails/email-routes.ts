@@ -1,4 +1,6 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { create as contentDisposition } from 'content-disposition';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
 import { requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
@@ -7,12 +9,14 @@ import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
 import { presentEmail, presentEmailSummary } from './email-presenter.js';
 import type { EmailData, MarkReadData } from './email-responses.js';
-import { contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from './email-schemas.js';
+import { attachmentParams, contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from './email-schemas.js';
 import type { EmailService } from './email-service.js';
+import type { AttachmentDownloads, AttachmentStream } from './attachment-download.js';
+import { asciiFallbackName, sanitiseFileName } from '../timesheets/file-name.js';
 
 /** /api/emails: the caller's own emails only (design.md: admins are no exception). */
-export function createEmailRouter(services: { emails: EmailService }, auth: AuthMiddleware): Router {
-  const { emails } = services;
+export function createEmailRouter(services: { emails: EmailService; emailAttachments: AttachmentDownloads }, auth: AuthMiddleware): Router {
+  const { emails, emailAttachments } = services;
   const router = Router();
   router.use(auth.requireAuth);
 
@@ -42,6 +46,15 @@ export function createEmailRouter(services: { emails: EmailService }, auth: Auth
     ok(res, listResult(items.map(presentEmail), page, limit, total), 'Vlákno emailov');
   });
 
+  // Streamed from the mail server as it arrives: never buffered whole, never stored.
+  router.get('/:id/attachments/:attachmentId', async (req, res) => {
+    const { id, attachmentId } = parseParams(attachmentParams, req);
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    const download = await emailAttachments.open(requireAuthContext(req).userId, id, attachmentId, gone.signal);
+    await sendAttachment(download, res);
+  });
+
   router.patch('/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
     const { isRead } = parseBody(updateEmailBody, req);
@@ -50,4 +63,32 @@ export function createEmailRouter(services: { emails: EmailService }, auth: Auth
   });
 
   return router;
+}
+
+/** A media type we pass on as is; anything odd is served as plain bytes. */
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+
+/**
+ * Always a download (Content-Disposition: attachment with an RFC 6266 name), never rendered: with
+ * nosniff and the API's CSP, even an HTML or SVG attachment cannot run in the CRM's origin.
+ */
+async function sendAttachment({ attachment, body, size }: AttachmentStream, res: Response): Promise<void> {
+  const name = sanitiseFileName(attachment.name ?? '') || 'priloha';
+  res.status(200);
+  res.setHeader('Content-Type', MEDIA_TYPE.test(attachment.type) ? attachment.type : 'application/octet-stream');
+  if (size !== undefined) res.setHeader('Content-Length', String(size));
+  res.setHeader('Content-Disposition', contentDisposition(name, { type: 'attachment', fallback: asciiFallbackName(name) }));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'private, no-store');
+  try {
+    await pipeline(body, res);
+  } catch (err) {
+    // The reader went away (or the mail server broke off mid-transfer after the headers went out):
+    // nothing more can be said to this client; the connection is closed either way.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    throw err;
+  }
 }

@@ -36,6 +36,11 @@ export const threadQuery = paginationQuery;
 
 export const updateEmailBody = z.strictObject({ isRead: z.boolean({ error: 'isRead musí byť true alebo false' }) });
 
+export const attachmentParams = z.object({
+  id: z.uuid('Neplatný identifikátor'),
+  attachmentId: z.uuid('Neplatný identifikátor prílohy'),
+});
+
 export const contactIdParams = z.object({ contactId: z.uuid('Neplatný identifikátor kontaktu') });
 
 export type ListEmailsQuery = z.infer<typeof listEmailsQuery>;

@@ -45,6 +45,7 @@ export class EmailService {
   async get(userId: string, emailId: string): Promise<EmailRecord> {
     const email = await this.deps.emails.findRecord(userId, emailId);
     if (!email) throw new NotFoundError(EMAIL_NOT_FOUND);
+    email.attachments = (await this.deps.emails.attachmentsOf([email.id])).get(email.id) ?? [];
     return email;
   }
 
@@ -52,7 +53,10 @@ export class EmailService {
   async thread(userId: string, emailId: string, page: PageRequest): Promise<Page<EmailRecord>> {
     const email = await this.get(userId, emailId);
     if (!email.threadId) return { items: page.page === 1 ? [email] : [], total: 1 };
-    return this.deps.emails.threadPage(userId, email.emailAccountId, email.threadId, page);
+    const result = await this.deps.emails.threadPage(userId, email.emailAccountId, email.threadId, page);
+    const attachments = await this.deps.emails.attachmentsOf(result.items.map((e) => e.id));
+    for (const item of result.items) item.attachments = attachments.get(item.id) ?? [];
+    return result;
   }
 
   /**

@@ -30,6 +30,11 @@ export const ERROR_CODES = {
   upstream_unavailable: { status: 502, description: 'The mail (JMAP) server could not be reached or answered badly.' },
   service_unavailable: { status: 503, description: 'A dependency (database, storage, JMAP configuration) is unavailable; Retry-After.' },
   upstream_timeout: { status: 504, description: 'The mail (JMAP) server did not answer in time.' },
+  recipient_rejected: { status: 400, description: 'The mail server rejected a recipient; details name the address.' },
+  attachment_not_allowed: { status: 400, description: 'An attachment that may not be sent (an executable, also one disguised by its name).' },
+  idempotency_conflict: { status: 409, description: 'The Idempotency-Key was used for another request, or its first request has not finished (or ended with an unknown outcome).' },
+  submission_refused: { status: 502, description: 'The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.' },
+  mail_quota_exceeded: { status: 507, description: 'The mailbox is over its quota: the message could not be stored, nothing was sent.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -3,7 +3,8 @@
  * handling and splitting large work so it stays within the server's advertised limits.
  */
 import { JmapMethodError, JmapProtocolError } from './errors.js';
-import { authorizationHeader, fetchJson, type FetchImpl } from './http.js';
+import type { IncomingMessage } from 'node:http';
+import { authorizationHeader, fetchJson, fetchStream, getStream, type FetchImpl } from './http.js';
 import { DEFAULT_TIMEOUT_MS, fetchSession } from './session.js';
 import {
   CORE_CAPABILITY,
@@ -33,6 +34,8 @@ export interface CallOptions {
   /** Throw the first `error` method response as a JmapMethodError instead of returning it. */
   throwOnMethodError?: boolean;
   signal?: AbortSignal;
+  /** Capabilities this request needs beyond the client's (e.g. submission for EmailSubmission/set). */
+  using?: string[];
 }
 
 export class JmapClient {
@@ -116,7 +119,7 @@ export class JmapClient {
           Accept: 'application/json',
         },
         body: JSON.stringify({
-          using: [CORE_CAPABILITY, MAIL_CAPABILITY, ...(this.options.extraCapabilities ?? [])],
+          using: [...new Set([CORE_CAPABILITY, MAIL_CAPABILITY, ...(this.options.extraCapabilities ?? []), ...(options.using ?? [])])],
           methodCalls,
         }),
       },
@@ -173,6 +176,25 @@ export class JmapClient {
       if (result.state === undefined && typeof r.state === 'string') result.state = r.state;
     }
     return result;
+  }
+
+  /**
+   * An authenticated request outside the API endpoint (blob upload and download, src/jmap/blob.ts):
+   * answers the Response once its headers arrived, its body unread, so callers stream it. Failures
+   * are classified like API calls; `timeoutMs` bounds the time until the headers.
+   */
+  async fetchBlob(url: string, init: RequestInit, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Response> {
+    this.requestCount++;
+    const headers = new Headers(init.headers);
+    headers.set('Authorization', authorizationHeader(this.options.credentials));
+    return fetchStream(url, { ...init, headers }, { fetchImpl: this.fetchImpl, timeoutMs: options.timeoutMs ?? this.timeoutMs, signal: options.signal });
+  }
+
+  /** An authenticated GET streamed with back-pressure (blob download); see getStream in http.ts. */
+  async getBlobStream(url: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<IncomingMessage> {
+    this.requestCount++;
+    const headers = { Authorization: authorizationHeader(this.options.credentials) };
+    return getStream(url, headers, { timeoutMs: options.timeoutMs ?? this.timeoutMs, signal: options.signal });
   }
 
   private noteSessionState(session: JmapSession, sessionState: string): void {

@@ -2,6 +2,8 @@
  * One HTTP exchange with a JMAP server, with every failure turned into a typed JmapError. Shared by
  * the session fetch and the API calls so both classify errors identically.
  */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { JmapAuthError, JmapProtocolError, JmapTimeoutError, JmapUnreachableError } from './errors.js';
 import type { JmapCredentials } from './types.js';
 
@@ -69,6 +71,86 @@ export async function fetchJson(url: string, init: RequestInit, options: HttpOpt
       cause: err,
     });
   }
+}
+
+/**
+ * Fetches `url` and answers the Response as soon as its headers arrived, body unread (blob transfer:
+ * the caller streams it). The timeout covers everything until the headers (for an upload, the
+ * request body too); afterwards only the caller's signal ends the transfer. 401/403 and other non-2xx
+ * answers throw like fetchJson's, with the status kept (a missing blob is a JmapProtocolError 404).
+ */
+export async function fetchStream(url: string, init: RequestInit, options: HttpOptions): Promise<Response> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal;
+  let res: Response;
+  try {
+    res = await options.fetchImpl(url, { ...init, signal, redirect: 'follow' });
+  } catch (err) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timeout.signal.aborted) throw new JmapTimeoutError(options.timeoutMs, url);
+    throw unreachable(url, err);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (res.status === 401 || res.status === 403) {
+    await res.body?.cancel().catch(() => {});
+    throw new JmapAuthError(res.status);
+  }
+  if (res.status < 200 || res.status > 299) {
+    // An error page is small; read a bounded prefix for the problem type, then let the rest go.
+    const text = await res.text().catch(() => '');
+    throw httpStatusError(res.url || url, res.status, text.slice(0, 4096));
+  }
+  return res;
+}
+
+/**
+ * GET `url` as a Node stream with real back-pressure: node:http pauses the socket while the reader
+ * is slow. (undici's fetch reads a response body ahead of its reader: a 25 MB download through a
+ * slow client would sit in memory.) Answers once the headers arrived; the timeout covers only that.
+ * Classified like fetchJson: 401/403 JmapAuthError, other non-2xx JmapProtocolError with the status.
+ */
+export function getStream(url: string, headers: Record<string, string>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const get = url.startsWith('https:') ? https.get : http.get;
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(err);
+    };
+    const req = get(url, { headers, signal: options.signal }, (res) => {
+      if (settled) return void res.destroy();
+      settled = true;
+      clearTimeout(timer);
+      const status = res.statusCode ?? 0;
+      if (status === 401 || status === 403) {
+        res.destroy();
+        return reject(new JmapAuthError(status));
+      }
+      if (status < 200 || status > 299) {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (text.length < 4096) text += chunk;
+        });
+        res.on('error', () => reject(httpStatusError(url, status, text)));
+        res.on('end', () => reject(httpStatusError(url, status, text.slice(0, 4096))));
+        return;
+      }
+      resolve(res);
+    });
+    const timer = setTimeout(() => {
+      fail(new JmapTimeoutError(options.timeoutMs, url));
+      req.destroy();
+    }, options.timeoutMs);
+    req.on('error', (err) => {
+      if (options.signal?.aborted) return fail(options.signal.reason);
+      fail(unreachable(url, err));
+    });
+  });
 }
 
 /** undici reports every network failure as TypeError("fetch failed") with the real error as cause. */

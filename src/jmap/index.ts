@@ -5,3 +5,5 @@ export { fetchSession, parseSession, resolveSessionUrl, validateMailCredentials,
 export { JmapClient, chunk, responseFor, type JmapClientOptions, type CallOptions } from './client.js';
 export * from './mail.js';
 export type { FetchImpl } from './http.js';
+export * from './blob.js';
+export * from './submission.js';

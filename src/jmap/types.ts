@@ -2,6 +2,8 @@
 
 export const CORE_CAPABILITY = 'urn:ietf:params:jmap:core';
 export const MAIL_CAPABILITY = 'urn:ietf:params:jmap:mail';
+/** RFC 8621 §7: Identity and EmailSubmission. */
+export const SUBMISSION_CAPABILITY = 'urn:ietf:params:jmap:submission';
 
 /** Basic for servers like Cyrus with passwords; Bearer only changes the Authorization header. */
 export type JmapCredentials =
@@ -88,6 +90,8 @@ export interface EmailBodyPart {
   charset?: string | null;
   name?: string | null;
   disposition?: string | null;
+  /** Content-ID without angle brackets (inline images). */
+  cid?: string | null;
   [extra: string]: unknown;
 }
 

@@ -131,7 +131,8 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
   }
   if (route.body) {
     const mediaType = route.multipart ? 'multipart/form-data' : 'application/json';
-    op.requestBody = { required: true, content: { [mediaType]: { schema: route.body } } };
+    const content = { [mediaType]: { schema: route.body }, ...(route.form ? { 'multipart/form-data': { schema: route.form } } : {}) };
+    op.requestBody = { required: true, content };
   }
   return op;
 }

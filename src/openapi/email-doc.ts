@@ -1,6 +1,20 @@
 import { emailData, emailSchema, emailSummarySchema, markReadData } from '../emails/email-responses.js';
-import { contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
+import { attachmentParams, contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
 import { idParams } from '../shared/validation.js';
+import { z } from 'zod';
+import { composeBody, replyBody } from '../sending/sending-schemas.js';
+import { sentEmailData } from '../sending/sending-presenter.js';
+
+const files = z.array(z.string().meta({ format: 'binary' })).meta({
+  description: 'Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused',
+});
+const SENDING =
+  'From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ' +
+  '("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus ' +
+  'files in "attachments" (fields that choose the account must precede the files). Header Idempotency-Key: the same key ' +
+  'within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or ' +
+  'whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429). Mail server refusals: ' +
+  'recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts.';
 import type { AreaDoc } from './route-doc.js';
 
 export const emailArea: AreaDoc = {
@@ -45,6 +59,45 @@ export const emailArea: AreaDoc = {
       params: idParams,
       query: threadQuery,
       success: { status: 200, description: 'A page of the emails of the thread, oldest first', body: 'list', item: emailSchema },
+    },
+    {
+      method: 'post',
+      operationId: 'sendEmail',
+      path: '/api/emails',
+      auth: 'user',
+      summary: 'Send a new email (to a contact, or to addresses) from an email account',
+      description: `${SENDING} Give emailAccountId, or contactId (its account; its address is the default To).`,
+      body: composeBody,
+      form: composeBody.safeExtend({ attachments: files.optional() }),
+      success: { status: 201, description: 'data.email = the sent email as listed in the CRM; data.sent = Message-ID, account, recipient count', body: 'data', data: sentEmailData },
+      errors: [404, 409, 413, 429, 502, 504, 507],
+    },
+    {
+      method: 'post',
+      operationId: 'replyToEmail',
+      path: '/api/emails/:id/reply',
+      auth: 'user',
+      summary: 'Reply (or reply-all) to an email',
+      description: `${SENDING} Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.`,
+      params: idParams,
+      body: replyBody,
+      form: replyBody.safeExtend({ attachments: files.optional() }),
+      success: { status: 201, description: 'data.email = the reply, already in the contact\'s thread; data.sent = Message-ID, account, recipient count', body: 'data', data: sentEmailData },
+      errors: [409, 413, 429, 502, 504, 507],
+    },
+    {
+      method: 'get',
+      operationId: 'downloadEmailAttachment',
+      path: '/api/emails/:id/attachments/:attachmentId',
+      auth: 'user',
+      summary: 'Download an attachment of an email (streamed from the mail server)',
+      description:
+        'The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP ' +
+        'server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. ' +
+        'The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502.',
+      params: attachmentParams,
+      success: { status: 200, description: 'The attachment bytes, with the type the email declared', body: 'file', mediaTypes: ['application/octet-stream'] },
+      errors: [502, 504],
     },
     {
       method: 'patch',

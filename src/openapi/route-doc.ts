@@ -42,6 +42,8 @@ export interface RouteDoc {
   body?: z.ZodType;
   /** multipart/form-data instead of JSON (the upload). */
   multipart?: boolean;
+  /** A multipart/form-data alternative to the JSON `body` (e.g. the same fields plus files). */
+  form?: z.ZodType;
   success: SuccessDoc;
   /** The success sets or clears the auth cookies (Set-Cookie). */
   setsCookies?: boolean;
@@ -49,7 +51,7 @@ export interface RouteDoc {
   errors?: ErrorStatus[];
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 503 | 504 | 507;
 
 /** Groups rows of one area under a tag. */
 export interface AreaDoc {

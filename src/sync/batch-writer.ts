@@ -3,7 +3,7 @@
  * transaction together with the run's checkpoint: a crash before the commit replays the batch, a
  * crash after it resumes from the checkpoint, and nothing is lost or doubled either way.
  */
-import type { Transactions } from '../db/transactions.js';
+import type { Transactions, Tx } from '../db/transactions.js';
 import type { AccountLease } from './account-lease.js';
 import type { Correspondent, MappedEmail } from './email-mapper.js';
 import type { AccountRef, EmailRow, MailStoreRepository } from './mail-store-repository.js';
@@ -47,52 +47,66 @@ export class BatchWriter {
       await store.relaxDurability(tx);
       // Then: a run that lost its lease must not write anything.
       await this.lease.checkpoint(input.checkpoint, tx);
-
-      const latest = dedupe(input.emails);
-      const addresses = unique(latest.filter((m) => m.included).flatMap((m) => [...m.correspondents.map((c) => c.email), ...m.participants]));
-      const known = await store.lookupAddresses(account, addresses, tx);
-      const keep: Array<{ mapped: MappedEmail; people: Correspondent[] }> = [];
-      const drop = new Set(input.destroyed ?? []);
-      for (const mapped of latest) {
-        const people = mapped.included ? mapped.correspondents.filter((c) => !known.get(c.email)?.suppressed) : [];
-        // Nobody left to file it under (bulk, robots, deleted contacts) or out of reach (Trash): no row.
-        if (people.length === 0) drop.add(mapped.jmapId);
-        else keep.push({ mapped, people });
-      }
-
-      // Deletes first: they may free a Message-ID that an upsert below needs.
-      const removed = await store.deleteEmailsByJmapIds(account.id, [...drop], tx);
-      const swept = input.sweepGeneration === undefined ? { deleted: 0, contactIds: [] } : await store.deleteOlderGenerations(account.id, input.sweepGeneration, tx);
-      await store.recomputeLastEmailAt(unique([...removed.contactIds, ...swept.contactIds]), tx);
-
-      // Only people who are not contacts yet, or whose contact lacks a name the mail has, need a write.
-      const needed = mergePeople(keep.flatMap((k) => k.people)).filter((p) => {
-        const k = known.get(p.email);
-        return !k?.contactId || (!k.hasName && p.name !== null);
-      });
-      const upserted = await store.upsertContacts(account, needed, tx);
-      const contactIdOf = new Map<string, string>();
-      for (const [address, k] of known) if (k.contactId) contactIdOf.set(address, k.contactId);
-      for (const c of upserted) contactIdOf.set(c.email, c.id);
-
-      const rows: EmailRow[] = keep.map(({ mapped, people }) => {
-        const main = contactIdOf.get(people[0]!.email)!;
-        const linked = [...people.map((p) => p.email), ...mapped.participants].map((a) => contactIdOf.get(a)).filter((id): id is string => !!id);
-        return { mapped, contactId: main, contactIds: unique([main, ...linked]) };
-      });
-      const { stored, inserted } = await store.upsertEmails(account, rows, this.lease.generation, tx);
-      const created = upserted.filter((c) => c.inserted).map((c) => c.id);
-      const newest = newestPerContact(stored);
-      for (const [id, date] of await store.linkEarlierEmails(created, tx)) keepNewest(newest, id, date);
-      await store.advanceLastEmailAt(newest, tx);
-      return {
-        stored: stored.length,
-        emailsCreated: inserted,
-        deleted: removed.deleted + swept.deleted,
-        contactsCreated: created.length,
-      };
+      return writeEmails(store, account, input, this.lease.generation, tx);
     });
   }
+}
+
+/**
+ * The batch's rows, inside the caller's transaction: deletes, contacts, emails and their links. Used
+ * by the sync (with its checkpoint) and by sending (the sent email, written at once from the JMAP
+ * answer; the next sync finds it by its JMAP id and only refreshes it).
+ */
+export async function writeEmails(
+  store: MailStoreRepository,
+  account: AccountRef,
+  input: Pick<BatchInput, 'emails' | 'destroyed' | 'sweepGeneration'>,
+  generation: number,
+  tx: Tx,
+): Promise<BatchResult> {
+  const latest = dedupe(input.emails);
+  const addresses = unique(latest.filter((m) => m.included).flatMap((m) => [...m.correspondents.map((c) => c.email), ...m.participants]));
+  const known = await store.lookupAddresses(account, addresses, tx);
+  const keep: Array<{ mapped: MappedEmail; people: Correspondent[] }> = [];
+  const drop = new Set(input.destroyed ?? []);
+  for (const mapped of latest) {
+    const people = mapped.included ? mapped.correspondents.filter((c) => !known.get(c.email)?.suppressed) : [];
+    // Nobody left to file it under (bulk, robots, deleted contacts) or out of reach (Trash): no row.
+    if (people.length === 0) drop.add(mapped.jmapId);
+    else keep.push({ mapped, people });
+  }
+
+  // Deletes first: they may free a Message-ID that an upsert below needs.
+  const removed = await store.deleteEmailsByJmapIds(account.id, [...drop], tx);
+  const swept = input.sweepGeneration === undefined ? { deleted: 0, contactIds: [] } : await store.deleteOlderGenerations(account.id, input.sweepGeneration, tx);
+  await store.recomputeLastEmailAt(unique([...removed.contactIds, ...swept.contactIds]), tx);
+
+  // Only people who are not contacts yet, or whose contact lacks a name the mail has, need a write.
+  const needed = mergePeople(keep.flatMap((k) => k.people)).filter((p) => {
+    const k = known.get(p.email);
+    return !k?.contactId || (!k.hasName && p.name !== null);
+  });
+  const upserted = await store.upsertContacts(account, needed, tx);
+  const contactIdOf = new Map<string, string>();
+  for (const [address, k] of known) if (k.contactId) contactIdOf.set(address, k.contactId);
+  for (const c of upserted) contactIdOf.set(c.email, c.id);
+
+  const rows: EmailRow[] = keep.map(({ mapped, people }) => {
+    const main = contactIdOf.get(people[0]!.email)!;
+    const linked = [...people.map((p) => p.email), ...mapped.participants].map((a) => contactIdOf.get(a)).filter((id): id is string => !!id);
+    return { mapped, contactId: main, contactIds: unique([main, ...linked]) };
+  });
+  const { stored, inserted } = await store.upsertEmails(account, rows, generation, tx);
+  const created = upserted.filter((c) => c.inserted).map((c) => c.id);
+  const newest = newestPerContact(stored);
+  for (const [id, date] of await store.linkEarlierEmails(created, tx)) keepNewest(newest, id, date);
+  await store.advanceLastEmailAt(newest, tx);
+  return {
+    stored: stored.length,
+    emailsCreated: inserted,
+    deleted: removed.deleted + swept.deleted,
+    contactsCreated: created.length,
+  };
 }
 
 function newestPerContact(rows: EmailRow[]): Map<string, Date> {

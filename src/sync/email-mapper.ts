@@ -2,15 +2,33 @@
  * One JMAP Email → what the CRM stores about it, and who it was exchanged with. Decides nothing
  * that needs the database (suppressions, existing contacts): that is the batch writer's job.
  */
-import type { Email, EmailAddress } from '../jmap/index.js';
+import type { Email, EmailAddress, EmailBodyPart } from '../jmap/index.js';
 import { displayName, formatAddressList, isBulkMail, isNoReplyAddress, normalizeAddress, BULK_HEADER_PROPERTIES } from './address-rules.js';
 import { extractBody } from './email-body.js';
 import { cleanIdentifier, cleanText } from './text-cleanup.js';
 
 export const EMAIL_PROPERTIES = [
   'id', 'threadId', 'mailboxIds', 'keywords', 'messageId', 'inReplyTo', 'from', 'to', 'cc',
-  'subject', 'receivedAt', 'sentAt', 'textBody', 'bodyValues', ...BULK_HEADER_PROPERTIES,
+  'subject', 'receivedAt', 'sentAt', 'textBody', 'bodyValues', 'attachments', ...BULK_HEADER_PROPERTIES,
 ];
+
+/** The body-part properties asked for: the text parts' need partId and type, attachments the rest. */
+export const BODY_PART_PROPERTIES = ['partId', 'blobId', 'type', 'name', 'size', 'disposition', 'cid'];
+
+/** An attachment as the CRM lists it (metadata only; the content stays on the mail server). */
+export interface MappedAttachment {
+  /** The part's place among the email's attachments: stable for one email, so replays insert nothing twice. */
+  position: number;
+  blobId: string;
+  partId: string | null;
+  name: string | null;
+  type: string;
+  size: number;
+  disposition: string | null;
+  cid: string | null;
+  /** Shown in the body (an inline image referenced by Content-ID) rather than offered as a file. */
+  inline: boolean;
+}
 
 /** The mailbox facts the mapper needs, from Mailbox/get. */
 export interface MailboxRoles {
@@ -42,6 +60,7 @@ export interface MappedEmail {
   participants: string[];
   /** Who the email was exchanged with, main correspondent first; empty for bulk mail. */
   correspondents: Correspondent[];
+  attachments?: MappedAttachment[];
 }
 
 export interface MapContext {
@@ -70,7 +89,29 @@ export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
     date: parseDate(email.receivedAt) ?? parseDate(email.sentAt),
     participants: uniqueAddresses([...from, ...recipients], ctx),
     correspondents: isBulkMail(email) ? [] : people(sentByOwner ? recipients : from, ctx),
+    attachments: mapAttachments(email.attachments),
   };
+}
+
+export function mapAttachments(parts: EmailBodyPart[] | undefined): MappedAttachment[] {
+  const out: MappedAttachment[] = [];
+  for (const [position, part] of (parts ?? []).entries()) {
+    if (typeof part.blobId !== 'string' || part.blobId === '') continue;
+    const disposition = cleanText(part.disposition ?? '')?.toLowerCase().slice(0, 50) || null;
+    const cid = cleanText(part.cid ?? '')?.slice(0, 500) || null;
+    out.push({
+      position,
+      blobId: part.blobId,
+      partId: part.partId ?? null,
+      name: cleanText(part.name ?? '')?.slice(0, 500) || null,
+      type: cleanText(part.type ?? '')?.toLowerCase().slice(0, 255) || 'application/octet-stream',
+      size: typeof part.size === 'number' && part.size >= 0 ? part.size : 0,
+      disposition,
+      cid,
+      inline: disposition === 'inline' || (disposition === null && cid !== null),
+    });
+  }
+  return out;
 }
 
 function isOwn(entry: EmailAddress, ctx: MapContext): boolean {

@@ -5,14 +5,16 @@
  */
 import { responseFor, type JmapClient, JmapProtocolError, readEmailChanges, type Email, type MethodCall } from '../jmap/index.js';
 import { BODY_CAP_BYTES } from './email-body.js';
-import { EMAIL_PROPERTIES, mailboxRoles, type MailboxRoles } from './email-mapper.js';
+import { BODY_PART_PROPERTIES, EMAIL_PROPERTIES, mailboxRoles, type MailboxRoles } from './email-mapper.js';
 
-const GET_ARGS = {
+/** Email/get arguments for what the CRM stores of an email (also used to read back a sent one). */
+export const EMAIL_GET_ARGS = {
   properties: EMAIL_PROPERTIES,
-  bodyProperties: ['partId', 'type'],
+  bodyProperties: BODY_PART_PROPERTIES,
   fetchTextBodyValues: true,
   maxBodyValueBytes: BODY_CAP_BYTES,
 };
+const GET_ARGS = EMAIL_GET_ARGS;
 
 /** Newest first: during a long first sync the user sees recent correspondence first. */
 const SORT = [{ property: 'receivedAt', isAscending: false }];

@@ -8,7 +8,7 @@
  */
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
-import type { Correspondent, MappedEmail } from './email-mapper.js';
+import type { Correspondent, MappedAttachment, MappedEmail } from './email-mapper.js';
 
 export interface AccountRef {
   id: string;
@@ -178,6 +178,7 @@ export class MailStoreRepository {
     );
     const idByJmapId = new Map(stored.map((r) => [r.jmap_id, r.id]));
     await this.linkContacts(rows, idByJmapId, tx);
+    await this.insertAttachments(rows, idByJmapId, tx);
     return { stored: rows.filter((r) => idByJmapId.has(r.mapped.jmapId)), inserted: stored.filter((r) => r.inserted).length };
   }
 
@@ -201,6 +202,39 @@ export class MailStoreRepository {
     );
   }
 
+  /**
+   * Attachment metadata of the stored rows. An email's parts never change (its id derives from its
+   * content), so rows already there stay as they are: a replayed batch inserts nothing twice, and
+   * mail stored before attachments were recorded gets them when the sync next sees it.
+   */
+  private async insertAttachments(rows: EmailRow[], idByJmapId: Map<string, string>, tx?: Tx): Promise<void> {
+    const payload = rows.flatMap(({ mapped }) => {
+      const emailId = idByJmapId.get(mapped.jmapId);
+      return emailId ? (mapped.attachments ?? []).map((a) => ({ email_id: emailId, ...attachmentColumns(a) })) : [];
+    });
+    if (payload.length === 0) return;
+    await this.sql.execute(
+      `INSERT INTO email_attachments (email_id, position, blob_id, part_id, name, type, size, disposition, cid, is_inline)
+       SELECT v.email_id, v.position, v.blob_id, v.part_id, v.name, v.type, v.size, v.disposition, v.cid, v.is_inline
+         FROM jsonb_to_recordset($payload::jsonb) AS v(email_id uuid, position int, blob_id text, part_id text, name text,
+              type text, size bigint, disposition text, cid text, is_inline boolean)
+       ON CONFLICT (email_id, position) DO NOTHING`,
+      { payload: JSON.stringify(payload) },
+      tx,
+    );
+  }
+
+  /** The account's current sync generation (0 before its first sync), for rows written outside a sync run. */
+  async currentGeneration(accountId: string, tx?: Tx): Promise<number> {
+    const row = await this.sql.one<{ g: number }>('SELECT sync_generation AS g FROM mail_sync_states WHERE email_account_id = $accountId', { accountId }, tx);
+    return row?.g ?? 0;
+  }
+
+  async emailIdByJmapId(accountId: string, jmapId: string, tx?: Tx): Promise<string | null> {
+    const row = await this.sql.one<{ id: string }>('SELECT id FROM emails WHERE email_account_id = $accountId AND jmap_id = $jmapId', { accountId, jmapId }, tx);
+    return row?.id ?? null;
+  }
+
   /** Deletes rows by JMAP id. */
   deleteEmailsByJmapIds(accountId: string, jmapIds: string[], tx?: Tx): Promise<Removed> {
     if (jmapIds.length === 0) return Promise.resolve({ deleted: 0, contactIds: [] });
@@ -220,6 +254,10 @@ export class MailStoreRepository {
     const deleted = await this.sql.execute('DELETE FROM emails WHERE id = ANY($ids::uuid[])', { ids }, tx);
     return { deleted, contactIds: contacts.map((r) => r.contact_id) };
   }
+}
+
+function attachmentColumns(a: MappedAttachment) {
+  return { position: a.position, blob_id: a.blobId, part_id: a.partId, name: a.name, type: a.type, size: a.size, disposition: a.disposition, cid: a.cid, is_inline: a.inline };
 }
 
 /** Two JMAP emails with one Message-ID in the same batch would break the unique index: keep the first. */

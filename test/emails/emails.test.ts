@@ -8,7 +8,7 @@ import { testApp, testContext } from '../support/harness.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 
 const SUMMARY_FIELDS = ['contactId', 'date', 'emailAccountId', 'from', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to'];
-const DETAIL_FIELDS = [...SUMMARY_FIELDS.filter((f) => f !== 'preview'), 'body', 'contactIds', 'createdAt', 'inReplyTo', 'messageId', 'updatedAt'];
+const DETAIL_FIELDS = [...SUMMARY_FIELDS.filter((f) => f !== 'preview'), 'attachments', 'body', 'contactIds', 'createdAt', 'inReplyTo', 'messageId', 'updatedAt'];
 const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
 
 describe('emails API (lists, reads, threads)', function () {
@@ -139,6 +139,7 @@ describe('emails API (lists, reads, threads)', function () {
       expect(Object.keys(res.body.data.email).sort()).to.deep.equal(DETAIL_FIELDS.sort());
       expect(res.body.data.email).to.include({ body: 'Ďakujem, zaplatené.', subject: 'Re: Faktúra za marec', messageId: mail.reply!.messageId, contactId: jana.id });
       expect(res.body.data.email.contactIds).to.deep.equal([jana.id, peter.id]);
+      expect(res.body.data.email.attachments).to.deep.equal([]);
     });
 
     it('answers 404 for an unknown id and 400 for a malformed one', async () => {

@@ -6,7 +6,7 @@ import type { AppContext } from '../../src/app/context.js';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
-import { createTestMailUser } from '../support/imap.js';
+import { createTestMailUser, testJmapSessionUrl } from '../support/imap.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
 import { mountedRoutes } from './support/routes.js';
@@ -53,6 +53,26 @@ interface Matrix {
   world: World;
   actor: (who: Who) => Actor | undefined;
   mailUsers: { link: { user: string; pass: string }; add: { user: string; pass: string } };
+  /** A real mail account of the owner to send from, with an email and an attachment whose blob exists. */
+  sending: { accountId: string; emailId: string; attachmentId: string };
+}
+
+/** The owner gets a real mail account (the world's is fake) with an email that has a real blob as attachment. */
+async function ownerSending(ctx: AppContext, world: World): Promise<Matrix['sending']> {
+  const mail = await createTestMailUser('matrix-send');
+  const account = await createEmailAccount(world.owner.fixture, { email: mail.user, password: mail.pass, jmapAccountId: mail.user, isPrimary: false });
+  const email = await createEmail(account, await createContact(account));
+  const upload = await fetch(`${new URL(testJmapSessionUrl()).origin}/jmap/upload/${encodeURIComponent(mail.user)}/`, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${Buffer.from(`${mail.user}:${mail.pass}`).toString('base64')}`, 'Content-Type': 'text/plain' },
+    body: 'matica',
+  });
+  const { blobId } = (await upload.json()) as { blobId: string };
+  const [[row]] = (await ctx.db.sequelize.query(
+    "INSERT INTO email_attachments (email_id, position, blob_id, name, type, size) VALUES ($1, 0, $2, 'matica.txt', 'text/plain', 6) RETURNING id",
+    { bind: [email.id, blobId] },
+  )) as [Array<{ id: string }>, unknown];
+  return { accountId: account.id, emailId: email.id, attachmentId: row!.id };
 }
 
 const ids = (body: Record<string, unknown>): string[] => ((body.data as { items?: Array<{ id: string }> }).items ?? []).map((i) => i.id);
@@ -147,6 +167,21 @@ const ROWS: Record<string, Row> = {
   'GET /api/emails/:id/thread': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}/thread` }) },
   'PATCH /api/emails/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}`, body: { isRead: false } }) },
   'POST /api/emails/contact/:contactId/read': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/contact/${m.world.owner.contact.id}/read` }) },
+  // Sending: from an account the caller may send from (today the owner's own); others get 404.
+  'POST /api/emails': {
+    expect: OWN_ONLY,
+    status: 201,
+    attempt: (m) => ({ path: '/api/emails', body: { accountId: m.sending.accountId, to: m.mailUsers.link.user, subject: 'Matica', text: 'x' } }),
+  },
+  'POST /api/emails/:id/reply': {
+    expect: OWN_ONLY,
+    status: 201,
+    attempt: (m) => ({ path: `/api/emails/${m.sending.emailId}/reply`, body: { to: m.mailUsers.link.user, text: 'x' } }),
+  },
+  'GET /api/emails/:id/attachments/:attachmentId': {
+    expect: OWN_ONLY,
+    attempt: (m) => ({ path: `/api/emails/${m.sending.emailId}/attachments/${m.sending.attachmentId}` }),
+  },
 
   // --- email accounts: own only, admins included
   'GET /api/email-accounts': { expect: ANY_USER, attempt: () => ({ path: '/api/email-accounts' }), check: listShowsOwnersOnlyToOwner((w) => w.owner.account.id) },
@@ -179,7 +214,7 @@ describe('hardening: authorization matrix (every route × anonymous, member owne
     const ctx = await testContext();
     const world = await buildWorld(ctx);
     const [link, add] = [await createTestMailUser('matrix'), await createTestMailUser('matrix')];
-    m = { ctx, world, mailUsers: { link, add }, actor: (who) => (who === 'anonymous' ? undefined : world[who]) };
+    m = { ctx, world, mailUsers: { link, add }, sending: await ownerSending(ctx, world), actor: (who) => (who === 'anonymous' ? undefined : world[who]) };
   });
 
   it('has a row for every route the app serves, and no row for a route it does not', async () => {

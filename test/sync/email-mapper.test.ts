@@ -97,6 +97,23 @@ describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
     expect(capped.endsWith('ž')).to.equal(true);
   });
 
+  it('keeps attachment metadata (not content): name, type, size, inline or not, in the order of the email', () => {
+    const mapped = mapEmail(email({
+      attachments: [
+        { partId: '2', blobId: 'Gpdf', name: 'Faktúra.pdf', type: 'Application/PDF', size: 1234, disposition: 'attachment', cid: null },
+        { partId: '3', blobId: 'Gimg', name: 'logo.png', type: 'image/png', size: 99, disposition: 'inline', cid: 'logo@x' },
+        { partId: '4', blobId: 'Gcid', name: null, type: 'image/gif', size: 5, disposition: null, cid: 'pic@x' },
+        { partId: '5', blobId: null, name: 'broken', type: 'text/plain', size: 1 },
+      ],
+    }), context);
+    expect(mapped.attachments).to.deep.equal([
+      { position: 0, blobId: 'Gpdf', partId: '2', name: 'Faktúra.pdf', type: 'application/pdf', size: 1234, disposition: 'attachment', cid: null, inline: false },
+      { position: 1, blobId: 'Gimg', partId: '3', name: 'logo.png', type: 'image/png', size: 99, disposition: 'inline', cid: 'logo@x', inline: true },
+      { position: 2, blobId: 'Gcid', partId: '4', name: null, type: 'image/gif', size: 5, disposition: null, cid: 'pic@x', inline: true },
+    ]);
+    expect(mapEmail(email({}), context).attachments).to.deep.equal([]);
+  });
+
   it('backs off 1, 2, 4 ... minutes, never more than an hour', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 8, 50].map(backoffMinutes)).to.deep.equal([1, 2, 4, 8, 16, 32, 60, 60, 60]);
   });

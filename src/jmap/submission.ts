@@ -1,0 +1,137 @@
+/**
+ * Sending mail (RFC 8621 §7), the way the test recipe verified on Cyrus: the message is created as a
+ * draft, submitted, and moved to Sent by onSuccessUpdateEmail, all in ONE request; a submission the
+ * server refuses leaves no draft behind (it is destroyed straight away).
+ */
+import { responseFor, type JmapClient } from './client.js';
+import { JmapProtocolError } from './errors.js';
+import { SUBMISSION_CAPABILITY, type Email, type MethodResponse, type SetError } from './types.js';
+
+const USING = [SUBMISSION_CAPABILITY];
+
+export interface Identity {
+  id: string;
+  email: string;
+  name: string;
+}
+
+/** What a submission needs to know about the account, and the email being answered (if any). */
+export interface SendSetup {
+  draftsId: string;
+  sentId: string;
+  /** Mailboxes whose mail the CRM leaves out (trash, junk, drafts), for mapping the sent email. */
+  excludedIds: string[];
+  identity: Identity;
+  /** The email being replied to, as the server has it; undefined when it is gone. */
+  original?: Email;
+}
+
+export const REPLY_PROPERTIES = ['id', 'messageId', 'inReplyTo', 'references', 'subject', 'from', 'to', 'cc', 'replyTo', 'sender'];
+
+/**
+ * Mailboxes, identities and (for a reply) the original's headers in one request. The identity is
+ * the one whose address is `fromAddress`, else the first one.
+ */
+export async function prepareSend(client: JmapClient, accountId: string, fromAddress: string, originalId?: string): Promise<SendSetup> {
+  const calls: Array<[string, Record<string, unknown>, string]> = [
+    ['Mailbox/get', { accountId, ids: null, properties: ['id', 'role'] }, 'm'],
+    ['Identity/get', { accountId }, 'i'],
+  ];
+  if (originalId) calls.push(['Email/get', { accountId, ids: [originalId], properties: REPLY_PROPERTIES }, 'o']);
+  const responses = await client.call(calls, { throwOnMethodError: true, using: USING });
+  const boxes = (responseFor(responses, 'm', 'Mailbox/get').list ?? []) as Array<{ id: string; role?: string | null }>;
+  const byRole = (role: string) => boxes.find((b) => b.role?.toLowerCase() === role)?.id;
+  const draftsId = byRole('drafts');
+  const sentId = byRole('sent');
+  if (!draftsId || !sentId) throw new JmapProtocolError('The mail account has no Drafts or Sent mailbox');
+  const identities = (responseFor(responses, 'i', 'Identity/get').list ?? []) as Identity[];
+  const wanted = fromAddress.toLowerCase();
+  const identity = identities.find((i) => i.email?.toLowerCase() === wanted) ?? identities[0];
+  if (!identity) throw new JmapProtocolError('The mail account has no sending identity');
+  const original = originalId ? ((responseFor(responses, 'o', 'Email/get').list ?? []) as Email[])[0] : undefined;
+  const excludedIds = boxes.filter((b) => ['trash', 'junk', 'drafts'].includes(b.role?.toLowerCase() ?? '')).map((b) => b.id);
+  return { draftsId, sentId, excludedIds, identity, original };
+}
+
+export interface Envelope {
+  mailFrom: string;
+  rcptTo: string[];
+}
+
+export type SubmitOutcome =
+  /** Sent and moved to Sent; `email` is the stored message as Email/get returned it. */
+  | { ok: true; emailId: string; submissionId: string; email?: Email }
+  /** The server refused to create the message (quota, size, invalid property): nothing was sent. */
+  | { ok: false; stage: 'email'; error: SetError }
+  /** The submission was refused: nothing was sent; the draft was destroyed unless `draftLeft`. */
+  | { ok: false; stage: 'submission'; error: SetError; draftLeft: boolean };
+
+/**
+ * Email/set (create the draft) + EmailSubmission/set (send it; on success it moves to Sent and loses
+ * $draft) + Email/get of the result with `properties`, in one request.
+ */
+export async function createAndSubmit(
+  client: JmapClient,
+  accountId: string,
+  setup: SendSetup,
+  draft: Record<string, unknown>,
+  envelope: Envelope,
+  get: { properties: string[]; args?: Record<string, unknown> },
+): Promise<SubmitOutcome> {
+  const create = { ...draft, mailboxIds: { [setup.draftsId]: true }, keywords: { $draft: true, $seen: true } };
+  const responses = await client.call(
+    [
+      ['Email/set', { accountId, create: { d1: create } }, 'e'],
+      [
+        'EmailSubmission/set',
+        {
+          accountId,
+          create: { s1: { identityId: setup.identity.id, emailId: '#d1', envelope: toEnvelope(envelope) } },
+          onSuccessUpdateEmail: { '#s1': { [`mailboxIds/${setup.draftsId}`]: null, [`mailboxIds/${setup.sentId}`]: true, 'keywords/$draft': null } },
+        },
+        's',
+      ],
+      ['Email/get', { accountId, ids: ['#d1'], properties: get.properties, ...get.args }, 'g'],
+    ],
+    { using: USING },
+  );
+  const emailSet = responseFor(responses, 'e', 'Email/set');
+  const created = (emailSet.created as Record<string, { id?: string }> | null)?.d1;
+  if (!created?.id) {
+    const error = (emailSet.notCreated as Record<string, SetError> | null)?.d1 ?? { type: 'unknown' };
+    return { ok: false, stage: 'email', error };
+  }
+  const submission = submissionResult(responses);
+  if ('error' in submission) {
+    const draftLeft = !(await destroyQuietly(client, accountId, created.id));
+    return { ok: false, stage: 'submission', error: submission.error, draftLeft };
+  }
+  const got = responses.find((r) => r[2] === 'g' && r[0] === 'Email/get');
+  const email = ((got?.[1].list ?? []) as Email[])[0];
+  return { ok: true, emailId: created.id, submissionId: submission.id, email };
+}
+
+/** The submission's id, or its SetError (a method-level error counts as one: nothing was sent). */
+function submissionResult(responses: MethodResponse[]): { id: string } | { error: SetError } {
+  const mine = responses.filter((r) => r[2] === 's');
+  const answer = mine.find((r) => r[0] === 'EmailSubmission/set') ?? mine.find((r) => r[0] === 'error');
+  if (!answer) return { error: { type: 'serverFail', description: 'no EmailSubmission/set answer' } };
+  if (answer[0] === 'error') return { error: { ...(answer[1] as SetError), type: String(answer[1].type ?? 'serverFail') } };
+  const created = (answer[1].created as Record<string, { id?: string }> | null)?.s1;
+  if (created?.id) return { id: created.id };
+  return { error: (answer[1].notCreated as Record<string, SetError> | null)?.s1 ?? { type: 'serverFail' } };
+}
+
+async function destroyQuietly(client: JmapClient, accountId: string, emailId: string): Promise<boolean> {
+  try {
+    const r = await client.callOne<{ destroyed?: string[] | null }>('Email/set', { accountId, destroy: [emailId] });
+    return (r.destroyed ?? []).includes(emailId);
+  } catch {
+    return false;
+  }
+}
+
+function toEnvelope(e: Envelope) {
+  return { mailFrom: { email: e.mailFrom }, rcptTo: e.rcptTo.map((email) => ({ email })) };
+}
+

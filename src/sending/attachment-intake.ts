@@ -1,0 +1,117 @@
+/**
+ * Files of an outgoing email, streamed from the browser's upload straight to the mail server's upload
+ * URL: the CRM holds one chunk at a time (plus the first few kB for the content check), never a file.
+ */
+import type { Readable } from 'node:stream';
+import { fileTypeFromBuffer } from 'file-type';
+import { AppError, PayloadTooLargeError } from '../errors/app-errors.js';
+import { uploadBlob, type JmapClient } from '../jmap/index.js';
+import { extensionOf, sanitiseFileName } from '../timesheets/file-name.js';
+import type { OutgoingAttachment } from './compose.js';
+
+/** Enough of the start of a file for every signature file-type knows. */
+const SNIFF_BYTES = 4100;
+
+/**
+ * Program formats by content: a ".pdf" that is really a Windows program is refused whatever its
+ * name says, and so is an honest ".exe" (mail servers and recipients' filters drop them anyway).
+ */
+const EXECUTABLE_CONTENT = new Set(['exe', 'dll', 'elf', 'macho', 'msi', 'cab', 'deb', 'rpm', 'apk', 'dex', 'class', 'wasm', 'lnk', 'swf', 'crx', 'xpi', 'dmg']);
+/** Names that Windows or a mail client would run on a double click. */
+const EXECUTABLE_NAMES = new Set([
+  'exe', 'com', 'scr', 'pif', 'bat', 'cmd', 'msi', 'msp', 'dll', 'cpl', 'vbs', 'vbe', 'js', 'jse', 'wsf', 'wsh', 'ps1', 'psm1',
+  'hta', 'jar', 'lnk', 'reg', 'scf', 'app', 'gadget', 'application', 'msc', 'inf', 'sct',
+]);
+
+export const ATTACHMENT_NOT_ALLOWED = 'Spustiteľné súbory (programy, skripty) nie je možné posielať ako prílohu';
+
+export interface IntakeLimits {
+  /** One file (the session's maxSizeUpload). */
+  perFile: number;
+  /** All files of the email together. */
+  total: number;
+}
+
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+
+export class AttachmentIntake {
+  private readonly received: OutgoingAttachment[] = [];
+  private total = 0;
+
+  constructor(
+    private readonly client: JmapClient,
+    private readonly jmapAccountId: string,
+    private readonly limits: IntakeLimits,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  get attachments(): OutgoingAttachment[] {
+    return [...this.received];
+  }
+
+  /** Checks and uploads one file; throws (and uploads nothing usable) when it may not be sent. */
+  async add(stream: Readable, rawName: string, declaredType: string): Promise<OutgoingAttachment> {
+    const name = sanitiseFileName(rawName) || 'priloha';
+    if (EXECUTABLE_NAMES.has(extensionOf(name))) throw notAllowed();
+    let detected: { mime: string } | undefined;
+    const checked = this.checked(stream, async (head) => {
+      const type = await fileTypeFromBuffer(head).catch(() => undefined);
+      if (type && EXECUTABLE_CONTENT.has(type.ext)) throw notAllowed();
+      detected = type;
+    });
+    // The type is decided by the content where it can be; the browser's claim only otherwise.
+    const claimed = MEDIA_TYPE.test(declaredType.toLowerCase()) ? declaredType.toLowerCase() : 'application/octet-stream';
+    const blob = await uploadBlob(this.client, this.jmapAccountId, checked, claimed, { signal: this.signal });
+    const attachment = { blobId: blob.blobId, name, type: detected?.mime ?? claimed, size: blob.size };
+    this.received.push(attachment);
+    return attachment;
+  }
+
+  /** The stream again, after `inspect` saw its first bytes, counting sizes against the limits as it goes. */
+  private async *checked(stream: Readable, inspect: (head: Buffer) => Promise<void>): AsyncGenerator<Uint8Array> {
+    let head: Buffer[] = [];
+    let headBytes = 0;
+    let inspected = false;
+    let size = 0;
+    try {
+      // destroyOnReturn false: leaving the loop early must not destroy the form's file stream (see finally).
+      for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        this.total += chunk.length;
+        if (size > this.limits.perFile || this.total > this.limits.total) throw this.tooLarge();
+        if (inspected) {
+          yield chunk;
+          continue;
+        }
+        head.push(chunk);
+        headBytes += chunk.length;
+        if (headBytes < SNIFF_BYTES) continue;
+        const first = Buffer.concat(head, headBytes);
+        head = [];
+        await inspect(first.subarray(0, SNIFF_BYTES));
+        inspected = true;
+        yield first;
+      }
+      if (!inspected) {
+        const first = Buffer.concat(head, headBytes);
+        await inspect(first);
+        yield first;
+      }
+    } finally {
+      // The rest of this file is read and dropped, so the form parser reaches the end of the request
+      // and the error that stopped us (not a parser's "unexpected end") is what the user sees.
+      if (!stream.readableEnded) stream.resume();
+    }
+  }
+
+  private tooLarge(): PayloadTooLargeError {
+    const mb = (bytes: number) => Math.floor(bytes / (1024 * 1024));
+    return this.limits.perFile < this.limits.total
+      ? new PayloadTooLargeError(`Príloha je príliš veľká (najviac ${mb(this.limits.perFile)} MB jedna, ${mb(this.limits.total)} MB spolu)`)
+      : new PayloadTooLargeError(`Prílohy sú príliš veľké (najviac ${mb(this.limits.total)} MB spolu)`);
+  }
+}
+
+function notAllowed(): AppError {
+  return new AppError(ATTACHMENT_NOT_ALLOWED, 400, [{ field: 'attachments', message: ATTACHMENT_NOT_ALLOWED }], {}, 'attachment_not_allowed');
+}

@@ -1,0 +1,220 @@
+/**
+ * Sending from the CRM (design.md "Sending and attachments"): a reply to a synced email or a new
+ * message, from an account the caller may send from, through JMAP (draft + submission + move to Sent
+ * in one request). The sent message is written into the CRM at once from the server's answer, so it
+ * shows in the contact's thread immediately and the next sync only refreshes it.
+ */
+import type { Readable } from 'node:stream';
+import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import type { ContactService } from '../contacts/contact-service.js';
+import type { EmailAccountAccess } from '../email-accounts/account-access.js';
+import type { EmailRecord } from '../emails/email-records.js';
+import type { EmailService } from '../emails/email-service.js';
+import { ValidationError } from '../errors/app-errors.js';
+import { createAndSubmit, JmapError, JmapProtocolError, prepareSend, type Email, type JmapClient, type SendSetup } from '../jmap/index.js';
+import type { Logger } from '../logging/logger.js';
+import type { EmailAccount } from '../models/index.js';
+import { EMAIL_GET_ARGS } from '../sync/jmap-sync-calls.js';
+import type { SentEmailWriter } from '../sync/sent-email-writer.js';
+import { draftEmail, envelopeOf, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
+import type { SendIdempotency, StoredResponse } from './idempotency.js';
+import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
+import { SendOrigins } from './send-origins.js';
+import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
+import type { SendThrottle } from './send-throttle.js';
+import { MAX_RECIPIENTS, type ComposeBody, type ReplyBody } from './sending-schemas.js';
+
+export { OutgoingMessage, type SendTarget } from './outgoing-message.js';
+
+export interface SendResult {
+  /** The email as the CRM now lists it; null when it is filed under nobody (all recipients deleted contacts or robots). */
+  email: EmailRecord | null;
+  messageId: string;
+  emailAccountId: string;
+  recipients: number;
+}
+
+export interface EmailSenderDeps {
+  accounts: EmailAccountAccess;
+  emails: EmailService;
+  contacts: ContactService;
+  mail: { clientFor(account: EmailAccount): JmapClient };
+  sentWriter: SentEmailWriter;
+  throttle: SendThrottle;
+  idempotency: SendIdempotency;
+  audit: AuditService;
+  logger: Logger;
+  /** SEND_MAX_TOTAL_BYTES: all attachments of one email. */
+  maxTotalBytes: number;
+}
+
+const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
+const FIELDS_FIRST = 'Polia emailAccountId alebo contactId uveďte vo formulári pred prílohami';
+
+export class EmailSenderService {
+  private readonly origins: SendOrigins;
+
+  constructor(private readonly deps: EmailSenderDeps) {
+    this.origins = new SendOrigins(deps);
+  }
+
+  start(userId: string, target: SendTarget, signal?: AbortSignal): OutgoingMessage {
+    return new OutgoingMessage(userId, target, signal);
+  }
+
+  /**
+   * Runs one send with its guards: the per-user rate limit (a send that sent nothing gives its point
+   * back) and, with an Idempotency-Key, at most one send per key (src/sending/idempotency.ts).
+   */
+  async guarded(message: OutgoingMessage, key: string | undefined, fingerprint: string, work: () => Promise<{ status: number; body: unknown }>): Promise<StoredResponse> {
+    const { throttle, idempotency } = this.deps;
+    const attempt = async () => {
+      await throttle.take(message.userId);
+      try {
+        return await work();
+      } catch (err) {
+        if (message.outcome === 'nothing') await throttle.giveBack(message.userId).catch(() => undefined);
+        throw err;
+      }
+    };
+    if (key === undefined) return { ...(await attempt()), replayed: false };
+    return idempotency.run(message.userId, key, fingerprint, attempt, () => message.outcome);
+  }
+
+  /** Uploads one attachment while the form is still arriving. `fields` are the form fields read so far. */
+  async attach(message: OutgoingMessage, fields: Partial<ComposeBody>, stream: Readable, fileName: string, type: string): Promise<{ blobId: string; size: number }> {
+    if (message.target.kind === 'new' && !message.origin && fields.emailAccountId === undefined && fields.contactId === undefined) {
+      throw new ValidationError(FIELDS_FIRST, [{ field: 'emailAccountId', message: FIELDS_FIRST }]);
+    }
+    const origin = await this.origins.of(message, fields);
+    try {
+      return await origin.intake.add(stream, fileName, type);
+    } catch (err) {
+      throw mailServerError(err);
+    }
+  }
+
+  async send(message: OutgoingMessage, body: ReplyBody | ComposeBody, meta: RequestMeta): Promise<SendResult> {
+    const origin = await this.origins.of(message, body);
+    const { account, client } = origin;
+    let setup: SendSetup;
+    try {
+      setup = await prepareSend(client, account.jmapAccountId, account.email, origin.original?.jmapId);
+    } catch (err) {
+      throw mailServerError(err);
+    }
+    const own = new Set([account.email, account.jmapAccountId, setup.identity.email].map((a) => a.toLowerCase()));
+    const recipients = this.recipients(origin, setup, body, own);
+    const messageId = newMessageId(setup.identity.email);
+    const draft = draftEmail({
+      ...recipients,
+      from: setup.identity.name ? { email: setup.identity.email, name: setup.identity.name } : { email: setup.identity.email },
+      subject: body.subject ?? (origin.original ? replySubject(setup.original?.subject ?? origin.original.subject) : ''),
+      text: body.text,
+      html: body.html,
+      original: setup.original ?? (origin.original ? { messageId: origin.original.messageId ? [origin.original.messageId] : null } : undefined),
+      attachments: origin.intake.attachments,
+      messageId,
+      sentAt: new Date(),
+    });
+    const envelope = envelopeOf(setup.identity.email, recipients);
+
+    message.outcome = 'unknown';
+    let outcome;
+    try {
+      outcome = await createAndSubmit(client, account.jmapAccountId, setup, draft, envelope, EMAIL_GET_ARGS);
+    } catch (err) {
+      // A request the server rejected as a whole (HTTP 4xx) ran nothing; anything else may have sent.
+      if (err instanceof JmapProtocolError && err.status !== undefined && err.status < 500) {
+        message.outcome = 'nothing';
+        throw mailServerError(err);
+      }
+      throw err instanceof JmapError ? outcomeUnknown(err) : err;
+    }
+    if (!outcome.ok) {
+      message.outcome = 'nothing';
+      const draftLeft = outcome.stage === 'submission' && outcome.draftLeft;
+      this.deps.logger.warn('mail server refused a message', { emailAccountId: account.id, stage: outcome.stage, error: outcome.error, draftLeft });
+      throw outcome.stage === 'email' ? emailRefused(outcome.error) : submissionRefused(outcome.error, envelope);
+    }
+    message.outcome = 'sent';
+    const details = {
+      emailAccountId: account.id,
+      recipients: envelope.rcptTo.length,
+      messageId,
+      attachments: origin.intake.attachments.length,
+      ...(origin.original ? { inReplyTo: origin.original.id } : {}),
+    };
+    const emailId = await this.record(account, outcome.email && withSentText(outcome.email, body.text), setup, own, details, message.userId, meta);
+    return {
+      email: emailId ? await this.deps.emails.get(message.userId, emailId) : null,
+      messageId,
+      emailAccountId: account.id,
+      recipients: envelope.rcptTo.length,
+    };
+  }
+
+  /** The sent email into the CRM with its audit record; a failure here must not turn a sent email into an error. */
+  private async record(
+    account: EmailAccount,
+    email: Email | undefined,
+    setup: SendSetup,
+    own: Set<string>,
+    details: Record<string, unknown>,
+    userId: string,
+    meta: RequestMeta,
+  ): Promise<string | null> {
+    const entry = { action: AuditActions.emailSend, userId };
+    if (!email) {
+      await this.deps.audit.record({ ...entry, details }, meta);
+      return null;
+    }
+    try {
+      return await this.deps.sentWriter.record(
+        { id: account.id, userId: account.userId, ownAddresses: [...own] },
+        email,
+        { sentId: setup.sentId, excludedIds: setup.excludedIds },
+        (emailId, tx) => this.deps.audit.record({ ...entry, details: { ...details, emailId } }, meta, tx),
+      );
+    } catch (err) {
+      this.deps.logger.error('sent email could not be recorded; the next sync brings it', { err, emailAccountId: account.id });
+      await this.deps.audit.record({ ...entry, details }, meta);
+      return null;
+    }
+  }
+
+  private recipients(origin: SendOrigin, setup: SendSetup, body: ReplyBody | ComposeBody, own: Set<string>): Recipients {
+    let computed: Recipients = { to: [], cc: [], bcc: [] };
+    if (origin.original) {
+      const replyAll = 'replyAll' in body && body.replyAll === true;
+      computed = setup.original
+        ? replyRecipients(setup.original, own, replyAll)
+        : { to: origin.contact ? [{ email: origin.contact.email }] : [], cc: [], bcc: [] };
+    } else if (origin.contact) {
+      computed.to = [origin.contact.name ? { email: origin.contact.email, name: origin.contact.name } : { email: origin.contact.email }];
+    }
+    const seen = new Set<string>();
+    const list = (given: Recipient[] | undefined, fallback: Recipient[]) => pick(given ?? fallback, seen);
+    const recipients = { to: list(body.to, computed.to), cc: list(body.cc, computed.cc), bcc: list(body.bcc, []) };
+    const count = recipients.to.length + recipients.cc.length + recipients.bcc.length;
+    if (count === 0) throw new ValidationError(NO_RECIPIENTS, [{ field: 'to', message: NO_RECIPIENTS }]);
+    if (count > MAX_RECIPIENTS) {
+      throw new ValidationError(`Najviac ${MAX_RECIPIENTS} adresátov spolu`, [{ field: 'to', message: `Najviac ${MAX_RECIPIENTS} adresátov spolu` }]);
+    }
+    return recipients;
+  }
+}
+
+/**
+ * Cyrus answers an Email/get by creation id (`#d1`) without body values, whatever fetchTextBodyValues
+ * says: the text part's value is the text we sent, so it is filled in from there.
+ */
+function withSentText(email: Email, text: string): Email {
+  const values = { ...(email.bodyValues ?? {}) };
+  for (const part of email.textBody ?? []) {
+    if (part.partId && !values[part.partId] && (part.type ?? '').toLowerCase() === 'text/plain') {
+      values[part.partId] = { value: text, isEncodingProblem: false, isTruncated: false };
+    }
+  }
+  return { ...email, bodyValues: values };
+}

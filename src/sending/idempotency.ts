@@ -1,0 +1,55 @@
+import { ConflictError } from '../errors/app-errors.js';
+import type { IdempotencyRepository } from './idempotency-repository.js';
+
+/** design.md: the same Idempotency-Key within 24 h answers the first result without sending again. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  /** True when this is the first request's answer, given again. */
+  replayed: boolean;
+}
+
+/**
+ * What a send's outcome means for its key: `sent` (stored and answered again to retries), `nothing`
+ * (nothing left the CRM: the key is free for a retry) or `unknown` (the mail server may have sent it:
+ * the key stays taken, so a retry can never send twice).
+ */
+export type SendOutcome = 'sent' | 'nothing' | 'unknown';
+
+const IN_PROGRESS = 'Požiadavka s týmto kľúčom (Idempotency-Key) sa ešte spracúva alebo skončila s neistým výsledkom; skontrolujte odoslanú poštu';
+const OTHER_REQUEST = 'Kľúč Idempotency-Key bol už použitý pre inú požiadavku';
+
+export class SendIdempotency {
+  constructor(private readonly keys: IdempotencyRepository) {}
+
+  /**
+   * Runs `work` once per (user, key). A retry after success answers the stored response; a retry
+   * while the first runs, or after an unknown outcome, is a 409; a key used for another request
+   * (other path) is a 409 too. `outcomeOf` tells what a failure of `work` means for the key.
+   */
+  async run(
+    userId: string,
+    key: string,
+    fingerprint: string,
+    work: () => Promise<{ status: number; body: unknown }>,
+    outcomeOf: (err: unknown) => SendOutcome,
+  ): Promise<StoredResponse> {
+    const existing = await this.keys.claim(userId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS);
+    if (existing) {
+      if (existing.fingerprint !== fingerprint) throw new ConflictError(OTHER_REQUEST, undefined, 'idempotency_conflict');
+      if (existing.status !== 'done' || existing.response_status === null) throw new ConflictError(IN_PROGRESS, undefined, 'idempotency_conflict');
+      return { status: existing.response_status, body: existing.response_body, replayed: true };
+    }
+    let response: { status: number; body: unknown };
+    try {
+      response = await work();
+    } catch (err) {
+      if (outcomeOf(err) === 'nothing') await this.keys.release(userId, key);
+      throw err;
+    }
+    await this.keys.complete(userId, key, response.status, response.body);
+    return { ...response, replayed: false };
+  }
+}

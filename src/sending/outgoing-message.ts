@@ -1,0 +1,37 @@
+import type { ContactRecord } from '../contacts/contact-records.js';
+import type { EmailRecord } from '../emails/email-records.js';
+import type { JmapClient } from '../jmap/index.js';
+import type { EmailAccount } from '../models/index.js';
+import type { AttachmentIntake } from './attachment-intake.js';
+import type { SendOutcome } from './idempotency.js';
+
+/** A reply to an email the caller can see, or a new message. */
+export type SendTarget = { kind: 'reply'; emailId: string } | { kind: 'new' };
+
+/** Where the message goes out from, found once per request (before the first attachment, if any). */
+export interface SendOrigin {
+  account: EmailAccount;
+  client: JmapClient;
+  /** The email answered (reply). */
+  original?: EmailRecord;
+  /** The contact written to (new message with contactId): its address is the default To. */
+  contact?: ContactRecord;
+  intake: AttachmentIntake;
+}
+
+/**
+ * One send request in progress: its origin, the attachments uploaded so far, and how far it got, which
+ * decides what a failure means for its Idempotency-Key and its rate-limit point (idempotency.ts).
+ */
+export class OutgoingMessage {
+  /** 'nothing' until the submission request leaves; 'unknown' while it is under way; 'sent' after. */
+  outcome: SendOutcome = 'nothing';
+  origin?: Promise<SendOrigin>;
+
+  constructor(
+    readonly userId: string,
+    readonly target: SendTarget,
+    /** Aborted when the client goes away: stops attachment uploads in progress. */
+    readonly signal?: AbortSignal,
+  ) {}
+}

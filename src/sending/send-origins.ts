@@ -1,0 +1,90 @@
+import type { ContactRecord } from '../contacts/contact-records.js';
+import type { ContactService } from '../contacts/contact-service.js';
+import type { EmailAccountAccess } from '../email-accounts/account-access.js';
+import type { EmailRecord } from '../emails/email-records.js';
+import type { EmailService } from '../emails/email-service.js';
+import { ValidationError } from '../errors/app-errors.js';
+import { MAIL_CAPABILITY, type JmapClient } from '../jmap/index.js';
+import type { EmailAccount } from '../models/index.js';
+import { AttachmentIntake, type IntakeLimits } from './attachment-intake.js';
+import type { OutgoingMessage, SendOrigin } from './outgoing-message.js';
+import { mailServerError } from './send-errors.js';
+import type { ComposeBody } from './sending-schemas.js';
+
+/** Signed-in JMAP clients kept per account, so a send does not fetch the session again each time. */
+const CLIENT_CACHE_SIZE = 200;
+const WRONG_ACCOUNT = 'Kontakt nepatrí k zvolenému emailovému účtu';
+
+export interface SendOriginDeps {
+  accounts: EmailAccountAccess;
+  emails: EmailService;
+  contacts: ContactService;
+  mail: { clientFor(account: EmailAccount): JmapClient };
+  /** SEND_MAX_TOTAL_BYTES: all attachments of one email. */
+  maxTotalBytes: number;
+}
+
+/**
+ * Where a message goes out from: the email answered (reply), or accountId / the account of contactId
+ * (new message); always an account the caller may send from (EmailAccountAccess.requireCanSend).
+ */
+export class SendOrigins {
+  private readonly clients = new Map<string, JmapClient>();
+
+  constructor(private readonly deps: SendOriginDeps) {}
+
+  /** Found once per message, on its first attachment or at the send. */
+  of(message: OutgoingMessage, fields: Partial<ComposeBody>): Promise<SendOrigin> {
+    message.origin ??= this.resolve(message, fields);
+    return message.origin;
+  }
+
+  private async resolve(message: OutgoingMessage, fields: Partial<ComposeBody>): Promise<SendOrigin> {
+    const { accounts, emails, contacts } = this.deps;
+    let original: EmailRecord | undefined;
+    let contact: ContactRecord | undefined;
+    let accountId: string;
+    if (message.target.kind === 'reply') {
+      original = await emails.get(message.userId, message.target.emailId);
+      accountId = original.emailAccountId;
+      contact = await contacts.get(message.userId, original.contactId).catch(() => undefined);
+    } else {
+      if (fields.contactId !== undefined) contact = await contacts.get(message.userId, fields.contactId);
+      if (contact && fields.emailAccountId !== undefined && fields.emailAccountId !== contact.emailAccountId) {
+        throw new ValidationError(WRONG_ACCOUNT, [{ field: 'contactId', message: WRONG_ACCOUNT }]);
+      }
+      accountId = contact?.emailAccountId ?? fields.emailAccountId!;
+    }
+    const account = await accounts.requireCanSend(message.userId, accountId);
+    const client = this.clientFor(account);
+    const intake = new AttachmentIntake(client, account.jmapAccountId, await this.limits(client, account), message.signal);
+    return { account, client, original, contact, intake };
+  }
+
+  /** Keyed by the sealed password too: new credentials get a new client (and session). */
+  private clientFor(account: EmailAccount): JmapClient {
+    const key = `${account.id}:${account.email}:${account.emailPassword}`;
+    let client = this.clients.get(key);
+    if (client) {
+      this.clients.delete(key);
+    } else {
+      client = this.deps.mail.clientFor(account);
+      if (this.clients.size >= CLIENT_CACHE_SIZE) this.clients.delete(this.clients.keys().next().value!);
+    }
+    this.clients.set(key, client);
+    return client;
+  }
+
+  /** Per file the session's maxSizeUpload; all together SEND_MAX_TOTAL_BYTES and the account's maxSizeAttachmentsPerEmail. */
+  private async limits(client: JmapClient, account: EmailAccount): Promise<IntakeLimits> {
+    try {
+      const session = await client.session();
+      const mail = session.accounts[account.jmapAccountId]?.accountCapabilities[MAIL_CAPABILITY] as { maxSizeAttachmentsPerEmail?: unknown } | undefined;
+      const serverTotal = typeof mail?.maxSizeAttachmentsPerEmail === 'number' ? mail.maxSizeAttachmentsPerEmail : Infinity;
+      const total = Math.min(this.deps.maxTotalBytes, serverTotal);
+      return { perFile: Math.min(session.limits.maxSizeUpload, total), total };
+    } catch (err) {
+      throw mailServerError(err);
+    }
+  }
+}

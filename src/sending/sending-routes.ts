@@ -1,0 +1,90 @@
+import { Router, type Request, type Response } from 'express';
+import multer, { MulterError, type StorageEngine } from 'multer';
+import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import { PayloadTooLargeError, ValidationError } from '../errors/app-errors.js';
+import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { parseParams } from '../http/validate.js';
+import { idParams, parse } from '../shared/validation.js';
+import { toUploadError } from '../timesheets/upload-middleware.js';
+import type { EmailSenderService, OutgoingMessage, SendTarget } from './email-sender-service.js';
+import { presentSent } from './sending-presenter.js';
+import { composeBody, idempotencyKey, MAX_BODY_CHARS, replyBody } from './sending-schemas.js';
+
+const MAX_FILES = 20;
+/** Boundaries, part headers and the text fields around the attachments. */
+const FORM_OVERHEAD = 8 * 1024 * 1024;
+const SENT = 'Email bol odoslaný';
+
+/**
+ * POST /api/emails (new message) and POST /api/emails/:id/reply, as JSON or as multipart/form-data
+ * with files in the field "attachments" (streamed to the mail server while the form arrives; the text
+ * fields that pick the account, emailAccountId or contactId, must come before the files).
+ */
+export function createSendingRouter(services: { sending: EmailSenderService }, auth: AuthMiddleware, limits: { maxTotalBytes: number }): Router {
+  const { sending } = services;
+  const router = Router();
+
+  const handle = (target: (req: Request) => SendTarget) => async (req: Request, res: Response) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > limits.maxTotalBytes + FORM_OVERHEAD) {
+      res.setHeader('Connection', 'close');
+      throw new PayloadTooLargeError('Prílohy sú príliš veľké');
+    }
+    const { userId } = requireAuthContext(req);
+    const header = req.get('idempotency-key');
+    const key = header === undefined ? undefined : parse(idempotencyKey, header, 'Neplatná hlavička Idempotency-Key');
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const message = sending.start(userId, target(req), gone.signal);
+    const fingerprint = `${req.method} ${req.baseUrl}${req.path}`;
+    const answer = await sending.guarded(message, key, fingerprint, async () => {
+      const fields = req.is('multipart/form-data') ? await readForm(sending, message, req, res, limits.maxTotalBytes) : req.body;
+      const body = message.target.kind === 'reply' ? parse(replyBody, fields ?? {}) : parse(composeBody, fields ?? {});
+      const result = await sending.send(message, body, requestMeta(req));
+      return { status: 201, body: { success: true, data: presentSent(result), message: SENT } };
+    });
+    if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.status(answer.status).json(answer.body);
+  };
+
+  router.post('/', auth.requireAuth, handle(() => ({ kind: 'new' })));
+  router.post('/:id/reply', auth.requireAuth, handle((req) => ({ kind: 'reply', emailId: parseParams(idParams, req).id })));
+  return router;
+}
+
+/** Parses the form; each file part is uploaded to the mail server as it arrives. Answers the text fields. */
+async function readForm(sending: EmailSenderService, message: OutgoingMessage, req: Request, res: Response, maxBytes: number): Promise<Record<string, unknown>> {
+  const storage: StorageEngine = {
+    _handleFile(request, file, callback) {
+      sending.attach(message, request.body as Record<string, string>, file.stream, file.originalname, file.mimetype).then(
+        (blob) => callback(null, { filename: blob.blobId, size: blob.size }),
+        (err: unknown) => callback(err),
+      );
+    },
+    // Uploaded blobs nobody references expire on the mail server by themselves.
+    _removeFile(_request, _file, callback) {
+      callback(null);
+    },
+  };
+  const upload = multer({
+    storage,
+    // fileSize: a body of unknown length (chunked) still ends; the exact limits are the intake's.
+    limits: { fileSize: maxBytes + 1, files: MAX_FILES, fields: 20, parts: MAX_FILES + 20, fieldNameSize: 32, fieldSize: MAX_BODY_CHARS * 4, headerPairs: 20 },
+    // Browsers send file names as raw UTF-8; busboy's default latin1 would garble "príloha.pdf".
+    defParamCharset: 'utf8',
+  }).array('attachments', MAX_FILES);
+  await new Promise<void>((resolve, reject) => {
+    upload(req, res, (err?: unknown) => (err === undefined ? resolve() : reject(formError(err))));
+  });
+  return { ...(req.body as Record<string, unknown>) };
+}
+
+function formError(err: unknown): unknown {
+  if (err instanceof MulterError && (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT')) {
+    const text = `Prílohy posielajte v poli "attachments", najviac ${MAX_FILES}`;
+    return new ValidationError(text, [{ field: 'attachments', message: text }]);
+  }
+  return toUploadError(err);
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { Recipient } from './compose.js';
+
+/** To + Cc + Bcc together: more is a mailing, not correspondence. */
+export const MAX_RECIPIENTS = 100;
+/** Text and HTML bodies each (JSON bodies are capped lower by the JSON parser's 100 kB). */
+export const MAX_BODY_CHARS = 1_000_000;
+
+const ADDRESS = z.email('Neplatná emailová adresa');
+const NAMED = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/;
+
+/** "ana@firma.sk" or "Ana Nová <ana@firma.sk>"; a list may come as an array, comma separated, or both. */
+const recipientList = z.preprocess(
+  (value) => {
+    const items = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
+    return items.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item])).map((s) => (typeof s === 'string' ? s.trim() : s)).filter((s) => s !== '');
+  },
+  z.array(
+    z.string({ error: 'Adresát musí byť text' }).transform((text, ctx): Recipient => {
+      const named = NAMED.exec(text);
+      const email = (named ? named[2]! : text).trim();
+      if (!ADDRESS.safeParse(email).success) {
+        ctx.addIssue({ code: 'custom', message: `Neplatná emailová adresa: ${text.slice(0, 100)}` });
+        return z.NEVER;
+      }
+      const name = named?.[1]?.trim();
+      return name ? { email, name: name.slice(0, 200) } : { email };
+    }),
+  ),
+);
+
+/** JSON true/false, or the text a multipart form field carries. */
+const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { error: 'Očakáva sa true alebo false' });
+
+const common = {
+  to: recipientList.optional(),
+  cc: recipientList.optional(),
+  bcc: recipientList.optional(),
+  subject: z.string({ error: 'Predmet musí byť text' }).max(998, 'Predmet je príliš dlhý (najviac 998 znakov)').optional(),
+  text: z.string({ error: 'Text správy je povinný' }).max(MAX_BODY_CHARS, 'Text správy je príliš dlhý'),
+  html: z.string({ error: 'HTML musí byť text' }).max(MAX_BODY_CHARS, 'HTML správy je príliš dlhé').optional(),
+};
+
+/** POST /api/emails/:id/reply: recipients default to the original's (reply-all adds its To and Cc as Cc). */
+export const replyBody = z.strictObject({ ...common, replyAll: flag.optional() });
+
+/** POST /api/emails: from emailAccountId, or from the account of contactId (whose address is then the default To). */
+export const composeBody = z
+  .strictObject({
+    ...common,
+    emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
+    contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
+  })
+  .refine((b) => b.emailAccountId !== undefined || b.contactId !== undefined, { message: 'Uveďte emailAccountId alebo contactId', path: ['emailAccountId'] });
+
+export type ReplyBody = z.infer<typeof replyBody>;
+export type ComposeBody = z.infer<typeof composeBody>;
+
+/** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): any visible ASCII, at most 255 characters. */
+export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Neplatná hlavička Idempotency-Key (1 až 255 viditeľných ASCII znakov)');
