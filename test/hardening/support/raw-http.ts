@@ -17,8 +17,9 @@ export function sendRawBytes(port: number, bytes: Buffer | string, timeoutMs = 1
     }, timeoutMs);
     const idle = setTimeout(() => socket.end(), idleMs);
     socket.on('data', (c: Buffer) => {
-      clearTimeout(idle);
       chunks.push(c);
+      // A 100 Continue only invites the body: the client still stops sending (FIN) after idleMs.
+      if (!/^(?:HTTP\/1\.[01] 1\d\d [^\r]*\r\n\r\n)*$/.test(Buffer.concat(chunks).toString('latin1'))) clearTimeout(idle);
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
