@@ -569,7 +569,11 @@ export interface paths {
          */
         get: operations["listEmails"];
         put?: never;
-        post?: never;
+        /**
+         * Send a new email (to a contact, or to addresses) from an email account
+         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments" (fields that choose the account must precede the files). Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. Give emailAccountId, or contactId (its account; its address is the default To).
+         */
+        post: operations["sendEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -640,6 +644,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/emails/{id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply (or reply-all) to an email
+         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments" (fields that choose the account must precede the files). Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.
+         */
+        post: operations["replyToEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/emails/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an attachment of an email (streamed from the mail server)
+         * @description Signed-in users (accessToken cookie or Bearer). The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502.
+         */
+        get: operations["downloadEmailAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -684,10 +728,15 @@ export interface components {
                  *     - `upstream_unavailable` (502): The mail (JMAP) server could not be reached or answered badly.
                  *     - `service_unavailable` (503): A dependency (database, storage, JMAP configuration) is unavailable; Retry-After.
                  *     - `upstream_timeout` (504): The mail (JMAP) server did not answer in time.
+                 *     - `recipient_rejected` (400): The mail server rejected a recipient; details name the address.
+                 *     - `attachment_not_allowed` (400): An attachment that may not be sent (an executable, also one disguised by its name).
+                 *     - `idempotency_conflict` (409): The Idempotency-Key was used for another request, or its first request has not finished (or ended with an unknown outcome).
+                 *     - `submission_refused` (502): The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.
+                 *     - `mail_quota_exceeded` (507): The mailbox is over its quota: the message could not be stored, nothing was sent.
                  * @example authentication_required
                  * @enum {string}
                  */
-                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout";
+                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded";
                 /** @description Field problems of a ValidationError: [{ field, message }] */
                 details?: unknown;
                 /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
@@ -899,6 +948,18 @@ export interface components {
             /** @description About 200 characters of the body, whitespace collapsed */
             preview: string;
         };
+        SentEmail: {
+            /** @description The sent email as the CRM lists it (in the contact's thread); null when filed under nobody */
+            email: components["schemas"]["Email"] | null;
+            sent: {
+                /** @description Message-ID of the sent email, without angle brackets */
+                messageId: string;
+                /** Format: uuid */
+                emailAccountId: string;
+                /** @description To, Cc and Bcc addresses together */
+                recipients: number;
+            };
+        };
         Email: {
             /** Format: uuid */
             id: string;
@@ -925,6 +986,7 @@ export interface components {
             body: string | null;
             /** @description Every contact that took part, the main correspondent first */
             contactIds: string[];
+            attachments: components["schemas"]["EmailAttachment"][];
             /**
              * Format: date-time
              * @example 2026-03-01T08:30:00.000Z
@@ -935,6 +997,16 @@ export interface components {
              * @example 2026-03-01T08:30:00.000Z
              */
             updatedAt: string;
+        };
+        /** @description Download: GET /api/emails/{id}/attachments/{attachmentId} */
+        EmailAttachment: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            type: string;
+            size: number;
+            /** @description Shown within the body (Content-ID image) rather than as a file */
+            inline: boolean;
         };
     };
     responses: {
@@ -1065,6 +1137,17 @@ export interface components {
         };
         /** @description The mail (JMAP) server timed out */
         GatewayTimeout: {
+            headers: {
+                /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                "X-Request-Id": string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description mail_quota_exceeded: the mailbox is over its quota */
+        InsufficientStorage: {
             headers: {
                 /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
                 "X-Request-Id": string;
@@ -2570,6 +2653,76 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    sendEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text: string;
+                    html?: string;
+                    /** Format: uuid */
+                    emailAccountId?: string;
+                    /** Format: uuid */
+                    contactId?: string;
+                };
+                "multipart/form-data": {
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text: string;
+                    html?: string;
+                    /** Format: uuid */
+                    emailAccountId?: string;
+                    /** Format: uuid */
+                    contactId?: string;
+                    /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
+                    attachments?: Blob[];
+                };
+            };
+        };
+        responses: {
+            /** @description data.email = the sent email as listed in the CRM; data.sent = Message-ID, account, recipient count */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SentEmail"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
     markContactEmailsRead: {
         parameters: {
             query?: never;
@@ -2745,6 +2898,109 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replyToEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text: string;
+                    html?: string;
+                    replyAll?: boolean | ("true" | "false");
+                };
+                "multipart/form-data": {
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text: string;
+                    html?: string;
+                    replyAll?: boolean | ("true" | "false");
+                    /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
+                    attachments?: Blob[];
+                };
+            };
+        };
+        responses: {
+            /** @description data.email = the reply, already in the contact's thread; data.sent = Message-ID, account, recipient count */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SentEmail"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    downloadEmailAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment bytes, with the type the email declared */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description attachment with the file name (RFC 6266: an ASCII fallback and filename*=UTF-8) */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
 }
