@@ -107,6 +107,8 @@ function errorStatuses(route: RouteDoc): Array<ErrorStatus | 500> {
     // the temporary password, and a cookie-authenticated cross-site write (design.md).
     statuses.add(403);
   }
+  // A write carrying the auth cookies from a foreign Origin is refused before anything else (csrf_rejected), login included.
+  if (route.method !== 'get') statuses.add(403);
   if (route.params) statuses.add(404);
   // A write that loses a deadlock or serialization race in the database is rolled back whole: 409, try again.
   if (route.method !== 'get') statuses.add(409);

@@ -96,7 +96,7 @@ export const emailArea: AreaDoc = {
         'server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. ' +
         'The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502.',
       params: attachmentParams,
-      success: { status: 200, description: 'The attachment bytes, with the type the email declared', body: 'file', mediaTypes: ['application/octet-stream'] },
+      success: { status: 200, description: 'The attachment bytes, with the type the email declared', body: 'file', mediaTypes: ['*/*'] },
       errors: [502, 504],
     },
     {

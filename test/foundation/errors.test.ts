@@ -189,7 +189,7 @@ describe('error envelope (spec section 7)', () => {
         ['member', 'get', '/api/contacts?limit=1.5', undefined, 'limit', 'Očakáva sa celé číslo, prišlo: číslo'],
         ['member', 'get', '/api/contacts?serach=x', undefined, 'serach', 'Neznáme pole: serach'],
         ['member', 'post', '/api/contacts', [], '', 'Očakáva sa objekt JSON, prišlo: zoznam'],
-        ['member', 'post', '/api/contacts', { accountId: 'x', email: 'x' }, 'accountId', 'accountId musí byť identifikátor emailového účtu'],
+        ['member', 'post', '/api/contacts', { emailAccountId: 'x', email: 'x' }, 'emailAccountId', 'emailAccountId musí byť identifikátor emailového účtu'],
         ['member', 'post', '/api/email-accounts', { email: 5, emailPassword: 'x' }, 'email', 'Email je povinný'],
         ['member', 'patch', '/api/emails/00000000-0000-4000-8000-000000000000', { isRead: true, extra: 1 }, 'extra', 'Neznáme pole: extra'],
         ['admin', 'get', '/api/admin/audit-logs?username=', undefined, 'username', 'Hodnota nesmie byť prázdna'],

@@ -171,7 +171,7 @@ const ROWS: Record<string, Row> = {
   'POST /api/emails': {
     expect: OWN_ONLY,
     status: 201,
-    attempt: (m) => ({ path: '/api/emails', body: { accountId: m.sending.accountId, to: m.mailUsers.link.user, subject: 'Matica', text: 'x' } }),
+    attempt: (m) => ({ path: '/api/emails', body: { emailAccountId: m.sending.accountId, to: m.mailUsers.link.user, subject: 'Matica', text: 'x' } }),
   },
   'POST /api/emails/:id/reply': {
     expect: OWN_ONLY,

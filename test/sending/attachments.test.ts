@@ -125,7 +125,7 @@ describe('sending: attachments both ways', function () {
       .field('to', bob.user)
       .field('text', 'x');
     expect(early.status).to.equal(400);
-    expect(early.body.error.message).to.equal('Polia accountId alebo contactId uveďte vo formulári pred prílohami');
+    expect(early.body.error.message).to.equal('Polia emailAccountId alebo contactId uveďte vo formulári pred prílohami');
 
     const small = await testApp({ SEND_MAX_TOTAL_BYTES: '100000' });
     const big = await owner

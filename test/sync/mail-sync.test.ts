@@ -105,7 +105,7 @@ describe('mail sync against a real Cyrus mailbox', function () {
   });
 
   it('shows the synced data over the contacts and emails API, an email under every contact in it', async () => {
-    const contacts = await owner.as(request(app).get('/api/contacts').query({ accountId, sort: 'name' }));
+    const contacts = await owner.as(request(app).get('/api/contacts').query({ emailAccountId: accountId, sort: 'name' }));
     expect(contacts.status).to.equal(200);
     const items = contacts.body.data.items as Array<{ id: string; email: string }>;
     expect(items.map((c) => c.email)).to.have.members([
@@ -153,7 +153,7 @@ describe('mail sync against a real Cyrus mailbox', function () {
   });
 
   it('does not bring back a contact the user deleted, nor file mail under it', async () => {
-    const list = await owner.as(request(app).get('/api/contacts').query({ accountId }));
+    const list = await owner.as(request(app).get('/api/contacts').query({ emailAccountId: accountId }));
     const alice = (list.body.data.items as Array<{ id: string; email: string }>).find((c) => c.email === 'alice@clients.example')!;
     expect((await owner.as(request(app).delete(`/api/contacts/${alice.id}`))).status).to.equal(200);
     await put(mail, 'INBOX', { from: ALICE, to: { email: mail.user }, subject: 'Are you there?', body: 'Ping', date: day(9) });
