@@ -1,11 +1,12 @@
 import os from 'node:os';
 import readline from 'node:readline/promises';
-import { Command, Errors, Flags } from '@oclif/core';
+import { Command, Errors, Flags, ux } from '@oclif/core';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RequestMeta } from '../shared/request-meta.js';
+import { terminalSafeJson, terminalSafeLines } from './format.js';
 
 /**
  * Shared plumbing of crm-admin commands: one app context (same services as the HTTP API), clean
@@ -50,6 +51,16 @@ export abstract class BaseCommand extends Command {
     return { actor: `cli:${name}`, ip: null, userAgent: 'crm-admin' };
   }
 
+  /** Every human-readable line goes through here: stored text must not steer the admin's terminal. */
+  override log(message = '', ...args: unknown[]): void {
+    super.log(terminalSafeLines(message), ...args);
+  }
+
+  /** --json output: unsafe characters as \u escapes (same value once parsed); no colours. */
+  override logJson(json: unknown): void {
+    ux.stdout(terminalSafeJson(json));
+  }
+
   /** Asks before destroying data; --yes skips it, and without a terminal we refuse rather than guess. */
   protected async confirm(question: string, yes: boolean): Promise<boolean> {
     if (yes) return true;
@@ -72,14 +83,14 @@ export abstract class BaseCommand extends Command {
     }
     if (err instanceof AppError) {
       if (this.jsonEnabled()) {
-        process.stderr.write(`${JSON.stringify({ error: { message: err.message, statusCode: err.statusCode, details: err.details } })}\n`);
+        process.stderr.write(`${terminalSafeJson({ error: { message: err.message, statusCode: err.statusCode, details: err.details } }, undefined)}\n`);
       } else {
-        process.stderr.write(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`);
+        process.stderr.write(terminalSafeLines(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`));
       }
       return this.exit(1);
     }
     if (err instanceof Errors.CLIError || err.oclif) return super.catch(err);
-    process.stderr.write(`Chyba: ${err.message}\n`);
+    process.stderr.write(terminalSafeLines(`Chyba: ${err.message}\n`));
     return this.exit(1);
   }
 
