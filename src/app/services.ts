@@ -24,6 +24,7 @@ import { jmapClientFactory, jmapCredentialValidator } from '../email-accounts/cr
 import { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
 import { EmailAccountRepository } from '../email-accounts/email-account-repository.js';
 import { EmailAccountService } from '../email-accounts/email-account-service.js';
+import { PasswordReseal } from '../email-accounts/password-seal.js';
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
@@ -77,6 +78,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     clientFactory: jmapClientFactory(config.jmapSessionUrl, config.jmapTimeoutMs),
   });
   const emailAccountAdmin = new EmailAccountAdminService(emailAccounts, emailAccountRepository);
+  const passwordReseal = new PasswordReseal({ accounts: emailAccountRepository, secretBox, logger });
 
   const timesheets = new TimesheetService({
     timesheets: new TimesheetRepository(),
@@ -108,7 +110,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, passwordReseal };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import type { EmailAccount } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
@@ -7,6 +8,7 @@ import type { Transactions, Tx } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/index.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
 import type { AccountWithSync, EmailAccountRepository } from './email-account-repository.js';
+import { passwordContext } from './password-seal.js';
 
 export type { AccountWithSync } from './email-account-repository.js';
 
@@ -44,7 +46,7 @@ export class EmailAccountService {
     options: { auditAction?: string } = {},
     outer?: Tx,
   ): Promise<AccountWithSync> {
-    const { accounts, secretBox, audit } = this.deps;
+    const { accounts, audit } = this.deps;
     const email = credentials.email.trim().toLowerCase();
     if (await accounts.findByEmail(userId, email, outer)) throw new ConflictError(DUPLICATE);
     // Validation talks to the network: do it before any transaction holds locks.
@@ -53,11 +55,13 @@ export class EmailAccountService {
       const user = await accounts.lockOwner(userId, tx);
       if (!user) throw new NotFoundError('Používateľ neexistuje');
       const existing = await accounts.countOfUser(userId, tx);
+      const id = crypto.randomUUID();
       const account = await accounts.create(
         {
+          id,
           userId,
           email,
-          emailPassword: secretBox.encrypt(credentials.emailPassword),
+          emailPassword: this.sealPassword(id, credentials.emailPassword),
           jmapAccountId: accountId,
           // The first account of a user is the primary one.
           isPrimary: existing === 0,
@@ -92,13 +96,13 @@ export class EmailAccountService {
   }
 
   async update(userId: string, accountId: string, changes: EmailAccountChanges, meta: RequestMeta): Promise<AccountWithSync> {
-    const { accounts, secretBox, audit } = this.deps;
+    const { accounts, audit } = this.deps;
     const current = await this.get(userId, accountId);
     const email = changes.email?.trim().toLowerCase();
     const credentialsChange = (email !== undefined && email !== current.email) || changes.emailPassword !== undefined;
     let jmapAccountId: string | undefined;
     if (credentialsChange) {
-      const password = changes.emailPassword ?? secretBox.decrypt(current.emailPassword);
+      const password = changes.emailPassword ?? this.credentialsOf(current).password;
       ({ accountId: jmapAccountId } = await this.deps.validate({ email: email ?? current.email, emailPassword: password }));
     }
     try {
@@ -109,7 +113,7 @@ export class EmailAccountService {
         const account = await this.get(userId, accountId, tx);
         if (credentialsChange) {
           if (email) account.email = email;
-          if (changes.emailPassword !== undefined) account.emailPassword = secretBox.encrypt(changes.emailPassword);
+          if (changes.emailPassword !== undefined) account.emailPassword = this.sealPassword(account.id, changes.emailPassword);
           // A different mailbox behind the account: start its sync from scratch.
           if (jmapAccountId !== account.jmapAccountId) await accounts.resetSyncCursor(account.id, tx);
           account.jmapAccountId = jmapAccountId!;
@@ -154,9 +158,14 @@ export class EmailAccountService {
     return (await this.deps.accounts.countActiveOfUser(userId)) > 0;
   }
 
-  /** Clear credentials for the JMAP client; only the sync and read write-back call this. */
-  credentialsOf(account: EmailAccount): { username: string; password: string } {
-    return { username: account.email, password: this.deps.secretBox.decrypt(account.emailPassword) };
+  /** Clear credentials for the JMAP client; only the sync and read write-back call this. Throws for a value sealed for another row. */
+  credentialsOf(account: Pick<EmailAccount, 'id' | 'email' | 'emailPassword'>): { username: string; password: string } {
+    return { username: account.email, password: this.deps.secretBox.decrypt(account.emailPassword, passwordContext(account.id)) };
+  }
+
+  /** The stored form of a mail password: sealed and bound to its account row. */
+  sealPassword(accountId: string, plain: string): string {
+    return this.deps.secretBox.encrypt(plain, passwordContext(accountId));
   }
 
   /** A JMAP client signed in as this account. */
