@@ -69,6 +69,7 @@ export class AuthService {
       await this.deps.audit.record({ action: AuditActions.login, ...entry }, meta, tx);
       return created;
     });
+    await this.upgradeHash(authenticated, input.password);
     return {
       user: authenticated,
       accessToken: tokens.accessToken,
@@ -178,6 +179,23 @@ export class AuthService {
     if (user.changedPassword) return this.deps.hasher.verify(password, user.password);
     const matches = await this.deps.hasher.verify(password, user.tempPassword);
     return matches && !!user.tempPasswordExpiresAt && user.tempPasswordExpiresAt > new Date();
+  }
+
+  /**
+   * A hash made at another cost than BCRYPT_ROUNDS is replaced now that the password is known: until
+   * then its wrong-password answers take another time than those for unknown users. Only if nothing
+   * changed it meanwhile; a failure leaves it for the next login.
+   */
+  private async upgradeHash(user: User, password: string): Promise<void> {
+    const field = user.changedPassword ? 'password' : 'tempPassword';
+    const current = user[field];
+    if (!current || !this.deps.hasher.needsRehash(current)) return;
+    try {
+      const next = await this.deps.hasher.hash(password);
+      if (await this.deps.userRepository.replaceHash(user.id, field, current, next)) user[field] = next;
+    } catch {
+      // The login itself succeeded; the next one tries again.
+    }
   }
 
   /** Guessing the current password with a stolen session is throttled like guessing at login. */
