@@ -13,6 +13,7 @@ import { UserService } from '../users/user-service.js';
 import { UserRepository } from '../users/user-repository.js';
 import { UserAdminService, type UserFileCleanup } from '../users/user-admin-service.js';
 import { AuthService } from '../auth/auth-service.js';
+import { KnownDevices } from '../auth/known-device.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { SessionCache } from '../auth/session-cache.js';
 import { SessionRepository } from '../auth/session-repository.js';
@@ -50,8 +51,8 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const secretBox = new SecretBox(config.secrets.encryptionKey, config.secrets.oldEncryptionKeys);
   const hasher = new PasswordHasher(config.bcryptRounds);
 
-  const auditRepository = new AuditRepository();
-  const audit = new AuditService(auditRepository, logger);
+  const auditRepository = new AuditRepository(sql);
+  const audit = new AuditService(auditRepository, logger, transactions);
 
   const userRepository = new UserRepository();
   const users = new UserService({ repository: userRepository, transactions, hasher, audit, tempPasswordTtlDays: config.tempPasswordTtlDays });
@@ -90,8 +91,10 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
 
-  const loginThrottle = new LoginThrottle(new ThrottleRepository(sql));
-  const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle });
+  const throttles = new ThrottleRepository(sql);
+  const loginThrottle = new LoginThrottle(throttles);
+  const devices = new KnownDevices(config.secrets.jwtRefreshSecret);
+  const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle, devices });
 
   // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
   const ownEmailAccounts = new EmailAccountAccess();

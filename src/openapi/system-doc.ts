@@ -19,7 +19,7 @@ export function systemArea(metricsPath: string): AreaDoc {
         auth: 'none',
         summary: 'Readiness: the database answers and every migration is applied',
         description: 'Load balancers route on it; 503 in the error envelope while not ready.',
-        success: { status: 200, description: "data = { status: 'ready' }", body: 'data' },
+        success: { status: 200, description: "data = { status: 'ready', warnings: string[] } (configuration an operator should fix, e.g. TRUST_PROXY behind a proxy)", body: 'data' },
         errors: [503],
       },
       {
