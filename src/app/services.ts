@@ -22,6 +22,7 @@ import { ThrottleRepository } from '../auth/throttle-repository.js';
 import { TokenService } from '../auth/token-service.js';
 import { EmailAccountAccess } from '../email-accounts/account-access.js';
 import { jmapClientFactory, jmapCredentialValidator } from '../email-accounts/credential-validator.js';
+import { CredentialThrottle } from '../email-accounts/credential-throttle.js';
 import { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
 import { EmailAccountRepository } from '../email-accounts/email-account-repository.js';
 import { EmailAccountService } from '../email-accounts/email-account-service.js';
@@ -69,6 +70,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     cache: new SessionCache(sequelize, sessionRepository, logger),
   });
 
+  const throttles = new ThrottleRepository(sql);
   const emailAccountRepository = new EmailAccountRepository();
   const emailAccounts = new EmailAccountService({
     accounts: emailAccountRepository,
@@ -77,6 +79,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     audit,
     validate: jmapCredentialValidator(config.jmapSessionUrl, config.jmapTimeoutMs),
     clientFactory: jmapClientFactory(config.jmapSessionUrl, config.jmapTimeoutMs),
+    throttle: new CredentialThrottle(throttles),
   });
   const emailAccountAdmin = new EmailAccountAdminService(emailAccounts, emailAccountRepository);
   const passwordReseal = new PasswordReseal({ accounts: emailAccountRepository, secretBox, logger });
@@ -91,7 +94,6 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
 
-  const throttles = new ThrottleRepository(sql);
   const loginThrottle = new LoginThrottle(throttles);
   const devices = new KnownDevices(config.secrets.jwtRefreshSecret);
   const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle, devices });

@@ -31,6 +31,7 @@ export const AuditActions = {
   emailAccountRemoved: 'email_account.removed',
   emailAccountAdded: 'email_account.added',
   emailAccountUpdated: 'email_account.updated',
+  emailCredentialsRejected: 'email_account.credentials_rejected',
   timesheetUploaded: 'timesheet.uploaded',
   timesheetDeleted: 'timesheet.deleted',
   timesheetPurge: 'admin.timesheet_purge',

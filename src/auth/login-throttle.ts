@@ -1,8 +1,6 @@
 import crypto from 'node:crypto';
-import { RateLimiterRes } from 'rate-limiter-flexible';
-import { RateLimitError } from '../errors/app-errors.js';
 import { clientKey } from './client-key.js';
-import type { ThrottleCounter, ThrottleRepository } from './throttle-repository.js';
+import { consumeAll, type ThrottleCounter, type ThrottleRepository } from './throttle-repository.js';
 
 export interface ThrottleLimit {
   points: number;
@@ -58,16 +56,17 @@ export class LoginThrottle {
    */
   async reserve(username: string, ip: string | null | undefined, device?: string | null): Promise<void> {
     const client = clientKey(ip);
-    await settle(
+    await consumeAll(
       device
         ? [this.byKnownDevice.consume(userKey(username, device))]
         : [this.byUsernameAndIp.consume(userKey(username, client)), this.byIp.consume(client)],
+      THROTTLED_MESSAGE,
     );
   }
 
   /** A request that never reached a password check (a malformed login) still uses up the client's points. */
   async reserveClient(ip: string | null | undefined): Promise<void> {
-    await settle([this.byIp.consume(clientKey(ip))]);
+    await consumeAll([this.byIp.consume(clientKey(ip))], THROTTLED_MESSAGE);
   }
 
   /** The password was right: this username+client starts from zero again and the client gets its point back. */
@@ -76,18 +75,6 @@ export class LoginThrottle {
     if (device) await this.byKnownDevice.delete(userKey(username, device));
     else await Promise.all([this.byUsernameAndIp.delete(userKey(username, client)), this.byIp.reward(client)]);
   }
-}
-
-/** Waits for every counter; a RateLimiterRes rejection means "over the limit", anything else is a store failure. */
-async function settle(attempts: Array<Promise<unknown>>): Promise<void> {
-  const results = await Promise.allSettled(attempts);
-  let waitMs: number | undefined;
-  for (const result of results) {
-    if (result.status === 'fulfilled') continue;
-    if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
-    waitMs = Math.max(waitMs ?? 0, result.reason.msBeforeNext);
-  }
-  if (waitMs !== undefined) throw new RateLimitError(THROTTLED_MESSAGE, Math.max(1, waitMs / 1000));
 }
 
 /** Hashed: keys stay within varchar(255) whatever the input, and the table holds no usernames. */

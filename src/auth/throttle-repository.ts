@@ -1,4 +1,5 @@
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimitError } from '../errors/app-errors.js';
 import type { Sql } from '../db/sql.js';
 
 /**
@@ -30,4 +31,19 @@ export class ThrottleRepository {
       duration: limit.durationSeconds,
     });
   }
+}
+
+/**
+ * Waits for every counter's consume: a RateLimiterRes rejection means "over the limit" and ends in one
+ * RateLimitError with the longest wait as Retry-After; anything else is a store failure, passed on.
+ */
+export async function consumeAll(attempts: Array<Promise<unknown>>, message: string): Promise<void> {
+  const results = await Promise.allSettled(attempts);
+  let waitMs: number | undefined;
+  for (const result of results) {
+    if (result.status === 'fulfilled') continue;
+    if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
+    waitMs = Math.max(waitMs ?? 0, result.reason.msBeforeNext);
+  }
+  if (waitMs !== undefined) throw new RateLimitError(message, Math.max(1, waitMs / 1000));
 }

@@ -105,7 +105,7 @@ describe('attack: login throttling behind proxies and NAT (issue 13)', function 
     let passed = 0;
     check.middleware(req({}), {} as Response, () => passed++);
     expect(check.warnings()).to.deep.equal([]);
-    for (const headers of [{ 'x-forwarded-for': '203.0.113.7' }, { forwarded: 'for=203.0.113.8' }, { 'x-real-ip': '203.0.113.9' }]) {
+    for (const headers of [{ 'x-forwarded-for': '203.0.113.7' }, { forwarded: 'for=203.0.113.8' }, { 'x-real-ip': '203.0.113.9' }] as Array<Record<string, string>>) {
       check.middleware(req(headers), {} as Response, () => passed++);
     }
     expect(passed).to.equal(4);
