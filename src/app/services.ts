@@ -38,6 +38,8 @@ import { ReadStatePusher } from '../emails/read-state-pusher.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
+import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
+import { RetentionService } from '../maintenance/retention-service.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -85,11 +87,13 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const passwordReseal = new PasswordReseal({ accounts: emailAccountRepository, secretBox, logger });
 
   const timesheets = new TimesheetService({
-    timesheets: new TimesheetRepository(),
+    timesheets: new TimesheetRepository(sql),
     transactions,
     storage: new LocalDirectoryStorage(config.timesheetDir),
     audit,
     logger,
+    uploadLimits: config.uploadLimits,
+    uploadRate: throttles.counter('timesheet_uploads', { points: config.uploadLimits.uploadsPerHour, durationSeconds: 3600 }),
   });
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
@@ -115,7 +119,17 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, passwordReseal };
+  const retention = new RetentionService({
+    transactions,
+    maintenance: new MaintenanceRepository(sql),
+    sessions: sessionRepository,
+    auditRecords: auditRepository,
+    throttles,
+    audit,
+    logger,
+    auditRetentionDays: config.auditRetentionDays,
+  });
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, passwordReseal, retention };
 }
 
 export type Services = ReturnType<typeof buildServices>;

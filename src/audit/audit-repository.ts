@@ -54,6 +54,11 @@ export class AuditRepository {
     return touched > 0;
   }
 
+  /** Deletes the records written before `cutoff` (audit retention); answers how many. */
+  pruneBefore(cutoff: Date, tx?: Tx): Promise<number> {
+    return this.sql.execute('DELETE FROM audit_logs WHERE created_at < $cutoff', { cutoff }, tx);
+  }
+
   /** Newest first. */
   async list(filter: AuditFilter, page: PageRequest): Promise<Page<AuditLog>> {
     const conditions: WhereOptions[] = [];

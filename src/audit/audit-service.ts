@@ -35,6 +35,7 @@ export const AuditActions = {
   timesheetUploaded: 'timesheet.uploaded',
   timesheetDeleted: 'timesheet.deleted',
   timesheetPurge: 'admin.timesheet_purge',
+  auditPruned: 'admin.audit_pruned',
   contactCreated: 'contact.created',
   contactDeleted: 'contact.deleted',
 } as const;

@@ -1,6 +1,7 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitError } from '../errors/app-errors.js';
 import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
 
 /**
  * One counter of failures per key; `consume` rejects with a RateLimiterRes (rate-limiter-flexible)
@@ -29,7 +30,14 @@ export class ThrottleRepository {
       keyPrefix,
       points: limit.points,
       duration: limit.durationSeconds,
+      // Not one timer per counter and process: the hourly maintenance of `serve` deletes expired rows.
+      clearExpiredByTimeout: false,
     });
+  }
+
+  /** Deletes counters whose window has ended (rate_limits.expire is in milliseconds); answers how many. */
+  pruneExpired(now: Date, tx?: Tx): Promise<number> {
+    return this.sql.execute('DELETE FROM rate_limits WHERE expire < $nowMs', { nowMs: now.getTime() }, tx);
   }
 }
 

@@ -3,6 +3,15 @@ import { type z } from 'zod';
 import { envSchema, type RawEnv } from './env-schema.js';
 import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
 
+/** Timesheet upload limits (issue 13: a member must not be able to fill the disk). */
+export interface UploadLimits {
+  quotaFiles: number;
+  quotaBytes: number;
+  uploadsPerHour: number;
+  /** Free bytes kept on the storage's disk; uploads below it are refused. */
+  reserveBytes: number;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Neplatná konfigurácia:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -35,6 +44,8 @@ export class AppConfig {
   /** Addresses/CIDR ranges allowed to scrape metrics; empty = endpoint off. */
   readonly metricsAllow: string[];
   readonly shutdownTimeoutMs: number;
+  readonly uploadLimits: UploadLimits;
+  readonly auditRetentionDays: number;
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -56,6 +67,14 @@ export class AppConfig {
     this.metricsPath = raw.METRICS_PATH;
     this.metricsAllow = raw.METRICS_ALLOW;
     this.shutdownTimeoutMs = raw.SHUTDOWN_TIMEOUT_MS;
+    const MB = 1024 * 1024;
+    this.uploadLimits = {
+      quotaFiles: raw.TIMESHEET_QUOTA_FILES,
+      quotaBytes: raw.TIMESHEET_QUOTA_MB * MB,
+      uploadsPerHour: raw.TIMESHEET_UPLOADS_PER_HOUR,
+      reserveBytes: raw.STORAGE_RESERVE_MB * MB,
+    };
+    this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
   }
 
   get isProduction(): boolean {

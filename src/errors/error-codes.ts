@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   refresh_token_missing: { status: 401, description: 'POST /api/auth/refresh without the refreshToken cookie.' },
   refresh_token_invalid: { status: 401, description: 'The refresh token expired, was revoked or reused; both cookies are cleared.' },
   forbidden: { status: 403, description: 'Authenticated, but not allowed (e.g. not an admin).' },
+  quota_exceeded: { status: 403, description: 'The upload would go over the user\'s timesheet quota (number of files or bytes).' },
   not_found: { status: 404, description: 'The resource does not exist or is not visible to the caller.' },
   route_not_found: { status: 404, description: 'No such path under /api.' },
   conflict: { status: 409, description: 'The request conflicts with the current state (duplicate, last admin, concurrent change).' },
@@ -25,6 +26,7 @@ export const ERROR_CODES = {
   upstream_unavailable: { status: 502, description: 'The mail (JMAP) server could not be reached or answered badly.' },
   service_unavailable: { status: 503, description: 'A dependency (database, storage, JMAP configuration) is unavailable; Retry-After.' },
   upstream_timeout: { status: 504, description: 'The mail (JMAP) server did not answer in time.' },
+  insufficient_storage: { status: 507, description: 'The server keeps a free-space reserve for its database; uploads are refused below it.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -63,7 +63,7 @@ function errorResponse(id: string, description: string, headers?: typeof retryAf
 export const errorResponses: Record<ErrorStatus | 500, ZodOpenApiResponseObject> = {
   400: errorResponse('BadRequest', 'ValidationError or BadRequestError: the input was rejected (details name the fields)'),
   401: errorResponse('Unauthorized', 'AuthenticationError: no valid credentials'),
-  403: errorResponse('Forbidden', 'ForbiddenError: signed in, but not allowed'),
+  403: errorResponse('Forbidden', 'ForbiddenError: signed in, but not allowed (quota_exceeded: over the upload quota)'),
   404: errorResponse('NotFound', "NotFoundError: no such resource, or another user's"),
   409: errorResponse('Conflict', 'ConflictError'),
   413: errorResponse('PayloadTooLarge', 'The body or file is over its limit'),
@@ -72,6 +72,7 @@ export const errorResponses: Record<ErrorStatus | 500, ZodOpenApiResponseObject>
   502: errorResponse('BadGateway', 'The mail (JMAP) server could not be reached or answered wrongly'),
   503: errorResponse('ServiceUnavailable', 'The database (or the JMAP configuration) is unavailable', retryAfter),
   504: errorResponse('GatewayTimeout', 'The mail (JMAP) server timed out'),
+  507: errorResponse('InsufficientStorage', 'The disk is down to the free-space reserve kept for the database (insufficient_storage)'),
 };
 
 export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {

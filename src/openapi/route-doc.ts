@@ -32,7 +32,7 @@ export interface RouteDoc {
   errors?: ErrorStatus[];
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503 | 504 | 507;
 
 /** Groups rows of one area under a tag. */
 export interface AreaDoc {

@@ -21,7 +21,8 @@ export const timesheetArea: AreaDoc = {
       body: uploadForm,
       multipart: true,
       success: { status: 201, description: 'data = the timesheet (id, userId, fileName, fileType, fileSize, year, month, createdAt, updatedAt)', body: 'data' },
-      errors: [413],
+      // 403 quota_exceeded (files or bytes per user), 429 upload rate, 507 the server's free-space reserve.
+      errors: [403, 413, 429, 507],
     },
     {
       method: 'get',
