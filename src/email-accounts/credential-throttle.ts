@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { consumeAll, type ThrottleCounter, type ThrottleRepository } from '../auth/throttle-repository.js';
+import { RateLimitError } from '../errors/app-errors.js';
+import { MailCredentialsRejectedError, type CredentialValidator, type MailCredentials } from './credential-validator.js';
 
 interface Limit {
   points: number;
@@ -42,6 +45,43 @@ export class CredentialThrottle {
   /** The check did not end in refused credentials (accepted, or the server was unreachable): no guess spent. */
   async release(userId: string, address: string): Promise<void> {
     await Promise.all([this.byUser.reward(userId), this.byAddress.reward(addressKey(address))]);
+  }
+}
+
+/** Throttled checks of one CRM user within this many seconds are one counted audit record. */
+const THROTTLED_AUDIT_WINDOW_SECONDS = 15 * 60;
+
+/**
+ * Every credential check against the mail server goes through here: throttled per CRM user and per
+ * address before the server is asked, each refusal audited, and a flood of throttled checks counted
+ * into one record per user and window.
+ */
+export class CredentialGuard {
+  constructor(private readonly deps: { throttle: CredentialThrottle; validate: CredentialValidator; audit: AuditService }) {}
+
+  async check(userId: string, credentials: MailCredentials, meta: RequestMeta): Promise<{ accountId: string }> {
+    const { throttle, audit } = this.deps;
+    const entry = (error: Error & { statusCode: number }) => ({
+      action: AuditActions.emailCredentialsRejected,
+      userId,
+      success: false,
+      details: { email: credentials.email, statusCode: error.statusCode, error: error.message },
+    });
+    try {
+      await throttle.reserve(userId, credentials.email);
+    } catch (err) {
+      if (err instanceof RateLimitError) await audit.recordCounted(entry(err), meta, { scope: `mail-credentials:${userId}`, seconds: THROTTLED_AUDIT_WINDOW_SECONDS });
+      throw err;
+    }
+    try {
+      const result = await this.deps.validate(credentials);
+      await throttle.release(userId, credentials.email);
+      return result;
+    } catch (err) {
+      if (err instanceof MailCredentialsRejectedError) await audit.record(entry(err), meta);
+      else await throttle.release(userId, credentials.email);
+      throw err;
+    }
   }
 }
 

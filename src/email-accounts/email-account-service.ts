@@ -6,9 +6,8 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/index.js';
-import { RateLimitError } from '../errors/app-errors.js';
-import { MailCredentialsRejectedError, type CredentialValidator, type JmapClientFactory, type MailCredentials } from './credential-validator.js';
-import type { CredentialThrottle } from './credential-throttle.js';
+import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
+import { CredentialGuard, type CredentialThrottle } from './credential-throttle.js';
 import type { AccountWithSync, EmailAccountRepository } from './email-account-repository.js';
 import { passwordContext } from './password-seal.js';
 
@@ -31,9 +30,6 @@ export interface EmailAccountServiceDeps {
   throttle: CredentialThrottle;
 }
 
-/** Throttled checks of one CRM user within this many seconds are one counted audit record. */
-const THROTTLED_AUDIT_WINDOW_SECONDS = 15 * 60;
-
 const DUPLICATE = 'Tento emailový účet je už pripojený';
 export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
 
@@ -43,7 +39,11 @@ export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
  * accounts API, crm-admin and the sync.
  */
 export class EmailAccountService {
-  constructor(private readonly deps: EmailAccountServiceDeps) {}
+  private readonly credentials: CredentialGuard;
+
+  constructor(private readonly deps: EmailAccountServiceDeps) {
+    this.credentials = new CredentialGuard(deps);
+  }
 
   async add(
     userId: string,
@@ -56,7 +56,7 @@ export class EmailAccountService {
     const email = credentials.email.trim().toLowerCase();
     if (await accounts.findByEmail(userId, email, outer)) throw new ConflictError(DUPLICATE);
     // Validation talks to the network: do it before any transaction holds locks.
-    const { accountId } = await this.checkCredentials(userId, { email, emailPassword: credentials.emailPassword }, meta);
+    const { accountId } = await this.credentials.check(userId, { email, emailPassword: credentials.emailPassword }, meta);
     const work = async (tx: Tx) => {
       const user = await accounts.lockOwner(userId, tx);
       if (!user) throw new NotFoundError('Používateľ neexistuje');
@@ -109,7 +109,7 @@ export class EmailAccountService {
     let jmapAccountId: string | undefined;
     if (credentialsChange) {
       const password = changes.emailPassword ?? this.credentialsOf(current).password;
-      ({ accountId: jmapAccountId } = await this.checkCredentials(userId, { email: email ?? current.email, emailPassword: password }, meta));
+      ({ accountId: jmapAccountId } = await this.credentials.check(userId, { email: email ?? current.email, emailPassword: password }, meta));
     }
     try {
       await this.deps.transactions.run(async (tx) => {
@@ -158,36 +158,6 @@ export class EmailAccountService {
         tx,
       );
     });
-  }
-
-  /**
-   * Every credential check against the mail server goes through here: throttled per CRM user and per
-   * address (credential-throttle.ts) before the server is asked, each refusal audited, and a flood of
-   * throttled checks counted into one record per user and window.
-   */
-  private async checkCredentials(userId: string, credentials: MailCredentials, meta: RequestMeta): Promise<{ accountId: string }> {
-    const { throttle, audit } = this.deps;
-    const entry = (error: Error & { statusCode: number }) => ({
-      action: AuditActions.emailCredentialsRejected,
-      userId,
-      success: false,
-      details: { email: credentials.email, statusCode: error.statusCode, error: error.message },
-    });
-    try {
-      await throttle.reserve(userId, credentials.email);
-    } catch (err) {
-      if (err instanceof RateLimitError) await audit.recordCounted(entry(err), meta, { scope: `mail-credentials:${userId}`, seconds: THROTTLED_AUDIT_WINDOW_SECONDS });
-      throw err;
-    }
-    try {
-      const result = await this.deps.validate(credentials);
-      await throttle.release(userId, credentials.email);
-      return result;
-    } catch (err) {
-      if (err instanceof MailCredentialsRejectedError) await audit.record(entry(err), meta);
-      else await throttle.release(userId, credentials.email);
-      throw err;
-    }
   }
 
   async hasActiveAccount(userId: string): Promise<boolean> {
