@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AppContext } from '../src/app/context.js';
 import { EmailAccount, type User } from '../src/models/index.js';
@@ -24,10 +25,12 @@ export async function seedMailbox(ctx: AppContext, label: string, sizes: { conta
   const sequelize = ctx.db.sequelize;
   const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
   const address = `${user.username}@bench.test`;
+  const id = randomUUID();
   const account = await EmailAccount.create({
+    id,
     userId: user.id,
     email: address,
-    emailPassword: ctx.services.secretBox.encrypt('bench-password'),
+    emailPassword: ctx.services.emailAccounts.sealPassword(id, 'bench-password'),
     jmapAccountId: address,
     isPrimary: true,
     isActive: true,

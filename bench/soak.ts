@@ -50,6 +50,10 @@ const env: Record<string, string> = {
   BCRYPT_ROUNDS: String(num('SOAK_BCRYPT_ROUNDS', 10)),
   LOG_LEVEL: 'info',
   NODE_ENV: 'development',
+  // A load test: its users upload far beyond a member's quota and upload rate.
+  TIMESHEET_UPLOADS_PER_HOUR: '100000',
+  TIMESHEET_QUOTA_FILES: '1000000',
+  TIMESHEET_QUOTA_MB: '10000000',
 };
 
 function crmAdmin(args: string[]): Promise<string> {

@@ -150,6 +150,10 @@ async function main(): Promise<void> {
       CRM_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
       BCRYPT_ROUNDS: '4',
       LOG_LEVEL: 'warn',
+      // A load test: one user uploads far beyond a member's quota and upload rate.
+      TIMESHEET_UPLOADS_PER_HOUR: '100000',
+      TIMESHEET_QUOTA_FILES: '1000000',
+      TIMESHEET_QUOTA_MB: '10000000',
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with the temporary or own password
-         * @description Public. Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true (otherwise clears it). Wrong username or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per username+IP and per IP (429 with Retry-After).
+         * @description Public. Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true; without rememberMe the refresh token in the body ends with the access token. Also sets knownDevice (HttpOnly, path /api/auth/login, 180 days): attempts from a browser where the user logged in before are throttled on their own. Wrong username or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per username+client and per client (IPv6: its /64), malformed bodies included (429 with Retry-After).
          */
         post: operations["login"];
         delete?: never;
@@ -714,6 +714,7 @@ export interface components {
                  *     - `forbidden` (403): Authenticated, but not allowed (e.g. not an admin).
                  *     - `password_change_required` (403): The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.
                  *     - `csrf_rejected` (403): A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).
+                 *     - `quota_exceeded` (403): The upload would go over the user's timesheet quota (number of files or bytes).
                  *     - `not_found` (404): The resource does not exist or is not visible to the caller.
                  *     - `route_not_found` (404): No such path under /api.
                  *     - `method_not_allowed` (405): The path exists, but not with this method; the Allow header lists the methods it has.
@@ -733,10 +734,11 @@ export interface components {
                  *     - `idempotency_conflict` (409): The Idempotency-Key was used for another request, or its first request has not finished (or ended with an unknown outcome).
                  *     - `submission_refused` (502): The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.
                  *     - `mail_quota_exceeded` (507): The mailbox is over its quota: the message could not be stored, nothing was sent.
+                 *     - `insufficient_storage` (507): The server keeps a free-space reserve for its database; uploads are refused below it.
                  * @example authentication_required
                  * @enum {string}
                  */
-                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded";
+                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "quota_exceeded" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "insufficient_storage";
                 /** @description Field problems of a ValidationError: [{ field, message }] */
                 details?: unknown;
                 /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
@@ -1146,7 +1148,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description mail_quota_exceeded: the mailbox is over its quota */
+        /** @description mail_quota_exceeded: the mailbox is over its quota; insufficient_storage: the disk is down to the free-space reserve kept for the database */
         InsufficientStorage: {
             headers: {
                 /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
@@ -1224,6 +1226,8 @@ export interface operations {
                         data: {
                             /** @constant */
                             status: "ready";
+                            /** @description Configuration an operator should fix (e.g. TRUST_PROXY behind a proxy); empty when all is well */
+                            warnings: string[];
                         };
                         /** @description Slovak, for people */
                         message: string;
@@ -2005,8 +2009,10 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listMyTimesheets: {

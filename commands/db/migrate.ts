@@ -10,7 +10,7 @@ export default class DbMigrate extends BaseCommand {
     status: Flags.boolean({ description: 'only show applied and pending migrations', default: false }),
   };
 
-  async run(): Promise<{ applied?: string[]; reverted?: string[]; executed?: string[]; pending?: string[] }> {
+  async run(): Promise<{ applied?: string[]; reverted?: string[]; executed?: string[]; pending?: string[]; resealed?: { resealed: number; failed: number } }> {
     const { flags } = await this.parse(DbMigrate);
     const ctx = await this.appContext({ migrate: false });
     const migrator = createMigrator(ctx.db.sequelize);
@@ -28,6 +28,10 @@ export default class DbMigrate extends BaseCommand {
     }
     const applied = (await migrator.up()).map((m) => m.name);
     this.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-    return { applied };
+    // Mail passwords in an old format or under a retired key: re-sealed with the current one.
+    const resealed = await ctx.services.passwordReseal.run();
+    if (resealed.resealed > 0) this.log(`mail passwords re-sealed: ${resealed.resealed}`);
+    if (resealed.failed > 0) this.warn(`mail passwords that could not be re-sealed (key missing?): ${resealed.failed}`);
+    return { applied, resealed };
   }
 }

@@ -39,5 +39,7 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
     throw err;
   }
   const services = buildServices(config, db.sequelize, logger);
+  // Needs the encryption key, so it follows the migrations here rather than being one of them.
+  if (options.migrate !== false && !shared) await services.passwordReseal.run();
   return { config, logger, db, services, close: async (o) => (shared ? undefined : db.close(o)) };
 }

@@ -11,6 +11,7 @@ import { createHealthRouter } from '../health/health-routes.js';
 import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.js';
 import { requestIdMiddleware } from '../http/middleware/request-id.js';
 import { mountApiRoutes } from './api-routes.js';
+import { ProxyHeaderCheck } from './proxy-check.js';
 
 export interface AppOptions {
   /** Run before everything else, on every request: the test suite's OpenAPI response check. */
@@ -26,6 +27,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   app.set('query parser', 'simple');
   app.use(httpMetricsMiddleware(ctx.services.metrics));
   app.use(requestIdMiddleware(logger));
+  const proxyCheck = new ProxyHeaderCheck(config.trustProxy, logger);
+  app.use(proxyCheck.middleware);
   // A JSON API serves no HTML: a CSP that allows nothing (helmet's defaults are for pages: script-src
   // 'self', style-src ...), and no framing anywhere. HSTS (helmet's default) only counts behind TLS.
   app.use(
@@ -51,7 +54,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   app.get(config.metricsPath, metricsEndpoint(ctx.services.metrics, { allow: config.metricsAllow, trustProxy: config.trustProxy }));
 
   const api: Router = express.Router();
-  api.use('/health', createHealthRouter(ctx.db.sequelize));
+  api.use('/health', createHealthRouter(ctx.db.sequelize, { warnings: () => proxyCheck.warnings() }));
   mountApiRoutes(api, ctx, cookies);
   app.use('/api', api);
   app.use(routeNotFound);

@@ -5,6 +5,7 @@ import { makeDrainable, type Drainable } from './http-drain.js';
 import { createApp } from './http-app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { SyncScheduler } from '../sync/sync-scheduler.js';
+import { MaintenanceScheduler } from '../maintenance/maintenance-scheduler.js';
 
 export interface ServeOptions {
   api: boolean;
@@ -50,6 +51,10 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
     scheduler = new SyncScheduler(config.syncCron, ctx.services.mailSync, logger);
     scheduler.start();
   }
+  // Retention (expired sessions, old audit records, expired throttle counters): every instance
+  // schedules it, one at a time does it (advisory lock).
+  const maintenance = new MaintenanceScheduler(ctx.services.retention, logger);
+  maintenance.start();
   const address = server?.address() as AddressInfo | undefined;
   const url = address ? `http://${formatHost(address)}:${address.port}` : undefined;
   logger.info('crm-admin serve started', { url, api: options.api, sync: options.sync, pid: process.pid });
@@ -64,6 +69,7 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
       await Promise.all([
         drainable?.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
         scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
+        maintenance.stop(),
       ]);
       // Stop watching before the pool closes and the database stops: our own stop is not a crash.
       await supervisor?.stop();

@@ -13,6 +13,7 @@ import { UserService } from '../users/user-service.js';
 import { UserRepository } from '../users/user-repository.js';
 import { UserAdminService, type UserFileCleanup } from '../users/user-admin-service.js';
 import { AuthService } from '../auth/auth-service.js';
+import { KnownDevices } from '../auth/known-device.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { SessionCache } from '../auth/session-cache.js';
 import { SessionRepository } from '../auth/session-repository.js';
@@ -21,9 +22,11 @@ import { ThrottleRepository } from '../auth/throttle-repository.js';
 import { TokenService } from '../auth/token-service.js';
 import { EmailAccountAccess } from '../email-accounts/account-access.js';
 import { jmapClientFactory, jmapCredentialValidator } from '../email-accounts/credential-validator.js';
+import { CredentialThrottle } from '../email-accounts/credential-throttle.js';
 import { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
 import { EmailAccountRepository } from '../email-accounts/email-account-repository.js';
 import { EmailAccountService } from '../email-accounts/email-account-service.js';
+import { PasswordReseal } from '../email-accounts/password-seal.js';
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
@@ -45,6 +48,8 @@ import { EmailSenderService } from '../sending/email-sender-service.js';
 import { IdempotencyRepository } from '../sending/idempotency-repository.js';
 import { SendIdempotency } from '../sending/idempotency.js';
 import { SendThrottle } from '../sending/send-throttle.js';
+import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
+import { RetentionService } from '../maintenance/retention-service.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -59,8 +64,8 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const secretBox = new SecretBox(config.secrets.encryptionKey, config.secrets.oldEncryptionKeys);
   const hasher = new PasswordHasher(config.bcryptRounds);
 
-  const auditRepository = new AuditRepository();
-  const audit = new AuditService(auditRepository, logger);
+  const auditRepository = new AuditRepository(sql);
+  const audit = new AuditService(auditRepository, logger, transactions);
 
   const userRepository = new UserRepository();
   const users = new UserService({ repository: userRepository, transactions, hasher, audit, tempPasswordTtlDays: config.tempPasswordTtlDays });
@@ -77,6 +82,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     cache: new SessionCache(sequelize, sessionRepository, logger),
   });
 
+  const throttles = new ThrottleRepository(sql);
   const emailAccountRepository = new EmailAccountRepository();
   const emailAccounts = new EmailAccountService({
     accounts: emailAccountRepository,
@@ -85,22 +91,26 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     audit,
     validate: jmapCredentialValidator(config.jmapSessionUrl, config.jmapTimeoutMs),
     clientFactory: jmapClientFactory(config.jmapSessionUrl, config.jmapTimeoutMs),
+    throttle: new CredentialThrottle(throttles),
   });
   const emailAccountAdmin = new EmailAccountAdminService(emailAccounts, emailAccountRepository);
+  const passwordReseal = new PasswordReseal({ accounts: emailAccountRepository, secretBox, logger });
 
   const timesheets = new TimesheetService({
-    timesheets: new TimesheetRepository(),
+    timesheets: new TimesheetRepository(sql),
     transactions,
     storage: new LocalDirectoryStorage(config.timesheetDir),
     audit,
     logger,
+    uploadLimits: config.uploadLimits,
+    uploadRate: throttles.counter('timesheet_uploads', { points: config.uploadLimits.uploadsPerHour, durationSeconds: 3600 }),
   });
   const userFiles: UserFileCleanup = timesheets;
   const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
 
-  const throttleRepository = new ThrottleRepository(sql);
-  const loginThrottle = new LoginThrottle(throttleRepository);
-  const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle });
+  const loginThrottle = new LoginThrottle(throttles);
+  const devices = new KnownDevices(config.secrets.jwtRefreshSecret);
+  const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle, devices });
 
   // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
   const ownEmailAccounts = new EmailAccountAccess();
@@ -133,13 +143,23 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     contacts,
     mail: emailAccounts,
     sentWriter: new SentEmailWriter(mailStore, transactions),
-    throttle: new SendThrottle(throttleRepository, { points: rateLimit, durationSeconds: rateWindowSeconds }),
+    throttle: new SendThrottle(throttles, { points: rateLimit, durationSeconds: rateWindowSeconds }),
     idempotency: new SendIdempotency(new IdempotencyRepository(sql)),
     audit,
     logger,
     maxTotalBytes,
   });
-  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore };
+  const retention = new RetentionService({
+    transactions,
+    maintenance: new MaintenanceRepository(sql),
+    sessions: sessionRepository,
+    auditRecords: auditRepository,
+    throttles,
+    audit,
+    logger,
+    auditRetentionDays: config.auditRetentionDays,
+  });
+  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
 }
 
 export type Services = ReturnType<typeof buildServices>;

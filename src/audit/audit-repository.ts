@@ -2,6 +2,7 @@ import { Op, col, fn, where, type CreationAttributes, type WhereOptions } from '
 import { AuditLog } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 import { escapeLike } from '../db/escape-like.js';
+import type { Sql } from '../db/sql.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 
 export interface AuditFilter {
@@ -22,10 +23,40 @@ export interface AuditFilter {
   success?: boolean;
 }
 
+/** Namespace of the advisory locks that make one counted record per window (the key within it is the window). */
+const COUNTED_LOCK = 0x61756474;
+
 /** The audit_logs table: records written by every area, read by the admin API and crm-admin. */
 export class AuditRepository {
+  constructor(private readonly sql: Sql) {}
+
   async insert(row: CreationAttributes<AuditLog>, tx?: Tx): Promise<void> {
     await AuditLog.create(row, { transaction: tx });
+  }
+
+  /** Until the transaction ends, nobody else writes the counted record of this window. */
+  async lockWindow(windowKey: string, tx: Tx): Promise<void> {
+    await this.sql.execute('SELECT pg_advisory_xact_lock($namespace, hashtext($windowKey))', { namespace: COUNTED_LOCK, windowKey }, tx);
+  }
+
+  /**
+   * Adds one to the counted record of this action and window (details.window), written since
+   * `since`; answers false when there is none yet.
+   */
+  async bumpCounted(action: string, windowKey: string, since: Date, tx?: Tx): Promise<boolean> {
+    const touched = await this.sql.execute(
+      `UPDATE audit_logs
+          SET details = details || jsonb_build_object('count', coalesce((details->>'count')::int, 1) + 1, 'lastAt', now())
+        WHERE action = $action AND created_at >= $since AND details->>'window' = $windowKey`,
+      { action, since, windowKey },
+      tx,
+    );
+    return touched > 0;
+  }
+
+  /** Deletes the records written before `cutoff` (audit retention); answers how many. */
+  pruneBefore(cutoff: Date, tx?: Tx): Promise<number> {
+    return this.sql.execute('DELETE FROM audit_logs WHERE created_at < $cutoff', { cutoff }, tx);
   }
 
   /** Newest first. */

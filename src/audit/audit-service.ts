@@ -1,4 +1,4 @@
-import type { Tx } from '../db/transactions.js';
+import type { Transactions, Tx } from '../db/transactions.js';
 import type { Logger } from '../logging/logger.js';
 import type { AuditRepository } from './audit-repository.js';
 
@@ -31,9 +31,11 @@ export const AuditActions = {
   emailAccountRemoved: 'email_account.removed',
   emailAccountAdded: 'email_account.added',
   emailAccountUpdated: 'email_account.updated',
+  emailCredentialsRejected: 'email_account.credentials_rejected',
   timesheetUploaded: 'timesheet.uploaded',
   timesheetDeleted: 'timesheet.deleted',
   timesheetPurge: 'admin.timesheet_purge',
+  auditPruned: 'admin.audit_pruned',
   contactCreated: 'contact.created',
   contactDeleted: 'contact.deleted',
   dbBackup: 'admin.db_backup',
@@ -42,10 +44,18 @@ export const AuditActions = {
   emailSend: 'email.send',
 } as const;
 
+/** A stretch of time in which repeated records of one kind and client become one counted record. */
+export interface AuditWindow {
+  /** Who and what is counted, e.g. "login:<client>"; the window's start is added to it. */
+  scope: string;
+  seconds: number;
+}
+
 export class AuditService {
   constructor(
     private readonly records: AuditRepository,
     private readonly logger: Logger,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
@@ -53,16 +63,7 @@ export class AuditService {
    * describes; outside one, a failed audit write is logged but never fails the user's request.
    */
   async record(entry: AuditEntry, meta: RequestMeta = {}, tx?: Tx): Promise<void> {
-    const row = {
-      action: entry.action,
-      userId: entry.userId ?? null,
-      username: entry.username ?? null,
-      actor: meta.actor ?? null,
-      success: entry.success ?? true,
-      ip: meta.ip ?? null,
-      userAgent: truncate(meta.userAgent, 512),
-      details: entry.details ?? {},
-    };
+    const row = this.row(entry, meta);
     if (tx) {
       await this.records.insert(row, tx);
       return;
@@ -72,6 +73,39 @@ export class AuditService {
     } catch (err) {
       this.logger.error('audit write failed', { err, action: entry.action });
     }
+  }
+
+  /**
+   * For events a flood repeats (throttled attempts): the first one in a window is a record with
+   * details.count = 1, each further one adds to that count instead of writing a row. Windows are fixed
+   * slices of time, so a flood that goes on leaves one row per window. Never fails the caller.
+   */
+  async recordCounted(entry: AuditEntry, meta: RequestMeta, window: AuditWindow): Promise<void> {
+    const start = new Date(Math.floor(Date.now() / (window.seconds * 1000)) * window.seconds * 1000);
+    const windowKey = `${window.scope}@${start.toISOString()}`;
+    try {
+      await this.transactions.run(async (tx) => {
+        await this.records.lockWindow(windowKey, tx);
+        if (await this.records.bumpCounted(entry.action, windowKey, start, tx)) return;
+        const details = { ...entry.details, count: 1, window: windowKey, windowSeconds: window.seconds };
+        await this.records.insert(this.row({ ...entry, details }, meta), tx);
+      });
+    } catch (err) {
+      this.logger.error('audit write failed', { err, action: entry.action });
+    }
+  }
+
+  private row(entry: AuditEntry, meta: RequestMeta) {
+    return {
+      action: entry.action,
+      userId: entry.userId ?? null,
+      username: entry.username ?? null,
+      actor: meta.actor ?? null,
+      success: entry.success ?? true,
+      ip: meta.ip ?? null,
+      userAgent: truncate(meta.userAgent, 512),
+      details: entry.details ?? {},
+    };
   }
 }
 

@@ -15,6 +15,7 @@ import type { LinkEmailData, LoginData, MeData, RefreshData, SessionData, UserSt
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
 import type { UserState } from './auth-service.js';
 import type { AuthCookies } from './cookies.js';
+import { readKnownDevice, setKnownDevice } from './device-cookie.js';
 import { REFRESH_INVALID } from './auth-messages.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
@@ -42,12 +43,12 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     try {
       body = parseBody(loginSchema, req);
     } catch (err) {
-      // A malformed login is a failed attempt too (spec rule 2).
+      // A malformed login is a failed attempt too (spec rule 2), throttled before it is audited.
       const username = (req.body as { username?: unknown } | undefined)?.username;
-      await services.auth.recordFailedAttempt(typeof username === 'string' ? username : null, err as Error, requestMeta(req));
-      throw err;
+      return services.auth.rejectMalformedLogin(typeof username === 'string' ? username : null, err as Error, requestMeta(req));
     }
-    const result = await services.auth.login(body, requestMeta(req));
+    const result = await services.auth.login({ ...body, deviceToken: readKnownDevice(req) }, requestMeta(req));
+    setKnownDevice(res, result.deviceToken, cookies.production);
     cookies.setAccess(res, result.accessToken);
     // Without rememberMe no refresh cookie; a stale one from an earlier login on this browser must not outlive it.
     if (body.rememberMe) cookies.setRefresh(res, result.refreshToken);

@@ -1,21 +1,20 @@
-import { AppError, AuthenticationError, ConflictError, ValidationError } from '../errors/app-errors.js';
+import { AuthenticationError, ConflictError, ValidationError } from '../errors/app-errors.js';
 import type { User } from '../models/index.js';
-import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import { AuditActions, type RequestMeta } from '../audit/audit-service.js';
 import type { Transactions } from '../db/transactions.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
-import type { PasswordHasher } from '../users/password-hasher.js';
-import type { UserRepository } from '../users/user-repository.js';
-import type { UserService } from '../users/user-service.js';
-import type { LoginThrottle } from './login-throttle.js';
+import { LoginGuard, type LoginGuardDeps } from './login-guard.js';
 import { PasswordMessages, assertPasswordPolicy, weakPassword } from './password-policy.js';
 import type { SessionService, SessionTokens } from './session-service.js';
 
-import { INVALID_CREDENTIALS, WRONG_CURRENT_PASSWORD } from './auth-messages.js';
+import { WRONG_CURRENT_PASSWORD } from './auth-messages.js';
 
 export interface LoginInput {
   username: string;
   password: string;
   rememberMe: boolean;
+  /** The known-device cookie (known-device.ts), when the browser sent one. */
+  deviceToken?: string;
 }
 
 export interface SetPasswordInput {
@@ -34,6 +33,8 @@ export interface LoginResult extends OnboardingState {
   accessToken: string;
   refreshToken: string;
   sessionId: string;
+  /** For the known-device cookie: this browser is now known for this user. */
+  deviceToken: string;
 }
 
 export interface UserState extends OnboardingState {
@@ -45,21 +46,20 @@ export interface UserState extends OnboardingState {
  * written here, so every caller (web, CLI) is recorded the same way.
  */
 export class AuthService {
+  private readonly guard: LoginGuard;
+
   constructor(
-    private readonly deps: {
-      users: UserService;
-      userRepository: UserRepository;
+    private readonly deps: LoginGuardDeps & {
       transactions: Transactions;
-      hasher: PasswordHasher;
       sessions: SessionService;
       emailAccounts: Pick<EmailAccountService, 'hasActiveAccount'>;
-      audit: AuditService;
-      throttle: LoginThrottle;
     },
-  ) {}
+  ) {
+    this.guard = new LoginGuard(deps);
+  }
 
   async login(input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
-    const authenticated = await this.authenticate(input, meta);
+    const authenticated = await this.guard.authenticate(input, meta);
     const tokens: SessionTokens = await this.deps.transactions.run(async (tx) => {
       authenticated.lastLogin = new Date();
       await this.deps.userRepository.save(authenticated, tx);
@@ -69,11 +69,13 @@ export class AuthService {
       await this.deps.audit.record({ action: AuditActions.login, ...entry }, meta, tx);
       return created;
     });
+    await this.guard.upgradeHash(authenticated, input.password);
     return {
       user: authenticated,
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken!,
       sessionId: tokens.session.id,
+      deviceToken: this.guard.deviceTokenFor(authenticated.username),
       ...(await this.onboardingState(authenticated)),
     };
   }
@@ -135,6 +137,11 @@ export class AuthService {
     });
   }
 
+  /** A login body that failed validation: throttled and audited (LoginGuard.rejectMalformed); always throws. */
+  rejectMalformedLogin(username: string | null, err: Error, meta: RequestMeta): Promise<never> {
+    return this.guard.rejectMalformed(username, err, meta);
+  }
+
   async onboardingState(user: User): Promise<OnboardingState> {
     return {
       needsPasswordChange: !user.changedPassword,
@@ -142,51 +149,12 @@ export class AuthService {
     };
   }
 
-  /** Throttled credential check; every failure is audited as a failed login attempt. */
-  private async authenticate(input: LoginInput, meta: RequestMeta): Promise<User> {
-    const ip = meta.ip ?? 'unknown';
-    let user: User | null = null;
-    try {
-      await this.deps.throttle.reserve(input.username, ip);
-      user = await this.deps.users.findByUsername(input.username);
-      // Exactly one bcrypt comparison on every path, so response time does not tell whether the user exists.
-      const matches = await this.passwordMatches(user, input.password);
-      if (!user || !matches) throw new AuthenticationError(INVALID_CREDENTIALS, 'invalid_credentials');
-      await this.deps.throttle.succeeded(input.username, ip);
-      return user;
-    } catch (err) {
-      if (err instanceof AppError) await this.recordFailedAttempt(input.username, err, meta, user?.id);
-      throw err;
-    }
-  }
-
-  /** The audit record of a failed login (spec section 6), also for requests rejected before any check. */
-  async recordFailedAttempt(username: string | null, err: Error, meta: RequestMeta, userId?: string): Promise<void> {
-    const statusCode = err instanceof AppError ? err.statusCode : 500;
-    await this.deps.audit.record(
-      { action: AuditActions.loginAttempt, userId, username: username?.slice(0, 128) ?? null, success: false, details: { error: err.message, statusCode } },
-      meta,
-    );
-  }
-
-  /**
-   * Until the user has set a password, only the unexpired temporary password opens the account;
-   * afterwards only the password. An expiry that was never set counts as expired (fail closed).
-   */
-  private async passwordMatches(user: User | null, password: string): Promise<boolean> {
-    if (!user) return this.deps.hasher.verify(password, null);
-    if (user.changedPassword) return this.deps.hasher.verify(password, user.password);
-    const matches = await this.deps.hasher.verify(password, user.tempPassword);
-    return matches && !!user.tempPasswordExpiresAt && user.tempPasswordExpiresAt > new Date();
-  }
-
   /** Guessing the current password with a stolen session is throttled like guessing at login. */
   private async verifyCurrentPassword(user: User, currentPassword: string | undefined, meta: RequestMeta): Promise<void> {
     if (!currentPassword) {
       throw new ValidationError('Zadajte aktuálne heslo', [{ field: 'currentPassword', message: 'Aktuálne heslo je povinné' }]);
     }
-    const ip = meta.ip ?? 'unknown';
-    await this.deps.throttle.reserve(user.username, ip);
+    await this.deps.throttle.reserve(user.username, meta.ip);
     if (!(await this.deps.hasher.verify(currentPassword, user.password))) {
       await this.deps.audit.record(
         { action: AuditActions.passwordChange, userId: user.id, username: user.username, success: false, details: { error: WRONG_CURRENT_PASSWORD } },
@@ -194,6 +162,6 @@ export class AuthService {
       );
       throw new ValidationError(WRONG_CURRENT_PASSWORD, [{ field: 'currentPassword', message: WRONG_CURRENT_PASSWORD }]);
     }
-    await this.deps.throttle.succeeded(user.username, ip);
+    await this.deps.throttle.succeeded(user.username, meta.ip);
   }
 }

@@ -36,7 +36,7 @@ export class AuthCookies {
   readonly names: AuthCookieNames;
   private readonly attributes: CookieOptions;
 
-  constructor(production: boolean) {
+  constructor(readonly production: boolean) {
     this.names = authCookieNames(production);
     this.attributes = { httpOnly: true, secure: production, sameSite: production ? 'strict' : 'lax', path: '/' };
   }

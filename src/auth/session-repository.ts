@@ -50,6 +50,11 @@ export class SessionRepository {
     return count;
   }
 
+  /** Deletes sessions that expired, or were revoked before `revokedBefore`; answers how many. */
+  pruneEnded(now: Date, revokedBefore: Date, tx?: Tx): Promise<number> {
+    return this.sql.execute('DELETE FROM sessions WHERE expires_at < $now OR revoked_at < $revokedBefore', { now, revokedBefore }, tx);
+  }
+
   /** How many of these triggers exist (the session cache's invalidation rests on them). */
   async countTriggers(names: string[]): Promise<number> {
     const row = await this.sql.one<{ n: number }>('SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = ANY($names)', { names });

@@ -8,7 +8,7 @@ import type { UserRepository } from '../users/user-repository.js';
 import { INVALID_CREDENTIALS, REFRESH_INVALID } from './auth-messages.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionRepository } from './session-repository.js';
-import { REFRESH_TOKEN_TTL_SECONDS, hashTokenId, type TokenService } from './token-service.js';
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, hashTokenId, type TokenService } from './token-service.js';
 
 /** Parallel tabs refresh at the same moment: the token rotated away this recently is still honoured. */
 export const REFRESH_GRACE_SECONDS = 10;
@@ -47,8 +47,15 @@ export class SessionService {
     this.graceMs = (deps.graceSeconds ?? REFRESH_GRACE_SECONDS) * 1000;
   }
 
+  /**
+   * Without rememberMe the session ends with the access token: the refresh token the spec returns in
+   * the body then cannot extend it (no cookie carries it, but a client could store it).
+   */
   async create(user: User, options: { rememberMe: boolean }, meta: RequestMeta, tx?: Tx): Promise<SessionTokens> {
     const jti = crypto.randomUUID();
+    const lifetimeSeconds = options.rememberMe ? REFRESH_TOKEN_TTL_SECONDS : ACCESS_TOKEN_TTL_SECONDS;
+    // Whole seconds, like JWT times: the access token signed a moment later never ends before the session.
+    const expiresAt = new Date((Math.floor(Date.now() / 1000) + lifetimeSeconds) * 1000);
     const session = await this.deps.sessions
       .create(
         {
@@ -57,7 +64,7 @@ export class SessionService {
           previousJtiHash: null,
           rotatedAt: null,
           rememberMe: options.rememberMe,
-          expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+          expiresAt,
           revokedAt: null,
           revokedReason: null,
           ip: meta.ip ?? null,
@@ -163,7 +170,7 @@ export class SessionService {
   private issue(user: User, session: Session, jti: string): IssuedTokens {
     return {
       accessToken: this.signAccessFor(user, session),
-      refreshToken: this.deps.tokens.signRefresh({ sub: user.id, sid: session.id, jti }),
+      refreshToken: this.deps.tokens.signRefresh({ sub: user.id, sid: session.id, jti }, Math.floor(session.expiresAt.getTime() / 1000) - Math.floor(Date.now() / 1000)),
     };
   }
 

@@ -1,5 +1,7 @@
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimitError } from '../errors/app-errors.js';
 import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
 
 /**
  * One counter of failures per key; `consume` rejects with a RateLimiterRes (rate-limiter-flexible)
@@ -28,6 +30,28 @@ export class ThrottleRepository {
       keyPrefix,
       points: limit.points,
       duration: limit.durationSeconds,
+      // Not one timer per counter and process: the hourly maintenance of `serve` deletes expired rows.
+      clearExpiredByTimeout: false,
     });
   }
+
+  /** Deletes counters whose window has ended (rate_limits.expire is in milliseconds); answers how many. */
+  pruneExpired(now: Date, tx?: Tx): Promise<number> {
+    return this.sql.execute('DELETE FROM rate_limits WHERE expire < $nowMs', { nowMs: now.getTime() }, tx);
+  }
+}
+
+/**
+ * Waits for every counter's consume: a RateLimiterRes rejection means "over the limit" and ends in one
+ * RateLimitError with the longest wait as Retry-After; anything else is a store failure, passed on.
+ */
+export async function consumeAll(attempts: Array<Promise<unknown>>, message: string): Promise<void> {
+  const results = await Promise.allSettled(attempts);
+  let waitMs: number | undefined;
+  for (const result of results) {
+    if (result.status === 'fulfilled') continue;
+    if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
+    waitMs = Math.max(waitMs ?? 0, result.reason.msBeforeNext);
+  }
+  if (waitMs !== undefined) throw new RateLimitError(message, Math.max(1, waitMs / 1000));
 }

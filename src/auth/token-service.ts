@@ -47,10 +47,11 @@ export class TokenService {
     });
   }
 
-  signRefresh(claims: RefreshClaims): string {
+  /** `expiresInSeconds`: the session's remaining lifetime when shorter (a token never outlives its session). */
+  signRefresh(claims: RefreshClaims, expiresInSeconds = REFRESH_TOKEN_TTL_SECONDS): string {
     return jwt.sign({ sid: claims.sid, typ: 'refresh' }, this.refreshKey, {
       algorithm: 'HS256',
-      expiresIn: REFRESH_TOKEN_TTL_SECONDS,
+      expiresIn: Math.max(1, Math.min(REFRESH_TOKEN_TTL_SECONDS, expiresInSeconds)),
       issuer: ISSUER,
       audience: 'refresh',
       subject: claims.sub,

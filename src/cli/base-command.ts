@@ -1,12 +1,13 @@
 import os from 'node:os';
 import readline from 'node:readline/promises';
-import { Command, Errors, Flags } from '@oclif/core';
+import { Command, Errors, Flags, ux } from '@oclif/core';
 import { createAppContext, type AppContext } from '../app/context.js';
 import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
 import { syslogPrefixFromEnv } from '../logging/journal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RequestMeta } from '../shared/request-meta.js';
+import { terminalSafeJson, terminalSafeLines } from './format.js';
 
 /**
  * Shared plumbing of crm-admin commands: one app context (same services as the HTTP API), clean
@@ -52,6 +53,16 @@ export abstract class BaseCommand extends Command {
     return { actor: cliActor(process.env.CRM_ADMIN_ACTOR), ip: null, userAgent: 'crm-admin' };
   }
 
+  /** Every human-readable line goes through here: stored text must not steer the admin's terminal. */
+  override log(message = '', ...args: unknown[]): void {
+    super.log(terminalSafeLines(message), ...args);
+  }
+
+  /** --json output: unsafe characters as \u escapes (same value once parsed); no colours. */
+  override logJson(json: unknown): void {
+    ux.stdout(terminalSafeJson(json));
+  }
+
   /** Asks before destroying data; --yes skips it, and without a terminal we refuse rather than guess. */
   protected async confirm(question: string, yes: boolean): Promise<boolean> {
     if (yes) return true;
@@ -91,7 +102,7 @@ export abstract class BaseCommand extends Command {
       if (json) {
         writeJsonError({ code: errorCode(err), message: err.message, statusCode: err.statusCode, details: err.details });
       } else {
-        process.stderr.write(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`);
+        process.stderr.write(terminalSafeLines(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`));
       }
       return this.exit(1);
     }
@@ -102,7 +113,7 @@ export abstract class BaseCommand extends Command {
       return this.exit(usage ? 2 : (err.oclif?.exit ?? 1));
     }
     if (json) writeJsonError({ code: 'failed', message: err.message });
-    else process.stderr.write(`Chyba: ${err.message}\n`);
+    else process.stderr.write(terminalSafeLines(`Chyba: ${err.message}\n`));
     return this.exit(1);
   }
 
@@ -116,7 +127,7 @@ function writeJsonError(error: { code: string; message: string; statusCode?: num
   const out: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.statusCode !== undefined) out.statusCode = error.statusCode;
   if (error.details !== undefined) out.details = error.details;
-  process.stderr.write(`${JSON.stringify({ error: out })}\n`);
+  process.stderr.write(`${terminalSafeJson({ error: out }, undefined)}\n`);
 }
 
 /** NotFoundError -> not_found. */

@@ -1,3 +1,5 @@
+import { terminalSafe } from './format.js';
+
 export interface Column<T> {
   header: string;
   get: (row: T) => unknown;
@@ -16,9 +18,8 @@ export function renderTable<T>(rows: T[], columns: Column<T>[]): string {
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (value instanceof Date) return value.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  if (typeof value === 'object') return JSON.stringify(value);
-  // Control characters from stored data must not move the cursor or fake extra rows.
-  return String(value).replace(/[\u0000-\u001f\u007f]/g, ' ');
+  // Control characters from stored data must not move the cursor, recolour, reorder or fake extra rows.
+  return terminalSafe(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 function clip(text: string, max?: number): string {

@@ -4,6 +4,15 @@ import { envSchema, type RawEnv } from './env-schema.js';
 import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
 import { stdoutIsJournal } from '../logging/journal.js';
 
+/** Timesheet upload limits (issue 13: a member must not be able to fill the disk). */
+export interface UploadLimits {
+  quotaFiles: number;
+  quotaBytes: number;
+  uploadsPerHour: number;
+  /** Free bytes kept on the storage's disk; uploads below it are refused. */
+  reserveBytes: number;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Neplatná konfigurácia:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -39,6 +48,8 @@ export class AppConfig {
   readonly metricsAllow: string[];
   readonly shutdownTimeoutMs: number;
   readonly sending: { maxTotalBytes: number; rateLimit: number; rateWindowSeconds: number };
+  readonly uploadLimits: UploadLimits;
+  readonly auditRetentionDays: number;
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -62,6 +73,14 @@ export class AppConfig {
     this.metricsAllow = raw.METRICS_ALLOW;
     this.shutdownTimeoutMs = raw.SHUTDOWN_TIMEOUT_MS;
     this.sending = { maxTotalBytes: raw.SEND_MAX_TOTAL_BYTES, rateLimit: raw.SEND_RATE_LIMIT, rateWindowSeconds: raw.SEND_RATE_WINDOW_SECONDS };
+    const MB = 1024 * 1024;
+    this.uploadLimits = {
+      quotaFiles: raw.TIMESHEET_QUOTA_FILES,
+      quotaBytes: raw.TIMESHEET_QUOTA_MB * MB,
+      uploadsPerHour: raw.TIMESHEET_UPLOADS_PER_HOUR,
+      reserveBytes: raw.STORAGE_RESERVE_MB * MB,
+    };
+    this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
   }
 
   get isProduction(): boolean {

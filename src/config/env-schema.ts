@@ -103,6 +103,15 @@ export const envSchema = z.object({
   /** Emails one user may send per SEND_RATE_WINDOW_SECONDS (429 beyond). */
   SEND_RATE_LIMIT: withDefault(z.coerce.number().int().min(1).max(100_000), '60'),
   SEND_RATE_WINDOW_SECONDS: withDefault(z.coerce.number().int().min(1).max(86_400), '3600'),
+  /** Per-user timesheet quota: number of files, and megabytes in all. */
+  TIMESHEET_QUOTA_FILES: withDefault(z.coerce.number().int().min(1).max(1_000_000), '500'),
+  TIMESHEET_QUOTA_MB: withDefault(z.coerce.number().int().min(1).max(10_000_000), '500'),
+  /** Successful timesheet uploads per user and hour. */
+  TIMESHEET_UPLOADS_PER_HOUR: withDefault(z.coerce.number().int().min(1).max(100_000), '20'),
+  /** Free space (MB) kept on the disk of CRM_DATA_DIR (it also holds the embedded database): uploads below it get 507. */
+  STORAGE_RESERVE_MB: withDefault(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), '1024'),
+  /** Audit records older than this many days are deleted by the hourly maintenance of `serve`. */
+  AUDIT_RETENTION_DAYS: withDefault(z.coerce.number().int().min(1).max(36_500), '365'),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

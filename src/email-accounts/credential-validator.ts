@@ -26,8 +26,17 @@ export function jmapCredentialValidator(sessionUrl: string | undefined, timeoutM
   };
 }
 
+/** The mail server refused these credentials (HTTP 401): the caller's mistake, or a guess. */
+export class MailCredentialsRejectedError extends BadRequestError {
+  constructor() {
+    super('Nesprávny email alebo heslo k emailovému účtu');
+  }
+}
+
 export function toAppError(err: unknown): Error {
-  if (err instanceof JmapAuthError) return new BadRequestError('Nesprávny email alebo heslo k emailovému účtu');
+  // 403: the server refuses the CRM itself (e.g. its address is blocked), whatever the password.
+  if (err instanceof JmapAuthError && err.refusesClient) return new UpstreamError('Poštový server odmietol pripojenie CRM; skúste to neskôr', 502);
+  if (err instanceof JmapAuthError) return new MailCredentialsRejectedError();
   if (err instanceof JmapTimeoutError) return new UpstreamError('Poštový server neodpovedal včas', 504);
   if (err instanceof JmapUnreachableError) return new UpstreamError('Poštový server nie je dostupný', 502);
   if (err instanceof JmapError) return new UpstreamError('Poštový server odpovedal neočakávane', 502);

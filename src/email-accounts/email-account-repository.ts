@@ -1,3 +1,4 @@
+import { Op } from 'sequelize';
 import { EmailAccount, MailSyncState, User } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 
@@ -6,6 +7,8 @@ export type AdminEmailAccount = EmailAccount & { syncState?: MailSyncState | nul
 
 /** The columns of a new account row; the id, timestamps and defaults come from the database. */
 export interface NewEmailAccount {
+  /** Chosen before the insert: the sealed password is bound to it. */
+  id: string;
   userId: string;
   email: string;
   /** Already sealed by the SecretBox. */
@@ -102,6 +105,18 @@ export class EmailAccountRepository {
   async promoteOldest(userId: string, tx?: Tx): Promise<void> {
     const next = await EmailAccount.findOne({ where: { userId }, order: [['createdAt', 'ASC']], transaction: tx });
     if (next) await next.update({ isPrimary: true }, { transaction: tx });
+  }
+
+  /** Rows whose sealed password does not start with `prefix` (old format or a retired key). */
+  listSealedOtherThan(prefix: string): Promise<Array<Pick<EmailAccount, 'id' | 'emailPassword'>>> {
+    // The prefix is "v2:<hex>:": no LIKE wildcard in it.
+    return EmailAccount.findAll({ attributes: ['id', 'emailPassword'], where: { emailPassword: { [Op.notLike]: `${prefix}%` } }, order: [['id', 'ASC']] });
+  }
+
+  /** Replaces the sealed password only if it is still `from`; answers whether it did. */
+  async replaceSealedPassword(id: string, from: string, to: string, tx?: Tx): Promise<boolean> {
+    const [count] = await EmailAccount.update({ emailPassword: to }, { where: { id, emailPassword: from }, transaction: tx, silent: true });
+    return count === 1;
   }
 
   async save(account: EmailAccount, tx?: Tx): Promise<void> {

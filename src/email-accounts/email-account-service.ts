@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import type { EmailAccount } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
@@ -6,7 +7,9 @@ import { isUniqueViolation } from '../db/db-errors.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/index.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
+import { CredentialGuard, type CredentialThrottle } from './credential-throttle.js';
 import type { AccountWithSync, EmailAccountRepository } from './email-account-repository.js';
+import { passwordContext } from './password-seal.js';
 
 export type { AccountWithSync } from './email-account-repository.js';
 
@@ -24,6 +27,7 @@ export interface EmailAccountServiceDeps {
   audit: AuditService;
   validate: CredentialValidator;
   clientFactory: JmapClientFactory;
+  throttle: CredentialThrottle;
 }
 
 const DUPLICATE = 'Tento emailový účet je už pripojený';
@@ -35,7 +39,11 @@ export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
  * accounts API, crm-admin and the sync.
  */
 export class EmailAccountService {
-  constructor(private readonly deps: EmailAccountServiceDeps) {}
+  private readonly credentials: CredentialGuard;
+
+  constructor(private readonly deps: EmailAccountServiceDeps) {
+    this.credentials = new CredentialGuard(deps);
+  }
 
   async add(
     userId: string,
@@ -44,20 +52,22 @@ export class EmailAccountService {
     options: { auditAction?: string } = {},
     outer?: Tx,
   ): Promise<AccountWithSync> {
-    const { accounts, secretBox, audit } = this.deps;
+    const { accounts, audit } = this.deps;
     const email = credentials.email.trim().toLowerCase();
     if (await accounts.findByEmail(userId, email, outer)) throw new ConflictError(DUPLICATE);
     // Validation talks to the network: do it before any transaction holds locks.
-    const { accountId } = await this.deps.validate({ email, emailPassword: credentials.emailPassword });
+    const { accountId } = await this.credentials.check(userId, { email, emailPassword: credentials.emailPassword }, meta);
     const work = async (tx: Tx) => {
       const user = await accounts.lockOwner(userId, tx);
       if (!user) throw new NotFoundError('Používateľ neexistuje');
       const existing = await accounts.countOfUser(userId, tx);
+      const id = crypto.randomUUID();
       const account = await accounts.create(
         {
+          id,
           userId,
           email,
-          emailPassword: secretBox.encrypt(credentials.emailPassword),
+          emailPassword: this.sealPassword(id, credentials.emailPassword),
           jmapAccountId: accountId,
           // The first account of a user is the primary one.
           isPrimary: existing === 0,
@@ -92,14 +102,14 @@ export class EmailAccountService {
   }
 
   async update(userId: string, accountId: string, changes: EmailAccountChanges, meta: RequestMeta): Promise<AccountWithSync> {
-    const { accounts, secretBox, audit } = this.deps;
+    const { accounts, audit } = this.deps;
     const current = await this.get(userId, accountId);
     const email = changes.email?.trim().toLowerCase();
     const credentialsChange = (email !== undefined && email !== current.email) || changes.emailPassword !== undefined;
     let jmapAccountId: string | undefined;
     if (credentialsChange) {
-      const password = changes.emailPassword ?? secretBox.decrypt(current.emailPassword);
-      ({ accountId: jmapAccountId } = await this.deps.validate({ email: email ?? current.email, emailPassword: password }));
+      const password = changes.emailPassword ?? this.credentialsOf(current).password;
+      ({ accountId: jmapAccountId } = await this.credentials.check(userId, { email: email ?? current.email, emailPassword: password }, meta));
     }
     try {
       await this.deps.transactions.run(async (tx) => {
@@ -109,7 +119,7 @@ export class EmailAccountService {
         const account = await this.get(userId, accountId, tx);
         if (credentialsChange) {
           if (email) account.email = email;
-          if (changes.emailPassword !== undefined) account.emailPassword = secretBox.encrypt(changes.emailPassword);
+          if (changes.emailPassword !== undefined) account.emailPassword = this.sealPassword(account.id, changes.emailPassword);
           // A different mailbox behind the account: start its sync from scratch.
           if (jmapAccountId !== account.jmapAccountId) await accounts.resetSyncCursor(account.id, tx);
           account.jmapAccountId = jmapAccountId!;
@@ -154,9 +164,14 @@ export class EmailAccountService {
     return (await this.deps.accounts.countActiveOfUser(userId)) > 0;
   }
 
-  /** Clear credentials for the JMAP client; only the sync and read write-back call this. */
-  credentialsOf(account: EmailAccount): { username: string; password: string } {
-    return { username: account.email, password: this.deps.secretBox.decrypt(account.emailPassword) };
+  /** Clear credentials for the JMAP client; only the sync and read write-back call this. Throws for a value sealed for another row. */
+  credentialsOf(account: Pick<EmailAccount, 'id' | 'email' | 'emailPassword'>): { username: string; password: string } {
+    return { username: account.email, password: this.deps.secretBox.decrypt(account.emailPassword, passwordContext(account.id)) };
+  }
+
+  /** The stored form of a mail password: sealed and bound to its account row. */
+  sealPassword(accountId: string, plain: string): string {
+    return this.deps.secretBox.encrypt(plain, passwordContext(accountId));
   }
 
   /** A JMAP client signed in as this account. */

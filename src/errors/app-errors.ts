@@ -54,6 +54,13 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** An upload would take the user over their quota (files or bytes): their limit, not a server fault. */
+export class QuotaExceededError extends AppError {
+  constructor(message: string) {
+    super(message, 403, undefined, {}, 'quota_exceeded');
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(message = 'Konflikt', details?: unknown, code: ErrorCode = 'conflict') {
     super(message, 409, details, {}, code);
@@ -91,6 +98,13 @@ export class PayloadTooLargeError extends AppError {
 export class UpstreamError extends AppError {
   constructor(message = 'Poštový server nie je dostupný', statusCode: 502 | 504 = 502) {
     super(message, statusCode, undefined, {}, statusCode === 504 ? 'upstream_timeout' : 'upstream_unavailable');
+  }
+}
+
+/** The disk is down to the reserve kept for the database (WebDAV's 507, RFC 4918). */
+export class InsufficientStorageError extends AppError {
+  constructor(message = 'Na serveri nie je dosť voľného miesta na uloženie súboru. Kontaktujte administrátora.') {
+    super(message, 507, undefined, {}, 'insufficient_storage');
   }
 }
 

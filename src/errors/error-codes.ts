@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   forbidden: { status: 403, description: 'Authenticated, but not allowed (e.g. not an admin).' },
   password_change_required: { status: 403, description: 'The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.' },
   csrf_rejected: { status: 403, description: 'A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).' },
+  quota_exceeded: { status: 403, description: 'The upload would go over the user\'s timesheet quota (number of files or bytes).' },
   not_found: { status: 404, description: 'The resource does not exist or is not visible to the caller.' },
   route_not_found: { status: 404, description: 'No such path under /api.' },
   method_not_allowed: { status: 405, description: 'The path exists, but not with this method; the Allow header lists the methods it has.' },
@@ -35,6 +36,7 @@ export const ERROR_CODES = {
   idempotency_conflict: { status: 409, description: 'The Idempotency-Key was used for another request, or its first request has not finished (or ended with an unknown outcome).' },
   submission_refused: { status: 502, description: 'The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.' },
   mail_quota_exceeded: { status: 507, description: 'The mailbox is over its quota: the message could not be stored, nothing was sent.' },
+  insufficient_storage: { status: 507, description: 'The server keeps a free-space reserve for its database; uploads are refused below it.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

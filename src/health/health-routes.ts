@@ -7,9 +7,10 @@ import type { LivenessData, ReadinessData } from './health-responses.js';
 
 /**
  * Liveness says the process answers; readiness says it can serve: the database answers and the schema
- * is current. Load balancers route on readiness, systemd/k8s restart on liveness.
+ * is current. Load balancers route on readiness, systemd/k8s restart on liveness. Readiness also lists
+ * configuration warnings (`data.warnings`) that do not stop the service but need an operator.
  */
-export function createHealthRouter(sequelize: Sequelize): Router {
+export function createHealthRouter(sequelize: Sequelize, options: { warnings?: () => string[] } = {}): Router {
   const router = Router();
   let schemaCurrent = false;
 
@@ -26,7 +27,8 @@ export function createHealthRouter(sequelize: Sequelize): Router {
       throw new ServiceUnavailableError('Databáza nie je dostupná');
     }
     if (!schemaCurrent) throw new ServiceUnavailableError('Schéma databázy nie je aktuálna');
-    ok(res, { status: 'ready' } satisfies ReadinessData, 'Služba je pripravená');
+    // Ready, but configured in a way an operator must fix (e.g. TRUST_PROXY behind a proxy).
+    ok(res, { status: 'ready', warnings: options.warnings?.() ?? [] } satisfies ReadinessData, 'Služba je pripravená');
   });
 
   return router;

@@ -21,13 +21,22 @@ export class JmapError extends Error {
   }
 }
 
-/** 401/403: wrong or missing credentials (Cyrus also answers 401 for an unknown user). */
+/** 401/403: wrong or missing credentials (Cyrus also answers 401 for an unknown user), or a refused client. */
 export class JmapAuthError extends JmapError {
   constructor(
     readonly status: number,
     message = `JMAP server rejected the credentials (HTTP ${status})`,
   ) {
     super('auth', message);
+  }
+
+  /**
+   * 403: the server knows who is asking and refuses anyway. A server that blocks the CRM's address
+   * answers so for every account; it says nothing about this account's password (RFC 9110: 401 is
+   * the answer to bad credentials), so it must not stop the account's sync like a wrong password.
+   */
+  get refusesClient(): boolean {
+    return this.status === 403;
   }
 }
 

@@ -13,9 +13,11 @@ export const authArea: AreaDoc = {
       auth: 'none',
       summary: 'Log in with the temporary or own password',
       description:
-        'Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true (otherwise clears it). Wrong ' +
-        'username or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per ' +
-        'username+IP and per IP (429 with Retry-After).',
+        'Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true; without rememberMe the ' +
+        'refresh token in the body ends with the access token. Also sets knownDevice (HttpOnly, path /api/auth/login, ' +
+        '180 days): attempts from a browser where the user logged in before are throttled on their own. Wrong username ' +
+        'or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per username+client and per client ' +
+        '(IPv6: its /64), malformed bodies included (429 with Retry-After).',
       body: loginSchema,
       success: { status: 200, description: "Logged in; message 'Prihlásenie úspešné'", body: 'data', data: loginData },
       setsCookies: true,

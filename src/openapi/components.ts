@@ -76,7 +76,7 @@ export const errorResponses: Record<ErrorStatus | 500, ZodOpenApiResponseObject>
   502: errorResponse('BadGateway', 'The mail (JMAP) server could not be reached or answered wrongly'),
   503: errorResponse('ServiceUnavailable', 'The database (or the JMAP configuration) is unavailable', retryAfter),
   504: errorResponse('GatewayTimeout', 'The mail (JMAP) server timed out'),
-  507: errorResponse('InsufficientStorage', 'mail_quota_exceeded: the mailbox is over its quota'),
+  507: errorResponse('InsufficientStorage', 'mail_quota_exceeded: the mailbox is over its quota; insufficient_storage: the disk is down to the free-space reserve kept for the database'),
 };
 
 export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {

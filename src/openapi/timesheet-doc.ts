@@ -24,7 +24,8 @@ export const timesheetArea: AreaDoc = {
       multipart: true,
       description: 'Another type, or content that does not match the extension: 400. Over 10 MB: 413.',
       success: { status: 201, description: 'The stored timesheet', body: 'data', data: timesheetData },
-      errors: [413],
+      // 403 quota_exceeded (files or bytes per user), 429 upload rate, 507 the server's free-space reserve.
+      errors: [403, 413, 429, 507],
     },
     {
       method: 'get',

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-errors.js';
-import { JmapAuthError, JmapError, JmapMethodError, JmapTimeoutError, JmapUnreachableError } from '../jmap/index.js';
+import { JmapAuthError, JmapError, JmapMethodError, JmapProtocolError, JmapTimeoutError, JmapUnreachableError } from '../jmap/index.js';
 
 /** shutdown() was called: the run stops after the batch in progress, which is committed or not started. */
 export class SyncInterruptedError extends Error {
@@ -35,6 +35,14 @@ export type FailureKind = 'auth' | 'transient';
  * password or a stack (those go to the log).
  */
 export function describeFailure(err: unknown): { kind: FailureKind; reason: string; message: string } {
+  // A server that refuses or rate-limits the CRM itself does so for every account: each one backs off
+  // and retries by itself; none is stopped as if its password were wrong (that needs a 401).
+  if (err instanceof JmapAuthError && err.refusesClient) {
+    return { kind: 'transient', reason: 'refused', message: 'Poštový server odmietol pripojenie CRM; skúsime to znova.' };
+  }
+  if (err instanceof JmapProtocolError && err.status === 429) {
+    return { kind: 'transient', reason: 'rate_limited', message: 'Poštový server dočasne obmedzil požiadavky CRM; skúsime to znova.' };
+  }
   if (err instanceof JmapAuthError) {
     return { kind: 'auth', reason: 'auth', message: 'Poštový server odmietol prihlasovacie údaje; zadajte nové heslo k emailovému účtu.' };
   }

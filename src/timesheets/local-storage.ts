@@ -72,6 +72,19 @@ export class LocalDirectoryStorage implements TimesheetStorage {
     }
   }
 
+  /** Free bytes for an unprivileged writer on the directory's file system (before the first upload: its parent's). */
+  async freeBytes(): Promise<number | undefined> {
+    for (const dir of [this.directory, path.dirname(this.directory)]) {
+      try {
+        const stats = await fs.promises.statfs(dir);
+        return stats.bavail * stats.bsize;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return undefined;
+  }
+
   private pathOf(key: string): string {
     if (!KEY_PATTERN.test(key)) throw new StoredObjectNotFoundError(key);
     return path.join(this.directory, key);

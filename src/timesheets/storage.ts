@@ -28,6 +28,8 @@ export interface TimesheetStorage {
   remove(key: string): Promise<void>;
   /** Size in bytes; rejects with StoredObjectNotFoundError when the object does not exist. */
   size(key: string): Promise<number>;
+  /** Bytes still free for writing where objects are stored; undefined when the store cannot tell (object stores). */
+  freeBytes(): Promise<number | undefined>;
 }
 
 export class StoredObjectNotFoundError extends Error {

@@ -2,6 +2,10 @@ import { Op, type WhereOptions } from 'sequelize';
 import { Timesheet } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
+import type { Sql } from '../db/sql.js';
+
+/** Namespace of the advisory locks that count one user's uploads one at a time (the key within it is the user). */
+const UPLOAD_QUOTA_LOCK = 0x71756f74;
 
 /** The columns of a new timesheet row; the id and timestamps come from the database. */
 export interface NewTimesheet {
@@ -30,6 +34,23 @@ export type RemovedRow = Pick<Timesheet, 'id' | 'filePath' | 'fileSize'>;
 
 /** All data access of the timesheets area (the files themselves live in TimesheetStorage). */
 export class TimesheetRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** How many timesheets a user has and how many bytes they take. */
+  async usageOf(userId: string, tx?: Tx): Promise<{ files: number; bytes: number }> {
+    const row = await this.sql.one<{ files: number; bytes: string }>(
+      'SELECT count(*)::int AS files, coalesce(sum(file_size), 0)::bigint AS bytes FROM timesheets WHERE user_id = $userId',
+      { userId },
+      tx,
+    );
+    return { files: row?.files ?? 0, bytes: Number(row?.bytes ?? 0) };
+  }
+
+  /** Until the transaction ends, no other upload of this user is counted against the quota. */
+  async lockUploadsOf(userId: string, tx: Tx): Promise<void> {
+    await this.sql.execute('SELECT pg_advisory_xact_lock($namespace, hashtext($userId))', { namespace: UPLOAD_QUOTA_LOCK, userId }, tx);
+  }
+
   create(values: NewTimesheet, tx?: Tx): Promise<Timesheet> {
     return Timesheet.create(values, { transaction: tx });
   }

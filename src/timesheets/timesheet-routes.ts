@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { create as contentDisposition } from 'content-disposition';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
@@ -25,8 +25,10 @@ function actorOf(req: Request): TimesheetActor {
 export function createTimesheetRouter(services: { timesheets: TimesheetService }, auth: AuthMiddleware): Router {
   const { timesheets } = services;
   const router = Router();
-  // Authentication first: an anonymous request never gets a byte onto the disk.
-  router.post('/upload', auth.requireAuth, createUploadMiddleware(timesheets), async (req, res) => {
+  // Authentication first: an anonymous request never gets a byte onto the disk; then quota, rate and
+  // free space, before the body is read.
+  const allowance = uploadAllowance(timesheets);
+  router.post('/upload', auth.requireAuth, allowance.admit, createUploadMiddleware(timesheets), async (req: Request, res: Response) => {
     const file = req.file;
     if (!file) throw new ValidationError(MISSING_FILE, [{ field: 'file', message: MISSING_FILE }]);
     let fields;
@@ -42,7 +44,7 @@ export function createTimesheetRouter(services: { timesheets: TimesheetService }
       requestMeta(req),
     );
     ok(res, { timesheet: presentTimesheet(timesheet) } satisfies TimesheetData, 'Výkaz bol úspešne nahraný', 201);
-  });
+  }, allowance.releaseOnError);
 
   router.get('/my', auth.requireAuth, async (req, res) => {
     const { page, limit, ...filter } = parseQuery(ownListQuery, req);
@@ -76,6 +78,26 @@ export function createTimesheetRouter(services: { timesheets: TimesheetService }
   });
 
   return router;
+}
+
+/**
+ * Admits an upload (TimesheetService.admitUpload) before the body is read. An admitted upload that
+ * ends in an error gives its point of the upload rate back before the error is answered: only stored
+ * files count.
+ */
+function uploadAllowance(timesheets: TimesheetService): { admit: RequestHandler; releaseOnError: ErrorRequestHandler } {
+  const admitted = new WeakSet<Request>();
+  return {
+    admit: async (req, _res, next) => {
+      await timesheets.admitUpload(actorOf(req));
+      admitted.add(req);
+      next();
+    },
+    releaseOnError: async (err: unknown, req, _res, next) => {
+      if (admitted.delete(req)) await timesheets.releaseUpload(actorOf(req)).catch(() => undefined);
+      next(err);
+    },
+  };
 }
 
 /** A client that stops reading mid-download is normal, not a server error worth a 500 log line. */

@@ -4,6 +4,8 @@ import { AuditActions, type AuditService, type RequestMeta } from '../audit/audi
 import type { Transactions, Tx } from '../db/transactions.js';
 import { ForbiddenError, NotFoundError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
+import type { ThrottleCounter } from '../auth/throttle-repository.js';
+import type { UploadLimits } from '../config/config.js';
 import type { Role, Timesheet } from '../models/index.js';
 import { CONTENT_TYPES, FileInspector, type TimesheetFileKind } from './file-inspector.js';
 import type { StoredObject, TimesheetStorage } from './storage.js';
@@ -11,6 +13,7 @@ import { TimesheetFiles } from './timesheet-files.js';
 import { TimesheetRemoval, type PurgeOptions, type RemovalResult } from './timesheet-removal.js';
 import type { TimesheetFilter, TimesheetRepository } from './timesheet-repository.js';
 import { TimesheetUpload, type UploadRequest } from './timesheet-upload.js';
+import { UploadAllowance } from './upload-allowance.js';
 
 export type { PurgeOptions, RemovalResult } from './timesheet-removal.js';
 export type { TimesheetFilter } from './timesheet-repository.js';
@@ -37,6 +40,10 @@ export interface TimesheetServiceDeps {
   storage: TimesheetStorage;
   audit: AuditService;
   logger: Logger;
+  /** Quota, rate and free-space reserve of uploads (upload-allowance.ts). */
+  uploadLimits: UploadLimits;
+  /** Counter of successful uploads per user, `uploadLimits.uploadsPerHour` per hour. */
+  uploadRate: ThrottleCounter;
 }
 
 const NOT_FOUND_MESSAGE = 'Výkaz neexistuje';
@@ -49,12 +56,26 @@ export class TimesheetService {
   private readonly files: TimesheetFiles;
   private readonly uploads: TimesheetUpload;
   private readonly removal: TimesheetRemoval;
+  private readonly allowance: UploadAllowance;
 
   constructor(private readonly deps: TimesheetServiceDeps) {
     const { timesheets, transactions, storage, audit, logger } = deps;
     this.files = new TimesheetFiles(storage, logger);
-    this.uploads = new TimesheetUpload({ timesheets, transactions, files: this.files, inspector: new FileInspector(storage), audit });
+    this.allowance = new UploadAllowance({ timesheets, storage, rate: deps.uploadRate, limits: deps.uploadLimits });
+    this.uploads = new TimesheetUpload({ timesheets, transactions, files: this.files, inspector: new FileInspector(storage), audit, allowance: this.allowance });
     this.removal = new TimesheetRemoval({ timesheets, transactions, audit, discardFiles: (keys) => this.files.discardAll(keys) });
+  }
+
+  /**
+   * Before a byte of an upload is read: free space, quota and rate (429/403/507). An admitted upload
+   * that then fails must be released, so that only stored files count against the rate.
+   */
+  admitUpload(actor: TimesheetActor): Promise<void> {
+    return this.allowance.admit(actor.userId);
+  }
+
+  releaseUpload(actor: TimesheetActor): Promise<void> {
+    return this.allowance.release(actor.userId);
   }
 
   /** Streams an upload into storage (see TimesheetFiles.receive); nothing references it until upload() commits. */

@@ -1,7 +1,7 @@
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { isForeignKeyViolation } from '../db/db-errors.js';
 import type { Transactions } from '../db/transactions.js';
-import { AuthenticationError, PayloadTooLargeError, ValidationError } from '../errors/app-errors.js';
+import { AuthenticationError, PayloadTooLargeError, QuotaExceededError, ValidationError } from '../errors/app-errors.js';
 import type { Timesheet } from '../models/index.js';
 import { TIMESHEET_MAX_BYTES, TOO_LARGE_MESSAGE, type FileInspector, type TimesheetFileKind } from './file-inspector.js';
 import { sanitiseFileName } from './file-name.js';
@@ -9,6 +9,7 @@ import { assertPeriod } from './period.js';
 import type { StoredObject } from './storage.js';
 import type { TimesheetFiles } from './timesheet-files.js';
 import type { TimesheetRepository } from './timesheet-repository.js';
+import type { UploadAllowance } from './upload-allowance.js';
 
 /** A file already streamed into storage by receive(), with the name the client gave it. */
 export interface ReceivedFile extends StoredObject {
@@ -33,6 +34,7 @@ export interface TimesheetUploadDeps {
   files: TimesheetFiles;
   inspector: FileInspector;
   audit: AuditService;
+  allowance: UploadAllowance;
 }
 
 /** Recording a received file: size, period and content checks, then the row and its audit record. */
@@ -44,13 +46,15 @@ export class TimesheetUpload {
    * the stored file is removed before the error reaches the caller.
    */
   async upload(actor: Uploader, request: UploadRequest, meta: RequestMeta): Promise<Timesheet> {
-    const { timesheets, transactions, files, audit } = this.deps;
+    const { timesheets, transactions, files, audit, allowance } = this.deps;
     const { file, year, month } = request;
     const fileName = sanitiseFileName(file.originalName);
     try {
       assertPeriod(year, month);
       const fileType = await this.checkFile(file, fileName);
       return await transactions.run(async (tx) => {
+        // Exact, with the stored size, one upload of this user at a time (parallel uploads passed admit together).
+        await allowance.assertWithinQuota(actor.userId, file.size, tx);
         const timesheet = await timesheets.create(
           { userId: actor.userId, fileName, filePath: file.key, fileType, fileSize: file.size, year, month },
           tx,
@@ -69,7 +73,7 @@ export class TimesheetUpload {
       });
     } catch (err) {
       await files.discard(file.key);
-      if (err instanceof ValidationError || err instanceof PayloadTooLargeError) {
+      if (err instanceof ValidationError || err instanceof PayloadTooLargeError || err instanceof QuotaExceededError) {
         // A rejected file (e.g. an executable named .pdf) is worth a trace; the request itself already failed.
         await audit.record(
           {

@@ -33,6 +33,21 @@ export class PasswordHasher {
     return this.workers.compare(prepare(plain), hash);
   }
 
+  /** The hash compared against when the user does not exist; made at the configured cost, like every new hash. */
+  unknownUserHash(): Promise<string> {
+    return this.dummyHash;
+  }
+
+  /**
+   * A stored hash made at another cost than the configured one: it answers wrong passwords in a
+   * different time than unknown users (whose dummy hash has the configured cost), so it is replaced
+   * at the next successful login.
+   */
+  needsRehash(hash: string): boolean {
+    const cost = /^\$2[abxy]?\$(\d{2})\$/.exec(hash)?.[1];
+    return cost !== undefined && Number(cost) !== this.rounds;
+  }
+
   /** Burns the same time as a real check; for paths that must not reveal whether a user exists. */
   async burn(plain: string): Promise<void> {
     await this.workers.compare(prepare(plain), await this.dummyHash);

@@ -64,6 +64,12 @@ export class UserRepository {
     return User.create(values, { transaction: tx });
   }
 
+  /** Replaces a password (or temporary password) hash only if it is still `from`; answers whether it did. */
+  async replaceHash(id: string, field: 'password' | 'tempPassword', from: string, to: string, tx?: Tx): Promise<boolean> {
+    const [count] = await User.update({ [field]: to }, { where: { id, [field]: from }, transaction: tx, silent: true });
+    return count === 1;
+  }
+
   async save(user: User, tx?: Tx): Promise<User> {
     return user.save({ transaction: tx });
   }

@@ -39,7 +39,7 @@ describe('crm-admin sync', function () {
   it('run --account: wrong stored credentials end in auth_failed, reported with exit 1', async () => {
     const { owner, account } = await ownerWithAccount('bob@example.test', 'bobpw');
     const ctx = await testContext();
-    await EmailAccount.update({ emailPassword: ctx.services.secretBox.encrypt('changed-on-the-server') }, { where: { id: account.id } });
+    await EmailAccount.update({ emailPassword: ctx.services.emailAccounts.sealPassword(account.id, 'changed-on-the-server') }, { where: { id: account.id } });
     const res = cli(['sync', 'run', '--account', account.id, '--json']);
     expect(res.status).to.equal(1);
     expect(JSON.parse(res.stdout).results[0]).to.include({ accountId: account.id, outcome: 'auth_failed' });

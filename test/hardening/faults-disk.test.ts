@@ -85,7 +85,8 @@ describe('faults: the disk refuses a timesheet write', function () {
     });
 
     it('503 in the envelope, the partial file is gone, no row; small files fit again right after', async () => {
-      const app = await testApp({ CRM_DATA_DIR: mountPoint! });
+      // No free-space reserve here: this case is about a write that fails half-way, not the 507 before it.
+      const app = await testApp({ CRM_DATA_DIR: mountPoint!, STORAGE_RESERVE_MB: '0' });
       const fixture = await createUser({ password: 'Full-Disk-Pass-2026' });
       const session = await sessionFor(fixture);
       const timesheetDir = path.join(mountPoint!, 'timesheets');

@@ -119,7 +119,7 @@ describe('secrets at rest: no table holds a password or token in clear', functio
       type: QueryTypes.SELECT,
     });
     expect(accounts).to.have.length(2);
-    for (const a of accounts) expect(a.email_password).to.match(/^v1:[0-9a-f]{8}:[\w-]+:[\w-]+:[\w-]+$/);
+    for (const a of accounts) expect(a.email_password).to.match(/^v2:[0-9a-f]{8}:[\w-]+:[\w-]+:[\w-]+$/);
     const [session] = await ctx.db.sequelize.query<{ current_jti_hash: string }>(
       "SELECT s.current_jti_hash FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.username LIKE 'secrets.%' ORDER BY s.created_at DESC LIMIT 1",
       { type: QueryTypes.SELECT },

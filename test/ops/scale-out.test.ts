@@ -63,7 +63,8 @@ describe('scale-out: two API replicas on one database', function () {
     const login = await post(a.url, '/api/auth/login', { body: { username: user.username, password, rememberMe: true }, ip });
     expect(login.status).to.equal(200);
     const issued = cookiesOf(login);
-    expect(issued).to.have.keys('accessToken', 'refreshToken');
+    // Beside them the knownDevice cookie (path /api/auth/login; its key derives from the shared JWT_REFRESH_SECRET).
+    expect(issued).to.include.all.keys('accessToken', 'refreshToken', 'knownDevice');
 
     const me = await fetch(`${b.url}/api/auth/me`, { headers: { Authorization: `Bearer ${issued.accessToken}` } });
     expect(me.status).to.equal(200);

@@ -19,10 +19,12 @@ export async function createEmailAccount(
   const user = userOf(owner);
   const email = (options.email ?? `${uniqueName('box')}@example.test`).toLowerCase();
   const existing = await EmailAccount.count({ where: { userId: user.id } });
+  const id = crypto.randomUUID();
   return EmailAccount.create({
+    id,
     userId: user.id,
     email,
-    emailPassword: ctx.services.secretBox.encrypt(options.password ?? 'dummy-password'),
+    emailPassword: ctx.services.emailAccounts.sealPassword(id, options.password ?? 'dummy-password'),
     jmapAccountId: options.jmapAccountId ?? email,
     isPrimary: options.isPrimary ?? existing === 0,
     isActive: true,

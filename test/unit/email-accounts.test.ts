@@ -5,6 +5,7 @@ import type { Transactions, Tx } from '../../src/db/transactions.js';
 import { ConflictError } from '../../src/errors/app-errors.js';
 import type { AccountWithSync, EmailAccountRepository, NewEmailAccount } from '../../src/email-accounts/email-account-repository.js';
 import { EmailAccountService } from '../../src/email-accounts/email-account-service.js';
+import type { CredentialThrottle } from '../../src/email-accounts/credential-throttle.js';
 
 /**
  * EmailAccountService.add() without a database: a hand-written repository that keeps one user's
@@ -37,6 +38,7 @@ function fakeWorld(existing: Array<{ email: string }> = []) {
     clientFactory: () => {
       throw new Error('not used');
     },
+    throttle: { reserve: async () => {}, release: async () => {} } as unknown as CredentialThrottle,
   });
   return { service, created, validated };
 }

@@ -18,7 +18,11 @@ export type JmapFault =
   /** The real server until `cutAfter` API calls, then connections reset in the middle of the sync. */
   | 'cut-mid-sync'
   /** The real server, with a NUL character put into every subject, preview, name and text body. */
-  | 'nul-in-mail';
+  | 'nul-in-mail'
+  /** 403 to everything: the server refuses the CRM itself (its address blocked), whoever signs in. */
+  | 'refuse-403'
+  /** 429 with Retry-After to everything: the server rate-limits the CRM. */
+  | 'throttle-429';
 
 export interface FaultServer {
   /** JMAP_SESSION_URL for a context. */
@@ -41,6 +45,12 @@ export async function startFaultServer(fault: JmapFault, upstreamSessionUrl: str
     switch (fault) {
       case 'silent':
         return; // never answered
+      case 'refuse-403':
+        res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden');
+        return;
+      case 'throttle-429':
+        res.writeHead(429, { 'Content-Type': 'text/plain', 'Retry-After': '600' }).end('Too Many Requests');
+        return;
       case 'html':
         res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><body>Maintenance</body></html>');
         return;

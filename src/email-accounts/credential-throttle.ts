@@ -1,0 +1,91 @@
+import crypto from 'node:crypto';
+import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
+import { consumeAll, type ThrottleCounter, type ThrottleRepository } from '../auth/throttle-repository.js';
+import { RateLimitError } from '../errors/app-errors.js';
+import { MailCredentialsRejectedError, type CredentialValidator, type MailCredentials } from './credential-validator.js';
+
+interface Limit {
+  points: number;
+  durationSeconds: number;
+}
+
+/**
+ * Failed mail-credential checks (link-email, adding an account, new credentials) allowed before 429:
+ * - per CRM user: one member guessing someone's mail password (10 per hour, any address);
+ * - per mail address: several members guessing the same mailbox (10 per hour, from anyone).
+ * Guesses beyond them never reach the mail server, so the CRM cannot be the one that trips the mail
+ * server's own lockout of its address.
+ */
+export const CREDENTIAL_LIMITS: { perUser: Limit; perAddress: Limit } = {
+  perUser: { points: 10, durationSeconds: 60 * 60 },
+  perAddress: { points: 10, durationSeconds: 60 * 60 },
+};
+
+export const CREDENTIALS_THROTTLED_MESSAGE = 'Príliš veľa neúspešných pokusov o overenie emailového účtu. Skúste to znova neskôr.';
+
+/**
+ * Counters in PostgreSQL (rate_limits, like the login throttle), so they hold across instances. As at
+ * login, a check reserves its points before it talks to the mail server (parallel guesses cannot slip
+ * through) and gives them back unless the server refused the credentials.
+ */
+export class CredentialThrottle {
+  private readonly byUser: ThrottleCounter;
+  private readonly byAddress: ThrottleCounter;
+
+  constructor(counters: Pick<ThrottleRepository, 'counter'>, limits = CREDENTIAL_LIMITS) {
+    this.byUser = counters.counter('mail_cred_user', limits.perUser);
+    this.byAddress = counters.counter('mail_cred_address', limits.perAddress);
+  }
+
+  /** Throws RateLimitError (Retry-After) when the user or the address has no guesses left. */
+  async reserve(userId: string, address: string): Promise<void> {
+    await consumeAll([this.byUser.consume(userId), this.byAddress.consume(addressKey(address))], CREDENTIALS_THROTTLED_MESSAGE);
+  }
+
+  /** The check did not end in refused credentials (accepted, or the server was unreachable): no guess spent. */
+  async release(userId: string, address: string): Promise<void> {
+    await Promise.all([this.byUser.reward(userId), this.byAddress.reward(addressKey(address))]);
+  }
+}
+
+/** Throttled checks of one CRM user within this many seconds are one counted audit record. */
+const THROTTLED_AUDIT_WINDOW_SECONDS = 15 * 60;
+
+/**
+ * Every credential check against the mail server goes through here: throttled per CRM user and per
+ * address before the server is asked, each refusal audited, and a flood of throttled checks counted
+ * into one record per user and window.
+ */
+export class CredentialGuard {
+  constructor(private readonly deps: { throttle: CredentialThrottle; validate: CredentialValidator; audit: AuditService }) {}
+
+  async check(userId: string, credentials: MailCredentials, meta: RequestMeta): Promise<{ accountId: string }> {
+    const { throttle, audit } = this.deps;
+    const entry = (error: Error & { statusCode: number }) => ({
+      action: AuditActions.emailCredentialsRejected,
+      userId,
+      success: false,
+      details: { email: credentials.email, statusCode: error.statusCode, error: error.message },
+    });
+    try {
+      await throttle.reserve(userId, credentials.email);
+    } catch (err) {
+      if (err instanceof RateLimitError) await audit.recordCounted(entry(err), meta, { scope: `mail-credentials:${userId}`, seconds: THROTTLED_AUDIT_WINDOW_SECONDS });
+      throw err;
+    }
+    try {
+      const result = await this.deps.validate(credentials);
+      await throttle.release(userId, credentials.email);
+      return result;
+    } catch (err) {
+      if (err instanceof MailCredentialsRejectedError) await audit.record(entry(err), meta);
+      else await throttle.release(userId, credentials.email);
+      throw err;
+    }
+  }
+}
+
+/** Hashed: the table holds no addresses, and keys stay short. */
+function addressKey(address: string): string {
+  return crypto.createHash('sha256').update(address.trim().toLowerCase()).digest('base64url');
+}

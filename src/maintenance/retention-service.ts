@@ -1,0 +1,67 @@
+import type { AuditRepository } from '../audit/audit-repository.js';
+import { AuditActions, type AuditService } from '../audit/audit-service.js';
+import type { SessionRepository } from '../auth/session-repository.js';
+import type { ThrottleRepository } from '../auth/throttle-repository.js';
+import type { Transactions } from '../db/transactions.js';
+import type { Logger } from '../logging/logger.js';
+import type { MaintenanceRepository } from './maintenance-repository.js';
+
+/** Revoked sessions stay this long (what an admin looking into a logout or a reuse alarm may want to see). */
+export const REVOKED_SESSION_KEEP_DAYS = 1;
+const DAY_MS = 24 * 3600 * 1000;
+
+export interface RetentionResult {
+  /** False when another instance held the lock: it does the work this time. */
+  ran: boolean;
+  sessions: number;
+  auditRecords: number;
+  rateLimits: number;
+}
+
+export interface RetentionDeps {
+  transactions: Transactions;
+  maintenance: MaintenanceRepository;
+  sessions: SessionRepository;
+  auditRecords: AuditRepository;
+  throttles: ThrottleRepository;
+  audit: AuditService;
+  logger: Logger;
+  auditRetentionDays: number;
+}
+
+/**
+ * Nothing grows forever (design.md, "Retention"): sessions that ended (expired, or revoked more than a
+ * day ago), audit records older than AUDIT_RETENTION_DAYS and throttle counters that expired are
+ * deleted. `serve` runs this every hour (maintenance-scheduler.ts); every instance tries, one does the
+ * work: the run holds an advisory lock for its transaction and the others skip.
+ */
+export class RetentionService {
+  /** The advisory lock of a run (bigint key space; the migrator uses 7277001). */
+  readonly lockKey = 7_277_013;
+
+  constructor(private readonly deps: RetentionDeps) {}
+
+  async run(now = new Date()): Promise<RetentionResult> {
+    const { transactions, maintenance, sessions, auditRecords, throttles } = this.deps;
+    const result = await transactions.run(async (tx): Promise<RetentionResult> => {
+      if (!(await maintenance.tryLock(this.lockKey, tx))) return { ran: false, sessions: 0, auditRecords: 0, rateLimits: 0 };
+      const revokedBefore = new Date(now.getTime() - REVOKED_SESSION_KEEP_DAYS * DAY_MS);
+      const auditBefore = new Date(now.getTime() - this.deps.auditRetentionDays * DAY_MS);
+      return {
+        ran: true,
+        sessions: await sessions.pruneEnded(now, revokedBefore, tx),
+        auditRecords: await auditRecords.pruneBefore(auditBefore, tx),
+        rateLimits: await throttles.pruneExpired(now, tx),
+      };
+    });
+    if (result.auditRecords > 0) {
+      // Deleting audit records is itself on record (after the deletion, so it is not deleted with them).
+      await this.deps.audit.record(
+        { action: AuditActions.auditPruned, details: { olderThanDays: this.deps.auditRetentionDays, count: result.auditRecords } },
+        { actor: 'maintenance' },
+      );
+    }
+    if (result.ran) this.deps.logger.info('retention pruned', { ...result });
+    return result;
+  }
+}
