@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Link an email account, validated against the JMAP server (onboarding step 3)
-         * @description Signed-in users (accessToken cookie or Bearer). Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. A sync of the new account starts at once.
+         * @description Signed-in users (accessToken cookie or Bearer). Wrong mail credentials: 400 (refused checks are throttled: 429). Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. A sync of the new account starts at once.
          */
         post: operations["linkEmail"];
         delete?: never;
@@ -1484,6 +1484,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2253,6 +2254,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2339,6 +2341,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];

@@ -55,7 +55,7 @@ export const authArea: AreaDoc = {
       auth: 'user',
       summary: 'Link an email account, validated against the JMAP server (onboarding step 3)',
       description:
-        'Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. ' +
+        'Wrong mail credentials: 400 (refused checks are throttled: 429). Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. ' +
         'A sync of the new account starts at once.',
       body: linkEmailSchema,
       success: {
@@ -64,7 +64,8 @@ export const authArea: AreaDoc = {
         body: 'data',
         data: linkEmailData,
       },
-      errors: [409, 502, 503, 504],
+      // 429: too many refused credential checks for this user or this address (issue 13).
+      errors: [409, 429, 502, 503, 504],
     },
     {
       method: 'post',

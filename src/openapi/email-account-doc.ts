@@ -27,7 +27,7 @@ export const emailAccountArea: AreaDoc = {
       description: `${CREDENTIALS} The same address twice: 409.`,
       body: createEmailAccountBody,
       success: { status: 201, description: 'The new email account', body: 'data', data: emailAccountData },
-      errors: [409, 502, 503, 504],
+      errors: [409, 429, 502, 503, 504],
     },
     {
       method: 'patch',
@@ -39,7 +39,7 @@ export const emailAccountArea: AreaDoc = {
       params: idParams,
       body: updateEmailAccountBody,
       success: { status: 200, description: 'The changed email account', body: 'data', data: emailAccountData },
-      errors: [409, 502, 503, 504],
+      errors: [409, 429, 502, 503, 504],
     },
     {
       method: 'delete',
