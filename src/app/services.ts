@@ -24,6 +24,9 @@ import { jmapClientFactory, jmapCredentialValidator } from '../email-accounts/cr
 import { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
 import { EmailAccountRepository } from '../email-accounts/email-account-repository.js';
 import { EmailAccountService } from '../email-accounts/email-account-service.js';
+import { EmailAccountMemberRepository } from '../email-accounts/member-repository.js';
+import { EmailAccountSharingService } from '../email-accounts/email-account-sharing-service.js';
+import { OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
@@ -68,8 +71,15 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   });
 
   const emailAccountRepository = new EmailAccountRepository();
+  // Who may do what on an email account (own or shared): one answer for every area.
+  const memberRepository = new EmailAccountMemberRepository(sql);
+  const accountAccess = new EmailAccountAccess(memberRepository);
+  const ownership = new OwnershipTransfer(memberRepository, emailAccountRepository, audit);
+  const emailAccountSharing = new EmailAccountSharingService({ members: memberRepository, access: accountAccess, ownership, transactions, audit });
   const emailAccounts = new EmailAccountService({
     accounts: emailAccountRepository,
+    members: memberRepository,
+    access: accountAccess,
     transactions,
     secretBox,
     audit,
@@ -86,18 +96,17 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     logger,
   });
   const userFiles: UserFileCleanup = timesheets;
-  const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
+  const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, ownership, audit, files: userFiles });
 
   const loginThrottle = new LoginThrottle(new ThrottleRepository(sql));
   const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle });
 
-  // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
-  const ownEmailAccounts = new EmailAccountAccess();
-  const contacts = new ContactService({ contacts: new ContactRepository(sql), accounts: ownEmailAccounts, transactions, audit });
+  // Contacts and emails ask the same EmailAccountAccess (the accounts a user owns or that are shared with them).
+  const contacts = new ContactService({ contacts: new ContactRepository(sql), accounts: accountAccess, transactions, audit });
   const emailRepository = new EmailRepository(sql);
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
-  const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
+  const emails = new EmailService({ emails: emailRepository, accounts: accountAccess, pusher: readStatePusher, logger });
 
   const mailSync = new SyncService({
     repository: new SyncRepository(sql),
@@ -108,7 +117,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     readState: readStatePusher,
     metrics,
   });
-  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
+  return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -65,6 +65,17 @@ export abstract class BaseCommand extends Command {
     }
   }
 
+  /** A free-text answer from the terminal; undefined without one (scripts must pass flags instead). */
+  protected async ask(question: string): Promise<string | undefined> {
+    if (!process.stdin.isTTY) return undefined;
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return (await rl.question(`${question} `)).trim();
+    } finally {
+      rl.close();
+    }
+  }
+
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

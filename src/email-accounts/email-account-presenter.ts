@@ -1,14 +1,22 @@
 import type { EmailAccount, MailSyncState } from '../models/index.js';
+import type { MemberRecord, MemberRights } from './member-repository.js';
+import type { MemberView } from './email-account-schemas.js';
 
-/** The account as the frontend sees it: never the password, with its sync status. */
-export function presentEmailAccount(account: EmailAccount & { syncState?: MailSyncState | null }) {
+/**
+ * The account as the frontend sees it: never the password, with its sync status. For a member it
+ * also carries their `role` and rights on it (design.md "Email-account sharing"); `isPrimary` is the
+ * owner's choice and so true only in the owner's own view.
+ */
+export function presentEmailAccount(account: EmailAccount & { syncState?: MailSyncState | null; access?: MemberRights }) {
   const sync = account.syncState;
+  const { access } = account;
   return {
     id: account.id,
     email: account.email,
     jmapAccountId: account.jmapAccountId,
-    isPrimary: account.isPrimary,
+    isPrimary: account.isPrimary && (!access || access.role === 'owner'),
     isActive: account.isActive,
+    ...(access ? { role: access.role, canRead: access.canRead, canSend: access.canSend } : {}),
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
     sync: {
@@ -23,3 +31,19 @@ export function presentEmailAccount(account: EmailAccount & { syncState?: MailSy
 }
 
 export type EmailAccountView = ReturnType<typeof presentEmailAccount>;
+
+/** A member of an email account (the sharing endpoints and `crm-admin email-accounts members`). */
+export function presentMember(member: MemberRecord): MemberView {
+  return {
+    emailAccountId: member.emailAccountId,
+    userId: member.userId,
+    username: member.username,
+    firstName: member.firstName,
+    lastName: member.lastName,
+    role: member.role,
+    canRead: member.canRead,
+    canSend: member.canSend,
+    createdAt: member.createdAt,
+    updatedAt: member.updatedAt,
+  };
+}

@@ -1,10 +1,11 @@
-import { auditLogQuery, createUserBody, listUsersQuery, updateUserBody } from '../admin/admin-schemas.js';
+import { auditLogQuery, createUserBody, deleteUserQuery, listUsersQuery, updateUserBody } from '../admin/admin-schemas.js';
 import { idParams } from '../shared/validation.js';
+import { sharingRoutes } from './email-account-doc.js';
 import type { AreaDoc } from './route-doc.js';
 
 export const adminArea: AreaDoc = {
   tag: 'admin',
-  description: 'User administration and the audit log (admins only; the same operations as crm-admin)',
+  description: 'User administration, email-account shares and the audit log (admins only; the same operations as crm-admin)',
   routes: [
     {
       method: 'post',
@@ -53,8 +54,12 @@ export const adminArea: AreaDoc = {
       method: 'delete',
       path: '/api/admin/users/:id',
       auth: 'admin',
-      summary: 'Delete a user with their email accounts, contacts, emails and timesheet files',
+      summary: 'Delete a user with their email accounts, contacts, emails, shares and timesheet files',
+      description:
+        'Email accounts the user shares with others are never removed silently: newOwnerId hands them over, ' +
+        'deleteSharedAccounts=true deletes them with their data; with neither, 409 shared_account_owner lists them in details.',
       params: idParams,
+      query: deleteUserQuery,
       success: { status: 200, description: 'No data', body: 'message' },
       errors: [409],
     },
@@ -66,5 +71,6 @@ export const adminArea: AreaDoc = {
       query: auditLogQuery,
       success: { status: 200, description: 'A page of audit records', body: 'list' },
     },
+    ...sharingRoutes('/api/admin/email-accounts', 'admin'),
   ],
 };

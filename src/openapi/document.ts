@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   createDocument,
   type ZodOpenApiOperationObject,
@@ -39,10 +40,14 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
 function successContent(route: RouteDoc): ZodOpenApiResponseObject {
   const { success } = route;
   switch (success.body) {
-    case 'data':
-      return { description: success.description, content: { 'application/json': { schema: successEnvelope } } };
-    case 'list':
-      return { description: success.description, content: { 'application/json': { schema: listEnvelope } } };
+    case 'data': {
+      const schema = success.schema ? successEnvelope.extend({ data: success.schema }) : successEnvelope;
+      return { description: success.description, content: { 'application/json': { schema } } };
+    }
+    case 'list': {
+      const schema = success.schema ? listEnvelope.extend({ data: listEnvelope.shape.data.extend({ items: z.array(success.schema) }) }) : listEnvelope;
+      return { description: success.description, content: { 'application/json': { schema } } };
+    }
     case 'message':
       return { description: success.description, content: { 'application/json': { schema: messageEnvelope } } };
     case 'json':

@@ -27,7 +27,14 @@ export interface RouteDoc {
   /** multipart/form-data instead of JSON (the upload). */
   multipart?: boolean;
   /** mediaTypes: for `file`, the types a download may have; for `text`, the one it has. */
-  success: { status: 200 | 201 | 202; description: string; body: SuccessBody; mediaTypes?: string[] };
+  success: {
+    status: 200 | 201 | 202;
+    description: string;
+    body: SuccessBody;
+    mediaTypes?: string[];
+    /** The zod schema of `data` (body 'data') or of one list item (body 'list'), when the route has one. */
+    schema?: z.ZodType;
+  };
   /** Failures beyond those every route of its kind has (400 for input, 401/403 for auth, 404 for ids). */
   errors?: ErrorStatus[];
 }
