@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import { AuditActions } from '../../src/audit/audit-service.js';
-import { AuditLog, EmailAccount, User } from '../../src/models/index.js';
+import { AuditLog, type EmailAccount, User } from '../../src/models/index.js';
 import { cli, cliJson } from '../admin/cli-helpers.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
