@@ -4,13 +4,15 @@ import type { AreaDoc } from './route-doc.js';
 
 export const contactArea: AreaDoc = {
   tag: 'contacts',
-  description: "The caller's contacts (filled by the mail sync, or added by hand); another user's id is a 404",
+  description:
+    "The contacts of the caller's email accounts and of those shared with them (filled by the mail sync, or added by hand); " +
+    'an id of an account not shared with the caller is a 404; changes need the owner or editor role (else 403 email_account_forbidden)',
   routes: [
     {
       method: 'get',
       path: '/api/contacts',
       auth: 'user',
-      summary: 'List own contacts',
+      summary: 'List the contacts of own and shared email accounts',
       query: listContactsQuery,
       success: { status: 200, description: 'A page of contacts', body: 'list' },
     },
@@ -21,7 +23,7 @@ export const contactArea: AreaDoc = {
       summary: 'Add a contact by hand',
       body: createContactBody,
       success: { status: 201, description: 'data = the contact', body: 'data' },
-      errors: [404, 409],
+      errors: [403, 404, 409],
     },
     {
       method: 'get',
@@ -39,6 +41,7 @@ export const contactArea: AreaDoc = {
       params: idParams,
       body: updateContactBody,
       success: { status: 200, description: 'data = the contact', body: 'data' },
+      errors: [403],
     },
     {
       method: 'delete',
@@ -47,6 +50,7 @@ export const contactArea: AreaDoc = {
       summary: 'Delete a contact (and its emails); the sync does not re-create it',
       params: idParams,
       success: { status: 200, description: 'data = { id, deletedEmails }', body: 'data' },
+      errors: [403],
     },
   ],
 };

@@ -4,15 +4,18 @@ import type { AreaDoc } from './route-doc.js';
 
 export const emailArea: AreaDoc = {
   tag: 'emails',
-  description: "The caller's synced emails; read state is written back to the mail server",
+  description:
+    "The synced emails of the caller's email accounts and of those shared with them with canRead (else 403 email_account_forbidden); " +
+    'read state (owner and editor) is written back to the mail server',
   routes: [
     {
       method: 'get',
       path: '/api/emails',
       auth: 'user',
-      summary: 'List own emails (filters: contactId, accountId, unread, search, from, to)',
+      summary: 'List the emails of own and shared email accounts (filters: contactId, accountId, unread, search, from, to)',
       query: listEmailsQuery,
       success: { status: 200, description: 'A page of email summaries', body: 'list' },
+      errors: [403, 404],
     },
     {
       method: 'post',
@@ -21,6 +24,7 @@ export const emailArea: AreaDoc = {
       summary: 'Mark every email of a contact as read',
       params: contactIdParams,
       success: { status: 200, description: 'data = how many emails changed', body: 'data' },
+      errors: [403],
     },
     {
       method: 'get',
@@ -29,6 +33,7 @@ export const emailArea: AreaDoc = {
       summary: 'One email with its body',
       params: idParams,
       success: { status: 200, description: 'data = the email', body: 'data' },
+      errors: [403],
     },
     {
       method: 'get',
@@ -38,6 +43,7 @@ export const emailArea: AreaDoc = {
       params: idParams,
       query: threadQuery,
       success: { status: 200, description: 'A page of the emails of the thread', body: 'list' },
+      errors: [403],
     },
     {
       method: 'patch',
@@ -47,6 +53,7 @@ export const emailArea: AreaDoc = {
       params: idParams,
       body: updateEmailBody,
       success: { status: 200, description: 'data = the email', body: 'data' },
+      errors: [403],
     },
   ],
 };
