@@ -101,3 +101,22 @@ export async function seedMailbox(ctx: AppContext, label: string, sizes: { conta
 function select<T extends object>(sequelize: Sequelize, sql: string, bind: Record<string, unknown>): Promise<T[]> {
   return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT });
 }
+
+/**
+ * Shares the mailbox's account with `count` further users (editors and viewers, every other one), as the
+ * sharing endpoints would: the first of them also gets a mailbox of their own (`ownMailbox`), so their
+ * lists span two accounts. Answers the users, the first one first.
+ */
+export async function shareMailbox(ctx: AppContext, mailbox: SeededMailbox, count: number, ownMailbox: { contacts: number; emails: number }): Promise<{ members: User[]; own: SeededMailbox }> {
+  const own = await seedMailbox(ctx, 'member', ownMailbox);
+  const members = [own.user];
+  for (let i = 1; i < count; i++) {
+    const { user } = await ctx.services.users.create({ username: `bench-member${i}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
+    members.push(user);
+  }
+  for (const [i, member] of members.entries()) {
+    const role = i % 2 === 0 ? 'editor' : 'viewer';
+    await ctx.services.emailAccountSharing.share({ kind: 'admin' }, mailbox.account.id, { userId: member.id, role, canRead: true, canSend: false }, { actor: 'bench' });
+  }
+  return { members, own };
+}

@@ -283,8 +283,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a user with their email accounts, contacts, emails and timesheet files
-         * @description Admins only. Deleting the last admin: 409.
+         * Delete a user with their email accounts, contacts, emails, shares and timesheet files
+         * @description Admins only. Email accounts the user shares with others are never removed silently: newOwnerId hands them over, deleteSharedAccounts=true deletes them with their data; with neither, 409 shared_account_owner lists them in details.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -334,6 +334,70 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/admin/email-accounts/{accountId}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who has access to the email account, with role and rights (the owner first)
+         * @description Admins only. Any account. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         */
+        get: operations["adminListEmailAccountMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/email-accounts/{accountId}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the email account with a user (editor or viewer)
+         * @description Admins only. Any account. 409 share_exists when the user already has access. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         */
+        post: operations["adminShareEmailAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/email-accounts/{accountId}/share/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a member's access (takes effect on their next request)
+         * @description Admins only. Any account. The owner cannot be removed (409 owner_required).
+         */
+        delete: operations["adminUnshareEmailAccount"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role or rights; role owner hands the ownership over (the previous owner stays as an editor)
+         * @description Admins only. Any account. The owner cannot be demoted (409 owner_required).
+         */
+        patch: operations["adminChangeEmailAccountShare"];
         trace?: never;
     };
     "/api/timesheets/upload": {
@@ -444,7 +508,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List own email accounts
+         * List own email accounts and those shared with the caller (each with role, canRead, canSend)
          * @description Signed-in users (accessToken cookie or Bearer).
          */
         get: operations["listEmailAccounts"];
@@ -471,14 +535,14 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove an email account with its contacts and emails
+         * Remove an email account with its shares, contacts and emails (the owner only)
          * @description Signed-in users (accessToken cookie or Bearer).
          */
         delete: operations["deleteEmailAccount"];
         options?: never;
         head?: never;
         /**
-         * Change address, password, active or primary flag
+         * Change address, password, active or primary flag (the owner only)
          * @description Signed-in users (accessToken cookie or Bearer). New credentials are validated like on creation. Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503.
          */
         patch: operations["updateEmailAccount"];
@@ -494,7 +558,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sync now (any instance takes it; runs once even when requested on several)
+         * Sync now, owner or editor (any instance takes it; runs once even when requested on several instances or by several members)
          * @description Signed-in users (accessToken cookie or Bearer). An inactive account: 409.
          */
         post: operations["syncEmailAccount"];
@@ -502,6 +566,70 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/email-accounts/{accountId}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who has access to the email account, with role and rights (the owner first)
+         * @description Signed-in users (accessToken cookie or Bearer). Any member; 404 for an account not shared with the caller. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         */
+        get: operations["listEmailAccountMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/email-accounts/{accountId}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the email account with a user (editor or viewer)
+         * @description Signed-in users (accessToken cookie or Bearer). The owner only (others: 403). 409 share_exists when the user already has access. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         */
+        post: operations["shareEmailAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/email-accounts/{accountId}/share/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a member's access (takes effect on their next request)
+         * @description Signed-in users (accessToken cookie or Bearer). The owner, or a member removing themselves (others: 403). The owner cannot be removed (409 owner_required).
+         */
+        delete: operations["unshareEmailAccount"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role or rights; role owner hands the ownership over (the previous owner stays as an editor)
+         * @description Signed-in users (accessToken cookie or Bearer). The owner only (others: 403). The owner cannot be demoted (409 owner_required).
+         */
+        patch: operations["changeEmailAccountShare"];
         trace?: never;
     };
     "/api/contacts": {
@@ -512,8 +640,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List own contacts
-         * @description Signed-in users (accessToken cookie or Bearer). An emailAccountId filter that is not one of the caller's email accounts: 404.
+         * List the contacts of own and shared email accounts
+         * @description Signed-in users (accessToken cookie or Bearer). An emailAccountId filter that is not visible to the caller: 404.
          */
         get: operations["listContacts"];
         put?: never;
@@ -564,8 +692,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List own emails (filters: contactId, emailAccountId, unread, search, from, to)
-         * @description Signed-in users (accessToken cookie or Bearer). A contactId or emailAccountId filter that is not the caller's: 404.
+         * List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to)
+         * @description Signed-in users (accessToken cookie or Bearer). A contactId or emailAccountId filter that is not visible to the caller: 404.
          */
         get: operations["listEmails"];
         put?: never;
@@ -715,10 +843,14 @@ export interface components {
                  *     - `password_change_required` (403): The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.
                  *     - `csrf_rejected` (403): A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).
                  *     - `quota_exceeded` (403): The upload would go over the user's timesheet quota (number of files or bytes).
+                 *     - `email_account_forbidden` (403): The email account is shared with the caller, but their role or rights on it do not allow this (e.g. a viewer editing, canRead false reading emails).
                  *     - `not_found` (404): The resource does not exist or is not visible to the caller.
                  *     - `route_not_found` (404): No such path under /api.
                  *     - `method_not_allowed` (405): The path exists, but not with this method; the Allow header lists the methods it has.
                  *     - `conflict` (409): The request conflicts with the current state (duplicate, last admin, concurrent change).
+                 *     - `share_exists` (409): The user already has access to this email account (change the share instead).
+                 *     - `owner_required` (409): An email account's owner cannot be removed or lose rights; transfer the ownership first.
+                 *     - `shared_account_owner` (409): The user to delete owns email accounts shared with others: choose a new owner or delete those accounts explicitly.
                  *     - `request_timeout` (408): The request did not arrive in time.
                  *     - `payload_too_large` (413): The body or the uploaded file is over the limit.
                  *     - `unsupported_media_type` (415): The body is not application/json (or multipart/form-data for uploads), or its charset or Content-Encoding is not supported.
@@ -738,7 +870,7 @@ export interface components {
                  * @example authentication_required
                  * @enum {string}
                  */
-                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "quota_exceeded" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "insufficient_storage";
+                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "shared_account_owner" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "insufficient_storage";
                 /** @description Field problems of a ValidationError: [{ field, message }] */
                 details?: unknown;
                 /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
@@ -782,8 +914,18 @@ export interface components {
             email: string;
             /** @description The account's id on the JMAP server */
             jmapAccountId: string;
+            /** @description The owner's primary account (false in a member's view of a shared account) */
             isPrimary: boolean;
             isActive: boolean;
+            /**
+             * @description The caller's role on the account (absent in admin views)
+             * @enum {string}
+             */
+            role?: "owner" | "editor" | "viewer";
+            /** @description The caller may read the email content */
+            canRead?: boolean;
+            /** @description The caller may send from the account */
+            canSend?: boolean;
             /**
              * Format: date-time
              * @example 2026-03-01T08:30:00.000Z
@@ -867,6 +1009,24 @@ export interface components {
              * @example 2026-03-01T08:30:00.000Z
              */
             createdAt: string;
+        };
+        /** @description A user's access to a shared email account */
+        EmailAccountMember: {
+            /** Format: uuid */
+            emailAccountId: string;
+            /** Format: uuid */
+            userId: string;
+            username: string;
+            firstName: string | null;
+            lastName: string | null;
+            /** @enum {string} */
+            role: "owner" | "editor" | "viewer";
+            canRead: boolean;
+            canSend: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         Timesheet: {
             /** Format: uuid */
@@ -1794,7 +1954,10 @@ export interface operations {
     };
     deleteUser: {
         parameters: {
-            query?: never;
+            query?: {
+                newOwnerId?: string;
+                deleteSharedAccounts?: "true" | "false";
+            };
             header?: never;
             path: {
                 id: string;
@@ -1958,6 +2121,189 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListEmailAccountMembers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members (data.items) */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["EmailAccountMember"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminShareEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    userId: string;
+                    /** @enum {string} */
+                    role: "editor" | "viewer";
+                    /** @default true */
+                    canRead?: boolean;
+                    /** @default false */
+                    canSend?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description data.member */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            member: components["schemas"]["EmailAccountMember"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminUnshareEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No data */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminChangeEmailAccountShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role?: "owner" | "editor" | "viewer";
+                    canRead?: boolean;
+                    canSend?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description data.member */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            member: components["schemas"]["EmailAccountMember"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -2372,6 +2718,189 @@ export interface operations {
                         success: true;
                         data: {
                             emailAccount: components["schemas"]["EmailAccount"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEmailAccountMembers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members (data.items) */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["EmailAccountMember"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    userId: string;
+                    /** @enum {string} */
+                    role: "editor" | "viewer";
+                    /** @default true */
+                    canRead?: boolean;
+                    /** @default false */
+                    canSend?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description data.member */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            member: components["schemas"]["EmailAccountMember"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unshareEmailAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No data */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeEmailAccountShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role?: "owner" | "editor" | "viewer";
+                    canRead?: boolean;
+                    canSend?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description data.member */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            member: components["schemas"]["EmailAccountMember"];
                         };
                         /** @description Slovak, for people */
                         message: string;

@@ -8,17 +8,18 @@ import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
 import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
+import { addSharingRoutes, type SharingRouteDeps } from '../email-accounts/sharing-routes.js';
 import { presentAdminUser, presentAuditLog } from './admin-presenters.js';
 import type { AdminUserData, CreatedUserData, TemporaryPasswordData } from './admin-responses.js';
-import { auditLogQuery, createUserBody, listUsersQuery, updateUserBody } from './admin-schemas.js';
+import { auditLogQuery, createUserBody, deleteUserQuery, listUsersQuery, updateUserBody } from './admin-schemas.js';
 
 /** A temporary password is in this response: no proxy or browser cache may keep it. */
 function noStore(res: Response): void {
   res.set('Cache-Control', 'no-store');
 }
 
-/** /api/admin: user management and the audit trail, for admins only (401 anonymous, 403 members). */
-export interface AdminRouteDeps {
+/** /api/admin: user management, email-account shares and the audit trail, for admins only (401 anonymous, 403 members). */
+export interface AdminRouteDeps extends SharingRouteDeps {
   userAdmin: UserAdminService;
   auditQuery: AuditQueryService;
 }
@@ -62,9 +63,14 @@ export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware
 
   router.delete('/users/:id', async (req, res) => {
     const { id } = parseParams(idParams, req);
-    await services.userAdmin.delete(id, requestMeta(req));
+    // Shared email accounts the user owns: handed to newOwnerId, or deleted only when asked (else 409).
+    const choice = parseQuery(deleteUserQuery, req);
+    await services.userAdmin.delete(id, requestMeta(req), choice);
     ok(res, undefined, 'Používateľ odstránený');
   });
+
+  // An administrator manages the shares of any email account (the same rules for the owner row).
+  addSharingRoutes(router, services, () => ({ kind: 'admin' }), '/email-accounts');
 
   router.get('/audit-logs', async (req, res) => {
     const query = parseQuery(auditLogQuery, req);

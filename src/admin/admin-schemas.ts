@@ -16,6 +16,17 @@ export const updateUserBody = z
   });
 
 /**
+ * DELETE /api/admin/users/:id: what happens to the email accounts the user owns and shares with
+ * others (design.md: never decided silently) — a new owner, or their deletion with all their data.
+ */
+export const deleteUserQuery = z
+  .object({
+    newOwnerId: z.uuid('newOwnerId musí byť identifikátor používateľa').optional(),
+    deleteSharedAccounts: z.enum(['true', 'false'], { error: 'Očakáva sa true alebo false' }).transform((v) => v === 'true').optional(),
+  })
+  .refine((q) => !(q.newOwnerId && q.deleteSharedAccounts), { message: 'Zvoľte buď newOwnerId, alebo deleteSharedAccounts', path: ['deleteSharedAccounts'] });
+
+/**
  * A date (2024-05-01, midnight UTC) or a full ISO 8601 timestamp with its zone; nothing Date() merely tolerates.
  * Years before 1 (0000-01-01, or 0001-01-01T00:00+01:00) are refused: the calendar has no year 0 and the
  * database query would fail on them.

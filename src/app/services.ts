@@ -27,6 +27,9 @@ import { EmailAccountAdminService } from '../email-accounts/email-account-admin-
 import { EmailAccountRepository } from '../email-accounts/email-account-repository.js';
 import { EmailAccountService } from '../email-accounts/email-account-service.js';
 import { PasswordReseal } from '../email-accounts/password-seal.js';
+import { EmailAccountMemberRepository } from '../email-accounts/member-repository.js';
+import { EmailAccountSharingService } from '../email-accounts/email-account-sharing-service.js';
+import { OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
@@ -84,8 +87,15 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
 
   const throttles = new ThrottleRepository(sql);
   const emailAccountRepository = new EmailAccountRepository();
+  // Who may do what on an email account (own or shared): one answer for every area.
+  const memberRepository = new EmailAccountMemberRepository(sql);
+  const accountAccess = new EmailAccountAccess(memberRepository);
+  const ownership = new OwnershipTransfer(memberRepository, emailAccountRepository, audit);
+  const emailAccountSharing = new EmailAccountSharingService({ members: memberRepository, access: accountAccess, ownership, transactions, audit });
   const emailAccounts = new EmailAccountService({
     accounts: emailAccountRepository,
+    members: memberRepository,
+    access: accountAccess,
     transactions,
     secretBox,
     audit,
@@ -106,20 +116,19 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     uploadRate: throttles.counter('timesheet_uploads', { points: config.uploadLimits.uploadsPerHour, durationSeconds: 3600 }),
   });
   const userFiles: UserFileCleanup = timesheets;
-  const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, audit, files: userFiles });
+  const userAdmin = new UserAdminService({ repository: userRepository, transactions, users, hasher, sessions, emailAccounts, ownership, audit, files: userFiles });
 
   const loginThrottle = new LoginThrottle(throttles);
   const devices = new KnownDevices(config.secrets.jwtRefreshSecret);
   const auth = new AuthService({ users, userRepository, transactions, hasher, sessions, emailAccounts, audit, throttle: loginThrottle, devices });
 
-  // Contacts and emails check the caller's own email account through the same EmailAccountAccess.
-  const ownEmailAccounts = new EmailAccountAccess();
-  const contacts = new ContactService({ contacts: new ContactRepository(sql), accounts: ownEmailAccounts, transactions, audit });
+  // Contacts and emails ask the same EmailAccountAccess (the accounts a user owns or that are shared with them).
+  const contacts = new ContactService({ contacts: new ContactRepository(sql), accounts: accountAccess, transactions, audit });
   const emailRepository = new EmailRepository(sql);
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
-  const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
-  const emailAttachments = new AttachmentDownloads({ emails, accounts: ownEmailAccounts, mail: emailAccounts });
+  const emails = new EmailService({ emails: emailRepository, accounts: accountAccess, pusher: readStatePusher, logger });
+  const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts });
 
   const mailStore = new MailStoreRepository(sql);
   const mailSync = new SyncService({
@@ -138,7 +147,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
   const { maxTotalBytes, rateLimit, rateWindowSeconds } = config.sending;
   const sending = new EmailSenderService({
-    accounts: ownEmailAccounts,
+    accounts: accountAccess,
     emails,
     contacts,
     mail: emailAccounts,
@@ -159,7 +168,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     logger,
     auditRetentionDays: config.auditRetentionDays,
   });
-  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
+  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
 }
 
 export type Services = ReturnType<typeof buildServices>;

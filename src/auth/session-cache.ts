@@ -28,6 +28,9 @@ const liveCaches = new Set<SessionCache>();
  * to a user or to a session's validity; until this instance LISTENs (and whenever that connection is
  * lost) nothing is served from or stored in the cache. A generation number drops reads that raced with
  * an invalidation, so a row read just before a revocation is never stored after it.
+ * It holds sessions and user rows only, never email-account permissions: shares are read from
+ * email_account_members by every request (src/email-accounts/account-rights.ts), so an unshare needs
+ * no invalidation here.
  */
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();

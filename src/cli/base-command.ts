@@ -78,6 +78,17 @@ export abstract class BaseCommand extends Command {
     }
   }
 
+  /** A free-text answer from the terminal; undefined without one (scripts must pass flags instead). */
+  protected async ask(question: string): Promise<string | undefined> {
+    if (!process.stdin.isTTY) return undefined;
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return (await rl.question(`${question} `)).trim();
+    } finally {
+      rl.close();
+    }
+  }
+
   /**
    * Errors on stderr, exit 2 for usage (parse errors, missing arguments, refusals that need a flag) and
    * 1 for failures. With --json, every error is one JSON object:

@@ -1,6 +1,7 @@
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
+import { accountsWith } from '../email-accounts/account-rights.js';
 import { Contact } from '../models/index.js';
 import type { PageRequest } from '../shared/pagination.js';
 import { CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
@@ -23,48 +24,39 @@ const CONTACT_DELETE_LOCK = 0x636f6e74;
 
 /**
  * All data access of the contacts area: contacts, their suppressions and links to emails. Every
- * lookup by contact id carries the caller's user id, so another user's contact is simply not found.
+ * lookup for a caller is scoped by the accounts they may use (account-rights.ts), so a contact of an
+ * account not shared with them is simply not found.
  */
 export class ContactRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** One page of the caller's contacts, and the count row that also says whether the filter ids are theirs. */
+  /** One page of the contacts the caller may see, and the count row that also answers their right on the filter ids. */
   async listPage(userId: string, filter: ContactFilter, page: PageRequest, tx?: Tx): Promise<{ items: ContactRecord[]; count: CountRow }> {
     const { pageSql, countSql, bind } = contactListQuery(userId, filter, page);
     const [rows, count] = await Promise.all([this.sql.select<ContactRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
     return { items: rows.map(toContactRecord), count: count! };
   }
 
-  /** The caller's contact with its unread and email counts, or undefined. */
+  /** A contact of an account the caller may see, with its unread and email counts, or undefined. */
   async findRecord(userId: string, contactId: string, tx?: Tx): Promise<ContactRecord | undefined> {
     const row = await this.sql.one<ContactRow>(
       `SELECT ${CONTACT_COLUMNS}, ${UNREAD_COUNT_OF('c')} AS unread_count,
               (SELECT count(*) FROM email_contacts a WHERE a.contact_id = c.id)::int AS email_count
-         FROM contacts c WHERE c.id = $contactId AND c.user_id = $userId`,
+         FROM contacts c WHERE c.id = $contactId AND c.email_account_id IN (${accountsWith('view')})`,
       { contactId, userId },
       tx,
     );
     return row && toContactRecord(row);
   }
 
-  findOwned(userId: string, contactId: string, tx?: Tx): Promise<Contact | null> {
-    return Contact.findOne({ where: { id: contactId, userId }, transaction: tx });
-  }
-
-  /** The caller's contact locked FOR UPDATE until the transaction ends, or null. */
-  findOwnedForUpdate(userId: string, contactId: string, tx: Tx): Promise<Contact | null> {
-    return Contact.findOne({ where: { id: contactId, userId }, lock: tx.LOCK.UPDATE, transaction: tx });
-  }
-
-  /** The email account of the caller's contact (no lock), or undefined. */
-  async accountOf(userId: string, contactId: string, tx?: Tx): Promise<string | undefined> {
-    const contact = await Contact.findOne({ where: { id: contactId, userId }, attributes: ['emailAccountId'], transaction: tx });
-    return contact?.emailAccountId;
+  /** The account's contact locked FOR UPDATE until the transaction ends, or null. */
+  findForUpdate(accountId: string, contactId: string, tx: Tx): Promise<Contact | null> {
+    return Contact.findOne({ where: { id: contactId, emailAccountId: accountId }, lock: tx.LOCK.UPDATE, transaction: tx });
   }
 
   /** Whether the account already has a contact of this (lower-cased) address. */
-  async existsByAddress(userId: string, accountId: string, email: string, tx?: Tx): Promise<boolean> {
-    const existing = await Contact.findOne({ where: { userId, emailAccountId: accountId, email }, attributes: ['id'], transaction: tx });
+  async existsByAddress(accountId: string, email: string, tx?: Tx): Promise<boolean> {
+    const existing = await Contact.findOne({ where: { emailAccountId: accountId, email }, attributes: ['id'], transaction: tx });
     return existing !== null;
   }
 
@@ -72,10 +64,19 @@ export class ContactRepository {
     return Contact.create(values, { transaction: tx });
   }
 
-  /** Changes the caller's contact; answers how many rows changed (0: not the caller's, or no such contact). */
+  /**
+   * Changes a contact the caller may edit (the right is checked again here, in the same statement, so
+   * a share removed a moment ago cannot let the write through); answers how many rows changed.
+   */
   async update(userId: string, contactId: string, values: ContactEdits, tx?: Tx): Promise<number> {
-    const [changed] = await Contact.update(values, { where: { id: contactId, userId }, transaction: tx });
-    return changed;
+    const sets = ['updated_at = now()'];
+    if (values.name !== undefined) sets.push('name = $name');
+    if (values.notes !== undefined) sets.push('notes = $notes');
+    return this.sql.execute(
+      `UPDATE contacts SET ${sets.join(', ')} WHERE id = $contactId AND email_account_id IN (${accountsWith('editContacts')})`,
+      { userId, contactId, name: values.name ?? null, notes: values.notes ?? null },
+      tx,
+    );
   }
 
   /** Emails go with it by FK cascade. */
@@ -134,17 +135,17 @@ export class ContactRepository {
    * A contact added by hand shows the mail it already took part in: the sync keeps every email's
    * addresses in emails.participants (migration 0004), the same way it links contacts it creates.
    */
-  async linkEarlierEmails(userId: string, accountId: string, contactId: string, email: string, tx?: Tx): Promise<void> {
+  async linkEarlierEmails(accountId: string, contactId: string, email: string, tx?: Tx): Promise<void> {
     await this.sql.execute(
       `WITH linked AS (
          INSERT INTO email_contacts (email_id, contact_id)
          SELECT e.id, $contactId::uuid FROM emails e
-          WHERE e.email_account_id = $accountId AND e.user_id = $userId AND e.participants @> ARRAY[$email::text]
+          WHERE e.email_account_id = $accountId AND e.participants @> ARRAY[$email::text]
          ON CONFLICT DO NOTHING
          RETURNING email_id)
        UPDATE contacts SET last_email_at = (SELECT max(e.date) FROM linked l JOIN emails e ON e.id = l.email_id)
         WHERE id = $contactId::uuid AND EXISTS (SELECT 1 FROM linked)`,
-      { userId, accountId, contactId, email },
+      { accountId, contactId, email },
       tx,
     );
   }

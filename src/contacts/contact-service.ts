@@ -1,10 +1,9 @@
-import type { Transactions, Tx } from '../db/transactions.js';
+import type { Transactions } from '../db/transactions.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/db-errors.js';
 import type { Page, PageRequest } from '../shared/pagination.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
-import type { Contact } from '../models/index.js';
-import { ACCOUNT_NOT_FOUND, totalOrNotFound, type EmailAccountAccess } from '../email-accounts/account-access.js';
+import { ACCOUNT_NOT_FOUND, totalOrDenied, type EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { ContactFilter } from './contact-query.js';
 import { CONTACT_NOT_FOUND, type ContactRecord } from './contact-records.js';
 import type { ContactEdits, ContactRepository } from './contact-repository.js';
@@ -27,8 +26,10 @@ export { CONTACT_NOT_FOUND } from './contact-records.js';
 const DUPLICATE = 'Kontakt už existuje';
 
 /**
- * A user's contacts. Every query carries the caller's user id: another user's contact is simply
- * not found (404), for admins too.
+ * The contacts of the email accounts a user may see: their own and those shared with them
+ * (design.md "Email-account sharing"). Viewing needs any share, changes the editor or owner role
+ * (EmailAccountAccess). A contact of an account not shared with the caller is simply not found (404),
+ * for admins too; a viewer's change is a 403.
  */
 export class ContactService {
   constructor(
@@ -42,7 +43,7 @@ export class ContactService {
 
   async list(userId: string, filter: ContactFilter, page: PageRequest): Promise<Page<ContactRecord>> {
     const { items, count } = await this.deps.contacts.listPage(userId, filter, page);
-    return { total: totalOrNotFound(count), items };
+    return { total: totalOrDenied(count, 'view'), items };
   }
 
   async get(userId: string, contactId: string): Promise<ContactRecord> {
@@ -51,28 +52,22 @@ export class ContactService {
     return contact;
   }
 
-  /** The caller's contact or a 404; for other areas that take a contact id (emails). */
-  async requireOwned(userId: string, contactId: string, tx?: Tx): Promise<Contact> {
-    const contact = await this.deps.contacts.findOwned(userId, contactId, tx);
-    if (!contact) throw new NotFoundError(CONTACT_NOT_FOUND);
-    return contact;
-  }
-
   /** A contact added by hand; it also lifts an earlier deletion's suppression, so the sync fills it again. */
   async create(userId: string, input: NewContact, meta: RequestMeta): Promise<ContactRecord> {
     const { contacts, accounts, transactions, audit } = this.deps;
-    const accountId = await accounts.requireOwn(userId, input.emailAccountId);
+    const { emailAccountId: accountId, ownerId } = await accounts.requireAccount(userId, input.emailAccountId, 'editContacts');
     const email = input.email.trim().toLowerCase();
     let id: string;
     try {
       id = await transactions.run(async (tx) => {
-        if (await contacts.existsByAddress(userId, accountId, email, tx)) throw new ConflictError(DUPLICATE);
+        if (await contacts.existsByAddress(accountId, email, tx)) throw new ConflictError(DUPLICATE);
         await contacts.liftSuppression(accountId, email, tx);
+        // The row carries the account's owner (as the sync's rows do), whoever of its editors adds it.
         const contact = await contacts.create(
-          { userId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null },
+          { userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null },
           tx,
         );
-        await contacts.linkEarlierEmails(userId, accountId, contact.id, email, tx);
+        await contacts.linkEarlierEmails(accountId, contact.id, email, tx);
         await audit.record({ action: AuditActions.contactCreated, userId, details: { contactId: contact.id, emailAccountId: accountId, email } }, meta, tx);
         return contact.id;
       });
@@ -90,6 +85,8 @@ export class ContactService {
     const values: ContactEdits = {};
     if (changes.name !== undefined) values.name = changes.name;
     if (changes.notes !== undefined) values.notes = changes.notes;
+    await this.deps.accounts.requireContact(userId, contactId, 'editContacts');
+    // Checked again in the UPDATE itself: a share removed or an account deleted meanwhile changes nothing.
     const changed = await this.deps.contacts.update(userId, contactId, values);
     if (changed === 0) throw new NotFoundError(CONTACT_NOT_FOUND);
     return this.get(userId, contactId);
@@ -102,13 +99,12 @@ export class ContactService {
    * the link goes. Contacts that lose emails get their last_email_at recomputed.
    */
   async delete(userId: string, contactId: string, meta: RequestMeta): Promise<{ deletedEmails: number }> {
-    const { contacts, transactions, audit } = this.deps;
+    const { contacts, accounts, transactions, audit } = this.deps;
     return transactions.run(async (tx) => {
-      const accountId = await contacts.accountOf(userId, contactId, tx);
-      if (!accountId) throw new NotFoundError(CONTACT_NOT_FOUND);
+      const { emailAccountId: accountId } = await accounts.requireContact(userId, contactId, 'editContacts', tx);
       // The account's turn first (see serialiseAccountChanges), then the contact's row.
       await contacts.serialiseAccountChanges(accountId, tx);
-      const contact = await contacts.findOwnedForUpdate(userId, contactId, tx);
+      const contact = await contacts.findForUpdate(accountId, contactId, tx);
       if (!contact) throw new NotFoundError(CONTACT_NOT_FOUND);
       const stats = await contacts.deletionStats(contactId, tx);
       await contacts.suppress(contact.emailAccountId, contact.email, tx);

@@ -54,19 +54,15 @@ export class EmailAccountRepository {
     return Object.assign(account, { syncState });
   }
 
-  /** A user's accounts with their sync state: the primary first, then oldest first. */
-  listOfUser(userId: string, tx?: Tx): Promise<AccountWithSync[]> {
-    return EmailAccount.findAll({
-      where: { userId },
-      include: [WITH_SYNC_STATE],
-      order: [['isPrimary', 'DESC'], ['createdAt', 'ASC']],
-      transaction: tx,
-    });
+  /** The given accounts with their sync state, oldest first (who may see them is EmailAccountAccess's question). */
+  findManyWithSync(accountIds: readonly string[], tx?: Tx): Promise<AccountWithSync[]> {
+    if (accountIds.length === 0) return Promise.resolve([]);
+    return EmailAccount.findAll({ where: { id: [...accountIds] }, include: [WITH_SYNC_STATE], order: [['createdAt', 'ASC']], transaction: tx });
   }
 
-  /** The account only if it belongs to the user, with its sync state. */
-  findOwned(userId: string, accountId: string, tx?: Tx): Promise<AccountWithSync | null> {
-    return EmailAccount.findOne({ where: { id: accountId, userId }, include: [WITH_SYNC_STATE], transaction: tx });
+  /** The account with its sync state, or null. */
+  findWithSync(accountId: string, tx?: Tx): Promise<AccountWithSync | null> {
+    return EmailAccount.findByPk(accountId, { include: [WITH_SYNC_STATE], transaction: tx });
   }
 
   /** Every user's accounts (or one user's) with sync state and owner: by owner's username, primary first, oldest first. */
@@ -123,7 +119,7 @@ export class EmailAccountRepository {
     await account.save({ transaction: tx });
   }
 
-  /** Deletes the account; contacts, emails and the sync state go with it (ON DELETE CASCADE). */
+  /** Deletes the account; its shares, contacts, emails and the sync state go with it (ON DELETE CASCADE). */
   async destroy(account: EmailAccount, tx?: Tx): Promise<void> {
     await account.destroy({ transaction: tx });
   }

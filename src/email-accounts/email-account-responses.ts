@@ -14,14 +14,17 @@ export const syncStatusSchema = z
   })
   .meta({ id: 'EmailAccountSync' });
 
-/** An email account as its owner sees it: never the password, with its sync status. */
+/** An email account as a member sees it: never the password, with their role, rights and the sync status. */
 export const emailAccountSchema = z
   .object({
     id: uuid.meta({ description: 'The email account id (emailAccountId in contacts and emails)' }),
     email: z.string(),
     jmapAccountId: z.string().meta({ description: "The account's id on the JMAP server" }),
-    isPrimary: z.boolean(),
+    isPrimary: z.boolean().meta({ description: "The owner's primary account (false in a member's view of a shared account)" }),
     isActive: z.boolean(),
+    role: z.enum(['owner', 'editor', 'viewer']).optional().meta({ description: "The caller's role on the account (absent in admin views)" }),
+    canRead: z.boolean().optional().meta({ description: 'The caller may read the email content' }),
+    canSend: z.boolean().optional().meta({ description: 'The caller may send from the account' }),
     createdAt: timestamp,
     updatedAt: timestamp,
     sync: syncStatusSchema,

@@ -11,15 +11,18 @@ import { listResult } from '../shared/pagination.js';
 import { presentEmailAccount } from './email-account-presenter.js';
 import type { EmailAccountData } from './email-account-responses.js';
 import { createEmailAccountBody, listEmailAccountsQuery, updateEmailAccountBody } from './email-account-schemas.js';
+import { addSharingRoutes, type SharingRouteDeps } from './sharing-routes.js';
 
-export interface EmailAccountRouteDeps {
+export interface EmailAccountRouteDeps extends SharingRouteDeps {
   emailAccounts: EmailAccountService;
   mailSync: Pick<SyncService, 'requestSync'>;
 }
 
 /**
- * /api/email-accounts: the caller's own email accounts (another user's id is a 404, like a missing
- * one). Passwords go in, never out. Linking an account or fixing its credentials starts a sync at once.
+ * /api/email-accounts: the caller's own email accounts and those shared with them, each with the
+ * caller's role (an account not shared with them is a 404, like a missing one; a member without the
+ * right gets a 403). Passwords go in, never out. Linking an account or fixing its credentials starts
+ * a sync at once. Sharing: sharing-routes.ts.
  */
 export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: AuthMiddleware): Router {
   const router = Router();
@@ -61,12 +64,15 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
   router.post('/:id/sync', async (req, res) => {
     const { id } = parseParams(idParams, req);
     const { userId } = requireAuthContext(req);
-    const account = await services.emailAccounts.get(userId, id);
+    // Owner and editor; however many members ask, the account is synced once (one lease per account).
+    const account = await services.emailAccounts.get(userId, id, 'sync');
     if (!account.isActive) throw new ConflictError('Emailový účet je vypnutý; zapnite ho pred synchronizáciou');
     await services.mailSync.requestSync(account.id);
     const data: EmailAccountData = { emailAccount: presentEmailAccount(await services.emailAccounts.get(userId, id)) };
     ok(res, data, 'Synchronizácia spustená', 202);
   });
+
+  addSharingRoutes(router, services, (req) => ({ kind: 'member', userId: requireAuthContext(req).userId }));
 
   return router;
 }

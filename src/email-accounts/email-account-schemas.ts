@@ -32,3 +32,64 @@ export const listEmailAccountsQuery = paginationQuery;
 
 export type CreateEmailAccountBody = z.infer<typeof createEmailAccountBody>;
 export type UpdateEmailAccountBody = z.infer<typeof updateEmailAccountBody>;
+
+// --- Sharing (design.md "Email-account sharing"): request and response schemas.
+
+/** Unknown fields are an error, not silently dropped: a typo must not look like a granted right. */
+const unknownKeys = (message: string) => ({
+  error: (issue: { code?: string }) => (issue.code === 'unrecognized_keys' ? message : undefined),
+});
+const flag = (name: string) => z.boolean({ error: `${name} musí byť true alebo false` });
+const VIEWER_SENDS = 'Divák (viewer) nemôže odosielať; zvoľte rolu editor';
+
+export const accountIdParams = z.object({ accountId: z.uuid('Neplatný identifikátor emailového účtu') });
+export const memberParams = accountIdParams.extend({ userId: z.uuid('Neplatný identifikátor používateľa') });
+export const listMembersQuery = paginationQuery;
+
+export const shareBody = z
+  .strictObject(
+    {
+      userId: z.uuid({ error: 'userId musí byť identifikátor používateľa' }),
+      // The owner is whoever linked the account; ownership is handed over by changing a share to owner.
+      role: z.enum(['editor', 'viewer'], { error: 'role musí byť editor alebo viewer' }),
+      canRead: flag('canRead').default(true),
+      canSend: flag('canSend').default(false),
+    },
+    unknownKeys('Nepovolené pole (povolené sú userId, role, canRead, canSend)'),
+  )
+  .refine((v) => !(v.role === 'viewer' && v.canSend), { message: VIEWER_SENDS, path: ['canSend'] });
+
+export const changeShareBody = z
+  .strictObject(
+    {
+      role: z.enum(['owner', 'editor', 'viewer'], { error: 'role musí byť owner, editor alebo viewer' }).optional(),
+      canRead: flag('canRead').optional(),
+      canSend: flag('canSend').optional(),
+    },
+    unknownKeys('Nepovolené pole (meniť sa dá role, canRead, canSend)'),
+  )
+  .refine((v) => v.role !== undefined || v.canRead !== undefined || v.canSend !== undefined, { message: 'Zadajte aspoň jednu zmenu (role, canRead, canSend)' });
+
+const instant = z.date().meta({ type: 'string', format: 'date-time' });
+
+/** One member of an email account (GET .../users items, data.member); the presenter's return type is checked against it. */
+export const memberView = z
+  .object({
+    emailAccountId: z.uuid(),
+    userId: z.uuid(),
+    username: z.string(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    role: z.enum(['owner', 'editor', 'viewer']),
+    canRead: z.boolean(),
+    canSend: z.boolean(),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .meta({ id: 'EmailAccountMember', description: "A user's access to a shared email account" });
+
+export const memberData = z.object({ member: memberView });
+
+export type ShareBody = z.infer<typeof shareBody>;
+export type ChangeShareBody = z.infer<typeof changeShareBody>;
+export type MemberView = z.infer<typeof memberView>;

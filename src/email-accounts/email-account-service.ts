@@ -10,8 +10,15 @@ import type { CredentialValidator, JmapClientFactory, MailCredentials } from './
 import { CredentialGuard, type CredentialThrottle } from './credential-throttle.js';
 import type { AccountWithSync, EmailAccountRepository } from './email-account-repository.js';
 import { passwordContext } from './password-seal.js';
+import { ACCOUNT_NOT_FOUND, type AccountRight, type EmailAccountAccess } from './account-access.js';
+import type { EmailAccountMemberRepository, MemberRights } from './member-repository.js';
 
 export type { AccountWithSync } from './email-account-repository.js';
+export type { MemberRights } from './member-repository.js';
+export { ACCOUNT_NOT_FOUND } from './account-access.js';
+
+/** An account as one of its members sees it: with their role and rights on it. */
+export type MemberAccount = AccountWithSync & { access: MemberRights };
 
 export interface EmailAccountChanges {
   email?: string;
@@ -22,6 +29,8 @@ export interface EmailAccountChanges {
 
 export interface EmailAccountServiceDeps {
   accounts: EmailAccountRepository;
+  members: EmailAccountMemberRepository;
+  access: EmailAccountAccess;
   transactions: Transactions;
   secretBox: SecretBox;
   audit: AuditService;
@@ -31,12 +40,12 @@ export interface EmailAccountServiceDeps {
 }
 
 const DUPLICATE = 'Tento emailový účet je už pripojený';
-export const ACCOUNT_NOT_FOUND = 'Emailový účet neexistuje';
 
 /**
  * A user's email accounts: validated against the JMAP server before they are stored, passwords sealed
- * with AES-256-GCM, exactly one primary per user while any exist. Used by link-email, the mail
- * accounts API, crm-admin and the sync.
+ * with AES-256-GCM, exactly one primary per owner while any exist. Members see the accounts shared
+ * with them beside their own, with their role; only the owner changes or deletes an account
+ * (EmailAccountAccess). Used by link-email, the email accounts API, crm-admin and the sync.
  */
 export class EmailAccountService {
   private readonly credentials: CredentialGuard;
@@ -90,20 +99,31 @@ export class EmailAccountService {
     }
   }
 
-  list(userId: string): Promise<AccountWithSync[]> {
-    return this.deps.accounts.listOfUser(userId);
+  /** The caller's own accounts (primary first, then oldest first), then those shared with them (oldest first). */
+  async list(userId: string): Promise<MemberAccount[]> {
+    const memberships = await this.deps.members.membershipsOf(userId);
+    const accounts = await this.deps.accounts.findManyWithSync([...memberships.keys()]);
+    const rank = (a: MemberAccount) => (a.access.role === 'owner' ? (a.isPrimary ? 0 : 1) : 2);
+    return accounts
+      .map((account) => Object.assign(account, { access: memberships.get(account.id)! }))
+      .sort((a, b) => rank(a) - rank(b) || a.createdAt.getTime() - b.createdAt.getTime());
   }
 
-  /** Owner-scoped lookup: another user's account id is "not found", never "forbidden" (no existence leak). */
-  async get(userId: string, accountId: string, transaction?: Tx): Promise<AccountWithSync> {
-    const account = await this.deps.accounts.findOwned(userId, accountId, transaction);
+  /**
+   * An account the caller may use for `right` (default: see it), with their rights on it. An account
+   * not shared with them is "not found", never "forbidden" (no existence leak); a member without the
+   * right gets a 403.
+   */
+  async get(userId: string, accountId: string, right: AccountRight = 'view', transaction?: Tx): Promise<MemberAccount> {
+    const { role, canRead, canSend } = await this.deps.access.requireAccount(userId, accountId, right, transaction);
+    const account = await this.deps.accounts.findWithSync(accountId, transaction);
     if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
-    return account;
+    return Object.assign(account, { access: { role, canRead, canSend } });
   }
 
-  async update(userId: string, accountId: string, changes: EmailAccountChanges, meta: RequestMeta): Promise<AccountWithSync> {
+  async update(userId: string, accountId: string, changes: EmailAccountChanges, meta: RequestMeta): Promise<MemberAccount> {
     const { accounts, audit } = this.deps;
-    const current = await this.get(userId, accountId);
+    const current = await this.get(userId, accountId, 'manage');
     const email = changes.email?.trim().toLowerCase();
     const credentialsChange = (email !== undefined && email !== current.email) || changes.emailPassword !== undefined;
     let jmapAccountId: string | undefined;
@@ -116,7 +136,7 @@ export class EmailAccountService {
         // One writer per user at a time: two accounts made primary at once would otherwise deadlock
         // on each other's rows (clear the old primary / set the new one).
         await accounts.lockOwner(userId, tx);
-        const account = await this.get(userId, accountId, tx);
+        const account = await this.get(userId, accountId, 'manage', tx);
         if (credentialsChange) {
           if (email) account.email = email;
           if (changes.emailPassword !== undefined) account.emailPassword = this.sealPassword(account.id, changes.emailPassword);
@@ -145,15 +165,19 @@ export class EmailAccountService {
     return this.get(userId, accountId);
   }
 
-  /** Deletes the account with its contacts and emails; the oldest remaining account becomes primary. */
+  /**
+   * Deletes the account with its shares, contacts and emails (owner only); the oldest remaining
+   * account of the owner becomes primary.
+   */
   async remove(userId: string, accountId: string, meta: RequestMeta): Promise<void> {
-    const { accounts, audit } = this.deps;
+    const { accounts, members, audit } = this.deps;
     await this.deps.transactions.run(async (tx) => {
-      const account = await this.get(userId, accountId, tx);
+      const account = await this.get(userId, accountId, 'manage', tx);
+      const shares = (await members.list(account.id, { page: 1, limit: 1 }, tx)).total - 1;
       await accounts.destroy(account, tx);
       if (account.isPrimary) await accounts.promoteOldest(userId, tx);
       await audit.record(
-        { action: AuditActions.emailAccountRemoved, userId, details: { emailAccountId: account.id, email: account.email } },
+        { action: AuditActions.emailAccountRemoved, userId, details: { emailAccountId: account.id, email: account.email, sharedWith: shares } },
         meta,
         tx,
       );

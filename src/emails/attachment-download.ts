@@ -19,7 +19,7 @@ const BLOB_GONE = 'Príloha sa na poštovom serveri už nenachádza';
 /**
  * Attachments of synced mail, streamed from the mail server's download URL on each request: the CRM
  * stores only their metadata. Who may download is decided exactly as for the email itself
- * (EmailService.get), and the account's content through EmailAccountAccess.requireCanRead.
+ * (EmailService.get), and the account's content through EmailAccountAccess.readableAccount.
  */
 export class AttachmentDownloads {
   constructor(
@@ -34,7 +34,7 @@ export class AttachmentDownloads {
     const email = await this.deps.emails.get(userId, emailId);
     const attachment = email.attachments?.find((a) => a.id === attachmentId);
     if (!attachment) throw new NotFoundError(ATTACHMENT_NOT_FOUND);
-    const account = await this.deps.accounts.requireCanRead(userId, email.emailAccountId);
+    const account = await this.deps.accounts.readableAccount(userId, email.emailAccountId);
     try {
       const client = this.deps.mail.clientFor(account);
       const download = await downloadBlob(client, account.jmapAccountId, attachment.blobId, {

@@ -1,5 +1,6 @@
 import type { Bind } from '../db/sql.js';
-import { countWithOwnership } from '../email-accounts/account-access.js';
+import { countWithAccess } from '../email-accounts/account-access.js';
+import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
 
 export interface EmailFilter {
@@ -37,17 +38,16 @@ const SEARCH_QUERY = `to_tsquery('simple', (
     FROM unnest(to_tsvector('simple', $search)) t))`;
 
 /**
- * One page of a mailbox view and its total. Both orders follow an index: (user_id, date DESC, id) for
- * the whole mailbox (or its partial twin for unread), (contact_id, email_date DESC, email_id) on the
- * links for one contact, so a page costs the same on 1,000 or 100,000 emails.
+ * One page of a mailbox view and its total, over the accounts whose emails the caller may read (own
+ * and shared with can_read). Both orders follow an index: (email_account_id, date DESC, id) per
+ * account for the whole mailbox (or its partial twin for unread), merged over the caller's few
+ * accounts; (contact_id, email_date DESC, email_id) on the links for one contact. So a page costs the
+ * same on 1,000 or 100,000 emails, however many people the account is shared with.
  */
 export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest) {
   const bind: Bind = { userId, limit: page.limit, offset: offsetOf(page) };
   const emailConditions: string[] = [];
-  if (filter.emailAccountId) {
-    emailConditions.push('e.email_account_id = $accountId');
-    bind.accountId = filter.emailAccountId;
-  }
+  if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
   if (filter.search) {
     emailConditions.push(`e.search_vector @@ ${SEARCH_QUERY}`);
     bind.search = filter.search;
@@ -57,28 +57,57 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
 
   if (filter.contactId) {
     bind.contactId = filter.contactId;
+    if (filter.emailAccountId) emailConditions.push('e.email_account_id = $accountId');
     const linkConditions = ['l.contact_id = $contactId', ...rangeAndState('l.email_date', 'l.is_read', filter)];
-    const where = [...linkConditions, 'e.user_id = $userId', ...emailConditions].join(' AND ');
+    // Every email linked to a contact is of the contact's account: one check of the caller's right on
+    // that account (evaluated once, not per row) scopes the whole page.
+    const where = [...linkConditions, `${accessToContact('readEmails')} IS TRUE`, ...emailConditions].join(' AND ');
     const from = 'email_contacts l JOIN emails e ON e.id = l.email_id';
     return {
       bind,
       pageSql: `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${where} ORDER BY l.email_date DESC, l.email_id LIMIT $limit OFFSET $offset`,
-      // Without email-side filters the links alone count; if the contact is not the caller's, the
-      // ownership check beside the count turns the answer into a 404 anyway.
-      countSql: countWithOwnership(
+      // Without email-side filters the links alone count; if the caller may not read the contact's
+      // emails, the access check beside the count turns the answer into a 404 / 403 anyway.
+      countSql: countWithAccess(
         emailConditions.length === 0
           ? `SELECT count(*) FROM email_contacts l WHERE ${linkConditions.join(' AND ')}`
-          : `SELECT count(*) FROM ${from} WHERE ${where}`,
+          : `SELECT count(*) FROM ${from} WHERE ${linkConditions.join(' AND ')} AND ${emailConditions.join(' AND ')}`,
         filter,
+        'readEmails',
       ),
     };
   }
 
-  const where = ['e.user_id = $userId', ...rangeAndState('e.date', 'e.is_read', filter), ...emailConditions].join(' AND ');
+  const members = ['m.user_id = $userId', rightCondition('readEmails'), ...(filter.emailAccountId ? ['m.email_account_id = $accountId'] : [])];
+  const conditions = [...rangeAndState('e.date', 'e.is_read', filter), ...emailConditions];
+  if (filter.search) {
+    // A search finds few rows through its own (GIN) index, once for all accounts; they are then
+    // filtered by account and sorted. Per account (below) the index would be read once per account.
+    const where = [`e.email_account_id IN (SELECT m.email_account_id FROM email_account_members m WHERE ${members.join(' AND ')})`, ...conditions].join(' AND ');
+    return {
+      bind,
+      pageSql: `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date DESC, e.id LIMIT $limit OFFSET $offset`,
+      countSql: countWithAccess(`SELECT count(*) FROM emails e WHERE ${where}`, filter, 'readEmails'),
+    };
+  }
+  const where = ['e.email_account_id = m.email_account_id', ...conditions].join(' AND ');
+  bind.window = offsetOf(page) + page.limit;
   return {
     bind,
-    pageSql: `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date DESC, e.id LIMIT $limit OFFSET $offset`,
-    countSql: countWithOwnership(`SELECT count(*) FROM emails e WHERE ${where}`, filter),
+    // Per account the first offset + limit (id, date) pairs, merged and cut to the page; only then the
+    // page's rows are read (a preview is never computed for a row that is not shown).
+    pageSql: `SELECT ${LIST_COLUMNS}
+                FROM (SELECT p.id, p.date FROM email_account_members m
+                        CROSS JOIN LATERAL (SELECT e.id, e.date FROM emails e WHERE ${where} ORDER BY e.date DESC, e.id LIMIT $window) p
+                       WHERE ${members.join(' AND ')}
+                       ORDER BY p.date DESC, p.id LIMIT $limit OFFSET $offset) page
+                JOIN emails e ON e.id = page.id
+               ORDER BY e.date DESC, e.id`,
+    countSql: countWithAccess(
+      `SELECT count(*) FROM email_account_members m JOIN emails e ON ${where} WHERE ${members.join(' AND ')}`,
+      filter,
+      'readEmails',
+    ),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
+import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 import { FULL_COLUMNS, emailListQuery, type EmailFilter } from './email-query.js';
 import { toAttachmentRecord, toEmailRecord, type AttachmentRecord, type AttachmentRow, type EmailRecord, type EmailRow } from './email-records.js';
@@ -14,22 +15,32 @@ export interface PendingReadState {
 
 /**
  * All data access of the emails area: mailbox lists, full reads, threads and the read state with its
- * write-back bookkeeping (read_pending). Every lookup for a caller carries their user id.
+ * write-back bookkeeping (read_pending). Every lookup for a caller is scoped by the accounts whose
+ * emails they may read or mark (account-rights.ts), never by the rows' user_id (the owner).
  */
 export class EmailRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** One page of a mailbox view, and the count row that also says whether the filter ids are the caller's. */
+  /** One page of a mailbox view, and the count row that also answers the caller's right on the filter ids. */
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow }> {
     const { pageSql, countSql, bind } = emailListQuery(userId, filter, page);
     const [rows, count] = await Promise.all([this.sql.select<EmailRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
     return { items: rows.map(toEmailRecord), count: count! };
   }
 
-  /** The caller's email with its full body and contact ids, or undefined. */
-  async findRecord(userId: string, emailId: string, tx?: Tx): Promise<EmailRecord | undefined> {
-    const row = await this.sql.one<EmailRow>(`SELECT ${FULL_COLUMNS} FROM emails e WHERE e.id = $emailId AND e.user_id = $userId`, { emailId, userId }, tx);
-    return row && toEmailRecord(row);
+  /**
+   * An email of an account the caller is a member of, with its full body and contact ids, and whether
+   * their share lets them read it (`allowed`); undefined when the account is not shared with them.
+   */
+  async findRecord(userId: string, emailId: string, tx?: Tx): Promise<{ email: EmailRecord; allowed: boolean } | undefined> {
+    const row = await this.sql.one<EmailRow & { allowed: boolean }>(
+      `SELECT ${FULL_COLUMNS}, ${rightCondition('readEmails')} AS allowed
+         FROM emails e JOIN email_account_members m ON m.email_account_id = e.email_account_id AND m.user_id = $userId
+        WHERE e.id = $emailId`,
+      { emailId, userId },
+      tx,
+    );
+    return row && { email: toEmailRecord(row), allowed: row.allowed };
   }
 
   /** The attachments of these emails, in their order within each email. */
@@ -47,9 +58,9 @@ export class EmailRepository {
   }
 
   /** One page of a conversation within an email account, oldest first, with full bodies. */
-  async threadPage(userId: string, accountId: string, threadId: string, page: PageRequest, tx?: Tx): Promise<Page<EmailRecord>> {
-    const bind = { userId, accountId, threadId, limit: page.limit, offset: offsetOf(page) };
-    const where = 'e.user_id = $userId AND e.email_account_id = $accountId AND e.thread_id = $threadId';
+  async threadPage(accountId: string, threadId: string, page: PageRequest, tx?: Tx): Promise<Page<EmailRecord>> {
+    const bind = { accountId, threadId, limit: page.limit, offset: offsetOf(page) };
+    const where = 'e.email_account_id = $accountId AND e.thread_id = $threadId';
     const [rows, count] = await Promise.all([
       this.sql.select<EmailRow>(`SELECT ${FULL_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date ASC NULLS LAST, e.id LIMIT $limit OFFSET $offset`, bind, tx),
       this.sql.one<{ total: number }>(`SELECT count(*)::int AS total FROM emails e WHERE ${where}`, bind, tx),
@@ -58,19 +69,23 @@ export class EmailRepository {
   }
 
   /**
-   * is_read and read_pending in one UPDATE (the user's truth even if the server is down). Setting the
-   * value it already has changes nothing. Answers how many rows changed.
+   * is_read and read_pending in one UPDATE (the user's truth even if the server is down), only where
+   * the caller may change the read state. Setting the value it already has changes nothing. Answers
+   * how many rows changed.
    */
   setRead(userId: string, emailId: string, isRead: boolean, tx?: Tx): Promise<number> {
     return this.sql.execute(
       `UPDATE emails SET is_read = $isRead, read_pending = true, updated_at = now()
-        WHERE id = $emailId AND user_id = $userId AND is_read <> $isRead`,
+        WHERE id = $emailId AND email_account_id IN (${accountsWith('markRead')}) AND is_read <> $isRead`,
       { emailId, userId, isRead },
       tx,
     );
   }
 
-  /** Marks every unread email the contact took part in as read (pending the write-back); answers the changed ones. */
+  /**
+   * Marks every unread email the contact took part in as read (pending the write-back), where the
+   * caller may change the read state; answers the changed ones.
+   */
   async markContactRead(userId: string, contactId: string, tx?: Tx): Promise<{ id: string; emailAccountId: string }[]> {
     // `NOT l.is_read` lets the partial index on the links find the unread ones without reading the rest.
     // The rows are locked in id order first: two contacts that share emails, marked read at once, would
@@ -78,7 +93,8 @@ export class EmailRepository {
     const rows = await this.sql.select<{ id: string; email_account_id: string }>(
       `WITH target AS (
          SELECT e.id FROM email_contacts l JOIN emails e ON e.id = l.email_id
-          WHERE l.contact_id = $contactId AND NOT l.is_read AND e.user_id = $userId AND NOT e.is_read
+          WHERE l.contact_id = $contactId AND NOT l.is_read AND NOT e.is_read
+            AND e.email_account_id IN (${accountsWith('markRead')})
           ORDER BY e.id
             FOR UPDATE OF e)
        UPDATE emails e SET is_read = true, read_pending = true, updated_at = now()

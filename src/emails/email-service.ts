@@ -1,7 +1,5 @@
 import type { Page, PageRequest } from '../shared/pagination.js';
-import type { ContactService } from '../contacts/contact-service.js';
-import { totalOrNotFound, type EmailAccountAccess } from '../email-accounts/account-access.js';
-import { NotFoundError } from '../errors/app-errors.js';
+import { decide, totalOrDenied, type EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { Logger } from '../logging/logger.js';
 import type { EmailFilter } from './email-query.js';
 import type { EmailRecord } from './email-records.js';
@@ -21,14 +19,14 @@ export interface MarkReadResult {
 const EMAIL_NOT_FOUND = 'Email neexistuje';
 
 /**
- * A user's emails: lists, full reads, threads and the read state. Every query carries the caller's
- * user id, so another user's email or contact is "not found" (admins included).
+ * The emails of the accounts a user may read (own, and shared with can_read): lists, full reads,
+ * threads and the read state (owner and editor). An email of an account not shared with the caller is
+ * "not found" (admins included); a member without the right gets a 403 (EmailAccountAccess).
  */
 export class EmailService {
   constructor(
     private readonly deps: {
       emails: EmailRepository;
-      contacts: ContactService;
       accounts: EmailAccountAccess;
       pusher: ReadStatePusher;
       logger: Logger;
@@ -39,12 +37,13 @@ export class EmailService {
 
   async list(userId: string, filter: EmailFilter, page: PageRequest): Promise<Page<EmailRecord>> {
     const { items, count } = await this.deps.emails.listPage(userId, filter, page);
-    return { total: totalOrNotFound(count), items };
+    return { total: totalOrDenied(count, 'readEmails'), items };
   }
 
   async get(userId: string, emailId: string): Promise<EmailRecord> {
-    const email = await this.deps.emails.findRecord(userId, emailId);
-    if (!email) throw new NotFoundError(EMAIL_NOT_FOUND);
+    const found = await this.deps.emails.findRecord(userId, emailId);
+    decide(found?.allowed, 'readEmails', EMAIL_NOT_FOUND);
+    const email = found!.email;
     email.attachments = (await this.deps.emails.attachmentsOf([email.id])).get(email.id) ?? [];
     return email;
   }
@@ -53,7 +52,7 @@ export class EmailService {
   async thread(userId: string, emailId: string, page: PageRequest): Promise<Page<EmailRecord>> {
     const email = await this.get(userId, emailId);
     if (!email.threadId) return { items: page.page === 1 ? [email] : [], total: 1 };
-    const result = await this.deps.emails.threadPage(userId, email.emailAccountId, email.threadId, page);
+    const result = await this.deps.emails.threadPage(email.emailAccountId, email.threadId, page);
     const attachments = await this.deps.emails.attachmentsOf(result.items.map((e) => e.id));
     for (const item of result.items) item.attachments = attachments.get(item.id) ?? [];
     return result;
@@ -65,6 +64,8 @@ export class EmailService {
    * still waiting for the server is pushed again.
    */
   async setRead(userId: string, emailId: string, isRead: boolean): Promise<EmailRecord> {
+    await this.deps.accounts.requireEmail(userId, emailId, 'markRead', EMAIL_NOT_FOUND);
+    // The right is checked again inside the UPDATE: a share removed meanwhile changes nothing.
     await this.deps.emails.setRead(userId, emailId, isRead);
     const email = await this.get(userId, emailId);
     if (email.readPending) await this.pushAndWait(userId, new Map([[email.emailAccountId, [email.id]]]));
@@ -73,7 +74,7 @@ export class EmailService {
 
   /** Marks every email the contact took part in as read, locally and then on the server. */
   async markContactRead(userId: string, contactId: string): Promise<MarkReadResult> {
-    await this.deps.contacts.requireOwned(userId, contactId);
+    await this.deps.accounts.requireContact(userId, contactId, 'markRead');
     const changed = await this.deps.emails.markContactRead(userId, contactId);
     const byAccount = new Map<string, string[]>();
     for (const row of changed) byAccount.set(row.emailAccountId, [...(byAccount.get(row.emailAccountId) ?? []), row.id]);
@@ -89,8 +90,8 @@ export class EmailService {
   private async pushAndWait(userId: string, byAccount: Map<string, string[]>): Promise<number> {
     if (byAccount.size === 0) return 0;
     const { accounts, pusher, logger, pushWaitMs = 3000 } = this.deps;
-    const own = await accounts.findOwn(userId, [...byAccount.keys()]);
-    const pushes = own.map((account) =>
+    const permitted = await accounts.accountsWith(userId, [...byAccount.keys()], 'markRead');
+    const pushes = permitted.map((account) =>
       pusher.push(account, { emailIds: byAccount.get(account.id)! }).catch((err: unknown) => {
         logger.error('read state write-back crashed', { err, emailAccountId: account.id });
         return { pushed: 0, failed: byAccount.get(account.id)!.length } satisfies PushResult;

@@ -1,11 +1,12 @@
 import { adminUserData, adminUserSchema, auditLogSchema, createdUserData, temporaryPasswordData } from '../admin/admin-responses.js';
-import { auditLogQuery, createUserBody, listUsersQuery, updateUserBody } from '../admin/admin-schemas.js';
+import { auditLogQuery, createUserBody, deleteUserQuery, listUsersQuery, updateUserBody } from '../admin/admin-schemas.js';
 import { idParams } from '../shared/validation.js';
+import { sharingRoutes } from './email-account-doc.js';
 import type { AreaDoc } from './route-doc.js';
 
 export const adminArea: AreaDoc = {
   tag: 'admin',
-  description: 'User administration and the audit log (admins only; the same operations as crm-admin)',
+  description: 'User administration, email-account shares and the audit log (admins only; the same operations as crm-admin)',
   routes: [
     {
       method: 'post',
@@ -62,9 +63,12 @@ export const adminArea: AreaDoc = {
       path: '/api/admin/users/:id',
       operationId: 'deleteUser',
       auth: 'admin',
-      summary: 'Delete a user with their email accounts, contacts, emails and timesheet files',
-      description: 'Deleting the last admin: 409.',
+      summary: 'Delete a user with their email accounts, contacts, emails, shares and timesheet files',
+      description:
+        'Email accounts the user shares with others are never removed silently: newOwnerId hands them over, ' +
+        'deleteSharedAccounts=true deletes them with their data; with neither, 409 shared_account_owner lists them in details.',
       params: idParams,
+      query: deleteUserQuery,
       success: { status: 200, description: 'No data', body: 'message' },
       errors: [409],
     },
@@ -77,5 +81,6 @@ export const adminArea: AreaDoc = {
       query: auditLogQuery,
       success: { status: 200, description: 'A page of audit records', body: 'list', item: auditLogSchema },
     },
+    ...sharingRoutes('/api/admin/email-accounts', 'admin'),
   ],
 };

@@ -5,15 +5,17 @@ import type { AreaDoc } from './route-doc.js';
 
 export const contactArea: AreaDoc = {
   tag: 'contacts',
-  description: "The caller's contacts (filled by the mail sync, or added by hand); another user's id is a 404",
+  description:
+    "The contacts of the caller's email accounts and of those shared with them (filled by the mail sync, or added by hand); " +
+    'an id of an account not shared with the caller is a 404; changes need the owner or editor role (else 403 email_account_forbidden)',
   routes: [
     {
       method: 'get',
       path: '/api/contacts',
       operationId: 'listContacts',
       auth: 'user',
-      summary: 'List own contacts',
-      description: 'An emailAccountId filter that is not one of the caller\'s email accounts: 404.',
+      summary: 'List the contacts of own and shared email accounts',
+      description: 'An emailAccountId filter that is not visible to the caller: 404.',
       query: listContactsQuery,
       success: { status: 200, description: 'A page of contacts', body: 'list', item: contactSchema },
       errors: [404],
@@ -27,7 +29,7 @@ export const contactArea: AreaDoc = {
       description: "emailAccountId not one of the caller's: 404. The same address in the same email account: 409.",
       body: createContactBody,
       success: { status: 201, description: 'The new contact', body: 'data', data: contactData },
-      errors: [404, 409],
+      errors: [403, 404, 409],
     },
     {
       method: 'get',
@@ -47,6 +49,7 @@ export const contactArea: AreaDoc = {
       params: idParams,
       body: updateContactBody,
       success: { status: 200, description: 'The changed contact', body: 'data', data: contactData },
+      errors: [403],
     },
     {
       method: 'delete',
@@ -56,6 +59,7 @@ export const contactArea: AreaDoc = {
       summary: 'Delete a contact (and its emails); the sync does not re-create it',
       params: idParams,
       success: { status: 200, description: 'The id and how many emails went with it', body: 'data', data: deletedContactData },
+      errors: [403],
     },
   ],
 };

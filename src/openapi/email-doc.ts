@@ -19,18 +19,20 @@ import type { AreaDoc } from './route-doc.js';
 
 export const emailArea: AreaDoc = {
   tag: 'emails',
-  description: "The caller's synced emails; read state is written back to the mail server",
+  description:
+    "The synced emails of the caller's email accounts and of those shared with them with canRead (else 403 email_account_forbidden); " +
+    'read state (owner and editor) is written back to the mail server',
   routes: [
     {
       method: 'get',
       path: '/api/emails',
       operationId: 'listEmails',
       auth: 'user',
-      summary: 'List own emails (filters: contactId, emailAccountId, unread, search, from, to)',
-      description: "A contactId or emailAccountId filter that is not the caller's: 404.",
+      summary: 'List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to)',
+      description: "A contactId or emailAccountId filter that is not visible to the caller: 404.",
       query: listEmailsQuery,
       success: { status: 200, description: 'A page of email summaries, newest first', body: 'list', item: emailSummarySchema },
-      errors: [404],
+      errors: [403, 404],
     },
     {
       method: 'post',
@@ -40,6 +42,7 @@ export const emailArea: AreaDoc = {
       summary: 'Mark every email of a contact as read',
       params: contactIdParams,
       success: { status: 200, description: 'How many emails changed, and how many the mail server confirmed', body: 'data', data: markReadData },
+      errors: [403],
     },
     {
       method: 'get',
@@ -49,6 +52,7 @@ export const emailArea: AreaDoc = {
       summary: 'One email with its body',
       params: idParams,
       success: { status: 200, description: 'The email', body: 'data', data: emailData },
+      errors: [403],
     },
     {
       method: 'get',
@@ -59,6 +63,7 @@ export const emailArea: AreaDoc = {
       params: idParams,
       query: threadQuery,
       success: { status: 200, description: 'A page of the emails of the thread, oldest first', body: 'list', item: emailSchema },
+      errors: [403],
     },
     {
       method: 'post',
@@ -70,7 +75,7 @@ export const emailArea: AreaDoc = {
       body: composeBody,
       form: composeBody.safeExtend({ attachments: files.optional() }),
       success: { status: 201, description: 'data.email = the sent email as listed in the CRM; data.sent = Message-ID, account, recipient count', body: 'data', data: sentEmailData },
-      errors: [404, 409, 413, 429, 502, 504, 507],
+      errors: [403, 404, 409, 413, 429, 502, 504, 507],
     },
     {
       method: 'post',
@@ -83,7 +88,7 @@ export const emailArea: AreaDoc = {
       body: replyBody,
       form: replyBody.safeExtend({ attachments: files.optional() }),
       success: { status: 201, description: 'data.email = the reply, already in the contact\'s thread; data.sent = Message-ID, account, recipient count', body: 'data', data: sentEmailData },
-      errors: [409, 413, 429, 502, 504, 507],
+      errors: [403, 409, 413, 429, 502, 504, 507],
     },
     {
       method: 'get',
@@ -97,7 +102,7 @@ export const emailArea: AreaDoc = {
         'The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502.',
       params: attachmentParams,
       success: { status: 200, description: 'The attachment bytes, with the type the email declared', body: 'file', mediaTypes: ['*/*'] },
-      errors: [502, 504],
+      errors: [403, 502, 504],
     },
     {
       method: 'patch',
@@ -108,6 +113,7 @@ export const emailArea: AreaDoc = {
       params: idParams,
       body: updateEmailBody,
       success: { status: 200, description: 'The email', body: 'data', data: emailData },
+      errors: [403],
     },
   ],
 };

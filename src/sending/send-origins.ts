@@ -25,8 +25,8 @@ export interface SendOriginDeps {
 }
 
 /**
- * Where a message goes out from: the email answered (reply), or accountId / the account of contactId
- * (new message); always an account the caller may send from (EmailAccountAccess.requireCanSend).
+ * Where a message goes out from: the email answered (reply), or emailAccountId / the account of contactId
+ * (new message); always an account the caller may send from (EmailAccountAccess.sendingAccount).
  */
 export class SendOrigins {
   private readonly clients = new Map<string, JmapClient>();
@@ -55,7 +55,7 @@ export class SendOrigins {
       }
       accountId = contact?.emailAccountId ?? fields.emailAccountId!;
     }
-    const account = await accounts.requireCanSend(message.userId, accountId);
+    const account = await accounts.sendingAccount(message.userId, accountId);
     const client = this.clientFor(account);
     const intake = new AttachmentIntake(client, account.jmapAccountId, await this.limits(client, account), message.signal);
     return { account, client, original, contact, intake };

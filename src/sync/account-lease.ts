@@ -33,6 +33,7 @@ export class AccountLease {
       jmapAccountId: account.jmapAccountId,
       email: account.email,
       emailPassword: account.emailPassword,
+      userId: account.userId,
       previousStatus: this.previousStatus,
     };
   }
@@ -65,7 +66,7 @@ export class AccountLease {
    */
   async checkpoint(fields: CheckpointFields = {}, tx?: Tx): Promise<void> {
     const renewed = await this.repository.renewLease(this.held, fields, tx);
-    if (!renewed) throw new SyncSupersededError('lease lost, or the account was removed, deactivated or given new credentials');
+    if (!renewed) throw new SyncSupersededError('lease lost, or the account was removed, deactivated, given new credentials or a new owner');
     if (fields.emailState !== undefined) this.emailState = fields.emailState;
     if (fields.fullSync !== undefined) this.fullSync = fields.fullSync;
     if (fields.generation !== undefined) this.generation = fields.generation;

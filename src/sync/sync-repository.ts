@@ -51,6 +51,8 @@ export interface HeldLease {
   jmapAccountId: string;
   email: string;
   emailPassword: string;
+  /** The owner: the batches write it into contacts and emails (an ownership transfer stops the run). */
+  userId: string;
   /** The status before this run set 'syncing', restored when the run stops early. */
   previousStatus: SyncStatus;
 }
@@ -144,13 +146,15 @@ export class SyncRepository {
     const touched = await this.sql.execute(
       `UPDATE mail_sync_states s SET ${sets.join(', ')}
         WHERE s.email_account_id = $accountId AND s.locked_by = $owner
-          AND EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.is_active AND a.jmap_account_id = $jmapAccountId AND a.email_password = $emailPassword)`,
+          AND EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.is_active AND a.jmap_account_id = $jmapAccountId
+                         AND a.email_password = $emailPassword AND a.user_id = $userId)`,
       {
         accountId: lease.accountId,
         owner: lease.owner,
         leaseSeconds: lease.leaseSeconds,
         jmapAccountId: lease.jmapAccountId,
         emailPassword: lease.emailPassword,
+        userId: lease.userId,
         emailState: fields.emailState ?? null,
         fullSync: fields.fullSync ? JSON.stringify(fields.fullSync) : null,
         generation: fields.generation ?? null,

@@ -1,7 +1,8 @@
-import { ConflictError, NotFoundError } from '../errors/app-errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/app-errors.js';
 import type { EmailAccount, MailSyncState, Role, User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
+import type { OwnedSharedAccount, OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { PageRequest, Page } from '../shared/pagination.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -22,6 +23,28 @@ export interface UserSessionRevoker {
 /** What creating a user with a mailbox needs from the email accounts: attach one inside the creation's transaction. */
 export type UserEmailAccounts = Pick<EmailAccountService, 'add'>;
 
+/** What user deletion needs from email-account sharing: the deleted user's shared accounts and shares. */
+export type UserEmailAccountOwnership = Pick<OwnershipTransfer, 'sharedAccountsOwnedBy' | 'handOver' | 'recordSharesEnding'>;
+
+/**
+ * What happens to the email accounts a deleted user owns and shares with others: never decided
+ * silently. Either they go to a new owner, or they are deleted with their data by explicit choice.
+ */
+export interface SharedAccountsChoice {
+  newOwnerId?: string;
+  deleteSharedAccounts?: boolean;
+}
+
+export interface DeletedUser {
+  user: User;
+  /** Shared accounts now owned by the chosen new owner. */
+  handedOver: OwnedSharedAccount[];
+  /** Shared accounts deleted with the user (deleteSharedAccounts). */
+  deletedSharedAccounts: OwnedSharedAccount[];
+  /** The user's shares of other people's accounts, which ended. */
+  sharesRemoved: number;
+}
+
 export interface UserListQuery extends PageRequest {
   role?: Role;
   /** Matched case-insensitively against username, first and last name. */
@@ -39,6 +62,7 @@ export interface CreatedUserWithMail extends CreatedUser {
 }
 
 const LAST_ADMIN = 'Posledného administrátora nemožno odobrať ani odstrániť';
+const OWNS_SHARED = 'Používateľ vlastní emailové účty zdieľané s ďalšími používateľmi: zvoľte nového vlastníka, alebo ich výslovne odstráňte aj s údajmi';
 const NOT_FOUND = 'Používateľ neexistuje';
 
 /**
@@ -55,6 +79,7 @@ export class UserAdminService {
       hasher: PasswordHasher;
       sessions: UserSessionRevoker;
       emailAccounts: UserEmailAccounts;
+      ownership: UserEmailAccountOwnership;
       audit: AuditService;
       files: UserFileCleanup;
     },
@@ -147,23 +172,51 @@ export class UserAdminService {
   }
 
   /**
-   * The database removes the user's rows (cascade). Timesheet rows go in the same transaction and
-   * their files only after it commits, so a refused or failed deletion leaves every file in place.
+   * The database removes the user's rows (cascade), their shares of other people's accounts included.
+   * Email accounts the user owns and shares with others are handed to `newOwnerId` or, only when
+   * `deleteSharedAccounts` says so, deleted; with neither, a 409 lists them. Timesheet rows go in the
+   * same transaction and their files only after it commits, so a refused or failed deletion leaves
+   * every file in place.
    */
-  async delete(id: string, meta: RequestMeta): Promise<User> {
+  async delete(id: string, meta: RequestMeta, choice: SharedAccountsChoice = {}): Promise<DeletedUser> {
+    const { ownership } = this.deps;
     return this.deps.transactions.run(async (tx) => {
       await this.deps.repository.lockAdmins(tx);
       const user = await this.lockUser(id, tx);
       if (user.role === 'admin') await this.assertAnotherAdmin(user.id, tx);
+      if (choice.newOwnerId === user.id) throw new ValidationError('Neplatné údaje', [{ field: 'newOwnerId', message: 'Nový vlastník musí byť iný používateľ' }]);
+      const shared = await ownership.sharedAccountsOwnedBy(user.id, tx);
+      let handedOver: OwnedSharedAccount[] = [];
+      if (shared.length > 0 && choice.newOwnerId) handedOver = await ownership.handOver(user.id, choice.newOwnerId, meta, tx);
+      else if (shared.length > 0 && !choice.deleteSharedAccounts) throw new ConflictError(OWNS_SHARED, { sharedAccounts: shared }, 'shared_account_owner');
+      const deletedSharedAccounts = handedOver.length > 0 ? [] : shared;
+      const sharesRemoved = (await ownership.recordSharesEnding(user.id, meta, tx)).length;
       const timesheets = await this.deps.files.removeAllForUser(user.id, tx);
       await this.deps.audit.record(
-        { action: AuditActions.userDeleted, userId: user.id, username: user.username, details: { userId: user.id, role: user.role, timesheets } },
+        {
+          action: AuditActions.userDeleted,
+          userId: user.id,
+          username: user.username,
+          details: {
+            userId: user.id,
+            role: user.role,
+            timesheets,
+            sharesRemoved,
+            ...(handedOver.length > 0 ? { sharedAccountsHandedTo: choice.newOwnerId, sharedAccounts: handedOver.map((a) => a.emailAccountId) } : {}),
+            ...(deletedSharedAccounts.length > 0 ? { sharedAccountsDeleted: deletedSharedAccounts.map((a) => a.emailAccountId) } : {}),
+          },
+        },
         meta,
         tx,
       );
       await this.deps.repository.destroy(user, tx);
-      return user;
+      return { user, handedOver, deletedSharedAccounts, sharesRemoved };
     });
+  }
+
+  /** The email accounts the user owns that are shared with others (what deleting the user must decide about). */
+  sharedAccountsOwnedBy(id: string): Promise<OwnedSharedAccount[]> {
+    return this.deps.ownership.sharedAccountsOwnedBy(id);
   }
 
   private async assertAnotherAdmin(userId: string, tx: Tx): Promise<void> {

@@ -181,7 +181,8 @@ describe('crm-admin users', function () {
       const account = await ctx.services.emailAccounts.add(target.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
       const sheets = [await storeTimesheet(target.user.id, 2021, 3), await storeTimesheet(target.user.id, 2021, 4)];
       const out = cliJson(['users', 'delete', target.username, '--yes']);
-      expect(out).to.deep.equal({ deleted: { id: target.user.id, username: target.username } });
+      // Nothing of it was shared with anyone: no shared account to hand over or delete.
+      expect(out).to.deep.equal({ deleted: { id: target.user.id, username: target.username }, handedOver: [], deletedSharedAccounts: [] });
       expect(await User.findByPk(target.user.id)).to.equal(null);
       expect(await EmailAccount.findByPk(account.id)).to.equal(null);
       expect(await Timesheet.count({ where: { userId: target.user.id } })).to.equal(0);

@@ -6,6 +6,7 @@ import { JmapClient, getEmails, queryEmailIds } from '../../src/jmap/index.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { Sql } from '../../src/db/sql.js';
 import { EmailAccountAccess } from '../../src/email-accounts/account-access.js';
+import { EmailAccountMemberRepository } from '../../src/email-accounts/member-repository.js';
 import { EmailRepository } from '../../src/emails/email-repository.js';
 import { EmailService } from '../../src/emails/email-service.js';
 import { ReadStatePusher } from '../../src/emails/read-state-pusher.js';
@@ -155,8 +156,7 @@ describe('read state written back to the mail server ($seen)', function () {
       const email = await createEmail(account, contact, { isRead: false });
       const emails = new EmailService({
         emails: new EmailRepository(new Sql(ctx.db.sequelize)),
-        contacts: ctx.services.contacts,
-        accounts: new EmailAccountAccess(),
+        accounts: new EmailAccountAccess(new EmailAccountMemberRepository(new Sql(ctx.db.sequelize))),
         pusher: ctx.services.readStatePusher,
         logger: createLogger('error', { silent: true }),
         pushWaitMs: 50,

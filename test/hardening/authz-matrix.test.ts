@@ -10,26 +10,41 @@ import { createTestMailUser, testJmapSessionUrl } from '../support/imap.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
 import { mountedRoutes } from './support/routes.js';
-import { buildWorld, storeTimesheet, type Actor, type World } from './support/world.js';
+import { buildWorld, createActor, storeTimesheet, type Actor, type World } from './support/world.js';
 
 /**
- * Every route of the real app × {anonymous, member owner, other member, admin}, with real records
- * owned by "member owner". Admins reach everyone's timesheets and /api/admin; for contacts, emails
- * and email accounts they are ordinary users (someone else's record is a 404, never a 403 that would
- * confirm it exists). A route the app serves without a row here fails the first test.
+ * Every route of the real app × {anonymous, member owner, the owner's editor, viewer and editor
+ * without canRead, other member, admin}, with real records owned by "member owner" whose email account
+ * is shared with the three (design.md "Email-account sharing"). Admins reach everyone's timesheets and
+ * /api/admin; for contacts, emails and email accounts they are ordinary users: someone else's record,
+ * like that of an account not shared with the caller, is a 404, never a 403 that would confirm it
+ * exists. A member without the right gets a 403. A route the app serves without a row here fails the
+ * first test.
  */
 
-type Who = 'anonymous' | 'owner' | 'other' | 'admin';
-const WHO: Who[] = ['anonymous', 'owner', 'other', 'admin'];
+type Who = 'anonymous' | 'owner' | 'editor' | 'viewer' | 'noRead' | 'other' | 'admin';
+const WHO: Who[] = ['anonymous', 'owner', 'editor', 'viewer', 'noRead', 'other', 'admin'];
+/** The shares of the owner's email accounts (noRead: an editor with canRead false). */
+const SHARES = { editor: { role: 'editor', canRead: true, canSend: true }, viewer: { role: 'viewer', canRead: true, canSend: false }, noRead: { role: 'editor', canRead: false, canSend: false } } as const;
+type Member = keyof typeof SHARES;
+const MEMBERS = Object.keys(SHARES) as Member[];
 /** 'ok' = 2xx (the exact code is in `status` when it matters). */
 type Outcome = 401 | 403 | 404 | 'ok';
 type Expectation = Record<Who, Outcome>;
 
-const OWN_ONLY: Expectation = { anonymous: 401, owner: 'ok', other: 404, admin: 404 };
-const OWN_OR_ADMIN: Expectation = { anonymous: 401, owner: 'ok', other: 404, admin: 'ok' };
-const ANY_USER: Expectation = { anonymous: 401, owner: 'ok', other: 'ok', admin: 'ok' };
-const ADMIN_ONLY: Expectation = { anonymous: 401, owner: 403, other: 403, admin: 'ok' };
-const PUBLIC: Expectation = { anonymous: 'ok', owner: 'ok', other: 'ok', admin: 'ok' };
+/** A route on the owner's shared email account: the three members get what their share allows, anyone else 404. */
+const shared = (editor: Outcome, viewer: Outcome, noRead: Outcome): Expectation => ({ anonymous: 401, owner: 'ok', editor, viewer, noRead, other: 404, admin: 404 });
+const SHARED_VIEW = shared('ok', 'ok', 'ok');
+const SHARED_READ = shared('ok', 'ok', 403);
+const SHARED_EDIT = shared('ok', 403, 'ok');
+const SHARED_MARK_READ = shared('ok', 403, 403);
+const OWNER_ONLY = shared(403, 403, 403);
+/** An account of the owner that is shared with nobody. */
+const UNSHARED_OWN: Expectation = { anonymous: 401, owner: 'ok', editor: 404, viewer: 404, noRead: 404, other: 404, admin: 404 };
+const OWN_OR_ADMIN: Expectation = { anonymous: 401, owner: 'ok', editor: 404, viewer: 404, noRead: 404, other: 404, admin: 'ok' };
+const ANY_USER: Expectation = { anonymous: 401, owner: 'ok', editor: 'ok', viewer: 'ok', noRead: 'ok', other: 'ok', admin: 'ok' };
+const ADMIN_ONLY: Expectation = { anonymous: 401, owner: 403, editor: 403, viewer: 403, noRead: 403, other: 403, admin: 'ok' };
+const PUBLIC: Expectation = { anonymous: 'ok', owner: 'ok', editor: 'ok', viewer: 'ok', noRead: 'ok', other: 'ok', admin: 'ok' };
 
 interface Attempt {
   path: string;
@@ -51,6 +66,7 @@ interface Row {
 interface Matrix {
   ctx: AppContext;
   world: World;
+  members: Record<Member, Actor>;
   actor: (who: Who) => Actor | undefined;
   mailUsers: { link: { user: string; pass: string }; add: { user: string; pass: string } };
   /** A real mail account of the owner to send from, with an email and an attachment whose blob exists. */
@@ -76,18 +92,35 @@ async function ownerSending(ctx: AppContext, world: World): Promise<Matrix['send
 }
 
 const ids = (body: Record<string, unknown>): string[] => ((body.data as { items?: Array<{ id: string }> }).items ?? []).map((i) => i.id);
-const listShowsOwnersOnlyToOwner = (pick: (w: World) => string) => (body: Record<string, unknown>, m: Matrix, who: Who) => {
+/** A list shows the owner's record to exactly these callers. */
+const listShows = (pick: (w: World) => string, seers: Who[]) => (body: Record<string, unknown>, m: Matrix, who: Who) => {
   const shown = ids(body).includes(pick(m.world));
-  expect(shown, `${who} sees the owner's record in the list`).to.equal(who === 'owner');
+  expect(shown, `${who} sees the owner's record in the list`).to.equal(seers.includes(who));
 };
 const timesheetOf = (w: World) => w.owner.timesheet.id;
+const accountOf = (m: Matrix) => m.world.owner.account.id;
 
-/** A fresh email account (with a contact and an email) of the owner, for rows that delete. */
+/** Shares an account of the owner with the matrix's editor, viewer and editor without canRead. */
+async function shareWithMembers(m: Matrix, accountId: string): Promise<void> {
+  for (const who of MEMBERS) {
+    await m.ctx.services.emailAccountSharing.share({ kind: 'admin' }, accountId, { userId: m.members[who].id, ...SHARES[who] }, { actor: 'test' });
+  }
+}
+
+/** A fresh email account (with a contact and an email) of the owner, shared like the first, for rows that delete. */
 async function freshOwnerRecords(m: Matrix) {
   const account = await createEmailAccount(m.world.owner.fixture, { isPrimary: false });
+  await shareWithMembers(m, account.id);
   const contact = await createContact(account);
   const email = await createEmail(account, contact);
   return { account, contact, email };
+}
+
+/** A user who is a viewer of the owner's account, for rows that change or end a share. */
+async function freshViewer(m: Matrix): Promise<string> {
+  const { user } = await createUser();
+  await m.ctx.services.emailAccountSharing.share({ kind: 'admin' }, accountOf(m), { userId: user.id, role: 'viewer', canRead: true, canSend: false }, { actor: 'test' });
+  return user.id;
 }
 
 async function throwawaySession(role: 'admin' | 'member') {
@@ -142,7 +175,7 @@ const ROWS: Record<string, Row> = {
 
   // --- timesheets: own, and every one for admins
   'POST /api/timesheets/upload': { expect: ANY_USER, status: 201, attempt: () => ({ path: '/api/timesheets/upload', multipart: true }) },
-  'GET /api/timesheets/my': { expect: ANY_USER, attempt: () => ({ path: '/api/timesheets/my' }), check: listShowsOwnersOnlyToOwner(timesheetOf) },
+  'GET /api/timesheets/my': { expect: ANY_USER, attempt: () => ({ path: '/api/timesheets/my' }), check: listShows(timesheetOf, ['owner']) },
   'GET /api/timesheets/all': { expect: ADMIN_ONLY, attempt: (m) => ({ path: `/api/timesheets/all?userId=${m.world.owner.id}` }), check: (b, m) => expect(ids(b)).to.include(m.world.owner.timesheet.id) },
   'GET /api/timesheets/:id/download': { expect: OWN_OR_ADMIN, attempt: (m) => ({ path: `/api/timesheets/${m.world.owner.timesheet.id}/download` }) },
   'DELETE /api/timesheets/:id': {
@@ -150,49 +183,65 @@ const ROWS: Record<string, Row> = {
     attempt: async (m) => ({ path: `/api/timesheets/${(await storeTimesheet(m.ctx, m.world.owner.id, 'member')).id}` }),
   },
 
-  // --- contacts: own only, admins included
-  'GET /api/contacts': { expect: ANY_USER, attempt: () => ({ path: '/api/contacts' }), check: listShowsOwnersOnlyToOwner((w) => w.owner.contact.id) },
+  // --- contacts: those of the accounts shared with the caller; changes by owner and editors
+  'GET /api/contacts': { expect: ANY_USER, attempt: () => ({ path: '/api/contacts' }), check: listShows((w) => w.owner.contact.id, ['owner', ...MEMBERS]) },
   'POST /api/contacts': {
-    expect: OWN_ONLY,
+    expect: SHARED_EDIT,
     status: 201,
-    attempt: (m) => ({ path: '/api/contacts', body: { emailAccountId: m.world.owner.account.id, email: `${crypto.randomBytes(4).toString('hex')}@matrix.test` } }),
+    attempt: (m) => ({ path: '/api/contacts', body: { emailAccountId: accountOf(m), email: `${crypto.randomBytes(4).toString('hex')}@matrix.test` } }),
   },
-  'GET /api/contacts/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
-  'PATCH /api/contacts/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },
-  'DELETE /api/contacts/:id': { expect: OWN_ONLY, attempt: async (m) => ({ path: `/api/contacts/${(await freshOwnerRecords(m)).contact.id}` }) },
+  'GET /api/contacts/:id': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
+  'PATCH /api/contacts/:id': { expect: SHARED_EDIT, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },
+  'DELETE /api/contacts/:id': { expect: SHARED_EDIT, attempt: async (m) => ({ path: `/api/contacts/${(await freshOwnerRecords(m)).contact.id}` }) },
 
-  // --- emails: own only, admins included
-  'GET /api/emails': { expect: ANY_USER, attempt: () => ({ path: '/api/emails' }), check: listShowsOwnersOnlyToOwner((w) => w.owner.email.id) },
-  'GET /api/emails/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}` }) },
-  'GET /api/emails/:id/thread': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}/thread` }) },
-  'PATCH /api/emails/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}`, body: { isRead: false } }) },
-  'POST /api/emails/contact/:contactId/read': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/emails/contact/${m.world.owner.contact.id}/read` }) },
-  // Sending: from an account the caller may send from (today the owner's own); others get 404.
+  // --- emails: those of the accounts shared with canRead; the read state by owner and editors
+  'GET /api/emails': { expect: ANY_USER, attempt: () => ({ path: '/api/emails' }), check: listShows((w) => w.owner.email.id, ['owner', 'editor', 'viewer']) },
+  'GET /api/emails/:id': { expect: SHARED_READ, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}` }) },
+  'GET /api/emails/:id/thread': { expect: SHARED_READ, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}/thread` }) },
+  'PATCH /api/emails/:id': { expect: SHARED_MARK_READ, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}`, body: { isRead: false } }) },
+  'POST /api/emails/contact/:contactId/read': { expect: SHARED_MARK_READ, attempt: (m) => ({ path: `/api/emails/contact/${m.world.owner.contact.id}/read` }) },
+  // Sending: from the owner's second account, shared with nobody: only the owner (members of the other account: 404).
   'POST /api/emails': {
-    expect: OWN_ONLY,
+    expect: UNSHARED_OWN,
     status: 201,
     attempt: (m) => ({ path: '/api/emails', body: { emailAccountId: m.sending.accountId, to: m.mailUsers.link.user, subject: 'Matica', text: 'x' } }),
   },
   'POST /api/emails/:id/reply': {
-    expect: OWN_ONLY,
+    expect: UNSHARED_OWN,
     status: 201,
     attempt: (m) => ({ path: `/api/emails/${m.sending.emailId}/reply`, body: { to: m.mailUsers.link.user, text: 'x' } }),
   },
   'GET /api/emails/:id/attachments/:attachmentId': {
-    expect: OWN_ONLY,
+    expect: UNSHARED_OWN,
     attempt: (m) => ({ path: `/api/emails/${m.sending.emailId}/attachments/${m.sending.attachmentId}` }),
   },
 
-  // --- email accounts: own only, admins included
-  'GET /api/email-accounts': { expect: ANY_USER, attempt: () => ({ path: '/api/email-accounts' }), check: listShowsOwnersOnlyToOwner((w) => w.owner.account.id) },
+  // --- email accounts: own and shared ones; settings by the owner, sync by owner and editors
+  'GET /api/email-accounts': { expect: ANY_USER, attempt: () => ({ path: '/api/email-accounts' }), check: listShows((w) => w.owner.account.id, ['owner', ...MEMBERS]) },
   'POST /api/email-accounts': {
     expect: ANY_USER,
     status: 201,
     attempt: (m) => ({ path: '/api/email-accounts', body: { email: m.mailUsers.add.user, emailPassword: m.mailUsers.add.pass } }),
   },
-  'PATCH /api/email-accounts/:id': { expect: OWN_ONLY, attempt: (m) => ({ path: `/api/email-accounts/${m.world.owner.account.id}`, body: { isPrimary: true } }) },
-  'POST /api/email-accounts/:id/sync': { expect: OWN_ONLY, status: 202, attempt: (m) => ({ path: `/api/email-accounts/${m.world.owner.account.id}/sync` }) },
-  'DELETE /api/email-accounts/:id': { expect: OWN_ONLY, attempt: async (m) => ({ path: `/api/email-accounts/${(await freshOwnerRecords(m)).account.id}` }) },
+  'PATCH /api/email-accounts/:id': { expect: OWNER_ONLY, attempt: (m) => ({ path: `/api/email-accounts/${accountOf(m)}`, body: { isPrimary: true } }) },
+  'POST /api/email-accounts/:id/sync': { expect: SHARED_EDIT, status: 202, attempt: (m) => ({ path: `/api/email-accounts/${accountOf(m)}/sync` }) },
+  'DELETE /api/email-accounts/:id': { expect: OWNER_ONLY, attempt: async (m) => ({ path: `/api/email-accounts/${(await freshOwnerRecords(m)).account.id}` }) },
+
+  // --- sharing: members see who has access; only the owner shares
+  'GET /api/email-accounts/:accountId/users': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/email-accounts/${accountOf(m)}/users` }) },
+  'POST /api/email-accounts/:accountId/share': {
+    expect: OWNER_ONLY,
+    status: 201,
+    attempt: async (m) => ({ path: `/api/email-accounts/${accountOf(m)}/share`, body: { userId: (await createUser()).user.id, role: 'viewer' } }),
+  },
+  'PATCH /api/email-accounts/:accountId/share/:userId': {
+    expect: OWNER_ONLY,
+    attempt: async (m) => ({ path: `/api/email-accounts/${accountOf(m)}/share/${await freshViewer(m)}`, body: { role: 'editor' } }),
+  },
+  'DELETE /api/email-accounts/:accountId/share/:userId': {
+    expect: OWNER_ONLY,
+    attempt: async (m) => ({ path: `/api/email-accounts/${accountOf(m)}/share/${await freshViewer(m)}` }),
+  },
 
   // --- admin
   'GET /api/admin/users': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/users' }) },
@@ -202,9 +251,23 @@ const ROWS: Record<string, Row> = {
   'POST /api/admin/users/:id/reset-password': { expect: ADMIN_ONLY, attempt: async () => ({ path: `/api/admin/users/${(await createUser()).user.id}/reset-password` }) },
   'DELETE /api/admin/users/:id': { expect: ADMIN_ONLY, attempt: async () => ({ path: `/api/admin/users/${(await createUser()).user.id}` }) },
   'GET /api/admin/audit-logs': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/audit-logs' }) },
+  'GET /api/admin/email-accounts/:accountId/users': { expect: ADMIN_ONLY, attempt: (m) => ({ path: `/api/admin/email-accounts/${accountOf(m)}/users` }) },
+  'POST /api/admin/email-accounts/:accountId/share': {
+    expect: ADMIN_ONLY,
+    status: 201,
+    attempt: async (m) => ({ path: `/api/admin/email-accounts/${accountOf(m)}/share`, body: { userId: (await createUser()).user.id, role: 'editor' } }),
+  },
+  'PATCH /api/admin/email-accounts/:accountId/share/:userId': {
+    expect: ADMIN_ONLY,
+    attempt: async (m) => ({ path: `/api/admin/email-accounts/${accountOf(m)}/share/${await freshViewer(m)}`, body: { canRead: false } }),
+  },
+  'DELETE /api/admin/email-accounts/:accountId/share/:userId': {
+    expect: ADMIN_ONLY,
+    attempt: async (m) => ({ path: `/api/admin/email-accounts/${accountOf(m)}/share/${await freshViewer(m)}` }),
+  },
 };
 
-describe('hardening: authorization matrix (every route × anonymous, member owner, other member, admin)', function () {
+describe('hardening: authorization matrix (every route × anonymous, member owner, editor, viewer, editor without canRead, other member, admin)', function () {
   this.timeout(120_000);
   let app: Express;
   let m: Matrix;
@@ -214,7 +277,10 @@ describe('hardening: authorization matrix (every route × anonymous, member owne
     const ctx = await testContext();
     const world = await buildWorld(ctx);
     const [link, add] = [await createTestMailUser('matrix'), await createTestMailUser('matrix')];
-    m = { ctx, world, mailUsers: { link, add }, sending: await ownerSending(ctx, world), actor: (who) => (who === 'anonymous' ? undefined : world[who]) };
+    const members = { editor: await createActor(ctx, 'member'), viewer: await createActor(ctx, 'member'), noRead: await createActor(ctx, 'member') };
+    const actor = (who: Who) => (who === 'anonymous' ? undefined : who === 'owner' || who === 'other' || who === 'admin' ? world[who] : members[who]);
+    m = { ctx, world, members, mailUsers: { link, add }, sending: await ownerSending(ctx, world), actor };
+    await shareWithMembers(m, world.owner.account.id);
   });
 
   it('has a row for every route the app serves, and no row for a route it does not', async () => {

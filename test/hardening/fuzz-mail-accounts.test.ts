@@ -23,6 +23,15 @@ const routes: SuiteRoute[] = [
     expectAccepted: true,
   },
   { method: 'POST', path: '/api/email-accounts/:id/sync', recordOf: (a) => a.account.id, runs: 150, expectAccepted: true },
+  // Sharing (only the owner shares; the other members of the world get 404, admins included).
+  { method: 'GET', path: '/api/email-accounts/:id/users', recordOf: (a) => a.account.id, queryKeys: ['page', 'limit'], runs: 150, expectAccepted: true },
+  {
+    method: 'POST',
+    path: '/api/email-accounts/:id/share', recordOf: (a) => a.account.id,
+    validBody: (w) => ({ userId: w.victims[0], role: 'editor', canRead: true, canSend: false }),
+    runs: 200,
+    expectAccepted: true,
+  },
   { method: 'DELETE', path: '/api/email-accounts/:id', recordOf: (a) => a.account.id, runs: 150 },
 ];
 

@@ -14,13 +14,14 @@ import { AppError } from '../../src/errors/app-errors.js';
 import type { Contact } from '../../src/models/index.js';
 
 const USER = 'user-1';
+const OWNER = 'owner-1';
 const ACCOUNT = 'account-1';
 
 /** A fake repository that remembers what the service asked of it; `overrides` replace single methods. */
 function fakeContacts(overrides: Partial<Record<keyof ContactRepository, unknown>> = {}) {
   const calls = { exists: [] as string[], created: [] as NewContactRow[], updated: [] as ContactEdits[] };
   const repo = {
-    existsByAddress: async (_userId: string, _accountId: string, email: string) => {
+    existsByAddress: async (_accountId: string, email: string) => {
       calls.exists.push(email);
       return false;
     },
@@ -42,7 +43,11 @@ function fakeContacts(overrides: Partial<Record<keyof ContactRepository, unknown
 
 function service(contacts: ContactRepository): ContactService {
   const transactions: Transactions = { run: (work) => work({} as Tx) };
-  const accounts = { requireOwn: async (_userId: string, accountId: string) => accountId } as unknown as EmailAccountAccess;
+  // The caller is an editor of OWNER's account: allowed; the row must carry the owner, not the caller.
+  const accounts = {
+    requireAccount: async (_userId: string, accountId: string) => ({ emailAccountId: accountId, ownerId: OWNER, allowed: true }),
+    requireContact: async () => ({ emailAccountId: ACCOUNT, ownerId: OWNER, allowed: true }),
+  } as unknown as EmailAccountAccess;
   const audit = { record: async () => {} } as unknown as AuditService;
   return new ContactService({ contacts, accounts, transactions, audit });
 }
@@ -64,7 +69,7 @@ describe('unit: ContactService', () => {
       await service(repo).create(USER, { emailAccountId: ACCOUNT, email: '  Klient@Partner.TEST ' }, {});
       expect(calls.exists).to.deep.equal(['klient@partner.test']);
       expect(calls.created.map((c) => c.email)).to.deep.equal(['klient@partner.test']);
-      expect(calls.created[0]).to.include({ userId: USER, emailAccountId: ACCOUNT, name: null, notes: null });
+      expect(calls.created[0]).to.include({ userId: OWNER, emailAccountId: ACCOUNT, name: null, notes: null });
     });
 
     it('answers 409 for an existing address without inserting', async () => {

@@ -6,6 +6,8 @@ import { ConflictError } from '../../src/errors/app-errors.js';
 import type { AccountWithSync, EmailAccountRepository, NewEmailAccount } from '../../src/email-accounts/email-account-repository.js';
 import { EmailAccountService } from '../../src/email-accounts/email-account-service.js';
 import type { CredentialThrottle } from '../../src/email-accounts/credential-throttle.js';
+import type { EmailAccountAccess } from '../../src/email-accounts/account-access.js';
+import type { EmailAccountMemberRepository } from '../../src/email-accounts/member-repository.js';
 
 /**
  * EmailAccountService.add() without a database: a hand-written repository that keeps one user's
@@ -28,6 +30,9 @@ function fakeWorld(existing: Array<{ email: string }> = []) {
   const transactions: Transactions = { run: (work) => work({} as Tx) };
   const service = new EmailAccountService({
     accounts,
+    // add() asks no access question and reads no member row: the owner row comes from a trigger (migration 0009).
+    members: {} as unknown as EmailAccountMemberRepository,
+    access: {} as unknown as EmailAccountAccess,
     transactions,
     secretBox: { encrypt: (plain: string) => `sealed:${plain}` } as unknown as SecretBox,
     audit: { record: async () => {} } as unknown as AuditService,

@@ -18,6 +18,7 @@ const SNAPSHOT_SQL = `
     (SELECT count(*) || ':' || coalesce(sum(hashtext(t::text)::bigint), 0) FROM users t) AS users,
     (${OWNED('email_accounts t')} WHERE t.user_id = ANY($1::uuid[])) AS email_accounts,
     (${OWNED('mail_sync_states t JOIN email_accounts a ON a.id = t.email_account_id')} WHERE a.user_id = ANY($1::uuid[])) AS mail_sync_states,
+    (${OWNED('email_account_members t JOIN email_accounts a ON a.id = t.email_account_id')} WHERE a.user_id = ANY($1::uuid[]) OR t.user_id = ANY($1::uuid[])) AS email_account_members,
     (${OWNED('contacts t')} WHERE t.user_id = ANY($1::uuid[])) AS contacts,
     (${OWNED('contact_suppressions t JOIN email_accounts a ON a.id = t.email_account_id')} WHERE a.user_id = ANY($1::uuid[])) AS contact_suppressions,
     (${OWNED('emails t')} WHERE t.user_id = ANY($1::uuid[])) AS emails,

@@ -1,0 +1,70 @@
+/**
+ * Who may do what on a (possibly shared) email account: THE definition, as conditions on the caller's
+ * row `m` of email_account_members. EmailAccountAccess asks them for one account (404 / 403), and the
+ * contacts and emails queries scope their lists with them. Nothing else decides access, and nothing
+ * about it is cached: a change of a share applies to the very next query, on every instance.
+ *
+ * design.md "Email-account sharing": owner (one per account) may do everything; editor edits contacts
+ * and the read state; viewer only reads. can_read: false shows the account and its contacts but no
+ * email; can_send allows sending from the account.
+ */
+export type AccountRole = 'owner' | 'editor' | 'viewer';
+export const ACCOUNT_ROLES: readonly AccountRole[] = ['owner', 'editor', 'viewer'];
+
+export type AccountRight =
+  /** The account in my lists, its contacts, its member list. */
+  | 'view'
+  /** Email lists, bodies and threads. */
+  | 'readEmails'
+  /** Contacts: add, edit, delete. */
+  | 'editContacts'
+  /** Read / unread (written back to the mail server as $seen). */
+  | 'markRead'
+  /** "Sync now". */
+  | 'sync'
+  | 'send'
+  /** Add, change and remove shares; transfer the ownership. */
+  | 'share'
+  /** Credentials, active and primary flags, deletion of the account. */
+  | 'manage';
+
+const WRITERS = `m.role IN ('owner', 'editor')`;
+
+const RULES: Record<AccountRight, { sql: string; denied: string }> = {
+  view: { sql: 'true', denied: 'Emailový účet nie je s vami zdieľaný' },
+  readEmails: { sql: 'm.can_read', denied: 'Emaily tohto emailového účtu nemáte právo čítať' },
+  editContacts: { sql: WRITERS, denied: 'Kontakty tohto emailového účtu môžete len prezerať' },
+  markRead: { sql: `${WRITERS} AND m.can_read`, denied: 'Stav prečítania v tomto emailovom účte nemôžete meniť' },
+  sync: { sql: WRITERS, denied: 'Synchronizáciu tohto emailového účtu môže spustiť len vlastník alebo editor' },
+  send: { sql: 'm.can_send', denied: 'Z tohto emailového účtu nemáte právo odosielať' },
+  share: { sql: `m.role = 'owner'`, denied: 'Zdieľanie tohto emailového účtu môže meniť len jeho vlastník' },
+  manage: { sql: `m.role = 'owner'`, denied: 'Nastavenia tohto emailového účtu môže meniť len jeho vlastník' },
+};
+
+/** The right as a boolean SQL condition on the membership row `m`. */
+export function rightCondition(right: AccountRight): string {
+  return `(${RULES[right].sql})`;
+}
+
+/** The Slovak message of a 403 for a member without this right. */
+export function deniedMessage(right: AccountRight): string {
+  return RULES[right].denied;
+}
+
+/** Ids of the accounts on which the caller (bind `$userId`) has the right: one index range of email_account_members. */
+export function accountsWith(right: AccountRight): string {
+  return `SELECT m.email_account_id FROM email_account_members m WHERE m.user_id = $userId AND ${rightCondition(right)}`;
+}
+
+/**
+ * The caller's right on the account `$accountId` (or the account of the contact `$contactId`) as one
+ * SQL value: NULL = not a member (404: no existence leak), false = a member without the right (403).
+ */
+export function accessToAccount(right: AccountRight): string {
+  return `(SELECT ${rightCondition(right)} FROM email_account_members m WHERE m.email_account_id = $accountId AND m.user_id = $userId)`;
+}
+
+export function accessToContact(right: AccountRight): string {
+  return `(SELECT ${rightCondition(right)} FROM contacts k JOIN email_account_members m ON m.email_account_id = k.email_account_id AND m.user_id = $userId
+            WHERE k.id = $contactId)`;
+}
