@@ -142,6 +142,16 @@ export class DbSession {
     return this.client.query(copyStreams.from(`COPY ${quoteIdent(table)} (${columnList(columns)}) FROM STDIN`));
   }
 
+  /**
+   * Switches the tables' own triggers off (or on again) for this transaction's load. The archive holds
+   * what they derive already (an account's owner membership row, the copies kept on email links,
+   * session notifications): firing them while rows are copied in would add those rows a second time.
+   * Foreign-key checks are system triggers and stay on. Needs the tables' owner, who ran the migrations.
+   */
+  async setUserTriggers(tables: string[], enabled: boolean): Promise<void> {
+    for (const table of tables) await this.client.query(`ALTER TABLE ${quoteIdent(table)} ${enabled ? 'ENABLE' : 'DISABLE'} TRIGGER USER`);
+  }
+
   async truncate(tables: string[]): Promise<void> {
     if (tables.length > 0) await this.client.query(`TRUNCATE ${tables.map(quoteIdent).join(', ')} CASCADE`);
   }

@@ -87,7 +87,10 @@ export class RestoreService {
           if (catalog.tables.some((t) => t.name === 'timesheets')) oldFiles.push(...(await s.timesheetKeys()));
           await s.truncate(catalog.tables.map((t) => t.name).filter((t) => t !== 'schema_migrations'));
         }
+        const loadedTables = header.tables.map((t) => t.name);
+        await s.setUserTriggers(loadedTables, false);
         const result = await loadArchive(reader, s, staged);
+        await s.setUserTriggers(loadedTables, true);
         return { ...result, sequences: await s.fixSequences(header.tables.map((t) => t.name)) };
       });
       await staged.commit();

@@ -138,7 +138,7 @@ function writeJsonError(error: { code: string; message: string; statusCode?: num
   const out: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.statusCode !== undefined) out.statusCode = error.statusCode;
   if (error.details !== undefined) out.details = error.details;
-  process.stderr.write(`${terminalSafeJson({ error: out }, undefined)}\n`);
+  process.stderr.write(`${terminalSafeJson({ error: out }, 0)}\n`);
 }
 
 /** NotFoundError -> not_found. */

@@ -37,6 +37,6 @@ const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\
  * JSON for stdout with the unsafe characters written as \u escapes: JSON.stringify escapes C0 only.
  * The parsed value is unchanged, so scripts still read exactly what is stored.
  */
-export function terminalSafeJson(value: unknown, indent: number | undefined = 2): string {
+export function terminalSafeJson(value: unknown, indent = 2): string {
   return JSON.stringify(value, null, indent).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
