@@ -5,6 +5,7 @@ import { makeDrainable, type Drainable } from './http-drain.js';
 import { createApp } from './http-app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { SyncScheduler } from '../sync/sync-scheduler.js';
+import { tickMs } from '../sync/sync-schedule.js';
 
 export interface ServeOptions {
   api: boolean;
@@ -40,7 +41,8 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
     });
   }
   if (options.sync) {
-    scheduler = new SyncScheduler(config.syncCron, ctx.services.mailSync, logger);
+    const timing = config.syncCron ? { cron: config.syncCron } : { everyMs: tickMs(config.syncIntervalSeconds * 1000) };
+    scheduler = new SyncScheduler(timing, ctx.services.mailSync, logger);
     scheduler.start();
   }
   const address = server?.address() as AddressInfo | undefined;

@@ -99,15 +99,18 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, contacts, accounts: ownEmailAccounts, pusher: readStatePusher, logger });
 
-  const mailSync = new SyncService({
-    repository: new SyncRepository(sql),
-    mailStore: new MailStoreRepository(sql),
-    transactions,
-    logger,
-    clientFor: (account) => emailAccounts.clientFor(account),
-    readState: readStatePusher,
-    metrics,
-  });
+  const mailSync = new SyncService(
+    {
+      repository: new SyncRepository(sql),
+      mailStore: new MailStoreRepository(sql),
+      transactions,
+      logger,
+      clientFor: (account) => emailAccounts.clientFor(account),
+      readState: readStatePusher,
+      metrics,
+    },
+    { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds },
+  );
   return { audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher };
 }
 

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Outcome of one account's sync run; `skipped` = another instance holds the account's lease. */
 export type SyncRunResult = 'ok' | 'error' | 'auth_failed' | 'skipped';
@@ -56,6 +56,33 @@ export class AppMetrics {
     name: 'crm_sync_items_total',
     help: 'Rows created by the mail sync, by kind (email, contact)',
     labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  /** Freshness: how long new mail took from the mail server to the CRM's database. */
+  readonly syncLag = new Histogram({
+    name: 'crm_sync_lag_seconds',
+    help: "Time from the mail server's receivedAt to the email being stored, for new mail found by incremental runs",
+    buckets: [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300, 900, 3600],
+    registers: [this.registry],
+  });
+
+  /** Cost: HTTP requests to the JMAP server (an idle check is one). */
+  readonly syncJmapRequests = new Counter({
+    name: 'crm_sync_jmap_requests_total',
+    help: 'HTTP requests the mail sync made to the JMAP server',
+    registers: [this.registry],
+  });
+
+  readonly syncAccountsDue = new Gauge({
+    name: 'crm_sync_accounts_due',
+    help: 'Active email accounts whose turn has come and that no worker is syncing yet (whole database, at the last scheduler tick)',
+    registers: [this.registry],
+  });
+
+  readonly syncAccountsOverdue = new Gauge({
+    name: 'crm_sync_accounts_overdue',
+    help: 'Of the due accounts, those waiting for longer than one SYNC_INTERVAL (workers cannot keep up)',
     registers: [this.registry],
   });
 
