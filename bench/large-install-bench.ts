@@ -7,6 +7,7 @@
  *   npx tsx bench/large-install-bench.ts       # embedded PostgreSQL in /tmp (seeding takes minutes; progress is printed)
  *   BENCH_DATABASE_URL=postgres://... npx tsx bench/large-install-bench.ts   # an existing, empty database
  *   BENCH_ACCOUNTS=50 BENCH_EMAILS=20000 BENCH_CONTACTS=500 BENCH_ITERATIONS=600 BENCH_ROUNDS=3
+ *   BENCH_KEEP=1   leave the embedded database running afterwards (its URL is printed) to study plans
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -125,8 +126,12 @@ async function main(): Promise<void> {
   } finally {
     server.close();
     await ctx.close();
-    await embedded?.stop().catch(() => undefined);
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP) {
+      console.log(`kept: ${databaseUrl} (${tmp ?? 'external'})`);
+    } else {
+      await embedded?.stop().catch(() => undefined);
+      if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    }
   }
 }
 
