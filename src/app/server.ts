@@ -6,6 +6,7 @@ import { createApp } from './http-app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { SyncScheduler } from '../sync/sync-scheduler.js';
 import { MaintenanceScheduler } from '../maintenance/maintenance-scheduler.js';
+import { tickMs } from '../sync/sync-schedule.js';
 
 export interface ServeOptions {
   api: boolean;
@@ -48,7 +49,8 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
     onGiveUp: (err) => options.onDatabaseLost?.(err),
   });
   if (options.sync) {
-    scheduler = new SyncScheduler(config.syncCron, ctx.services.mailSync, logger);
+    const timing = config.syncCron ? { cron: config.syncCron } : { everyMs: tickMs(config.syncIntervalSeconds * 1000) };
+    scheduler = new SyncScheduler(timing, ctx.services.mailSync, logger);
     scheduler.start();
   }
   // Retention (expired sessions, old audit records, expired throttle counters): every instance

@@ -131,15 +131,18 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts });
 
   const mailStore = new MailStoreRepository(sql);
-  const mailSync = new SyncService({
-    repository: new SyncRepository(sql),
-    mailStore,
-    transactions,
-    logger,
-    clientFor: (account) => emailAccounts.clientFor(account),
-    readState: readStatePusher,
-    metrics,
-  });
+  const mailSync = new SyncService(
+    {
+      repository: new SyncRepository(sql),
+      mailStore,
+      transactions,
+      logger,
+      clientFor: (account) => emailAccounts.clientFor(account),
+      readState: readStatePusher,
+      metrics,
+    },
+    { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds },
+  );
   const encryptionKeys = { current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys };
   const backupRepository = new BackupRepository(sequelize);
   const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });

@@ -33,7 +33,12 @@ export class AppConfig {
   readonly jmapSessionUrl?: string;
   readonly jmapTimeoutMs: number;
   readonly secrets: Secrets;
-  readonly syncCron: string;
+  /** Each account's polling period (SYNC_INTERVAL), in seconds. */
+  readonly syncIntervalSeconds: number;
+  /** Accounts synced at once by this process (SYNC_CONCURRENCY). */
+  readonly syncConcurrency: number;
+  /** When set, the scheduler looks for due accounts only at these times (SYNC_CRON). */
+  readonly syncCron?: string;
   readonly corsOrigin?: string;
   readonly bcryptRounds: number;
   readonly logLevel: string;
@@ -60,6 +65,8 @@ export class AppConfig {
     this.jmapSessionUrl = raw.JMAP_SESSION_URL;
     this.jmapTimeoutMs = raw.JMAP_TIMEOUT_MS;
     this.secrets = secrets;
+    this.syncIntervalSeconds = raw.SYNC_INTERVAL;
+    this.syncConcurrency = raw.SYNC_CONCURRENCY;
     this.syncCron = raw.SYNC_CRON;
     this.corsOrigin = raw.CORS_ORIGIN;
     this.bcryptRounds = raw.BCRYPT_ROUNDS;

@@ -38,6 +38,14 @@ const booleanFlag = withDefault(
   'false',
 );
 
+/** "30" (seconds), "30s", "2m", "1h"; null when it is none of these. */
+export function parseDurationSeconds(text: string): number | null {
+  const match = /^\s*(\d+)\s*(s|m|h)?\s*$/.exec(text);
+  if (!match) return null;
+  const factor = { s: 1, m: 60, h: 3600 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
+  return Number(match[1]) * factor;
+}
+
 export const envSchema = z.object({
   NODE_ENV: withDefault(z.enum(['development', 'production', 'test']), 'development'),
   PORT: withDefault(z.coerce.number().int().min(0).max(65535), '3000'),
@@ -63,9 +71,33 @@ export const envSchema = z.object({
   ),
   /** Retired encryption keys, comma separated, still accepted for decryption during a key rotation. */
   CRM_ENCRYPTION_OLD_KEYS: optionalString,
-  SYNC_CRON: withDefault(
-    z.string().refine((v) => cron.validate(v), 'SYNC_CRON nie je platný cron výraz'),
-    '*/5 * * * *',
+  /**
+   * How often each email account is checked for new mail: seconds ("30") or with a unit ("30s",
+   * "2m", "1h"). Every account has its own turn within the interval. An idle check is one request.
+   */
+  SYNC_INTERVAL: withDefault(
+    z.string().transform((v, ctx) => {
+      const seconds = parseDurationSeconds(v);
+      if (seconds === null || seconds < 1 || seconds > 86_400) {
+        ctx.addIssue({ code: 'custom', message: 'SYNC_INTERVAL musí byť trvanie od 1 s do 24 h, napr. 30, 30s, 2m alebo 1h' });
+        return z.NEVER;
+      }
+      return seconds;
+    }),
+    '30s',
+  ),
+  /** Accounts one process syncs at the same time. */
+  SYNC_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), '4'),
+  /**
+   * Optional (older setting): when set, the scheduler looks for due accounts only at these cron times
+   * instead of every few seconds, so mail can be as late as the cron period. Empty = every few seconds.
+   */
+  SYNC_CRON: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine((v) => cron.validate(v), 'SYNC_CRON nie je platný cron výraz')
+      .optional(),
   ),
   CORS_ORIGIN: corsOrigin,
   BCRYPT_ROUNDS: withDefault(z.coerce.number().int().min(4).max(15), '12'),

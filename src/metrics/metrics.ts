@@ -75,6 +75,33 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  /** Freshness: how long new mail took from the mail server to the CRM's database. */
+  readonly syncLag = new Histogram({
+    name: 'crm_sync_lag_seconds',
+    help: "Time from the mail server's receivedAt to the email being stored, for new mail found by incremental runs",
+    buckets: [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300, 900, 3600],
+    registers: [this.registry],
+  });
+
+  /** Cost: HTTP requests to the JMAP server (an idle check is one). */
+  readonly syncJmapRequests = new Counter({
+    name: 'crm_sync_jmap_requests_total',
+    help: 'HTTP requests the mail sync made to the JMAP server',
+    registers: [this.registry],
+  });
+
+  readonly syncAccountsDue = new Gauge({
+    name: 'crm_sync_accounts_due',
+    help: 'Active email accounts whose turn has come and that no worker is syncing yet (whole database, at the last scheduler tick)',
+    registers: [this.registry],
+  });
+
+  readonly syncAccountsOverdue = new Gauge({
+    name: 'crm_sync_accounts_overdue',
+    help: 'Of the due accounts, those waiting for longer than one SYNC_INTERVAL (workers cannot keep up)',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     // prom-client's nodejs_active_{handles,requests,resources}_total are gauges named like counters

@@ -8,20 +8,37 @@
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { EmailAccount, SyncStatus } from '../models/index.js';
 import { SyncSupersededError } from './sync-errors.js';
-import type { CheckpointFields, Finish, FullSyncCheckpoint, HeldLease, SyncRepository } from './sync-repository.js';
+import type { CheckpointFields, Finish, FullSyncCheckpoint, HeldLease, StateRow, SyncRepository } from './sync-repository.js';
+import { phaseMs, type SyncSchedule } from './sync-schedule.js';
+
+export interface LeaseOptions {
+  leaseSeconds: number;
+  schedule: SyncSchedule;
+}
+
+type LeaseData = { repository: SyncRepository; transactions: Transactions };
 
 export class AccountLease {
   private constructor(
     private readonly repository: SyncRepository,
     readonly account: EmailAccount,
     private readonly owner: string,
-    private readonly leaseSeconds: number,
+    private readonly options: LeaseOptions,
     readonly previousStatus: SyncStatus,
     readonly consecutiveFailures: number,
     public emailState: string | null,
     public fullSync: FullSyncCheckpoint | null,
     public generation: number,
+    /** The turn this run serves, when it was taken from the queue of due accounts. */
+    readonly dueAt: Date | null = null,
   ) {}
+
+  private static from(data: LeaseData, account: EmailAccount, owner: string, options: LeaseOptions, row: Omit<StateRow, 'acquired'>, dueAt: Date | null = null): AccountLease {
+    // A crashed run left 'syncing' behind; what it replaced is unknown, so call it idle.
+    const previous = row.status === 'syncing' ? 'idle' : row.status;
+    return new AccountLease(data.repository, account, owner, options, previous, row.consecutive_failures,
+      row.email_state, row.full_sync_checkpoint, row.sync_generation, dueAt);
+  }
 
   /** What every write of this run checks against: the lease and the account as the run started with it. */
   private get held(): HeldLease {
@@ -29,22 +46,19 @@ export class AccountLease {
     return {
       accountId: account.id,
       owner: this.owner,
-      leaseSeconds: this.leaseSeconds,
+      leaseSeconds: this.options.leaseSeconds,
       jmapAccountId: account.jmapAccountId,
       email: account.email,
       emailPassword: account.emailPassword,
       userId: account.userId,
       previousStatus: this.previousStatus,
+      intervalMs: this.options.schedule.intervalMs,
+      phaseMs: phaseMs(account.id, this.options.schedule.intervalMs),
     };
   }
 
   /** Null when the account is inactive, gone, leased by someone else, or (dueOnly) not due. */
-  static async acquire(
-    data: { repository: SyncRepository; transactions: Transactions },
-    accountId: string,
-    owner: string,
-    options: { leaseSeconds: number; dueOnly: boolean },
-  ): Promise<AccountLease | null> {
+  static async acquire(data: LeaseData, accountId: string, owner: string, options: LeaseOptions & { dueOnly: boolean }): Promise<AccountLease | null> {
     const { repository } = data;
     return data.transactions.run(async (tx) => {
       await repository.ensureStateRow(accountId, tx);
@@ -53,10 +67,23 @@ export class AccountLease {
       await repository.takeLease(accountId, owner, options.leaseSeconds, tx);
       const account = await repository.findAccount(accountId, tx);
       if (!account) return null;
-      // A crashed run left 'syncing' behind; what it replaced is unknown, so call it idle.
-      const previous = row.status === 'syncing' ? 'idle' : row.status;
-      return new AccountLease(repository, account, owner, options.leaseSeconds, previous, row.consecutive_failures,
-        row.email_state, row.full_sync_checkpoint, row.sync_generation);
+      return AccountLease.from(data, account, owner, options, row);
+    });
+  }
+
+  /**
+   * The lease of the next due account (requested first, then the earliest turn), or null when none
+   * is due. `accountIds` narrows the queue (crm-admin, tests sharing one database).
+   */
+  static async claimNextDue(data: LeaseData, owner: string, options: LeaseOptions & { accountIds: string[] | null }): Promise<AccountLease | null> {
+    const { repository } = data;
+    return data.transactions.run(async (tx) => {
+      const row = await repository.claimNextDue(owner, options.leaseSeconds, options.accountIds, tx);
+      if (!row) return null;
+      const account = await repository.findAccount(row.account_id, tx);
+      // Cannot happen while the state row is locked (deleting the account cascades to it); never keep a lease on nothing.
+      if (!account) throw new Error(`email account ${row.account_id} vanished while its lease was taken`);
+      return AccountLease.from(data, account, owner, options, row, row.due_at);
     });
   }
 

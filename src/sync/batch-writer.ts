@@ -25,6 +25,8 @@ export interface BatchResult {
   emailsCreated: number;
   deleted: number;
   contactsCreated: number;
+  /** When the server received each new row (receivedAt), for the sync lag metric. */
+  createdReceivedAt: Date[];
 }
 
 export class BatchWriter {
@@ -96,7 +98,7 @@ export async function writeEmails(
     const linked = [...people.map((p) => p.email), ...mapped.participants].map((a) => contactIdOf.get(a)).filter((id): id is string => !!id);
     return { mapped, contactId: main, contactIds: unique([main, ...linked]) };
   });
-  const { stored, inserted } = await store.upsertEmails(account, rows, generation, tx);
+  const { stored, inserted, insertedIds } = await store.upsertEmails(account, rows, generation, tx);
   const created = upserted.filter((c) => c.inserted).map((c) => c.id);
   const newest = newestPerContact(stored);
   for (const [id, date] of await store.linkEarlierEmails(created, tx)) keepNewest(newest, id, date);
@@ -106,7 +108,14 @@ export async function writeEmails(
     emailsCreated: inserted,
     deleted: removed.deleted + swept.deleted,
     contactsCreated: created.length,
+    createdReceivedAt: receivedAtOf(stored, new Set(insertedIds)),
   };
+}
+
+/** When the mail server received the emails this batch created (the sync-lag histogram). */
+function receivedAtOf(rows: EmailRow[], ids: Set<string>): Date[] {
+  if (ids.size === 0) return [];
+  return rows.filter((r) => ids.has(r.mapped.jmapId) && r.mapped.date !== null).map((r) => r.mapped.date!);
 }
 
 function newestPerContact(rows: EmailRow[]): Map<string, Date> {

@@ -2,11 +2,13 @@
  * First sync (or resync): everything outside Trash, Junk and Drafts, page by page. The Email state
  * is read BEFORE the first page, so the incremental sync that follows replays whatever changed while
  * paging. Each page commits with its checkpoint (the query anchor); a crashed or stopped full sync
- * resumes after the last committed page. The next page is fetched while the current one is written.
+ * resumes after the last committed page. Pages are fetched ahead while earlier ones are written
+ * (page-queue.ts), so a first sync costs little more than fetching alone.
  */
 import { JmapMethodError } from '../jmap/index.js';
 import { mapEmail } from './email-mapper.js';
 import { fetchMailboxesAndState, fetchPage, type Page } from './jmap-sync-calls.js';
+import { PageQueue } from './page-queue.js';
 import type { RunState } from './run-state.js';
 import type { FullSyncCheckpoint } from './sync-repository.js';
 
@@ -16,49 +18,42 @@ const MAX_ANCHOR_RESTARTS = 3;
 export async function fullSync(run: RunState): Promise<void> {
   const { client, lease, writer } = run;
   const { roles, state } = await fetchMailboxesAndState(client, run.jmapAccountId, run.signal);
-  let checkpoint = lease.fullSync;
-  if (!checkpoint || checkpoint.jmapAccountId !== run.jmapAccountId) {
-    checkpoint = { state, anchor: null, jmapAccountId: run.jmapAccountId };
-    // A new generation: rows this pass does not see again are removed at its end.
-    await writer.apply({ emails: [], checkpoint: { fullSync: checkpoint, emailState: null, generation: lease.generation + 1 } });
-  } else {
-    run.logger.info('resuming full mail sync', { accountId: lease.account.id });
-  }
-  run.stats.mode = 'full';
-
   const { maxObjectsInGet } = await client.limits();
   const limit = Math.max(1, Math.min(run.options.batchSize, maxObjectsInGet));
   const context = { roles, ownAddresses: run.ownAddresses };
-  const fetchAfter = (anchor: string | null): Promise<Page> => {
-    const page = fetchPage(client, run.jmapAccountId, roles, anchor, limit, run.signal);
-    page.catch(() => {}); // awaited later, or abandoned when the run stops: never an unhandled rejection
-    return page;
-  };
+  const queue = new PageQueue((anchor) => fetchPage(client, run.jmapAccountId, roles, anchor, limit, run.signal), run.options.prefetchPages);
 
-  let anchor = checkpoint.anchor;
-  let pending = fetchAfter(anchor);
+  const resumable = lease.fullSync !== null && lease.fullSync.jmapAccountId === run.jmapAccountId;
+  let checkpoint: FullSyncCheckpoint = resumable ? lease.fullSync! : { state, anchor: null, jmapAccountId: run.jmapAccountId };
+  // The first page is on its way while the generation is written.
+  queue.start(checkpoint.anchor);
+  if (resumable) {
+    run.logger.info('resuming full mail sync', { accountId: lease.account.id });
+  } else {
+    // A new generation: rows this pass does not see again are removed at its end.
+    await writer.apply({ emails: [], checkpoint: { fullSync: checkpoint, emailState: null, generation: lease.generation + 1 } });
+  }
+  run.stats.mode = 'full';
+
   let restarts = 0;
   for (;;) {
-    let page: Page;
+    let page: Page | null;
     try {
-      page = await pending;
+      page = await queue.next();
     } catch (err) {
-      if (!(err instanceof JmapMethodError && err.type === 'anchorNotFound' && anchor !== null && restarts < MAX_ANCHOR_RESTARTS)) throw err;
+      if (!(err instanceof JmapMethodError && err.type === 'anchorNotFound' && restarts < MAX_ANCHOR_RESTARTS)) throw err;
       restarts++;
-      anchor = null;
-      pending = fetchAfter(null);
+      queue.start(null);
       continue;
     }
-    if (page.ids.length === 0) break;
-    const last = page.ids[page.ids.length - 1]!;
-    if (page.more) pending = fetchAfter(last);
-    checkpoint = { ...(checkpoint as FullSyncCheckpoint), anchor: last };
+    if (!page || page.ids.length === 0) break;
+    // Committed together with the page: a resumed sync continues after it, never skipping one.
+    checkpoint = { ...checkpoint, anchor: page.ids[page.ids.length - 1]! };
     const result = await writer.apply({ emails: page.emails.map((e) => mapEmail(e, context)), checkpoint: { fullSync: checkpoint } });
     run.record(page.emails.length, result);
     await run.progress('full', page.total);
     if (!page.more) break;
     run.throwIfStopping();
-    anchor = last;
   }
 
   // Complete: the state read at the start becomes the incremental starting point.

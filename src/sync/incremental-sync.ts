@@ -27,7 +27,7 @@ export async function incrementalSync(run: RunState, sinceState: string): Promis
         destroyed: batch.destroyed,
         checkpoint: { emailState: batch.newState },
       });
-      run.record(batch.emails.length, result);
+      run.record(batch.emails.length, result, true);
       await run.progress('incremental');
     }
     state = batch.newState;

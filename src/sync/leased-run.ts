@@ -8,11 +8,14 @@ import type { AccountLease } from './account-lease.js';
 import { runAccount } from './account-run.js';
 import { BatchWriter } from './batch-writer.js';
 import { emptyStats, RunState, type SyncTuning } from './run-state.js';
+import type { SyncClients } from './sync-clients.js';
 import { backoffMinutes, describeFailure, SyncInterruptedError, SyncSupersededError } from './sync-errors.js';
 import type { RunOptions, SyncOutcome, SyncResult, SyncServiceDeps } from './sync-types.js';
 
 export interface LeasedRunContext {
   deps: SyncServiceDeps;
+  /** The accounts' JMAP clients, kept between runs (sync-clients.ts). */
+  clients: SyncClients;
   tuning: SyncTuning;
   signal: AbortSignal;
   stopping: () => boolean;
@@ -22,31 +25,36 @@ export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, opti
   const { deps } = ctx;
   const started = Date.now();
   let client: JmapClient | undefined;
+  let requestsBefore = 0;
   let run: RunState | undefined;
   const result = (outcome: SyncOutcome, error?: string, failureReason?: string): SyncResult => ({
     accountId: lease.account.id,
     email: lease.account.email,
     outcome,
     ...(run?.stats ?? emptyStats()),
-    requests: client?.requestCount ?? 0,
+    requests: client ? client.requestCount - requestsBefore : 0,
     durationMs: Date.now() - started,
     error,
     failureReason,
   });
   let outcome: SyncResult;
   try {
-    client = deps.clientFor(lease.account);
+    client = ctx.clients.for(lease.account);
+    requestsBefore = client.requestCount;
     const writer = new BatchWriter(deps.mailStore, deps.transactions, lease);
     run = new RunState(lease, client, writer, ctx.tuning, deps.logger, ctx.signal, ctx.stopping, options.onProgress);
     await runAccount(run, () => pushReadState(deps, lease.account));
     await lease.finish({ outcome: 'ok' });
     outcome = result('ok');
   } catch (err) {
+    // The session or the connection may be what failed: the next run starts with a new client.
+    ctx.clients.forget(lease.account.id);
     outcome = await recordFailure(deps, lease, err, result);
   }
-  recordMetrics(deps, outcome);
+  recordMetrics(deps, outcome, run?.lagSeconds);
   const { accountId, durationMs, fetched, stored, deleted, requests, mode } = outcome;
-  deps.logger.info('mail sync run', { accountId, outcome: outcome.outcome, mode, fetched, stored, deleted, requests, durationMs });
+  const dueAt = lease.dueAt?.toISOString() ?? null;
+  deps.logger.info('mail sync run', { accountId, outcome: outcome.outcome, mode, fetched, stored, deleted, requests, durationMs, dueAt });
   return outcome;
 }
 
@@ -94,9 +102,12 @@ async function pushReadState(deps: SyncServiceDeps, account: EmailAccount): Prom
   }
 }
 
-export function recordMetrics(deps: SyncServiceDeps, result: SyncResult): void {
+export function recordMetrics(deps: SyncServiceDeps, result: SyncResult, lagSeconds: number[] = []): void {
   const metrics = deps.metrics;
-  if (!metrics || result.outcome === 'interrupted') return;
+  if (!metrics) return;
+  if (result.requests > 0) metrics.syncJmapRequests.inc(result.requests);
+  for (const seconds of lagSeconds) metrics.syncLag.observe(seconds);
+  if (result.outcome === 'interrupted') return;
   metrics.recordSyncRun(result.outcome, result.durationMs / 1000, result.failureReason);
   if (result.emailsCreated > 0) metrics.syncItems.inc({ kind: 'email' }, result.emailsCreated);
   if (result.contactsCreated > 0) metrics.syncItems.inc({ kind: 'contact' }, result.contactsCreated);

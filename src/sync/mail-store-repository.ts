@@ -131,14 +131,15 @@ export class MailStoreRepository {
   }
 
   /**
-   * Inserts or refreshes the rows and links them to their contacts; answers the rows stored.
+   * Inserts or refreshes the rows and links them to their contacts; answers the rows stored and the
+   * JMAP ids of those that are new.
    * is_read follows the server except where the CRM changed it and has not told the server yet
    * (read_pending). A second copy of a message already stored under another JMAP id (same
    * Message-ID, e.g. the Sent copy of mail to oneself) is skipped: one row per message.
    */
-  async upsertEmails(account: AccountRef, all: EmailRow[], generation: number, tx?: Tx): Promise<{ stored: EmailRow[]; inserted: number }> {
+  async upsertEmails(account: AccountRef, all: EmailRow[], generation: number, tx?: Tx): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
     const rows = firstPerMessageId(all);
-    if (rows.length === 0) return { stored: [], inserted: 0 };
+    if (rows.length === 0) return { stored: [], inserted: 0, insertedIds: [] };
     const payload = rows.map(({ mapped: m, contactId }) => ({
       contact_id: contactId,
       jmap_id: m.jmapId,
@@ -179,7 +180,8 @@ export class MailStoreRepository {
     const idByJmapId = new Map(stored.map((r) => [r.jmap_id, r.id]));
     await this.linkContacts(rows, idByJmapId, tx);
     await this.insertAttachments(rows, idByJmapId, tx);
-    return { stored: rows.filter((r) => idByJmapId.has(r.mapped.jmapId)), inserted: stored.filter((r) => r.inserted).length };
+    const insertedIds = stored.filter((r) => r.inserted).map((r) => r.jmap_id);
+    return { stored: rows.filter((r) => idByJmapId.has(r.mapped.jmapId)), inserted: insertedIds.length, insertedIds };
   }
 
   private async linkContacts(rows: EmailRow[], idByJmapId: Map<string, string>, tx?: Tx): Promise<void> {

@@ -15,6 +15,8 @@ export interface SyncTuning {
   batchSize: number;
   /** maxChanges per Email/changes page (narrowed to maxObjectsInGet). */
   maxChanges: number;
+  /** Full sync pages fetched ahead of the writer, at most (page-queue.ts). */
+  prefetchPages: number;
 }
 
 export type SyncMode = 'full' | 'incremental';
@@ -48,6 +50,8 @@ export function emptyStats(): RunStats {
 export class RunState {
   readonly stats: RunStats = emptyStats();
   readonly ownAddresses: Set<string>;
+  /** Seconds from the server's receivedAt to stored, of each new email an incremental run brought. */
+  readonly lagSeconds: number[] = [];
 
   constructor(
     readonly lease: AccountLease,
@@ -67,7 +71,15 @@ export class RunState {
     return this.lease.account.jmapAccountId;
   }
 
-  record(fetched: number, result: BatchResult): void {
+  /**
+   * Adds a committed batch to the stats. `fresh`: the batch is new mail (Email/changes), whose lag
+   * from delivery is worth measuring; a full sync's old mail is not.
+   */
+  record(fetched: number, result: BatchResult, fresh = false): void {
+    if (fresh) {
+      const now = Date.now();
+      for (const received of result.createdReceivedAt) this.lagSeconds.push(Math.max(0, (now - received.getTime()) / 1000));
+    }
     this.stats.fetched += fetched;
     this.stats.stored += result.stored;
     this.stats.emailsCreated += result.emailsCreated;

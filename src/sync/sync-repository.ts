@@ -55,6 +55,22 @@ export interface HeldLease {
   userId: string;
   /** The status before this run set 'syncing', restored when the run stops early. */
   previousStatus: SyncStatus;
+  /** The polling period and this account's phase within it: where its next turn falls. */
+  intervalMs: number;
+  phaseMs: number;
+}
+
+/** An account claimed from the queue of due accounts: its state as a lease sees it. */
+export interface ClaimedRow extends Omit<StateRow, 'acquired'> {
+  account_id: string;
+  /** The turn this run serves (next_sync_at), null when the account had none yet. */
+  due_at: Date | null;
+}
+
+/** Accounts waiting for a run, database-wide: due now, and due for longer than one interval. */
+export interface Backlog {
+  due: number;
+  overdue: number;
 }
 
 /** One line of `crm-admin sync status`: no credentials, only what an admin needs to act. */
@@ -73,6 +89,7 @@ export interface SyncStatusRow {
   lastSuccessAt: Date | null;
   lastError: string | null;
   consecutiveFailures: number;
+  /** When it is next due: its next turn or the end of a backoff; null while it waits for new credentials. */
   nextAttemptAt: Date | null;
 }
 
@@ -92,8 +109,15 @@ interface StatusRow {
   next_attempt_at: Date | null;
 }
 
-/** Mail an account may be due for: never synced, backoff over, or explicitly requested. */
-const DUE_CONDITION = `(s.requested_at IS NOT NULL OR (s.status <> 'auth_failed' AND (s.next_attempt_at IS NULL OR s.next_attempt_at <= now())))`;
+/** Mail an account may be due for: explicitly requested, or its turn has come and any backoff is over. */
+const DUE_CONDITION = `(s.requested_at IS NOT NULL OR (s.status <> 'auth_failed'
+  AND (s.next_attempt_at IS NULL OR s.next_attempt_at <= now()) AND (s.next_sync_at IS NULL OR s.next_sync_at <= now())))`;
+
+/** Nobody holds the account's lease (a crashed holder's lease has expired). */
+const UNLEASED = '(s.locked_until IS NULL OR s.locked_until < now())';
+
+/** The account's first slot strictly after now: phase + k * interval (sync-schedule.ts nextSlotMs). */
+const NEXT_SLOT = `to_timestamp(((floor((extract(epoch FROM now()) * 1000 - $phaseMs) / $intervalMs) + 1) * $intervalMs + $phaseMs) / 1000.0)`;
 
 export class SyncRepository {
   constructor(private readonly sql: Sql) {}
@@ -111,7 +135,7 @@ export class SyncRepository {
   lockState(accountId: string, dueOnly: boolean, tx?: Tx): Promise<StateRow | undefined> {
     return this.sql.one<StateRow>(
       `SELECT s.status, s.email_state, s.full_sync_checkpoint, s.sync_generation, s.consecutive_failures,
-              (a.is_active AND (s.locked_until IS NULL OR s.locked_until < now())${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired
+              (a.is_active AND ${UNLEASED}${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired
          FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
         WHERE s.email_account_id = $accountId
           FOR UPDATE OF s`,
@@ -128,6 +152,44 @@ export class SyncRepository {
       { accountId, owner, leaseSeconds },
       tx,
     );
+  }
+
+  /**
+   * Takes the lease of the due account whose turn came first (requested ones before all), skipping
+   * rows another worker is claiming at this instant (SKIP LOCKED): workers sharing the database pull
+   * from one queue and never take the same account. Undefined when nothing is due.
+   */
+  claimNextDue(owner: string, leaseSeconds: number, accountIds: string[] | null, tx?: Tx): Promise<ClaimedRow | undefined> {
+    return this.sql.one<ClaimedRow>(
+      `WITH next AS (
+         SELECT s.email_account_id, s.status, s.next_sync_at, s.requested_at
+           FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
+          WHERE a.is_active AND ${DUE_CONDITION} AND ${UNLEASED}
+            AND ($accountIds::uuid[] IS NULL OR s.email_account_id = ANY($accountIds::uuid[]))
+          ORDER BY s.requested_at ASC NULLS LAST, s.next_sync_at ASC NULLS FIRST, s.email_account_id
+          LIMIT 1
+            FOR UPDATE OF s SKIP LOCKED)
+       UPDATE mail_sync_states s SET locked_by = $owner, locked_until = now() + make_interval(secs => $leaseSeconds), status = 'syncing',
+              last_attempt_at = now(), requested_at = NULL, updated_at = now()
+         FROM next WHERE s.email_account_id = next.email_account_id
+       RETURNING s.email_account_id AS account_id, next.status, s.email_state, s.full_sync_checkpoint, s.sync_generation,
+                 s.consecutive_failures, next.next_sync_at AS due_at`,
+      { owner, leaseSeconds, accountIds },
+      tx,
+    );
+  }
+
+  /** How many accounts wait for a run, and how many have waited longer than one interval. */
+  async backlog(intervalSeconds: number): Promise<Backlog> {
+    const row = await this.sql.one<Backlog>(
+      `SELECT count(*)::int AS due,
+              count(*) FILTER (WHERE GREATEST(s.requested_at, s.next_sync_at, s.next_attempt_at, s.created_at)
+                                     < now() - make_interval(secs => $intervalSeconds))::int AS overdue
+         FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
+        WHERE a.is_active AND ${DUE_CONDITION} AND ${UNLEASED}`,
+      { intervalSeconds },
+    );
+    return row ?? { due: 0, overdue: 0 };
   }
 
   findAccount(accountId: string, tx?: Tx): Promise<EmailAccount | null> {
@@ -170,7 +232,9 @@ export class SyncRepository {
     let sets: string;
     switch (result.outcome) {
       case 'ok':
-        sets = `status = 'ok', last_success_at = now(), last_error = NULL, consecutive_failures = 0, next_attempt_at = NULL`;
+        Object.assign(bind, { intervalMs: lease.intervalMs, phaseMs: lease.phaseMs });
+        sets = `status = 'ok', last_success_at = now(), last_error = NULL, consecutive_failures = 0, next_attempt_at = NULL,
+                next_sync_at = ${NEXT_SLOT}`;
         break;
       case 'error':
         Object.assign(bind, { message: result.message, backoffMinutes: result.backoffMinutes });
@@ -210,18 +274,6 @@ export class SyncRepository {
     );
   }
 
-  /** Active accounts whose turn it is and that nobody holds, requested ones first; null = all accounts. */
-  async dueAccountIds(accountIds: string[] | null): Promise<string[]> {
-    const rows = await this.sql.select<{ id: string }>(
-      `SELECT s.email_account_id AS id FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
-        WHERE a.is_active AND ${DUE_CONDITION} AND (s.locked_until IS NULL OR s.locked_until < now())
-          AND ($accountIds::uuid[] IS NULL OR a.id = ANY($accountIds::uuid[]))
-        ORDER BY s.requested_at ASC NULLS LAST, s.last_success_at ASC NULLS FIRST`,
-      { accountIds },
-    );
-    return rows.map((r) => r.id);
-  }
-
   /** Every active account, oldest first; those stopped on wrong credentials only when asked. */
   async activeAccountIds(includeAuthFailed: boolean): Promise<string[]> {
     const rows = await this.sql.select<{ id: string }>(
@@ -245,7 +297,9 @@ export class SyncRepository {
     const rows = await this.sql.select<StatusRow>(
       `SELECT a.id AS account_id, a.user_id, u.username, a.email, a.is_active, s.status,
               coalesce(s.locked_until > now(), false) AS running, s.email_state IS NOT NULL AS initial_sync_done,
-              s.last_attempt_at, s.last_success_at, s.last_error, s.consecutive_failures, s.next_attempt_at
+              s.last_attempt_at, s.last_success_at, s.last_error, s.consecutive_failures,
+              CASE WHEN s.requested_at IS NOT NULL THEN s.requested_at WHEN s.status = 'auth_failed' THEN NULL
+                   ELSE GREATEST(s.next_attempt_at, s.next_sync_at) END AS next_attempt_at
          FROM email_accounts a
          JOIN users u ON u.id = a.user_id
          LEFT JOIN mail_sync_states s ON s.email_account_id = a.id

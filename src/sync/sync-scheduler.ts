@@ -2,49 +2,60 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../logging/logger.js';
 
 export interface SyncRunner {
-  /** Syncs every account that is due; must be safe to call while a previous run is still going. */
+  /**
+   * Syncs accounts that are due with this process's free workers; must be safe to call while earlier
+   * calls are still going (it then only adds workers up to its limit).
+   */
   runDueAccounts(): Promise<unknown>;
   /** Lets the batch in progress finish or checkpoint, then returns. */
   shutdown(): Promise<void>;
 }
 
+export type SchedulerTiming =
+  /** Every few seconds (the default): each account is then synced close to its own turn. */
+  | { everyMs: number }
+  /** Only at these cron times (SYNC_CRON): mail waits for the next firing. */
+  | { cron: string };
+
 /**
- * Drives the mail sync from SYNC_CRON. A tick that arrives while the previous run is still going is
- * skipped (node-cron's own noOverlap warns on console, bypassing our logger).
+ * Looks for due accounts on a timer. Which accounts are due, and when, is decided in the database
+ * (each account's turn, sync-schedule.ts); the tick only wakes the workers. A tick while workers are
+ * busy is not skipped: free workers join, busy ones carry on.
  */
 export class SyncScheduler {
+  private timer?: NodeJS.Timeout;
   private task?: ScheduledTask;
-  private running?: Promise<unknown>;
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly expression: string,
+    private readonly timing: SchedulerTiming,
     private readonly runner: SyncRunner,
     private readonly logger: Logger,
   ) {}
 
   start(): void {
-    this.task = cron.schedule(this.expression, () => this.tick(), { name: 'mail-sync' });
-    this.logger.info('mail sync scheduled', { cron: this.expression });
+    if ('cron' in this.timing) {
+      this.task = cron.schedule(this.timing.cron, () => this.tick(), { name: 'mail-sync' });
+      this.logger.info('mail sync scheduled', { cron: this.timing.cron });
+    } else {
+      this.timer = setInterval(() => void this.tick(), this.timing.everyMs);
+      this.logger.info('mail sync scheduled', { tickMs: this.timing.everyMs });
+      void this.tick(); // the first look right away, not one tick after start
+    }
   }
 
   tick(): Promise<unknown> {
-    if (this.running) {
-      this.logger.debug('mail sync tick skipped: previous run still going');
-      return this.running;
-    }
-    this.running = this.runner
-      .runDueAccounts()
-      .catch((err) => this.logger.error('mail sync run failed', { err }))
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+    const run = this.runner.runDueAccounts().catch((err: unknown) => this.logger.error('mail sync run failed', { err }));
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+    return run;
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.timer);
     await this.task?.stop();
     await this.task?.destroy();
     await this.runner.shutdown();
-    await this.running;
+    await Promise.allSettled([...this.inFlight]);
   }
 }

@@ -2,29 +2,34 @@
  * The mail sync as a service: the scheduler's runner (runDueAccounts, shutdown), the API's "sync now"
  * (requestSync) and crm-admin's `sync run|status` (syncAccount, syncAll, statusList). Several
  * processes may run it against one database; leases in mail_sync_states keep them off each other's
- * accounts.
+ * accounts, and due accounts are taken from one queue (SKIP LOCKED), so together they cover every
+ * account once per turn.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { AccountLease } from './account-lease.js';
-import { recordMetrics, runLeased } from './leased-run.js';
-import type { SyncTuning } from './run-state.js';
+import { AccountLease, type LeaseOptions } from './account-lease.js';
+import { recordMetrics, runLeased, type LeasedRunContext } from './leased-run.js';
+import { SyncClients } from './sync-clients.js';
 import { SyncInterruptedError } from './sync-errors.js';
 import type { SyncStatusRow } from './sync-repository.js';
 import type { SyncRunner } from './sync-scheduler.js';
+import { DEFAULT_INTERVAL_SECONDS } from './sync-schedule.js';
 import { skippedResult, type RunOptions, type SyncResult, type SyncServiceDeps, type SyncServiceOptions } from './sync-types.js';
 
 export type * from './sync-types.js';
 
 export class SyncService implements SyncRunner {
   readonly instanceId: string;
-  private readonly tuning: SyncTuning;
-  private readonly leaseSeconds: number;
+  readonly intervalSeconds: number;
   private readonly concurrency: number;
+  private readonly lease: LeaseOptions;
+  private readonly context: LeasedRunContext;
   /** Runs of this process by account: a second request for a running account is skipped here already. */
   private readonly running = new Map<string, Promise<SyncResult>>();
   private readonly background = new Set<Promise<unknown>>();
   private readonly abort = new AbortController();
+  /** Workers of runDueAccounts now pulling from the queue; never more than `concurrency`. */
+  private workers = 0;
   private stopping = false;
 
   constructor(
@@ -32,20 +37,32 @@ export class SyncService implements SyncRunner {
     options: SyncServiceOptions = {},
   ) {
     this.instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-    this.tuning = { batchSize: options.batchSize ?? 500, maxChanges: options.maxChanges ?? 500 };
-    this.leaseSeconds = options.leaseSeconds ?? 120;
     this.concurrency = Math.max(1, options.concurrency ?? 2);
+    this.intervalSeconds = options.intervalSeconds ?? DEFAULT_INTERVAL_SECONDS;
+    this.lease = { leaseSeconds: options.leaseSeconds ?? 120, schedule: { intervalMs: this.intervalSeconds * 1000 } };
+    this.context = {
+      deps,
+      clients: new SyncClients(deps.clientFor),
+      tuning: { batchSize: options.batchSize ?? 500, maxChanges: options.maxChanges ?? 500, prefetchPages: Math.max(1, options.prefetchPages ?? 2) },
+      signal: this.abort.signal,
+      stopping: () => this.stopping,
+    };
   }
 
   /**
-   * The scheduler's tick: every active account whose turn it is (DUE_CONDITION in sync-repository.ts).
-   * `accountIds` narrows the tick to some accounts (crm-admin, tests sharing one database).
+   * The scheduler's tick: fills this process's free workers, each taking due accounts from the queue
+   * until none is left, and resolves with what they ran. Safe to call while earlier calls still run
+   * (a long first sync occupies one worker, the others keep serving the turns of everyone else).
+   * `accountIds` narrows the queue (crm-admin, tests sharing one database).
    */
   async runDueAccounts(scope: { accountIds?: string[] } = {}): Promise<SyncResult[]> {
     if (this.stopping) return [];
     await this.deps.repository.ensureStateRows();
-    const due = await this.deps.repository.dueAccountIds(scope.accountIds ?? null);
-    return this.pool(due, (id) => this.runOne(id, { dueOnly: true }));
+    await this.recordBacklog();
+    const results: SyncResult[] = [];
+    const free = Math.max(0, this.concurrency - this.workers);
+    await Promise.all(Array.from({ length: free }, () => this.worker(scope.accountIds ?? null, results)));
+    return results;
   }
 
   /** Syncs one account now, backoff or not (crm-admin sync run --account). */
@@ -57,7 +74,15 @@ export class SyncService implements SyncRunner {
   async syncAll(options: RunOptions & { includeAuthFailed?: boolean } = {}): Promise<SyncResult[]> {
     await this.deps.repository.ensureStateRows();
     const accounts = await this.deps.repository.activeAccountIds(options.includeAuthFailed === true);
-    return this.pool(accounts, (id) => this.runOne(id, { dueOnly: false, onProgress: options.onProgress }));
+    const results: SyncResult[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < accounts.length && !this.stopping) {
+        results.push(await this.runOne(accounts[next++]!, { dueOnly: false, onProgress: options.onProgress }));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, accounts.length) }, worker));
+    return results;
   }
 
   /**
@@ -91,33 +116,50 @@ export class SyncService implements SyncRunner {
     await this.whenIdle();
   }
 
+  /** One worker: takes the next due account, syncs it, and again, until none is due. */
+  private async worker(accountIds: string[] | null, results: SyncResult[]): Promise<void> {
+    this.workers++;
+    try {
+      while (!this.stopping) {
+        const lease = await AccountLease.claimNextDue(this.deps, this.instanceId, { ...this.lease, accountIds });
+        if (!lease) return;
+        results.push(await this.track(lease.account.id, runLeased(this.context, lease, {})));
+      }
+    } finally {
+      this.workers--;
+    }
+  }
+
   private runOne(accountId: string, options: RunOptions & { dueOnly: boolean }): Promise<SyncResult> {
     if (this.stopping || this.running.has(accountId)) return Promise.resolve(skippedResult(accountId));
-    const run = this.leaseAndRun(accountId, options).finally(() => this.running.delete(accountId));
-    this.running.set(accountId, run);
-    return run;
+    return this.track(accountId, this.leaseAndRun(accountId, options));
+  }
+
+  /** Registers a run of this process (whenIdle waits for it; requestSync skips its account meanwhile). */
+  private track(accountId: string, run: Promise<SyncResult>): Promise<SyncResult> {
+    const tracked = run.finally(() => {
+      if (this.running.get(accountId) === tracked) this.running.delete(accountId);
+    });
+    this.running.set(accountId, tracked);
+    return tracked;
   }
 
   private async leaseAndRun(accountId: string, options: RunOptions & { dueOnly: boolean }): Promise<SyncResult> {
-    const lease = await AccountLease.acquire(this.deps, accountId, this.instanceId, { leaseSeconds: this.leaseSeconds, dueOnly: options.dueOnly });
+    const lease = await AccountLease.acquire(this.deps, accountId, this.instanceId, { ...this.lease, dueOnly: options.dueOnly });
     if (!lease) {
       const skipped = skippedResult(accountId);
       recordMetrics(this.deps, skipped);
       return skipped;
     }
-    return runLeased({ deps: this.deps, tuning: this.tuning, signal: this.abort.signal, stopping: () => this.stopping }, lease, options);
+    return runLeased(this.context, lease, options);
   }
 
-  private async pool<T>(ids: string[], work: (id: string) => Promise<T>): Promise<T[]> {
-    const results: T[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < ids.length && !this.stopping) {
-        const id = ids[next++]!;
-        results.push(await work(id));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, ids.length) }, worker));
-    return results;
+  /** The due/overdue gauges, database-wide (every worker reports the same figures). */
+  private async recordBacklog(): Promise<void> {
+    const metrics = this.deps.metrics;
+    if (!metrics) return;
+    const { due, overdue } = await this.deps.repository.backlog(this.intervalSeconds);
+    metrics.syncAccountsDue.set(due);
+    metrics.syncAccountsOverdue.set(overdue);
   }
 }

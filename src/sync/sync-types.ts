@@ -32,8 +32,10 @@ export interface SyncServiceDeps {
 export interface SyncServiceOptions extends Partial<SyncTuning> {
   /** How long a lease lasts without renewal; every batch renews it. */
   leaseSeconds?: number;
-  /** Accounts synced at once by runDueAccounts / syncAll. */
+  /** Accounts synced at once by runDueAccounts / syncAll (SYNC_CONCURRENCY). */
   concurrency?: number;
+  /** Each account's polling period (SYNC_INTERVAL); its turns are spread over it (sync-schedule.ts). */
+  intervalSeconds?: number;
   /** Names this process in locked_by (default host:pid:random). */
   instanceId?: string;
 }

@@ -57,11 +57,22 @@ describe('configuration', () => {
 
   it('treats empty values (EnvironmentFile "KEY=") as unset and applies the defaults', () => {
     const dir = path.join(testEnv.tmpRoot!, 'cfg-defaults');
-    const config = AppConfig.fromEnv({ PORT: '', HOST: '', CRM_DATA_DIR: dir, SYNC_CRON: '' });
+    const config = AppConfig.fromEnv({ PORT: '', HOST: '', CRM_DATA_DIR: dir, SYNC_CRON: '', SYNC_INTERVAL: '', SYNC_CONCURRENCY: '' });
     expect(config.port).to.equal(3000);
     expect(config.host).to.equal('127.0.0.1');
-    expect(config.syncCron).to.equal('*/5 * * * *');
+    expect(config.syncCron).to.equal(undefined);
+    expect(config.syncIntervalSeconds).to.equal(30);
+    expect(config.syncConcurrency).to.equal(4);
     expect(config.bcryptRounds).to.equal(12);
+  });
+
+  it('reads SYNC_INTERVAL as seconds or with a unit, between 1 s and 24 h', () => {
+    const dir = path.join(testEnv.tmpRoot!, 'cfg-interval');
+    const interval = (value: string) => AppConfig.fromEnv({ CRM_DATA_DIR: dir, SYNC_INTERVAL: value }).syncIntervalSeconds;
+    expect([interval('45'), interval('20s'), interval('2m'), interval('1h')]).to.deep.equal([45, 20, 120, 3600]);
+    for (const bad of ['0', '25h', 'soon', '1.5m', '-5']) {
+      expect(() => interval(bad), bad).to.throw(ConfigError).with.property('problems').that.satisfies((p: string[]) => p.join().includes('SYNC_INTERVAL'));
+    }
   });
 
   it('generates development secrets once, mode 0600, and reuses them', () => {

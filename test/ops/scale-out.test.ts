@@ -1,6 +1,9 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
-import { startServe, type ServeProcess } from '../support/cli.js';
+import { cliJson, freshDatabase } from '../admin/cli-helpers.js';
+import { crmAdmin, startServe, type ServeProcess } from '../support/cli.js';
 import { createUser } from '../support/factories.js';
 import { randomIp } from '../support/login.js';
 import { sessionFor } from '../support/auth.js';
@@ -136,7 +139,7 @@ describe('scale-out: a sync requested on two instances at once', function () {
   let b: ServeProcess;
 
   before(async () => {
-    // Full instances (API and scheduler) whose cron never fires during the test: only the requests sync.
+    // Full instances (API and scheduler) whose SYNC_CRON never fires during the test: only the requests sync.
     const env = { ...baseTestEnv(), LOG_LEVEL: 'info', SYNC_CRON: '0 0 1 1 *' };
     [a, b] = await Promise.all([startServe([], env), startServe([], env)]);
   });
@@ -190,5 +193,103 @@ describe('scale-out: a sync requested on two instances at once', function () {
       { bind: [account.id], type: 'SELECT' },
     )) as Array<{ emails: number; contacts: number }>;
     expect({ emails, contacts }).to.deep.equal({ emails: 3, contacts: 3 });
+  });
+});
+
+interface Worker {
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
+
+/** `crm-admin serve --no-api`: a sync worker, ready once it logs its start. */
+function startWorker(env: Record<string, string>): Promise<Worker> {
+  const child = spawn(crmAdmin, ['serve', '--no-api'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('"crm-admin serve started"')) resolve({ output: () => out, stop });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => reject(new Error(`worker exited with ${code}:\n${out}`)));
+  });
+}
+
+/** The `mail sync run` lines of a worker: which account, the turn it served (null: its first run), the outcome. */
+function workerRuns(worker: Worker): Array<{ accountId: string; dueAt: string | null; outcome: string }> {
+  return worker
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.includes('"mail sync run"'))
+    .map((l) => JSON.parse(l) as { accountId: string; dueAt?: string | null; outcome: string })
+    .map((l) => ({ accountId: l.accountId, dueAt: l.dueAt ?? null, outcome: l.outcome }));
+}
+
+/**
+ * Two sync workers on one PostgreSQL, as deployed (`serve --no-api` twice, default schedule but a
+ * short SYNC_INTERVAL): every account is synced once per turn by one of them, no turn is missed or
+ * served twice, and the data holds every email once. The database is a fresh one, so that "every
+ * account" means the accounts of this test.
+ */
+describe('scale-out: two sync workers on one database', function () {
+  this.timeout(180_000);
+  const INTERVAL_MS = 4000;
+  let env: Record<string, string>;
+  let drop: (() => Promise<void>) | undefined;
+  const workers: Worker[] = [];
+
+  before(async () => {
+    const fresh = await freshDatabase('crm_sync_workers');
+    drop = fresh.drop;
+    const { SYNC_CRON: _never, ...rest } = fresh.env;
+    env = { ...rest, SYNC_INTERVAL: `${INTERVAL_MS / 1000}s`, LOG_LEVEL: 'info' };
+  });
+
+  after(async () => {
+    const codes = await Promise.all(workers.map((w) => w.stop()));
+    await drop?.();
+    expect(codes.every((c) => c === 0), `worker exit codes ${codes.join(', ')}`).to.equal(true);
+  });
+
+  it('between them sync every account once per turn, miss no turn, store nothing twice', async () => {
+    const mail = await freshMailUser('workers');
+    for (let i = 1; i <= 3; i++) await put(mail, 'INBOX', { from: `w${i}@customer.example`, to: mail.user, subject: `Worker mail ${i}`, body: `b ${i}` });
+    const accountIds: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = cliJson(['users', 'create', '--username', `worker${i}${Date.now()}`, '--email', mail.user, '--email-password-stdin'], mail.pass, env);
+      accountIds.push(created.emailAccount.id as string);
+    }
+    workers.push(...(await Promise.all([startWorker(env), startWorker(env)])));
+
+    const runs = () => workers.flatMap((w) => workerRuns(w));
+    // The first run of each account plus three turns.
+    await until('three turns of every account', async () => accountIds.every((id) => runs().filter((r) => r.accountId === id).length >= 4), 90_000);
+
+    for (const id of accountIds) {
+      const mine = runs().filter((r) => r.accountId === id);
+      for (const r of mine) expect(r.outcome, JSON.stringify(r)).to.equal('ok');
+      const turns = mine.map((r) => r.dueAt).filter((t): t is string => t !== null).map((t) => Date.parse(t)).sort((a, b) => a - b);
+      expect(new Set(turns).size, `account ${id}: a turn served twice ${JSON.stringify(mine)}`).to.equal(turns.length);
+      // Consecutive turns, one interval apart: no round skipped this account.
+      for (let i = 1; i < turns.length; i++) expect(turns[i]! - turns[i - 1]!, `account ${id}: turns ${JSON.stringify(mine)}`).to.equal(INTERVAL_MS);
+    }
+
+    const db = new pg.Client({ connectionString: env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ id: string; emails: number; distinct_ids: number }>(
+        `SELECT a.id, count(e.id)::int AS emails, count(DISTINCT e.jmap_id)::int AS distinct_ids
+           FROM email_accounts a LEFT JOIN emails e ON e.email_account_id = a.id GROUP BY a.id`,
+      );
+      expect(rows.map((r) => [r.emails, r.distinct_ids])).to.deep.equal(accountIds.map(() => [3, 3]));
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -91,7 +91,7 @@ function fakeMailStore(known: Record<string, KnownAddress>) {
     },
     upsertEmails: async (_a: unknown, rows: EmailRow[]) => {
       writes.storedEmails.push(...rows);
-      return { stored: rows, inserted: rows.length };
+      return { stored: rows, inserted: rows.length, insertedIds: rows.map((r) => r.mapped.jmapId) };
     },
     linkEarlierEmails: async () => new Map<string, Date>(),
     advanceLastEmailAt: async () => {},
@@ -120,7 +120,7 @@ describe('unit: sync batch rules', () => {
     expect(writes.storedEmails.map((r) => [r.mapped.jmapId, r.contactId, r.contactIds])).to.deep.equal([
       ['m2', 'c-known', ['c-known', 'c-new@example.test']],
     ]);
-    expect(result).to.deep.equal({ stored: 1, emailsCreated: 1, deleted: 2, contactsCreated: 1 });
+    expect(result).to.deep.equal({ stored: 1, emailsCreated: 1, deleted: 2, contactsCreated: 1, createdReceivedAt: [new Date('2024-01-01T00:00:00Z')] });
   });
 
   it('a contact without a name is written again when the mail has one', async () => {

@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import request from 'supertest';
+import type { AppContext } from '../../src/app/context.js';
+import { SyncScheduler } from '../../src/sync/sync-scheduler.js';
+import { phaseMs, tickMs } from '../../src/sync/sync-schedule.js';
+import type { SyncService } from '../../src/sync/sync-service.js';
+import { testApp, testContext } from '../support/harness.js';
+import { crmUser, freshMailUser, otherSyncService, put, syncState, type CrmUser, type MailUser } from './helpers.js';
+
+const INTERVAL_SECONDS = 2;
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Freshness without anyone asking: a scheduler like `serve`'s (a short SYNC_INTERVAL here) brings new
+ * mail into the API on its own, every account at its own turn within the interval.
+ */
+describe('mail sync: new mail appears on its own', function () {
+  this.timeout(90_000);
+  let app: Express;
+  let ctx: AppContext;
+  let sync: SyncService;
+  let scheduler: SyncScheduler;
+  const accounts: Array<{ id: string; owner: CrmUser; mail: MailUser }> = [];
+  const run = randomBytes(3).toString('hex');
+
+  const subjectsVia = async (owner: CrmUser) => {
+    const res = await owner.as(request(app).get('/api/emails'));
+    expect(res.status).to.equal(200);
+    return (res.body.data.items as Array<{ subject: string }>).map((e) => e.subject);
+  };
+
+  before(async () => {
+    app = await testApp();
+    ctx = await testContext();
+    for (let i = 0; i < 2; i++) {
+      const mail = await freshMailUser('fresh');
+      await put(mail, 'INBOX', { from: `old${i}@customer.example`, to: mail.user, subject: `Old ${run} ${i}`, body: 'old' });
+      const owner = await crmUser();
+      // Linked without "sync now": only the schedule brings anything in.
+      const account = await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+      await ctx.db.sequelize.query('UPDATE mail_sync_states SET requested_at = NULL WHERE email_account_id = $1', { bind: [account.id] });
+      accounts.push({ id: account.id, owner, mail });
+    }
+    sync = otherSyncService(ctx, { intervalSeconds: INTERVAL_SECONDS });
+    const ids = accounts.map((a) => a.id);
+    // serve's scheduler, narrowed to this file's accounts (the database is shared with other tests).
+    scheduler = new SyncScheduler(
+      { everyMs: tickMs(INTERVAL_SECONDS * 1000) },
+      { runDueAccounts: () => sync.runDueAccounts({ accountIds: ids }), shutdown: () => sync.shutdown() },
+      ctx.logger,
+    );
+    scheduler.start();
+  });
+
+  after(async () => {
+    await scheduler?.stop();
+  });
+
+  it('brings mail delivered after the first sync into the API with nobody triggering a sync', async () => {
+    for (const { owner } of accounts) await until('the first sync', async () => (await subjectsVia(owner)).length === 1, 30_000);
+    for (const [i, { mail }] of accounts.entries()) {
+      await put(mail, 'INBOX', { from: `new${i}@customer.example`, to: mail.user, subject: `New ${run} ${i}`, body: 'new' });
+    }
+    for (const [i, { owner }] of accounts.entries()) {
+      await until(`new mail of account ${i}`, async () => (await subjectsVia(owner)).includes(`New ${run} ${i}`), 30_000);
+    }
+    for (const { id } of accounts) {
+      const state = await syncState(ctx, id);
+      // Nobody asked: the runs served the account's turns.
+      expect(state).to.include({ requested_at: null, last_error: null });
+      expect(state.last_success_at).to.be.instanceOf(Date);
+    }
+  });
+
+  it('keeps each account on its own turn: the next one at its phase of the interval, within one interval', async () => {
+    for (const { id } of accounts) {
+      const state = await syncState(ctx, id);
+      const next = (state.next_sync_at as Date).getTime();
+      const last = (state.last_success_at as Date).getTime();
+      const interval = INTERVAL_SECONDS * 1000;
+      expect((((next - phaseMs(id, interval)) % interval) + interval) % interval, 'on the phase').to.equal(0);
+      expect(next - last, 'at most one interval after the last run').to.be.at.most(interval);
+    }
+  });
+});

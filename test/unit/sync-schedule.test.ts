@@ -1,0 +1,55 @@
+/**
+ * The arithmetic of the polling schedule (src/sync/sync-schedule.ts): every account's turn is its own
+ * phase within the interval, turns are spread evenly, and the defaults keep new mail within a minute.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { AppConfig } from '../../src/config/config.js';
+import { DEFAULT_INTERVAL_SECONDS, nextSlotMs, phaseMs, tickMs } from '../../src/sync/sync-schedule.js';
+import { testEnv } from '../support/test-env.js';
+
+describe('unit: sync schedule', () => {
+  it('gives an account the same phase every time, within the interval', () => {
+    const id = randomUUID();
+    expect(phaseMs(id, 30_000)).to.equal(phaseMs(id, 30_000));
+    for (let i = 0; i < 100; i++) {
+      const phase = phaseMs(randomUUID(), 30_000);
+      expect(phase).to.be.at.least(0).and.below(30_000);
+    }
+  });
+
+  it('spreads 2,000 accounts over the interval: no second of it gets a crowd', () => {
+    const perSecond = new Array<number>(30).fill(0);
+    for (let i = 0; i < 2000; i++) perSecond[Math.floor(phaseMs(randomUUID(), 30_000) / 1000)]!++;
+    // About 67 per second; a thundering herd (everyone at :00) would put all 2,000 into one.
+    expect(Math.max(...perSecond)).to.be.below(130);
+    expect(Math.min(...perSecond)).to.be.above(20);
+  });
+
+  it('puts the next turn strictly after now, at most one interval away, on the account\'s phase', () => {
+    const interval = 30_000;
+    for (const now of [0, 1, 29_999, 30_000, 1_700_000_000_123]) {
+      for (const phase of [0, 1, 12_345, 29_999]) {
+        const next = nextSlotMs(now, phase, interval);
+        expect(next).to.be.above(now).and.at.most(now + interval);
+        expect((((next - phase) % interval) + interval) % interval).to.equal(0);
+      }
+    }
+  });
+
+  it('with the default settings, mail is picked up within a minute of delivery, whatever the account', () => {
+    const config = AppConfig.fromEnv({ CRM_DATA_DIR: path.join(testEnv.tmpRoot!, 'unit-sync-schedule') });
+    expect(config.syncIntervalSeconds).to.equal(DEFAULT_INTERVAL_SECONDS);
+    const interval = config.syncIntervalSeconds * 1000;
+    // Worst case: the mail arrives right after a check; the next turn is one interval later and a
+    // tick notices it at most one tick after that. What is left of the minute is for the run itself.
+    expect(interval + tickMs(interval)).to.be.at.most(40_000);
+  });
+
+  it('ticks often enough for short intervals and never more than every second', () => {
+    expect(tickMs(2000)).to.equal(1000);
+    expect(tickMs(30_000)).to.equal(5000);
+    expect(tickMs(3_600_000)).to.equal(5000);
+  });
+});
