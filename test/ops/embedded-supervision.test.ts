@@ -86,7 +86,15 @@ describe('embedded PostgreSQL supervision', function () {
     });
     expect(res.status).to.equal(200);
     const body = (await res.json()) as { data: { tokens: { accessToken: string } } };
-    return `Bearer ${body.data.tokens.accessToken}`;
+    const bearer = `Bearer ${body.data.tokens.accessToken}`;
+    // The onboarding gate: nothing but set-password answers a temporary password's session.
+    const set = await fetch(`${serve.url}/api/auth/set-password`, {
+      method: 'POST',
+      headers: { Authorization: bearer, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ newPassword: 'supervision passphrase 42' }),
+    });
+    expect(set.status, await set.text()).to.equal(200);
+    return bearer;
   }
 
   it('starts a SIGKILLed postmaster again on the same port under load, keeping every acknowledged write', async () => {

@@ -102,7 +102,7 @@ describe('sharing under concurrency', function () {
       attempts.push(() => request(app).patch(`${base}/${a.id}`).set('Authorization', b.session.bearer).send({ role: 'owner' }));
       attempts.push(() => request(app).post(base).set('Authorization', a.session.bearer).send({ userId: c.id, role: 'viewer' }));
       attempts.push(() => request(app).delete(`${base}/${c.id}`).set('Authorization', b.session.bearer));
-      attempts.push(() => request(app).get(`/api/emails?accountId=${account.id}`).set('Authorization', c.session.bearer));
+      attempts.push(() => request(app).get(`/api/emails?emailAccountId=${account.id}`).set('Authorization', c.session.bearer));
     }
     const responses = await Promise.all(attempts.map((x) => x()));
     noServerErrors(responses);
@@ -130,7 +130,7 @@ describe('sharing under concurrency', function () {
         as(request(app).get('/api/contacts')),
         as(request(app).get(`/api/contacts/${contact}`)),
         as(request(app).get(`/api/emails?contactId=${contact}`)),
-        as(request(app).get(`/api/emails?accountId=${account.id}`)),
+        as(request(app).get(`/api/emails?emailAccountId=${account.id}`)),
         as(request(app).get(`/api/emails/${email}`)),
         as(request(app).get(`/api/emails/${email}/thread`)),
         as(request(app).get(`/api/email-accounts/${account.id}/users`)),

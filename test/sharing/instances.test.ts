@@ -46,7 +46,7 @@ describe('sharing across instances', function () {
     const thirdCtx = await testContext({ JMAP_TIMEOUT_MS: '4999' });
     const third = await testApp({ JMAP_TIMEOUT_MS: '4999' });
     const onThird = (path: string) => request(third).get(path).set('Authorization', memberSession.bearer);
-    const paths = [`/api/contacts/${contact.id}`, `/api/emails/${email.id}`, `/api/email-accounts/${account.id}/users`, `/api/emails?accountId=${account.id}`];
+    const paths = [`/api/contacts/${contact.id}`, `/api/emails/${email.id}`, `/api/email-accounts/${account.id}/users`, `/api/emails?emailAccountId=${account.id}`];
     // Several requests: both instances have the member's session in their caches by now.
     for (let i = 0; i < 3; i++) {
       for (const path of paths) {

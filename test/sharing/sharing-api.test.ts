@@ -24,9 +24,9 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
 
   before(async () => {
     box = await sharedMailbox('share-api');
-    const listed = await get(box, box.owner, `/api/contacts?accountId=${box.accountId}`);
+    const listed = await get(box, box.owner, `/api/contacts?emailAccountId=${box.accountId}`);
     contacts = listed.body.data.items;
-    emails = (await get(box, box.owner, `/api/emails?accountId=${box.accountId}`)).body.data.items;
+    emails = (await get(box, box.owner, `/api/emails?emailAccountId=${box.accountId}`)).body.data.items;
     expect(contacts.map((c) => c.email).sort()).to.deep.equal([ALICE.email, BOB.email]);
     expect(emails).to.have.length(3);
   });
@@ -43,18 +43,18 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
   it('shows the contacts and emails of the account to the editor and the viewer, and nothing of it to anyone else', async () => {
     for (const who of [box.editor, box.viewer]) {
       const listed = (await get(box, who, '/api/contacts')).body.data.items as Json[];
-      expect(listed.filter((c) => c.accountId === box.accountId).map((c) => c.id).sort()).to.deep.equal(contacts.map((c) => c.id).sort());
+      expect(listed.filter((c) => c.emailAccountId === box.accountId).map((c) => c.id).sort()).to.deep.equal(contacts.map((c) => c.id).sort());
       const mails = (await get(box, who, `/api/emails?contactId=${contactOf(ALICE.email).id}`)).body.data;
       expect(mails.pagination.total).to.equal(2);
       const full = await get(box, who, `/api/emails/${emailTitled('Faktúra').id}`);
       expect(full.status).to.equal(200);
-      expect(full.body.data.body).to.contain('Posielam faktúru');
+      expect(full.body.data.email.body).to.contain('Posielam faktúru');
       expect((await get(box, who, `/api/emails/${emailTitled('Faktúra').id}/thread`)).status).to.equal(200);
     }
     const outsiderContacts = (await get(box, box.outsider, '/api/contacts')).body.data.items as Json[];
     const outsiderEmails = (await get(box, box.outsider, '/api/emails')).body.data.items as Json[];
-    expect(outsiderContacts.filter((c) => c.accountId === box.accountId)).to.deep.equal([]);
-    expect(outsiderEmails.filter((e) => e.accountId === box.accountId)).to.deep.equal([]);
+    expect(outsiderContacts.filter((c) => c.emailAccountId === box.accountId)).to.deep.equal([]);
+    expect(outsiderEmails.filter((e) => e.emailAccountId === box.accountId)).to.deep.equal([]);
   });
 
   it('lists the members for every member, the owner first', async () => {
@@ -73,19 +73,19 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     const alice = contactOf(ALICE.email);
     const edited = await box.editor.as(request(box.app).patch(`/api/contacts/${alice.id}`)).send({ notes: 'VIP klient' });
     expect(edited.status).to.equal(200);
-    expect(edited.body.data.notes).to.equal('VIP klient');
+    expect(edited.body.data.contact.notes).to.equal('VIP klient');
     const refused = await box.viewer.as(request(box.app).patch(`/api/contacts/${alice.id}`)).send({ notes: 'nie' });
     expect(refused.status).to.equal(403);
     expect(refused.body.error.code).to.equal('email_account_forbidden');
-    expect((await get(box, box.owner, `/api/contacts/${alice.id}`)).body.data.notes).to.equal('VIP klient');
+    expect((await get(box, box.owner, `/api/contacts/${alice.id}`)).body.data.contact.notes).to.equal('VIP klient');
 
-    const added = await box.editor.as(request(box.app).post('/api/contacts')).send({ accountId: box.accountId, email: 'carol@partner.example' });
+    const added = await box.editor.as(request(box.app).post('/api/contacts')).send({ emailAccountId: box.accountId, email: 'carol@partner.example' });
     expect(added.status).to.equal(201);
-    const [row] = await box.ctx.db.sequelize.query<{ user_id: string }>('SELECT user_id FROM contacts WHERE id = $1', { bind: [added.body.data.id], type: QueryTypes.SELECT });
+    const [row] = await box.ctx.db.sequelize.query<{ user_id: string }>('SELECT user_id FROM contacts WHERE id = $1', { bind: [added.body.data.contact.id], type: QueryTypes.SELECT });
     expect(row!.user_id).to.equal(box.owner.fixture.user.id);
-    expect((await box.viewer.as(request(box.app).post('/api/contacts')).send({ accountId: box.accountId, email: 'dan@partner.example' })).status).to.equal(403);
-    expect((await box.viewer.as(request(box.app).delete(`/api/contacts/${added.body.data.id}`))).status).to.equal(403);
-    expect((await box.editor.as(request(box.app).delete(`/api/contacts/${added.body.data.id}`))).status).to.equal(200);
+    expect((await box.viewer.as(request(box.app).post('/api/contacts')).send({ emailAccountId: box.accountId, email: 'dan@partner.example' })).status).to.equal(403);
+    expect((await box.viewer.as(request(box.app).delete(`/api/contacts/${added.body.data.contact.id}`))).status).to.equal(403);
+    expect((await box.editor.as(request(box.app).delete(`/api/contacts/${added.body.data.contact.id}`))).status).to.equal(200);
 
     expect((await box.viewer.as(request(box.app).post(`/api/email-accounts/${box.accountId}/sync`))).status).to.equal(403);
     expect((await box.editor.as(request(box.app).post(`/api/email-accounts/${box.accountId}/sync`))).status).to.equal(202);
@@ -108,7 +108,7 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     expect((await box.viewer.as(request(box.app).patch(`/api/emails/${unread.id}`)).send({ isRead: true })).status).to.equal(403);
     const marked = await box.editor.as(request(box.app).patch(`/api/emails/${unread.id}`)).send({ isRead: true });
     expect(marked.status).to.equal(200);
-    expect(marked.body.data).to.deep.include({ isRead: true, readPending: false });
+    expect(marked.body.data.email).to.deep.include({ isRead: true, readPending: false });
 
     const bob = contactOf(BOB.email);
     expect((await box.viewer.as(request(box.app).post(`/api/emails/contact/${bob.id}/read`))).status).to.equal(403);
@@ -120,8 +120,8 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     const { list } = await getEmails(jmap, await jmap.mailAccountId(), stored.map((e) => e.jmap_id), ['id', 'keywords']);
     expect(list.every((e) => (e.keywords as Record<string, boolean>).$seen === true), JSON.stringify(list)).to.equal(true);
     for (const who of [box.owner, box.viewer]) {
-      expect((await get(box, who, `/api/emails/${unread.id}`)).body.data.isRead).to.equal(true);
-      expect((await get(box, who, `/api/emails?accountId=${box.accountId}&unread=true`)).body.data.pagination.total).to.equal(0);
+      expect((await get(box, who, `/api/emails/${unread.id}`)).body.data.email.isRead).to.equal(true);
+      expect((await get(box, who, `/api/emails?emailAccountId=${box.accountId}&unread=true`)).body.data.pagination.total).to.equal(0);
     }
   });
 
@@ -131,15 +131,15 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     expect(changed.body.data.member).to.deep.include({ role: 'viewer', canRead: false, canSend: false });
     const alice = contactOf(ALICE.email);
 
-    expect(((await get(box, box.viewer, '/api/emails')).body.data.items as Json[]).filter((e) => e.accountId === box.accountId)).to.deep.equal([]);
-    for (const path of [`/api/emails/${emailTitled('Faktúra').id}`, `/api/emails/${emailTitled('Faktúra').id}/thread`, `/api/emails?accountId=${box.accountId}`, `/api/emails?contactId=${alice.id}`]) {
+    expect(((await get(box, box.viewer, '/api/emails')).body.data.items as Json[]).filter((e) => e.emailAccountId === box.accountId)).to.deep.equal([]);
+    for (const path of [`/api/emails/${emailTitled('Faktúra').id}`, `/api/emails/${emailTitled('Faktúra').id}/thread`, `/api/emails?emailAccountId=${box.accountId}`, `/api/emails?contactId=${alice.id}`]) {
       const res = await get(box, box.viewer, path);
       expect(res.status, path).to.equal(403);
       expect(res.body.error.code, path).to.equal('email_account_forbidden');
       expect(JSON.stringify(res.body), path).to.not.contain('Posielam');
     }
     expect((await get(box, box.viewer, `/api/contacts/${alice.id}`)).status).to.equal(200);
-    expect(((await get(box, box.viewer, `/api/contacts?accountId=${box.accountId}`)).body.data.items as Json[]).length).to.be.greaterThan(1);
+    expect(((await get(box, box.viewer, `/api/contacts?emailAccountId=${box.accountId}`)).body.data.items as Json[]).length).to.be.greaterThan(1);
     const listed = ((await get(box, box.viewer, '/api/email-accounts')).body.data.items as Json[]).find((a) => a.id === box.accountId);
     expect(listed).to.deep.include({ role: 'viewer', canRead: false });
 
@@ -199,9 +199,9 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
       ['post', `/api/email-accounts/${box.accountId}/share`, { userId: o.fixture.user.id, role: 'editor' }],
       ['patch', `/api/email-accounts/${box.accountId}/share/${box.viewer.fixture.user.id}`, { role: 'editor' }],
       ['delete', `/api/email-accounts/${box.accountId}/share/${box.viewer.fixture.user.id}`],
-      ['get', `/api/contacts?accountId=${box.accountId}`],
-      ['get', `/api/emails?accountId=${box.accountId}`],
-      ['post', '/api/contacts', { accountId: box.accountId, email: 'x@partner.example' }],
+      ['get', `/api/contacts?emailAccountId=${box.accountId}`],
+      ['get', `/api/emails?emailAccountId=${box.accountId}`],
+      ['post', '/api/contacts', { emailAccountId: box.accountId, email: 'x@partner.example' }],
       ...contacts.flatMap((c): Array<[string, string, object?]> => [
         ['get', `/api/contacts/${c.id}`], ['patch', `/api/contacts/${c.id}`, { notes: 'x' }], ['delete', `/api/contacts/${c.id}`],
         ['get', `/api/emails?contactId=${c.id}`], ['post', `/api/emails/contact/${c.id}/read`],
@@ -230,7 +230,7 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     // One sync state, one status line: the account is one unit of sync work, not one per member.
     expect((await box.ctx.services.mailSync.statusList()).filter((r) => r.accountId === box.accountId)).to.have.length(1);
     for (const who of [box.owner, box.editor, box.viewer]) {
-      expect((await get(box, who, `/api/emails?accountId=${box.accountId}&search=Upomienka`)).body.data.pagination.total).to.equal(1);
+      expect((await get(box, who, `/api/emails?emailAccountId=${box.accountId}&search=Upomienka`)).body.data.pagination.total).to.equal(1);
     }
   });
 
@@ -245,7 +245,7 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     expect(removed.status).to.equal(200);
     expect((await get(box, temp, `/api/contacts/${alice.id}`)).status).to.equal(404);
     expect((await get(box, temp, `/api/emails/${emailTitled('Faktúra').id}`)).status).to.equal(404);
-    expect((await get(box, temp, `/api/emails?accountId=${box.accountId}`)).status).to.equal(404);
+    expect((await get(box, temp, `/api/emails?emailAccountId=${box.accountId}`)).status).to.equal(404);
     expect(((await get(box, temp, '/api/email-accounts')).body.data.items as Json[]).map((a) => a.id)).to.not.include(box.accountId);
     expect((await box.owner.as(request(box.app).delete(`/api/email-accounts/${box.accountId}/share/${temp.fixture.user.id}`))).status).to.equal(404);
 
