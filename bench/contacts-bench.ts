@@ -14,8 +14,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { QueryTypes } from 'sequelize';
-import { createAppContext, type AppContext } from '../src/app/context.js';
+import { createAppContext } from '../src/app/context.js';
 import { AppConfig } from '../src/config/config.js';
 import { contactListQuery } from '../src/contacts/contact-query.js';
 import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
@@ -23,6 +22,7 @@ import { emailListQuery } from '../src/emails/email-query.js';
 import { createApp } from '../src/app/http-app.js';
 import { createLogger } from '../src/logging/logger.js';
 import { User } from '../src/models/index.js';
+import { explain, measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
 import { seedMailbox, shareMailbox, type SeededMailbox } from './contacts-seed.js';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
@@ -31,15 +31,6 @@ const WARMUP = 200;
 /** Smaller mailboxes for a quick look while developing; the figures to report use the defaults. */
 const LARGE_EMAILS = Number(process.env.BENCH_LARGE_EMAILS ?? 100_000);
 const SHARED_WITH = 20;
-
-interface Scenario {
-  name: string;
-  path: string;
-  token: string;
-  samples: number[];
-  /** CPU time of this process (server and client) per request: unlike wall time, not inflated by other load. */
-  cpuMicros: number[];
-}
 
 async function main(): Promise<void> {
   const tmp = process.env.BENCH_DATABASE_URL ? undefined : path.join('/tmp', `crm-bench-contacts-${process.pid}`);
@@ -145,60 +136,6 @@ async function main(): Promise<void> {
     await embedded?.stop().catch(() => undefined);
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-function scenario(name: string, urlPath: string, token: string): Scenario {
-  return { name, path: urlPath, token, samples: [], cpuMicros: [] };
-}
-
-async function measure(base: string, agent: http.Agent, s: Scenario, count: number, record: boolean): Promise<void> {
-  const cpu0 = process.cpuUsage();
-  for (let i = 0; i < count; i++) {
-    const t0 = process.hrtime.bigint();
-    const status = await get(`${base}${s.path}`, s.token, agent);
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (status !== 200) throw new Error(`${s.name}: HTTP ${status}`);
-    if (record) s.samples.push(ms);
-  }
-  const cpu = process.cpuUsage(cpu0);
-  if (record) s.cpuMicros.push((cpu.user + cpu.system) / count);
-}
-
-function get(url: string, token: string, agent: http.Agent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent, headers: { Authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-  });
-}
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function report(scenarios: Scenario[]): void {
-  const width = Math.max(...scenarios.map((s) => s.name.length));
-  console.log(`${'scenario'.padEnd(width)}  ${'n'.padStart(5)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'max ms'.padStart(7)}  ${'node CPU ms/req'.padStart(15)}`);
-  for (const s of scenarios) {
-    const f = (p: number) => percentile(s.samples, p).toFixed(2).padStart(7);
-    const cpu = s.cpuMicros.reduce((a, b) => a + b, 0) / s.cpuMicros.length / 1000;
-    console.log(`${s.name.padEnd(width)}  ${String(s.samples.length).padStart(5)}  ${f(50)}  ${f(99)}  ${f(100)}  ${cpu.toFixed(2).padStart(15)}`);
-  }
-}
-
-async function explain(ctx: AppContext, title: string, query: { pageSql: string; countSql: string; bind: Record<string, unknown> }): Promise<void> {
-  for (const [part, sql] of [['page', query.pageSql], ['total', query.countSql]] as const) {
-    const rows = await ctx.db.sequelize.query<Record<string, string>>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, { bind: query.bind, type: QueryTypes.SELECT });
-    console.log(`\nEXPLAIN ANALYZE: ${title}, ${part} query\n${rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}`);
-  }
-}
-
-async function scalar(ctx: AppContext, sql: string): Promise<string> {
-  const [row] = await ctx.db.sequelize.query<Record<string, string>>(sql, { type: QueryTypes.SELECT });
-  return Object.values(row!)[0]!;
 }
 
 main().catch((err) => {
