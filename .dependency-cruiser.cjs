@@ -4,8 +4,8 @@
  * services know neither HTTP nor the entry points; nothing forms a circle.
  */
 const AREAS = '(admin|audit|auth|backup|contacts|email-accounts|emails|health|jmap|metrics|openapi|sync|timesheets|users)';
-/** The HTTP side of an area: routes, presenters, request and response schemas, OpenAPI rows, express middleware. */
-const HTTP_SIDE = '(-routes|-presenter|-presenters|-schemas|-responses|-doc|-middleware)\\.ts$';
+/** The HTTP side of an area: routes, presenters, request and response schemas, OpenAPI rows, express middleware, cookies. */
+const HTTP_SIDE = '(-routes|-presenter|-presenters|-schemas|-responses|-doc|-middleware|-cookie|/cookies)\\.ts$';
 
 module.exports = {
   forbidden: [
