@@ -58,7 +58,7 @@ describe('the last admin cannot be demoted or deleted', function () {
     expect(demote.status).to.equal(1);
     expect(demote.stderr).to.contain('Posledného administrátora nemožno odobrať ani odstrániť');
     const del = cli(['users', 'delete', 'solo', '--yes'], undefined, env);
-    expect(del.status).to.equal(1);
+    expect(del.status, `signal ${String(del.signal)}\n${del.stderr}`).to.equal(1);
     const admins = cliJson(['users', 'list', '--role', 'admin'], undefined, env);
     expect(admins.items.map((u: { username: string }) => u.username)).to.deep.equal(['solo']);
   });

@@ -7,6 +7,8 @@ export const crmAdmin = path.join(repoRoot, 'bin/crm-admin');
 
 export interface CliResult {
   status: number | null;
+  /** The signal that ended it (e.g. SIGTERM from the 60 s timeout), when it did not exit by itself. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -19,7 +21,7 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
     input,
     timeout: 60_000,
   });
-  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
+  return { status: res.status, signal: res.signal, stdout: res.stdout, stderr: res.stderr };
 }
 
 export interface ServeProcess {
