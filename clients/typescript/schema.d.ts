@@ -3457,7 +3457,7 @@ export interface operations {
                     subject?: string;
                     text: string;
                     html?: string;
-                    replyAll?: boolean | ("true" | "false");
+                    replyAll?: boolean | ("true" | "false") | 1 | 0;
                 };
                 "multipart/form-data": {
                     to?: string[];
@@ -3466,7 +3466,7 @@ export interface operations {
                     subject?: string;
                     text: string;
                     html?: string;
-                    replyAll?: boolean | ("true" | "false");
+                    replyAll?: boolean | ("true" | "false") | 1 | 0;
                     /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
                     attachments?: Blob[];
                 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { looseBoolean } from '../shared/validation.js';
 
 /**
  * Request bodies of spec section 4.1, strict like every request body (an unknown field is a 400). Upper bounds here only keep absurd input out (a megabyte
@@ -11,9 +12,7 @@ const MAX_SECRET_LENGTH = 1024;
  * is a 400, never a silent false.
  */
 const REMEMBER_ME_MESSAGE = 'rememberMe musí byť true alebo false (aj "true"/"false" alebo 1/0)';
-export const rememberMeSchema = z
-  .union([z.boolean(), z.enum(['true', 'false']), z.literal(1), z.literal(0)], { error: REMEMBER_ME_MESSAGE })
-  .transform((v) => v === true || v === 'true' || v === 1);
+export const rememberMeSchema = looseBoolean(REMEMBER_ME_MESSAGE);
 
 export const loginSchema = z.strictObject({
   // Not the strict username format of user creation: a malformed name is just a failed login (401).

@@ -38,10 +38,11 @@ export class EmailAccountAccess {
   }
 
   private async accountWith(userId: string, accountId: string, right: AccountRight, tx?: Tx): Promise<EmailAccount> {
-    await this.requireAccount(userId, accountId, right, tx);
     const [account] = await this.accountsWith(userId, [accountId], right, tx);
-    if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
-    return account;
+    if (account) return account;
+    // Only a refusal pays for the second lookup, which tells a non-member (404) from a member without the right (403).
+    await this.requireAccount(userId, accountId, right, tx);
+    throw new NotFoundError(ACCOUNT_NOT_FOUND);
   }
 
   /** The caller's membership of the contact's account, if it carries the right. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { looseBoolean } from '../shared/validation.js';
 import type { Recipient } from './compose.js';
 
 /** To + Cc + Bcc together: more is a mailing, not correspondence. */
@@ -30,7 +31,7 @@ const recipientList = z.preprocess(
 );
 
 /** JSON true/false, or the text a multipart form field carries. */
-const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { error: 'Očakáva sa true alebo false' });
+const flag = looseBoolean('Očakáva sa true alebo false (aj "true"/"false" alebo 1/0)');
 
 const common = {
   to: recipientList.optional(),

@@ -4,9 +4,9 @@ import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { closedPortUrl } from '../sync/helpers.js';
 import { binaryParser } from '../timesheets/helpers.js';
-import { testApp, testContext } from '../support/harness.js';
+import { testApp } from '../support/harness.js';
 import {
-  crmUser, freshMailUser, linkViaApi, randomFile, sendFromMailUser, serverBlob, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser,
+  crmUser, randomFile, sendFromMailUser, sendingWorld, serverBlob, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser,
 } from './helpers.js';
 
 describe('sending: attachments both ways', function () {
@@ -19,11 +19,7 @@ describe('sending: attachments both ways', function () {
   let accountId: string;
 
   before(async () => {
-    app = await testApp();
-    ctx = await testContext();
-    [alice, bob] = await Promise.all([freshMailUser('alice'), freshMailUser('bob')]);
-    owner = await crmUser();
-    accountId = await linkViaApi(app, ctx, owner, alice);
+    ({ app, ctx, alice, bob, owner, accountId } = await sendingWorld());
   });
 
   /** Bob sends alice a file through the real SMTP hop; the CRM syncs; answers the CRM email detail. */

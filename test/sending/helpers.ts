@@ -7,9 +7,28 @@ import { randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../src/app/context.js';
 import { SUBMISSION_CAPABILITY, type Email, type JmapClient } from '../../src/jmap/index.js';
-import { jmapAs, type MailUser } from '../sync/helpers.js';
+import type { Express } from 'express';
+import { testApp, testContext } from '../support/harness.js';
+import { crmUser, freshMailUser, jmapAs, linkViaApi, type CrmUser, type MailUser } from '../sync/helpers.js';
 
 export { crmUser, freshMailUser, jmapAs, linkViaApi, put, type CrmUser, type MailUser } from '../sync/helpers.js';
+
+/** The world of a sending test: fresh mail users alice and bob, a CRM user with alice's account linked over HTTP. */
+export interface SendingWorld {
+  app: Express;
+  ctx: AppContext;
+  alice: MailUser;
+  bob: MailUser;
+  owner: CrmUser;
+  accountId: string;
+}
+
+export async function sendingWorld(): Promise<SendingWorld> {
+  const [app, ctx] = await Promise.all([testApp(), testContext()]);
+  const [alice, bob] = await Promise.all([freshMailUser('alice'), freshMailUser('bob')]);
+  const owner = await crmUser();
+  return { app, ctx, alice, bob, owner, accountId: await linkViaApi(app, ctx, owner, alice) };
+}
 
 export const FULL_PROPERTIES = ['id', 'blobId', 'threadId', 'mailboxIds', 'keywords', 'subject', 'from', 'to', 'cc', 'bcc', 'messageId', 'inReplyTo', 'references', 'attachments', 'bodyValues', 'textBody', 'htmlBody', 'receivedAt'];
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { testApp, testContext } from '../support/harness.js';
-import { countInRole, crmUser, freshMailUser, linkViaApi, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser } from './helpers.js';
+import { countInRole, crmUser, freshMailUser, linkViaApi, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser, sendingWorld } from './helpers.js';
 
 /**
  * The relay's hooks (scripts/jmap/smtp-relay.mjs): a sender named refuse-* is refused at MAIL FROM
@@ -79,11 +79,7 @@ describe('sending: guards', function () {
   let accountId: string;
 
   before(async () => {
-    app = await testApp();
-    ctx = await testContext();
-    bob = await freshMailUser('bob');
-    owner = await crmUser();
-    accountId = await linkViaApi(app, ctx, owner, await freshMailUser('alice'));
+    ({ app, ctx, bob, owner, accountId } = await sendingWorld());
   });
 
   it('rejects bad input with Slovak messages before anything is sent', async () => {

@@ -3,9 +3,8 @@ import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
-import { testApp, testContext } from '../support/harness.js';
 import {
-  auditRecords, countInRole, crmUser, freshMailUser, jmapAs, linkViaApi, mailboxRoleIds, put, rowsWithMessageId, uniqueSubject,
+  auditRecords, countInRole, freshMailUser, jmapAs, mailboxRoleIds, put, rowsWithMessageId, sendingWorld, uniqueSubject,
   waitForServerEmails, type CrmUser, type MailUser,
 } from './helpers.js';
 
@@ -19,11 +18,7 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
   let accountId: string;
 
   before(async () => {
-    app = await testApp();
-    ctx = await testContext();
-    [alice, bob] = await Promise.all([freshMailUser('alice'), freshMailUser('bob')]);
-    owner = await crmUser();
-    accountId = await linkViaApi(app, ctx, owner, alice);
+    ({ app, ctx, alice, bob, owner, accountId } = await sendingWorld());
   });
 
   /** Bob writes to alice (delivered into her INBOX), the CRM syncs; answers the CRM email. */
