@@ -138,8 +138,8 @@ export class ContactRepository {
   async linkEarlierEmails(accountId: string, contactId: string, email: string, tx?: Tx): Promise<void> {
     await this.sql.execute(
       `WITH linked AS (
-         INSERT INTO email_contacts (email_id, contact_id)
-         SELECT e.id, $contactId::uuid FROM emails e
+         INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
+         SELECT e.id, $contactId::uuid, e.date, e.is_read FROM emails e
           WHERE e.email_account_id = $accountId AND e.participants @> ARRAY[$email::text]
          ON CONFLICT DO NOTHING
          RETURNING email_id)

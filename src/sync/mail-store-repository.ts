@@ -36,6 +36,15 @@ export interface EmailRow {
   contactIds: string[];
 }
 
+/** A row as upsertEmails left it. */
+interface StoredEmail {
+  id: string;
+  jmap_id: string;
+  date: Date | null;
+  is_read: boolean;
+  inserted: boolean;
+}
+
 export interface Removed {
   deleted: number;
   /** Contacts that lost an email (their last_email_at is stale). */
@@ -93,8 +102,8 @@ export class MailStoreRepository {
     if (contactIds.length === 0) return new Map();
     const rows = await this.sql.select<{ contact_id: string; newest: Date | null }>(
       `WITH linked AS (
-         INSERT INTO email_contacts (email_id, contact_id)
-         SELECT e.id, c.id FROM contacts c
+         INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
+         SELECT e.id, c.id, e.date, e.is_read FROM contacts c
            JOIN emails e ON e.email_account_id = c.email_account_id AND e.participants @> ARRAY[c.email]
           WHERE c.id = ANY($contactIds::uuid[])
          ON CONFLICT DO NOTHING
@@ -154,7 +163,7 @@ export class MailStoreRepository {
       date: m.date?.toISOString() ?? null,
       participants: m.participants,
     }));
-    const stored = await this.sql.select<{ id: string; jmap_id: string; inserted: boolean }>(
+    const stored = await this.sql.select<StoredEmail>(
       `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
                            "from", "to", subject, body, is_read, date, participants, sync_generation)
        SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
@@ -173,33 +182,39 @@ export class MailStoreRepository {
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
                                   OR emails.contact_id <> EXCLUDED.contact_id
                                 THEN now() ELSE emails.updated_at END
-       RETURNING id, jmap_id, (xmax = 0) AS inserted`,
+       RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted`,
       { userId: account.userId, accountId: account.id, payload: JSON.stringify(payload), generation },
       tx,
     );
+    const storedByJmapId = new Map(stored.map((r) => [r.jmap_id, r]));
     const idByJmapId = new Map(stored.map((r) => [r.jmap_id, r.id]));
-    await this.linkContacts(rows, idByJmapId, tx);
+    await this.linkContacts(rows, storedByJmapId, tx);
     await this.insertAttachments(rows, idByJmapId, tx);
     const insertedIds = stored.filter((r) => r.inserted).map((r) => r.jmap_id);
     return { stored: rows.filter((r) => idByJmapId.has(r.mapped.jmapId)), inserted: insertedIds.length, insertedIds };
   }
 
-  private async linkContacts(rows: EmailRow[], idByJmapId: Map<string, string>, tx?: Tx): Promise<void> {
+  /** The links carry the stored email's date and read state (as it is now, read_pending kept), so no trigger looks them up. */
+  private async linkContacts(rows: EmailRow[], storedByJmapId: Map<string, StoredEmail>, tx?: Tx): Promise<void> {
     const emailIds: string[] = [];
     const contactIds: string[] = [];
+    const dates: Array<string | null> = [];
+    const reads: boolean[] = [];
     for (const row of rows) {
-      const emailId = idByJmapId.get(row.mapped.jmapId);
-      if (!emailId) continue;
+      const email = storedByJmapId.get(row.mapped.jmapId);
+      if (!email) continue;
       for (const contactId of row.contactIds) {
-        emailIds.push(emailId);
+        emailIds.push(email.id);
         contactIds.push(contactId);
+        dates.push(email.date?.toISOString() ?? null);
+        reads.push(email.is_read);
       }
     }
     if (emailIds.length === 0) return;
     await this.sql.execute(
-      `INSERT INTO email_contacts (email_id, contact_id)
-       SELECT * FROM unnest($emailIds::uuid[], $contactIds::uuid[]) ON CONFLICT DO NOTHING`,
-      { emailIds, contactIds },
+      `INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
+       SELECT * FROM unnest($emailIds::uuid[], $contactIds::uuid[], $dates::timestamptz[], $reads::boolean[]) ON CONFLICT DO NOTHING`,
+      { emailIds, contactIds, dates, reads },
       tx,
     );
   }

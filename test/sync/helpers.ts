@@ -156,6 +156,16 @@ export async function storedEmails(ctx: AppContext, accountId: string): Promise<
   );
 }
 
+/** Links whose copy of the email's date or read state differs from the email (the contact page sorts and filters by the copy). */
+export async function staleLinks(ctx: AppContext, accountId: string): Promise<number> {
+  const [row] = await ctx.db.sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM email_contacts l JOIN emails e ON e.id = l.email_id
+      WHERE e.email_account_id = $1 AND (l.email_date IS DISTINCT FROM e.date OR l.is_read IS DISTINCT FROM e.is_read)`,
+    { bind: [accountId], type: QueryTypes.SELECT },
+  );
+  return row!.n;
+}
+
 export async function storedContacts(ctx: AppContext, accountId: string): Promise<Array<{ email: string; name: string | null; last_email_at: Date | null }>> {
   return ctx.db.sequelize.query(
     'SELECT email, name, last_email_at FROM contacts WHERE email_account_id = $1 ORDER BY email',

@@ -8,7 +8,7 @@ import { appendMessage } from '../support/imap.js';
 import { testApp, testContext } from '../support/harness.js';
 import {
   crmUser, emailIdByMessageId, emailSet, freshMailUser, jmapAs, linkViaApi, mailboxIdByRole, otherSyncService, put,
-  storedContacts, storedEmails, syncState, type CrmUser, type MailUser,
+  staleLinks, storedContacts, storedEmails, syncState, type CrmUser, type MailUser,
 } from './helpers.js';
 
 const day = (n: number) => new Date(Date.UTC(2024, 4, n, 9, 0, 0));
@@ -102,6 +102,7 @@ describe('mail sync against a real Cyrus mailbox', function () {
     const report = bySubject.get('Quarterly report')!.body!;
     expect(report).to.match(/REPORT/).and.to.match(/Revenue grew 12%\./);
     expect(report).not.to.match(/<|color:red|x\(\)/);
+    expect(await staleLinks(ctx, accountId)).to.equal(0);
   });
 
   it('shows the synced data over the contacts and emails API, an email under every contact in it', async () => {
@@ -150,6 +151,7 @@ describe('mail sync against a real Cyrus mailbox', function () {
     // People stay when their mail goes; what they last wrote is recomputed.
     expect(contacts.get('carol@partner.example')!.last_email_at).to.equal(null);
     expect(contacts.get('heidi@archive.example')!.last_email_at).to.equal(null);
+    expect(await staleLinks(ctx, accountId)).to.equal(0);
   });
 
   it('does not bring back a contact the user deleted, nor file mail under it', async () => {
