@@ -24,6 +24,12 @@ export interface SeededMailbox {
 export async function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
   const sequelize = ctx.db.sequelize;
   const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
+  // Past onboarding (a temporary password only reaches the auth endpoints): a user who set their own.
+  user.password = await ctx.services.hasher.hash(`bench-${randomUUID()}`);
+  user.changedPassword = true;
+  user.tempPassword = null;
+  user.tempPasswordExpiresAt = null;
+  await user.save();
   const address = `${user.username}@bench.test`;
   const id = randomUUID();
   const account = await EmailAccount.create({

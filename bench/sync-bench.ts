@@ -1,7 +1,7 @@
 /**
  * Mail sync benchmark: `npx tsx bench/sync-bench.ts` against the project's Cyrus (scripts/jmap/start.sh).
  * Env: BENCH_JMAP_SESSION_URL (http://127.0.0.1:18080/.well-known/jmap), BENCH_MESSAGES (20000),
- * BENCH_SMALL_MESSAGES (1000), BENCH_ROUNDS (5), BENCH_INCREMENTAL_RUNS (5).
+ * BENCH_SMALL_MESSAGES (1000), BENCH_ROUNDS (5), BENCH_INCREMENTAL_RUNS (5), BENCH_WARMUP (1).
  *
  * One machine, one run, a throwaway embedded PostgreSQL in /tmp, fresh mail users seeded over IMAP.
  *   1. Full sync of the big mailbox vs a bare script making the same JMAP requests (mailboxes +
@@ -13,6 +13,13 @@
  *   3. Peak RSS (getrusage maxrss) of the child process that ran the full sync.
  * Bare fetch and the syncs alternate round by round, so a neighbour's load hits them alike; the
  * report gives the median of the per-round ratios and the ratio of the best times, and the load.
+ *
+ * Warm-up (BENCH_WARMUP=1, the default): before its timed work each child does the same kind of work
+ * on the small mailbox (the bare child fetches it, the sync child syncs a fresh account of it), as the
+ * long-running service has. BENCH_WARMUP=0 times the first work of a fresh process (cold code).
+ * CPU time: each child also reports the CPU its timed part cost in its own process, in PostgreSQL and
+ * in Cyrus (summed over their processes in /proc): on a 2-core machine all three share the cores, so
+ * the sync cannot be faster than its CPU total / 2, whatever it overlaps.
  */
 import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -39,6 +46,7 @@ const BIG = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const SMALL = Number(process.env.BENCH_SMALL_MESSAGES ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const INCREMENTAL_RUNS = Number(process.env.BENCH_INCREMENTAL_RUNS ?? 5);
+const WARMUP = process.env.BENCH_WARMUP !== '0';
 /** The sync service's default page size; the bare script uses the same. */
 const BATCH = 500;
 const thisFile = fileURLToPath(import.meta.url);
@@ -48,7 +56,45 @@ interface ChildReport {
   ms: number;
   maxRssMb: number;
   rssBeforeMb: number;
+  /** CPU milliseconds of the timed part: this process, the PostgreSQL server, the Cyrus server. */
+  cpu: CpuSplit;
   detail: Record<string, unknown>;
+}
+
+interface CpuSplit {
+  node: number;
+  postgres: number;
+  cyrus: number;
+}
+
+/** CPU milliseconds used so far by processes of each server (all of their processes, from /proc). */
+function serverCpuMs(): { postgres: number; cyrus: number } {
+  const total = { postgres: 0, cyrus: 0 };
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
+      if (name === 'postgres') total.postgres += ms;
+      else if (name === 'httpd') total.cyrus += ms; // Cyrus's JMAP service process
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** Starts a CPU measurement; the returned function ends it. */
+function cpuMeter(): () => CpuSplit {
+  const own = process.cpuUsage();
+  const servers = serverCpuMs();
+  return () => {
+    const used = process.cpuUsage(own);
+    const now = serverCpuMs();
+    return { node: Math.round((used.user + used.system) / 1000), postgres: now.postgres - servers.postgres, cyrus: now.cyrus - servers.cyrus };
+  };
 }
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
@@ -64,9 +110,17 @@ function appEnv(databaseUrl: string, dataDir: string, key: string): Record<strin
 // ------------------------------------------------------------------------------- child modes
 
 /** Child: the bare fetch. Same requests as the full sync, results parsed and dropped. */
-async function bareChild(user: string, pass: string): Promise<ChildReport> {
+async function bareChild(user: string, pass: string, warmUser?: string, warmPass?: string): Promise<ChildReport> {
+  if (warmUser && warmPass) await bareFetch(warmUser, warmPass);
   const rssBefore = process.memoryUsage().rss;
+  const meter = cpuMeter();
   const started = performance.now();
+  const { fetched, requests } = await bareFetch(user, pass);
+  const ms = performance.now() - started;
+  return { ms, cpu: meter(), rssBeforeMb: mb(rssBefore), maxRssMb: mb(process.resourceUsage().maxRSS * 1024), detail: { fetched, requests } };
+}
+
+async function bareFetch(user: string, pass: string): Promise<{ fetched: number; requests: number }> {
   const client = new JmapClient({ sessionUrl: SESSION_URL, credentials: { kind: 'basic', username: user, password: pass } });
   const accountId = await client.mailAccountId();
   const { roles } = await fetchMailboxesAndState(client, accountId, undefined);
@@ -78,12 +132,11 @@ async function bareChild(user: string, pass: string): Promise<ChildReport> {
     if (!page.more || page.ids.length === 0) break;
     anchor = page.ids[page.ids.length - 1]!;
   }
-  const ms = performance.now() - started;
-  return { ms, rssBeforeMb: mb(rssBefore), maxRssMb: mb(process.resourceUsage().maxRSS * 1024), detail: { fetched, requests: client.requestCount } };
+  return { fetched, requests: client.requestCount };
 }
 
 /** Child: one full sync of a freshly linked account through the real service, `prefetch` pages ahead. */
-async function syncChild(accountId: string, prefetch: number): Promise<ChildReport> {
+async function syncChild(accountId: string, prefetch: number, warmAccountId?: string): Promise<ChildReport> {
   const config = AppConfig.fromEnv(process.env);
   const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: false });
   await ctx.db.sequelize.query('SELECT 1');
@@ -100,14 +153,18 @@ async function syncChild(accountId: string, prefetch: number): Promise<ChildRepo
     },
     { prefetchPages: prefetch },
   );
+  if (warmAccountId && (await sync.syncAccount(warmAccountId)).outcome !== 'ok') throw new Error('warm-up sync failed');
   const rssBefore = process.memoryUsage().rss;
+  const meter = cpuMeter();
   const started = performance.now();
   const result = await sync.syncAccount(accountId);
   const ms = performance.now() - started;
-  const report = { ms, rssBeforeMb: mb(rssBefore), maxRssMb: mb(process.resourceUsage().maxRSS * 1024), detail: { ...result } };
+  const report = { ms, cpu: meter(), rssBeforeMb: mb(rssBefore), maxRssMb: mb(process.resourceUsage().maxRSS * 1024), detail: { ...result } };
   await ctx.close();
   return report;
 }
+
+const cpuText = (c: CpuSplit) => `node ${c.node} + postgres ${c.postgres} + cyrus ${c.cyrus}`;
 
 function runChild(args: string[], env: Record<string, string>): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
@@ -203,12 +260,13 @@ async function main(): Promise<void> {
     let lastBigAccount = '';
     const fullSync = async (prefetch: number) => {
       lastBigAccount = await linkAccount(ctx, big);
-      const s = await runChild(['sync', lastBigAccount, String(prefetch)], env);
+      const warm = WARMUP ? [await linkAccount(ctx, small)] : [];
+      const s = await runChild(['sync', lastBigAccount, String(prefetch), ...warm], env);
       if (s.detail.outcome !== 'ok' || s.detail.stored !== BIG) throw new Error(`full sync incomplete: ${JSON.stringify(s.detail)}`);
       return s;
     };
     for (let round = 1; round <= ROUNDS; round++) {
-      const b = await runChild(['bare', big.user, big.pass], env);
+      const b = await runChild(['bare', big.user, big.pass, ...(WARMUP ? [small.user, small.pass] : [])], env);
       bare.push(b);
       const one = await fullSync(1);
       syncOneAhead.push(one);
@@ -216,7 +274,8 @@ async function main(): Promise<void> {
       sync.push(s);
       const load = os.loadavg()[0]!.toFixed(1);
       console.log(`round ${round}: bare ${(b.ms / 1000).toFixed(2)} s, full sync ${(s.ms / 1000).toFixed(2)} s (ratio ${(s.ms / b.ms).toFixed(2)}), ` +
-        `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}`);
+        `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}; ` +
+        `CPU ms bare ${cpuText(b.cpu)}, sync ${cpuText(s.cpu)}`);
     }
     const bigIncremental = await incremental(ctx, lastBigAccount, big);
     const smallAccount = await linkAccount(ctx, small);
@@ -225,6 +284,10 @@ async function main(): Promise<void> {
     const smallIncremental = await incremental(ctx, smallAccount, small);
 
     const bareMs = median(bare.map((r) => r.ms));
+    const medianCpu = (runs: ChildReport[]) => {
+      const split = { node: median(runs.map((r) => r.cpu.node)), postgres: median(runs.map((r) => r.cpu.postgres)), cyrus: median(runs.map((r) => r.cpu.cyrus)) };
+      return { ...split, totalS: +((split.node + split.postgres + split.cyrus) / 1000).toFixed(2) };
+    };
     const syncMs = median(sync.map((r) => r.ms));
     const figures = {
       messages: BIG,
@@ -241,6 +304,9 @@ async function main(): Promise<void> {
           medianRoundRatio: +median(syncOneAhead.map((r, i) => r.ms / bare[i]!.ms)).toFixed(2),
           ratioOfBest: +(Math.min(...syncOneAhead.map((r) => r.ms)) / Math.min(...bare.map((r) => r.ms))).toFixed(2),
         },
+        warmProcesses: WARMUP,
+        // CPU of the timed part (median per round): on 2 cores the wall time is at least total / 2.
+        cpuMs: { bare: medianCpu(bare), sync: medianCpu(sync), cores: os.cpus().length },
         syncRequests: sync.at(-1)!.detail.requests,
         bareRequests: bare.at(-1)!.detail.requests,
       },
@@ -268,9 +334,9 @@ async function main(): Promise<void> {
 
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'bare') {
-  bareChild(args[0]!, args[1]!).then((r) => console.log(JSON.stringify(r)), (err) => { console.error(err); process.exit(1); });
+  bareChild(args[0]!, args[1]!, args[2], args[3]).then((r) => console.log(JSON.stringify(r)), (err) => { console.error(err); process.exit(1); });
 } else if (mode === 'sync') {
-  syncChild(args[0]!, Number(args[1] ?? 2)).then((r) => { console.log(JSON.stringify(r)); process.exit(0); }, (err) => { console.error(err); process.exit(1); });
+  syncChild(args[0]!, Number(args[1] ?? 2), args[2]).then((r) => { console.log(JSON.stringify(r)); process.exit(0); }, (err) => { console.error(err); process.exit(1); });
 } else {
   main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
 }

@@ -2,6 +2,7 @@ import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
+import { searchConditions, type WordShares } from './search-terms.js';
 
 export interface EmailFilter {
   /** Emails in which the contact took part (email_contacts), not only those it is the main correspondent of. */
@@ -29,29 +30,17 @@ export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
   ARRAY(SELECT l.contact_id::text FROM email_contacts l WHERE l.email_id = e.id ORDER BY (l.contact_id = e.contact_id) DESC, l.contact_id) AS contact_ids`;
 
 /**
- * The search text goes through the same parser as the indexed documents (so an address or a URL
- * stays one token), and every lexeme becomes a quoted prefix term: user input is never parsed as
- * tsquery syntax. crm_search_tsquery (migration 0011) does that; it is immutable, so the planner
- * evaluates it and estimates the actual words: a word in most of a mailbox is then searched along the
- * mailbox's date index instead of through an index entry listing every email of the installation.
- */
-const SEARCH_QUERY = 'crm_search_tsquery($search)';
-
-/**
  * One page of a mailbox view and its total, over the accounts whose emails the caller may read (own
  * and shared with can_read). Both orders follow an index: (email_account_id, date DESC, id) per
  * account for the whole mailbox (or its partial twin for unread), merged over the caller's few
  * accounts; (contact_id, email_date DESC, email_id) on the links for one contact. So a page costs the
  * same on 1,000 or 100,000 emails, however many people the account is shared with.
  */
-export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest) {
+export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map()) {
   const bind: Bind = { userId, limit: page.limit, offset: offsetOf(page) };
   const emailConditions: string[] = [];
   if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
-  if (filter.search) {
-    emailConditions.push(`e.search_vector @@ ${SEARCH_QUERY}`);
-    bind.search = filter.search;
-  }
+  if (filter.search) emailConditions.push(...searchConditions(filter.search, wordShares, bind));
   if (filter.from) bind.from = filter.from;
   if (filter.before) bind.before = filter.before;
 

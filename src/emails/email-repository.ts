@@ -4,6 +4,7 @@ import type { CountRow } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 import { FULL_COLUMNS, emailListQuery, type EmailFilter } from './email-query.js';
+import { SearchWordStatistics } from './search-terms.js';
 import { toAttachmentRecord, toEmailRecord, type AttachmentRecord, type AttachmentRow, type EmailRecord, type EmailRow } from './email-records.js';
 
 /** An email whose read state still waits for the write-back to the mail server. */
@@ -19,11 +20,17 @@ export interface PendingReadState {
  * emails they may read or mark (account-rights.ts), never by the rows' user_id (the owner).
  */
 export class EmailRepository {
-  constructor(private readonly sql: Sql) {}
+  /** How common search words are, for the search conditions (search-terms.ts). */
+  private readonly searchWords: SearchWordStatistics;
+
+  constructor(private readonly sql: Sql) {
+    this.searchWords = new SearchWordStatistics(sql);
+  }
 
   /** One page of a mailbox view, and the count row that also answers the caller's right on the filter ids. */
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow }> {
-    const { pageSql, countSql, bind } = emailListQuery(userId, filter, page);
+    const shares = filter.search ? await this.searchWords.shares() : undefined;
+    const { pageSql, countSql, bind } = emailListQuery(userId, filter, page, shares);
     const [rows, count] = await Promise.all([this.sql.select<EmailRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
     return { items: rows.map(toEmailRecord), count: count! };
   }

@@ -6,6 +6,9 @@ import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
+import { Sql } from '../../src/db/sql.js';
+import { emailListQuery } from '../../src/emails/email-query.js';
+import { SearchWordStatistics } from '../../src/emails/search-terms.js';
 
 const SUMMARY_FIELDS = ['contactId', 'date', 'emailAccountId', 'from', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to'];
 const DETAIL_FIELDS = [...SUMMARY_FIELDS.filter((f) => f !== 'preview'), 'attachments', 'body', 'contactIds', 'createdAt', 'inReplyTo', 'messageId', 'updatedAt'];
@@ -93,6 +96,39 @@ describe('emails API (lists, reads, threads)', function () {
       const scoped = await get(`/api/emails?search=fakt&contactId=${peter.id}`);
       expect(ids(scoped)).to.deep.equal([mail.reply!.id]);
       expect(scoped.body.data.pagination.total).to.equal(1);
+    });
+
+    it('searches every word, however the words are written: parts without a word count for nothing, long texts keep all words', async () => {
+      const search = async (text: string) => {
+        const res = await get(`/api/emails?search=${encodeURIComponent(text)}`);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body.data.pagination.total).to.equal(res.body.data.items.length);
+        return ids(res);
+      };
+      expect(await search('faktúra - zaplatené')).to.deep.equal([mail.reply!.id]);
+      expect(await search('  FAKT   ,  marec ')).to.deep.equal([mail.reply!.id, mail.invoice!.id]);
+      // Twelve words, all in the invoice or its reply; then the same with one that is nowhere (last, past the eighth).
+      const many = 'faktúra za marec dobrý deň v prílohe posielam faktúru ďalší text ďalší';
+      expect(await search(many)).to.deep.equal([mail.invoice!.id]);
+      expect(await search(`${many} nikde`)).to.deep.equal([]);
+      expect(await search(`nikde ${many}`)).to.deep.equal([]);
+    });
+
+    it('finds the same emails when a common word is checked on the found rows instead of in the index', async () => {
+      const sql = new Sql((await testContext()).db.sequelize);
+      await sql.execute('ANALYZE emails');
+      const known = await new SearchWordStatistics(sql).shares();
+      for (const share of known.values()) expect(share).to.be.above(0).and.at.most(1);
+      const common = new Map([['faktúra', 0.9], ['dobrý', 0.9]]);
+      for (const text of ['faktúra zaplatené', 'fakt', 'dobrý faktúru', 'faktúra nikde']) {
+        const run = async (shares: Map<string, number>) => {
+          const q = emailListQuery(owner.user.id, { search: text }, { page: 1, limit: 50 }, shares);
+          return { rows: (await sql.select<{ id: string }>(q.pageSql, q.bind)).map((r) => r.id), count: await sql.one(q.countSql, q.bind) };
+        };
+        const checked = await run(common);
+        expect(checked, text).to.deep.equal(await run(new Map()));
+        if (text === 'faktúra zaplatené') expect(checked.rows).to.deep.equal([mail.reply!.id]);
+      }
     });
 
     it('pages; a page beyond the end is empty with the right total', async () => {

@@ -1,0 +1,79 @@
+/**
+ * Which search words go to the index and which are checked on the rows found (src/emails/search-terms.ts),
+ * and the cache of the statistics that decide it.
+ */
+import { expect } from 'chai';
+import type { Sql } from '../../src/db/sql.js';
+import { COMMON_WORD_SHARE, MAX_SEARCH_TERMS, SearchWordStatistics, searchConditions, searchTerms } from '../../src/emails/search-terms.js';
+
+const shares = new Map([
+  ['objednávke', 0.97],
+  ['objednávka', 0.4],
+  ['faktúra', 0.9],
+  ['zriedka', COMMON_WORD_SHARE / 2],
+]);
+
+describe('unit: search terms', () => {
+  it('checks a common word on the rows the rare words found, and looks the rare ones up in the index', () => {
+    expect(searchTerms('objednávke 12345', shares)).to.deep.equal([
+      { text: 'objednávke', indexed: false },
+      { text: '12345', indexed: true },
+    ]);
+    expect(searchTerms('12345 Faktúra zriedka', shares)).to.deep.equal([
+      { text: '12345', indexed: true },
+      { text: 'Faktúra', indexed: false },
+      { text: 'zriedka', indexed: true },
+    ]);
+  });
+
+  it('counts every word a prefix matches: "objednávk" is as common as its two words together', () => {
+    expect(searchTerms('objednávk 7', new Map([['objednávke', 0.015], ['objednávka', 0.015]]))[0]!.indexed).to.equal(false);
+    expect(searchTerms('objednávke 7', new Map([['objednávke', 0.015], ['objednávka', 0.015]]))[0]!.indexed).to.equal(true);
+  });
+
+  it('keeps every word in the index when all are common, or when nothing is known', () => {
+    expect(searchTerms('objednávke faktúra', shares).every((t) => t.indexed)).to.equal(true);
+    expect(searchTerms('objednávke 12345', new Map()).every((t) => t.indexed)).to.equal(true);
+  });
+
+  it(`gives at most ${MAX_SEARCH_TERMS} conditions; the words past them share the last one`, () => {
+    const words = Array.from({ length: 12 }, (_, i) => `w${i}`);
+    const terms = searchTerms(`  ${words.join('   ')} `, shares);
+    expect(terms).to.have.length(MAX_SEARCH_TERMS);
+    expect(terms.at(-1)!.text).to.equal(words.slice(MAX_SEARCH_TERMS - 1).join(' '));
+    expect(terms.map((t) => t.text).join(' ')).to.equal(words.join(' '));
+  });
+
+  it('binds every word and never splices it into the SQL', () => {
+    const bind: Record<string, unknown> = {};
+    const sql = searchConditions("objednávke x') OR true --", shares, bind).join(' AND ');
+    expect(sql).not.to.include('objednávke').and.not.to.include('OR true');
+    expect(bind).to.deep.equal({ search: "objednávke x') OR true --", search0: 'objednávke', search1: "x')", search2: 'OR', search3: 'true', search4: '--' });
+    expect(sql).to.include('(e.search_vector @@ crm_search_tsquery($search0)) IS TRUE');
+    expect(sql).to.include('OR e.search_vector @@ crm_search_tsquery($search1))');
+  });
+
+  it('reads the statistics once per period, and again after it', async () => {
+    let reads = 0;
+    let now = 0;
+    const sql = {
+      one: async () => {
+        reads++;
+        return { lexemes: ['faktúra', 'a'], shares: [0.5, 1, 0.5, 1, 0] };
+      },
+    } as unknown as Sql;
+    const stats = new SearchWordStatistics(sql, 1000, () => now);
+    expect([...(await stats.shares())]).to.deep.equal([['faktúra', 0.5], ['a', 1]]);
+    now = 999;
+    await stats.shares();
+    expect(reads).to.equal(1);
+    now = 1000;
+    await stats.shares();
+    expect(reads).to.equal(2);
+  });
+
+  it('knows no common word before the table has statistics', async () => {
+    const stats = new SearchWordStatistics({ one: async () => undefined } as unknown as Sql);
+    expect((await stats.shares()).size).to.equal(0);
+  });
+});
