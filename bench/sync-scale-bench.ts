@@ -356,7 +356,8 @@ async function partTwo(sequelize: Sequelize, env: Record<string, string>, proxy:
     intervalS: intervalMs / 1000,
     runs: runs.length,
     byWorker: Object.fromEntries(workers.map((w) => [w.name, runs.filter((r) => r.worker === w.name).length])),
-    failedRuns: runs.filter((r) => r.outcome !== 'ok').length,
+    // 'interrupted': runs under way when the workers were stopped at the end (they resume next time).
+    runsNotOk: runs.filter((r) => r.outcome !== 'ok').reduce<Record<string, number>>((byOutcome, r) => ({ ...byOutcome, [r.outcome]: (byOutcome[r.outcome] ?? 0) + 1 }), {}),
     turnsServedTwice: twice,
     turnsSkipped: skipped,
     fewestTurnsOfAnAccount: fewest,
