@@ -10,18 +10,13 @@
  *   BENCH_DATABASE_URL=postgres://... npx tsx bench/contacts-bench.ts   # an existing database (bench users are deleted at the end)
  *   BENCH_ITERATIONS=2000 BENCH_ROUNDS=5 ...   # per scenario: rounds interleave the scenarios to cancel drift
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
-import { createAppContext } from '../src/app/context.js';
-import { AppConfig } from '../src/config/config.js';
 import { contactListQuery } from '../src/contacts/contact-query.js';
-import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { emailListQuery } from '../src/emails/email-query.js';
 import { createApp } from '../src/app/http-app.js';
-import { createLogger } from '../src/logging/logger.js';
 import { User } from '../src/models/index.js';
+import { openBenchDatabase } from './bench-database.js';
 import { explain, measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
 import { seedMailbox, shareMailbox, type SeededMailbox } from './contacts-seed.js';
 
@@ -33,25 +28,8 @@ const LARGE_EMAILS = Number(process.env.BENCH_LARGE_EMAILS ?? 100_000);
 const SHARED_WITH = 20;
 
 async function main(): Promise<void> {
-  const tmp = process.env.BENCH_DATABASE_URL ? undefined : path.join('/tmp', `crm-bench-contacts-${process.pid}`);
-  let embedded: EmbeddedPostgres | undefined;
-  let databaseUrl = process.env.BENCH_DATABASE_URL;
-  if (tmp) {
-    fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
-    fs.chmodSync(tmp, 0o755);
-    embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
-    databaseUrl = (await embedded.start()).url;
-  }
-  const config = AppConfig.fromEnv({
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    CRM_DATA_DIR: tmp ?? '/tmp/crm-bench-contacts-data',
-    JWT_ACCESS_SECRET: 'bench-access-secret-0123456789abcdef0123456789',
-    JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef012345678',
-    CRM_ENCRYPTION_KEY: 'ab'.repeat(32),
-    LOG_LEVEL: 'error',
-  });
-  const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
+  const db = await openBenchDatabase('contacts');
+  const ctx = db.ctx;
   const seeded: SeededMailbox[] = [];
   const memberIds: string[] = [];
   const server = http.createServer(createApp(ctx));
@@ -132,9 +110,7 @@ async function main(): Promise<void> {
   } finally {
     server.close();
     if (process.env.BENCH_DATABASE_URL) await User.destroy({ where: { id: [...seeded.map((m) => m.user.id), ...memberIds] } }).catch(() => undefined);
-    await ctx.close();
-    await embedded?.stop().catch(() => undefined);
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    await db.close();
   }
 }
 

@@ -9,19 +9,14 @@
  *   BENCH_ACCOUNTS=50 BENCH_EMAILS=20000 BENCH_CONTACTS=500 BENCH_ITERATIONS=600 BENCH_ROUNDS=3
  *   BENCH_KEEP=1   leave the embedded database running afterwards (its URL is printed) to study plans
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
-import { createAppContext } from '../src/app/context.js';
 import { createApp } from '../src/app/http-app.js';
-import { AppConfig } from '../src/config/config.js';
 import { contactListQuery } from '../src/contacts/contact-query.js';
-import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { Sql } from '../src/db/sql.js';
 import { emailListQuery } from '../src/emails/email-query.js';
 import { SearchWordStatistics } from '../src/emails/search-terms.js';
-import { createLogger } from '../src/logging/logger.js';
+import { openBenchDatabase } from './bench-database.js';
 import { explain, measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
 import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
 
@@ -39,26 +34,8 @@ const SEARCH_SELECTIVE = 'objednávke 12345';
 const SEARCH_SELECTIVE_REVERSED = '12345 objednávke';
 
 async function main(): Promise<void> {
-  const tmp = process.env.BENCH_DATABASE_URL ? undefined : path.join('/tmp', `crm-bench-large-${process.pid}`);
-  let embedded: EmbeddedPostgres | undefined;
-  let databaseUrl = process.env.BENCH_DATABASE_URL;
-  if (tmp) {
-    fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
-    fs.chmodSync(tmp, 0o755);
-    embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
-    databaseUrl = (await embedded.start()).url;
-  }
-  const config = AppConfig.fromEnv({
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    CRM_DATA_DIR: tmp ?? '/tmp/crm-bench-large-data',
-    JWT_ACCESS_SECRET: 'bench-access-secret-0123456789abcdef0123456789',
-    JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef012345678',
-    CRM_ENCRYPTION_KEY: 'ab'.repeat(32),
-    BCRYPT_ROUNDS: '4',
-    LOG_LEVEL: 'error',
-  });
-  const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
+  const db = await openBenchDatabase('large', { BCRYPT_ROUNDS: '4' });
+  const ctx = db.ctx;
   const server = http.createServer(createApp(ctx));
   try {
     console.log(`PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`);
@@ -134,13 +111,7 @@ async function main(): Promise<void> {
     }
   } finally {
     server.close();
-    await ctx.close();
-    if (process.env.BENCH_KEEP) {
-      console.log(`kept: ${databaseUrl} (${tmp ?? 'external'})`);
-    } else {
-      await embedded?.stop().catch(() => undefined);
-      if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    await db.close({ keep: !!process.env.BENCH_KEEP });
   }
 }
 

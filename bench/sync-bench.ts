@@ -18,8 +18,9 @@
  * on the small mailbox (the bare child fetches it, the sync child syncs a fresh account of it), as the
  * long-running service has. BENCH_WARMUP=0 times the first work of a fresh process (cold code).
  * CPU time: each child also reports the CPU its timed part cost in its own process, in PostgreSQL and
- * in Cyrus (summed over their processes in /proc): on a 2-core machine all three share the cores, so
- * the sync cannot be faster than its CPU total / 2, whatever it overlaps.
+ * in Cyrus (summed over every process named postgres or httpd in /proc, so another PostgreSQL busy on
+ * the machine at the same time counts too): on a 2-core machine all three share the cores, so the
+ * sync cannot be faster than its CPU total / 2, whatever it overlaps.
  */
 import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';

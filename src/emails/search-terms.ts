@@ -70,7 +70,8 @@ export function searchConditions(search: string, shares: WordShares, bind: Bind)
  * changes them slowly). Without statistics (a new installation) every word is looked up in the index.
  */
 export class SearchWordStatistics {
-  private cached: { shares: WordShares; until: number } | null = null;
+  /** The read under way or done (one read however many searches ask at once), and until when it holds. */
+  private cached: { shares: Promise<WordShares>; until: number } | null = null;
 
   constructor(
     private readonly sql: Sql,
@@ -78,15 +79,25 @@ export class SearchWordStatistics {
     private readonly now = () => Date.now(),
   ) {}
 
-  async shares(): Promise<WordShares> {
+  shares(): Promise<WordShares> {
     if (this.cached && this.cached.until > this.now()) return this.cached.shares;
+    const shares = this.read();
+    const cached = { shares, until: this.now() + this.ttlMs };
+    this.cached = cached;
+    // A failed read is not kept: the next search asks again.
+    shares.catch(() => {
+      if (this.cached === cached) this.cached = null;
+    });
+    return shares;
+  }
+
+  private async read(): Promise<WordShares> {
     const row = await this.sql.one<{ lexemes: string[] | null; shares: number[] | null }>(
       `SELECT most_common_elems::text::text[] AS lexemes, most_common_elem_freqs::float8[] AS shares
          FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'emails' AND attname = 'search_vector'`,
     );
     const shares = new Map<string, number>();
     row?.lexemes?.forEach((lexeme, i) => shares.set(lexeme, row.shares?.[i] ?? 0));
-    this.cached = { shares, until: this.now() + this.ttlMs };
     return shares;
   }
 }

@@ -187,11 +187,10 @@ export class MailStoreRepository {
       tx,
     );
     const storedByJmapId = new Map(stored.map((r) => [r.jmap_id, r]));
-    const idByJmapId = new Map(stored.map((r) => [r.jmap_id, r.id]));
     await this.linkContacts(rows, storedByJmapId, tx);
-    await this.insertAttachments(rows, idByJmapId, tx);
+    await this.insertAttachments(rows, storedByJmapId, tx);
     const insertedIds = stored.filter((r) => r.inserted).map((r) => r.jmap_id);
-    return { stored: rows.filter((r) => idByJmapId.has(r.mapped.jmapId)), inserted: insertedIds.length, insertedIds };
+    return { stored: rows.filter((r) => storedByJmapId.has(r.mapped.jmapId)), inserted: insertedIds.length, insertedIds };
   }
 
   /** The links carry the stored email's date and read state (as it is now, read_pending kept), so no trigger looks them up. */
@@ -224,9 +223,9 @@ export class MailStoreRepository {
    * content), so rows already there stay as they are: a replayed batch inserts nothing twice, and
    * mail stored before attachments were recorded gets them when the sync next sees it.
    */
-  private async insertAttachments(rows: EmailRow[], idByJmapId: Map<string, string>, tx?: Tx): Promise<void> {
+  private async insertAttachments(rows: EmailRow[], storedByJmapId: Map<string, StoredEmail>, tx?: Tx): Promise<void> {
     const payload = rows.flatMap(({ mapped }) => {
-      const emailId = idByJmapId.get(mapped.jmapId);
+      const emailId = storedByJmapId.get(mapped.jmapId)?.id;
       return emailId ? (mapped.attachments ?? []).map((a) => ({ email_id: emailId, ...attachmentColumns(a) })) : [];
     });
     if (payload.length === 0) return;

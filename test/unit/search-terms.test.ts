@@ -72,6 +72,28 @@ describe('unit: search terms', () => {
     expect(reads).to.equal(2);
   });
 
+  it('reads once for searches that ask at the same time, and does not keep a failed read', async () => {
+    let reads = 0;
+    let fail = true;
+    const sql = {
+      one: async () => {
+        reads++;
+        await new Promise((r) => setImmediate(r));
+        if (fail) throw new Error('database gone');
+        return { lexemes: ['a'], shares: [1] };
+      },
+    } as unknown as Sql;
+    const stats = new SearchWordStatistics(sql, 60_000);
+    const failed = await Promise.allSettled([stats.shares(), stats.shares(), stats.shares()]);
+    expect(failed.map((r) => r.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
+    expect(reads).to.equal(1);
+    fail = false;
+    const [a, b] = await Promise.all([stats.shares(), stats.shares()]);
+    expect(a).to.equal(b);
+    expect([...a]).to.deep.equal([['a', 1]]);
+    expect(reads).to.equal(2);
+  });
+
   it('knows no common word before the table has statistics', async () => {
     const stats = new SearchWordStatistics({ one: async () => undefined } as unknown as Sql);
     expect((await stats.shares()).size).to.equal(0);

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createAppContext, type AppContext } from '../src/app/context.js';
+import { AppConfig } from '../src/config/config.js';
+import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { createLogger } from '../src/logging/logger.js';
+
+export interface BenchDatabase {
+  ctx: AppContext;
+  url: string;
+  /** Closes the app context; a throwaway embedded server is stopped and removed unless `keep` (its URL is printed). */
+  close(options?: { keep?: boolean }): Promise<void>;
+}
+
+/**
+ * The database a benchmark measures: BENCH_DATABASE_URL (an existing, empty database), or a
+ * throwaway embedded PostgreSQL in /tmp/crm-bench-<label>-<pid>; migrated, with the whole app on it.
+ */
+export async function openBenchDatabase(label: string, env: Record<string, string> = {}): Promise<BenchDatabase> {
+  const external = process.env.BENCH_DATABASE_URL;
+  const tmp = external ? undefined : path.join('/tmp', `crm-bench-${label}-${process.pid}`);
+  let embedded: EmbeddedPostgres | undefined;
+  let url = external;
+  if (tmp) {
+    // World-readable: the embedded server runs as its own user and must reach its directory.
+    fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
+    fs.chmodSync(tmp, 0o755);
+    embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
+    url = (await embedded.start()).url;
+  }
+  const config = AppConfig.fromEnv({
+    NODE_ENV: 'production',
+    DATABASE_URL: url,
+    CRM_DATA_DIR: tmp ?? `/tmp/crm-bench-${label}-data`,
+    JWT_ACCESS_SECRET: 'bench-access-secret-0123456789abcdef0123456789',
+    JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef012345678',
+    CRM_ENCRYPTION_KEY: 'ab'.repeat(32),
+    LOG_LEVEL: 'error',
+    ...env,
+  });
+  const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
+  return {
+    ctx,
+    url: url!,
+    async close({ keep = false } = {}) {
+      await ctx.close();
+      if (keep) {
+        console.log(`kept: ${url} (${tmp ?? 'external'})`);
+        return;
+      }
+      await embedded?.stop().catch(() => undefined);
+      if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
