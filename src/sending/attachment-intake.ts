@@ -35,7 +35,8 @@ export interface IntakeLimits {
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
 export class AttachmentIntake {
-  private readonly received: OutgoingAttachment[] = [];
+  /** In the form's order: a slot is taken when a file starts, since a small later file can finish uploading first. */
+  private readonly received: Array<OutgoingAttachment | undefined> = [];
   private total = 0;
 
   constructor(
@@ -46,11 +47,12 @@ export class AttachmentIntake {
   ) {}
 
   get attachments(): OutgoingAttachment[] {
-    return [...this.received];
+    return this.received.filter((a): a is OutgoingAttachment => a !== undefined);
   }
 
   /** Checks and uploads one file; throws (and uploads nothing usable) when it may not be sent. */
   async add(stream: Readable, rawName: string, declaredType: string): Promise<OutgoingAttachment> {
+    const slot = this.received.push(undefined) - 1;
     const name = sanitiseFileName(rawName) || 'priloha';
     if (EXECUTABLE_NAMES.has(extensionOf(name))) throw notAllowed();
     let detected: { mime: string } | undefined;
@@ -63,7 +65,7 @@ export class AttachmentIntake {
     const claimed = MEDIA_TYPE.test(declaredType.toLowerCase()) ? declaredType.toLowerCase() : 'application/octet-stream';
     const blob = await uploadBlob(this.client, this.jmapAccountId, checked, claimed, { signal: this.signal });
     const attachment = { blobId: blob.blobId, name, type: detected?.mime ?? claimed, size: blob.size };
-    this.received.push(attachment);
+    this.received[slot] = attachment;
     return attachment;
   }
 
