@@ -199,9 +199,11 @@ export class MailStoreRepository {
     const contactIds: string[] = [];
     const dates: Array<string | null> = [];
     const reads: boolean[] = [];
+    let allNew = true;
     for (const row of rows) {
       const email = storedByJmapId.get(row.mapped.jmapId);
       if (!email) continue;
+      allNew &&= email.inserted;
       for (const contactId of row.contactIds) {
         emailIds.push(email.id);
         contactIds.push(contactId);
@@ -210,9 +212,12 @@ export class MailStoreRepository {
       }
     }
     if (emailIds.length === 0) return;
+    // A row this statement's INSERT just created has no links yet, so a first sync's pages skip the
+    // speculative insertion (arbiter probe and confirm record per link) that ON CONFLICT costs.
     await this.sql.execute(
       `INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
-       SELECT * FROM unnest($emailIds::uuid[], $contactIds::uuid[], $dates::timestamptz[], $reads::boolean[]) ON CONFLICT DO NOTHING`,
+       SELECT * FROM unnest($emailIds::uuid[], $contactIds::uuid[], $dates::timestamptz[], $reads::boolean[])
+       ${allNew ? '' : 'ON CONFLICT DO NOTHING'}`,
       { emailIds, contactIds, dates, reads },
       tx,
     );
