@@ -134,6 +134,8 @@ export class ContactRepository {
   /**
    * A contact added by hand shows the mail it already took part in: the sync keeps every email's
    * addresses in emails.participants (migration 0004), the same way it links contacts it creates.
+   * The emails are locked as a foreign key would (migration 0013): a concurrent delete of one of them
+   * waits for this transaction, and its cascade then removes the link too.
    */
   async linkEarlierEmails(accountId: string, contactId: string, email: string, tx?: Tx): Promise<void> {
     await this.sql.execute(
@@ -141,6 +143,7 @@ export class ContactRepository {
          INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
          SELECT e.id, $contactId::uuid, e.date, e.is_read FROM emails e
           WHERE e.email_account_id = $accountId AND e.participants @> ARRAY[$email::text]
+            FOR KEY SHARE OF e
          ON CONFLICT DO NOTHING
          RETURNING email_id)
        UPDATE contacts SET last_email_at = (SELECT max(e.date) FROM linked l JOIN emails e ON e.id = l.email_id)

@@ -96,7 +96,9 @@ export class MailStoreRepository {
   /**
    * Links new contacts to the emails they already took part in (stored earlier because of someone
    * else), so an email shows under every contact regardless of the order mail was synced in.
-   * Answers each contact's newest email among those.
+   * Answers each contact's newest email among those. The emails linked are locked as a foreign key
+   * would (migration 0013), since the sent-email writer links them outside the sync's lease; those
+   * this batch linked already are left out, so a first sync does not lock its own rows again.
    */
   async linkEarlierEmails(contactIds: string[], tx?: Tx): Promise<Map<string, Date>> {
     if (contactIds.length === 0) return new Map();
@@ -106,6 +108,8 @@ export class MailStoreRepository {
          SELECT e.id, c.id, e.date, e.is_read FROM contacts c
            JOIN emails e ON e.email_account_id = c.email_account_id AND e.participants @> ARRAY[c.email]
           WHERE c.id = ANY($contactIds::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM email_contacts x WHERE x.email_id = e.id AND x.contact_id = c.id)
+            FOR KEY SHARE OF e
          ON CONFLICT DO NOTHING
          RETURNING email_id, contact_id)
        SELECT l.contact_id, max(e.date) AS newest FROM linked l JOIN emails e ON e.id = l.email_id GROUP BY l.contact_id`,

@@ -1,0 +1,158 @@
+/**
+ * Links between emails and contacts without a foreign key on email_id (migration 0013): what the key
+ * guaranteed still holds, on the real database. A link never points at a missing email: inserting
+ * one is refused, every way of deleting emails takes their links along, and the writers that link
+ * emails they did not write themselves lock them, so a concurrent delete cannot strand a link.
+ */
+import { expect } from 'chai';
+import pg from 'pg';
+import { QueryTypes } from 'sequelize';
+import type { AppContext } from '../../src/app/context.js';
+import { ContactRepository } from '../../src/contacts/contact-repository.js';
+import { Sql } from '../../src/db/sql.js';
+import type { Tx } from '../../src/db/transactions.js';
+import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
+import type { EmailAccount } from '../../src/models/index.js';
+import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
+import { createUser } from '../support/factories.js';
+import { testContext } from '../support/harness.js';
+import { requireDatabaseUrl } from '../support/test-env.js';
+
+describe('contacts: email links kept whole without a foreign key', function () {
+  let ctx: AppContext;
+  let sql: Sql;
+
+  before(async () => {
+    ctx = await testContext();
+    sql = new Sql(ctx.db.sequelize);
+  });
+
+  async function linksOf(emailIds: string[]): Promise<number> {
+    const [row] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM email_contacts WHERE email_id = ANY($ids::uuid[])', {
+      bind: { ids: emailIds },
+      type: QueryTypes.SELECT,
+    });
+    return row!.n;
+  }
+
+  async function strandedLinks(): Promise<number> {
+    const [row] = await ctx.db.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM email_contacts l WHERE NOT EXISTS (SELECT 1 FROM emails e WHERE e.id = l.email_id)',
+      { type: QueryTypes.SELECT },
+    );
+    return row!.n;
+  }
+
+  async function accountWithMail(): Promise<{ account: EmailAccount; userId: string; emailIds: string[]; contactId: string }> {
+    const user = await createUser();
+    const account = await createEmailAccount(user);
+    const contact = await createContact(account);
+    const other = await createContact(account);
+    const emails = [await createEmail(account, contact, { participants: [other] }), await createEmail(account, other)];
+    return { account, userId: user.user.id, emailIds: emails.map((e) => e.id), contactId: contact.id };
+  }
+
+  it('refuses a link to an email that does not exist, as the foreign key did (23503)', async () => {
+    const { contactId } = await accountWithMail();
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const err = await ctx.db.sequelize
+      .query("INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) VALUES ($1, $2, now(), false)", { bind: [missing, contactId] })
+      .catch((e: { parent?: { code?: string } }) => e);
+    expect((err as { parent?: { code?: string } }).parent?.code).to.equal('23503');
+    expect(await linksOf([missing])).to.equal(0);
+  });
+
+  it('removes the links of deleted emails, whoever deletes them: a statement, a contact, the account, the user', async () => {
+    const byStatement = await accountWithMail();
+    expect(await linksOf(byStatement.emailIds)).to.equal(3);
+    await ctx.db.sequelize.query('DELETE FROM emails WHERE id = $1', { bind: [byStatement.emailIds[0]] });
+    expect(await linksOf(byStatement.emailIds)).to.equal(1);
+
+    // A contact's deletion cascades to the emails filed under it, and those take their other links along.
+    const byContact = await accountWithMail();
+    await ctx.db.sequelize.query('DELETE FROM contacts WHERE id = $1', { bind: [byContact.contactId] });
+    expect(await linksOf(byContact.emailIds)).to.equal(1);
+
+    const byAccount = await accountWithMail();
+    await ctx.db.sequelize.query('DELETE FROM email_accounts WHERE id = $1', { bind: [byAccount.account.id] });
+    expect(await linksOf(byAccount.emailIds)).to.equal(0);
+
+    // emails.user_id has no key of its own either: the user's accounts take the emails along.
+    const byUser = await accountWithMail();
+    await ctx.db.sequelize.query('DELETE FROM users WHERE id = $1', { bind: [byUser.userId] });
+    const [left] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM emails WHERE id = ANY($ids::uuid[])', {
+      bind: { ids: byUser.emailIds },
+      type: QueryTypes.SELECT,
+    });
+    expect(left!.n).to.equal(0);
+    expect(await linksOf(byUser.emailIds)).to.equal(0);
+    expect(await strandedLinks()).to.equal(0);
+  });
+
+  /**
+   * `link` runs in an open transaction; meanwhile another connection deletes the email. That delete
+   * must wait for the transaction (the lock a foreign key would take) and then remove the new link.
+   */
+  async function deleteWhileLinking(emailId: string, link: (tx: Tx) => Promise<void>): Promise<{ waited: boolean }> {
+    const deleter = new pg.Client({ connectionString: requireDatabaseUrl() });
+    await deleter.connect();
+    try {
+      const { rows } = await deleter.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const tx = await ctx.db.sequelize.transaction();
+      let deleted: Promise<unknown>;
+      let waited = false;
+      try {
+        await link(tx);
+        deleted = deleter.query('DELETE FROM emails WHERE id = $1', [emailId]);
+        // Until it is blocked on our lock, or done (then nothing held it back).
+        for (let i = 0; i < 200; i++) {
+          const [state] = await ctx.db.sequelize.query<{ state: string; wait: string | null }>(
+            'SELECT state, wait_event_type AS wait FROM pg_stat_activity WHERE pid = $1',
+            { bind: [rows[0]!.pid], type: QueryTypes.SELECT },
+          );
+          if (state?.wait === 'Lock') {
+            waited = true;
+            break;
+          }
+          if (state?.state === 'idle') break;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      } finally {
+        await tx.commit();
+      }
+      await deleted;
+      return { waited };
+    } finally {
+      await deleter.end();
+    }
+  }
+
+  it('a contact added by hand locks the earlier emails it links: a concurrent delete waits, then takes the link along', async () => {
+    const { account, emailIds } = await accountWithMail();
+    const [email] = emailIds;
+    const address = 'neskoro@partner.test';
+    await ctx.db.sequelize.query('UPDATE emails SET participants = ARRAY[$1] WHERE id = $2', { bind: [address, email] });
+    const late = await createContact(account, { email: address });
+
+    const { waited } = await deleteWhileLinking(email!, (tx) => new ContactRepository(sql).linkEarlierEmails(account.id, late.id, address, tx));
+    expect(waited, 'the delete did not wait for the linking transaction').to.equal(true);
+    expect(await linksOf([email!])).to.equal(0);
+    expect(await strandedLinks()).to.equal(0);
+  });
+
+  it('so does the linking of earlier mail to contacts a sync or a sent email creates', async () => {
+    const { account, emailIds } = await accountWithMail();
+    const [email] = emailIds;
+    const address = 'novy@partner.test';
+    await ctx.db.sequelize.query('UPDATE emails SET participants = ARRAY[$1] WHERE id = $2', { bind: [address, email] });
+    const created = await createContact(account, { email: address });
+
+    const { waited } = await deleteWhileLinking(email!, async (tx) => {
+      const newest = await new MailStoreRepository(sql).linkEarlierEmails([created.id], tx);
+      expect(newest.has(created.id), 'the email was linked').to.equal(true);
+    });
+    expect(waited, 'the delete did not wait for the linking transaction').to.equal(true);
+    expect(await linksOf([email!])).to.equal(0);
+    expect(await strandedLinks()).to.equal(0);
+  });
+});
