@@ -3,6 +3,7 @@
  * transaction together with the run's checkpoint: a crash before the commit replays the batch, a
  * crash after it resumes from the checkpoint, and nothing is lost or doubled either way.
  */
+import { isUniqueViolation } from '../db/db-errors.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { AccountLease } from './account-lease.js';
 import type { Correspondent, MappedEmail } from './email-mapper.js';
@@ -31,6 +32,11 @@ export interface BatchResult {
 
 export class BatchWriter {
   private readonly account: AccountRef;
+  /**
+   * Set for the first sync of a mailbox with no rows: its emails are inserted without ON CONFLICT
+   * (see MailStoreRepository.upsertEmails) until one collides with a row another writer stored.
+   */
+  expectNewEmails = false;
 
   constructor(
     private readonly store: MailStoreRepository,
@@ -40,7 +46,25 @@ export class BatchWriter {
     this.account = { id: lease.account.id, userId: lease.account.userId };
   }
 
-  apply(input: BatchInput): Promise<BatchResult> {
+  async apply(input: BatchInput): Promise<BatchResult> {
+    if (!this.expectNewEmails) return this.write(input, false);
+    try {
+      return await this.write(input, true);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // A sent email written meanwhile, or a query restarted from the top: the batch (rolled back,
+      // checkpoint included) is written again as an upsert, and so is the rest of the run.
+      this.expectNewEmails = false;
+      return this.write(input, false);
+    }
+  }
+
+  /** Whether the account has no stored email at all (before a first sync decides how to insert). */
+  async mailboxIsEmpty(): Promise<boolean> {
+    return !(await this.store.hasEmails(this.account.id));
+  }
+
+  private write(input: BatchInput, allNew: boolean): Promise<BatchResult> {
     const { store, account } = this;
     return this.transactions.run(async (tx) => {
       // Everything here can be fetched again, and a batch commits together with its checkpoint: if
@@ -49,7 +73,7 @@ export class BatchWriter {
       await store.relaxDurability(tx);
       // Then: a run that lost its lease must not write anything.
       await this.lease.checkpoint(input.checkpoint, tx);
-      return writeEmails(store, account, input, this.lease.generation, tx);
+      return writeEmails(store, account, input, this.lease.generation, tx, { allNew });
     });
   }
 }
@@ -65,6 +89,7 @@ export async function writeEmails(
   input: Pick<BatchInput, 'emails' | 'destroyed' | 'sweepGeneration'>,
   generation: number,
   tx: Tx,
+  { allNew = false }: { allNew?: boolean } = {},
 ): Promise<BatchResult> {
   const latest = dedupe(input.emails);
   const addresses = unique(latest.filter((m) => m.included).flatMap((m) => [...m.correspondents.map((c) => c.email), ...m.participants]));
@@ -98,7 +123,7 @@ export async function writeEmails(
     const linked = [...people.map((p) => p.email), ...mapped.participants].map((a) => contactIdOf.get(a)).filter((id): id is string => !!id);
     return { mapped, contactId: main, contactIds: unique([main, ...linked]) };
   });
-  const { stored, inserted, insertedIds } = await store.upsertEmails(account, rows, generation, tx);
+  const { stored, inserted, insertedIds } = await store.upsertEmails(account, rows, generation, tx, { allNew });
   const created = upserted.filter((c) => c.inserted).map((c) => c.id);
   const newest = newestPerContact(stored);
   for (const [id, date] of await store.linkEarlierEmails(created, tx)) keepNewest(newest, id, date);

@@ -32,6 +32,7 @@ export async function fullSync(run: RunState): Promise<void> {
   } else {
     // A new generation: rows this pass does not see again are removed at its end.
     await writer.apply({ emails: [], checkpoint: { fullSync: checkpoint, emailState: null, generation: lease.generation + 1 } });
+    writer.expectNewEmails = await writer.mailboxIsEmpty();
   }
   run.stats.mode = 'full';
 

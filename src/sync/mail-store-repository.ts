@@ -51,6 +51,20 @@ export interface Removed {
   contactIds: string[];
 }
 
+/**
+ * A row already stored under the JMAP id is refreshed: is_read follows the server except where the CRM
+ * changed it and has not told the server yet (read_pending).
+ */
+const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
+              contact_id = EXCLUDED.contact_id, message_id = EXCLUDED.message_id, thread_id = EXCLUDED.thread_id,
+              in_reply_to = EXCLUDED.in_reply_to, "from" = EXCLUDED."from", "to" = EXCLUDED."to",
+              subject = EXCLUDED.subject, body = EXCLUDED.body, date = EXCLUDED.date,
+              participants = EXCLUDED.participants, sync_generation = EXCLUDED.sync_generation,
+              is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
+              updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
+                                  OR emails.contact_id <> EXCLUDED.contact_id
+                                THEN now() ELSE emails.updated_at END`;
+
 export class MailStoreRepository {
   constructor(private readonly sql: Sql) {}
 
@@ -150,7 +164,13 @@ export class MailStoreRepository {
    * (read_pending). A second copy of a message already stored under another JMAP id (same
    * Message-ID, e.g. the Sent copy of mail to oneself) is skipped: one row per message.
    */
-  async upsertEmails(account: AccountRef, all: EmailRow[], generation: number, tx?: Tx): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
+  async upsertEmails(
+    account: AccountRef,
+    all: EmailRow[],
+    generation: number,
+    tx?: Tx,
+    { allNew = false }: { allNew?: boolean } = {},
+  ): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
     const rows = firstPerMessageId(all);
     if (rows.length === 0) return { stored: [], inserted: 0, insertedIds: [] };
     const payload = rows.map(({ mapped: m, contactId }) => ({
@@ -167,6 +187,9 @@ export class MailStoreRepository {
       date: m.date?.toISOString() ?? null,
       participants: m.participants,
     }));
+    // allNew: the caller knows no row of this batch can exist yet (a mailbox's first sync). A plain
+    // INSERT then skips the speculative insertion (arbiter probe, confirm record) ON CONFLICT costs per
+    // row; if another writer stored one meanwhile, the unique key refuses it and the caller redoes the batch.
     const stored = await this.sql.select<StoredEmail>(
       `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
                            "from", "to", subject, body, is_read, date, participants, sync_generation)
@@ -177,15 +200,7 @@ export class MailStoreRepository {
               participants text[])
         WHERE v.message_id IS NULL OR NOT EXISTS
               (SELECT 1 FROM emails x WHERE x.email_account_id = $accountId AND x.message_id = v.message_id AND x.jmap_id <> v.jmap_id)
-       ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
-              contact_id = EXCLUDED.contact_id, message_id = EXCLUDED.message_id, thread_id = EXCLUDED.thread_id,
-              in_reply_to = EXCLUDED.in_reply_to, "from" = EXCLUDED."from", "to" = EXCLUDED."to",
-              subject = EXCLUDED.subject, body = EXCLUDED.body, date = EXCLUDED.date,
-              participants = EXCLUDED.participants, sync_generation = EXCLUDED.sync_generation,
-              is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
-              updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
-                                  OR emails.contact_id <> EXCLUDED.contact_id
-                                THEN now() ELSE emails.updated_at END
+       ${allNew ? '' : UPSERT_EMAIL}
        RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted`,
       { userId: account.userId, accountId: account.id, payload: JSON.stringify(payload), generation },
       tx,
@@ -247,6 +262,11 @@ export class MailStoreRepository {
       { payload: JSON.stringify(payload) },
       tx,
     );
+  }
+
+  async hasEmails(accountId: string, tx?: Tx): Promise<boolean> {
+    const row = await this.sql.one<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM emails WHERE email_account_id = $accountId) AS any', { accountId }, tx);
+    return row!.any;
   }
 
   /** The account's current sync generation (0 before its first sync), for rows written outside a sync run. */

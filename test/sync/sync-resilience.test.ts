@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import type { AppContext } from '../../src/app/context.js';
 import { testApp, testContext } from '../support/harness.js';
-import { crmUser, freshMailUser, linkViaApi, otherSyncService, put, storedContacts, storedEmails, syncState, type MailUser } from './helpers.js';
+import { Sql } from '../../src/db/sql.js';
+import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
+import { SyncService } from '../../src/sync/sync-service.js';
+import { crmUser, freshMailUser, linkViaApi, otherSyncService, put, storedContacts, storedEmails, syncDeps, syncState, type MailUser } from './helpers.js';
 
 const day = (n: number) => new Date(Date.UTC(2024, 5, n, 12, 0, 0));
 
@@ -19,6 +22,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
   let mail: MailUser;
   let expected: unknown[];
   let expectedContacts: unknown[];
+  let referenceJmapIds: string[];
   const run = randomBytes(3).toString('hex');
 
   const snapshot = async (accountId: string) =>
@@ -50,6 +54,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     const referenceId = await linkViaApi(app, ctx, await crmUser(), mail);
     expected = await snapshot(referenceId);
     expectedContacts = await contactsOf(referenceId);
+    referenceJmapIds = (await storedEmails(ctx, referenceId)).map((e) => e.jmap_id);
     expect(expected).to.have.length(10);
     const cc = (await storedEmails(ctx, referenceId)).find((e) => e.subject === 'Message 10 (cc Dan)')!;
     expect(cc.linked).to.deep.equal(['ann@people.example', 'dan@people.example']);
@@ -123,6 +128,41 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     // The other one either found the lease taken or, arriving after, found nothing new.
     expect(other.outcome === 'skipped' || (other.outcome === 'ok' && other.stored === 0), JSON.stringify(other)).to.equal(true);
     expect(await snapshot(accountId)).to.deep.equal(expected);
+  });
+
+  it('a first sync that meets a row stored meanwhile by another writer writes that page again as an upsert', async () => {
+    const accountId = await newAccount();
+    // The real repository, with a record of how each batch was inserted.
+    const mailStore = new MailStoreRepository(new Sql(ctx.db.sequelize));
+    const batches: Array<{ allNew: boolean; jmapIds: string[] }> = [];
+    const upsertEmails = mailStore.upsertEmails.bind(mailStore);
+    mailStore.upsertEmails = (account, rows, generation, tx, options) => {
+      batches.push({ allNew: options?.allNew ?? false, jmapIds: rows.map((r) => r.mapped.jmapId) });
+      return upsertEmails(account, rows, generation, tx, options);
+    };
+    let planted: string | undefined;
+    const result = await new SyncService({ ...syncDeps(ctx), mailStore }, { batchSize: 2 }).syncAccount(accountId, {
+      onProgress: async () => {
+        if (planted) return;
+        // As the sent-email writer would: a row for an email of a later page, stored outside the sync.
+        const written = new Set(batches.flatMap((b) => b.jmapIds));
+        planted = referenceJmapIds.find((id) => !written.has(id))!;
+        await ctx.db.sequelize.query(
+          `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject, is_read)
+           SELECT a.user_id, a.id, c.id, $2, 'stored meanwhile', false FROM email_accounts a JOIN contacts c ON c.email_account_id = a.id
+            WHERE a.id = $1 LIMIT 1`,
+          { bind: [accountId, planted] },
+        );
+      },
+    });
+    expect(result.outcome, JSON.stringify(result)).to.equal('ok');
+    // Inserted plainly first (an empty mailbox), refused by the unique key, then written as an upsert; so is the rest.
+    expect(batches.filter((b) => b.jmapIds.includes(planted!)).map((b) => b.allNew)).to.deep.equal([true, false]);
+    const withRows = batches.filter((b) => b.jmapIds.length > 0);
+    expect(withRows[0]!.allNew).to.equal(true);
+    expect(withRows.at(-1)!.allNew).to.equal(false);
+    expect(await snapshot(accountId)).to.deep.equal(expected);
+    expect(await contactsOf(accountId)).to.deep.equal(expectedContacts);
   });
 
   it('loses nothing that arrives while a full sync is paging', async () => {
