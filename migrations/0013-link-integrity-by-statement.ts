@@ -13,6 +13,9 @@ import type { QueryInterface } from 'sequelize';
  *   - locks where they are needed: the two writers that link emails they did not write in the same
  *     transaction (a contact added by hand, new contacts linking earlier mail) lock those emails
  *     FOR KEY SHARE themselves, so a concurrent delete waits for them and its cascade sees their links.
+ * - The copy trigger (migration 0012) fills a link's date and read state only when the writer left
+ *   out is_read (a writer gives both or neither): the sync now inserts an email and its links in one
+ *   statement, where the trigger could not see the new email, and an email without a date is normal.
  * - emails.user_id: the email account's cascade already removes the emails of a deleted user (the
  *   column always names the account's owner; an ownership transfer rewrites it in the same
  *   transaction), so the key only added a check per row.
@@ -46,11 +49,20 @@ export async function up(qi: QueryInterface): Promise<void> {
     CREATE TRIGGER email_contacts_check_email AFTER INSERT ON email_contacts
       REFERENCING NEW TABLE AS new_links
       FOR EACH STATEMENT EXECUTE FUNCTION crm_email_contacts_check_email();
+
+    DROP TRIGGER email_contacts_fill_email ON email_contacts;
+    CREATE TRIGGER email_contacts_fill_email BEFORE INSERT ON email_contacts
+      FOR EACH ROW WHEN (NEW.is_read IS NULL)
+      EXECUTE FUNCTION crm_email_contacts_copy_email();
   `);
 }
 
 export async function down(qi: QueryInterface): Promise<void> {
   await qi.sequelize.query(`
+    DROP TRIGGER email_contacts_fill_email ON email_contacts;
+    CREATE TRIGGER email_contacts_fill_email BEFORE INSERT ON email_contacts
+      FOR EACH ROW WHEN (NEW.is_read IS NULL OR NEW.email_date IS NULL)
+      EXECUTE FUNCTION crm_email_contacts_copy_email();
     DROP TRIGGER email_contacts_check_email ON email_contacts;
     DROP FUNCTION crm_email_contacts_check_email();
     DROP TRIGGER emails_delete_links ON emails;

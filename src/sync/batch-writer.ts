@@ -125,9 +125,7 @@ export async function writeEmails(
   });
   const { stored, inserted, insertedIds } = await store.upsertEmails(account, rows, generation, tx, { allNew });
   const created = upserted.filter((c) => c.inserted).map((c) => c.id);
-  const newest = newestPerContact(stored);
-  for (const [id, date] of await store.linkEarlierEmails(created, tx)) keepNewest(newest, id, date);
-  await store.advanceLastEmailAt(newest, tx);
+  await store.advanceLastEmailAt(await store.linkEarlierEmails(created, tx), tx);
   return {
     stored: stored.length,
     emailsCreated: inserted,
@@ -141,20 +139,6 @@ export async function writeEmails(
 function receivedAtOf(rows: EmailRow[], ids: Set<string>): Date[] {
   if (ids.size === 0) return [];
   return rows.filter((r) => ids.has(r.mapped.jmapId) && r.mapped.date !== null).map((r) => r.mapped.date!);
-}
-
-function newestPerContact(rows: EmailRow[]): Map<string, Date> {
-  const newest = new Map<string, Date>();
-  for (const row of rows) {
-    if (!row.mapped.date) continue;
-    for (const id of row.contactIds) keepNewest(newest, id, row.mapped.date);
-  }
-  return newest;
-}
-
-function keepNewest(newest: Map<string, Date>, id: string, date: Date): void {
-  const current = newest.get(id);
-  if (!current || current < date) newest.set(id, date);
 }
 
 /** Changes can name one email twice (created, then updated in a later page): the last copy wins. */

@@ -133,7 +133,7 @@ export class MailStoreRepository {
     return new Map(rows.filter((r) => r.newest !== null).map((r) => [r.contact_id, r.newest!]));
   }
 
-  /** last_email_at moves forward only: `newest` holds each contact's newest email of this batch. */
+  /** last_email_at moves forward only: `newest` holds each contact's newest email among those just linked to it. */
   async advanceLastEmailAt(newest: Map<string, Date>, tx?: Tx): Promise<void> {
     if (newest.size === 0) return;
     await this.sql.execute(
@@ -158,8 +158,10 @@ export class MailStoreRepository {
   }
 
   /**
-   * Inserts or refreshes the rows and links them to their contacts; answers the rows stored and the
-   * JMAP ids of those that are new.
+   * Inserts or refreshes the rows, links them to their contacts and moves those contacts'
+   * last_email_at forward, in one statement (one round trip per page: the sync's pages wait on them);
+   * answers the rows stored and the JMAP ids of those that are new. The links carry the stored
+   * email's date and read state (read_pending kept), so no trigger looks them up.
    * is_read follows the server except where the CRM changed it and has not told the server yet
    * (read_pending). A second copy of a message already stored under another JMAP id (same
    * Message-ID, e.g. the Sent copy of mail to oneself) is skipped: one row per message.
@@ -173,7 +175,7 @@ export class MailStoreRepository {
   ): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
     const rows = firstPerMessageId(all);
     if (rows.length === 0) return { stored: [], inserted: 0, insertedIds: [] };
-    const payload = rows.map(({ mapped: m, contactId }) => ({
+    const payload = rows.map(({ mapped: m, contactId, contactIds }) => ({
       contact_id: contactId,
       jmap_id: m.jmapId,
       message_id: m.messageId,
@@ -186,60 +188,45 @@ export class MailStoreRepository {
       is_read: m.isRead,
       date: m.date?.toISOString() ?? null,
       participants: m.participants,
+      contact_ids: contactIds,
     }));
-    // allNew: the caller knows no row of this batch can exist yet (a mailbox's first sync). A plain
-    // INSERT then skips the speculative insertion (arbiter probe, confirm record) ON CONFLICT costs per
-    // row; if another writer stored one meanwhile, the unique key refuses it and the caller redoes the batch.
+    // allNew: the caller knows no row of this batch can exist yet (a mailbox's first sync). Plain
+    // INSERTs (emails and links) then skip the speculative insertion (arbiter probe, confirm record)
+    // ON CONFLICT costs per row; if another writer stored one meanwhile, the unique key refuses it and
+    // the caller redoes the batch.
     const stored = await this.sql.select<StoredEmail>(
-      `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
-                           "from", "to", subject, body, is_read, date, participants, sync_generation)
-       SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
-              v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation
-         FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
-              in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
-              participants text[])
-        WHERE v.message_id IS NULL OR NOT EXISTS
-              (SELECT 1 FROM emails x WHERE x.email_account_id = $accountId AND x.message_id = v.message_id AND x.jmap_id <> v.jmap_id)
-       ${allNew ? '' : UPSERT_EMAIL}
-       RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted`,
+      `WITH v AS (
+         SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
+                in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
+                participants text[], contact_ids uuid[])),
+       stored AS (
+         INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
+                             "from", "to", subject, body, is_read, date, participants, sync_generation)
+         SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
+                v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation
+           FROM v
+          WHERE v.message_id IS NULL OR NOT EXISTS
+                (SELECT 1 FROM emails x WHERE x.email_account_id = $accountId AND x.message_id = v.message_id AND x.jmap_id <> v.jmap_id)
+         ${allNew ? '' : UPSERT_EMAIL}
+         RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted),
+       links AS (
+         SELECT s.id AS email_id, l.contact_id, s.date, s.is_read FROM stored s JOIN v ON v.jmap_id = s.jmap_id
+          CROSS JOIN LATERAL unnest(v.contact_ids) AS l(contact_id)),
+       linked AS (
+         INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) SELECT * FROM links
+         ${allNew ? '' : 'ON CONFLICT DO NOTHING'}),
+       advanced AS (
+         UPDATE contacts c SET last_email_at = n.newest
+           FROM (SELECT contact_id, max(date) AS newest FROM links WHERE date IS NOT NULL GROUP BY contact_id) n
+          WHERE c.id = n.contact_id AND (c.last_email_at IS NULL OR c.last_email_at < n.newest))
+       SELECT id, jmap_id, date, is_read, inserted FROM stored`,
       { userId: account.userId, accountId: account.id, payload: JSON.stringify(payload), generation },
       tx,
     );
     const storedByJmapId = new Map(stored.map((r) => [r.jmap_id, r]));
-    await this.linkContacts(rows, storedByJmapId, tx);
     await this.insertAttachments(rows, storedByJmapId, tx);
     const insertedIds = stored.filter((r) => r.inserted).map((r) => r.jmap_id);
     return { stored: rows.filter((r) => storedByJmapId.has(r.mapped.jmapId)), inserted: insertedIds.length, insertedIds };
-  }
-
-  /** The links carry the stored email's date and read state (as it is now, read_pending kept), so no trigger looks them up. */
-  private async linkContacts(rows: EmailRow[], storedByJmapId: Map<string, StoredEmail>, tx?: Tx): Promise<void> {
-    const emailIds: string[] = [];
-    const contactIds: string[] = [];
-    const dates: Array<string | null> = [];
-    const reads: boolean[] = [];
-    let allNew = true;
-    for (const row of rows) {
-      const email = storedByJmapId.get(row.mapped.jmapId);
-      if (!email) continue;
-      allNew &&= email.inserted;
-      for (const contactId of row.contactIds) {
-        emailIds.push(email.id);
-        contactIds.push(contactId);
-        dates.push(email.date?.toISOString() ?? null);
-        reads.push(email.is_read);
-      }
-    }
-    if (emailIds.length === 0) return;
-    // A row this statement's INSERT just created has no links yet, so a first sync's pages skip the
-    // speculative insertion (arbiter probe and confirm record per link) that ON CONFLICT costs.
-    await this.sql.execute(
-      `INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
-       SELECT * FROM unnest($emailIds::uuid[], $contactIds::uuid[], $dates::timestamptz[], $reads::boolean[])
-       ${allNew ? '' : 'ON CONFLICT DO NOTHING'}`,
-      { emailIds, contactIds, dates, reads },
-      tx,
-    );
   }
 
   /**
