@@ -199,6 +199,11 @@ export class MailStoreRepository {
          SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
                 in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
                 participants text[], contact_ids uuid[])),
+       -- Copies of these messages stored already, in any account: looked up by Message-ID alone, so the
+       -- account's own date index (the planner's pick when statistics do not know a new account yet,
+       -- migration 0014) is never scanned once per email.
+       taken AS MATERIALIZED (
+         SELECT x.email_account_id, x.message_id, x.jmap_id FROM emails x WHERE x.message_id = ANY($messageIds::text[])),
        stored AS (
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
                              "from", "to", subject, body, is_read, date, participants, sync_generation)
@@ -206,7 +211,7 @@ export class MailStoreRepository {
                 v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation
            FROM v
           WHERE v.message_id IS NULL OR NOT EXISTS
-                (SELECT 1 FROM emails x WHERE x.email_account_id = $accountId AND x.message_id = v.message_id AND x.jmap_id <> v.jmap_id)
+                (SELECT 1 FROM taken t WHERE t.email_account_id = $accountId AND t.message_id = v.message_id AND t.jmap_id <> v.jmap_id)
          ${allNew ? '' : UPSERT_EMAIL}
          RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted),
        links AS (
@@ -220,7 +225,13 @@ export class MailStoreRepository {
            FROM (SELECT contact_id, max(date) AS newest FROM links WHERE date IS NOT NULL GROUP BY contact_id) n
           WHERE c.id = n.contact_id AND (c.last_email_at IS NULL OR c.last_email_at < n.newest))
        SELECT id, jmap_id, date, is_read, inserted FROM stored`,
-      { userId: account.userId, accountId: account.id, payload: JSON.stringify(payload), generation },
+      {
+        userId: account.userId,
+        accountId: account.id,
+        payload: JSON.stringify(payload),
+        generation,
+        messageIds: rows.flatMap(({ mapped }) => (mapped.messageId === null ? [] : [mapped.messageId])),
+      },
       tx,
     );
     const storedByJmapId = new Map(stored.map((r) => [r.jmap_id, r]));
