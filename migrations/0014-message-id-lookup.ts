@@ -8,9 +8,9 @@ import type { QueryInterface } from 'sequelize';
  * emails_account_date_idx and filtered it for the Message-ID, per email: a first sync of 20,000
  * emails took 30 s instead of 2 s, and grows with the square of the mailbox.
  *
- * The unique index now leads with message_id, and the check looks Message-IDs up by that column
- * alone (src/sync/mail-store-repository.ts), which no account-leading index can answer, whatever the
- * statistics say. Uniqueness per account is unchanged.
+ * The unique index now leads with message_id, and the check looks a page's Message-IDs up in one
+ * index scan with the account as a sub-select, estimated as an average account
+ * (src/sync/mail-store-repository.ts). Uniqueness per account is unchanged.
  */
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.sequelize.query(`

@@ -199,19 +199,20 @@ export class MailStoreRepository {
          SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
                 in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
                 participants text[], contact_ids uuid[])),
-       -- Copies of these messages stored already, in any account: looked up by Message-ID alone, so the
-       -- account's own date index (the planner's pick when statistics do not know a new account yet,
-       -- migration 0014) is never scanned once per email.
-       taken AS MATERIALIZED (
-         SELECT x.email_account_id, x.message_id, x.jmap_id FROM emails x WHERE x.message_id = ANY($messageIds::text[])),
+       -- Rows of this account holding one of these Message-IDs under another JMAP id, found in one index
+       -- scan per page (migration 0014). The account is a sub-select so that the planner estimates an
+       -- average account: with the literal id of an account its statistics do not know yet, it guessed
+       -- one row and scanned the account's date index once per email instead.
+       duplicate AS (
+         SELECT v.jmap_id FROM emails x JOIN v ON v.message_id = x.message_id
+          WHERE x.message_id = ANY($messageIds::text[]) AND x.email_account_id = (SELECT $accountId::uuid) AND x.jmap_id <> v.jmap_id),
        stored AS (
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
                              "from", "to", subject, body, is_read, date, participants, sync_generation)
          SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
                 v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation
            FROM v
-          WHERE v.message_id IS NULL OR NOT EXISTS
-                (SELECT 1 FROM taken t WHERE t.email_account_id = $accountId AND t.message_id = v.message_id AND t.jmap_id <> v.jmap_id)
+          WHERE v.jmap_id NOT IN (SELECT jmap_id FROM duplicate)
          ${allNew ? '' : UPSERT_EMAIL}
          RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted),
        links AS (
