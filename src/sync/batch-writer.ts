@@ -125,7 +125,7 @@ export async function writeEmails(
   });
   const { stored, inserted, insertedIds } = await store.upsertEmails(account, rows, generation, tx, { allNew });
   const created = upserted.filter((c) => c.inserted).map((c) => c.id);
-  await store.advanceLastEmailAt(await store.linkEarlierEmails(created, tx), tx);
+  await store.linkEarlierEmails(created, tx);
   return {
     stored: stored.length,
     emailsCreated: inserted,

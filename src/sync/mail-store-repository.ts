@@ -109,14 +109,15 @@ export class MailStoreRepository {
 
   /**
    * Links new contacts to the emails they already took part in (stored earlier because of someone
-   * else), so an email shows under every contact regardless of the order mail was synced in.
-   * Answers each contact's newest email among those. The emails linked are locked as a foreign key
-   * would (migration 0013), since the sent-email writer links them outside the sync's lease; those
-   * this batch linked already are left out, so a first sync does not lock its own rows again.
+   * else), so an email shows under every contact regardless of the order mail was synced in, and
+   * moves each contact's last_email_at forward to the newest of them, in one statement. The emails
+   * linked are locked as a foreign key would (migration 0013), since the sent-email writer links them
+   * outside the sync's lease; those this batch linked already are left out, so a first sync does not
+   * lock its own rows again.
    */
-  async linkEarlierEmails(contactIds: string[], tx?: Tx): Promise<Map<string, Date>> {
-    if (contactIds.length === 0) return new Map();
-    const rows = await this.sql.select<{ contact_id: string; newest: Date | null }>(
+  async linkEarlierEmails(contactIds: string[], tx?: Tx): Promise<void> {
+    if (contactIds.length === 0) return;
+    await this.sql.execute(
       `WITH linked AS (
          INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
          SELECT e.id, c.id, e.date, e.is_read FROM contacts c
@@ -125,22 +126,11 @@ export class MailStoreRepository {
             AND NOT EXISTS (SELECT 1 FROM email_contacts x WHERE x.email_id = e.id AND x.contact_id = c.id)
             FOR KEY SHARE OF e
          ON CONFLICT DO NOTHING
-         RETURNING email_id, contact_id)
-       SELECT l.contact_id, max(e.date) AS newest FROM linked l JOIN emails e ON e.id = l.email_id GROUP BY l.contact_id`,
+         RETURNING contact_id, email_date)
+       UPDATE contacts c SET last_email_at = n.newest
+         FROM (SELECT contact_id, max(email_date) AS newest FROM linked WHERE email_date IS NOT NULL GROUP BY contact_id) n
+        WHERE c.id = n.contact_id AND (c.last_email_at IS NULL OR c.last_email_at < n.newest)`,
       { contactIds },
-      tx,
-    );
-    return new Map(rows.filter((r) => r.newest !== null).map((r) => [r.contact_id, r.newest!]));
-  }
-
-  /** last_email_at moves forward only: `newest` holds each contact's newest email among those just linked to it. */
-  async advanceLastEmailAt(newest: Map<string, Date>, tx?: Tx): Promise<void> {
-    if (newest.size === 0) return;
-    await this.sql.execute(
-      `UPDATE contacts c SET last_email_at = v.newest
-         FROM unnest($ids::uuid[], $dates::timestamptz[]) AS v(id, newest)
-        WHERE c.id = v.id AND (c.last_email_at IS NULL OR c.last_email_at < v.newest)`,
-      { ids: [...newest.keys()], dates: [...newest.values()].map((d) => d.toISOString()) },
       tx,
     );
   }

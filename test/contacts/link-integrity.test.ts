@@ -14,7 +14,7 @@ import type { Tx } from '../../src/db/transactions.js';
 import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
 import type { EmailAccount } from '../../src/models/index.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
-import { createUser } from '../support/factories.js';
+import { createUser, uniqueName } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 
@@ -127,32 +127,38 @@ describe('contacts: email links kept whole without a foreign key', function () {
     }
   }
 
-  it('a contact added by hand locks the earlier emails it links: a concurrent delete waits, then takes the link along', async () => {
+  /**
+   * An email of a new account that names `address` among its participants, a contact for that
+   * address, and `link` run for it while another connection deletes the email. Inside the linking
+   * transaction the link exists and the contact's last_email_at is the email's date; the delete waits
+   * for that transaction and takes the link along.
+   */
+  async function linkWhileDeleting(link: (accountId: string, contactId: string, address: string, tx: Tx) => Promise<void>): Promise<void> {
     const { account, emailIds } = await accountWithMail();
     const [email] = emailIds;
-    const address = 'neskoro@partner.test';
+    const address = `${uniqueName('neskoro')}@partner.test`;
     await ctx.db.sequelize.query('UPDATE emails SET participants = ARRAY[$1] WHERE id = $2', { bind: [address, email] });
-    const late = await createContact(account, { email: address });
-
-    const { waited } = await deleteWhileLinking(email!, (tx) => new ContactRepository(sql).linkEarlierEmails(account.id, late.id, address, tx));
-    expect(waited, 'the delete did not wait for the linking transaction').to.equal(true);
-    expect(await linksOf([email!])).to.equal(0);
-    expect(await strandedLinks()).to.equal(0);
-  });
-
-  it('so does the linking of earlier mail to contacts a sync or a sent email creates', async () => {
-    const { account, emailIds } = await accountWithMail();
-    const [email] = emailIds;
-    const address = 'novy@partner.test';
-    await ctx.db.sequelize.query('UPDATE emails SET participants = ARRAY[$1] WHERE id = $2', { bind: [address, email] });
-    const created = await createContact(account, { email: address });
+    const contact = await createContact(account, { email: address });
 
     const { waited } = await deleteWhileLinking(email!, async (tx) => {
-      const newest = await new MailStoreRepository(sql).linkEarlierEmails([created.id], tx);
-      expect(newest.has(created.id), 'the email was linked').to.equal(true);
+      await link(account.id, contact.id, address, tx);
+      const [seen] = await ctx.db.sequelize.query<{ links: number; current: boolean }>(
+        `SELECT (SELECT count(*)::int FROM email_contacts WHERE email_id = $1 AND contact_id = $2) AS links,
+                (SELECT c.last_email_at = e.date FROM contacts c, emails e WHERE c.id = $2 AND e.id = $1) AS current`,
+        { bind: [email, contact.id], type: QueryTypes.SELECT, transaction: tx },
+      );
+      expect(seen, 'linked, with last_email_at moved to the email').to.deep.equal({ links: 1, current: true });
     });
     expect(waited, 'the delete did not wait for the linking transaction').to.equal(true);
     expect(await linksOf([email!])).to.equal(0);
     expect(await strandedLinks()).to.equal(0);
+  }
+
+  it('a contact added by hand locks the earlier emails it links: a concurrent delete waits, then takes the link along', async () => {
+    await linkWhileDeleting((accountId, contactId, address, tx) => new ContactRepository(sql).linkEarlierEmails(accountId, contactId, address, tx));
+  });
+
+  it('so does the linking of earlier mail to contacts a sync or a sent email creates', async () => {
+    await linkWhileDeleting((_accountId, contactId, _address, tx) => new MailStoreRepository(sql).linkEarlierEmails([contactId], tx));
   });
 });

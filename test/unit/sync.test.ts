@@ -93,8 +93,7 @@ function fakeMailStore(known: Record<string, KnownAddress>) {
       writes.storedEmails.push(...rows);
       return { stored: rows, inserted: rows.length, insertedIds: rows.map((r) => r.mapped.jmapId) };
     },
-    linkEarlierEmails: async () => new Map<string, Date>(),
-    advanceLastEmailAt: async () => {},
+    linkEarlierEmails: async () => {},
   } as unknown as MailStoreRepository;
   return { store, writes };
 }
