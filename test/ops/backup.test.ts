@@ -184,7 +184,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     // A second restore into the now non-empty database without --yes is refused and changes nothing.
     const before = await dumpTables(url, [...tables, 'schema_migrations']);
     const refused = cli(['db', 'restore', archive], undefined, env);
-    expect(refused.status).to.equal(2);
+    expect(refused.status, `signal ${refused.signal}; ${refused.stderr}`).to.equal(2);
     expect(refused.stderr).to.match(/--yes/);
     expect(await dumpTables(url, [...tables, 'schema_migrations'])).to.deep.equal(before);
 
