@@ -89,10 +89,10 @@ export class AccountLease {
 
   /**
    * Renews the lease and stores the given progress, inside the batch's transaction: the batch and
-   * its checkpoint commit together or not at all.
+   * its checkpoint commit together or not at all. `relaxDurability`: see SyncRepository.renewLease.
    */
-  async checkpoint(fields: CheckpointFields = {}, tx?: Tx): Promise<void> {
-    const renewed = await this.repository.renewLease(this.held, fields, tx);
+  async checkpoint(fields: CheckpointFields = {}, tx?: Tx, options: { relaxDurability?: boolean } = {}): Promise<void> {
+    const renewed = await this.repository.renewLease(this.held, fields, tx, options);
     if (!renewed) throw new SyncSupersededError('lease lost, or the account was removed, deactivated, given new credentials or a new owner');
     if (fields.emailState !== undefined) this.emailState = fields.emailState;
     if (fields.fullSync !== undefined) this.fullSync = fields.fullSync;

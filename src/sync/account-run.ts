@@ -13,18 +13,17 @@ export async function runAccount(run: RunState, pushReadState: () => Promise<voi
   await pushReadState();
   run.throwIfStopping();
   const since = run.lease.emailState;
-  if (since === null) {
-    await fullSync(run);
-  } else {
+  if (since !== null) {
     try {
       await incrementalSync(run, since);
       return;
     } catch (err) {
       if (!(err instanceof JmapMethodError && err.type === 'cannotCalculateChanges')) throw err;
       run.logger.info('mail server cannot calculate changes; resyncing in full', { accountId: run.lease.account.id });
-      await fullSync(run);
     }
   }
-  // Replays what changed on the server while the full sync was paging.
-  await incrementalSync(run, run.lease.emailState!);
+  const { changedMeanwhile } = await fullSync(run);
+  // Replays what changed on the server while the full sync was paging (the next check would too,
+  // but a new account should be complete when its first run ends).
+  if (changedMeanwhile) await incrementalSync(run, run.lease.emailState!);
 }

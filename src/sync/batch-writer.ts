@@ -67,12 +67,11 @@ export class BatchWriter {
   private write(input: BatchInput, allNew: boolean): Promise<BatchResult> {
     const { store, account } = this;
     return this.transactions.run(async (tx) => {
+      // First: a run that lost its lease must not write anything.
       // Everything here can be fetched again, and a batch commits together with its checkpoint: if
       // PostgreSQL crashes before the WAL reaches disk, both are lost and the batch is simply redone.
       // So the batch need not wait for the disk (the last synchronous commit flushes it anyway).
-      await store.relaxDurability(tx);
-      // Then: a run that lost its lease must not write anything.
-      await this.lease.checkpoint(input.checkpoint, tx);
+      await this.lease.checkpoint(input.checkpoint, tx, { relaxDurability: true });
       return writeEmails(store, account, input, this.lease.generation, tx, { allNew });
     });
   }

@@ -15,7 +15,11 @@ import type { FullSyncCheckpoint } from './sync-repository.js';
 /** Restarts from the top when the anchor email vanished between pages; bounded, in case it keeps happening. */
 const MAX_ANCHOR_RESTARTS = 3;
 
-export async function fullSync(run: RunState): Promise<void> {
+/**
+ * Answers whether mail may have changed on the server while the pass was paging (then the caller
+ * replays the changes since the state the pass started from).
+ */
+export async function fullSync(run: RunState): Promise<{ changedMeanwhile: boolean }> {
   const { client, lease, writer } = run;
   const { roles, state } = await fetchMailboxesAndState(client, run.jmapAccountId, run.signal);
   const { maxObjectsInGet } = await client.limits();
@@ -37,6 +41,7 @@ export async function fullSync(run: RunState): Promise<void> {
   run.stats.mode = 'full';
 
   let restarts = 0;
+  let lastState: string | undefined;
   for (;;) {
     let page: Page | null;
     try {
@@ -48,6 +53,7 @@ export async function fullSync(run: RunState): Promise<void> {
       continue;
     }
     if (!page || page.ids.length === 0) break;
+    lastState = page.state;
     // Committed together with the page: a resumed sync continues after it, never skipping one.
     checkpoint = { ...checkpoint, anchor: page.ids[page.ids.length - 1]! };
     const result = await writer.apply({ emails: page.emails.map((e) => mapEmail(e, context)), checkpoint: { fullSync: checkpoint } });
@@ -57,11 +63,15 @@ export async function fullSync(run: RunState): Promise<void> {
     run.throwIfStopping();
   }
 
-  // Complete: the state read at the start becomes the incremental starting point.
+  // Complete: the state read at the start becomes the incremental starting point. A pass that began
+  // on an empty mailbox and inserted every email without a collision left no row of an earlier
+  // generation behind (a sent email stored meanwhile carries this one), so there is nothing to sweep.
   const result = await writer.apply({
     emails: [],
     checkpoint: { emailState: checkpoint.state, fullSync: null },
-    sweepGeneration: lease.generation,
+    sweepGeneration: writer.expectNewEmails ? undefined : lease.generation,
   });
   run.record(0, result);
+  // The last page was read in the state the pass started from: nothing changed while it paged.
+  return { changedMeanwhile: lastState === undefined || lastState !== checkpoint.state };
 }

@@ -41,6 +41,8 @@ export interface Page {
   total?: number;
   /** True when the server has more after this page. */
   more: boolean;
+  /** The server's Email state when it answered (Email/get's state), when it says. */
+  state?: string;
 }
 
 /** One page of all mail outside Trash/Junk/Drafts, after `anchor` (the last id of the previous page). */
@@ -66,10 +68,11 @@ export async function fetchPage(client: JmapClient, accountId: string, roles: Ma
   if (!Array.isArray(q.ids) || typeof q.position !== 'number') throw new JmapProtocolError('Email/query answered without ids/position');
   const ids = q.ids as string[];
   const total = typeof q.total === 'number' ? q.total : undefined;
-  const emails = listOf(responseFor(responses, 'g', 'Email/get'));
+  const get = responseFor(responses, 'g', 'Email/get');
+  const emails = listOf(get);
   // Stop on an empty page too: a server that caps `limit` lower than asked still pages to the end.
   const more = ids.length > 0 && (total === undefined || q.position + ids.length < total);
-  return { ids, emails, total, more };
+  return { ids, emails, total, more, state: typeof get.state === 'string' ? get.state : undefined };
 }
 
 export interface ChangesBatch {

@@ -68,11 +68,6 @@ const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
 export class MailStoreRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** The transaction's commit does not wait for the WAL to reach disk (for batches that can be redone). */
-  async relaxDurability(tx: Tx): Promise<void> {
-    await this.sql.execute('SET LOCAL synchronous_commit = off', {}, tx);
-  }
-
   /** What the database knows about each address: suppressed, and the contact if there is one. */
   async lookupAddresses(account: AccountRef, addresses: string[], tx?: Tx): Promise<Map<string, KnownAddress>> {
     if (addresses.length === 0) return new Map();

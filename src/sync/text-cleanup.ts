@@ -4,9 +4,13 @@
  */
 export function cleanText(value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null;
+  // Almost all text has neither: one quick scan instead of two replacing ones (the sync cleans
+  // every subject, name and body it stores).
+  if (!SUSPECT.test(value)) return value;
   return value.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\uFFFD');
 }
 
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** At most `maxBytes` of UTF-8, cut on a character boundary. */

@@ -38,6 +38,12 @@ describe('mail sync: the cost of a check', function () {
     sync = otherSyncService(ctx, { intervalSeconds: 60 });
     const first = await check();
     expect(first).to.include({ outcome: 'ok', mode: 'full', stored: 3 });
+    // Nothing arrived while it paged (its last page was read in the state it started from): no
+    // catch-up request for changes after the pages.
+    expect(proxy.requests.filter((r) => r.method === 'POST').map((r) => r.calls)).to.deep.equal([
+      ['Mailbox/get', 'Email/get'],
+      ['Email/query', 'Email/get'],
+    ]);
   });
 
   after(async () => {

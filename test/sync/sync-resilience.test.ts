@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
+import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../src/app/context.js';
 import { testApp, testContext } from '../support/harness.js';
 import { Sql } from '../../src/db/sql.js';
@@ -163,6 +164,24 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     expect(withRows.at(-1)!.allNew).to.equal(false);
     expect(await snapshot(accountId)).to.deep.equal(expected);
     expect(await contactsOf(accountId)).to.deep.equal(expectedContacts);
+  });
+
+  it('commits every batch without waiting for the disk (set by the lease renewal, inside the batch)', async () => {
+    const accountId = await newAccount();
+    const mailStore = new MailStoreRepository(new Sql(ctx.db.sequelize));
+    const settings: string[] = [];
+    const lookupAddresses = mailStore.lookupAddresses.bind(mailStore);
+    // The first statement after the lease renewal in each batch's transaction.
+    mailStore.lookupAddresses = async (account, addresses, tx) => {
+      const rows = await ctx.db.sequelize.query<{ synchronous_commit: string }>('SHOW synchronous_commit', { transaction: tx, type: QueryTypes.SELECT });
+      settings.push(rows[0]!.synchronous_commit);
+      return lookupAddresses(account, addresses, tx);
+    };
+    const result = await new SyncService({ ...syncDeps(ctx), mailStore }, { batchSize: 4 }).syncAccount(accountId);
+    expect(result.outcome, JSON.stringify(result)).to.equal('ok');
+    expect(settings.length).to.be.at.least(4);
+    expect([...new Set(settings)]).to.deep.equal(['off']);
+    expect(await snapshot(accountId)).to.deep.equal(expected);
   });
 
   it('loses nothing that arrives while a full sync is paging', async () => {

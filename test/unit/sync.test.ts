@@ -77,7 +77,6 @@ function mail(jmapId: string, people: Array<{ email: string; name: string | null
 function fakeMailStore(known: Record<string, KnownAddress>) {
   const writes = { deleted: [] as string[], upsertedPeople: [] as string[], storedEmails: [] as EmailRow[] };
   const store = {
-    relaxDurability: async () => {},
     lookupAddresses: async (_a: unknown, addresses: string[]) => new Map(addresses.filter((a) => known[a]).map((a) => [a, known[a]!])),
     deleteEmailsByJmapIds: async (_id: string, ids: string[]) => {
       writes.deleted.push(...ids);
