@@ -1,4 +1,4 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { DataTypes, literal, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
 export class Email extends Model<InferAttributes<Email>, InferCreationAttributes<Email>> {
   declare id: CreationOptional<string>;
@@ -23,7 +23,8 @@ export class Email extends Model<InferAttributes<Email>, InferCreationAttributes
   static initModel(sequelize: Sequelize): void {
     Email.init(
       {
-        id: { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 },
+        // The database's own default (a time-ordered id, migration 0015), as for the sync's SQL inserts.
+        id: { type: DataTypes.UUID, primaryKey: true, defaultValue: literal('crm_uuid_v7()') },
         userId: { type: DataTypes.UUID, allowNull: false },
         emailAccountId: { type: DataTypes.UUID, allowNull: false },
         contactId: { type: DataTypes.UUID, allowNull: false },

@@ -184,7 +184,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     // A second restore into the now non-empty database without --yes is refused and changes nothing.
     const before = await dumpTables(url, [...tables, 'schema_migrations']);
     const refused = cli(['db', 'restore', archive], undefined, env);
-    expect(refused.status, `signal ${refused.signal}; ${refused.stderr}`).to.equal(2);
+    expect(refused.status, `signal ${refused.signal}, error ${refused.error}; ${refused.stderr}`).to.equal(2);
     expect(refused.stderr).to.match(/--yes/);
     expect(await dumpTables(url, [...tables, 'schema_migrations'])).to.deep.equal(before);
 
@@ -235,7 +235,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     const dataDir = tempDir('future');
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const res = cli(['db', 'restore', future], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
-    expect(res.status).to.equal(1);
+    expect(res.status, `signal ${res.signal}, error ${res.error}, stderr ${res.stderr}`).to.equal(1);
     expect(res.stderr).to.match(/novšiu verziu schémy/).and.match(/9999-from-the-future/);
   });
 });

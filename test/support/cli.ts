@@ -9,6 +9,8 @@ export interface CliResult {
   status: number | null;
   /** The signal that ended it (e.g. SIGTERM from the 60 s timeout), when it did not exit by itself. */
   signal: NodeJS.Signals | null;
+  /** Why spawning or waiting failed (ETIMEDOUT, ENOBUFS ...), when it did. */
+  error?: string;
   stdout: string;
   stderr: string;
 }
@@ -21,7 +23,7 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
     input,
     timeout: 60_000,
   });
-  return { status: res.status, signal: res.signal, stdout: res.stdout, stderr: res.stderr };
+  return { status: res.status, signal: res.signal, error: res.error?.message, stdout: res.stdout, stderr: res.stderr };
 }
 
 export interface ServeProcess {
