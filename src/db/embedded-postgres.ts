@@ -183,10 +183,14 @@ export class EmbeddedPostgres {
     }
   }
 
-  /** The pid in postmaster.pid when that process is alive (not gone, not a zombie). */
+  /**
+   * The pid in postmaster.pid when it is this data directory's server: alive (not gone, not a zombie)
+   * and running `postgres -D <this directory>`. A crashed server leaves the file behind, and its pid
+   * may since belong to any other process, which `pg_ctl stop` would signal.
+   */
   private postmasterPid(): number | undefined {
     const pid = this.pidFilePid();
-    return pid !== undefined && processAlive(pid) ? pid : undefined;
+    return pid !== undefined && processAlive(pid) && servesDirectory(pid, this.dir) ? pid : undefined;
   }
 
   private pidFilePid(): number | undefined {
@@ -201,15 +205,16 @@ export class EmbeddedPostgres {
   }
 
   /**
-   * A killed postmaster left as a zombie still answers kill(pid, 0), so PostgreSQL would refuse to start
-   * ("lock file already exists"). Point the lock file's pid at a pid that does not exist and keep the
-   * rest: PostgreSQL then still checks the old shared memory segment (key on a later line) and refuses
-   * while a leftover backend of the dead postmaster is attached, which is the protection that matters.
+   * A killed postmaster left as a zombie, or a pid reused by another process since, still answers
+   * kill(pid, 0), so PostgreSQL would refuse to start ("lock file already exists"). Point the lock
+   * file's pid at a pid that does not exist and keep the rest: PostgreSQL then still checks the old
+   * shared memory segment (key on a later line) and refuses while a leftover backend of the dead
+   * postmaster is attached, which is the protection that matters.
    */
   private clearDeadPostmaster(): void {
     const file = path.join(this.dir, 'postmaster.pid');
     const pid = this.pidFilePid();
-    if (pid === undefined || processAlive(pid) || !processExists(pid)) return;
+    if (pid === undefined || this.postmasterPid() !== undefined || !processExists(pid)) return;
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     lines[0] = String(unusedPid());
     fs.writeFileSync(file, lines.join('\n'));
@@ -390,6 +395,18 @@ function processAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** Whether the process runs `postgres -D dir`; true where /proc cannot tell (the pid alone then decides). */
+function servesDirectory(pid: number, dir: string): boolean {
+  let args: string[];
+  try {
+    args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return true;
+  }
+  const d = args.indexOf('-D');
+  return path.basename(args[0] ?? '') === 'postgres' && d >= 0 && path.resolve(args[d + 1] ?? '') === path.resolve(dir);
 }
 
 function unusedPid(): number {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -163,6 +164,35 @@ describe('embedded PostgreSQL supervision', function () {
     const present = new Set(rows.map((r) => r.username));
     const lost = acknowledged.filter((u) => !present.has(u));
     expect(lost, 'acknowledged writes lost').to.deep.equal([]);
+  });
+
+  it('leaves alone another process that took over the pid of a crashed server, and starts the server anyway', async () => {
+    const dir = dataDir('stale-pid');
+    const db = new EmbeddedPostgres(dir);
+    await db.start();
+    const lockFile = path.join(dir, 'postgres', 'postmaster.pid');
+    const lines = fs.readFileSync(lockFile, 'utf8').split('\n');
+    await db.stop();
+    // As after a crash: the lock file is left behind, and its pid now belongs to something else.
+    const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      lines[0] = String(bystander.pid);
+      fs.writeFileSync(lockFile, lines.join('\n'));
+      expect(await db.isRunning()).to.equal(false);
+      await db.stop();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(bystander.exitCode, 'the bystander was signalled').to.equal(null);
+      expect(bystander.signalCode, 'the bystander was signalled').to.equal(null);
+      const { url } = await db.start();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      expect((await client.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).to.equal(1);
+      await client.end();
+      await db.stop();
+      expect(bystander.exitCode).to.equal(null);
+    } finally {
+      bystander.kill('SIGKILL');
+    }
   });
 
   it('refuses a data directory of another PostgreSQL major version with one sentence and exit 1', () => {

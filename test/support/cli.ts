@@ -23,6 +23,8 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
     input,
     timeout: 60_000,
   });
+  // A child ended by a signal is rare and worth seeing whatever the test asserts next.
+  if (res.status === null) console.error(`      [cli] crm-admin ${args.join(' ')}: ended by ${res.signal ?? 'no signal'} (${res.error?.message ?? 'no spawn error'})`);
   return { status: res.status, signal: res.signal, error: res.error?.message, stdout: res.stdout, stderr: res.stderr };
 }
 
