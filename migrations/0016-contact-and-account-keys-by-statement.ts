@@ -18,41 +18,35 @@ import type { QueryInterface } from 'sequelize';
  *   deletes their emails (the links go with the emails, migration 0013), one statement each,
  *   whoever deletes (the API, an account's or user's cascade, psql).
  */
-const CHECK_FUNCTIONS = `
-  CREATE FUNCTION crm_check_contacts_exist() RETURNS trigger LANGUAGE plpgsql AS $$
-  DECLARE
-    missing uuid;
-  BEGIN
-    PERFORM 1 FROM contacts c WHERE c.id IN (SELECT DISTINCT n.contact_id FROM named_contacts n) FOR KEY SHARE OF c;
-    SELECT n.contact_id INTO missing FROM named_contacts n
-     WHERE NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = n.contact_id) LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'insert or update on table "%" refers to contact % which does not exist', TG_TABLE_NAME, missing
-        USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    RETURN NULL;
-  END $$;
 
-  CREATE FUNCTION crm_check_email_accounts_exist() RETURNS trigger LANGUAGE plpgsql AS $$
+/**
+ * An insert trigger's check of one key column: lock the distinct parents named, then refuse a
+ * missing one. `rows` is the trigger's transition table.
+ */
+const checkFunction = (name: string, rows: string, column: string, parents: string, what: string) => `
+  CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
   DECLARE
     missing uuid;
   BEGIN
-    PERFORM 1 FROM email_accounts a WHERE a.id IN (SELECT DISTINCT n.email_account_id FROM named_accounts n) FOR KEY SHARE OF a;
-    SELECT n.email_account_id INTO missing FROM named_accounts n
-     WHERE NOT EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = n.email_account_id) LIMIT 1;
+    PERFORM 1 FROM ${parents} p WHERE p.id IN (SELECT DISTINCT n.${column} FROM ${rows} n) FOR KEY SHARE OF p;
+    SELECT n.${column} INTO missing FROM ${rows} n
+     WHERE NOT EXISTS (SELECT 1 FROM ${parents} p WHERE p.id = n.${column}) LIMIT 1;
     IF FOUND THEN
-      RAISE EXCEPTION 'insert or update on table "%" refers to email account % which does not exist', TG_TABLE_NAME, missing
+      RAISE EXCEPTION 'insert on table "%" refers to ${what} % which does not exist', TG_TABLE_NAME, missing
         USING ERRCODE = 'foreign_key_violation';
     END IF;
     RETURN NULL;
   END $$;
 `;
 
+const CHECK_FUNCTIONS =
+  checkFunction('crm_check_contacts_exist', 'named_contacts', 'contact_id', 'contacts', 'contact') +
+  checkFunction('crm_check_email_accounts_exist', 'named_accounts', 'email_account_id', 'email_accounts', 'email account');
+
 /**
  * Updates: only rows whose key column changed are checked (a key's check skips the others too), so
- * marking 10,000 emails read locks nothing. The changed rows are handed to the check functions
- * under the transition-table names they read (a view over the transition tables is not possible, so
- * each update trigger has a small function of its own).
+ * marking 10,000 emails read locks nothing. Each update trigger compares its old and new transition
+ * tables in a function of its own.
  */
 const UPDATE_FUNCTIONS = `
   CREATE FUNCTION crm_emails_check_keys_on_update() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -13,6 +13,7 @@ import type { EmailAccount } from '../../src/models/index.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { createUser } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
+import { waitsOnLock } from '../support/lock-waits.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -96,18 +97,7 @@ describe('contacts: email keys to contacts and accounts kept without foreign key
       try {
         await insertEmail(account, contactId, account.id, tx);
         removed = deleter.query(remove, bind);
-        for (let i = 0; i < 200; i++) {
-          const [state] = await ctx.db.sequelize.query<{ state: string; wait: string | null }>(
-            'SELECT state, wait_event_type AS wait FROM pg_stat_activity WHERE pid = $1',
-            { bind: [rows[0]!.pid], type: QueryTypes.SELECT },
-          );
-          if (state?.wait === 'Lock') {
-            waited = true;
-            break;
-          }
-          if (state?.state === 'idle') break;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        waited = await waitsOnLock(ctx, rows[0]!.pid);
       } finally {
         await tx.commit();
       }

@@ -16,6 +16,7 @@ import type { EmailAccount } from '../../src/models/index.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { createUser, uniqueName } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
+import { waitsOnLock } from '../support/lock-waits.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 
 describe('contacts: email links kept whole without a foreign key', function () {
@@ -105,18 +106,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
         await link(tx);
         deleted = deleter.query('DELETE FROM emails WHERE id = $1', [emailId]);
         // Until it is blocked on our lock, or done (then nothing held it back).
-        for (let i = 0; i < 200; i++) {
-          const [state] = await ctx.db.sequelize.query<{ state: string; wait: string | null }>(
-            'SELECT state, wait_event_type AS wait FROM pg_stat_activity WHERE pid = $1',
-            { bind: [rows[0]!.pid], type: QueryTypes.SELECT },
-          );
-          if (state?.wait === 'Lock') {
-            waited = true;
-            break;
-          }
-          if (state?.state === 'idle') break;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        waited = await waitsOnLock(ctx, rows[0]!.pid);
       } finally {
         await tx.commit();
       }
