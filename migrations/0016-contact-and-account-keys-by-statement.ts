@@ -20,76 +20,47 @@ import type { QueryInterface } from 'sequelize';
  */
 
 /**
- * An insert trigger's check of one key column: lock the distinct parents named, then refuse a
- * missing one. `rows` is the trigger's transition table.
+ * The check of one key column, as a piece of a trigger function: lock the distinct parents that the
+ * rows in `named` name (a FROM clause over the rows to check, aliased n, ending in a WHERE), then
+ * refuse a missing one as a foreign key would (23503).
  */
-const checkFunction = (name: string, rows: string, column: string, parents: string, what: string) => `
+const keyCheck = (named: string, column: string, parents: string, what: string) => `
+    PERFORM 1 FROM ${parents} p WHERE p.id IN (SELECT DISTINCT n.${column} FROM ${named}) FOR KEY SHARE OF p;
+    SELECT n.${column} INTO missing FROM ${named} AND NOT EXISTS (SELECT 1 FROM ${parents} p WHERE p.id = n.${column}) LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION 'insert or update on table "%" refers to ${what} % which does not exist', TG_TABLE_NAME, missing
+        USING ERRCODE = 'foreign_key_violation';
+    END IF;`;
+
+const triggerFunction = (name: string, checks: string) => `
   CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
   DECLARE
     missing uuid;
-  BEGIN
-    PERFORM 1 FROM ${parents} p WHERE p.id IN (SELECT DISTINCT n.${column} FROM ${rows} n) FOR KEY SHARE OF p;
-    SELECT n.${column} INTO missing FROM ${rows} n
-     WHERE NOT EXISTS (SELECT 1 FROM ${parents} p WHERE p.id = n.${column}) LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'insert on table "%" refers to ${what} % which does not exist', TG_TABLE_NAME, missing
-        USING ERRCODE = 'foreign_key_violation';
-    END IF;
+  BEGIN${checks}
     RETURN NULL;
   END $$;
 `;
 
-const CHECK_FUNCTIONS =
-  checkFunction('crm_check_contacts_exist', 'named_contacts', 'contact_id', 'contacts', 'contact') +
-  checkFunction('crm_check_email_accounts_exist', 'named_accounts', 'email_account_id', 'email_accounts', 'email account');
+const CONTACT = ['contact_id', 'contacts', 'contact'] as const;
+const ACCOUNT = ['email_account_id', 'email_accounts', 'email account'] as const;
 
 /**
- * Updates: only rows whose key column changed are checked (a key's check skips the others too), so
- * marking 10,000 emails read locks nothing. Each update trigger compares its old and new transition
- * tables in a function of its own.
+ * Inserts check every row (their transition tables). Updates check only rows whose key column
+ * changed (a key's check skips the others too), so marking 10,000 emails read locks nothing. A link
+ * is its (email_id, contact_id) pair: a row of new_rows without an equal row in old_rows changed.
  */
-const UPDATE_FUNCTIONS = `
-  CREATE FUNCTION crm_emails_check_keys_on_update() RETURNS trigger LANGUAGE plpgsql AS $$
-  DECLARE
-    missing uuid;
-  BEGIN
-    PERFORM 1 FROM contacts c
-      WHERE c.id IN (SELECT DISTINCT n.contact_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.contact_id <> o.contact_id)
-      FOR KEY SHARE OF c;
-    SELECT n.contact_id INTO missing FROM new_rows n JOIN old_rows o ON o.id = n.id
-     WHERE n.contact_id <> o.contact_id AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = n.contact_id) LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'update on table "emails" refers to contact % which does not exist', missing USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    PERFORM 1 FROM email_accounts a
-      WHERE a.id IN (SELECT DISTINCT n.email_account_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.email_account_id <> o.email_account_id)
-      FOR KEY SHARE OF a;
-    SELECT n.email_account_id INTO missing FROM new_rows n JOIN old_rows o ON o.id = n.id
-     WHERE n.email_account_id <> o.email_account_id AND NOT EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = n.email_account_id) LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'update on table "emails" refers to email account % which does not exist', missing USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    RETURN NULL;
-  END $$;
-
-  -- A link is its (email_id, contact_id) pair: a row of new_rows without an equal row in old_rows changed.
-  CREATE FUNCTION crm_email_contacts_check_contact_on_update() RETURNS trigger LANGUAGE plpgsql AS $$
-  DECLARE
-    missing uuid;
-  BEGIN
-    PERFORM 1 FROM contacts c
-      WHERE c.id IN (SELECT DISTINCT n.contact_id FROM new_rows n
-                      WHERE NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.email_id = n.email_id AND o.contact_id = n.contact_id))
-      FOR KEY SHARE OF c;
-    SELECT n.contact_id INTO missing FROM new_rows n
-     WHERE NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.email_id = n.email_id AND o.contact_id = n.contact_id)
-       AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = n.contact_id) LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'update on table "email_contacts" refers to contact % which does not exist', missing USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    RETURN NULL;
-  END $$;
-`;
+const CHECK_FUNCTIONS =
+  triggerFunction('crm_check_contacts_exist', keyCheck('named_contacts n WHERE true', ...CONTACT)) +
+  triggerFunction('crm_check_email_accounts_exist', keyCheck('named_accounts n WHERE true', ...ACCOUNT)) +
+  triggerFunction(
+    'crm_emails_check_keys_on_update',
+    keyCheck('new_rows n JOIN old_rows o ON o.id = n.id WHERE n.contact_id <> o.contact_id', ...CONTACT) +
+      keyCheck('new_rows n JOIN old_rows o ON o.id = n.id WHERE n.email_account_id <> o.email_account_id', ...ACCOUNT),
+  ) +
+  triggerFunction(
+    'crm_email_contacts_check_contact_on_update',
+    keyCheck('new_rows n WHERE NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.email_id = n.email_id AND o.contact_id = n.contact_id)', ...CONTACT),
+  );
 
 const CASCADES = `
   CREATE FUNCTION crm_contacts_delete_mail() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -111,7 +82,6 @@ export async function up(qi: QueryInterface): Promise<void> {
     ALTER TABLE emails DROP CONSTRAINT emails_contact_id_fkey, DROP CONSTRAINT emails_email_account_id_fkey;
     ALTER TABLE email_contacts DROP CONSTRAINT email_contacts_contact_id_fkey;
     ${CHECK_FUNCTIONS}
-    ${UPDATE_FUNCTIONS}
     ${CASCADES}
     CREATE TRIGGER emails_check_contacts AFTER INSERT ON emails
       REFERENCING NEW TABLE AS named_contacts FOR EACH STATEMENT EXECUTE FUNCTION crm_check_contacts_exist();
