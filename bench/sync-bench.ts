@@ -14,6 +14,12 @@
  * Each sync's account is new to PostgreSQL's statistics (ANALYZE runs before it, as autovacuum would
  * have). Bare fetch and the syncs alternate round by round, so a neighbour's load hits them alike; the
  * report gives the median of the per-round ratios and the ratio of the best times, and the load.
+ * Every timed sync is the same experiment, the first sync of a 20,000-message mailbox into the same
+ * database: the accounts of the sync before are removed first (through the service, then VACUUM,
+ * untimed). BENCH_KEEP_DATA=1 keeps them instead, so each sync writes into a database that holds the
+ * emails of every sync before it (21,000 more each time): that measures how the sync's cost grows
+ * with the installation, a different question from the target's. Each round's line says how many
+ * emails the database held before each of its two syncs.
  *
  * Warm-up (BENCH_WARMUP=1, the default): before its timed work each child does the same kind of work
  * on the small mailbox (the bare child fetches it, the sync child syncs a fresh account of it), as the
@@ -49,6 +55,7 @@ const SMALL = Number(process.env.BENCH_SMALL_MESSAGES ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const INCREMENTAL_RUNS = Number(process.env.BENCH_INCREMENTAL_RUNS ?? 5);
 const WARMUP = process.env.BENCH_WARMUP !== '0';
+const KEEP_DATA = process.env.BENCH_KEEP_DATA === '1';
 /** The sync service's default page size; the bare script uses the same. */
 const BATCH = 500;
 const thisFile = fileURLToPath(import.meta.url);
@@ -231,6 +238,17 @@ async function linkAccount(ctx: AppContext, mail: { user: string; pass: string }
   return account.id;
 }
 
+/** Removes accounts (their emails go with them) and leaves the tables as autovacuum would. */
+async function removeAccounts(ctx: AppContext, accountIds: string[]): Promise<void> {
+  for (const id of accountIds) await ctx.services.emailAccountAdmin.remove(id, { actor: 'bench' });
+  await ctx.db.sequelize.query('VACUUM (ANALYZE) emails, email_contacts, contacts');
+}
+
+async function emailCount(ctx: AppContext): Promise<number> {
+  const [rows] = await ctx.db.sequelize.query('SELECT count(*)::int AS n FROM emails');
+  return (rows as Array<{ n: number }>)[0]!.n;
+}
+
 async function incremental(ctx: AppContext, accountId: string, mail: { user: string; pass: string }) {
   const runs: Array<{ ms: number; requests: number; stored: number }> = [];
   const imapPort = Number(process.env.JMAP_IMAP_PORT ?? 11143);
@@ -260,9 +278,14 @@ async function main(): Promise<void> {
     const sync: ChildReport[] = [];
     const syncOneAhead: ChildReport[] = [];
     let lastBigAccount = '';
+    let previous: string[] = [];
+    const storedEmails: number[] = [];
     const fullSync = async (prefetch: number) => {
+      if (!KEEP_DATA && previous.length > 0) await removeAccounts(ctx, previous);
+      storedEmails.push(await emailCount(ctx));
       lastBigAccount = await linkAccount(ctx, big);
       const warm = WARMUP ? [await linkAccount(ctx, small)] : [];
+      previous = [lastBigAccount, ...warm];
       // As in an installation that autovacuum has analysed: the new account is unknown to the
       // statistics (every earlier account is a most-common value), the state that made the
       // Message-ID check scan the account once per email before migration 0014.
@@ -280,7 +303,8 @@ async function main(): Promise<void> {
       sync.push(s);
       const load = os.loadavg()[0]!.toFixed(1);
       console.log(`round ${round}: bare ${(b.ms / 1000).toFixed(2)} s, full sync ${(s.ms / 1000).toFixed(2)} s (ratio ${(s.ms / b.ms).toFixed(2)}), ` +
-        `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}; ` +
+        `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}, ` +
+        `emails stored before the syncs ${storedEmails.slice(-2).join(' / ')}; ` +
         `CPU ms bare ${cpuText(b.cpu)}, sync ${cpuText(s.cpu)}`);
     }
     const bigIncremental = await incremental(ctx, lastBigAccount, big);
@@ -311,6 +335,8 @@ async function main(): Promise<void> {
           ratioOfBest: +(Math.min(...syncOneAhead.map((r) => r.ms)) / Math.min(...bare.map((r) => r.ms))).toFixed(2),
         },
         warmProcesses: WARMUP,
+        databaseKeptBetweenSyncs: KEEP_DATA,
+        emailsStoredBeforeEachSync: { first: storedEmails[0], last: storedEmails.at(-1) },
         // CPU of the timed part (median per round): on 2 cores the wall time is at least total / 2.
         cpuMs: { bare: medianCpu(bare), sync: medianCpu(sync), cores: os.cpus().length },
         syncRequests: sync.at(-1)!.detail.requests,
