@@ -36,12 +36,10 @@ export interface EmailRow {
   contactIds: string[];
 }
 
-/** A row as upsertEmails left it. */
+/** A row as upsertEmails left it (only what the caller needs: every returned column is parsed in JS). */
 interface StoredEmail {
   id: string;
   jmap_id: string;
-  date: Date | null;
-  is_read: boolean;
   inserted: boolean;
 }
 
@@ -184,13 +182,19 @@ export class MailStoreRepository {
          SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
                 in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
                 participants text[], contact_ids uuid[])),
-       -- Rows of this account holding one of these Message-IDs under another JMAP id, found in one index
-       -- scan per page (migration 0014). The account is a sub-select so that the planner estimates an
+       -- Rows of this account holding one of these Message-IDs under another JMAP id: one probe per email
+       -- of the unique (message_id, email_account_id) index (migration 0014), whatever the statistics
+       -- say. As a join the planner was free to read all of the account's rows along its date index and
+       -- filter them, per page, which it did while the table had no statistics (a new installation
+       -- before autovacuum's first ANALYZE): a cost that grows with the mailbox on every page. LIMIT 1
+       -- keeps the sub-query a probe. The account is a sub-select so that the planner estimates an
        -- average account: with the literal id of an account its statistics do not know yet, it guessed
-       -- one row and scanned the account's date index once per email instead.
+       -- one row and could scan the account's date index once per email instead.
        duplicate AS (
-         SELECT v.jmap_id FROM emails x JOIN v ON v.message_id = x.message_id
-          WHERE x.message_id = ANY($messageIds::text[]) AND x.email_account_id = (SELECT $accountId::uuid) AND x.jmap_id <> v.jmap_id),
+         SELECT v.jmap_id FROM v CROSS JOIN LATERAL (
+           SELECT 1 FROM emails x
+            WHERE x.message_id = v.message_id AND x.email_account_id = (SELECT $accountId::uuid) AND x.jmap_id <> v.jmap_id
+            LIMIT 1) AS found),
        stored AS (
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
                              "from", "to", subject, body, is_read, date, participants, sync_generation)
@@ -210,13 +214,12 @@ export class MailStoreRepository {
          UPDATE contacts c SET last_email_at = n.newest
            FROM (SELECT contact_id, max(date) AS newest FROM links WHERE date IS NOT NULL GROUP BY contact_id) n
           WHERE c.id = n.contact_id AND (c.last_email_at IS NULL OR c.last_email_at < n.newest))
-       SELECT id, jmap_id, date, is_read, inserted FROM stored`,
+       SELECT id, jmap_id, inserted FROM stored`,
       {
         userId: account.userId,
         accountId: account.id,
         payload: JSON.stringify(payload),
         generation,
-        messageIds: rows.flatMap(({ mapped }) => (mapped.messageId === null ? [] : [mapped.messageId])),
       },
       tx,
     );
