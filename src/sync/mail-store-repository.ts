@@ -184,10 +184,10 @@ export class MailStoreRepository {
                 participants text[], contact_ids uuid[])),
        -- Rows of this account holding one of these Message-IDs under another JMAP id: one probe per email
        -- of the unique (message_id, email_account_id) index (migration 0014), whatever the statistics
-       -- say. As a join the planner was free to read all of the account's rows along its date index and
-       -- filter them, per page, which it did while the table had no statistics (a new installation
-       -- before autovacuum's first ANALYZE): a cost that grows with the mailbox on every page. LIMIT 1
-       -- keeps the sub-query a probe. The account is a sub-select so that the planner estimates an
+       -- say. As a join the planner was free to read all of the account's rows (along one of its other
+       -- indexes) or the whole table and filter them, per page, which it did while the table had no
+       -- statistics (a new installation before autovacuum's first ANALYZE): a cost that grows with the
+       -- mailbox on every page. LIMIT 1 keeps the sub-query a probe. The account is a sub-select so that the planner estimates an
        -- average account: with the literal id of an account its statistics do not know yet, it guessed
        -- one row and could scan the account's date index once per email instead.
        duplicate AS (
