@@ -126,6 +126,12 @@ export class ContactRepository {
    * commits (so a delete also waits for a batch in progress instead of crossing it). Both are held
    * until the transaction ends.
    */
+  /** The account's owner under a FOR KEY SHARE lock: a hand-over waits for this transaction, or it is read after it. */
+  async lockAccountOwner(accountId: string, tx: Tx): Promise<string | undefined> {
+    const row = await this.sql.one<{ user_id: string }>('SELECT user_id FROM email_accounts WHERE id = $accountId FOR KEY SHARE', { accountId }, tx);
+    return row?.user_id;
+  }
+
   async serialiseAccountChanges(accountId: string, tx: Tx): Promise<void> {
     await this.sql.execute('SELECT pg_advisory_xact_lock($namespace, hashtext($accountId))', { namespace: CONTACT_DELETE_LOCK, accountId }, tx);
     await this.sql.execute('SELECT 1 FROM mail_sync_states WHERE email_account_id = $accountId FOR UPDATE', { accountId }, tx);
@@ -134,8 +140,6 @@ export class ContactRepository {
   /**
    * A contact added by hand shows the mail it already took part in: the sync keeps every email's
    * addresses in emails.participants (migration 0004), the same way it links contacts it creates.
-   * The emails are locked as a foreign key would (migration 0013): a concurrent delete of one of them
-   * waits for this transaction, and its cascade then removes the link too.
    */
   async linkEarlierEmails(accountId: string, contactId: string, email: string, tx?: Tx): Promise<void> {
     await this.sql.execute(
@@ -143,7 +147,6 @@ export class ContactRepository {
          INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
          SELECT e.id, $contactId::uuid, e.date, e.is_read FROM emails e
           WHERE e.email_account_id = $accountId AND e.participants @> ARRAY[$email::text]
-            FOR KEY SHARE OF e
          ON CONFLICT DO NOTHING
          RETURNING email_id)
        UPDATE contacts SET last_email_at = (SELECT max(e.date) FROM linked l JOIN emails e ON e.id = l.email_id)

@@ -1,6 +1,6 @@
 import type { Transactions } from '../db/transactions.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/db-errors.js';
-import type { Page, PageRequest } from '../shared/pagination.js';
+import { boundedTotal, type Page, type PageRequest } from '../shared/pagination.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import { ACCOUNT_NOT_FOUND, totalOrDenied, type EmailAccountAccess } from '../email-accounts/account-access.js';
@@ -43,7 +43,7 @@ export class ContactService {
 
   async list(userId: string, filter: ContactFilter, page: PageRequest): Promise<Page<ContactRecord>> {
     const { items, count } = await this.deps.contacts.listPage(userId, filter, page);
-    return { total: totalOrDenied(count, 'view'), items };
+    return { ...boundedTotal(totalOrDenied(count, 'view')), items };
   }
 
   async get(userId: string, contactId: string): Promise<ContactRecord> {
@@ -55,14 +55,17 @@ export class ContactService {
   /** A contact added by hand; it also lifts an earlier deletion's suppression, so the sync fills it again. */
   async create(userId: string, input: NewContact, meta: RequestMeta): Promise<ContactRecord> {
     const { contacts, accounts, transactions, audit } = this.deps;
-    const { emailAccountId: accountId, ownerId } = await accounts.requireAccount(userId, input.emailAccountId, 'editContacts');
+    const { emailAccountId: accountId } = await accounts.requireAccount(userId, input.emailAccountId, 'editContacts');
     const email = input.email.trim().toLowerCase();
     let id: string;
     try {
       id = await transactions.run(async (tx) => {
         if (await contacts.existsByAddress(accountId, email, tx)) throw new ConflictError(DUPLICATE);
         await contacts.liftSuppression(accountId, email, tx);
-        // The row carries the account's owner (as the sync's rows do), whoever of its editors adds it.
+        // The row carries the account's owner (as the sync's rows do), whoever of its editors adds it;
+        // read under a lock, so a hand-over in between cannot leave the row under the former owner.
+        const ownerId = await contacts.lockAccountOwner(accountId, tx);
+        if (!ownerId) throw new NotFoundError(ACCOUNT_NOT_FOUND);
         const contact = await contacts.create(
           { userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null },
           tx,

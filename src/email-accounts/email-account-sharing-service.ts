@@ -89,7 +89,7 @@ export class EmailAccountSharingService {
         if (changes.role === 'owner') {
           if (changes.canRead === false || changes.canSend === false) throw new ValidationError('Neplatné údaje', [{ field: 'role', message: OWNER_HAS_ALL }]);
           if (!(await members.find(accountId, userId, tx))) throw new NotFoundError(MEMBER_NOT_FOUND);
-          await ownership.transfer(accountId, userId, actorId(actor), meta, tx);
+          await ownership.transfer(accountId, userId, { by: actorId(actor), recheck: (t) => this.check(actor, accountId, 'share', t) }, meta, tx);
           return (await members.find(accountId, userId, tx))!;
         }
         const account = await this.lock(actor, accountId, 'share', tx);
@@ -143,7 +143,7 @@ export class EmailAccountSharingService {
     return this.writing(() =>
       this.deps.transactions.run(async (tx) => {
         await this.check(actor, accountId, 'share', tx);
-        await this.deps.ownership.transfer(accountId, userId, actorId(actor), meta, tx);
+        await this.deps.ownership.transfer(accountId, userId, { by: actorId(actor), recheck: (t) => this.check(actor, accountId, 'share', t) }, meta, tx);
         return (await this.deps.members.find(accountId, userId, tx))!;
       }),
     );

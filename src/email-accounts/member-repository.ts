@@ -197,8 +197,8 @@ export class EmailAccountMemberRepository {
   /**
    * Makes `to` the owner of the account in every place that names the owner: its member rows (the old
    * owner stays as an editor with every right; `to` is added when not a member yet), the account row,
-   * and the contacts and emails of the account (their user_id is the owner's; a user deletion would
-   * otherwise cascade over them). The caller holds the account's locks.
+   * and, through the (email_account_id, user_id) foreign keys' ON UPDATE CASCADE (migration 0018), the
+   * account's contacts and emails in the same statement. The caller holds the account's locks.
    */
   async transferOwnership(accountId: string, from: string, to: string, tx: Tx): Promise<void> {
     const bind = { accountId, from, to };
@@ -221,8 +221,6 @@ export class EmailAccountMemberRepository {
       bind,
       tx,
     );
-    await this.sql.execute('UPDATE contacts SET user_id = $to WHERE email_account_id = $accountId', bind, tx);
-    await this.sql.execute('UPDATE emails SET user_id = $to WHERE email_account_id = $accountId', bind, tx);
   }
 
   /** The accounts the user owns that someone else is also a member of. */

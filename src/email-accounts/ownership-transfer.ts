@@ -18,11 +18,18 @@ export interface OwnedSharedAccount {
   members: number;
 }
 
+/** Who asks for a hand-over; `recheck` asks their right again once the account row is locked. */
+export interface TransferActor {
+  by: string | null;
+  recheck?: (tx: Tx) => Promise<void>;
+}
+
 /**
  * Hands an email account over to a new owner, inside the caller's transaction: by its owner's choice
  * (the sharing API), an admin's, or because its owner is being deleted. The owner is named in four
- * places (the owner member row, email_accounts.user_id, and contacts/emails.user_id); all change
- * together, and the database checks at commit that they agree (migration 0009).
+ * places (the owner member row, email_accounts.user_id, and contacts/emails.user_id); the account
+ * row's update moves contacts and emails by cascade (migration 0018), and the database checks at
+ * commit that the member rows agree (migration 0009).
  *
  * Locks, in the order every other writer takes them: both owners' user rows (id order; the
  * one-primary rule of EmailAccountService takes the owner's row first), the account row, then the
@@ -37,7 +44,8 @@ export class OwnershipTransfer {
   ) {}
 
   /** Answers false when the user already owns the account. */
-  async transfer(accountId: string, toUserId: string, by: string | null, meta: RequestMeta, tx: Tx): Promise<boolean> {
+  async transfer(accountId: string, toUserId: string, actor: TransferActor, meta: RequestMeta, tx: Tx): Promise<boolean> {
+    const { by } = actor;
     const { members, accounts } = this;
     const before = await members.findAccount(accountId, tx);
     if (!before) throw new NotFoundError(ACCOUNT_NOT_FOUND);
@@ -51,6 +59,8 @@ export class OwnershipTransfer {
     const account = await members.lockAccount(accountId, tx);
     if (!account) throw new NotFoundError(ACCOUNT_NOT_FOUND);
     if (account.ownerId !== before.ownerId) throw new ConflictError(OWNER_CHANGED);
+    // A right checked before the lock may be gone: a concurrent hand-over took the account away.
+    await actor.recheck?.(tx);
     await members.awaitSyncBatch(accountId, tx);
     try {
       await members.transferOwnership(accountId, account.ownerId, toUserId, tx);
@@ -81,7 +91,7 @@ export class OwnershipTransfer {
   /** Every shared account of a user who is being deleted goes to the new owner. */
   async handOver(userId: string, newOwnerId: string, meta: RequestMeta, tx: Tx): Promise<OwnedSharedAccount[]> {
     const owned = await this.sharedAccountsOwnedBy(userId, tx);
-    for (const account of owned) await this.transfer(account.emailAccountId, newOwnerId, null, meta, tx);
+    for (const account of owned) await this.transfer(account.emailAccountId, newOwnerId, { by: null }, meta, tx);
     return owned;
   }
 

@@ -20,7 +20,13 @@ export const MAX_SEARCH_TERMS = 8;
 /** A word in at least this share of all emails is checked on the found rows, not looked up in the index. */
 export const COMMON_WORD_SHARE = 0.02;
 
-/** Lexeme -> share of all emails containing it (PostgreSQL's most common elements of search_vector). */
+/**
+ * The indexed search document of an email (migration 0018): subject, sender, recipients and body,
+ * folded to lower case without diacritics. Written exactly as emails_search_idx's expression.
+ */
+export const EMAIL_SEARCH_VECTOR = 'crm_email_search_vector(e.subject, e.body, e."from", e."to")';
+
+/** Lexeme -> share of all emails containing it (PostgreSQL's most common elements of the search index). */
 export type WordShares = ReadonlyMap<string, number>;
 
 export interface SearchTerm {
@@ -40,14 +46,14 @@ export function searchTerms(search: string, shares: WordShares): SearchTerm[] {
 
 /** The share of emails with a word starting with `text` (a prefix term matches all of them), as far as the statistics know. */
 function shareOf(text: string, shares: WordShares): number {
-  const prefix = text.toLowerCase();
+  const prefix = foldWord(text);
   let share = 0;
   for (const [lexeme, s] of shares) if (lexeme.startsWith(prefix)) share += s;
   return Math.min(share, 1);
 }
 
 /**
- * The conditions on `e.search_vector`. crm_search_tsquery (migration 0011) runs each word through
+ * The conditions on the search document. crm_search_tsquery (migrations 0011, 0018) folds the text and runs each word through
  * the documents' own parser (an address or a URL stays one token) and quotes every lexeme: user
  * input is never tsquery syntax. It is immutable, so the planner evaluates it and estimates the
  * actual words. A text without any word finds nothing, a part without a word (a lone dash) is no
@@ -59,14 +65,14 @@ export function searchConditions(search: string, shares: WordShares, bind: Bind)
   const conditions = ['crm_search_tsquery($search) IS NOT NULL'];
   searchTerms(search, shares).forEach((term, i) => {
     bind[`search${i}`] = term.text;
-    const match = `e.search_vector @@ crm_search_tsquery($search${i})`;
+    const match = `${EMAIL_SEARCH_VECTOR} @@ crm_search_tsquery($search${i})`;
     conditions.push(`(crm_search_tsquery($search${i}) IS NULL OR ${term.indexed ? match : `(${match}) IS TRUE`})`);
   });
   return conditions;
 }
 
 /**
- * The statistics' most common words of search_vector, read at most every few minutes (ANALYZE
+ * The statistics' most common words of the search index, read at most every few minutes (ANALYZE
  * changes them slowly). Without statistics (a new installation) every word is looked up in the index.
  */
 export class SearchWordStatistics {
@@ -94,10 +100,15 @@ export class SearchWordStatistics {
   private async read(): Promise<WordShares> {
     const row = await this.sql.one<{ lexemes: string[] | null; shares: number[] | null }>(
       `SELECT most_common_elems::text::text[] AS lexemes, most_common_elem_freqs::float8[] AS shares
-         FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'emails' AND attname = 'search_vector'`,
+         FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'emails_search_idx' AND attname = 'crm_email_search_vector'`,
     );
     const shares = new Map<string, number>();
     row?.lexemes?.forEach((lexeme, i) => shares.set(lexeme, row.shares?.[i] ?? 0));
     return shares;
   }
+}
+
+/** The word as the index stores it: lower case, diacritics removed (what crm_fold does for Slovak). */
+export function foldWord(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }

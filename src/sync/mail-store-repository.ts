@@ -50,14 +50,14 @@ export interface Removed {
 }
 
 /**
- * A row already stored under the JMAP id is refreshed: is_read follows the server except where the CRM
- * changed it and has not told the server yet (read_pending).
+ * A row already stored under the JMAP id is refreshed in what can change for it: a JMAP email is
+ * immutable (RFC 8621 §4.1) except its keywords and mailboxes, so only the read state, the contact it
+ * is filed under and the sync generation are written. Rewriting the other columns made every
+ * re-upsert a non-HOT update that copied the body's TOAST again (docs/adr/0100). is_read follows the
+ * server except where the CRM changed it and has not told the server yet (read_pending).
  */
 const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
-              contact_id = EXCLUDED.contact_id, message_id = EXCLUDED.message_id, thread_id = EXCLUDED.thread_id,
-              in_reply_to = EXCLUDED.in_reply_to, "from" = EXCLUDED."from", "to" = EXCLUDED."to",
-              subject = EXCLUDED.subject, body = EXCLUDED.body, date = EXCLUDED.date,
-              participants = EXCLUDED.participants, sync_generation = EXCLUDED.sync_generation,
+              contact_id = EXCLUDED.contact_id, sync_generation = EXCLUDED.sync_generation,
               is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
                                   OR emails.contact_id <> EXCLUDED.contact_id
@@ -103,10 +103,8 @@ export class MailStoreRepository {
   /**
    * Links new contacts to the emails they already took part in (stored earlier because of someone
    * else), so an email shows under every contact regardless of the order mail was synced in, and
-   * moves each contact's last_email_at forward to the newest of them, in one statement. The emails
-   * linked are locked as a foreign key would (migration 0013), since the sent-email writer links them
-   * outside the sync's lease; those this batch linked already are left out, so a first sync does not
-   * lock its own rows again.
+   * moves each contact's last_email_at forward to the newest of them, in one statement. Those this
+   * batch linked already are left out. The links' foreign keys hold the emails against a concurrent delete.
    */
   async linkEarlierEmails(contactIds: string[], tx?: Tx): Promise<void> {
     if (contactIds.length === 0) return;
@@ -117,7 +115,6 @@ export class MailStoreRepository {
            JOIN emails e ON e.email_account_id = c.email_account_id AND e.participants @> ARRAY[c.email]
           WHERE c.id = ANY($contactIds::uuid[])
             AND NOT EXISTS (SELECT 1 FROM email_contacts x WHERE x.email_id = e.id AND x.contact_id = c.id)
-            FOR KEY SHARE OF e
          ON CONFLICT DO NOTHING
          RETURNING contact_id, email_date)
        UPDATE contacts c SET last_email_at = n.newest
@@ -254,6 +251,15 @@ export class MailStoreRepository {
   async hasEmails(accountId: string, tx?: Tx): Promise<boolean> {
     const row = await this.sql.one<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM emails WHERE email_account_id = $accountId) AS any', { accountId }, tx);
     return row!.any;
+  }
+
+  /**
+   * The account's owner, read under a FOR KEY SHARE lock held until the caller's transaction ends: a
+   * hand-over waits for the writer, or the writer reads the new owner. Undefined once the account is gone.
+   */
+  async lockOwner(accountId: string, tx: Tx): Promise<string | undefined> {
+    const row = await this.sql.one<{ user_id: string }>('SELECT user_id FROM email_accounts WHERE id = $accountId FOR KEY SHARE', { accountId }, tx);
+    return row?.user_id;
   }
 
   /** The account's current sync generation (0 before its first sync), for rows written outside a sync run. */

@@ -36,7 +36,13 @@ export class SentEmailWriter {
     const ownAddresses = new Set(account.ownAddresses.map(normalizeAddress).filter((a): a is string => a !== null));
     const mapped = mapEmail(email, { roles: { excluded: new Set(mailboxes.excludedIds), sent: new Set([mailboxes.sentId]) }, ownAddresses });
     return this.transactions.run(async (tx) => {
-      const ref = { id: account.id, userId: account.userId };
+      // The owner as of now, not as of the send's start: the account may have been handed over.
+      const owner = await this.store.lockOwner(account.id, tx);
+      if (!owner) {
+        await alongside(null, tx);
+        return null;
+      }
+      const ref = { id: account.id, userId: owner };
       const generation = await this.store.currentGeneration(account.id, tx);
       await writeEmails(this.store, ref, { emails: [mapped] }, generation, tx);
       const emailId = await this.store.emailIdByJmapId(account.id, mapped.jmapId, tx);

@@ -208,11 +208,18 @@ export class SyncRepository {
     if (fields.emailState !== undefined) sets.push('email_state = $emailState');
     if (fields.fullSync !== undefined) sets.push('full_sync_checkpoint = $fullSync');
     if (fields.generation !== undefined) sets.push('sync_generation = $generation');
+    // The account row is locked first (FOR KEY SHARE, as the batch's foreign keys will): a hand-over
+    // holding it makes this wait, and the row is then checked again as committed, so a batch never
+    // writes under an owner who lost the account meanwhile. A plain EXISTS was evaluated before the
+    // wait and not again.
     const touched = await this.sql.execute(
-      `UPDATE mail_sync_states s SET ${sets.join(', ')}
-        WHERE s.email_account_id = $accountId AND s.locked_by = $owner
-          AND EXISTS (SELECT 1 FROM email_accounts a WHERE a.id = $accountId AND a.is_active AND a.jmap_account_id = $jmapAccountId
-                         AND a.email_password = $emailPassword AND a.user_id = $userId)
+      `WITH account AS (
+         SELECT a.id FROM email_accounts a
+          WHERE a.id = $accountId AND a.is_active AND a.jmap_account_id = $jmapAccountId
+            AND a.email_password = $emailPassword AND a.user_id = $userId
+            FOR KEY SHARE)
+       UPDATE mail_sync_states s SET ${sets.join(', ')}
+        WHERE s.email_account_id = (SELECT id FROM account) AND s.locked_by = $owner
        ${relaxDurability ? "RETURNING set_config('synchronous_commit', 'off', true)" : ''}`,
       {
         accountId: lease.accountId,

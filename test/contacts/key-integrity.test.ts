@@ -1,9 +1,8 @@
 /**
- * emails.contact_id, emails.email_account_id and email_contacts.contact_id are checked per statement
- * instead of by foreign keys (migration 0016): what the keys guaranteed still holds, on the real
- * database. A row naming a missing contact or account is refused; deleting a contact or an account
- * takes its emails and links along; and a writer locks what it names, so a concurrent delete waits
- * for it and then removes the new rows too: nothing is left pointing at nothing.
+ * emails.contact_id, the (email_account_id, user_id) owner keys and email_contacts.contact_id are
+ * foreign keys (migration 0018), on the real database: a row naming a missing contact or account is
+ * refused; deleting a contact or an account takes its emails and links along; and a writer holds what
+ * it names, so a concurrent delete waits for it and then removes the new rows too.
  */
 import { expect } from 'chai';
 import pg from 'pg';
@@ -18,7 +17,7 @@ import { requireDatabaseUrl } from '../support/test-env.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-describe('contacts: email keys to contacts and accounts kept without foreign keys', function () {
+describe('contacts: email keys to contacts and accounts are foreign keys', function () {
   let ctx: AppContext;
 
   before(async () => {
@@ -97,7 +96,7 @@ describe('contacts: email keys to contacts and accounts kept without foreign key
       try {
         await insertEmail(account, contactId, account.id, tx);
         removed = deleter.query(remove, bind);
-        waited = await waitsOnLock(ctx, rows[0]!.pid);
+        waited = await waitsOnLock(ctx, rows[0]!.pid, remove);
       } finally {
         await tx.commit();
       }

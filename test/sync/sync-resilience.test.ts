@@ -145,14 +145,16 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     const result = await new SyncService({ ...syncDeps(ctx), mailStore }, { batchSize: 2 }).syncAccount(accountId, {
       onProgress: async () => {
         if (planted) return;
-        // As the sent-email writer would: a row for an email of a later page, stored outside the sync.
+        // As the sent-email writer would: a row for an email of a later page, stored outside the sync
+        // (the same immutable email, so the same subject; filed under some contact, read state stale).
         const written = new Set(batches.flatMap((b) => b.jmapIds));
         planted = referenceJmapIds.find((id) => !written.has(id))!;
+        const subject = (expected as unknown[][]).find((row) => row[0] === planted)![1];
         await ctx.db.sequelize.query(
           `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject, is_read)
-           SELECT a.user_id, a.id, c.id, $2, 'stored meanwhile', false FROM email_accounts a JOIN contacts c ON c.email_account_id = a.id
+           SELECT a.user_id, a.id, c.id, $2, $3, false FROM email_accounts a JOIN contacts c ON c.email_account_id = a.id
             WHERE a.id = $1 LIMIT 1`,
-          { bind: [accountId, planted] },
+          { bind: [accountId, planted, subject] },
         );
       },
     });

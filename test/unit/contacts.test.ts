@@ -26,6 +26,8 @@ function fakeContacts(overrides: Partial<Record<keyof ContactRepository, unknown
       return false;
     },
     liftSuppression: async () => {},
+    // The owner as the locked account row names it (an editor's contact still carries the owner).
+    lockAccountOwner: async () => OWNER,
     create: async (values: NewContactRow) => {
       calls.created.push(values);
       return { id: 'contact-1' } as Contact;
@@ -43,9 +45,10 @@ function fakeContacts(overrides: Partial<Record<keyof ContactRepository, unknown
 
 function service(contacts: ContactRepository): ContactService {
   const transactions: Transactions = { run: (work) => work({} as Tx) };
-  // The caller is an editor of OWNER's account: allowed; the row must carry the owner, not the caller.
+  // The caller is an editor of OWNER's account: allowed; the row must carry the owner as read under
+  // the lock (lockAccountOwner), not the caller nor the owner the unlocked access check saw.
   const accounts = {
-    requireAccount: async (_userId: string, accountId: string) => ({ emailAccountId: accountId, ownerId: OWNER, allowed: true }),
+    requireAccount: async (_userId: string, accountId: string) => ({ emailAccountId: accountId, ownerId: 'owner-before-a-hand-over', allowed: true }),
     requireContact: async () => ({ emailAccountId: ACCOUNT, ownerId: OWNER, allowed: true }),
   } as unknown as EmailAccountAccess;
   const audit = { record: async () => {} } as unknown as AuditService;
@@ -87,6 +90,11 @@ describe('unit: ContactService', () => {
       const vanished = fakeContacts({ create: async () => Promise.reject(new ForeignKeyConstraintError({})) });
       const gone = await failure(service(vanished.repo).create(USER, { emailAccountId: ACCOUNT, email: 'a@b.test' }, {}));
       expect([gone.statusCode, gone.message]).to.deep.equal([404, ACCOUNT_NOT_FOUND]);
+
+      const deleted = fakeContacts({ lockAccountOwner: async () => undefined });
+      const none = await failure(service(deleted.repo).create(USER, { emailAccountId: ACCOUNT, email: 'a@b.test' }, {}));
+      expect([none.statusCode, none.message]).to.deep.equal([404, ACCOUNT_NOT_FOUND]);
+      expect(deleted.calls.created).to.deep.equal([]);
     });
   });
 
