@@ -985,11 +985,14 @@ export interface components {
             /** @description Until the user sets a password; null afterwards */
             temporaryPasswordExpiresAt: string | null;
         };
-        /** @description page from 1; limit default 50, at most 100; total of all pages */
+        /** @description page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts) */
         Pagination: {
             page: number;
             limit: number;
+            /** @description Rows of all pages; for emails and contacts at most 10,000 (see totalExact) */
             total: number;
+            /** @description False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow */
+            totalExact: boolean;
         };
         AuditLog: {
             /** @description A bigserial as a string (never loses precision) */

@@ -57,6 +57,6 @@ export function contactListQuery(userId: string, filter: ContactFilter, page: Pa
                        WHERE ${members.join(' AND ')}
                        ORDER BY ${order('p')} LIMIT $limit OFFSET $offset) c
                ORDER BY ${order('c')}`,
-    countSql: countWithAccess(`SELECT count(*) FROM contacts c WHERE ${countWhere}`, filter, 'view'),
+    countSql: countWithAccess(`SELECT 1 FROM contacts c WHERE ${countWhere}`, filter, 'view'),
   };
 }

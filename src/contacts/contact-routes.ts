@@ -18,8 +18,8 @@ export function createContactRouter(services: { contacts: ContactService }, auth
 
   router.get('/', async (req, res) => {
     const { page, limit, ...filter } = parseQuery(listContactsQuery, req);
-    const { items, total } = await contacts.list(requireAuthContext(req).userId, filter, { page, limit });
-    ok(res, listResult(items.map(presentContact), page, limit, total), 'Zoznam kontaktov');
+    const { items, total, totalExact } = await contacts.list(requireAuthContext(req).userId, filter, { page, limit });
+    ok(res, listResult(items.map(presentContact), page, limit, total, totalExact), 'Zoznam kontaktov');
   });
 
   router.post('/', async (req, res) => {

@@ -1,3 +1,4 @@
+import { COUNT_BOUND } from '../shared/pagination.js';
 import type { Tx } from '../db/transactions.js';
 import { ForbiddenError, NotFoundError } from '../errors/app-errors.js';
 import type { EmailAccount } from '../models/index.js';
@@ -74,12 +75,13 @@ export function decide(allowed: boolean | null | undefined, right: AccountRight,
 }
 
 /**
- * A list's count query that also answers the caller's right on the contact / account filter (see
+ * A list's count query (of `rowsSql`, a SELECT 1 of the list's rows) that also answers the caller's right on the contact / account filter (see
  * accessToAccount). The page query runs beside it and is scoped by the same right, so it finds nothing
  * the caller may not see: one round trip to the database instead of a check first and the list after.
  */
-export function countWithAccess(countSql: string, filter: { contactId?: string; emailAccountId?: string }, right: AccountRight): string {
-  const checks = [`(${countSql})::int AS total`];
+export function countWithAccess(rowsSql: string, filter: { contactId?: string; emailAccountId?: string }, right: AccountRight): string {
+  // Counted up to one past the bound: the cost of a count stays flat however large the list grows.
+  const checks = [`(SELECT count(*) FROM (${rowsSql} LIMIT ${COUNT_BOUND + 1}) AS counted)::int AS total`];
   if (filter.contactId) checks.push(`${accessToContact(right)} AS contact_access`);
   if (filter.emailAccountId) checks.push(`${accessToAccount(right)} AS account_access`);
   return `SELECT ${checks.join(', ')}`;

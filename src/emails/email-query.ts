@@ -68,8 +68,8 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
       // emails, the access check beside the count turns the answer into a 404 / 403 anyway.
       countSql: countWithAccess(
         emailConditions.length === 0
-          ? `SELECT count(*) FROM email_contacts l WHERE ${linkConditions.join(' AND ')}`
-          : `SELECT count(*) FROM ${from} WHERE ${linkConditions.join(' AND ')} AND ${emailConditions.join(' AND ')}`,
+          ? `SELECT 1 FROM email_contacts l WHERE ${linkConditions.join(' AND ')}`
+          : `SELECT 1 FROM ${from} WHERE ${linkConditions.join(' AND ')} AND ${emailConditions.join(' AND ')}`,
         filter,
         'readEmails',
       ),
@@ -85,7 +85,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
     return {
       bind,
       pageSql: `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date DESC, e.id LIMIT $limit OFFSET $offset`,
-      countSql: countWithAccess(`SELECT count(*) FROM emails e WHERE ${where}`, filter, 'readEmails'),
+      countSql: countWithAccess(`SELECT 1 FROM emails e WHERE ${where}`, filter, 'readEmails'),
     };
   }
   const where = ['e.email_account_id = m.email_account_id', ...conditions].join(' AND ');
@@ -102,7 +102,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
                 JOIN emails e ON e.id = page.id
                ORDER BY e.date DESC, e.id`,
     countSql: countWithAccess(
-      `SELECT count(*) FROM email_account_members m JOIN emails e ON ${where} WHERE ${members.join(' AND ')}`,
+      `SELECT 1 FROM email_account_members m JOIN emails e ON ${where} WHERE ${members.join(' AND ')}`,
       filter,
       'readEmails',
     ),

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../shared/pagination.js';
+import { boundedTotal, type Page, type PageRequest } from '../shared/pagination.js';
 import { decide, totalOrDenied, type EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { Logger } from '../logging/logger.js';
 import type { EmailFilter } from './email-query.js';
@@ -37,7 +37,7 @@ export class EmailService {
 
   async list(userId: string, filter: EmailFilter, page: PageRequest): Promise<Page<EmailRecord>> {
     const { items, count } = await this.deps.emails.listPage(userId, filter, page);
-    return { total: totalOrDenied(count, 'readEmails'), items };
+    return { ...boundedTotal(totalOrDenied(count, 'readEmails')), items };
   }
 
   async get(userId: string, emailId: string): Promise<EmailRecord> {

@@ -8,11 +8,25 @@ export interface PageRequest {
 export interface Page<T> {
   items: T[];
   total: number;
+  /** False when the count stopped at COUNT_BOUND (total is then the bound, not the size of the list). */
+  totalExact?: boolean;
+}
+
+/**
+ * Lists that grow with a mailbox (emails, contacts) count at most this many rows, so a page costs
+ * the same in a mailbox of 50,000 as of 500. Beyond it the answer says total = the bound and
+ * totalExact = false; paging goes on with `page` as before.
+ */
+export const COUNT_BOUND = 10_000;
+
+/** A count made with COUNT_BOUND + 1 as its limit, as the API answers it. */
+export function boundedTotal(counted: number): { total: number; totalExact: boolean } {
+  return counted > COUNT_BOUND ? { total: COUNT_BOUND, totalExact: false } : { total: counted, totalExact: true };
 }
 
 export const offsetOf = (page: PageRequest): number => (page.page - 1) * page.limit;
 
 /** The list shape of the API and the CLI's --json output: data.items + data.pagination. */
-export function listResult<T>(items: T[], page: number, limit: number, total: number) {
-  return { items, pagination: { page, limit, total } };
+export function listResult<T>(items: T[], page: number, limit: number, total: number, totalExact = true) {
+  return { items, pagination: { page, limit, total, totalExact } };
 }

@@ -23,9 +23,10 @@ export const pagination = z
   .object({
     page: z.number().int().min(1),
     limit: z.number().int().min(1).max(100),
-    total: z.number().int().min(0),
+    total: z.number().int().min(0).meta({ description: 'Rows of all pages; for emails and contacts at most 10,000 (see totalExact)' }),
+    totalExact: z.boolean().meta({ description: 'False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow' }),
   })
-  .meta({ id: 'Pagination', description: 'page from 1; limit default 50, at most 100; total of all pages' });
+  .meta({ id: 'Pagination', description: 'page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts)' });
 
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), pagination });

@@ -149,12 +149,12 @@ describe('admin users API (/api/admin/users)', function () {
       }
       const all = await asAdmin(request(app).get(`/api/admin/users?search=${tag.toUpperCase()}`));
       expect(all.status).to.equal(200);
-      expect(all.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 3 });
+      expect(all.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 3, totalExact: true });
       expect(all.body.data.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-0`, `${tag}-1`, `${tag}-2`]);
       expect(all.body.data.items[0]).not.to.have.any.keys('password', 'tempPassword');
 
       const members = await asAdmin(request(app).get(`/api/admin/users?search=${tag}&role=member&limit=1&page=2`));
-      expect(members.body.data.pagination).to.deep.equal({ page: 2, limit: 1, total: 2 });
+      expect(members.body.data.pagination).to.deep.equal({ page: 2, limit: 1, total: 2, totalExact: true });
       expect(members.body.data.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-2`]);
     });
 

@@ -66,7 +66,7 @@ describe('contacts API', function () {
       const res = await list('');
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ success: true, message: 'Zoznam kontaktov' });
-      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 4 });
+      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true });
       const items = res.body.data.items as Array<Record<string, unknown>>;
       expect(items.map((c) => c.email)).to.deep.equal(['adam@dodavatel.sk', 'peter@iny.sk', 'zuzana@firma.sk', 'bez-posty@firma.sk']);
       expect(Object.keys(items[0]!).sort()).to.deep.equal(CONTACT_FIELDS);
@@ -103,10 +103,10 @@ describe('contacts API', function () {
       expect(first.body.data.items).to.have.length(3);
       const second = await list('?limit=3&page=2');
       expect(second.body.data.items).to.have.length(1);
-      expect(second.body.data.pagination).to.deep.equal({ page: 2, limit: 3, total: 4 });
+      expect(second.body.data.pagination).to.deep.equal({ page: 2, limit: 3, total: 4, totalExact: true });
       const beyond = await list('?limit=3&page=9');
       expect(beyond.status).to.equal(200);
-      expect(beyond.body.data).to.deep.equal({ items: [], pagination: { page: 9, limit: 3, total: 4 } });
+      expect(beyond.body.data).to.deep.equal({ items: [], pagination: { page: 9, limit: 3, total: 4, totalExact: true } });
       const ids = [...first.body.data.items, ...second.body.data.items].map((c: { id: string }) => c.id);
       expect(new Set(ids).size).to.equal(4);
     });
