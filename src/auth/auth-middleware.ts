@@ -24,9 +24,10 @@ export function createAuthMiddleware(tokens: TokenService, sessions: SessionServ
     const token = bearerToken(req) ?? cookies.access(req);
     if (!token) throw new AuthenticationError();
     const claims = tokens.verifyAccess(token);
-    const user = await sessions.activeSessionUser(claims.sid, claims.id);
-    if (!user) throw new AuthenticationError();
-    return { userId: user.id, username: user.username, role: user.role, sessionId: claims.sid, user };
+    const checked = await sessions.activeSession(claims.sid, claims.id);
+    if (!checked) throw new AuthenticationError();
+    const { user, hasActiveEmailAccount } = checked;
+    return { userId: user.id, username: user.username, role: user.role, sessionId: claims.sid, user, hasActiveEmailAccount };
   };
 
   const guard =

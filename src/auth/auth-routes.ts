@@ -13,7 +13,7 @@ import { presentUser } from '../users/user-presenter.js';
 import type { AuthMiddleware } from './auth-middleware.js';
 import type { LinkEmailData, LoginData, MeData, RefreshData, SessionData, UserStateData } from './auth-responses.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
-import type { UserState } from './auth-service.js';
+import { onboardingOf, type UserState } from './auth-service.js';
 import type { AuthCookies } from './cookies.js';
 import { readKnownDevice, setKnownDevice } from './device-cookie.js';
 import { REFRESH_INVALID } from './auth-messages.js';
@@ -136,20 +136,21 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
       const named = err instanceof AuthenticationError && token ? await services.sessions.sessionOfRefreshToken(token) : null;
       if (!named) throw err;
       const { user, sessionId } = named;
-      req.auth = { userId: user.id, username: user.username, role: user.role, sessionId, user };
+      // Only the logout and its audit record read this context: onboarding state is never answered from it.
+      req.auth = { userId: user.id, username: user.username, role: user.role, sessionId, user, hasActiveEmailAccount: false };
       return named;
     }
   }
 
   // design.md: a reloaded frontend learns where the user is in onboarding from these two.
   router.get('/session', auth.requireAuthDuringOnboarding, async (req, res) => {
-    const { user } = requireAuthContext(req);
-    ok(res, { user: presentUser(user), authenticated: true, ...(await services.auth.onboardingState(user)) } satisfies SessionData, 'Relácia je platná');
+    const { user, hasActiveEmailAccount } = requireAuthContext(req);
+    ok(res, { user: presentUser(user), authenticated: true, ...onboardingOf(user, hasActiveEmailAccount) } satisfies SessionData, 'Relácia je platná');
   });
 
   router.get('/me', auth.requireAuthDuringOnboarding, async (req, res) => {
-    const { user } = requireAuthContext(req);
-    ok(res, { user: presentUser(user), ...(await services.auth.onboardingState(user)) } satisfies MeData, 'Používateľ načítaný');
+    const { user, hasActiveEmailAccount } = requireAuthContext(req);
+    ok(res, { user: presentUser(user), ...onboardingOf(user, hasActiveEmailAccount) } satisfies MeData, 'Používateľ načítaný');
   });
 
   return router;

@@ -143,10 +143,7 @@ export class AuthService {
   }
 
   async onboardingState(user: User): Promise<OnboardingState> {
-    return {
-      needsPasswordChange: !user.changedPassword,
-      needsEmailSetup: !user.emailSetupSkipped && !(await this.deps.emailAccounts.hasActiveAccount(user.id)),
-    };
+    return onboardingOf(user, await this.deps.emailAccounts.hasActiveAccount(user.id));
   }
 
   /** Guessing the current password with a stolen session is throttled like guessing at login. */
@@ -164,4 +161,9 @@ export class AuthService {
     }
     await this.deps.throttle.succeeded(user.username, meta.ip);
   }
+}
+
+/** Where a user stands in onboarding, from what the session check already knows (no query). */
+export function onboardingOf(user: Pick<User, 'changedPassword' | 'emailSetupSkipped'>, hasActiveEmailAccount: boolean): OnboardingState {
+  return { needsPasswordChange: !user.changedPassword, needsEmailSetup: !user.emailSetupSkipped && !hasActiveEmailAccount };
 }

@@ -1,21 +1,34 @@
 import pg from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Logger } from '../logging/logger.js';
-import { Session, User } from '../models/index.js';
+import { EmailAccount, Session, User } from '../models/index.js';
 import type { SessionRepository, UserRow } from './session-repository.js';
 
-/** Must match the channel of the triggers in migrations/0002-auth.ts. */
+/** Must match the channel of the triggers in migrations/0002-auth.ts and 0018-real-foreign-keys.ts. */
 export const AUTH_CHANGE_CHANNEL = 'crm_auth_changed';
-const TRIGGERS = ['users_notify_auth_change', 'sessions_notify_auth_update', 'sessions_notify_auth_delete'];
+const TRIGGERS = [
+  'users_notify_auth_change',
+  'sessions_notify_auth_update',
+  'sessions_notify_auth_delete',
+  // Migration 0018: a user's active email accounts (needsEmailSetup) are cached with the session.
+  'email_accounts_notify_auth_change',
+  'email_accounts_notify_auth_update',
+];
 /** A safety net only: changes arrive as notifications long before this. */
 const ENTRY_TTL_MS = 60_000;
 const MAX_ENTRIES = 50_000;
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
+/** What a session check answers: the user's row, and whether the user has an active email account. */
+export interface CheckedSession {
+  user: UserRow;
+  hasActiveEmailAccount: boolean;
+}
+
 interface Entry {
   userId: string;
-  row: UserRow;
+  session: CheckedSession;
   until: number;
 }
 
@@ -52,7 +65,7 @@ export class SessionCache {
   }
 
   /** The listener starts on first use: crm-admin commands never authenticate requests, so never open it. */
-  get(sessionId: string, userId: string): UserRow | undefined {
+  get(sessionId: string, userId: string): CheckedSession | undefined {
     if (!this.listener) {
       this.connect();
       return undefined;
@@ -63,7 +76,7 @@ export class SessionCache {
       this.evictSession(sessionId);
       return undefined;
     }
-    return entry.row;
+    return entry.session;
   }
 
   /** Taken before the database read; null while the cache is not safe to fill. */
@@ -71,10 +84,10 @@ export class SessionCache {
     return this.listener ? this.generation : null;
   }
 
-  put(ticket: number | null, sessionId: string, userId: string, row: UserRow, sessionExpiresAt: Date): void {
+  put(ticket: number | null, sessionId: string, userId: string, session: CheckedSession, sessionExpiresAt: Date): void {
     if (ticket === null || ticket !== this.generation || !this.listener) return;
     if (this.entries.size >= MAX_ENTRIES) this.evictSession(this.entries.keys().next().value!);
-    this.entries.set(sessionId, { userId, row, until: Math.min(Date.now() + ENTRY_TTL_MS, sessionExpiresAt.getTime()) });
+    this.entries.set(sessionId, { userId, session, until: Math.min(Date.now() + ENTRY_TTL_MS, sessionExpiresAt.getTime()) });
     let sessions = this.byUser.get(userId);
     if (!sessions) this.byUser.set(userId, (sessions = new Set()));
     sessions.add(sessionId);
@@ -179,15 +192,18 @@ function installHooks(): void {
     evict(userId);
     options?.transaction?.afterCommit(() => evict(userId));
   };
-  const hooks: Array<[typeof User | typeof Session, string, ReturnType<typeof afterWrite>]> = [
+  const hooks: Array<[typeof User | typeof Session | typeof EmailAccount, string, ReturnType<typeof afterWrite>]> = [
     [User, 'afterSave', afterWrite((u) => (u as User).id)],
     [User, 'afterDestroy', afterWrite((u) => (u as User).id)],
     [Session, 'afterUpdate', afterWrite((s) => (s as Session).userId)],
     [Session, 'afterDestroy', afterWrite((s) => (s as Session).userId)],
+    // The session row carries whether its user has an active email account (needsEmailSetup).
+    [EmailAccount, 'afterSave', afterWrite((a) => (a as EmailAccount).userId)],
+    [EmailAccount, 'afterDestroy', afterWrite((a) => (a as EmailAccount).userId)],
   ];
   // Bulk hooks receive only the options: no instance, so every entry goes.
   const bulk = (options?: { transaction?: Transaction | null }) => afterWrite(() => undefined)(undefined, options);
-  for (const model of [User, Session]) {
+  for (const model of [User, Session, EmailAccount]) {
     hooks.push([model, 'afterBulkUpdate', (options) => bulk(options as never)]);
     hooks.push([model, 'afterBulkDestroy', (options) => bulk(options as never)]);
   }

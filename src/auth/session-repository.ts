@@ -26,11 +26,11 @@ export class SessionRepository {
   }
 
   /** The session (if it still stands: not revoked, not expired) with its user's row. */
-  async findActiveWithUser(sessionId: string, userId: string): Promise<{ user: UserRow; sessionExpiresAt: Date } | undefined> {
+  async findActiveWithUser(sessionId: string, userId: string): Promise<{ user: UserRow; sessionExpiresAt: Date; hasActiveEmailAccount: boolean } | undefined> {
     const row = await this.sql.one<UserRow>(this.activeSessionQuery(), { sessionId, userId });
     if (!row) return undefined;
-    const { sessionExpiresAt, ...user } = row;
-    return { user, sessionExpiresAt: sessionExpiresAt as Date };
+    const { sessionExpiresAt, hasActiveEmailAccount, ...user } = row;
+    return { user, sessionExpiresAt: sessionExpiresAt as Date, hasActiveEmailAccount: hasActiveEmailAccount === true };
   }
 
   /** What findAll does with its rows: a persisted instance, not a new record. */
@@ -65,7 +65,10 @@ export class SessionRepository {
   private activeSessionQuery(): string {
     if (!this.activeSessionSql) {
       const columns = Object.entries(User.getAttributes()).map(([name, attribute]) => `u."${attribute.field ?? name}" AS "${name}"`);
-      this.activeSessionSql = `SELECT ${columns.join(', ')}, s.expires_at AS "sessionExpiresAt"
+      // Whether the user has an active email account (needsEmailSetup) comes along, so that /me and
+      // /session answer from the session check alone (and from its cache).
+      this.activeSessionSql = `SELECT ${columns.join(', ')}, s.expires_at AS "sessionExpiresAt",
+               EXISTS (SELECT 1 FROM email_accounts a WHERE a.user_id = u.id AND a.is_active) AS "hasActiveEmailAccount"
         FROM sessions s JOIN users u ON u.id = s.user_id
         WHERE s.id = $sessionId AND s.user_id = $userId AND s.revoked_at IS NULL AND s.expires_at > now()`;
     }

@@ -122,17 +122,19 @@ export class SessionService {
   /**
    * The check behind every authenticated request: the session still stands and the user still exists.
    * Served from memory when this session was checked recently and nothing about it changed since.
-   * Each call answers its own User instance (handlers may modify it).
+   * Each call answers its own User instance (handlers may modify it), and whether the user has an
+   * active email account (needsEmailSetup), kept and invalidated with the session.
    */
-  async activeSessionUser(sessionId: string, userId: string): Promise<User | null> {
+  async activeSession(sessionId: string, userId: string): Promise<{ user: User; hasActiveEmailAccount: boolean } | null> {
     const { cache, sessions } = this.deps;
     const cached = cache?.get(sessionId, userId);
-    if (cached) return sessions.userFromRow(cached);
+    if (cached) return { user: sessions.userFromRow(cached.user), hasActiveEmailAccount: cached.hasActiveEmailAccount };
     const ticket = cache?.ticket() ?? null;
     const found = await sessions.findActiveWithUser(sessionId, userId);
     if (!found) return null;
-    cache?.put(ticket, sessionId, userId, found.user, found.sessionExpiresAt);
-    return sessions.userFromRow(found.user);
+    const checked = { user: found.user, hasActiveEmailAccount: found.hasActiveEmailAccount };
+    cache?.put(ticket, sessionId, userId, checked, found.sessionExpiresAt);
+    return { user: sessions.userFromRow(found.user), hasActiveEmailAccount: found.hasActiveEmailAccount };
   }
 
   /**

@@ -12,6 +12,8 @@ export interface AuthContext {
   sessionId: string;
   /** The user row as loaded for this request (roles are checked against it, not the token). */
   user: User;
+  /** Whether the user has an active email account, checked with the session (needsEmailSetup). */
+  hasActiveEmailAccount: boolean;
 }
 
 declare module 'express-serve-static-core' {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import request from 'supertest';
 import { User } from '../../src/models/index.js';
+import { createUser } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 import { authApp, loggedIn, me, onboardedUser } from './helpers.js';
@@ -72,5 +73,43 @@ describe('authenticated requests served from the session cache', () => {
     expect((await request(app).post('/api/auth/logout').set('Authorization', `Bearer ${login.accessToken}`)).status).to.equal(200);
     expect((await me(app, login.accessToken)).status).to.equal(401);
     expect((await me(other, login.accessToken)).status).to.equal(401);
+  });
+
+  it('a warm /me and /session answer from the cache alone: no database query, needsEmailSetup included', async () => {
+    const { app, login } = await warmSession();
+    const ctx = await testContext({ TRUST_PROXY: '1' });
+    let queries = 0;
+    ctx.db.sequelize.addHook('beforeQuery', 'count-me', () => {
+      queries++;
+    });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const res = await me(app, login.accessToken);
+        expect(res.status).to.equal(200);
+        expect(res.body.data).to.include({ needsPasswordChange: false, needsEmailSetup: false });
+        expect((await request(app).get('/api/auth/session').set('Authorization', `Bearer ${login.accessToken}`)).status).to.equal(200);
+      }
+    } finally {
+      ctx.db.sequelize.removeHook('beforeQuery', 'count-me');
+    }
+    expect(queries).to.equal(0);
+  });
+
+  it('an email account linked, deactivated or removed outside this process reaches the cached needsEmailSetup', async () => {
+    const app = await authApp();
+    const ctx = await testContext({ TRUST_PROXY: '1' });
+    const fixture = await createUser({ password: 'Cache-Setup-Pass-2024' });
+    const login = await loggedIn(app, fixture.username, 'Cache-Setup-Pass-2024');
+    const setup = async () => (await me(app, login.accessToken)).body.data?.needsEmailSetup as boolean;
+    await eventually(async () => (await setup()) === true && ctx.services.sessions.cacheStats().listening);
+    expect(await setup()).to.equal(true);
+    await outsideWrite(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ($1, 'cache@x.test', 'v1:x', 'j')`, [fixture.user.id]);
+    await eventually(async () => (await setup()) === false);
+    await outsideWrite('UPDATE email_accounts SET is_active = false WHERE user_id = $1', [fixture.user.id]);
+    await eventually(async () => (await setup()) === true);
+    await outsideWrite('UPDATE email_accounts SET is_active = true WHERE user_id = $1', [fixture.user.id]);
+    await eventually(async () => (await setup()) === false);
+    await outsideWrite('DELETE FROM email_accounts WHERE user_id = $1', [fixture.user.id]);
+    await eventually(async () => (await setup()) === true);
   });
 });
