@@ -39,12 +39,24 @@ export interface Supervisor {
  * package. pg_ctl detaches the postmaster from us, so the HTTP server and the admin CLI share one
  * server, and a kill -9 of either leaves a server that the next start simply adopts.
  */
+/** The server binaries: the bundled major by default; tests pass another (an older major's package). */
+export interface PostgresBinaries {
+  initdb: string;
+  pgCtl: string;
+}
+
+const BUNDLED_BINARIES: PostgresBinaries = { initdb: INITDB, pgCtl: PG_CTL };
+
 export class EmbeddedPostgres {
   readonly dir: string;
   private readonly passwordFile: string;
   private readonly ownerFile: string;
 
-  constructor(dataDir: string, private readonly log: (msg: string) => void = () => {}) {
+  constructor(
+    dataDir: string,
+    private readonly log: (msg: string) => void = () => {},
+    private readonly binaries: PostgresBinaries = BUNDLED_BINARIES,
+  ) {
     this.dir = path.join(dataDir, 'postgres');
     this.passwordFile = path.join(dataDir, 'postgres.password');
     this.ownerFile = path.join(dataDir, 'postgres.owner');
@@ -231,7 +243,7 @@ export class EmbeddedPostgres {
     } catch {
       return;
     }
-    const binaries = binariesMajorVersion();
+    const binaries = binariesMajorVersion(this.binaries.pgCtl);
     if (data !== binaries) {
       throw new Error(
         `The database in ${this.dir} was created by PostgreSQL ${data} but this release runs PostgreSQL ${binaries}, so back it up with the release that ran it (crm-admin db backup FILE) and restore it with this one into an empty CRM_DATA_DIR (crm-admin db restore FILE).`,
@@ -286,7 +298,7 @@ export class EmbeddedPostgres {
     try {
       const pwFile = writeSecretFile(path.join(pwDir, 'pwfile'), password, postgresIds());
       this.log(`initialising embedded PostgreSQL in ${this.dir}`);
-      await this.run(INITDB, ['-D', this.dir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C.UTF-8']);
+      await this.run(this.binaries.initdb, ['-D', this.dir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C.UTF-8']);
     } finally {
       fs.rmSync(pwDir, { recursive: true, force: true });
     }
@@ -305,13 +317,13 @@ export class EmbeddedPostgres {
   }
 
   private pgCtl(args: string[]): Promise<void> {
-    return this.run(PG_CTL, ['-D', this.dir, ...args]);
+    return this.run(this.binaries.pgCtl, ['-D', this.dir, ...args]);
   }
 
   /** PostgreSQL refuses to run as root: as root, run its binaries as the `postgres` OS user. */
   private async run(bin: string, args: string[]): Promise<void> {
     const ids = postgresIds();
-    if (bin === PG_CTL && args.includes('start')) {
+    if (bin === this.binaries.pgCtl && args.includes('start')) {
       // pg_ctl start keeps the child's stdio open; spawn detached so our process never waits on it.
       await new Promise<void>((resolve, reject) => {
         const child = spawn(bin, args, { stdio: 'ignore', detached: true, ...(ids ?? {}) });
@@ -369,12 +381,16 @@ export function writeSecretFile(file: string, content: string, owner?: { uid: nu
   return file;
 }
 
-let binariesMajor: string | undefined;
+const binariesMajors = new Map<string, string>();
 
 /** "18" from `pg_ctl (PostgreSQL) 18.4`. */
-function binariesMajorVersion(): string {
-  binariesMajor ??= /\(PostgreSQL\)\s+(\d+)/.exec(execFileSync(PG_CTL, ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
-  return binariesMajor;
+function binariesMajorVersion(pgCtl: string): string {
+  let major = binariesMajors.get(pgCtl);
+  if (!major) {
+    major = /\(PostgreSQL\)\s+(\d+)/.exec(execFileSync(pgCtl, ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
+    binariesMajors.set(pgCtl, major);
+  }
+  return major;
 }
 
 function processExists(pid: number): boolean {
