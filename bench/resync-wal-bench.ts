@@ -1,0 +1,101 @@
+/**
+ * What a full resync of an unchanged mailbox writes: `npx tsx bench/resync-wal-bench.ts`.
+ * Env: BENCH_MESSAGES (20000), BENCH_PAGE (500, the sync's page size).
+ *
+ * A throwaway embedded PostgreSQL (bench/bench-database.ts). The mailbox's first sync is written as the
+ * sync writes it (writeEmails, pages of 500 in their own transactions, plain inserts); then, after a
+ * CHECKPOINT and VACUUM ANALYZE (a settled installation), the same emails are written again with the
+ * next generation as upserts: what a full resync of a mailbox that did not change costs. Reported:
+ * WAL bytes (pg_current_wal_lsn), rows updated and the HOT share (pg_stat_user_tables.n_tup_hot_upd),
+ * and the time. No mail server: the rows are synthetic, with bodies of 1-12 KB (a quarter over the
+ * 2 KB TOAST threshold) and 200 correspondents. Runs unchanged against the code of an earlier release
+ * (copy it into that checkout) for a before/after pair in the same conditions.
+ */
+import pg from 'pg';
+import { QueryTypes } from 'sequelize';
+import { openBenchDatabase } from './bench-database.js';
+import { writeEmails } from '../src/sync/batch-writer.js';
+import type { MappedEmail } from '../src/sync/email-mapper.js';
+import { MailStoreRepository } from '../src/sync/mail-store-repository.js';
+import { Sql } from '../src/db/sql.js';
+
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const PAGE = Number(process.env.BENCH_PAGE ?? 500);
+
+function mailbox(): MappedEmail[] {
+  const words = 'faktúra objednávka dodávka ponuka zmluva termín platba tovar služba kontrola'.split(' ');
+  return Array.from({ length: MESSAGES }, (_, i) => {
+    const who = `klient${i % 200}@partner${i % 17}.test`;
+    const size = i % 4 === 0 ? 6_000 + (i % 7) * 1_000 : 1_000 + (i % 5) * 200;
+    const body = Array.from({ length: Math.ceil(size / 8) }, (_, w) => words[(i + w) % words.length]).join(' ').slice(0, size);
+    return {
+      jmapId: `M${i.toString(36).padStart(8, '0')}`,
+      included: true,
+      messageId: `<m${i}@bench.test>`,
+      threadId: `T${Math.floor(i / 3)}`,
+      inReplyTo: null,
+      from: `Klient ${i % 200} <${who}>`,
+      to: 'Tím <tim@firma.test>',
+      subject: `${words[i % words.length]} č. ${i}`,
+      body,
+      isRead: i % 3 === 0,
+      date: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+      participants: [who],
+      correspondents: [{ email: who, name: `Klient ${i % 200}` }],
+      attachments: [],
+    };
+  });
+}
+
+const db = await openBenchDatabase('resync-wal');
+const { sequelize } = db.ctx.db;
+const select = <T extends object>(sql: string) => sequelize.query<T>(sql, { type: QueryTypes.SELECT });
+try {
+  const [{ userId, accountId }] = await select<{ userId: string; accountId: string }>(
+    `WITH u AS (INSERT INTO users (username) VALUES ('bench-resync') RETURNING id)
+     INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) SELECT id, 'tim@firma.test', 'v1:bench', 'bench' FROM u
+     RETURNING user_id AS "userId", id AS "accountId"`,
+  );
+  const store = new MailStoreRepository(new Sql(sequelize));
+  const account = { id: accountId!, userId: userId! };
+  const emails = mailbox();
+
+  const writeAll = async (generation: number, allNew: boolean) => {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < emails.length; i += PAGE) {
+      await sequelize.transaction(async (tx) => {
+        await writeEmails(store, account, { emails: emails.slice(i, i + PAGE) }, generation, tx, { allNew });
+      });
+    }
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  const snapshot = async () => {
+    await sequelize.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
+    const [row] = await select<{ lsn: string; upd: string; hot: string }>(
+      `SELECT pg_current_wal_lsn()::text AS lsn, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE relname = 'emails'`,
+    );
+    return row!;
+  };
+
+  const firstMs = await writeAll(1, true);
+  // Maintenance on its own connection: the app's pool has a 30 s statement timeout.
+  const maintenance = new pg.Client({ connectionString: db.url });
+  await maintenance.connect();
+  await maintenance.query('CHECKPOINT');
+  await maintenance.query('VACUUM ANALYZE emails');
+  await maintenance.query('CHECKPOINT');
+  await maintenance.end();
+  const before = await snapshot();
+  const resyncMs = await writeAll(2, false);
+  const after = await snapshot();
+  const [{ wal }] = await select<{ wal: string }>(`SELECT pg_wal_lsn_diff('${after.lsn}', '${before.lsn}')::text AS wal`);
+  const updated = Number(after.upd) - Number(before.upd);
+  const hot = Number(after.hot) - Number(before.hot);
+  const [{ version }] = await select<{ version: string }>('SELECT current_setting(\'server_version\') AS version');
+  console.log(`PostgreSQL ${version}; ${MESSAGES} emails, pages of ${PAGE}`);
+  console.log(`first sync: ${firstMs.toFixed(0)} ms`);
+  console.log(`full resync of the unchanged mailbox: ${resyncMs.toFixed(0)} ms, WAL ${(Number(wal) / 1048576).toFixed(2)} MB, ` +
+    `${updated} rows updated, ${hot} HOT (${updated ? ((100 * hot) / updated).toFixed(1) : '0'}%)`);
+} finally {
+  await db.close();
+}
