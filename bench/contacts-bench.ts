@@ -2,7 +2,7 @@
  * Contacts and emails API on a large mailbox: p50/p99 of the contact list and of a contact's email
  * page through the whole HTTP stack (listening server, keep-alive client, real auth middleware), for
  * a user with 100,000 emails / 2,000 contacts against a user with 1,000 emails, in one run. The large
- * mailbox is shared with 20 users (design.md "Email-account sharing"); one of them, who also has a
+ * mailbox is shared with 20 users (docs/contract.md §4.3); one of them, who also has a
  * 1,000-email mailbox of their own, is measured too: their lists span both accounts.
  * Then the EXPLAIN (ANALYZE, BUFFERS) plans of the queries behind those pages.
  *

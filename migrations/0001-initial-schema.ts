@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 /**
- * The spec's resources (section 2) plus what design.md needs: sessions, audit logs, mail sync state,
+ * The resources of docs/contract.md §2 plus what the service needs: sessions, audit logs, mail sync state,
  * deleted-contact suppression and the throttling table. Written as SQL so the schema is exactly what
  * it says, constraints and indexes included.
  */
@@ -103,7 +103,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     );
-    -- design.md: jmap_id and message_id are unique per email account (one message in two staff accounts is two rows).
+    -- docs/contract.md §2: jmap_id and message_id are unique per email account (one message in two staff accounts is two rows).
     CREATE UNIQUE INDEX emails_account_jmap_id_key ON emails (email_account_id, jmap_id);
     CREATE UNIQUE INDEX emails_account_message_id_key ON emails (email_account_id, message_id) WHERE message_id IS NOT NULL;
     CREATE INDEX emails_user_date_idx ON emails (user_id, date DESC, id);

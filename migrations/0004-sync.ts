@@ -7,7 +7,7 @@ import type { QueryInterface } from 'sequelize';
  *   so that rows the finished full sync did not see again (gone from the server, moved to Trash)
  *   can be removed in one statement;
  * - the addresses that took part in each email, so that a contact created later (by the sync or by
- *   hand) can be linked to the emails it already took part in (design.md: an email shows under
+ *   hand) can be linked to the emails it already took part in (docs/contract.md §4.5: an email shows under
  *   every contact that took part).
  */
 export async function up(qi: QueryInterface): Promise<void> {

@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 /**
- * One name per concept: the resource is an "email account" (design.md, second round), also in the
+ * One name per concept: the resource is an "email account" (docs/adr/0029-frontend-contract-checked-openapi.md), also in the
  * audit log's action names. Old records are renamed so `audit list --action email_account.*` finds
  * the whole history, not only what was written after the upgrade.
  */

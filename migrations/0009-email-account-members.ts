@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 /**
- * Email-account sharing (design.md "Email-account sharing"): who may use an email account, with which
+ * Email-account sharing (docs/adr/0028-email-account-sharing.md): who may use an email account, with which
  * role (owner / editor / viewer) and rights (can_read, can_send). Every account has exactly one owner
  * row, and it is the user in email_accounts.user_id:
  *

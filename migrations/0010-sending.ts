@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 /**
- * Sending and attachments (design.md "Sending and attachments"):
+ * Sending and attachments (docs/adr/0024-sending-through-jmap.md, 0025-attachments-streamed.md):
  *
  * - email_attachments: what the sync learned about an email's attachments (JMAP `attachments`:
  *   blob id, name, type, size, disposition, content id). Metadata only; the content stays on the mail

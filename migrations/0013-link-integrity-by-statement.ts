@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 /**
- * Two foreign keys cost a first sync more than they protect (docs/decisions.md, "Link integrity by statement"):
+ * Two foreign keys cost a first sync more than they protect (docs/adr/0020-link-integrity-by-statement.md):
  *
  * - email_contacts.email_id: the key's check locks each referenced email (FOR KEY SHARE). The sync
  *   links the emails its own statement just wrote, so that is a lock and a WAL record per new link on

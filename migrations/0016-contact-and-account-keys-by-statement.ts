@@ -3,7 +3,7 @@ import type { QueryInterface } from 'sequelize';
 /**
  * The three foreign keys a synced email and its links check per row (emails.contact_id,
  * emails.email_account_id, email_contacts.contact_id) become checks per statement, as migration 0013
- * did for email_contacts.email_id (docs/decisions.md, "Contact and account keys by statement").
+ * did for email_contacts.email_id (docs/adr/0023-contact-and-account-keys-by-statement.md).
  *
  * A key's check is one query per inserted row: 500 per key per sync page, all for the same handful
  * of contacts and one account. Each backend plans it once, for the table as it is then; for a

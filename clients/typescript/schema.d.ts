@@ -816,7 +816,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Every failure: spec section 7 */
+        /** @description Every failure: the error envelope (docs/contract.md §7) */
         ErrorEnvelope: {
             /** @constant */
             success: false;
@@ -1619,7 +1619,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description data.accountId is the JMAP account id (fixed by the spec); data.emailAccount the linked account */
+            /** @description data.accountId is the JMAP account id (fixed by the contract); data.emailAccount the linked account */
             200: {
                 headers: {
                     /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
@@ -1632,7 +1632,7 @@ export interface operations {
                         success: true;
                         data: {
                             email: string;
-                            /** @description The JMAP account id (spec section 4.1); the same as emailAccount.jmapAccountId */
+                            /** @description The JMAP account id (docs/contract.md §4.1); the same as emailAccount.jmapAccountId */
                             accountId: string;
                             emailAccount: components["schemas"]["EmailAccount"];
                         };

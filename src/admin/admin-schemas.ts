@@ -17,7 +17,7 @@ export const updateUserBody = z
 
 /**
  * DELETE /api/admin/users/:id: what happens to the email accounts the user owns and shares with
- * others (design.md: never decided silently) — a new owner, or their deletion with all their data.
+ * others (docs/adr/0028-email-account-sharing.md: never decided silently) — a new owner, or their deletion with all their data.
  */
 export const deleteUserQuery = z
   .object({

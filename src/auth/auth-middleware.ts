@@ -33,10 +33,10 @@ export function createAuthMiddleware(tokens: TokenService, sessions: SessionServ
   const guard =
     (onboarding: 'enforced' | 'allowed'): RequestHandler =>
     async (req, res, next) => {
-      // Personal data and tokens: no browser or proxy cache keeps an authenticated answer (design.md).
+      // Personal data and tokens: no browser or proxy cache keeps an authenticated answer (docs/contract.md §5).
       res.set('Cache-Control', 'no-store');
       req.auth = await authenticate(req);
-      // design.md: with a temporary password only the onboarding endpoints answer.
+      // docs/contract.md §3: with a temporary password only the onboarding endpoints answer.
       if (onboarding === 'enforced' && !req.auth.user.changedPassword) throw new ForbiddenError(PASSWORD_CHANGE_REQUIRED, 'password_change_required');
       next();
     };

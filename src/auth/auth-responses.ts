@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { emailAccountSchema } from '../email-accounts/email-account-responses.js';
 import { userSchema } from '../users/user-responses.js';
 
-/** Where onboarding stands (design.md "Onboarding state is readable"): the frontend routes on these. */
+/** Where onboarding stands (docs/contract.md §3): the frontend routes on these. */
 const onboarding = {
   needsPasswordChange: z.boolean().meta({ description: 'The user still has only the temporary password: show set-password' }),
   needsEmailSetup: z.boolean().meta({ description: 'No active email account and the step was not skipped: show link-email' }),
@@ -26,14 +26,14 @@ export const loginData = z.object({
 /** data of POST /api/auth/refresh. */
 export const refreshData = z.object({ accessToken: z.string() });
 
-/** data of POST /api/auth/link-email: the spec fixes `accountId` (the JMAP account id); the account beside it. */
+/** data of POST /api/auth/link-email: the contract fixes `accountId` (the JMAP account id); the account beside it. */
 export const linkEmailData = z.object({
   email: z.string(),
-  accountId: z.string().meta({ description: 'The JMAP account id (spec section 4.1); the same as emailAccount.jmapAccountId' }),
+  accountId: z.string().meta({ description: 'The JMAP account id (docs/contract.md §4.1); the same as emailAccount.jmapAccountId' }),
   emailAccount: emailAccountSchema,
 });
 
-/** design.md: /me and /session carry the onboarding flags, so a reloaded frontend knows the step. */
+/** docs/contract.md §3: /me and /session carry the onboarding flags, so a reloaded frontend knows the step. */
 const onboardingFlags = {
   needsPasswordChange: onboarding.needsPasswordChange,
   needsEmailSetup: onboarding.needsEmailSetup,

@@ -28,7 +28,7 @@ export interface AuthRouteDeps {
   mailSync: Pick<SyncService, 'requestSync'>;
 }
 
-/** Spec section 4.1, mounted at /api/auth. */
+/** docs/contract.md §4.1, mounted at /api/auth. */
 export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, cookies: AuthCookies): Router {
   const router = Router();
 
@@ -43,7 +43,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     try {
       body = parseBody(loginSchema, req);
     } catch (err) {
-      // A malformed login is a failed attempt too (spec rule 2), throttled before it is audited.
+      // A malformed login is a failed attempt too (docs/contract.md §4.1 rule 2), throttled before it is audited.
       const username = (req.body as { username?: unknown } | undefined)?.username;
       return services.auth.rejectMalformedLogin(typeof username === 'string' ? username : null, err as Error, requestMeta(req));
     }
@@ -142,7 +142,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     }
   }
 
-  // design.md: a reloaded frontend learns where the user is in onboarding from these two.
+  // docs/contract.md §3: a reloaded frontend learns where the user is in onboarding from these two.
   router.get('/session', auth.requireAuthDuringOnboarding, async (req, res) => {
     const { user, hasActiveEmailAccount } = requireAuthContext(req);
     ok(res, { user: presentUser(user), authenticated: true, ...onboardingOf(user, hasActiveEmailAccount) } satisfies SessionData, 'Relácia je platná');

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { looseBoolean } from '../shared/validation.js';
 
 /**
- * Request bodies of spec section 4.1, strict like every request body (an unknown field is a 400). Upper bounds here only keep absurd input out (a megabyte
+ * Request bodies of docs/contract.md §4.1, strict like every request body (an unknown field is a 400). Upper bounds here only keep absurd input out (a megabyte
  * "password"); the password policy itself (10-128 characters...) lives in password-policy.ts.
  */
 const MAX_SECRET_LENGTH = 1024;
 
 /**
- * design.md: `rememberMe` is true/false, "true"/"false" or 1/0 (a form post sends text); anything else
+ * docs/contract.md §4.1: `rememberMe` is true/false, "true"/"false" or 1/0 (a form post sends text); anything else
  * is a 400, never a silent false.
  */
 const REMEMBER_ME_MESSAGE = 'rememberMe musí byť true alebo false (aj "true"/"false" alebo 1/0)';

@@ -22,7 +22,7 @@ export interface SetPasswordInput {
   currentPassword?: string;
 }
 
-/** design.md: which onboarding step the client still has to show. */
+/** docs/contract.md §3: which onboarding step the client still has to show. */
 export interface OnboardingState {
   needsPasswordChange: boolean;
   needsEmailSetup: boolean;
@@ -42,7 +42,7 @@ export interface UserState extends OnboardingState {
 }
 
 /**
- * Login, onboarding (set-password, skip-email) and logout. The audit records of spec section 6 are
+ * Login, onboarding (set-password, skip-email) and logout. The audit records of docs/contract.md §6 are
  * written here, so every caller (web, CLI) is recorded the same way.
  */
 export class AuthService {

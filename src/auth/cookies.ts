@@ -1,6 +1,6 @@
 import type { CookieOptions, Request, Response } from 'express';
 
-/** The spec's cookie names (section 5), used outside production. */
+/** The plain cookie names (docs/contract.md §5), used outside production. */
 export const ACCESS_COOKIE = 'accessToken';
 export const REFRESH_COOKIE = 'refreshToken';
 
@@ -8,12 +8,12 @@ export const REFRESH_COOKIE = 'refreshToken';
  * Production names: the `__Host-` prefix makes a browser accept the cookie only when it is Secure,
  * Path=/, without Domain and set by this very host. A sibling subdomain (or a man in the middle on
  * plain http) therefore cannot plant ("toss") a cookie of that name that the browser would send
- * before ours. Plain-http development cannot use the prefix (it needs Secure), so it keeps the spec's
- * names. docs/decisions.md, README.
+ * before ours. Plain-http development cannot use the prefix (it needs Secure), so it keeps the plain
+ * names. docs/adr/0027-browser-session-protection.md, README.
  */
 export const HOST_PREFIX = '__Host-';
 
-/** Spec section 5 / 8: the cookies' own max ages (1 hour, 7 days). */
+/** docs/contract.md §5 / §8: the cookies' own max ages (1 hour, 7 days). */
 export const ACCESS_COOKIE_MAX_AGE_SECONDS = 3600;
 export const REFRESH_COOKIE_MAX_AGE_SECONDS = 604_800;
 
@@ -28,7 +28,7 @@ export function authCookieNames(production: boolean): AuthCookieNames {
 }
 
 /**
- * The cookie table of spec section 5. Production: Secure and SameSite=strict; otherwise not Secure and
+ * The cookie table of docs/contract.md §5. Production: Secure and SameSite=strict; otherwise not Secure and
  * SameSite=lax (plain-http development). Always HttpOnly, path /, never a Domain. Clearing uses the
  * very same attributes: browsers only replace a cookie whose name, path and domain match.
  */

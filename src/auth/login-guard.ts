@@ -30,7 +30,7 @@ export interface Credentials {
 
 /**
  * The password check of a login: throttled (login-throttle.ts) before anything else, audited on every
- * failure (spec section 6) without letting a flood fill the audit log: attempts refused by the
+ * failure (docs/contract.md §6) without letting a flood fill the audit log: attempts refused by the
  * throttle are one counted record per client and window, not a row each.
  */
 export class LoginGuard {

@@ -5,7 +5,7 @@ import { ValidationError } from '../errors/app-errors.js';
 const require = createRequire(import.meta.url);
 const commonPasswords = require('fxa-common-password-list') as { test(password: string): boolean };
 
-/** design.md: 10 to 128 characters, counted as the user sees them (code points, not UTF-16 units or bytes). */
+/** docs/contract.md §4.1: 10 to 128 characters, counted as the user sees them (code points, not UTF-16 units or bytes). */
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 128;
 

@@ -19,7 +19,7 @@ export function rejectDuplicateAuthCookies(cookies: AuthCookies): RequestHandler
 }
 
 /**
- * CSRF (design.md): a browser attaches our cookies to a request another site makes it send. A
+ * CSRF (docs/contract.md §5): a browser attaches our cookies to a request another site makes it send. A
  * state-changing request whose credential can come from a cookie is accepted only from this service's
  * own origin or CORS_ORIGIN. Requests without Origin (curl, server-to-server: no browser sent them)
  * and Bearer requests (no browser adds that header on its own) pass. SameSite=lax outside production

@@ -48,7 +48,7 @@ export class SessionService {
   }
 
   /**
-   * Without rememberMe the session ends with the access token: the refresh token the spec returns in
+   * Without rememberMe the session ends with the access token: the refresh token the contract returns in
    * the body then cannot extend it (no cookie carries it, but a client could store it).
    */
   async create(user: User, options: { rememberMe: boolean }, meta: RequestMeta, tx?: Tx): Promise<SessionTokens> {
@@ -139,7 +139,7 @@ export class SessionService {
 
   /**
    * The user and session a refresh token names, when that session still stands; null for a bad,
-   * expired or foreign token. For a logout whose access token already expired (spec 4.1 rule 7): the
+   * expired or foreign token. For a logout whose access token already expired (docs/contract.md §4.1 rule 7): the
    * browser still holds the refresh cookie, and that session must end, not linger until it expires.
    */
   async sessionOfRefreshToken(refreshToken: string): Promise<{ user: User; sessionId: string } | null> {

@@ -25,7 +25,8 @@ export interface RefreshClaims {
 /**
  * HS256 JWTs with separate keys and audiences for access and refresh tokens, so neither can stand in
  * for the other. Keys are KeyObjects made once: with string secrets jsonwebtoken first tries them as
- * public keys and pays ~30x per call (stack.md).
+ * public keys and pays ~30x per call (measured on the 2-core machine: about 570 µs per sign and
+ * 685 µs per verify with a string secret, about 18 µs with a KeyObject).
  */
 export class TokenService {
   private readonly accessKey: KeyObject;

@@ -111,7 +111,7 @@ export const envSchema = z.object({
   LOG_FORMAT: withDefault(z.enum(['auto', 'json', 'journald']), 'auto'),
   /** Same as LOG_FORMAT=journald (for setups that pipe stdout to a syslog-aware collector). */
   LOG_SYSLOG_PREFIX: booleanFlag,
-  /** The spec shows `error.stack` only in development AND when stack output is enabled. */
+  /** The contract (docs/contract.md §7) shows `error.stack` only in development AND when stack output is enabled. */
   ERROR_STACKS: booleanFlag,
   TEMP_PASSWORD_TTL_DAYS: withDefault(z.coerce.number().int().min(1).max(90), '7'),
   /** Number of reverse proxies in front of the service, for the client IP in audit records and throttling. */

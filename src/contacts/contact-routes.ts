@@ -10,7 +10,7 @@ import type { ContactData, DeletedContactData } from './contact-responses.js';
 import { createContactBody, listContactsQuery, updateContactBody } from './contact-schemas.js';
 import type { ContactService } from './contact-service.js';
 
-/** /api/contacts: the caller's own contacts only (design.md: admins are no exception). */
+/** /api/contacts: the caller's own contacts only (docs/contract.md §1: admins are no exception). */
 export function createContactRouter(services: { contacts: ContactService }, auth: AuthMiddleware): Router {
   const { contacts } = services;
   const router = Router();

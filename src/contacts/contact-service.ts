@@ -27,7 +27,7 @@ const DUPLICATE = 'Kontakt už existuje';
 
 /**
  * The contacts of the email accounts a user may see: their own and those shared with them
- * (design.md "Email-account sharing"). Viewing needs any share, changes the editor or owner role
+ * (docs/contract.md §4.3). Viewing needs any share, changes the editor or owner role
  * (EmailAccountAccess). A contact of an account not shared with the caller is simply not found (404),
  * for admins too; a viewer's change is a 403.
  */

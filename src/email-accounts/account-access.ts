@@ -26,7 +26,7 @@ export class EmailAccountAccess {
   }
 
   /**
-   * The account the caller may SEND from (a member with canSend; design.md "Sending and attachments"),
+   * The account the caller may SEND from (a member with canSend; docs/contract.md §4.5),
    * with its stored credentials for the JMAP client; 404 for an account not shared with them, 403 without canSend.
    */
   sendingAccount(userId: string, accountId: string, tx?: Tx): Promise<EmailAccount> {

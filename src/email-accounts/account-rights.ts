@@ -4,7 +4,7 @@
  * contacts and emails queries scope their lists with them. Nothing else decides access, and nothing
  * about it is cached: a change of a share applies to the very next query, on every instance.
  *
- * design.md "Email-account sharing": owner (one per account) may do everything; editor edits contacts
+ * docs/contract.md §4.3: owner (one per account) may do everything; editor edits contacts
  * and the read state; viewer only reads. can_read: false shows the account and its contacts but no
  * email; can_send allows sending from the account.
  */

@@ -5,7 +5,7 @@ import type { EmailAccountResponse } from './email-account-responses.js';
 
 /**
  * The account as the frontend sees it: never the password, with its sync status. For a member it
- * also carries their `role` and rights on it (design.md "Email-account sharing"); `isPrimary` is the
+ * also carries their `role` and rights on it (docs/contract.md §4.3); `isPrimary` is the
  * owner's choice and so true only in the owner's own view.
  */
 export function presentEmailAccount(account: EmailAccount & { syncState?: MailSyncState | null; access?: MemberRights }): EmailAccountResponse {

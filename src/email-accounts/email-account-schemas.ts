@@ -33,7 +33,7 @@ export const listEmailAccountsQuery = paginationQuery;
 export type CreateEmailAccountBody = z.infer<typeof createEmailAccountBody>;
 export type UpdateEmailAccountBody = z.infer<typeof updateEmailAccountBody>;
 
-// --- Sharing (design.md "Email-account sharing"): request and response schemas.
+// --- Sharing (docs/contract.md §4.3): request and response schemas.
 
 /** Unknown fields are an error, not silently dropped: a typo must not look like a granted right. */
 const unknownKeys = (message: string) => ({

@@ -34,7 +34,7 @@ const OWNER_HAS_ALL = 'Vlastník má vždy všetky práva (canRead aj canSend)';
 const VIEWER_SENDS = 'Divák (viewer) nemôže odosielať; zvoľte rolu editor';
 
 /**
- * Sharing one email account between staff (design.md "Email-account sharing"): the owner shares it
+ * Sharing one email account between staff (docs/contract.md §4.3): the owner shares it
  * (editor / viewer, canRead, canSend), changes and removes shares and may hand the ownership over;
  * a member may leave. Administrators do the same for any account. Every change is audited: by whom
  * (the request's actor), for whom (the audit record's user) and which rights. All changes of one

@@ -12,7 +12,7 @@ export interface SharingRouteDeps {
 }
 
 /**
- * The sharing endpoints of design.md "Email-account sharing", under `prefix` of the given router:
+ * The sharing endpoints of docs/contract.md §4.3, under `prefix` of the given router:
  * /api/email-accounts (the caller acts as a member: the owner shares, a member may leave) and
  * /api/admin/email-accounts (an administrator, for any account). The actor decides the rules.
  */

@@ -14,7 +14,7 @@ import type { EmailService } from './email-service.js';
 import type { AttachmentDownloads, AttachmentStream } from './attachment-download.js';
 import { asciiFallbackName, sanitiseFileName } from '../timesheets/file-name.js';
 
-/** /api/emails: the caller's own emails only (design.md: admins are no exception). */
+/** /api/emails: the caller's own emails only (docs/contract.md §1: admins are no exception). */
 export function createEmailRouter(services: { emails: EmailService; emailAttachments: AttachmentDownloads }, auth: AuthMiddleware): Router {
   const { emails, emailAttachments } = services;
   const router = Router();

@@ -22,7 +22,7 @@ export interface PushOptions {
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
- * Writes the CRM's read state back to the mail server as `$seen` (design.md "Mail sync"). The local
+ * Writes the CRM's read state back to the mail server as `$seen` (docs/adr/0008-read-state-crm-first.md). The local
  * change is the user's truth and is already committed with read_pending = true; this is the
  * best-effort second half. It never throws for a mail-server problem, so neither an API request nor
  * a sync run fails because the server is down.

@@ -3,7 +3,7 @@ import type { ErrorCode } from './error-codes.js';
 export type { ErrorCode } from './error-codes.js';
 
 /**
- * The error kinds of the service spec (section 7). Every failure a user can cause is one of these;
+ * The error kinds of the contract (docs/contract.md §7). Every failure a user can cause is one of these;
  * anything else is rendered as a 500 with no internals by the error handler. Each carries a stable
  * `code` (src/errors/error-codes.ts): its kind's default, or a more specific one given by the thrower.
  */
@@ -76,7 +76,7 @@ export class RateLimitError extends AppError {
   }
 }
 
-/** Errors with their own status code that the spec's table does not name (405, 413, 415, 502, 503, 504). */
+/** Errors with their own status code that the contract's kinds do not name (405, 413, 415, 502, 503, 504). */
 export class MethodNotAllowedError extends AppError {
   constructor(allowed: string[], message = 'Metóda nie je pre túto cestu povolená') {
     super(message, 405, undefined, { Allow: allowed.join(', ') }, 'method_not_allowed');

@@ -1,6 +1,6 @@
 /**
- * Stable machine-readable error codes (design.md, "The frontend contract"): `error.code` beside the
- * spec's message and statusCode. Frontends branch on these, never on the Slovak text. Every code is
+ * Stable machine-readable error codes (docs/contract.md §7): `error.code` beside the
+ * contract's message and statusCode. Frontends branch on these, never on the Slovak text. Every code is
  * listed here with the status it comes with, and the OpenAPI document lists them all. A new code is
  * a new row; a code is never renamed (that would break frontends).
  */

@@ -3,7 +3,7 @@ import { AuthenticationError } from '../errors/app-errors.js';
 import type { RequestMeta } from '../shared/request-meta.js';
 import type { Role, User } from '../models/index.js';
 
-/** What the authentication layer exposes to handlers (spec section 5.4): the caller's id and user. */
+/** What the authentication layer exposes to handlers (docs/contract.md §5 rule 3): the caller's id and user. */
 export interface AuthContext {
   userId: string;
   username: string;

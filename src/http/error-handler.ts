@@ -9,7 +9,7 @@ interface ErrorBody {
   error: { message: string; statusCode: number; code: ErrorCode; details?: unknown; stack?: string };
 }
 
-/** Errors raised by body-parser/multer before our code runs, mapped to the spec's kinds. */
+/** Errors raised by body-parser/multer before our code runs, mapped to the contract's kinds. */
 function fromFrameworkError(err: unknown): AppError | undefined {
   const e = err as { type?: string; status?: number; statusCode?: number; code?: string; parent?: { code?: string } };
   // The database being down or restarting is an outage of ours, not a bug: 503 with Retry-After.
@@ -33,7 +33,7 @@ function fromFrameworkError(err: unknown): AppError | undefined {
 }
 
 /**
- * A client error of a library keeps its own status where we have a code for it (design.md: errors keep
+ * A client error of a library keeps its own status where we have a code for it (docs/contract.md §7: errors keep
  * their own 4xx); a status we have no code for is the generic 400.
  */
 const CLIENT_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {

@@ -6,7 +6,7 @@ import type { ErrorCode } from '../errors/error-codes.js';
 /**
  * Node's HTTP layer answers some requests itself before express runs: headers over its 16 kB limit
  * (431), a request line or framing it cannot parse (400), a missing Host (400), an unknown Expect
- * (417), a header timeout (408). Its answers have an empty body. Here each gets the spec's envelope,
+ * (417), a header timeout (408). Its answers have an empty body. Here each gets the contract's envelope,
  * so a client sees the same error shape whatever the layer that refused it.
  */
 export function createHttpServer(app: Express): http.Server {

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-/** The success envelope of the spec: success, optional data, message. */
+/** The success envelope of docs/contract.md §4: success, optional data, message. */
 export function ok(res: Response, data: unknown, message: string, status = 200): void {
   const body: Record<string, unknown> = { success: true };
   if (data !== undefined) body.data = data;

@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import { MethodNotAllowedError, NotFoundError } from '../errors/app-errors.js';
 
 /**
- * design.md: a known path with a method it does not have is a 405 with `Allow`, whoever asks (before
+ * docs/contract.md §7: a known path with a method it does not have is a 405 with `Allow`, whoever asks (before
  * authentication: a 401 would tell a client to log in, which would not help). OPTIONS on a known path
  * answers its methods (a CORS preflight from CORS_ORIGIN was already answered by the cors middleware).
  *

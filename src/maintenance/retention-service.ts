@@ -30,7 +30,7 @@ export interface RetentionDeps {
 }
 
 /**
- * Nothing grows forever (design.md, "Retention"): sessions that ended (expired, or revoked more than a
+ * Nothing grows forever (docs/adr/0032-retention-job.md): sessions that ended (expired, or revoked more than a
  * day ago), audit records older than AUDIT_RETENTION_DAYS and throttle counters that expired are
  * deleted. `serve` runs this every hour (maintenance-scheduler.ts); every instance tries, one does the
  * work: the run holds an advisory lock for its transaction and the others skip.

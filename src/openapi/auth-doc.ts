@@ -4,7 +4,7 @@ import type { AreaDoc } from './route-doc.js';
 
 export const authArea: AreaDoc = {
   tag: 'auth',
-  description: 'Login, onboarding (set password, link or skip mail), session and logout: spec section 4.1',
+  description: 'Login, onboarding (set password, link or skip mail), session and logout: docs/contract.md §4.1',
   routes: [
     {
       method: 'post',
@@ -60,7 +60,7 @@ export const authArea: AreaDoc = {
       body: linkEmailSchema,
       success: {
         status: 200,
-        description: 'data.accountId is the JMAP account id (fixed by the spec); data.emailAccount the linked account',
+        description: 'data.accountId is the JMAP account id (fixed by the contract); data.emailAccount the linked account',
         body: 'data',
         data: linkEmailData,
       },

@@ -4,7 +4,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
 import { listOf } from '../shared/response-fields.js';
 import type { ErrorStatus } from './route-doc.js';
 
-/** The error envelope of spec section 7; every failure of every route has this shape. */
+/** The error envelope of docs/contract.md §7; every failure of every route has this shape. */
 export const errorEnvelope = z
   .object({
     success: z.literal(false),
@@ -23,14 +23,14 @@ export const errorEnvelope = z
       stack: z.string().optional().meta({ description: 'Only with NODE_ENV=development and ERROR_STACKS=true' }),
     }),
   })
-  .meta({ id: 'ErrorEnvelope', description: 'Every failure: spec section 7' });
+  .meta({ id: 'ErrorEnvelope', description: 'Every failure: the error envelope (docs/contract.md §7)' });
 
 /** Every JSON success with a result: `data` holds it (schema per operation), `message` is Slovak. */
 export function dataEnvelope(data: z.ZodType) {
   return z.object({ success: z.literal(true), data, message: z.string().meta({ description: 'Slovak, for people' }) });
 }
 
-/** A page of a list (design.md "Lists": limit default 50, at most 100). */
+/** A page of a list (docs/contract.md §8: limit default 50, at most 100). */
 export function listEnvelope(item: z.ZodType) {
   return dataEnvelope(listOf(item));
 }

@@ -104,7 +104,7 @@ function errorStatuses(route: RouteDoc): Array<ErrorStatus | 500> {
   if (route.auth !== 'none') {
     statuses.add(401);
     // Admin-only routes refuse members; every signed-in route refuses a user who must first change
-    // the temporary password, and a cookie-authenticated cross-site write (design.md).
+    // the temporary password, and a cookie-authenticated cross-site write (docs/contract.md §3, §5).
     statuses.add(403);
   }
   // A write carrying the auth cookies from a foreign Origin is refused before anything else (csrf_rejected), login included.

@@ -12,7 +12,7 @@ const uploadForm = uploadFieldsSchema.extend({
 
 export const timesheetArea: AreaDoc = {
   tag: 'timesheets',
-  description: 'Timesheet files: spec section 4.2. Members reach their own, admins all.',
+  description: 'Timesheet files: docs/contract.md §4.2. Members reach their own, admins all.',
   routes: [
     {
       method: 'post',

@@ -1,5 +1,5 @@
 /**
- * Sending from the CRM (design.md "Sending and attachments"): a reply to a synced email or a new
+ * Sending from the CRM (docs/contract.md §4.5): a reply to a synced email or a new
  * message, from an account the caller may send from, through JMAP (draft + submission + move to Sent
  * in one request). The sent message is written into the CRM at once from the server's answer, so it
  * shows in the contact's thread immediately and the next sync only refreshes it.

@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors/app-errors.js';
 import type { IdempotencyRepository } from './idempotency-repository.js';
 
-/** design.md: the same Idempotency-Key within 24 h answers the first result without sending again. */
+/** docs/contract.md §4.5: the same Idempotency-Key within 24 h answers the first result without sending again. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 export interface StoredResponse {

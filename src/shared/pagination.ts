@@ -1,4 +1,4 @@
-/** design.md "Lists": page from 1, limit default 50, at most 100. The one page type of every list. */
+/** docs/contract.md §8: page from 1, limit default 50, at most 100. The one page type of every list. */
 export interface PageRequest {
   page: number;
   limit: number;

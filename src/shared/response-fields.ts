@@ -18,7 +18,7 @@ export const nullableTimestamp = timestamp.nullable();
 
 export const uuid = z.uuid();
 
-/** The list shape of every paged response: data.items + data.pagination (design.md "Lists"). */
+/** The list shape of every paged response: data.items + data.pagination (docs/contract.md §4). */
 export const pagination = z
   .object({
     page: z.number().int().min(1),

@@ -4,7 +4,7 @@ import { unknownFieldMessage } from './zod-slovak.js';
 
 /**
  * Framework-free validation shared by HTTP routes, crm-admin commands and the OpenAPI builders:
- * one ValidationError (the spec's kind) with one Slovak message and the field problems as details.
+ * one ValidationError (the contract's kind) with one Slovak message and the field problems as details.
  * Importing this module installs the Slovak zod messages (zod-slovak.ts).
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, message = 'Neplatné údaje'): z.infer<S> {
@@ -30,7 +30,7 @@ export function issueDetails(issues: readonly z.core.$ZodIssue[]): FieldProblem[
 }
 
 /**
- * A yes/no from JSON or from a form field (design.md, rememberMe): true/false, "true"/"false", 1/0.
+ * A yes/no from JSON or from a form field (docs/contract.md §4.1, rememberMe): true/false, "true"/"false", 1/0.
  * Anything else is a 400 with the given message, never a silent false.
  */
 export function looseBoolean(message: string) {
@@ -43,8 +43,8 @@ export function looseBoolean(message: string) {
 export const idParams = z.object({ id: z.uuid('Neplatný identifikátor') });
 
 /**
- * design.md "Lists": page from 1, limit default 50, at most 100; beyond that a 400, not a silent clamp.
- * Strict like every list query (docs/decisions.md): a misspelt filter is a 400, never an unfiltered list.
+ * docs/contract.md §8: page from 1, limit default 50, at most 100; beyond that a 400, not a silent clamp.
+ * Strict like every list query (docs/adr/0026-strict-http-input-and-onboarding-gate.md): a misspelt filter is a 400, never an unfiltered list.
  */
 export const paginationQuery = z.strictObject({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * design.md "Every message is Slovak, including validation details": the one zod error map of the
+ * docs/contract.md §7 (every message is Slovak, validation details too): the one zod error map of the
  * program, installed as zod's locale when this module is first imported (src/shared/validation.ts and
  * the configuration schema import it). A message a schema gives itself still wins; this map speaks
  * for every check that has none (a `?limit=101`, a JSON array body, a wrong type, an unknown field).

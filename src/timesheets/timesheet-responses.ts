@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestamp, uuid } from '../shared/response-fields.js';
 
-/** A timesheet of responses (spec section 4.2); the storage path stays internal. */
+/** A timesheet of responses (docs/contract.md §4.2); the storage path stays internal. */
 export const timesheetSchema = z
   .object({
     id: uuid,

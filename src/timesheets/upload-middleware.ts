@@ -108,7 +108,7 @@ const MULTER_MESSAGES: Record<string, string> = {
   LIMIT_FIELD_VALUE: 'Hodnota poľa formulára je príliš dlhá',
 };
 
-/** Everything multer and busboy can raise, in the spec's envelope: never a 500 for a malformed upload. */
+/** Everything multer and busboy can raise, in the contract's envelope: never a 500 for a malformed upload. */
 export function toUploadError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   if (err instanceof MulterError) {

@@ -13,7 +13,7 @@ export const usernameSchema = z
 
 export const roleSchema = z.enum(['admin', 'member'], { error: 'Rola musí byť admin alebo member' });
 
-/** Request bodies are strict objects: an unknown field is a 400 (docs/decisions.md). */
+/** Request bodies are strict objects: an unknown field is a 400 (docs/adr/0026-strict-http-input-and-onboarding-gate.md). */
 export const newUserSchema = z.strictObject({
   username: usernameSchema,
   role: roleSchema.default('member'),

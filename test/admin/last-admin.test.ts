@@ -34,7 +34,7 @@ describe('the last admin cannot be demoted or deleted', function () {
     });
     expect(res.status).to.equal(200);
     const token = ((await res.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken;
-    // design.md: with a temporary password only onboarding answers; the session stays valid after it.
+    // contract (docs/contract.md §3): with a temporary password only onboarding answers; the session stays valid after it.
     const set = await fetch(`${serve!.url}/api/auth/set-password`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

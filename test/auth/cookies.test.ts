@@ -3,8 +3,8 @@ import request from 'supertest';
 import { loginViaHttp, parseSetCookies, randomIp } from '../support/login.js';
 import { COOKIE_MODES, authApp, expectCleared, expectModeAttributes, onboardedUser } from './helpers.js';
 
-/** Spec section 5: every row of the cookie table, in every mode. */
-describe('auth cookies (spec section 5)', () => {
+/** Contract (docs/contract.md §5): every row of the cookie table, in every mode. */
+describe('auth cookies (docs/contract.md §5)', () => {
   for (const mode of COOKIE_MODES) {
     describe(`NODE_ENV=${mode.name}: HttpOnly, ${mode.secure ? 'Secure' : 'not Secure'}, SameSite=${mode.sameSite}, path /`, () => {
       it('login with rememberMe sets accessToken (Max-Age 3600) and refreshToken (Max-Age 604800)', async () => {
@@ -32,7 +32,7 @@ describe('auth cookies (spec section 5)', () => {
           expect(cookies[mode.access]!.attributes['max-age']).to.equal('3600');
           expect(cookies[mode.access]!.value).to.not.equal('');
           expectCleared(cookies[mode.refresh], mode);
-          // The body still carries both tokens (spec rule 1).
+          // The body still carries both tokens (contract: docs/contract.md §4.1 rule 1).
           expect(res.body.data.tokens.refreshToken).to.be.a('string').and.not.empty;
         }
       });

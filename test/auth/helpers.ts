@@ -58,7 +58,7 @@ export interface CookieMode {
   overrides: Record<string, string>;
   secure: boolean;
   sameSite: 'Strict' | 'Lax';
-  /** The cookie names: `__Host-` prefixed in production (cookie tossing), the spec's otherwise. */
+  /** The cookie names: `__Host-` prefixed in production (cookie tossing), the plain names otherwise. */
   access: string;
   refresh: string;
 }
@@ -69,7 +69,7 @@ export const COOKIE_MODES: CookieMode[] = [
   { name: 'development', overrides: { NODE_ENV: 'development' }, secure: false, sameSite: 'Lax', access: 'accessToken', refresh: 'refreshToken' },
 ];
 
-/** The attributes every auth cookie carries in a mode (spec section 5), set or cleared. */
+/** The attributes every auth cookie carries in a mode (docs/contract.md §5), set or cleared. */
 export function expectModeAttributes(cookie: ParsedCookie | undefined, mode: CookieMode): asserts cookie is ParsedCookie {
   expect(cookie, 'cookie missing').to.not.equal(undefined);
   expect(cookie!.attributes.httponly).to.equal(true);

@@ -162,7 +162,7 @@ describe('POST /api/auth/login', () => {
     });
   });
 
-  describe('rememberMe (design.md: true/false, "true"/"false", 1/0; anything else 400)', () => {
+  describe('rememberMe (docs/contract.md §4.1: true/false, "true"/"false", 1/0; anything else 400)', () => {
     const accepted: Array<[unknown, boolean]> = [[true, true], ['true', true], [1, true], [false, false], ['false', false], [0, false]];
     for (const [value, remembered] of accepted) {
       it(`accepts ${JSON.stringify(value)}: ${remembered ? 'sets' : 'clears'} the refresh cookie`, async () => {

@@ -13,7 +13,7 @@ function post(app: Express, path: string, accessToken: string, body?: object, us
   return body === undefined ? req : req.send(body);
 }
 
-/** Steps 1 and 2 of spec section 3: login with the temporary password, then set-password. */
+/** Steps 1 and 2 of docs/contract.md §3: login with the temporary password, then set-password. */
 async function throughPasswordStep(app: Express) {
   const fixture = await createUser({ temporary: true });
   const first = await loggedIn(app, fixture.username, fixture.temporaryPassword);
@@ -29,7 +29,7 @@ async function throughPasswordStep(app: Express) {
   return { fixture, password, accessToken: second.accessToken! };
 }
 
-describe('onboarding sequence (spec section 3)', () => {
+describe('onboarding sequence (docs/contract.md §3)', () => {
   it('temporary password → set-password → own password → skip-email → nothing pending', async () => {
     const app = await authApp();
     const { fixture, password, accessToken } = await throughPasswordStep(app);
@@ -57,7 +57,7 @@ describe('onboarding sequence (spec section 3)', () => {
     expect(Object.keys(link.body.data).sort()).to.deep.equal(['accountId', 'email', 'emailAccount']);
     const account = await EmailAccount.findOne({ where: { userId: fixture.user.id } });
     expect(account!.jmapAccountId).to.equal(link.body.data.accountId);
-    // The CRM's account beside the spec's JMAP id: the frontend needs its id for contacts and emails.
+    // The CRM's account beside the contract's JMAP id: the frontend needs its id for contacts and emails.
     expect(link.body.data.emailAccount).to.include({ id: account!.id, email: ALICE.email, jmapAccountId: account!.jmapAccountId, isPrimary: true });
     expect(account!.emailPassword).to.not.contain(ALICE.emailPassword);
     const audit = await auditRows({ action: 'auth.email_link', userId: fixture.user.id });
@@ -119,7 +119,7 @@ describe('POST /api/auth/link-email', () => {
   });
 });
 
-/** design.md "Onboarding is enforced" (security: a temporary password is a shared secret until replaced). */
+/** Contract (docs/contract.md §3): the onboarding gate (security: a temporary password is a shared secret until replaced). */
 describe('onboarding gate: a temporary-password session reaches only the onboarding endpoints', () => {
   const GATED: Array<[string, string, object?]> = [
     ['GET', '/api/contacts'],

@@ -29,7 +29,7 @@ describe('POST /api/auth/refresh', () => {
     expect(accessOnly.body.error.code).to.equal('refresh_token_missing');
   });
 
-  it('without the refresh cookie clears the access cookie too (both cookies cleared, spec 5 rule 5)', async () => {
+  it('without the refresh cookie clears the access cookie too (both cookies cleared, docs/contract.md §5 rule 5)', async () => {
     const app = await authApp();
     const user = await onboardedUser();
     const { accessToken } = await loggedIn(app, user.username, user.password, false);

@@ -31,7 +31,7 @@ describe('GET /api/auth/session and /api/auth/me', () => {
     expect(session.body.data.user).to.include({ id: user.user.id, username: user.username, role: 'admin' });
     const meRes = await me(app, accessToken!);
     expect(meRes.status).to.equal(200);
-    // design.md: the onboarding flags beside the user, so a reloaded frontend knows where the user is.
+    // contract (docs/contract.md §3): the onboarding flags beside the user, so a reloaded frontend knows where the user is.
     expect(meRes.body.data).to.have.all.keys('user', 'needsPasswordChange', 'needsEmailSetup');
     expect(meRes.body.data).to.include({ needsPasswordChange: false, needsEmailSetup: false });
     expect(session.body.data).to.include({ authenticated: true, needsPasswordChange: false, needsEmailSetup: false });
@@ -100,7 +100,7 @@ describe('POST /api/auth/logout', () => {
     expect(set.refreshToken!.value).to.equal('');
   });
 
-  // Spec 4.1 rule 7: a tab reopened after the access token's hour still logs out for real.
+  // contract (docs/contract.md §4.1 rule 7): a tab reopened after the access token's hour still logs out for real.
   for (const [name, accessCookie] of [
     ['an expired access token', (token: string) => [`accessToken=${expiredCopy(token)}`]],
     ['no access token at all', () => []],

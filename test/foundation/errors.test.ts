@@ -25,7 +25,7 @@ function appThrowing(err: unknown, showStack = false) {
   return app;
 }
 
-describe('error envelope (spec section 7)', () => {
+describe('error envelope (docs/contract.md §7)', () => {
   const kinds: Array<[string, Error, number, string]> = [
     ['ValidationError', new ValidationError('Zlé údaje', [{ field: 'x', message: 'y' }]), 400, 'Zlé údaje'],
     ['BadRequestError', new BadRequestError(), 400, 'Zlá požiadavka'],

@@ -43,7 +43,7 @@ describe('migrations', function () {
     expect(await createMigrator(scratch).pending()).to.have.length(0);
   });
 
-  it('enforces the spec constraints: contact uniqueness, cascades, one primary account', async () => {
+  it('enforces the contract constraints (docs/contract.md §2): contact uniqueness, cascades, one primary account', async () => {
     const [[user]] = (await scratch.query("INSERT INTO users (username, role) VALUES ('mig', 'member') RETURNING id")) as [Array<{ id: string }>, unknown];
     const [[account]] = (await scratch.query(
       `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${user!.id}', 'a@x.test', 'v1:x', 'a', true) RETURNING id`,

@@ -15,7 +15,7 @@ import { buildWorld, createActor, storeTimesheet, type Actor, type World } from 
 /**
  * Every route of the real app × {anonymous, member owner, the owner's editor, viewer and editor
  * without canRead, other member, admin}, with real records owned by "member owner" whose email account
- * is shared with the three (design.md "Email-account sharing"). Admins reach everyone's timesheets and
+ * is shared with the three (docs/contract.md §4.3). Admins reach everyone's timesheets and
  * /api/admin; for contacts, emails and email accounts they are ordinary users: someone else's record,
  * like that of an account not shared with the caller, is a 404, never a 403 that would confirm it
  * exists. A member without the right gets a 403. A route the app serves without a row here fails the

@@ -66,7 +66,7 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
     });
     expect(login.status, login.text).to.equal(200);
     bearer = `Bearer ${(login.json as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken}`;
-    // design.md: a temporary password reaches nothing but onboarding; the session stays valid after it.
+    // contract (docs/contract.md §3): a temporary password reaches nothing but onboarding; the session stays valid after it.
     const onboarded = await api.send({
       method: 'POST',
       path: '/api/auth/set-password',

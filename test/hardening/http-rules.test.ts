@@ -10,7 +10,7 @@ import { loginViaHttp, parseSetCookies, randomIp } from '../support/login.js';
 import { expectSlovakMessages } from './support/invariants.js';
 
 /**
- * The HTTP rules of design.md "The frontend contract" that are security findings (issue 13): CSRF,
+ * The HTTP rules of docs/contract.md §5 that are security findings (issue 13): CSRF,
  * cookie tossing, no-store, 405. Each test fails without its fix.
  */
 
@@ -54,7 +54,7 @@ async function stateOf(m: Member, victimId: string) {
   return { revoked: session!.revokedAt, skipped: user!.emailSetupSkipped, read: email!.isRead, victimPassword: victim!.password, victimChanged: victim!.changedPassword };
 }
 
-describe('hardening: CSRF (design.md): cookie-authenticated state changes only from our own origin or CORS_ORIGIN', () => {
+describe('hardening: CSRF (docs/contract.md §5): cookie-authenticated state changes only from our own origin or CORS_ORIGIN', () => {
   let app: Express;
   before(async () => {
     app = await testApp({ CORS_ORIGIN: FRONTEND });

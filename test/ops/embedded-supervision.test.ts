@@ -8,7 +8,7 @@ import { runCli, startServe, type ServeProcess } from '../support/cli.js';
 import { baseTestEnv } from '../support/harness.js';
 
 /**
- * The embedded PostgreSQL under `crm-admin serve` (design.md, day-two operations): a killed postmaster
+ * The embedded PostgreSQL under `crm-admin serve` (docs/adr/0001-embedded-postgresql-via-pg-ctl.md): a killed postmaster
  * is started again by the service on the same port with every acknowledged write kept; a data directory
  * of another major version is refused in one sentence; a second serve never stops a database it did not
  * start.

@@ -10,7 +10,7 @@ import { ALICE, BOB, get, memberRows, share, sharedMailbox, type SharedMailbox }
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
- * design.md "Email-account sharing" over HTTP, on a mailbox synced from the real Cyrus: the owner
+ * Contract (docs/contract.md §4.3): sharing over HTTP, on a mailbox synced from the real Cyrus: the owner
  * shares it with an editor and a viewer; each sees and changes exactly what the role allows; a user
  * without a share sees nothing of it (404 for every id).
  */

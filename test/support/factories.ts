@@ -19,7 +19,7 @@ export interface UserFixture {
 /**
  * Creates a user through the real service. By default the user has finished the password step
  * (changed_password true, `password` set), as every user who works with the API has: a user with a
- * temporary password reaches only the onboarding endpoints (design.md). `temporary: true` keeps the
+ * temporary password reaches only the onboarding endpoints (docs/contract.md §3). `temporary: true` keeps the
  * state right after creation (login with `temporaryPassword`, everything else 403).
  */
 export async function createUser(

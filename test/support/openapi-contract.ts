@@ -5,8 +5,8 @@ import { ERROR_CODES } from '../../src/errors/error-codes.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 
 /**
- * The suite's check of every response against the OpenAPI document (design.md "The frontend
- * contract"): installed by testApp() as the app's first middleware, it sees each response as it ends
+ * The suite's check of every response against the OpenAPI document (docs/adr/0029-frontend-contract-checked-openapi.md:
+ * the frontend contract): installed by testApp() as the app's first middleware, it sees each response as it ends
  * and checks that its status is documented for the operation, that the documented required headers
  * are there, and that a JSON body is valid against the documented schema (ajv, JSON Schema 2020-12,
  * the dialect of OpenAPI 3.1). Problems are collected; test/support/openapi-hooks.ts fails the test

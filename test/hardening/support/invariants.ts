@@ -6,7 +6,7 @@ import type { RawRequest, RawResponse } from './http-target.js';
 
 /**
  * What must hold for EVERY answer of the service, whatever was sent: never a server error, errors in
- * exactly the spec's envelope, and nothing internal in any body.
+ * exactly the contract's envelope (docs/contract.md §7), and nothing internal in any body.
  */
 
 /** Things an error body must never show: stack frames, source paths, SQL and driver internals. */
@@ -29,7 +29,7 @@ export function configSecrets(config: AppConfig): string[] {
 }
 
 export interface CheckOptions {
-  /** 502/504 in the envelope are the documented answer of an unreachable mail server (design.md). */
+  /** 502/504 in the envelope are the documented answer of an unreachable mail server (docs/contract.md §7). */
   allowUpstream?: boolean;
   /** Extra strings that must not appear anywhere in the body (passwords the test knows). */
   secrets?: string[];
@@ -40,7 +40,7 @@ function describeExchange(req: RawRequest, res: RawResponse): string {
   return `${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers ?? {}).slice(0, 400)} ${body}\n  -> ${res.status} ${res.text.slice(0, 600)}`;
 }
 
-/** Words of zod's (and other libraries') English messages; design.md: every message is Slovak. */
+/** Words of zod's (and other libraries') English messages; contract (docs/contract.md §7): every message is Slovak. */
 export const ENGLISH_WORDS = /\b(expected|received|invalid|must|required|string|number|too (big|small)|greater|less|characters?|unrecognized|keys?|option|input|should|cannot|not allowed|unexpected|malformed)\b/gi;
 
 /** Every `message` of an error body (the envelope's and each detail's). */
@@ -67,7 +67,7 @@ export function expectSlovakMessages(res: RawResponse, sent = '', context = ''):
   }
 }
 
-/** The spec's error envelope, exactly: no extra keys, statusCode equal to the HTTP status; Slovak messages. */
+/** The contract's error envelope (docs/contract.md §7), exactly: no extra keys, statusCode equal to the HTTP status; Slovak messages. */
 export function expectErrorEnvelope(res: RawResponse, context = '', sent = ''): void {
   expect(String(res.headers['content-type'] ?? ''), `content-type ${context}`).to.match(/^application\/json/);
   const body = res.json as Record<string, unknown> | undefined;
@@ -79,7 +79,7 @@ export function expectErrorEnvelope(res: RawResponse, context = '', sent = ''): 
   const keys = Object.keys(error);
   expect(keys, `error keys ${context}`).to.include.members(['message', 'statusCode', 'code']);
   expect(keys.filter((k) => !['message', 'statusCode', 'code', 'details'].includes(k)), `extra error keys ${context}`).to.deep.equal([]);
-  // design.md: every error carries a documented, stable code.
+  // contract (docs/contract.md §7): every error carries a documented, stable code.
   expect(Object.keys(ERROR_CODES), `documented error code ${context}`).to.include(error.code);
   expect(error.message, context).to.be.a('string').and.not.equal('');
   expect(error.statusCode, context).to.equal(res.status);
