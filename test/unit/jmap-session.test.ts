@@ -7,6 +7,7 @@ import {
   CORE_CAPABILITY,
   fetchSession,
   JmapAuthError,
+  JmapClient,
   JmapProtocolError,
   JmapTimeoutError,
   JmapUnreachableError,
@@ -15,7 +16,6 @@ import {
   validateMailCredentials,
   type FetchImpl,
 } from '../../src/jmap/index.js';
-import { fetchJson } from '../../src/jmap/http.js';
 import { ACCOUNT, BASE, FakeJmap, json, recordedSession, SESSION_URL } from './support/fake-jmap.js';
 
 const alice = { kind: 'basic', username: ACCOUNT, password: 'alicepw' } as const;
@@ -142,12 +142,16 @@ describe('unit: JMAP failures are classified', () => {
     const reason = new Error('shutting down');
     let started!: () => void;
     const requestSent = new Promise<void>((resolve) => (started = resolve));
-    const stalls: FetchImpl = (_url, init) =>
-      new Promise((_resolve, reject) => {
+    const server = new FakeJmap();
+    const stallsApi: FetchImpl = (url, init) => {
+      if (String(url) === SESSION_URL) return server.fetch(url, init);
+      return new Promise((_resolve, reject) => {
         init?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
         started();
       });
-    const pending = failure(fetchJson(`${BASE}/jmap/`, { method: 'POST' }, { fetchImpl: stalls, timeoutMs: 10_000, signal: stop.signal }));
+    };
+    const client = new JmapClient({ sessionUrl: SESSION_URL, credentials: alice, fetchImpl: stallsApi, timeoutMs: 10_000 });
+    const pending = failure(client.call([['Core/echo', {}, 'a']], { signal: stop.signal }));
     await requestSent;
     stop.abort(reason);
     expect(await pending).to.equal(reason);
