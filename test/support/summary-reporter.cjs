@@ -23,6 +23,9 @@ class SummaryReporter extends Mocha.reporters.Spec {
             `(success response checked; ${coverage.answered}/${coverage.total} answered at all)\n`,
         );
       }
+      // Set by test/support/prerequisite.ts: why a test was skipped (never in CI, where it fails instead).
+      const reasons = globalThis.__skipReasons ?? [];
+      if (reasons.length > 0) process.stdout.write(`\nSkipped for a missing prerequisite:\n${reasons.map((r) => `  - ${r}`).join('\n')}\n`);
       process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
     });
   }
