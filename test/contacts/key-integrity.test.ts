@@ -97,7 +97,7 @@ describe('contacts: email keys to contacts and accounts kept without foreign key
       try {
         await insertEmail(account, contactId, account.id, tx);
         removed = deleter.query(remove, bind);
-        waited = await waitsOnLock(ctx, rows[0]!.pid);
+        waited = await waitsOnLock(ctx, rows[0]!.pid, remove);
       } finally {
         await tx.commit();
       }

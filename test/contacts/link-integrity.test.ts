@@ -104,9 +104,10 @@ describe('contacts: email links kept whole without a foreign key', function () {
       let waited = false;
       try {
         await link(tx);
-        deleted = deleter.query('DELETE FROM emails WHERE id = $1', [emailId]);
+        const statement = 'DELETE FROM emails WHERE id = $1';
+        deleted = deleter.query(statement, [emailId]);
         // Until it is blocked on our lock, or done (then nothing held it back).
-        waited = await waitsOnLock(ctx, rows[0]!.pid);
+        waited = await waitsOnLock(ctx, rows[0]!.pid, statement);
       } finally {
         await tx.commit();
       }
