@@ -125,3 +125,29 @@ jmap_relay_pid() {
   tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "smtp-relay.mjs --port $JMAP_SMTP_PORT " && echo "$pid"
   return 0
 }
+
+# --- Leases: test runs using the server (test/support/global-setup.ts) -----------------------------------
+# A run registers a lease (its pid and that process's start time, so a reused pid is not mistaken for it)
+# when it calls start.sh with JMAP_LEASE=<pid>, and releases it with `stop.sh --release <pid>`. The server
+# is stopped by the release that leaves no live lease, and only when a test run started it (the marker
+# below): a server someone started by hand, or one another run still uses, keeps running.
+JMAP_LEASE_DIR="$JMAP_BASE/run/leases"
+JMAP_STOP_MARKER="$JMAP_BASE/run/started-by-test-run"
+
+jmap_proc_start() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null; }
+
+jmap_take_lease() { # pid
+  install -d -m 755 "$JMAP_LEASE_DIR"
+  jmap_proc_start "$1" > "$JMAP_LEASE_DIR/$1"
+}
+
+# Removes leases whose process is gone (a run killed before its teardown), then prints how many remain.
+jmap_live_leases() {
+  local f pid n=0
+  for f in "$JMAP_LEASE_DIR"/*; do
+    [ -e "$f" ] || continue
+    pid=$(basename "$f")
+    if jmap_alive "$pid" && [ "$(jmap_proc_start "$pid")" = "$(cat "$f" 2>/dev/null)" ]; then n=$((n + 1)); else rm -f "$f"; fi
+  done
+  echo "$n"
+}

@@ -12,6 +12,8 @@
 #   JMAP_ADMIN_PASS=adminpw   IMAP admin "admin" (not a mail user)
 #   JMAP_SYSLOG=1             when nothing listens on /dev/log, run a sink -> $JMAP_BASE/log/syslog.log
 #   JMAP_RESET=0              1 = stop and wipe all mail data first
+#   JMAP_LEASE=<pid>          a test run using the server (lib.sh, "Leases"); released by stop.sh --release
+#   JMAP_KEEP=1               with JMAP_LEASE: a server this call starts is kept, like one started by hand
 set -euo pipefail
 JMAP_SCRIPT=start
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,6 +23,15 @@ jmap_require_root "$0" "$@"
 # Test runs started in parallel each call start.sh: one at a time, or two apt-gets collide, two
 # cyrmasters race for the ports and the config gets rewritten under a running server.
 jmap_lock_start_stop
+# Decided under the lock: of two runs starting at once, only the first finds nothing running.
+was_running=0
+[ -n "$(jmap_master_pid)" ] && was_running=1
+if [ -n "${JMAP_LEASE:-}" ]; then jmap_take_lease "$JMAP_LEASE"; fi
+if [ "$was_running" = 0 ]; then
+  # A cold start by a test run: the last run to release its lease stops the server again. Started by
+  # hand (or by a run told to keep it): nobody's teardown stops it.
+  if [ -n "${JMAP_LEASE:-}" ] && [ "${JMAP_KEEP:-0}" != 1 ]; then : > "$JMAP_STOP_MARKER"; else rm -f "$JMAP_STOP_MARKER"; fi
+fi
 
 USERS="${JMAP_USERS:-alice@example.test:alicepw bob@example.test:bobpw carol@example.test:carolpw}"
 ADMIN_PASS="${JMAP_ADMIN_PASS:-adminpw}"

@@ -4,16 +4,14 @@ import request from 'supertest';
 import { User } from '../../src/models/index.js';
 import { createUser } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
+import { until } from '../support/poll.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 import { authApp, loggedIn, me, onboardedUser } from './helpers.js';
 
 /** Polls until the condition holds; fails after the deadline (a bound on correctness, not a timing assertion). */
-async function eventually(condition: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error('condition not reached before the deadline');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** The cache hears of outside writes through LISTEN/NOTIFY: asynchronously, but within moments. */
+async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
+  await until(condition, { what, timeoutMs: 5000 });
 }
 
 /** A write no Sequelize hook of this process sees, like one made by another instance or by psql. */
@@ -33,7 +31,7 @@ describe('authenticated requests served from the session cache', () => {
     const ctx = await testContext({ TRUST_PROXY: '1', ...overrides });
     const user = await onboardedUser();
     const login = await loggedIn(app, user.username, user.password);
-    await eventually(async () => (await me(app, login.accessToken)).status === 200 && ctx.services.sessions.cacheStats().listening);
+    await eventually(async () => (await me(app, login.accessToken)).status === 200 && ctx.services.sessions.cacheStats().listening, 'the session cache to listen');
     expect((await me(app, login.accessToken)).status).to.equal(200);
     expect(ctx.services.sessions.cacheStats().entries).to.be.greaterThan(0);
     const sid = JSON.parse(Buffer.from(login.accessToken.split('.')[1]!, 'base64url').toString()).sid as string;
@@ -43,25 +41,25 @@ describe('authenticated requests served from the session cache', () => {
   it('a revocation made outside this process (another instance) ends the cached session', async () => {
     const { app, login, sid } = await warmSession();
     await outsideWrite("UPDATE sessions SET revoked_at = now(), revoked_reason = 'elsewhere' WHERE id = $1", [sid]);
-    await eventually(async () => (await me(app, login.accessToken)).status === 401);
+    await eventually(async () => (await me(app, login.accessToken)).status === 401, 'the revoked session to be refused (401)');
   });
 
   it('a role change made outside this process reaches the cached user', async () => {
     const { app, user, login } = await warmSession();
     await outsideWrite("UPDATE users SET role = 'admin' WHERE id = $1", [user.user.id]);
-    await eventually(async () => (await me(app, login.accessToken)).body.data?.user?.role === 'admin');
+    await eventually(async () => (await me(app, login.accessToken)).body.data?.user?.role === 'admin', 'the new role in /me');
   });
 
   it('a user deleted outside this process loses access', async () => {
     const { app, user, login } = await warmSession();
     await outsideWrite('DELETE FROM users WHERE id = $1', [user.user.id]);
-    await eventually(async () => (await me(app, login.accessToken)).status === 401);
+    await eventually(async () => (await me(app, login.accessToken)).status === 401, 'the deleted user to be refused (401)');
   });
 
   it('changes made through the models in this process apply to the very next request, in every app', async () => {
     const { app, user, login } = await warmSession();
     const other = await authApp({ LOG_LEVEL: 'warn' });
-    await eventually(async () => (await me(other, login.accessToken)).status === 200);
+    await eventually(async () => (await me(other, login.accessToken)).status === 200, 'the second app to accept the session');
     const stored = await User.findByPk(user.user.id);
     stored!.role = 'admin';
     stored!.firstName = 'Zmenené';

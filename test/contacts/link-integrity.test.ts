@@ -1,8 +1,8 @@
 /**
- * Links between emails and contacts, kept whole by their foreign keys (migration 0018), on the real
- * database: a link never points at a missing email, every way of deleting emails takes their links
- * along, and a writer linking emails it did not write holds them (the key's check), so a concurrent
- * delete waits for it and cannot strand a link.
+ * Links between emails and contacts without a foreign key on email_id (migration 0013): what the key
+ * guaranteed still holds, on the real database. A link never points at a missing email: inserting
+ * one is refused, every way of deleting emails takes their links along, and the writers that link
+ * emails they did not write themselves lock them, so a concurrent delete cannot strand a link.
  */
 import { expect } from 'chai';
 import pg from 'pg';
@@ -19,7 +19,7 @@ import { testContext } from '../support/harness.js';
 import { waitsOnLock } from '../support/lock-waits.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 
-describe('contacts: email links kept whole by foreign keys', function () {
+describe('contacts: email links kept whole without a foreign key', function () {
   let ctx: AppContext;
   let sql: Sql;
 
@@ -53,7 +53,7 @@ describe('contacts: email links kept whole by foreign keys', function () {
     return { account, userId: user.user.id, emailIds: emails.map((e) => e.id), contactId: contact.id };
   }
 
-  it('refuses a link to an email that does not exist, by the foreign key (23503)', async () => {
+  it('refuses a link to an email that does not exist, as the foreign key did (23503)', async () => {
     const { contactId } = await accountWithMail();
     const missing = '00000000-0000-4000-8000-000000000000';
     const err = await ctx.db.sequelize
@@ -104,9 +104,10 @@ describe('contacts: email links kept whole by foreign keys', function () {
       let waited = false;
       try {
         await link(tx);
-        deleted = deleter.query('DELETE FROM emails WHERE id = $1', [emailId]);
+        const statement = 'DELETE FROM emails WHERE id = $1';
+        deleted = deleter.query(statement, [emailId]);
         // Until it is blocked on our lock, or done (then nothing held it back).
-        waited = await waitsOnLock(ctx, rows[0]!.pid, 'DELETE FROM emails WHERE id = $1');
+        waited = await waitsOnLock(ctx, rows[0]!.pid, statement);
       } finally {
         await tx.commit();
       }

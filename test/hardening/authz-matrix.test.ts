@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -316,6 +318,14 @@ describe('hardening: authorization matrix (every route × anonymous, member owne
 
   it('left every record of the owner that nobody was allowed to delete in place', async () => {
     const { owner } = m.world;
-    for (const record of [owner.account, owner.contact, owner.email, owner.timesheet]) await record.reload();
+    const records = { account: owner.account, contact: owner.contact, email: owner.email, timesheet: owner.timesheet };
+    const before = { contact: owner.contact.name, email: owner.email.subject, timesheet: owner.timesheet.fileName };
+    for (const [name, record] of Object.entries(records)) {
+      // reload() rejects when the row is gone: asserted here, not left to an uncaught rejection.
+      const found = await record.reload().then(() => true, () => false);
+      expect(found, `the owner's ${name} is still in the database`).to.equal(true);
+    }
+    expect({ contact: owner.contact.name, email: owner.email.subject, timesheet: owner.timesheet.fileName }, 'unchanged by the attempts').to.deep.equal(before);
+    expect(fs.existsSync(path.join(m.ctx.config.timesheetDir, owner.timesheet.filePath)), 'the timesheet file').to.equal(true);
   });
 });

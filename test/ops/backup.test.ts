@@ -14,6 +14,7 @@ import { cli, cliEnv, cliJson, freshDatabase, storeTimesheet } from '../admin/cl
 import { createUser } from '../support/factories.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { testContext } from '../support/harness.js';
+import { requirePrerequisite } from '../support/prerequisite.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 
 const DEBIAN_PG = '/usr/lib/postgresql/15/bin';
@@ -196,9 +197,7 @@ describe('crm-admin db backup / restore (ops)', function () {
   });
 
   it("restores into Debian's PostgreSQL 15 (another major version)", async function () {
-    if (!fs.existsSync(path.join(DEBIAN_PG, 'initdb'))) {
-      this.skip(); // Debian's postgresql-15 package is not installed: /usr/lib/postgresql/15/bin/initdb is missing.
-    }
+    requirePrerequisite(this, fs.existsSync(path.join(DEBIAN_PG, 'initdb')), `Debian's PostgreSQL 15 (apt-get install postgresql-15): ${DEBIAN_PG}/initdb`);
     const dataDir = tempDir('pg15');
     const server = await startDebianPostgres(dataDir);
     cleanups.push(() => server.stop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));

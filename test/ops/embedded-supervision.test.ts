@@ -6,6 +6,7 @@ import pg from 'pg';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { runCli, startServe, type ServeProcess } from '../support/cli.js';
 import { baseTestEnv } from '../support/harness.js';
+import { poll, until } from '../support/poll.js';
 
 /**
  * The embedded PostgreSQL under `crm-admin serve` (docs/adr/0001-embedded-postgresql-via-pg-ctl.md): a killed postmaster
@@ -127,25 +128,24 @@ describe('embedded PostgreSQL supervision', function () {
       }
     };
     const workers = Array.from({ length: 6 }, () => worker());
-    while (acknowledged.length < 30) await new Promise((r) => setTimeout(r, 20));
+    await until(() => acknowledged.length >= 30, { what: '30 acknowledged writes', timeoutMs: 60_000, intervalMs: 20 });
 
     const before = acknowledged.length;
     process.kill(pidBefore, 'SIGKILL');
     const killedAt = Date.now();
-    let readyAt = 0;
-    while (Date.now() - killedAt < 30_000) {
-      await new Promise((r) => setTimeout(r, 100));
-      const res = await fetch(`${serve.url}/api/health/ready`).catch(() => undefined);
-      if (res?.status === 200 && alive(postmasterPid(dir)) && postmasterPid(dir) !== pidBefore) {
-        readyAt = Date.now();
-        break;
-      }
-    }
+    const { met } = await poll(
+      async () => {
+        const res = await fetch(`${serve.url}/api/health/ready`).catch(() => undefined);
+        return res?.status === 200 && alive(postmasterPid(dir)) && postmasterPid(dir) !== pidBefore;
+      },
+      { what: 'ready again on a new postmaster', timeoutMs: 30_000, intervalMs: 100 },
+    );
+    const readyAt = met ? Date.now() : 0;
     expect(readyAt, `not ready again within 30 s:\n${serve.output()}`).to.be.greaterThan(0);
     const recoveryMs = readyAt - killedAt;
     // Keep writing a moment after the restart: the pool must reach the new server.
     const afterRestart = acknowledged.length;
-    while (acknowledged.length < afterRestart + 20) await new Promise((r) => setTimeout(r, 20));
+    await until(() => acknowledged.length >= afterRestart + 20, { what: '20 more acknowledged writes after the restart', timeoutMs: 60_000, intervalMs: 20 });
     running = false;
     await Promise.all(workers);
 

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { expect } from 'chai';
 import { runCli, startServe, type ServeProcess } from '../support/cli.js';
 import { baseTestEnv } from '../support/harness.js';
+import { until } from '../support/poll.js';
 import { testEnv } from '../support/test-env.js';
 
 /** JSON log lines of a serve process. */
@@ -16,13 +17,6 @@ function logLines(output: string): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function connectRefused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -72,9 +66,9 @@ describe('crm-admin serve: graceful shutdown', function () {
       'GET /api/health/ready HTTP/1.1\r\nHost: crm\r\nContent-Type: application/json\r\nContent-Length: 2\r\n' +
         'Expect: 100-continue\r\nX-Request-Id: in-flight-at-sigterm\r\n\r\n',
     );
-    await until('100 Continue', () => received.text().includes('100 Continue'));
+    await until(() => received.text().includes('100 Continue'), { what: '100 Continue', timeoutMs: 20_000 });
     serve.child.kill('SIGTERM');
-    await until('listener closed', () => connectRefused(port));
+    await until(() => connectRefused(port), { what: 'listener closed', timeoutMs: 20_000 });
     socket.write('{}');
     await received.closed;
     const response = received.text().split('\r\n\r\n')[1]!;
@@ -146,7 +140,7 @@ describe('crm-admin serve: graceful shutdown', function () {
     const received = collect(socket);
     await once(socket, 'connect');
     socket.write('GET /api/health HTTP/1.1\r\nHost: crm\r\n\r\n');
-    await until('first response', () => /\r\n\r\n\{.*\}$/s.test(received.text()));
+    await until(() => /\r\n\r\n\{.*\}$/s.test(received.text()), { what: 'first response', timeoutMs: 20_000 });
     serve.child.kill('SIGTERM');
     await received.closed;
     expectCleanExit(serve, await serve.exited);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
@@ -124,16 +124,19 @@ describe('logs for journald', function () {
       const { logger, json } = capture('http');
       // What src/auth/session-cache.ts does: a long-lived client created on first use, inside a request.
       let listener: EventEmitter | undefined;
+      let lost: Promise<unknown> | undefined;
       const a = app(logger, () => {
         if (listener) return;
         listener = new EventEmitter();
         logger.info('listener connecting');
         const client = listener;
+        lost = once(client, 'end');
         setTimeout(() => client.emit('end'), 100).unref();
         client.on('end', () => logger.warn('listener lost; reconnecting'));
       });
       await request(a).get('/api/things/items/1').set('X-Request-Id', 'first-request').expect(200);
-      await new Promise((r) => setTimeout(r, 200));
+      // The reconnect happens after the request finished: wait for it, not for a fixed time.
+      await lost;
       // A later request's lines carry its own id.
       await request(a).get('/api/things/items/2').set('X-Request-Id', 'second-request').expect(200);
       await tick();

@@ -8,6 +8,7 @@ import { createUser } from '../support/factories.js';
 import { randomIp } from '../support/login.js';
 import { sessionFor } from '../support/auth.js';
 import { baseTestEnv, testContext } from '../support/harness.js';
+import { until } from '../support/poll.js';
 import { freshMailUser, put } from '../sync/helpers.js';
 
 /** Cookies a response set, as `name=value` pairs (empty values = cleared cookies left out). */
@@ -30,13 +31,6 @@ function post(base: string, path: string, init: { body?: unknown; cookie?: strin
   return fetch(`${base}${path}`, { method: 'POST', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * Two `crm-admin serve --no-sync` replicas on one PostgreSQL (the suite's database), sharing only
@@ -89,10 +83,13 @@ describe('scale-out: two API replicas on one database', function () {
     const logout = await post(b.url, '/api/auth/logout', { bearer: latest.accessToken, ip });
     expect(logout.status).to.equal(200);
     // A learns of the revocation from the database, not from its own memory.
-    await until('A rejects the revoked session', async () => {
-      const res = await fetch(`${a.url}/api/auth/me`, { headers: { Authorization: `Bearer ${latest.accessToken}` } });
-      return res.status === 401;
-    });
+    await until(
+      async () => {
+        const res = await fetch(`${a.url}/api/auth/me`, { headers: { Authorization: `Bearer ${latest.accessToken}` } });
+        return res.status === 401;
+      },
+      { what: 'A rejects the revoked session', timeoutMs: 15_000 },
+    );
     const dead = await post(a.url, '/api/auth/refresh', { cookie: `refreshToken=${latest.refreshToken}`, ip });
     expect(dead.status).to.equal(401);
   });
@@ -169,10 +166,10 @@ describe('scale-out: a sync requested on two instances at once', function () {
       const items = (await res.json()).data.items as Array<{ id: string; sync: { status: string } }>;
       return items.find((i) => i.id === account.id)!.sync.status;
     };
-    await until('the sync has finished', async () => ['ok', 'error', 'auth_failed'].includes(await status()), 60_000);
+    await until(async () => ['ok', 'error', 'auth_failed'].includes(await status()), { what: 'the sync has finished', timeoutMs: 60_000 });
     expect(await status()).to.equal('ok');
     // A run logs when it ends; let the other instance's run (if it got the lease afterwards) finish too.
-    await until('both instances idle', async () => (await fetch(`${b.url}/api/health/ready`)).ok && (await status()) !== 'syncing');
+    await until(async () => (await fetch(`${b.url}/api/health/ready`)).ok && (await status()) !== 'syncing', { what: 'both instances idle', timeoutMs: 15_000 });
 
     const runs = [...syncRuns(a, account.id), ...syncRuns(b, account.id)].filter((r) => r.outcome !== 'skipped');
     const full = runs.filter((r) => r.mode === 'full');
@@ -269,7 +266,7 @@ describe('scale-out: two sync workers on one database', function () {
 
     const runs = () => workers.flatMap((w) => workerRuns(w));
     // The first run of each account plus three turns.
-    await until('three turns of every account', async () => accountIds.every((id) => runs().filter((r) => r.accountId === id).length >= 4), 90_000);
+    await until(async () => accountIds.every((id) => runs().filter((r) => r.accountId === id).length >= 4), { what: 'three turns of every account', timeoutMs: 90_000 });
 
     for (const id of accountIds) {
       const mine = runs().filter((r) => r.accountId === id);

@@ -9,6 +9,7 @@ import type { AppContext } from '../../src/app/context.js';
 import { SUBMISSION_CAPABILITY, type Email, type JmapClient } from '../../src/jmap/index.js';
 import type { Express } from 'express';
 import { testApp, testContext } from '../support/harness.js';
+import { poll } from '../support/poll.js';
 import { crmUser, freshMailUser, jmapAs, linkViaApi, type CrmUser, type MailUser } from '../sync/helpers.js';
 
 export { crmUser, freshMailUser, jmapAs, linkViaApi, put, type CrmUser, type MailUser } from '../sync/helpers.js';
@@ -49,12 +50,9 @@ export async function serverEmails(mail: MailUser, subject: string): Promise<Ema
 
 /** Waits (briefly) until the mail user's mailbox holds `count` emails with this subject. */
 export async function waitForServerEmails(mail: MailUser, subject: string, count = 1, timeoutMs = 10_000): Promise<Email[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await serverEmails(mail, subject);
-    if (found.length >= count || Date.now() > until) return found;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let found: Email[] = [];
+  await poll(async () => (found = await serverEmails(mail, subject)).length >= count, { what: `${count} email(s) "${subject}"`, timeoutMs, intervalMs: 100 });
+  return found;
 }
 
 export async function mailboxRoleIds(client: JmapClient): Promise<Record<string, string>> {

@@ -2,6 +2,11 @@
  * Starts the real services the suite talks to, once per run: a throwaway PostgreSQL (embedded, in a
  * temp directory) and the Cyrus JMAP server on loopback. TEST_DATABASE_URL / TEST_JMAP_SESSION_URL
  * point the suite at servers someone already runs instead.
+ *
+ * Cyrus and its SMTP relay are shared by every run on the machine. The run holds a lease on them
+ * (scripts/jmap/lib.sh, "Leases") and gives it back in the teardown; the server is stopped then only
+ * if a test run started it (nothing was running before) and no other run still uses it. A server
+ * started by hand keeps running, and so does everything when TEST_KEEP_JMAP=1.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +18,10 @@ import { testEnv } from './test-env.js';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 let embedded: EmbeddedPostgres | undefined;
 let tmpRoot: string | undefined;
+/** This run holds a lease on the shared Cyrus (it called start.sh). */
+let leasedJmap = false;
+
+const keepJmap = () => process.env.TEST_KEEP_JMAP === '1';
 
 export async function mochaGlobalSetup(): Promise<void> {
   // Not a mkdtemp (mode 700): the postgres OS user must be able to reach the data directory.
@@ -31,7 +40,9 @@ export async function mochaGlobalSetup(): Promise<void> {
   if (process.env.TEST_JMAP_SESSION_URL) {
     testEnv.jmapSessionUrl = process.env.TEST_JMAP_SESSION_URL;
   } else {
-    execFileSync('bash', [path.join(repoRoot, 'scripts/jmap/start.sh')], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
+    const env = { ...process.env, JMAP_LEASE: String(process.pid), JMAP_KEEP: keepJmap() ? '1' : '0' };
+    execFileSync('bash', [path.join(repoRoot, 'scripts/jmap/start.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
+    leasedJmap = true;
     testEnv.jmapSessionUrl = `http://127.0.0.1:${process.env.JMAP_HTTP_PORT ?? 18080}/.well-known/jmap`;
   }
   process.env.TEST_JMAP_SESSION_URL = testEnv.jmapSessionUrl;
@@ -41,5 +52,24 @@ export async function mochaGlobalTeardown(): Promise<void> {
   const { closeSharedContext } = await import('./harness.js');
   await closeSharedContext();
   await embedded?.stop().catch(() => {});
+  if (leasedJmap) releaseJmap();
   if (tmpRoot && !process.env.TEST_KEEP_TMP) fs.rmSync(tmpRoot, { recursive: true, force: true });
+}
+
+/**
+ * Gives the lease back; stop.sh stops Cyrus and the relay only when a test run started them and no
+ * other run holds a lease. With TEST_KEEP_JMAP=1 the lease is just left to lapse (a dead pid does not
+ * count), so this run never stops anything.
+ */
+function releaseJmap(): void {
+  if (keepJmap()) return;
+  try {
+    execFileSync('bash', [path.join(repoRoot, 'scripts/jmap/stop.sh'), '--release', String(process.pid)], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      timeout: 60_000,
+    });
+  } catch (err) {
+    // A server that would not stop is worth a line, not a failed run.
+    console.error(`[global teardown] stopping the JMAP server failed: ${(err as Error).message}`);
+  }
 }

@@ -1,20 +1,24 @@
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../src/app/context.js';
+import { poll } from './poll.js';
 
 /**
- * Polls pg_stat_activity until the backend `pid` waits on a lock (true), or has run `statement` and
- * is idle again (false), or 5 s have passed (false): whether the statement is held back by another
- * transaction's lock. Idle before it has received `statement` (a loaded machine) is not an answer yet.
+ * Polls pg_stat_activity until the backend `pid` waits on a lock (true), or is idle after running
+ * `statement` (false: nothing held it back), or 5 s have passed (false): whether `statement`, just
+ * sent on that connection, is held back by another transaction's lock. Idle after an earlier
+ * statement means `statement` has not reached the server yet (a loaded machine), not that it is done.
  */
 export async function waitsOnLock(ctx: AppContext, pid: number, statement: string): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
-    const [state] = await ctx.db.sequelize.query<{ state: string; wait: string | null; query: string }>(
-      'SELECT state, wait_event_type AS wait, query FROM pg_stat_activity WHERE pid = $1',
-      { bind: [pid], type: QueryTypes.SELECT },
-    );
-    if (state?.wait === 'Lock') return true;
-    if (state?.state === 'idle' && state.query === statement) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return false;
+  const { value } = await poll(
+    async () => {
+      const [state] = await ctx.db.sequelize.query<{ state: string; wait: string | null; query: string }>(
+        'SELECT state, wait_event_type AS wait, query FROM pg_stat_activity WHERE pid = $1',
+        { bind: [pid], type: QueryTypes.SELECT },
+      );
+      if (state?.wait === 'Lock') return 'lock';
+      return state?.state === 'idle' && state.query === statement ? 'idle' : undefined;
+    },
+    { what: `backend ${pid} to wait on a lock or finish`, timeoutMs: 5000 },
+  );
+  return value === 'lock';
 }

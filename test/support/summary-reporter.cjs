@@ -1,8 +1,11 @@
-// Mocha's spec output, the OpenAPI response coverage, and the plain closing line CI reads:
-// "N passed, N failed, N skipped".
+// Mocha's spec output, the OpenAPI response coverage, the slowest test files, and the plain closing
+// line CI reads: "N passed, N failed, N skipped".
+const path = require('node:path');
 const Mocha = require('mocha');
 
-const { EVENT_RUN_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING } = Mocha.Runner.constants;
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING } = Mocha.Runner.constants;
+/** How many of the slowest files the summary names. */
+const SLOWEST_SHOWN = 8;
 
 class SummaryReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
@@ -13,6 +16,16 @@ class SummaryReporter extends Mocha.reporters.Spec {
     runner.on(EVENT_TEST_PASS, () => passed++);
     runner.on(EVENT_TEST_FAIL, () => failed++);
     runner.on(EVENT_TEST_PENDING, () => skipped++);
+    // Wall time per file, hooks included (a before() that starts a server counts): from its first
+    // top-level suite starting to its last one ending. Where to look first when the suite gets slow.
+    const fileTimes = new Map();
+    runner.on(EVENT_SUITE_BEGIN, (suite) => {
+      if (suite.file && suite.parent?.root) fileTimes.set(suite.file, { ...fileTimes.get(suite.file), start: fileTimes.get(suite.file)?.start ?? Date.now() });
+    });
+    runner.on(EVENT_SUITE_END, (suite) => {
+      const entry = suite.file && suite.parent?.root ? fileTimes.get(suite.file) : undefined;
+      if (entry) entry.end = Date.now();
+    });
     runner.once(EVENT_RUN_END, () => {
       // Set by test/support/openapi-hooks.ts: how many operations' success responses the run checked
       // against the OpenAPI document. Before the closing line, which stays last.
@@ -23,6 +36,15 @@ class SummaryReporter extends Mocha.reporters.Spec {
             `(success response checked; ${coverage.answered}/${coverage.total} answered at all)\n`,
         );
       }
+      const slowest = [...fileTimes].filter(([, t]) => t.end).map(([file, t]) => [path.relative(process.cwd(), file), t.end - t.start]);
+      slowest.sort((a, b) => b[1] - a[1]);
+      if (slowest.length > 1) {
+        const rows = slowest.slice(0, SLOWEST_SHOWN).map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+        process.stdout.write(`\nSlowest files:\n${rows.join('\n')}\n`);
+      }
+      // Set by test/support/prerequisite.ts: why a test was skipped (never in CI, where it fails instead).
+      const reasons = globalThis.__skipReasons ?? [];
+      if (reasons.length > 0) process.stdout.write(`\nSkipped for a missing prerequisite:\n${reasons.map((r) => `  - ${r}`).join('\n')}\n`);
       process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
     });
   }

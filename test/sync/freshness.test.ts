@@ -7,17 +7,11 @@ import { SyncScheduler } from '../../src/sync/sync-scheduler.js';
 import { phaseMs, tickMs } from '../../src/sync/sync-schedule.js';
 import type { SyncService } from '../../src/sync/sync-service.js';
 import { testApp, testContext } from '../support/harness.js';
+import { until } from '../support/poll.js';
 import { crmUser, freshMailUser, otherSyncService, put, syncState, type CrmUser, type MailUser } from './helpers.js';
 
 const INTERVAL_SECONDS = 2;
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * Freshness without anyone asking: a scheduler like `serve`'s (a short SYNC_INTERVAL here) brings new
@@ -66,12 +60,12 @@ describe('mail sync: new mail appears on its own', function () {
   });
 
   it('brings mail delivered after the first sync into the API with nobody triggering a sync', async () => {
-    for (const { owner } of accounts) await until('the first sync', async () => (await subjectsVia(owner)).length === 1, 30_000);
+    for (const { owner } of accounts) await until(async () => (await subjectsVia(owner)).length === 1, { what: 'the first sync', timeoutMs: 30_000 });
     for (const [i, { mail }] of accounts.entries()) {
       await put(mail, 'INBOX', { from: `new${i}@customer.example`, to: mail.user, subject: `New ${run} ${i}`, body: 'new' });
     }
     for (const [i, { owner }] of accounts.entries()) {
-      await until(`new mail of account ${i}`, async () => (await subjectsVia(owner)).includes(`New ${run} ${i}`), 30_000);
+      await until(async () => (await subjectsVia(owner)).includes(`New ${run} ${i}`), { what: `new mail of account ${i}`, timeoutMs: 30_000 });
     }
     for (const { id } of accounts) {
       const state = await syncState(ctx, id);

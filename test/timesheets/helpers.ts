@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { Timesheet } from '../../src/models/index.js';
 import type { TestSession } from '../support/auth.js';
 import { testContext } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 export type FormPart =
   | { name: string; value: string }
@@ -90,9 +91,5 @@ export const binaryParser = ((res: NodeJS.ReadableStream, callback: (err: Error 
 
 /** Waits (bounded) for a condition that another part of the server completes asynchronously. */
 export async function eventually(check: () => Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(check, { what, timeoutMs: deadlineMs, intervalMs: 20 });
 }

@@ -4,10 +4,9 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { AppConfig } from '../../src/config/config.js';
 import { DEFAULT_INTERVAL_SECONDS, nextSlotMs, phaseMs, tickMs } from '../../src/sync/sync-schedule.js';
-import { testEnv } from '../support/test-env.js';
+import { unitTempPath } from './support/temp-dir.js';
 
 describe('unit: sync schedule', () => {
   it('gives an account the same phase every time, within the interval', () => {
@@ -39,7 +38,7 @@ describe('unit: sync schedule', () => {
   });
 
   it('with the default settings, mail is picked up within a minute of delivery, whatever the account', () => {
-    const config = AppConfig.fromEnv({ CRM_DATA_DIR: path.join(testEnv.tmpRoot!, 'unit-sync-schedule') });
+    const config = AppConfig.fromEnv({ CRM_DATA_DIR: unitTempPath('sync-schedule') });
     expect(config.syncIntervalSeconds).to.equal(DEFAULT_INTERVAL_SECONDS);
     const interval = config.syncIntervalSeconds * 1000;
     // Worst case: the mail arrives right after a check; the next turn is one interval later and a

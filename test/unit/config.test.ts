@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AppConfig, ConfigError } from '../../src/config/config.js';
+import { unitTempPath } from './support/temp-dir.js';
+
+describe('configuration (AppConfig.fromEnv)', () => {
+  it('lists every problem at once', () => {
+    let error: unknown;
+    try {
+      AppConfig.fromEnv({ PORT: 'eighty', SYNC_CRON: 'every minute', BCRYPT_ROUNDS: '40', NODE_ENV: 'staging', CORS_ORIGIN: 'not a url' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'SYNC_CRON', 'BCRYPT_ROUNDS', 'NODE_ENV', 'CORS_ORIGIN']) expect(problems).to.contain(name);
+  });
+
+  it('requires the secrets in production, naming each missing one', () => {
+    expect(() => AppConfig.fromEnv({ NODE_ENV: 'production', CRM_DATA_DIR: '/nonexistent' }))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.satisfies((p: string[]) => ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY'].every((n) => p.join().includes(n)));
+  });
+
+  // Security regression: `file:///x` has the opaque origin "null", which made `Origin: null` (sandboxed
+  // frames, local files) a CORS origin allowed with credentials.
+  it('accepts only an http(s) origin as CORS_ORIGIN, stored normalised', () => {
+    const base = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), CRM_ENCRYPTION_KEY: 'ab'.repeat(32), CRM_DATA_DIR: unitTempPath('cfg-cors') };
+    for (const bad of ['file:///x', 'null', 'data:text/html,x', 'javascript:alert(1)', 'ftp://crm.example.sk', 'https://crm.example.sk/app', 'https://u:p@crm.example.sk', 'https://crm.example.sk/?a=1']) {
+      expect(() => AppConfig.fromEnv({ ...base, CORS_ORIGIN: bad }), bad)
+        .to.throw(ConfigError)
+        .with.property('problems')
+        .that.satisfies((p: string[]) => p.length === 1 && p[0]!.startsWith('CORS_ORIGIN: CORS_ORIGIN musí byť origin http(s)://'));
+    }
+    expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'https://CRM.example.sk/' }).corsOrigin).to.equal('https://crm.example.sk');
+    expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'http://localhost:5173' }).corsOrigin).to.equal('http://localhost:5173');
+  });
+
+  it('reports configuration problems in Slovak', () => {
+    try {
+      AppConfig.fromEnv({ PORT: 'eighty', LOG_LEVEL: 'loud', TRUST_PROXY: '-1' });
+      expect.fail('no ConfigError');
+    } catch (err) {
+      const problems = (err as ConfigError).problems.join('\n');
+      expect(problems).to.not.match(/\b(expected|received|invalid|option|number|too (big|small))\b/i);
+    }
+  });
+
+  it('rejects the same secret for access and refresh tokens', () => {
+    const same = 'x'.repeat(40);
+    expect(() => AppConfig.fromEnv({ JWT_ACCESS_SECRET: same, JWT_REFRESH_SECRET: same, CRM_ENCRYPTION_KEY: 'ab'.repeat(32) })).to.throw(/JWT_REFRESH_SECRET/);
+  });
+
+  it('treats empty values (EnvironmentFile "KEY=") as unset and applies the defaults', () => {
+    const dir = unitTempPath('cfg-defaults');
+    const config = AppConfig.fromEnv({ PORT: '', HOST: '', CRM_DATA_DIR: dir, SYNC_CRON: '', SYNC_INTERVAL: '', SYNC_CONCURRENCY: '' });
+    expect(config.port).to.equal(3000);
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.syncCron).to.equal(undefined);
+    expect(config.syncIntervalSeconds).to.equal(30);
+    expect(config.syncConcurrency).to.equal(4);
+    expect(config.bcryptRounds).to.equal(12);
+  });
+
+  it('reads SYNC_INTERVAL as seconds or with a unit, between 1 s and 24 h', () => {
+    const dir = unitTempPath('cfg-interval');
+    const interval = (value: string) => AppConfig.fromEnv({ CRM_DATA_DIR: dir, SYNC_INTERVAL: value }).syncIntervalSeconds;
+    expect([interval('45'), interval('20s'), interval('2m'), interval('1h')]).to.deep.equal([45, 20, 120, 3600]);
+    for (const bad of ['0', '25h', 'soon', '1.5m', '-5']) {
+      expect(() => interval(bad), bad).to.throw(ConfigError).with.property('problems').that.satisfies((p: string[]) => p.join().includes('SYNC_INTERVAL'));
+    }
+  });
+
+  it('generates development secrets once, mode 0600, and reuses them', () => {
+    const dir = unitTempPath('cfg-secrets');
+    const first = AppConfig.fromEnv({ CRM_DATA_DIR: dir });
+    const second = AppConfig.fromEnv({ CRM_DATA_DIR: dir });
+    expect(first.secrets.jwtAccessSecret).to.equal(second.secrets.jwtAccessSecret);
+    expect(first.secrets.jwtAccessSecret).not.to.equal(first.secrets.jwtRefreshSecret);
+    expect(first.secrets.encryptionKey.length).to.equal(32);
+    expect(fs.statSync(path.join(dir, 'secrets.json')).mode & 0o777).to.equal(0o600);
+  });
+});
