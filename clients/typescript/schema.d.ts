@@ -812,6 +812,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/privacy/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything the CRM holds about an email address, as a zip
+         * @description Admins only. Across every email account: the contacts of the address with their notes, every email it took part in (headers, text, attachment names and sizes), which accounts and users hold them and audit records naming it, as JSON Lines files with a README.txt and summary.json, from one consistent snapshot. Streamed: a failure after the first byte cuts the connection (never a short zip that looks whole). Audited as privacy.exported with the address hashed.
+         */
+        post: operations["exportPersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/privacy/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an email address from every email account, for good
+         * @description Admins only. Deletes its contacts, every email it took part in and their links, one transaction per email account, and records a suppression (a keyed hash of the address and the erasure time): no later sync, incremental, full or the first sync of a re-linked mailbox, stores that mail again; mail dated after the erasure is stored. The mail server is not touched. Repeating it is harmless. Audited as privacy.erased with the address hashed.
+         */
+        post: operations["erasePersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1172,6 +1212,32 @@ export interface components {
             size: number;
             /** @description Shown within the body (Content-ID image) rather than as a file */
             inline: boolean;
+        };
+        Erasure: {
+            /** @description HMAC-SHA256 of the address (hex) under a key derived from CRM_ENCRYPTION_KEY: how the audit log names it */
+            addressHash: string;
+            /**
+             * Format: date-time
+             * @description The sync stores no email of the address dated up to this time, ever again; later mail is stored
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            erasedAt: string;
+            /** @description Every email account that held something, with what was deleted there */
+            accounts: components["schemas"]["AccountErasure"][];
+            emails: number;
+            contacts: number;
+            contactSuppressions: number;
+            /** @description Audit records that named the address, now naming its hash */
+            auditRecordsRedacted: number;
+        };
+        AccountErasure: {
+            /** Format: uuid */
+            emailAccountId: string;
+            /** @description The staff email account */
+            emailAccount: string;
+            emails: number;
+            contacts: number;
+            contactSuppressions: number;
         };
     };
     responses: {
@@ -3543,6 +3609,96 @@ export interface operations {
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    exportPersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The address of the person (case does not matter)
+                     * @example jana.novakova@example.com
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The zip (Content-Disposition: attachment) */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description attachment with the file name (RFC 6266: an ASCII fallback and filename*=UTF-8) */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": Blob;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    erasePersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The address of the person (case does not matter)
+                     * @example jana.novakova@example.com
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was deleted, per email account */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            erasure: components["schemas"]["Erasure"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

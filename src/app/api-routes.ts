@@ -10,12 +10,14 @@ import { createContactRouter } from '../contacts/contact-routes.js';
 import { createEmailRouter } from '../emails/email-routes.js';
 import { createSendingRouter } from '../sending/sending-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
+import { createPrivacyRouter } from '../privacy/privacy-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
   const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions, cookies);
   api.get('/openapi.json', openApiHandler({ metricsPath: ctx.config.metricsPath }));
   api.use('/auth', createAuthRouter(ctx.services, auth, cookies));
+  api.use('/admin/privacy', createPrivacyRouter(ctx.services, auth));
   api.use('/admin', createAdminRouter(ctx.services, auth));
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   api.use('/contacts', createContactRouter(ctx.services, auth));

@@ -53,6 +53,14 @@ import { SendIdempotency } from '../sending/idempotency.js';
 import { SendThrottle } from '../sending/send-throttle.js';
 import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
 import { RetentionService } from '../maintenance/retention-service.js';
+import { AddressHasher } from '../privacy/address-hash.js';
+import { EmailRetention } from '../privacy/email-retention.js';
+import { EmailRetentionRepository } from '../privacy/email-retention-repository.js';
+import { ErasureRepository } from '../privacy/erasure-repository.js';
+import { ExportRepository } from '../privacy/export-repository.js';
+import { PrivacyService } from '../privacy/privacy-service.js';
+import { SuppressionFilter } from '../privacy/suppression-filter.js';
+import { SuppressionRepository } from '../privacy/suppression-repository.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -131,6 +139,10 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts });
 
   const mailStore = new MailStoreRepository(sql);
+  // Erased addresses and EMAIL_RETENTION_DAYS: what the sync must not store (src/privacy).
+  const addressHasher = new AddressHasher(config.secrets.encryptionKey, config.secrets.oldEncryptionKeys);
+  const suppressions = new SuppressionRepository(sql);
+  const mailAdmission = new SuppressionFilter({ suppressions, hasher: addressHasher, retentionDays: config.emailRetention.days });
   const mailSync = new SyncService(
     {
       repository: new SyncRepository(sql),
@@ -140,6 +152,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
       clientFor: (account) => emailAccounts.clientFor(account),
       readState: readStatePusher,
       metrics,
+      admission: mailAdmission,
     },
     { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds },
   );
@@ -170,8 +183,18 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     audit,
     logger,
     auditRetentionDays: config.auditRetentionDays,
+    emails: new EmailRetention(new EmailRetentionRepository(sql), transactions, config.emailRetention),
   });
-  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
+  const privacy = new PrivacyService({
+    erasure: new ErasureRepository(sql),
+    exports: new ExportRepository(sql),
+    suppressions,
+    hasher: addressHasher,
+    transactions,
+    audit,
+    logger,
+  });
+  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention, privacy };
 }
 
 export type Services = ReturnType<typeof buildServices>;

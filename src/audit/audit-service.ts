@@ -46,6 +46,9 @@ export const AuditActions = {
   dbRestore: 'admin.db_restore',
   /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */
   emailSend: 'email.send',
+  /** Personal data of an address exported or erased (src/privacy): the address only as its keyed hash. */
+  privacyExported: 'privacy.exported',
+  privacyErased: 'privacy.erased',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

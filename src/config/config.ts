@@ -55,6 +55,8 @@ export class AppConfig {
   readonly sending: { maxTotalBytes: number; rateLimit: number; rateWindowSeconds: number };
   readonly uploadLimits: UploadLimits;
   readonly auditRetentionDays: number;
+  /** EMAIL_RETENTION_DAYS (undefined: emails are kept forever) and what happens to contacts it empties. */
+  readonly emailRetention: { days?: number; deleteEmptyContacts: boolean };
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -88,6 +90,7 @@ export class AppConfig {
       reserveBytes: raw.STORAGE_RESERVE_MB * MB,
     };
     this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
+    this.emailRetention = { days: raw.EMAIL_RETENTION_DAYS, deleteEmptyContacts: raw.EMAIL_RETENTION_DELETE_EMPTY_CONTACTS };
   }
 
   get isProduction(): boolean {

@@ -144,6 +144,13 @@ export const envSchema = z.object({
   STORAGE_RESERVE_MB: withDefault(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), '1024'),
   /** Audit records older than this many days are deleted by the hourly maintenance of `serve`. */
   AUDIT_RETENTION_DAYS: withDefault(z.coerce.number().int().min(1).max(36_500), '365'),
+  /**
+   * Emails older than this many days (by their date) are not stored by the sync and are deleted from
+   * the CRM's copy by the hourly maintenance (never from the mail server). Empty or unset: kept forever.
+   */
+  EMAIL_RETENTION_DAYS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(36_500).optional()),
+  /** With EMAIL_RETENTION_DAYS: also delete contacts the retention left without any email (their notes go with them). */
+  EMAIL_RETENTION_DELETE_EMPTY_CONTACTS: booleanFlag,
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

@@ -4,6 +4,7 @@ import type { SessionRepository } from '../auth/session-repository.js';
 import type { ThrottleRepository } from '../auth/throttle-repository.js';
 import type { Transactions } from '../db/transactions.js';
 import type { Logger } from '../logging/logger.js';
+import type { EmailRetention } from '../privacy/email-retention.js';
 import type { MaintenanceRepository } from './maintenance-repository.js';
 
 /** Revoked sessions stay this long (what an admin looking into a logout or a reuse alarm may want to see). */
@@ -16,6 +17,10 @@ export interface RetentionResult {
   sessions: number;
   auditRecords: number;
   rateLimits: number;
+  /** Emails past EMAIL_RETENTION_DAYS deleted from the CRM's copy (0 when the setting is off). */
+  emails: number;
+  /** Contacts the email retention left empty and deleted (EMAIL_RETENTION_DELETE_EMPTY_CONTACTS). */
+  emptyContacts: number;
 }
 
 export interface RetentionDeps {
@@ -27,12 +32,14 @@ export interface RetentionDeps {
   audit: AuditService;
   logger: Logger;
   auditRetentionDays: number;
+  /** EMAIL_RETENTION_DAYS (src/privacy/email-retention.ts); absent or off: emails are kept. */
+  emails?: EmailRetention;
 }
 
 /**
  * Nothing grows forever (docs/adr/0032-retention-job.md): sessions that ended (expired, or revoked more than a
  * day ago), audit records older than AUDIT_RETENTION_DAYS and throttle counters that expired are
- * deleted. `serve` runs this every hour (maintenance-scheduler.ts); every instance tries, one does the
+ * deleted, and, with EMAIL_RETENTION_DAYS, emails older than that (src/privacy/email-retention.ts). `serve` runs this every hour (maintenance-scheduler.ts); every instance tries, one does the
  * work: the run holds an advisory lock for its transaction and the others skip.
  */
 export class RetentionService {
@@ -44,7 +51,7 @@ export class RetentionService {
   async run(now = new Date()): Promise<RetentionResult> {
     const { transactions, maintenance, sessions, auditRecords, throttles } = this.deps;
     const result = await transactions.run(async (tx): Promise<RetentionResult> => {
-      if (!(await maintenance.tryLock(this.lockKey, tx))) return { ran: false, sessions: 0, auditRecords: 0, rateLimits: 0 };
+      if (!(await maintenance.tryLock(this.lockKey, tx))) return { ran: false, sessions: 0, auditRecords: 0, rateLimits: 0, emails: 0, emptyContacts: 0 };
       const revokedBefore = new Date(now.getTime() - REVOKED_SESSION_KEEP_DAYS * DAY_MS);
       const auditBefore = new Date(now.getTime() - this.deps.auditRetentionDays * DAY_MS);
       return {
@@ -52,8 +59,17 @@ export class RetentionService {
         sessions: await sessions.pruneEnded(now, revokedBefore, tx),
         auditRecords: await auditRecords.pruneBefore(auditBefore, tx),
         rateLimits: await throttles.pruneExpired(now, tx),
+        emails: 0,
+        emptyContacts: 0,
       };
     });
+    if (result.ran && this.deps.emails) {
+      // In batches of their own transactions (a first pass may delete millions of rows), by the
+      // instance that took this run's lock.
+      const pruned = await this.deps.emails.prune(now);
+      result.emails = pruned.emails;
+      result.emptyContacts = pruned.contacts;
+    }
     if (result.auditRecords > 0) {
       // Deleting audit records is itself on record (after the deletion, so it is not deleted with them).
       await this.deps.audit.record(

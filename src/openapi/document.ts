@@ -13,6 +13,7 @@ import { dataEnvelope, errorResponses, listEnvelope, messageEnvelope, requestIdH
 import { contactArea } from './contact-doc.js';
 import { emailArea } from './email-doc.js';
 import { emailAccountArea } from './email-account-doc.js';
+import { privacyArea } from './privacy-doc.js';
 import type { AreaDoc, ErrorStatus, RouteAuth, RouteDoc } from './route-doc.js';
 import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
@@ -28,7 +29,7 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, privacyArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */

@@ -4,6 +4,7 @@ import type { JmapClient } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { AppMetrics } from '../metrics/metrics.js';
 import type { EmailAccount } from '../models/index.js';
+import type { MappedEmail } from './email-mapper.js';
 import type { MailStoreRepository } from './mail-store-repository.js';
 import { emptyStats, type RunStats, type SyncProgress, type SyncTuning } from './run-state.js';
 import type { SyncRepository } from './sync-repository.js';
@@ -14,6 +15,19 @@ export type { SyncStatusRow } from './sync-repository.js';
 /** Sends read-state changes made in the CRM to the server (src/emails/read-state-pusher.ts). */
 export interface ReadStateWriteBack {
   push(account: EmailAccount): Promise<unknown>;
+}
+
+/**
+ * Which mapped emails the CRM may store at all (src/privacy/suppression-filter.ts: erased addresses,
+ * EMAIL_RETENTION_DAYS). One gate per run, asked with every page before it is written.
+ */
+export interface MailAdmission {
+  forRun(): MailGate;
+}
+
+export interface MailGate {
+  /** The page as it may be written: an email the CRM must not hold comes back with included = false (any row of it goes). */
+  admit(emails: MappedEmail[]): Promise<MappedEmail[]>;
 }
 
 export interface SyncServiceDeps {
@@ -27,6 +41,8 @@ export interface SyncServiceDeps {
   clientFor: (account: EmailAccount) => JmapClient;
   readState?: ReadStateWriteBack;
   metrics?: AppMetrics;
+  /** Leaves out what must not be stored (erasures, retention); without it every email is stored. */
+  admission?: MailAdmission;
 }
 
 export interface SyncServiceOptions extends Partial<SyncTuning> {

@@ -6,7 +6,7 @@ import { requireDatabaseUrl } from '../support/test-env.js';
 
 const EXPECTED_TABLES = [
   'audit_logs', 'contact_suppressions', 'contacts', 'email_account_members', 'email_accounts', 'email_attachments', 'email_contacts', 'emails',
-  'mail_sync_states', 'rate_limits', 'send_idempotency_keys', 'sessions', 'timesheets', 'users',
+  'mail_sync_states', 'privacy_suppressions', 'rate_limits', 'send_idempotency_keys', 'sessions', 'timesheets', 'users',
 ];
 
 /** Runs against a scratch database so that dropping the schema cannot disturb the other tests. */

@@ -267,6 +267,9 @@ const ROWS: Record<string, Row> = {
     expect: ADMIN_ONLY,
     attempt: async (m) => ({ path: `/api/admin/email-accounts/${accountOf(m)}/share/${await freshViewer(m)}` }),
   },
+  // An address nobody else uses: an erasure is global, and must not touch the matrix's own records.
+  'POST /api/admin/privacy/export': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/privacy/export', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }) },
+  'POST /api/admin/privacy/erase': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/privacy/erase', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }) },
 };
 
 describe('hardening: authorization matrix (every route × anonymous, member owner, editor, viewer, editor without canRead, other member, admin)', function () {

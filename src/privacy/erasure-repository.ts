@@ -1,0 +1,98 @@
+import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+
+/** An email account that holds something of an address. */
+export interface HoldingAccount {
+  id: string;
+  userId: string;
+  email: string;
+}
+
+export interface AccountErasure {
+  emails: number;
+  contacts: number;
+  contactSuppressions: number;
+}
+
+/**
+ * The emails of one account that an address took part in: those that name it on From, To or Cc (the
+ * GIN index on participants), and those linked to its contact there (a contact added by hand links
+ * them the same way; the union covers a row whose participants were never filled in).
+ */
+export const EMAILS_OF_ADDRESS = (account: string) => `
+  SELECT e.id FROM emails e WHERE e.participants @> ARRAY[$address]::text[] ${account ? `AND e.email_account_id = ${account}` : ''}
+  UNION
+  SELECT l.email_id FROM email_accounts a
+    JOIN contacts c ON c.user_id = a.user_id AND c.email_account_id = a.id AND c.email = $address
+    JOIN email_contacts l ON l.contact_id = c.id
+   ${account ? `WHERE a.id = ${account}` : ''}`;
+
+/**
+ * The erasure's deletes. Contacts are found through their unique key (user, account, address): one
+ * probe per account, no index on the address alone needed.
+ */
+export class ErasureRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** Every account with a contact, an email or a contact suppression of the address. */
+  accountsHolding(address: string, tx?: Tx): Promise<HoldingAccount[]> {
+    return this.sql.select<HoldingAccount>(
+      `SELECT a.id, a.user_id AS "userId", a.email FROM email_accounts a
+        WHERE a.id IN (SELECT DISTINCT e.email_account_id FROM emails e WHERE e.id IN (${EMAILS_OF_ADDRESS('')}))
+           OR EXISTS (SELECT 1 FROM contacts c WHERE c.user_id = a.user_id AND c.email_account_id = a.id AND c.email = $address)
+           OR EXISTS (SELECT 1 FROM contact_suppressions s WHERE s.email_account_id = a.id AND s.email = $address)
+        ORDER BY a.email, a.id`,
+      { address },
+      tx,
+    );
+  }
+
+  /**
+   * Deletes the address's emails, contact and contact suppression in one account, inside the
+   * caller's transaction. The account's sync-state row is locked first: a sync batch in flight (it
+   * writes that row with its checkpoint) commits before the deletes, and the next one waits for them.
+   * Other contacts that shared an erased email get their last_email_at recomputed.
+   */
+  async eraseInAccount(account: HoldingAccount, address: string, tx: Tx): Promise<AccountErasure> {
+    await this.sql.execute('SELECT 1 FROM mail_sync_states WHERE email_account_id = $accountId FOR UPDATE', { accountId: account.id }, tx);
+    const bind = { address, accountId: account.id, userId: account.userId };
+    const removed = await this.sql.one<{ emails: number; touched: string[] }>(
+      `WITH doomed AS (${EMAILS_OF_ADDRESS('$accountId')}),
+       touched AS (SELECT DISTINCT l.contact_id FROM email_contacts l JOIN doomed d ON d.id = l.email_id),
+       gone AS (DELETE FROM emails e USING doomed d WHERE e.id = d.id RETURNING e.id)
+       SELECT (SELECT count(*) FROM gone)::int AS emails, ARRAY(SELECT contact_id FROM touched) AS touched`,
+      bind,
+      tx,
+    );
+    const contacts = await this.sql.execute(
+      'DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address',
+      bind,
+      tx,
+    );
+    const contactSuppressions = await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $address', bind, tx);
+    const touched = removed?.touched ?? [];
+    if (touched.length > 0) {
+      await this.sql.execute(
+        `UPDATE contacts c SET last_email_at =
+                (SELECT max(e.date) FROM email_contacts ec JOIN emails e ON e.id = ec.email_id WHERE ec.contact_id = c.id)
+          WHERE c.id = ANY($touched::uuid[])`,
+        { touched },
+        tx,
+      );
+    }
+    return { emails: removed?.emails ?? 0, contacts, contactSuppressions };
+  }
+
+  /**
+   * Audit records that name the address in clear (a contact added or deleted by hand) keep what they
+   * say but name it by its hash instead.
+   */
+  redactAuditRecords(address: string, hashHex: string, tx?: Tx): Promise<number> {
+    return this.sql.execute(
+      `UPDATE audit_logs SET details = (details - 'email') || jsonb_build_object('emailHash', $hashHex::text)
+        WHERE action IN ('contact.created', 'contact.deleted') AND lower(details->>'email') = $address`,
+      { address, hashHex },
+      tx,
+    );
+  }
+}

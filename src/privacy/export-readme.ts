@@ -1,0 +1,22 @@
+/** README.txt of an export: what each file holds, for whoever answers the access request. */
+export function exportReadme(address: string, createdAt: string): string {
+  return `Personal data held by the staff CRM about ${address}
+Exported ${createdAt}, from one consistent snapshot of the CRM's database.
+
+The CRM keeps a copy of the staff's correspondence with the people they write with, synced from the
+staff mailboxes (the mailboxes themselves are on the mail server and are not part of this export).
+Each .jsonl file holds one JSON object per line.
+
+accounts.jsonl              the staff email accounts that hold something of this address, their owner
+                            and the users they are shared with (role, whether they may read and send)
+contacts.jsonl              the contact of this address in each account: name, the staff's notes,
+                            when it was added and when it last had an email
+emails.jsonl                every email this address took part in (From, To or Cc): headers, the text
+                            of the body, read state, and the name, type and size of each attachment
+                            (attachment contents stay on the mail server and are not copied here)
+contact-suppressions.jsonl  accounts where a user deleted this contact and asked the CRM not to
+                            recreate it from mail
+audit-records.jsonl         audit records that name this address (contacts added or deleted by hand)
+summary.json                the number of rows in each file
+`;
+}

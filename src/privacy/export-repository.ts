@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { Transaction } from 'sequelize';
+import type { Bind, Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import { EMAILS_OF_ADDRESS } from './erasure-repository.js';
+
+/** Rows fetched from a cursor at a time: emails carry their text, so this bounds the export's memory. */
+const FETCH_ROWS = 100;
+
+export interface ExportAccountRow {
+  id: string;
+  email: string;
+  owner: string;
+  members: Array<{ username: string; role: string; canRead: boolean; canSend: boolean }>;
+}
+
+/**
+ * What an access request answers, read from one snapshot (REPEATABLE READ, read only) through
+ * server-side cursors: however much mail an address has, the process holds one batch of rows at a time.
+ */
+export class ExportRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** Every file of one export sees the same moment; nothing is written. */
+  snapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.sql.sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (tx) => {
+      await this.sql.execute('SET TRANSACTION READ ONLY', {}, tx);
+      return work(tx);
+    });
+  }
+
+  /** The accounts that hold something of the address, with the users who may see them (owner and shares). */
+  accounts(address: string, tx: Tx): AsyncGenerator<ExportAccountRow> {
+    return this.cursor<ExportAccountRow>(
+      `SELECT a.id, a.email, o.username AS owner,
+              COALESCE((SELECT json_agg(json_build_object('username', u.username, 'role', m.role, 'canRead', m.can_read, 'canSend', m.can_send)
+                                        ORDER BY u.username)
+                          FROM email_account_members m JOIN users u ON u.id = m.user_id WHERE m.email_account_id = a.id), '[]') AS members
+         FROM email_accounts a JOIN users o ON o.id = a.user_id
+        WHERE a.id IN (SELECT e.email_account_id FROM emails e WHERE e.id IN (${EMAILS_OF_ADDRESS('')}))
+           OR EXISTS (SELECT 1 FROM contacts c WHERE c.user_id = a.user_id AND c.email_account_id = a.id AND c.email = $address)
+           OR EXISTS (SELECT 1 FROM contact_suppressions s WHERE s.email_account_id = a.id AND s.email = $address)
+        ORDER BY a.email, a.id`,
+      { address },
+      tx,
+    );
+  }
+
+  /** The address's contact in each account, with the staff's notes on it. */
+  contacts(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT c.id, c.email_account_id AS "emailAccountId", a.email AS "emailAccount", c.email, c.name, c.notes,
+              c.added_at AS "addedAt", c.last_email_at AS "lastEmailAt", c.created_at AS "createdAt", c.updated_at AS "updatedAt"
+         FROM email_accounts a JOIN contacts c ON c.user_id = a.user_id AND c.email_account_id = a.id AND c.email = $address
+        ORDER BY a.email, c.id`,
+      { address },
+      tx,
+    );
+  }
+
+  /** Accounts where a user deleted the contact and asked the sync not to bring it back. */
+  contactSuppressions(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT s.email_account_id AS "emailAccountId", a.email AS "emailAccount", s.created_at AS "createdAt"
+         FROM contact_suppressions s JOIN email_accounts a ON a.id = s.email_account_id WHERE s.email = $address ORDER BY a.email`,
+      { address },
+      tx,
+    );
+  }
+
+  /** Every email the address took part in: headers, text and the names and sizes of attachments (never their content). */
+  emails(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT e.id, e.email_account_id AS "emailAccountId", a.email AS "emailAccount", e.message_id AS "messageId",
+              e.thread_id AS "threadId", e.in_reply_to AS "inReplyTo", e."from", e."to", e.participants, e.subject,
+              e.date, e.is_read AS "isRead", e.body AS text,
+              COALESCE((SELECT json_agg(json_build_object('name', t.name, 'type', t.type, 'size', t.size, 'inline', t.is_inline) ORDER BY t.position)
+                          FROM email_attachments t WHERE t.email_id = e.id), '[]') AS attachments
+         FROM emails e JOIN email_accounts a ON a.id = e.email_account_id
+        WHERE e.id IN (${EMAILS_OF_ADDRESS('')})
+        ORDER BY a.email, e.date, e.id`,
+      { address },
+      tx,
+    );
+  }
+
+  /** Audit records that name the address (a contact added or deleted by hand). */
+  auditRecords(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT id::text, action, username, actor, created_at AS "createdAt", details FROM audit_logs
+        WHERE action IN ('contact.created', 'contact.deleted') AND lower(details->>'email') = $address ORDER BY created_at, id`,
+      { address },
+      tx,
+    );
+  }
+
+  /** A server-side cursor inside the snapshot, read FETCH_ROWS rows at a time and closed when done. */
+  private async *cursor<T extends object>(query: string, bind: Bind, tx: Tx): AsyncGenerator<T> {
+    const name = `privacy_${randomBytes(6).toString('hex')}`;
+    await this.sql.execute(`DECLARE ${name} NO SCROLL CURSOR FOR ${query}`, bind, tx);
+    try {
+      for (;;) {
+        const rows = await this.sql.select<T>(`FETCH ${FETCH_ROWS} FROM ${name}`, {}, tx);
+        yield* rows;
+        if (rows.length < FETCH_ROWS) return;
+      }
+    } finally {
+      await this.sql.execute(`CLOSE ${name}`, {}, tx).catch(() => undefined);
+    }
+  }
+}

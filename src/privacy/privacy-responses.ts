@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { timestamp, uuid } from '../shared/response-fields.js';
+
+const addressHash = z.string().meta({ description: 'HMAC-SHA256 of the address (hex) under a key derived from CRM_ENCRYPTION_KEY: how the audit log names it' });
+
+export const accountErasureSchema = z
+  .object({
+    emailAccountId: uuid,
+    emailAccount: z.string().meta({ description: 'The staff email account' }),
+    emails: z.number().int(),
+    contacts: z.number().int(),
+    contactSuppressions: z.number().int(),
+  })
+  .meta({ id: 'AccountErasure' });
+
+/** data of POST /api/admin/privacy/erase. */
+export const erasureData = z.object({
+  erasure: z
+    .object({
+      addressHash,
+      erasedAt: timestamp.meta({ description: 'The sync stores no email of the address dated up to this time, ever again; later mail is stored' }),
+      accounts: z.array(accountErasureSchema).meta({ description: 'Every email account that held something, with what was deleted there' }),
+      emails: z.number().int(),
+      contacts: z.number().int(),
+      contactSuppressions: z.number().int(),
+      auditRecordsRedacted: z.number().int().meta({ description: 'Audit records that named the address, now naming its hash' }),
+    })
+    .meta({ id: 'Erasure' }),
+});
+export type ErasureData = z.infer<typeof erasureData>;

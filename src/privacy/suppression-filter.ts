@@ -1,0 +1,87 @@
+/**
+ * What the sync may store (sync-types.ts MailAdmission), checked on every page before it is written:
+ *
+ * - nothing exchanged with an erased address up to its erasure: an email any of whose participants
+ *   (From, To, Cc) is suppressed and whose date is not after the erasure (or unknown) is left out.
+ *   Mail dated after the erasure is a new relationship and is stored.
+ * - with EMAIL_RETENTION_DAYS, nothing older than the retention period (by the email's date; an email
+ *   without a date is kept, its age being unknown).
+ *
+ * Left out means `included = false`, which the writer treats like mail moved to Trash: no row, and a
+ * row stored earlier goes. The suppression list is loaded once per run; each page asks the database
+ * only for the latest erasure time (one index probe) and reloads the list if an erasure happened
+ * meanwhile, so a long first sync that is running while an address is erased stops storing it.
+ */
+import type { MappedEmail } from '../sync/email-mapper.js';
+import type { MailAdmission, MailGate } from '../sync/sync-types.js';
+import type { AddressHasher } from './address-hash.js';
+import type { SuppressionRepository } from './suppression-repository.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+export interface SuppressionFilterDeps {
+  suppressions: SuppressionRepository;
+  hasher: AddressHasher;
+  /** EMAIL_RETENTION_DAYS; undefined keeps mail of any age. */
+  retentionDays?: number;
+  now?: () => Date;
+}
+
+export class SuppressionFilter implements MailAdmission {
+  constructor(private readonly deps: SuppressionFilterDeps) {}
+
+  forRun(): MailGate {
+    return new RunGate(this.deps);
+  }
+}
+
+class RunGate implements MailGate {
+  private watermark: number | null = null;
+  /** Hex hash → erasure time (ms). */
+  private erasedAt = new Map<string, number>();
+  /** Address → its erasure time, or null when it was never erased (addresses repeat across pages). */
+  private readonly seen = new Map<string, number | null>();
+
+  constructor(private readonly deps: SuppressionFilterDeps) {}
+
+  async admit(emails: MappedEmail[]): Promise<MappedEmail[]> {
+    await this.refresh();
+    const now = (this.deps.now?.() ?? new Date()).getTime();
+    const oldest = this.deps.retentionDays === undefined ? null : now - this.deps.retentionDays * DAY_MS;
+    return emails.map((m) => (m.included && !this.allowed(m, oldest) ? { ...m, included: false } : m));
+  }
+
+  private allowed(m: MappedEmail, oldest: number | null): boolean {
+    const date = m.date?.getTime() ?? null;
+    if (oldest !== null && date !== null && date < oldest) return false;
+    if (this.erasedAt.size === 0) return true;
+    for (const address of m.participants) {
+      const erased = this.erasureOf(address);
+      if (erased !== null && (date === null || date <= erased)) return false;
+    }
+    return true;
+  }
+
+  private erasureOf(address: string): number | null {
+    let erased = this.seen.get(address);
+    if (erased === undefined) {
+      erased = null;
+      for (const hash of this.deps.hasher.candidates(address)) {
+        const at = this.erasedAt.get(hash.toString('hex'));
+        if (at !== undefined) erased = Math.max(erased ?? at, at);
+      }
+      this.seen.set(address, erased);
+    }
+    return erased;
+  }
+
+  /** Loads the list at the first page, and again only when an erasure happened since. */
+  private async refresh(): Promise<void> {
+    const latest = (await this.deps.suppressions.watermark())?.getTime() ?? null;
+    if (latest === this.watermark) return;
+    const rows = await this.deps.suppressions.all();
+    this.erasedAt = new Map(rows.map((r) => [r.address_hash.toString('hex'), r.erased_at.getTime()]));
+    this.seen.clear();
+    this.watermark = latest;
+  }
+}
