@@ -53,6 +53,11 @@ import { SendIdempotency } from '../sending/idempotency.js';
 import { SendThrottle } from '../sending/send-throttle.js';
 import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
 import { RetentionService } from '../maintenance/retention-service.js';
+import { EventHub } from '../events/event-hub.js';
+import { EventMetrics } from '../events/event-metrics.js';
+import { OutboxRepository } from '../events/outbox-repository.js';
+import { OutboxPruner } from '../events/outbox-pruner.js';
+import { PgListener } from '../events/pg-listener.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -171,7 +176,24 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     logger,
     auditRetentionDays: config.auditRetentionDays,
   });
-  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
+  // Live updates (GET /api/events): the database fills the outbox (migration 0021); the hub of an API
+  // process follows it. Sessions are checked in the database, never in the session cache: a stream
+  // ends on the very notification that evicts the cache.
+  const outbox = new OutboxRepository(sql);
+  const events = new EventHub({
+    outbox,
+    memberships: (userId) => memberRepository.membershipsOf(userId),
+    session: async (sessionId, userId) => {
+      const found = await sessionRepository.findActiveWithUser(sessionId, userId);
+      return found && found.user.changedPassword ? { expiresAt: found.sessionExpiresAt } : undefined;
+    },
+    listen: (channels, handlers) => new PgListener(sequelize, channels, handlers, logger),
+    metrics: (openStreams) => new EventMetrics(metrics, openStreams),
+    logger,
+    maxStreamsPerUser: config.eventsMaxStreamsPerUser,
+  });
+  const outboxPruner = new OutboxPruner(outbox, logger);
+  return { events, outboxPruner, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -55,6 +55,8 @@ export class AppConfig {
   readonly sending: { maxTotalBytes: number; rateLimit: number; rateWindowSeconds: number };
   readonly uploadLimits: UploadLimits;
   readonly auditRetentionDays: number;
+  /** Open live-update streams per user per instance (EVENTS_MAX_STREAMS_PER_USER). */
+  readonly eventsMaxStreamsPerUser: number;
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -88,6 +90,7 @@ export class AppConfig {
       reserveBytes: raw.STORAGE_RESERVE_MB * MB,
     };
     this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
+    this.eventsMaxStreamsPerUser = raw.EVENTS_MAX_STREAMS_PER_USER;
   }
 
   get isProduction(): boolean {
