@@ -28,7 +28,7 @@ const uuid = () => z.uuid();
  * A statement's rows of one account: `ids` when it touched at most 50 of them, else only `count` (a
  * first sync, an account's deletion): reload the list instead of fetching one by one.
  */
-const changedRows = (what: string, id: string) =>
+const changedRows = (what: string, id: string, description: string) =>
   z
     .object({
       emailAccountId: uuid().meta({ description: 'The email account the rows belong to' }),
@@ -36,20 +36,14 @@ const changedRows = (what: string, id: string) =>
       ids: z.array(uuid()).max(50).optional().meta({ description: `The ${what}' ids; absent when more than 50 changed at once (reload the list)` }),
     })
     .strict()
-    .meta({ id });
+    .meta({ id, description });
 
-export const emailCreatedEvent = changedRows('emails', 'EmailCreatedEvent').meta({
-  description: 'New emails stored (sync, sending). Only to members with canRead.',
-});
-export const emailUpdatedEvent = changedRows('emails', 'EmailUpdatedEvent').meta({
-  description: 'Read state changed (here, by a colleague, or on the mail server) or the email was filed under another contact. Only to members with canRead.',
-});
-export const emailDeletedEvent = changedRows('emails', 'EmailDeletedEvent').meta({
-  description: 'Emails gone (deleted on the server, their contact or account deleted). Only to members with canRead.',
-});
-export const contactCreatedEvent = changedRows('contacts', 'ContactCreatedEvent').meta({ description: 'New contacts (sync or by hand).' });
-export const contactUpdatedEvent = changedRows('contacts', 'ContactUpdatedEvent').meta({ description: 'Name, address or notes of contacts changed.' });
-export const contactDeletedEvent = changedRows('contacts', 'ContactDeletedEvent').meta({ description: 'Contacts deleted.' });
+export const emailCreatedEvent = changedRows('emails', 'EmailCreatedEvent', 'New emails stored (sync, sending). Only to members with canRead.');
+export const emailUpdatedEvent = changedRows('emails', 'EmailUpdatedEvent', 'Read state changed (here, by a colleague, or on the mail server) or the email was filed under another contact. Only to members with canRead.');
+export const emailDeletedEvent = changedRows('emails', 'EmailDeletedEvent', 'Emails gone (deleted on the server, their contact or account deleted). Only to members with canRead.');
+export const contactCreatedEvent = changedRows('contacts', 'ContactCreatedEvent', 'New contacts (sync or by hand).');
+export const contactUpdatedEvent = changedRows('contacts', 'ContactUpdatedEvent', 'Name, address or notes of contacts changed.');
+export const contactDeletedEvent = changedRows('contacts', 'ContactDeletedEvent', 'Contacts deleted.');
 
 export const syncStatusEvent = z
   .object({
