@@ -22,8 +22,8 @@ function startWorker(env: Record<string, string>): Promise<{ stop: () => Promise
   });
 }
 
-async function json(res: Response): Promise<{ status: number; body: Record<string, any> }> {
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+async function json(res: Response): Promise<{ status: number; body: { data: { tokens: { accessToken: string } } } }> {
+  return { status: res.status, body: (await res.json()) as { data: { tokens: { accessToken: string } } } };
 }
 
 /**
@@ -68,7 +68,7 @@ describe('live updates across processes', function () {
     const headers = { 'Content-Type': 'application/json', 'X-Forwarded-For': randomIp() };
     const login = await json(await fetch(`${api.url}/api/auth/login`, { method: 'POST', headers, body: JSON.stringify({ username, password: created.temporaryPassword }) }));
     expect(login.status, JSON.stringify(login.body)).to.equal(200);
-    const bearer = `Bearer ${login.body.data.tokens.accessToken as string}`;
+    const bearer = `Bearer ${login.body.data.tokens.accessToken}`;
     const set = await fetch(`${api.url}/api/auth/set-password`, {
       method: 'POST',
       headers: { ...headers, Authorization: bearer },
