@@ -109,13 +109,15 @@ async function main(): Promise<void> {
     const rows = await User.findAll({ where: { firstName: 'Bench' } });
     const owner = rows[0]!;
     const accountId = crypto.randomUUID();
-    await sql.query(
-      `INSERT INTO email_accounts (id, user_id, email, email_password, jmap_account_id, is_primary) VALUES ($1, $2, 'team@bench.example', 'x', 'team', true);
-       INSERT INTO email_account_members (email_account_id, user_id, role, can_read) SELECT $1, id, 'viewer', true FROM users WHERE first_name = 'Bench' AND id <> $2;
-       INSERT INTO contacts (id, user_id, email_account_id, email) VALUES ($3, $2, $1, 'client@bench.example');
-       INSERT INTO emails (id, user_id, email_account_id, contact_id, jmap_id, subject) VALUES ($4, $2, $1, $3, 'j1', 'Bench');`,
-      { bind: [accountId, owner.id, crypto.randomUUID(), crypto.randomUUID()] },
-    );
+    const [contactId, emailRowId] = [crypto.randomUUID(), crypto.randomUUID()];
+    for (const statement of [
+      "INSERT INTO email_accounts (id, user_id, email, email_password, jmap_account_id, is_primary) VALUES ($1, $2, 'team@bench.example', 'x', 'team', true)",
+      "INSERT INTO email_account_members (email_account_id, user_id, role, can_read) SELECT $1, id, 'viewer', true FROM users WHERE first_name = 'Bench' AND id <> $2",
+      "INSERT INTO contacts (id, user_id, email_account_id, email) VALUES ($3, $2, $1, 'client@bench.example')",
+      "INSERT INTO emails (id, user_id, email_account_id, contact_id, jmap_id, subject) VALUES ($4, $2, $1, $3, 'j1', 'Bench')",
+    ]) {
+      await sql.query(statement, { bind: [accountId, owner.id, contactId, emailRowId].slice(0, Math.max(...[...statement.matchAll(/\$(\d)/g)].map((m) => Number(m[1])))) });
+    }
     const emailId = ((await sql.query('SELECT id FROM emails WHERE email_account_id = $1', { bind: [accountId], type: QueryTypes.SELECT })) as Array<{ id: string }>)[0]!.id;
     const tokens: string[] = [];
     for (const user of rows) tokens.push((await ctx.services.sessions.create(user, { rememberMe: true }, { actor: 'bench' })).accessToken);
@@ -150,7 +152,8 @@ async function main(): Promise<void> {
     const roundP99: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const sent = performance.now();
-      const [[row]] = (await sql.query('WITH u AS (UPDATE emails SET is_read = NOT is_read WHERE id = $1 RETURNING id) SELECT (SELECT max(id) FROM events) AS last', { bind: [emailId] })) as [Array<{ last: string }>, unknown];
+      await sql.query('UPDATE emails SET is_read = NOT is_read WHERE id = $1', { bind: [emailId] });
+      const [[row]] = (await sql.query("SELECT max(id) AS last FROM events WHERE type = 'email.updated'")) as [Array<{ last: string }>, unknown];
       const eventId = Number(row!.last);
       const deadline = Date.now() + 10_000;
       while ((arrivals.get(eventId)?.length ?? 0) < STREAMS && Date.now() < deadline) await sleep(5);

@@ -98,6 +98,27 @@ describe('live updates: GET /api/events', function () {
     expect(outsider.events.filter((e) => e.data.emailAccountId === box.accountId)).to.deep.equal([]);
   });
 
+  it('makes one coarse event (count, no ids) of a write touching more than 50 rows, and none of an unchanged refresh', async () => {
+    const owner = await stream(box.owner);
+    const [own] = await box.ctx.db.sequelize.query<{ user_id: string }>('SELECT user_id FROM email_accounts WHERE id = $1', { bind: [box.accountId], type: QueryTypes.SELECT });
+    const insert = (n: number, tag: string) =>
+      box.ctx.db.sequelize.query(
+        `INSERT INTO contacts (user_id, email_account_id, email) SELECT $1, $2, '${tag}' || g || '@bulk.example' FROM generate_series(1, ${n}) g`,
+        { bind: [own!.user_id, box.accountId] },
+      );
+    await insert(60, `bulk${Date.now()}-`);
+    await insert(2, `few${Date.now()}-`);
+    // Touching rows without changing what the app shows (last_email_at only) is no news.
+    await box.ctx.db.sequelize.query("UPDATE contacts SET last_email_at = now() WHERE email_account_id = $1 AND email LIKE 'bulk%'", { bind: [box.accountId] });
+    await insert(1, `last${Date.now()}-`);
+    const created = () => owner.events.filter((e) => e.event === 'contact.created' && e.data.emailAccountId === box.accountId);
+    await owner.waitFor(() => created().length === 3, 5000, 'three contact.created');
+    expect(created().map((e) => e.data.count)).to.deep.equal([60, 2, 1]);
+    expect(created()[0]!.data).to.not.have.property('ids');
+    expect(created()[1]!.data.ids).to.have.length(2);
+    expect(owner.events.filter((e) => e.event === 'contact.updated')).to.deep.equal([]);
+  });
+
   it("delivers a colleague's read mark from another session within 2 s", async () => {
     const owner = await stream(box.owner);
     const emailId = await firstEmailId();
