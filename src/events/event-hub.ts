@@ -137,8 +137,10 @@ export class EventHub {
 
   private dispatch(event: OutboxEvent): void {
     this.metrics?.lag.observe(Math.max(0, (Date.now() - event.createdAt.getTime()) / 1000));
+    const started = process.hrtime.bigint();
     const targets = event.type === 'membership.changed' ? (this.byUser.get(event.userId ?? '') ?? []) : this.allSubscribers();
     for (const sub of targets) if (!sub.offer(event)) this.end(sub, sub.ready ? 'slow' : 'overflow');
+    this.metrics?.fanout.observe(Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   private resyncAll(reason: 'outbox_gap' | 'window_exceeded'): void {

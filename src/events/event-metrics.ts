@@ -11,6 +11,7 @@ export class EventMetrics {
   readonly eventsSent: Counter<'type'>;
   readonly streamsEnded: Counter<'reason'>;
   readonly lag: Histogram;
+  readonly fanout: Histogram;
 
   constructor(metrics: AppMetrics, openStreams: () => number) {
     const registers = [metrics.registry];
@@ -33,6 +34,12 @@ export class EventMetrics {
       name: 'crm_events_lag_seconds',
       help: 'Time from the write in the database to this instance handing the event to its streams',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.fanout = new Histogram({
+      name: 'crm_events_fanout_seconds',
+      help: "Time to judge one event for every open stream of this instance and write it to those that may see it",
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });
     for (const type of EVENT_TYPES) this.eventsSent.inc({ type }, 0);

@@ -8,6 +8,21 @@ import type { EventType } from './event-types.js';
  * a few hundred: this is hundreds of events nobody read).
  */
 export const MAX_UNSENT_BYTES = 256 * 1024;
+/**
+ * The bytes of an event's frame, made once per event and written to every stream that may see it
+ * (the payload object is shared by all of them): a fan-out to 1,000 streams encodes once, not 1,000 times.
+ */
+const frames = new WeakMap<object, { id: number | null; frame: Buffer }>();
+
+function frameOf(id: number | null, type: EventType, data: unknown): Buffer {
+  const cacheable = typeof data === 'object' && data !== null;
+  const cached = cacheable ? frames.get(data) : undefined;
+  if (cached && cached.id === id) return cached.frame;
+  const frame = Buffer.from(`${id === null ? '' : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  if (cacheable) frames.set(data, { id, frame });
+  return frame;
+}
+
 /** EventSource waits this long before reconnecting (after a drop, a shutdown, a network cut). */
 const RETRY_MS = 2_000;
 
@@ -41,7 +56,7 @@ export class SseResponse implements EventSink {
   }
 
   send(id: number | null, type: EventType, data: unknown): boolean {
-    return this.write(`${id === null ? '' : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+    return this.write(frameOf(id, type, data));
   }
 
   comment(text: string): boolean {
@@ -59,7 +74,7 @@ export class SseResponse implements EventSink {
     else this.closeListeners.push(listener);
   }
 
-  private write(chunk: string): boolean {
+  private write(chunk: string | Buffer): boolean {
     if (this.gone) return true;
     this.res.write(chunk);
     // write() answering false only says the kernel buffer is full; a bounded backlog behind it is fine.
