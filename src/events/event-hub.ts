@@ -47,6 +47,8 @@ export class EventHub {
   private ready = false;
   private heartbeat?: NodeJS.Timeout;
   private closed = false;
+  /** Events written since the last count, by type: one counter update per fan-out, not one per stream. */
+  private readonly sent = new Map<OutboxEvent['type'], number>();
 
   constructor(private readonly deps: EventHubDeps) {
     this.follower = new OutboxFollower(deps.outbox, { dispatch: (e) => this.dispatch(e), resyncAll: (r) => this.resyncAll(r) }, deps.logger);
@@ -83,7 +85,7 @@ export class EventHub {
     await this.start();
     if (!this.ready || this.follower.cursor === undefined) throw new ServiceUnavailableError(EVENTS_UNAVAILABLE);
     // Registered before anything is read: whatever happens from here on reaches it (queued until it is ready).
-    const sub = new Subscriber(who.userId, who.sessionId, new Date(8.64e15), sink, (type) => this.metrics?.eventsSent.inc({ type }));
+    const sub = new Subscriber(who.userId, who.sessionId, new Date(8.64e15), sink, (type) => this.sent.set(type, (this.sent.get(type) ?? 0) + 1));
     const registeredAt = this.follower.cursor;
     this.register(sub);
     try {
@@ -98,6 +100,7 @@ export class EventHub {
       sub.skipUpTo = plan.skipUpTo;
       for (const event of plan.events) if (!sub.deliver(event)) return this.end(sub, 'slow');
       if (!sub.release()) this.end(sub, 'slow');
+      this.countSent();
     } catch (err) {
       this.unregister(sub);
       throw err;
@@ -131,7 +134,12 @@ export class EventHub {
       // Sessions may have ended while nobody listened.
       for (const set of this.byUser.values()) void this.recheckSessions(set);
     } catch (err) {
-      this.deps.logger?.warn('events outbox not readable', { error: err instanceof Error ? err.message : String(err) });
+      this.deps.logger?.warn('events outbox not readable; trying again', { error: err instanceof Error ? err.message : String(err) });
+      // Still listening: try the catch-up again shortly (a lost connection reconnects and comes back here).
+      const again = setTimeout(() => {
+        if (this.listener.listening && !this.ready && !this.closed) this.resuming = this.reconnected();
+      }, 1000);
+      again.unref();
     }
   }
 
@@ -141,6 +149,12 @@ export class EventHub {
     const targets = event.type === 'membership.changed' ? (this.byUser.get(event.userId ?? '') ?? []) : this.allSubscribers();
     for (const sub of targets) if (!sub.offer(event)) this.end(sub, sub.ready ? 'slow' : 'overflow');
     this.metrics?.fanout.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    this.countSent();
+  }
+
+  private countSent(): void {
+    for (const [type, n] of this.sent) this.metrics?.eventsSent.inc({ type }, n);
+    this.sent.clear();
   }
 
   private resyncAll(reason: 'outbox_gap' | 'window_exceeded'): void {
