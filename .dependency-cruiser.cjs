@@ -3,7 +3,7 @@
  * Entry points (src/app, src/cli, commands/) sit on top; HTTP helpers (src/http) know no area;
  * services know neither HTTP nor the entry points; nothing forms a circle.
  */
-const AREAS = '(admin|audit|auth|backup|contacts|email-accounts|emails|health|jmap|metrics|openapi|privacy|sync|timesheets|users)';
+const AREAS = '(admin|audit|auth|backup|contacts|email-accounts|emails|events|health|jmap|metrics|openapi|privacy|sync|timesheets|users)';
 /** The HTTP side of an area: routes, presenters, request and response schemas, OpenAPI rows, express middleware, cookies. */
 const HTTP_SIDE = '(-routes|-presenter|-presenters|-schemas|-responses|-doc|-middleware|-cookie|/cookies)\\.ts$';
 

@@ -852,6 +852,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live updates of your email accounts (server-sent events)
+         * @description Signed-in users (accessToken cookie or Bearer). Server-sent events (text/event-stream; use EventSource with withCredentials: true, or send the Bearer header). Each event: `id:` (a growing number; absent on resync), `event:` (its type), one `data:` line of JSON (ids and the email account, never content: fetch what changed with the ordinary endpoints). Comment lines (`:`) every ~25 s keep proxies from closing it. Scope: only accounts you are a member of now, with your rights now: email events need canRead; membership.changed only about you; a share removed, a logout, a revoked session or a password change ends or narrows the stream within a second. Header Last-Event-ID (EventSource sends it when it reconnects) replays what was missed within the last ~10 minutes / 10,000 events; beyond that (or an unknown id) a `resync` event says: reload your lists. A write touching more than 50 rows of an account (a first sync) comes as one event with `count` and no `ids`. At most EVENTS_MAX_STREAMS_PER_USER (default 5) streams per user per instance (429 beyond). A client that stops reading is disconnected, never buffered for.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1238,6 +1258,110 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
+        };
+        /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, resync ResyncEvent. */
+        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["ResyncEvent"];
+        /** @description New emails stored (sync, sending). Only to members with canRead. */
+        EmailCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description The email account the rows belong to
+             */
+            emailAccountId: string;
+            /** @description How many emails changed in this one write */
+            count: number;
+            /** @description The emails' ids; absent when more than 50 changed at once (reload the list) */
+            ids?: string[];
+        };
+        /** @description Read state changed (here, by a colleague, or on the mail server) or the email was filed under another contact. Only to members with canRead. */
+        EmailUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description The email account the rows belong to
+             */
+            emailAccountId: string;
+            /** @description How many emails changed in this one write */
+            count: number;
+            /** @description The emails' ids; absent when more than 50 changed at once (reload the list) */
+            ids?: string[];
+        };
+        /** @description Emails gone (deleted on the server, their contact or account deleted). Only to members with canRead. */
+        EmailDeletedEvent: {
+            /**
+             * Format: uuid
+             * @description The email account the rows belong to
+             */
+            emailAccountId: string;
+            /** @description How many emails changed in this one write */
+            count: number;
+            /** @description The emails' ids; absent when more than 50 changed at once (reload the list) */
+            ids?: string[];
+        };
+        /** @description New contacts (sync or by hand). */
+        ContactCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description The email account the rows belong to
+             */
+            emailAccountId: string;
+            /** @description How many contacts changed in this one write */
+            count: number;
+            /** @description The contacts' ids; absent when more than 50 changed at once (reload the list) */
+            ids?: string[];
+        };
+        /** @description Name, address or notes of contacts changed. */
+        ContactUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description The email account the rows belong to
+             */
+            emailAccountId: string;
+            /** @description How many contacts changed in this one write */
+            count: number;
+            /** @description The contacts' ids; absent when more than 50 changed at once (reload the list) */
+            ids?: string[];
+        };
+        /** @description Contacts deleted. */
+        ContactDeletedEvent: {
+            /**
+             * Format: uuid
+             * @description The email account the rows belong to
+             */
+            emailAccountId: string;
+            /** @description How many contacts changed in this one write */
+            count: number;
+            /** @description The contacts' ids; absent when more than 50 changed at once (reload the list) */
+            ids?: string[];
+        };
+        /** @description The account's sync status changed (a run began, ended, failed). */
+        SyncStatusEvent: {
+            /** Format: uuid */
+            emailAccountId: string;
+            /** @enum {string} */
+            status: "idle" | "syncing" | "ok" | "error" | "auth_failed";
+            /** @description When the last run succeeded */
+            lastSuccessAt: string | null;
+        };
+        /** @description An account was shared with you, your rights on it changed, or it was unshared (or deleted). Reload your account list. */
+        MembershipChangedEvent: {
+            /** Format: uuid */
+            emailAccountId: string;
+            /**
+             * Format: uuid
+             * @description You: only your own memberships are sent
+             */
+            userId: string;
+            /** @enum {string} */
+            change: "added" | "updated" | "removed";
+            /** @description Your role now; null once removed */
+            role: ("owner" | "editor" | "viewer") | null;
+            canRead: boolean;
+            canSend: boolean;
+        };
+        /** @description What you missed is no longer kept (Last-Event-ID older than the window, unknown, or events lost): reload every list you show. */
+        ResyncEvent: {
+            /** @enum {string} */
+            reason: "window_exceeded" | "unknown_event_id" | "outbox_gap";
         };
     };
     responses: {
@@ -3697,6 +3821,36 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An open event stream */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["LiveEventData"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

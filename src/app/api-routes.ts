@@ -11,6 +11,7 @@ import { createEmailRouter } from '../emails/email-routes.js';
 import { createSendingRouter } from '../sending/sending-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
 import { createPrivacyRouter } from '../privacy/privacy-routes.js';
+import { createEventRouter } from '../events/event-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -25,4 +26,5 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/emails', createSendingRouter(ctx.services, auth, { maxTotalBytes: ctx.config.sending.maxTotalBytes }));
   api.use('/emails', createEmailRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
+  api.use('/events', createEventRouter(ctx.services, auth));
 }

@@ -57,6 +57,9 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
   // schedules it, one at a time does it (advisory lock).
   const maintenance = new MaintenanceScheduler(ctx.services.retention, logger);
   maintenance.start();
+  // The live-update outbox is kept for minutes only: every instance prunes it every minute.
+  const outboxPruning = new MaintenanceScheduler(ctx.services.outboxPruner, logger, '* * * * *');
+  outboxPruning.start();
   const address = server?.address() as AddressInfo | undefined;
   const url = address ? `http://${formatHost(address)}:${address.port}` : undefined;
   logger.info('crm-admin serve started', { url, api: options.api, sync: options.sync, pid: process.pid });
@@ -68,10 +71,13 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
       // Requests keep the database until they are done: HTTP and the sync batch first, then the pool.
       // Three quarters of the budget for the drain leaves time to close the pool and stop PostgreSQL.
       // An API-only replica runs no scheduler but may run a "sync now" in the background: stop that too.
+      // Event streams never end by themselves: they are closed first (clients reconnect elsewhere).
       await Promise.all([
+        ctx.services.events.close(),
         drainable?.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
         scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
         maintenance.stop(),
+        outboxPruning.stop(),
       ]);
       // Stop watching before the pool closes and the database stops: our own stop is not a crash.
       await supervisor?.stop();

@@ -61,6 +61,11 @@ import { ExportRepository } from '../privacy/export-repository.js';
 import { PrivacyService } from '../privacy/privacy-service.js';
 import { SuppressionFilter } from '../privacy/suppression-filter.js';
 import { SuppressionRepository } from '../privacy/suppression-repository.js';
+import { EventHub } from '../events/event-hub.js';
+import { EventMetrics } from '../events/event-metrics.js';
+import { OutboxRepository } from '../events/outbox-repository.js';
+import { OutboxPruner } from '../events/outbox-pruner.js';
+import { PgListener } from '../events/pg-listener.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -194,7 +199,24 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     audit,
     logger,
   });
-  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention, privacy };
+  // Live updates (GET /api/events): the database fills the outbox (migration 0021); the hub of an API
+  // process follows it. Sessions are checked in the database, never in the session cache: a stream
+  // ends on the very notification that evicts the cache.
+  const outbox = new OutboxRepository(sql);
+  const events = new EventHub({
+    outbox,
+    memberships: (userId) => memberRepository.membershipsOf(userId),
+    session: async (sessionId, userId) => {
+      const found = await sessionRepository.findActiveWithUser(sessionId, userId);
+      return found && found.user.changedPassword ? { expiresAt: found.sessionExpiresAt } : undefined;
+    },
+    listen: (channels, handlers) => new PgListener(sequelize, channels, handlers, logger),
+    metrics: (openStreams) => new EventMetrics(metrics, openStreams),
+    logger,
+    maxStreamsPerUser: config.eventsMaxStreamsPerUser,
+  });
+  const outboxPruner = new OutboxPruner(outbox, logger);
+  return { events, outboxPruner, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention, privacy };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -28,6 +28,7 @@ export const PART_BYTES = 8 * 1024 * 1024;
 export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   schema_migrations: 'the schema version is the header\'s migration list; restore re-creates it by running the migrations',
   rate_limits: 'transient failed-login counters that expire within minutes',
+  events: 'the live-update outbox: minutes of change notices; clients of a restored server resync',
 };
 
 const tableSchema = z.object({ name: z.string().min(1), columns: z.array(z.string().min(1)).min(1) });

@@ -57,6 +57,8 @@ export class AppConfig {
   readonly auditRetentionDays: number;
   /** EMAIL_RETENTION_DAYS (undefined: emails are kept forever) and what happens to contacts it empties. */
   readonly emailRetention: { days?: number; deleteEmptyContacts: boolean };
+  /** Open live-update streams per user per instance (EVENTS_MAX_STREAMS_PER_USER). */
+  readonly eventsMaxStreamsPerUser: number;
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -91,6 +93,7 @@ export class AppConfig {
     };
     this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
     this.emailRetention = { days: raw.EMAIL_RETENTION_DAYS, deleteEmptyContacts: raw.EMAIL_RETENTION_DELETE_EMPTY_CONTACTS };
+    this.eventsMaxStreamsPerUser = raw.EVENTS_MAX_STREAMS_PER_USER;
   }
 
   get isProduction(): boolean {

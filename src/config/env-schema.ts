@@ -88,6 +88,8 @@ export const envSchema = z.object({
   ),
   /** Accounts one process syncs at the same time. */
   SYNC_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), '4'),
+  /** Open GET /api/events streams one user may hold on one instance (tabs, devices); 429 beyond. */
+  EVENTS_MAX_STREAMS_PER_USER: withDefault(z.coerce.number().int().min(1).max(100), '5'),
   /**
    * Optional (older setting): when set, the scheduler looks for due accounts only at these cron times
    * instead of every few seconds, so mail can be as late as the cron period. Empty = every few seconds.

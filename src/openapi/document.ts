@@ -17,6 +17,7 @@ import { privacyArea } from './privacy-doc.js';
 import type { AreaDoc, ErrorStatus, RouteAuth, RouteDoc } from './route-doc.js';
 import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
+import { eventArea } from './event-doc.js';
 
 export interface OpenApiOptions {
   metricsPath: string;
@@ -29,7 +30,7 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, privacyArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, privacyArea, eventArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */
@@ -87,6 +88,8 @@ function successContent(route: RouteDoc): ZodOpenApiResponseObject {
       return json({ type: 'object', description: 'An OpenAPI 3.1 document' });
     case 'text':
       return { description: success.description, headers, content: { [success.mediaType]: { schema: { type: 'string' } } } };
+    case 'events':
+      return { description: success.description, headers, content: { [success.mediaType]: { schema: success.events } } };
     case 'file': {
       const schema = { type: 'string' as const, format: 'binary' };
       return { description: success.description, headers, content: Object.fromEntries(success.mediaTypes.map((t) => [t, { schema }])) };

@@ -21,6 +21,8 @@ export type SuccessDoc = { status: 200 | 201 | 202; description: string } & (
   | { body: 'file'; mediaTypes: string[] }
   /** mediaType: the one type the text has. */
   | { body: 'text'; mediaType: string }
+  /** A stream of server-sent events; `events` is the schema of one event's `data:` JSON. */
+  | { body: 'events'; mediaType: 'text/event-stream'; events: z.ZodType }
 );
 
 /**

@@ -64,7 +64,7 @@ describe('the typed TypeScript client (clients/typescript)', function () {
     expect(fs.readFileSync(SCHEMA_FILE, 'utf8') === (await generateClientTypes()), 'clients/typescript/schema.d.ts is stale: npm run client:generate').to.equal(true);
   });
 
-  it('the example logs in, reads /me, lists contacts and uploads a timesheet against a running server', async () => {
+  it('the example logs in, reads /me, lists contacts, uploads a timesheet and follows live updates against a running server', async () => {
     const result = await runExample(baseUrl, member.username, member.password!);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stdout).to.contain('logged in; needsPasswordChange=false');
@@ -75,6 +75,8 @@ describe('the typed TypeScript client (clients/typescript)', function () {
     expect(uploaded, result.stdout).to.not.equal(null);
     const row = await Timesheet.findByPk(uploaded![1]!);
     expect(row).to.include({ userId: member.user.id, year: 2026, month: 3, fileType: 'pdf' });
+    // It subscribed to GET /api/events and saw its own contact change arrive.
+    expect(result.stdout).to.match(/live: contact\.updated [0-9a-f-]{36} in account [0-9a-f-]{36}/);
   });
 
   it('the example reports a failure by its error code', async () => {

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * The live events of GET /api/events: the SSE `event:` names and the JSON of their `data:` lines.
+ * They carry ids and the email account, never content: the app fetches what changed with the
+ * ordinary endpoints. One schema per type (the OpenAPI document lists them; the generated client
+ * exports them), and the TypeScript types the hub sends.
+ */
+export const EVENT_TYPES = [
+  'email.created',
+  'email.updated',
+  'email.deleted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'sync.status',
+  'membership.changed',
+  'resync',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Types stored in the outbox (resync is made by the server for one stream, never stored). */
+export type OutboxEventType = Exclude<EventType, 'resync'>;
+
+const uuid = () => z.uuid();
+
+/**
+ * A statement's rows of one account: `ids` when it touched at most 50 of them, else only `count` (a
+ * first sync, an account's deletion): reload the list instead of fetching one by one.
+ */
+const changedRows = (what: string, id: string, description: string) =>
+  z
+    .object({
+      emailAccountId: uuid().meta({ description: 'The email account the rows belong to' }),
+      count: z.number().int().min(1).meta({ description: `How many ${what} changed in this one write` }),
+      ids: z.array(uuid()).max(50).optional().meta({ description: `The ${what}' ids; absent when more than 50 changed at once (reload the list)` }),
+    })
+    .strict()
+    .meta({ id, description });
+
+export const emailCreatedEvent = changedRows('emails', 'EmailCreatedEvent', 'New emails stored (sync, sending). Only to members with canRead.');
+export const emailUpdatedEvent = changedRows('emails', 'EmailUpdatedEvent', 'Read state changed (here, by a colleague, or on the mail server) or the email was filed under another contact. Only to members with canRead.');
+export const emailDeletedEvent = changedRows('emails', 'EmailDeletedEvent', 'Emails gone (deleted on the server, their contact or account deleted). Only to members with canRead.');
+export const contactCreatedEvent = changedRows('contacts', 'ContactCreatedEvent', 'New contacts (sync or by hand).');
+export const contactUpdatedEvent = changedRows('contacts', 'ContactUpdatedEvent', 'Name, address or notes of contacts changed.');
+export const contactDeletedEvent = changedRows('contacts', 'ContactDeletedEvent', 'Contacts deleted.');
+
+export const syncStatusEvent = z
+  .object({
+    emailAccountId: uuid(),
+    status: z.enum(['idle', 'syncing', 'ok', 'error', 'auth_failed']),
+    lastSuccessAt: z.iso.datetime({ offset: true }).nullable().meta({ description: 'When the last run succeeded' }),
+  })
+  .strict()
+  .meta({ id: 'SyncStatusEvent', description: "The account's sync status changed (a run began, ended, failed)." });
+
+export const membershipChangedEvent = z
+  .object({
+    emailAccountId: uuid(),
+    userId: uuid().meta({ description: 'You: only your own memberships are sent' }),
+    change: z.enum(['added', 'updated', 'removed']),
+    role: z.enum(['owner', 'editor', 'viewer']).nullable().meta({ description: 'Your role now; null once removed' }),
+    canRead: z.boolean(),
+    canSend: z.boolean(),
+  })
+  .strict()
+  .meta({
+    id: 'MembershipChangedEvent',
+    description: 'An account was shared with you, your rights on it changed, or it was unshared (or deleted). Reload your account list.',
+  });
+
+export const resyncEvent = z
+  .object({ reason: z.enum(['window_exceeded', 'unknown_event_id', 'outbox_gap']) })
+  .strict()
+  .meta({
+    id: 'ResyncEvent',
+    description: 'What you missed is no longer kept (Last-Event-ID older than the window, unknown, or events lost): reload every list you show.',
+  });
+
+export const EVENT_SCHEMAS = {
+  'email.created': emailCreatedEvent,
+  'email.updated': emailUpdatedEvent,
+  'email.deleted': emailDeletedEvent,
+  'contact.created': contactCreatedEvent,
+  'contact.updated': contactUpdatedEvent,
+  'contact.deleted': contactDeletedEvent,
+  'sync.status': syncStatusEvent,
+  'membership.changed': membershipChangedEvent,
+  resync: resyncEvent,
+} as const satisfies Record<EventType, z.ZodType>;
+
+export type EventData = { [T in EventType]: z.infer<(typeof EVENT_SCHEMAS)[T]> };
+export type MembershipChange = EventData['membership.changed'];
+
+/** One row of the outbox as the hub reads it. */
+export interface OutboxEvent {
+  id: number;
+  type: OutboxEventType;
+  emailAccountId: string | null;
+  /** membership.changed: the member it concerns. */
+  userId: string | null;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
