@@ -4,7 +4,7 @@ import type { EmailAccount } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { isUniqueViolation } from '../db/db-errors.js';
-import type { Transactions, Tx } from '../db/transactions.js';
+import { inTransaction, type Transactions, type Tx } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/index.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
 import { CredentialGuard, type CredentialThrottle } from './credential-throttle.js';
@@ -92,7 +92,7 @@ export class EmailAccountService {
       return account;
     };
     try {
-      return outer ? await work(outer) : await this.deps.transactions.run(work);
+      return await inTransaction(this.deps.transactions, outer, work);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;
