@@ -38,7 +38,9 @@ export abstract class BaseCommand extends Command {
   protected async appContext(options: { migrate?: boolean } = {}): Promise<AppContext> {
     if (!this.ctx) {
       const config = this.appConfig();
-      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true });
+      // A sync a command asks for (email-accounts attach) is left to the serving instances: this
+      // process exits when the command is done.
+      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true, runRequestedSyncs: false });
     }
     return this.ctx;
   }
