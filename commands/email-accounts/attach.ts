@@ -9,7 +9,7 @@ export default class EmailAccountsAttach extends BaseCommand {
   static override aliases = ['mail-accounts:attach'];
   static override description =
     'Attach a email account to a user. The credentials are checked against the JMAP server first; the first ' +
-    'account of a user becomes primary.';
+    'account of a user becomes primary. The running service syncs it at its next tick.';
 
   static override examples = [
     'printf %s "$MAIL_PASSWORD" | <%= config.bin %> email-accounts attach jana --email jana@example.com --password-stdin',

@@ -22,6 +22,11 @@ export interface ContextOptions {
   service?: boolean;
   /** An already open database to share (tests run several configurations against one pool). */
   db?: Database;
+  /**
+   * Whether a requested sync (a new account, new credentials) also runs in this process (default);
+   * crm-admin commands only mark it requested for the serving instances (SyncService.requestSync).
+   */
+  runRequestedSyncs?: boolean;
 }
 
 export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
@@ -38,7 +43,7 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
     if (!shared) await db.close().catch(() => {});
     throw err;
   }
-  const services = buildServices(config, db.sequelize, logger);
+  const services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs });
   // Needs the encryption key, so it follows the migrations here rather than being one of them.
   if (options.migrate !== false && !shared) await services.passwordReseal.run();
   return { config, logger, db, services, close: async (o) => (shared ? undefined : db.close(o)) };

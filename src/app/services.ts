@@ -30,6 +30,7 @@ import { PasswordReseal } from '../email-accounts/password-seal.js';
 import { EmailAccountMemberRepository } from '../email-accounts/member-repository.js';
 import { EmailAccountSharingService } from '../email-accounts/email-account-sharing-service.js';
 import { OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
+import type { SyncRequests } from '../email-accounts/sync-requests.js';
 import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
 import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
@@ -71,7 +72,7 @@ import { PgListener } from '../events/pg-listener.js';
  * The composition root: every service is a plain class whose repositories and collaborators are
  * handed in here. HTTP routes, crm-admin commands and the sync job all receive this same object.
  */
-export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger) {
+export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger, options: { runRequestedSyncs?: boolean } = {}) {
   // Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here.
   const metrics = new AppMetrics();
   // One SQL runner and one transaction runner for every repository and service.
@@ -105,6 +106,8 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const accountAccess = new EmailAccountAccess(memberRepository);
   const ownership = new OwnershipTransfer(memberRepository, emailAccountRepository, audit);
   const emailAccountSharing = new EmailAccountSharingService({ members: memberRepository, access: accountAccess, ownership, transactions, audit });
+  // mailSync is built below (it needs emailAccounts): the request reaches it once asked, not now.
+  const syncRequests: SyncRequests = { requestSync: (accountId) => mailSync.requestSync(accountId) };
   const emailAccounts = new EmailAccountService({
     accounts: emailAccountRepository,
     members: memberRepository,
@@ -115,6 +118,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     validate: jmapCredentialValidator(config.jmapSessionUrl, config.jmapTimeoutMs),
     clientFactory: jmapClientFactory(config.jmapSessionUrl, config.jmapTimeoutMs),
     throttle: new CredentialThrottle(throttles),
+    syncRequests,
   });
   const emailAccountAdmin = new EmailAccountAdminService(emailAccounts, emailAccountRepository);
   const passwordReseal = new PasswordReseal({ accounts: emailAccountRepository, secretBox, logger });
@@ -159,7 +163,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
       metrics,
       admission: mailAdmission,
     },
-    { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds },
+    { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds, runRequestsHere: options.runRequestedSyncs },
   );
   const encryptionKeys = { current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys };
   const backupRepository = new BackupRepository(sequelize);

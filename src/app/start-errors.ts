@@ -1,11 +1,12 @@
 import type { AppConfig } from '../config/config.js';
+import { isConnectFailure } from '../db/db-errors.js';
 
 /**
  * One line that tells a sysadmin reading journald what to fix, for the failures a start meets in
  * practice. Never includes the database password (DATABASE_URL may be echoed by a driver message).
  */
 export function describeStartError(err: unknown, config: AppConfig, port = config.port): string {
-  const e = err as { code?: string; name?: string; message?: string; parent?: { code?: string; message?: string } };
+  const e = err as { code?: string; message?: string; parent?: { message?: string } };
   const message = e.message ?? String(err);
   let line: string;
   if (e.code === 'EADDRINUSE') {
@@ -14,7 +15,7 @@ export function describeStartError(err: unknown, config: AppConfig, port = confi
     line = `not allowed to listen on ${config.host}:${port} (ports below 1024 need a capability; use a reverse proxy)`;
   } else if (e.code === 'EADDRNOTAVAIL') {
     line = `HOST ${config.host} is not an address of this machine`;
-  } else if (e.name?.startsWith('Sequelize') && /Connection|HostNotFound|HostNotReachable|AccessDenied|InvalidConnection/.test(e.name)) {
+  } else if (isConnectFailure(err)) {
     line = `cannot connect to the database at ${databaseTarget(config)}: ${e.parent?.message ?? message}`;
   } else {
     line = message;

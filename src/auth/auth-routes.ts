@@ -1,6 +1,5 @@
 import { Router, type Request } from 'express';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
-import type { SyncService } from '../sync/sync-service.js';
 import type { AuthService } from './auth-service.js';
 import type { SessionService } from './session-service.js';
 import { AuditActions } from '../audit/audit-service.js';
@@ -25,7 +24,6 @@ export interface AuthRouteDeps {
   auth: AuthService;
   sessions: SessionService;
   emailAccounts: Pick<EmailAccountService, 'add' | 'get'>;
-  mailSync: Pick<SyncService, 'requestSync'>;
 }
 
 /** docs/contract.md §4.1, mounted at /api/auth. */
@@ -96,8 +94,6 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     const account = await services.emailAccounts.add(requireAuthContext(req).userId, body, requestMeta(req), {
       auditAction: AuditActions.emailLink,
     });
-    // The CRM should fill itself now, not at the next cron tick.
-    await services.mailSync.requestSync(account.id);
     const emailAccount = presentEmailAccount(await services.emailAccounts.get(account.userId, account.id));
     const data: LinkEmailData = { email: account.email, accountId: account.jmapAccountId, emailAccount };
     ok(res, data, 'Email účet úspešne pripojený a overený');

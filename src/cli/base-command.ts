@@ -38,7 +38,9 @@ export abstract class BaseCommand extends Command {
   protected async appContext(options: { migrate?: boolean } = {}): Promise<AppContext> {
     if (!this.ctx) {
       const config = this.appConfig();
-      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true });
+      // A sync a command asks for (email-accounts attach) is left to the serving instances: this
+      // process exits when the command is done.
+      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true, runRequestedSyncs: false });
     }
     return this.ctx;
   }
@@ -92,7 +94,9 @@ export abstract class BaseCommand extends Command {
   /**
    * Errors on stderr, exit 2 for usage (parse errors, missing arguments, refusals that need a flag) and
    * 1 for failures. With --json, every error is one JSON object:
-   * `{"error":{"code":...,"message":...,"statusCode"?:...,"details"?:...}}`.
+   * `{"error":{"code":...,"message":...,"statusCode"?:...,"details"?:...}}`; an AppError carries the
+   * same code and statusCode the HTTP API answers with (src/errors/error-codes.ts), so a script and a
+   * frontend branch on one list.
    */
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     // this.exit() inside a command (or below) is not an error.
@@ -111,7 +115,7 @@ export abstract class BaseCommand extends Command {
     }
     if (err instanceof AppError) {
       if (json) {
-        writeJsonError({ code: errorCode(err), message: err.message, statusCode: err.statusCode, details: err.details });
+        writeJsonError({ code: err.code, message: err.message, statusCode: err.statusCode, details: err.details });
       } else {
         process.stderr.write(terminalSafeLines(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`));
       }
@@ -139,11 +143,6 @@ function writeJsonError(error: { code: string; message: string; statusCode?: num
   if (error.statusCode !== undefined) out.statusCode = error.statusCode;
   if (error.details !== undefined) out.details = error.details;
   process.stderr.write(`${terminalSafeJson({ error: out }, 0)}\n`);
-}
-
-/** NotFoundError -> not_found. */
-function errorCode(err: AppError): string {
-  return err.name.replace(/Error$/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() || 'error';
 }
 
 const SAFE_ACTOR = /^[A-Za-z0-9._@-]{1,64}$/;

@@ -4,6 +4,7 @@ import type { CountRow } from '../email-accounts/account-access.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { Contact } from '../models/index.js';
 import type { PageRequest } from '../shared/pagination.js';
+import { linkEarlierEmails, recomputeLastEmailAt } from './contact-mail-links.js';
 import { CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
 import { toContactRecord, type ContactRecord, type ContactRow } from './contact-records.js';
 
@@ -110,13 +111,8 @@ export class ContactRepository {
   }
 
   /** last_email_at of the given contacts from the links they still have. */
-  async recomputeLastEmailAt(contactIds: readonly string[], tx?: Tx): Promise<void> {
-    await this.sql.execute(
-      `UPDATE contacts c SET last_email_at = (SELECT max(l.email_date) FROM email_contacts l WHERE l.contact_id = c.id)
-        WHERE c.id = ANY($others::uuid[])`,
-      { others: contactIds },
-      tx,
-    );
+  recomputeLastEmailAt(contactIds: readonly string[], tx?: Tx): Promise<void> {
+    return recomputeLastEmailAt(this.sql, contactIds, tx);
   }
 
   /**
@@ -138,21 +134,10 @@ export class ContactRepository {
   }
 
   /**
-   * A contact added by hand shows the mail it already took part in: the sync keeps every email's
-   * addresses in emails.participants (migration 0004), the same way it links contacts it creates.
+   * A contact added by hand shows the mail it already took part in, the same way the sync links
+   * the contacts it creates (contact-mail-links.ts).
    */
-  async linkEarlierEmails(accountId: string, contactId: string, email: string, tx?: Tx): Promise<void> {
-    await this.sql.execute(
-      `WITH linked AS (
-         INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
-         SELECT e.id, $contactId::uuid, e.date, e.is_read FROM emails e
-          WHERE e.email_account_id = $accountId AND e.participants @> ARRAY[$email::text]
-         ON CONFLICT DO NOTHING
-         RETURNING email_id)
-       UPDATE contacts SET last_email_at = (SELECT max(e.date) FROM linked l JOIN emails e ON e.id = l.email_id)
-        WHERE id = $contactId::uuid AND EXISTS (SELECT 1 FROM linked)`,
-      { accountId, contactId, email },
-      tx,
-    );
+  linkEarlierEmails(contactId: string, tx?: Tx): Promise<void> {
+    return linkEarlierEmails(this.sql, [contactId], tx);
   }
 }

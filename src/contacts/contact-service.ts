@@ -70,7 +70,7 @@ export class ContactService {
           { userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null },
           tx,
         );
-        await contacts.linkEarlierEmails(accountId, contact.id, email, tx);
+        await contacts.linkEarlierEmails(contact.id, tx);
         await audit.record({ action: AuditActions.contactCreated, userId, details: { contactId: contact.id, emailAccountId: accountId, email } }, meta, tx);
         return contact.id;
       });

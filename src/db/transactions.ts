@@ -14,3 +14,11 @@ export interface Transactions {
 export function sequelizeTransactions(sequelize: Sequelize): Transactions {
   return { run: (work) => sequelize.transaction(work) };
 }
+
+/**
+ * Runs work in the caller's transaction when there is one (it commits or rolls back with the rest of
+ * the caller's work), else in a transaction of its own.
+ */
+export function inTransaction<T>(transactions: Transactions, outer: Tx | undefined, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return outer ? work(outer) : transactions.run(work);
+}

@@ -1,8 +1,6 @@
 import { Router } from 'express';
-import type { SyncService } from '../sync/sync-service.js';
 import type { EmailAccountService } from './email-account-service.js';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
-import { ConflictError } from '../errors/app-errors.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
@@ -15,14 +13,13 @@ import { addSharingRoutes, type SharingRouteDeps } from './sharing-routes.js';
 
 export interface EmailAccountRouteDeps extends SharingRouteDeps {
   emailAccounts: EmailAccountService;
-  mailSync: Pick<SyncService, 'requestSync'>;
 }
 
 /**
  * /api/email-accounts: the caller's own email accounts and those shared with them, each with the
  * caller's role (an account not shared with them is a 404, like a missing one; a member without the
  * right gets a 403). Passwords go in, never out. Linking an account or fixing its credentials starts
- * a sync at once. Sharing: sharing-routes.ts.
+ * a sync at once (EmailAccountService does, for every caller). Sharing: sharing-routes.ts.
  */
 export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: AuthMiddleware): Router {
   const router = Router();
@@ -39,7 +36,6 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
     const body = parseBody(createEmailAccountBody, req);
     const { userId } = requireAuthContext(req);
     const account = await services.emailAccounts.add(userId, body, requestMeta(req));
-    await services.mailSync.requestSync(account.id);
     const data: EmailAccountData = { emailAccount: presentEmailAccount(await services.emailAccounts.get(userId, account.id)) };
     ok(res, data, 'Emailový účet pridaný a overený', 201);
   });
@@ -49,9 +45,6 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
     const changes = parseBody(updateEmailAccountBody, req);
     const { userId } = requireAuthContext(req);
     const account = await services.emailAccounts.update(userId, id, changes, requestMeta(req));
-    if (account.isActive && (changes.email !== undefined || changes.emailPassword !== undefined || changes.isActive === true)) {
-      await services.mailSync.requestSync(account.id);
-    }
     ok(res, { emailAccount: presentEmailAccount(account) } satisfies EmailAccountData, 'Emailový účet upravený');
   });
 
@@ -63,12 +56,8 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
 
   router.post('/:id/sync', async (req, res) => {
     const { id } = parseParams(idParams, req);
-    const { userId } = requireAuthContext(req);
-    // Owner and editor; however many members ask, the account is synced once (one lease per account).
-    const account = await services.emailAccounts.get(userId, id, 'sync');
-    if (!account.isActive) throw new ConflictError('Emailový účet je vypnutý; zapnite ho pred synchronizáciou');
-    await services.mailSync.requestSync(account.id);
-    const data: EmailAccountData = { emailAccount: presentEmailAccount(await services.emailAccounts.get(userId, id)) };
+    const account = await services.emailAccounts.syncNow(requireAuthContext(req).userId, id);
+    const data: EmailAccountData = { emailAccount: presentEmailAccount(account) };
     ok(res, data, 'Synchronizácia spustená', 202);
   });
 

@@ -4,7 +4,7 @@ import type { EmailAccount } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { isUniqueViolation } from '../db/db-errors.js';
-import type { Transactions, Tx } from '../db/transactions.js';
+import { inTransaction, type Transactions, type Tx } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/index.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
 import { CredentialGuard, type CredentialThrottle } from './credential-throttle.js';
@@ -12,6 +12,7 @@ import type { AccountWithSync, EmailAccountRepository } from './email-account-re
 import { passwordContext } from './password-seal.js';
 import { ACCOUNT_NOT_FOUND, type AccountRight, type EmailAccountAccess } from './account-access.js';
 import type { EmailAccountMemberRepository, MemberRights } from './member-repository.js';
+import type { SyncRequests } from './sync-requests.js';
 
 export type { AccountWithSync } from './email-account-repository.js';
 export type { MemberRights } from './member-repository.js';
@@ -37,15 +38,20 @@ export interface EmailAccountServiceDeps {
   validate: CredentialValidator;
   clientFactory: JmapClientFactory;
   throttle: CredentialThrottle;
+  /** The sync that follows linking an account, new credentials or switching it back on. */
+  syncRequests: SyncRequests;
 }
 
 const DUPLICATE = 'Tento emailový účet je už pripojený';
+const INACTIVE = 'Emailový účet je vypnutý; zapnite ho pred synchronizáciou';
 
 /**
  * A user's email accounts: validated against the JMAP server before they are stored, passwords sealed
  * with AES-256-GCM, exactly one primary per owner while any exist. Members see the accounts shared
  * with them beside their own, with their role; only the owner changes or deletes an account
- * (EmailAccountAccess). Used by link-email, the email accounts API, crm-admin and the sync.
+ * (EmailAccountAccess). Used by link-email, the email accounts API, crm-admin and the sync. A new
+ * account, new credentials and an account switched back on are synced at once (SyncRequests), whoever
+ * made the change.
  */
 export class EmailAccountService {
   private readonly credentials: CredentialGuard;
@@ -91,12 +97,20 @@ export class EmailAccountService {
       );
       return account;
     };
+    let account: AccountWithSync;
     try {
-      return outer ? await work(outer) : await this.deps.transactions.run(work);
+      account = await inTransaction(this.deps.transactions, outer, work);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;
     }
+    // The CRM should fill itself now, not at the next scheduler tick. Inside a caller's transaction
+    // the row is not visible to the sync yet: ask once that commits. Sequelize runs the hook even when
+    // the COMMIT failed, and a failure there would fail a commit that succeeded: it is dropped (the
+    // scheduler's next tick syncs a new account anyway).
+    if (outer) outer.afterCommit(() => this.deps.syncRequests.requestSync(account.id).catch(() => undefined));
+    else await this.deps.syncRequests.requestSync(account.id);
+    return account;
   }
 
   /** The caller's own accounts (primary first, then oldest first), then those shared with them (oldest first). */
@@ -162,6 +176,22 @@ export class EmailAccountService {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;
     }
+    const account = await this.get(userId, accountId);
+    // New credentials (or the same ones given again) and an account switched back on: sync at once.
+    if (account.isActive && (changes.email !== undefined || changes.emailPassword !== undefined || changes.isActive === true)) {
+      await this.deps.syncRequests.requestSync(account.id);
+    }
+    return account;
+  }
+
+  /**
+   * "Sync now" by a member with the sync right (owner and editor); however many ask, the account is
+   * synced once (one lease per account). Answers the account with the caller's rights.
+   */
+  async syncNow(userId: string, accountId: string): Promise<MemberAccount> {
+    const account = await this.get(userId, accountId, 'sync');
+    if (!account.isActive) throw new ConflictError(INACTIVE);
+    await this.deps.syncRequests.requestSync(account.id);
     return this.get(userId, accountId);
   }
 

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
-import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
 import { AppError, BadRequestError, type ErrorCode, ConflictError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/app-errors.js';
+import { isConcurrencyConflict, isDatabaseUnavailable } from '../db/db-errors.js';
 import type { Logger } from '../logging/logger.js';
 import { originalPath } from './middleware/request-id.js';
 
@@ -11,14 +11,12 @@ interface ErrorBody {
 
 /** Errors raised by body-parser/multer before our code runs, mapped to the contract's kinds. */
 function fromFrameworkError(err: unknown): AppError | undefined {
-  const e = err as { type?: string; status?: number; statusCode?: number; code?: string; parent?: { code?: string } };
+  const e = err as { type?: string; status?: number; statusCode?: number; code?: string };
   // The database being down or restarting is an outage of ours, not a bug: 503 with Retry-After.
-  if (err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(e.parent?.code ?? e.code) || isDroppedConnection(err)) {
-    return new ServiceUnavailableError();
-  }
+  if (isDatabaseUnavailable(err)) return new ServiceUnavailableError();
   // Two requests crossed in the database (deadlock, serialization failure): this one lost and was rolled
   // back whole. Nothing broke and trying again is the cure.
-  if (err instanceof DatabaseError && /^(?:40P01|40001)$/.test(e.parent?.code ?? '')) {
+  if (isConcurrencyConflict(err)) {
     return new ConflictError('Požiadavka sa stretla so súbežnou zmenou, skúste to znova');
   }
   if (e.type === 'entity.parse.failed') return new BadRequestError('Neplatný formát JSON', undefined, 'invalid_json');
@@ -47,23 +45,6 @@ const CLIENT_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {
 function ownClientError(status: number): AppError {
   const known = CLIENT_ERRORS[status];
   return known ? new AppError(known[1], status, undefined, {}, known[0]) : new BadRequestError();
-}
-
-/**
- * node-postgres names a connection that died under a query only in words, with no SQLSTATE: a query
- * on a pooled connection the server had just closed (the database was stopped) is one of these.
- */
-const DROPPED_CONNECTION = /^(?:Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection terminated(?: unexpectedly)?|Query read timeout)$/;
-
-function isDroppedConnection(err: unknown): boolean {
-  if (!(err instanceof DatabaseError)) return false;
-  const parent = (err as { parent?: { message?: unknown } }).parent;
-  return typeof parent?.message === 'string' && DROPPED_CONNECTION.test(parent.message);
-}
-
-/** PostgreSQL SQLSTATE class 08 (connection) and 57P0x (server shutting down or restarting). */
-function isConnectionLoss(code: string | undefined): boolean {
-  return !!code && (code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE');
 }
 
 export function renderError(err: unknown, showStack: boolean): { status: number; body: ErrorBody; headers: Record<string, string> } {

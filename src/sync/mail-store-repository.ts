@@ -6,6 +6,7 @@
  * contacts unless the user deleted them (contact_suppressions); an existing contact keeps its name
  * and notes.
  */
+import { linkEarlierEmails, recomputeLastEmailAt } from '../contacts/contact-mail-links.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import type { Correspondent, MappedAttachment, MappedEmail } from './email-mapper.js';
@@ -103,38 +104,16 @@ export class MailStoreRepository {
   /**
    * Links new contacts to the emails they already took part in (stored earlier because of someone
    * else), so an email shows under every contact regardless of the order mail was synced in, and
-   * moves each contact's last_email_at forward to the newest of them, in one statement. Those this
-   * batch linked already are left out. The links' foreign keys hold the emails against a concurrent delete.
+   * moves each contact's last_email_at forward (contact-mail-links.ts). Those this batch linked
+   * already are left out.
    */
-  async linkEarlierEmails(contactIds: string[], tx?: Tx): Promise<void> {
-    if (contactIds.length === 0) return;
-    await this.sql.execute(
-      `WITH linked AS (
-         INSERT INTO email_contacts (email_id, contact_id, email_date, is_read)
-         SELECT e.id, c.id, e.date, e.is_read FROM contacts c
-           JOIN emails e ON e.email_account_id = c.email_account_id AND e.participants @> ARRAY[c.email]
-          WHERE c.id = ANY($contactIds::uuid[])
-            AND NOT EXISTS (SELECT 1 FROM email_contacts x WHERE x.email_id = e.id AND x.contact_id = c.id)
-         ON CONFLICT DO NOTHING
-         RETURNING contact_id, email_date)
-       UPDATE contacts c SET last_email_at = n.newest
-         FROM (SELECT contact_id, max(email_date) AS newest FROM linked WHERE email_date IS NOT NULL GROUP BY contact_id) n
-        WHERE c.id = n.contact_id AND (c.last_email_at IS NULL OR c.last_email_at < n.newest)`,
-      { contactIds },
-      tx,
-    );
+  linkEarlierEmails(contactIds: string[], tx?: Tx): Promise<void> {
+    return linkEarlierEmails(this.sql, contactIds, tx);
   }
 
   /** After emails were removed: last_email_at = what is left (NULL when nothing is). */
-  async recomputeLastEmailAt(contactIds: string[], tx?: Tx): Promise<void> {
-    if (contactIds.length === 0) return;
-    await this.sql.execute(
-      `UPDATE contacts c SET last_email_at =
-              (SELECT max(e.date) FROM email_contacts ec JOIN emails e ON e.id = ec.email_id WHERE ec.contact_id = c.id)
-        WHERE c.id = ANY($contactIds::uuid[])`,
-      { contactIds },
-      tx,
-    );
+  recomputeLastEmailAt(contactIds: string[], tx?: Tx): Promise<void> {
+    return recomputeLastEmailAt(this.sql, contactIds, tx);
   }
 
   /**

@@ -31,6 +31,7 @@ export class SyncService implements SyncRunner {
   /** Workers of runDueAccounts now pulling from the queue; never more than `concurrency`. */
   private workers = 0;
   private stopping = false;
+  private readonly runRequestsHere: boolean;
 
   constructor(
     private readonly deps: SyncServiceDeps,
@@ -39,6 +40,7 @@ export class SyncService implements SyncRunner {
     this.instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     this.concurrency = Math.max(1, options.concurrency ?? 2);
     this.intervalSeconds = options.intervalSeconds ?? DEFAULT_INTERVAL_SECONDS;
+    this.runRequestsHere = options.runRequestsHere ?? true;
     this.lease = { leaseSeconds: options.leaseSeconds ?? 120, schedule: { intervalMs: this.intervalSeconds * 1000 } };
     this.context = {
       deps,
@@ -86,12 +88,12 @@ export class SyncService implements SyncRunner {
   }
 
   /**
-   * "Sync now" from the API: marks the account requested (any instance's next tick takes it) and
-   * starts the sync in this process without waiting for it.
+   * "Sync now" (EmailAccountService): marks the account requested (any instance's next tick takes it)
+   * and, unless told otherwise (runRequestsHere), starts the sync in this process without waiting for it.
    */
   async requestSync(accountId: string): Promise<void> {
     await this.deps.repository.markRequested(accountId);
-    if (this.stopping) return;
+    if (this.stopping || !this.runRequestsHere) return;
     const run = this.runOne(accountId, { dueOnly: true }).catch((err: unknown) => this.deps.logger.error('requested mail sync failed', { accountId, err }));
     this.background.add(run);
     void run.finally(() => this.background.delete(run));

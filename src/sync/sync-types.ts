@@ -54,6 +54,12 @@ export interface SyncServiceOptions extends Partial<SyncTuning> {
   intervalSeconds?: number;
   /** Names this process in locked_by (default host:pid:random). */
   instanceId?: string;
+  /**
+   * Whether requestSync also starts the run in this process (default). A short-lived crm-admin
+   * command only marks the account requested: a serving instance's next tick takes it, and a run
+   * left behind by the command's exit would hold the account's lease until it expired.
+   */
+  runRequestsHere?: boolean;
 }
 
 export type SyncOutcome = 'ok' | 'error' | 'auth_failed' | 'skipped' | 'interrupted';

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import type { Role, User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { isUniqueViolation } from '../db/db-errors.js';
-import type { Transactions, Tx } from '../db/transactions.js';
+import { inTransaction, type Transactions, type Tx } from '../db/transactions.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { generateTemporaryPassword } from './temp-password.js';
 import type { UserRepository } from './user-repository.js';
@@ -62,7 +62,7 @@ export class UserService {
       return user;
     };
     try {
-      const user = outer ? await work(outer) : await this.deps.transactions.run(work);
+      const user = await inTransaction(this.deps.transactions, outer, work);
       return { user, temporaryPassword };
     } catch (err) {
       // Two admins creating the same username at once: the unique index decides, not a 500.

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
+import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog, EmailAccount, Session, User } from '../../src/models/index.js';
@@ -137,6 +138,14 @@ describe('admin users API (/api/admin/users)', function () {
       const [attached] = await auditOf(AuditActions.emailAccountAttached, user.id);
       expect(attached?.actor).to.equal(`user:${admin.user.id}`);
       expect(attached?.details).to.include({ email: 'alice@example.test' });
+      // Synced at once, as an account linked by its owner is (EmailAccountService asks once the user's transaction commits).
+      const ctx = await testContext();
+      await ctx.services.mailSync.whenIdle();
+      const [state] = await ctx.db.sequelize.query<{ attempted: boolean }>(
+        'SELECT last_attempt_at IS NOT NULL AS attempted FROM mail_sync_states WHERE email_account_id = $1',
+        { bind: [emailAccount.id], type: QueryTypes.SELECT },
+      );
+      expect(state, 'the new account was synced').to.deep.equal({ attempted: true });
     });
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog, EmailAccount } from '../../src/models/index.js';
 import { createUser, uniqueName } from '../support/factories.js';
@@ -21,6 +22,13 @@ describe('crm-admin email-accounts', function () {
     const records = await AuditLog.findAll({ where: { action: AuditActions.emailAccountAttached, userId: owner.user.id } });
     expect(records).to.have.length(2);
     for (const r of records) expect(r.actor).to.match(/^cli:.+/);
+    // The sync an attach asks for is left to the serving instances (their next tick takes a requested
+    // account): marked requested, not run by the command, whose process exits right after.
+    const [state] = await ctx.db.sequelize.query<{ requested: boolean; attempted: boolean }>(
+      'SELECT requested_at IS NOT NULL AS requested, last_attempt_at IS NOT NULL AS attempted FROM mail_sync_states WHERE email_account_id = $1',
+      { bind: [out.emailAccount.id], type: QueryTypes.SELECT },
+    );
+    expect(state).to.deep.equal({ requested: true, attempted: false });
   });
 
   it('attach: wrong credentials store nothing (exit 1); a duplicate is a conflict (exit 1)', async () => {

@@ -124,7 +124,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
    * transaction the link exists and the contact's last_email_at is the email's date; the delete waits
    * for that transaction and takes the link along.
    */
-  async function linkWhileDeleting(link: (accountId: string, contactId: string, address: string, tx: Tx) => Promise<void>): Promise<void> {
+  async function linkWhileDeleting(link: (contactId: string, tx: Tx) => Promise<void>): Promise<void> {
     const { account, emailIds } = await accountWithMail();
     const [email] = emailIds;
     const address = `${uniqueName('neskoro')}@partner.test`;
@@ -132,7 +132,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
     const contact = await createContact(account, { email: address });
 
     const { waited } = await deleteWhileLinking(email!, async (tx) => {
-      await link(account.id, contact.id, address, tx);
+      await link(contact.id, tx);
       const [seen] = await ctx.db.sequelize.query<{ links: number; current: boolean }>(
         `SELECT (SELECT count(*)::int FROM email_contacts WHERE email_id = $1 AND contact_id = $2) AS links,
                 (SELECT c.last_email_at = e.date FROM contacts c, emails e WHERE c.id = $2 AND e.id = $1) AS current`,
@@ -146,10 +146,10 @@ describe('contacts: email links kept whole without a foreign key', function () {
   }
 
   it('a contact added by hand locks the earlier emails it links: a concurrent delete waits, then takes the link along', async () => {
-    await linkWhileDeleting((accountId, contactId, address, tx) => new ContactRepository(sql).linkEarlierEmails(accountId, contactId, address, tx));
+    await linkWhileDeleting((contactId, tx) => new ContactRepository(sql).linkEarlierEmails(contactId, tx));
   });
 
   it('so does the linking of earlier mail to contacts a sync or a sent email creates', async () => {
-    await linkWhileDeleting((_accountId, contactId, _address, tx) => new MailStoreRepository(sql).linkEarlierEmails([contactId], tx));
+    await linkWhileDeleting((contactId, tx) => new MailStoreRepository(sql).linkEarlierEmails([contactId], tx));
   });
 });

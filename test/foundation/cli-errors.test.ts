@@ -47,6 +47,15 @@ describe('crm-admin --json errors, db seed in production, audit actor', function
     expect(error.statusCode).to.equal(404);
   });
 
+  it('an error the API also answers carries the API\'s code and status (one list, src/errors/error-codes.ts)', () => {
+    const res = runCli(['users', 'create', '--username', 'a b', '--role', 'member', '--json'], env());
+    expect(res.status).to.equal(1);
+    const error = jsonError(res);
+    expect(error.code).to.equal('validation_failed');
+    expect(error.statusCode).to.equal(400);
+    expect(JSON.stringify(error.details)).to.contain('username');
+  });
+
   it('an invalid configuration is one JSON object listing the problems, exit 1', () => {
     const res = runCli(['users', 'list', '--json'], env({ PORT: 'not-a-port' }));
     expect(res.status).to.equal(1);

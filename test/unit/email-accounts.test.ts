@@ -16,6 +16,7 @@ import type { EmailAccountMemberRepository } from '../../src/email-accounts/memb
 function fakeWorld(existing: Array<{ email: string }> = []) {
   const created: NewEmailAccount[] = [];
   const validated: string[] = [];
+  const syncRequested: string[] = [];
   const rows = [...existing];
   const accounts = {
     findByEmail: async (_userId: string, email: string) => rows.find((r) => r.email === email) ?? null,
@@ -44,8 +45,13 @@ function fakeWorld(existing: Array<{ email: string }> = []) {
       throw new Error('not used');
     },
     throttle: { reserve: async () => {}, release: async () => {} } as unknown as CredentialThrottle,
+    syncRequests: {
+      requestSync: async (accountId: string) => {
+        syncRequested.push(accountId);
+      },
+    },
   });
-  return { service, created, validated };
+  return { service, created, validated, syncRequested };
 }
 
 describe('unit: email accounts (EmailAccountService.add)', () => {
@@ -60,6 +66,23 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
     expect(created[0]!.emailPassword).to.equal('sealed:pw1');
   });
 
+  it('asks for a sync of every account it adds, whoever calls (HTTP, crm-admin, user creation)', async () => {
+    const { service, syncRequested } = fakeWorld();
+    const first = await service.add('user-1', { email: 'first@example.test', emailPassword: 'pw1' }, {});
+    const second = await service.add('user-1', { email: 'second@example.test', emailPassword: 'pw2' }, {});
+    expect(syncRequested).to.deep.equal([first.id, second.id]);
+  });
+
+  it("inside a caller's transaction, asks for the sync only once that transaction commits", async () => {
+    const { service, syncRequested } = fakeWorld();
+    const hooks: Array<() => unknown> = [];
+    const outer = { afterCommit: (hook: () => unknown) => hooks.push(hook) } as unknown as Tx;
+    const account = await service.add('user-1', { email: 'first@example.test', emailPassword: 'pw1' }, {}, {}, outer);
+    expect(syncRequested, 'before the commit').to.deep.equal([]);
+    for (const hook of hooks) await hook();
+    expect(syncRequested).to.deep.equal([account.id]);
+  });
+
   it('refuses an address already attached (case and spaces aside) with 409, before asking the mail server', async () => {
     const { service, created, validated } = fakeWorld([{ email: 'jana@example.test' }]);
     const err = await service.add('user-1', { email: '  Jana@Example.TEST ', emailPassword: 'pw' }, {}).catch((e: unknown) => e);
@@ -67,5 +90,11 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
     expect((err as ConflictError).message).to.equal('Tento emailový účet je už pripojený');
     expect(validated).to.deep.equal([]);
     expect(created).to.deep.equal([]);
+  });
+
+  it('asks for no sync when the account was refused', async () => {
+    const { service, syncRequested } = fakeWorld([{ email: 'jana@example.test' }]);
+    await service.add('user-1', { email: 'jana@example.test', emailPassword: 'pw' }, {}).catch(() => undefined);
+    expect(syncRequested).to.deep.equal([]);
   });
 });
