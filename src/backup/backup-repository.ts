@@ -88,7 +88,7 @@ export class BackupRepository {
     const firstExtra = applied.find((name) => !target.includes(name));
     const reverted = firstExtra ? (await migrator.down({ to: firstExtra })).map((m) => m.name) : [];
     const missing = target.filter((name) => !applied.includes(name) || reverted.includes(name));
-    const done = missing.length > 0 ? (await migrator.up({ to: target[target.length - 1]! })).map((m) => m.name) : [];
+    const done = missing.length > 0 ? (await migrator.up({ to: target[target.length - 1] })).map((m) => m.name) : [];
     return { reverted, applied: done };
   }
 
@@ -122,11 +122,11 @@ export class DbSession {
   }
 
   async serverVersion(): Promise<string> {
-    return (await this.client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
+    return (await this.client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
   }
 
   async rowCount(table: string): Promise<number> {
-    return Number((await this.client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`)).rows[0]!.n);
+    return Number((await this.client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`)).rows[0].n);
   }
 
   /** The storage keys of the timesheet files the snapshot's rows reference. */

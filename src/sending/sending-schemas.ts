@@ -13,13 +13,13 @@ const NAMED = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/;
 /** "ana@firma.sk" or "Ana Nová <ana@firma.sk>"; a list may come as an array, comma separated, or both. */
 const recipientList = z.preprocess(
   (value) => {
-    const items = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
+    const items: unknown[] = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
     return items.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item])).map((s) => (typeof s === 'string' ? s.trim() : s)).filter((s) => s !== '');
   },
   z.array(
     z.string({ error: 'Adresát musí byť text' }).transform((text, ctx): Recipient => {
       const named = NAMED.exec(text);
-      const email = (named ? named[2]! : text).trim();
+      const email = (named ? named[2] : text).trim();
       if (!ADDRESS.safeParse(email).success) {
         ctx.addIssue({ code: 'custom', message: `Neplatná emailová adresa: ${text.slice(0, 100)}` });
         return z.NEVER;

@@ -34,7 +34,7 @@ describe('configuration', () => {
       expect(() => AppConfig.fromEnv({ ...base, CORS_ORIGIN: bad }), bad)
         .to.throw(ConfigError)
         .with.property('problems')
-        .that.satisfies((p: string[]) => p.length === 1 && p[0]!.startsWith('CORS_ORIGIN: CORS_ORIGIN musí byť origin http(s)://'));
+        .that.satisfies((p: string[]) => p.length === 1 && p[0].startsWith('CORS_ORIGIN: CORS_ORIGIN musí byť origin http(s)://'));
     }
     expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'https://CRM.example.sk/' }).corsOrigin).to.equal('https://crm.example.sk');
     expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'http://localhost:5173' }).corsOrigin).to.equal('http://localhost:5173');
@@ -95,7 +95,7 @@ describe('configuration', () => {
     // One JSON line in the service's log (stdout), like every other start failure.
     const lines = (res.stdout + res.stderr).split('\n').filter((l) => l.trim() !== '');
     expect(lines).to.have.length(1);
-    const line = JSON.parse(lines[0]!) as { level: string; message: string };
+    const line = JSON.parse(lines[0]) as { level: string; message: string };
     expect(line.level).to.equal('error');
     for (const name of ['PORT', 'SYNC_CRON']) expect(line.message).to.contain(name);
   });

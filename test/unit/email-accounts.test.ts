@@ -57,7 +57,7 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
       ['first@example.test', true],
       ['second@example.test', false],
     ]);
-    expect(created[0]!.emailPassword).to.equal('sealed:pw1');
+    expect(created[0].emailPassword).to.equal('sealed:pw1');
   });
 
   it('refuses an address already attached (case and spaces aside) with 409, before asking the mail server', async () => {
