@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { looseBoolean } from '../shared/validation.js';
 import type { Recipient } from './compose.js';
 
-/** To + Cc + Bcc together: more is a mailing, not correspondence. */
-export const MAX_RECIPIENTS = 100;
 /** Text and HTML bodies each (JSON bodies are capped lower by the JSON parser's 100 kB). */
 export const MAX_BODY_CHARS = 1_000_000;
 
@@ -53,9 +51,6 @@ export const composeBody = z
     contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
   })
   .refine((b) => b.emailAccountId !== undefined || b.contactId !== undefined, { message: 'Uveďte emailAccountId alebo contactId', path: ['emailAccountId'] });
-
-export type ReplyBody = z.infer<typeof replyBody>;
-export type ComposeBody = z.infer<typeof composeBody>;
 
 /** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): any visible ASCII, at most 255 characters. */
 export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Neplatná hlavička Idempotency-Key (1 až 255 viditeľných ASCII znakov)');
