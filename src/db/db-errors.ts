@@ -6,9 +6,3 @@ import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
  */
 export const isUniqueViolation = (err: unknown): boolean => err instanceof UniqueConstraintError;
 export const isForeignKeyViolation = (err: unknown): boolean => err instanceof ForeignKeyConstraintError;
-
-/** The name of the unique constraint a violation hit, where the driver reports it. */
-export function violatedConstraint(err: unknown): string | undefined {
-  const parent = (err as { parent?: { constraint?: string } }).parent;
-  return parent?.constraint;
-}

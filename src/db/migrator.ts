@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
@@ -49,5 +48,3 @@ async function withMigrationLock<T>(sequelize: Sequelize, work: () => Promise<T>
     return work();
   });
 }
-
-export const migrationsFolder = path.resolve(migrationsDir);
