@@ -2,7 +2,6 @@ import type { Readable, Writable } from 'node:stream';
 import copyStreams from 'pg-copy-streams';
 import type { Client } from 'pg';
 import type { Sequelize } from 'sequelize';
-import { createMigrator } from '../db/migrator.js';
 import type { ForeignKeyEdge } from './table-order.js';
 
 export interface CatalogTable {
@@ -79,11 +78,14 @@ export class BackupRepository {
 
   /** The migrations this program ships, in order. */
   async knownMigrations(): Promise<string[]> {
+    // umzug loads for backups and restores only, not with every service a crm-admin command builds.
+    const { createMigrator } = await import('../db/migrator.js');
     return (await createMigrator(this.sequelize).migrations(this.sequelize.getQueryInterface())).map((m) => m.name);
   }
 
   /** Brings the schema to exactly `target` (the archive's migrations): reverts what is beyond it, applies what is missing. */
   async migrateTo(applied: string[], target: string[]): Promise<{ reverted: string[]; applied: string[] }> {
+    const { createMigrator } = await import('../db/migrator.js');
     const migrator = createMigrator(this.sequelize);
     const firstExtra = applied.find((name) => !target.includes(name));
     const reverted = firstExtra ? (await migrator.down({ to: firstExtra })).map((m) => m.name) : [];
