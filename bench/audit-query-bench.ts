@@ -52,7 +52,7 @@ try {
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     times.sort((a, b) => a - b);
-    console.log(`  ${name.padEnd(30)} ${times[RUNS >> 1]!.toFixed(1).padStart(8)} ms   (total ${total.toLocaleString('en')})`);
+    console.log(`  ${name.padEnd(30)} ${times[RUNS >> 1].toFixed(1).padStart(8)} ms   (total ${total.toLocaleString('en')})`);
   }
 } finally {
   await ctx.close({ stopEmbedded: true });

@@ -79,7 +79,7 @@ function startChild(env: Record<string, string>): Promise<{ child: ChildProcess;
   });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
       if (!line.startsWith('{"ports"')) return;
       const { ports } = JSON.parse(line) as { ports: { full: number; bare: number } };
       resolve({ child, full: `http://127.0.0.1:${ports.full}`, bare: `http://127.0.0.1:${ports.bare}` });
@@ -151,7 +151,7 @@ function check(result: autocannon.Result, label: string): void {
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Prints each round (measured, baseline) and the median ratio. */
 function report(label: string, rounds: Array<[number, number]>, target: string, digits = 0): void {
@@ -171,11 +171,11 @@ async function main(): Promise<void> {
     const users = await seedUsers(databaseUrl);
     const servers = await startChild(serverEnv(databaseUrl, path.join(tmpRoot, 'data')));
     child = servers.child;
-    console.log(`auth bench: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}, bcrypt cost ${ROUNDS}, ${SECONDS} s per side in ${ROUNDS_PER_PART} rounds, Node ${process.version}`);
+    console.log(`auth bench: ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}, bcrypt cost ${ROUNDS}, ${SECONDS} s per side in ${ROUNDS_PER_PART} rounds, Node ${process.version}`);
 
     const login = await fetch(`${servers.full}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: users[0], password: PASSWORD }) });
     const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken;
-    const meBody = await (await fetch(`${servers.full}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json();
+    const meBody = (await (await fetch(`${servers.full}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as unknown;
     await fetch(`${servers.bare}/set`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(meBody) });
 
     // Other work on the machine comes and goes: each comparison alternates its two sides over ROUNDS

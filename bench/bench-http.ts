@@ -45,7 +45,7 @@ function get(url: string, token: string, agent: http.Agent): Promise<number> {
 
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 export function report(scenarios: Scenario[]): void {
@@ -67,5 +67,5 @@ export async function explain(ctx: AppContext, title: string, query: { pageSql: 
 
 export async function scalar(ctx: AppContext, sql: string): Promise<string> {
   const [row] = await ctx.db.sequelize.query<Record<string, string>>(sql, { type: QueryTypes.SELECT });
-  return Object.values(row!)[0]!;
+  return Object.values(row)[0];
 }

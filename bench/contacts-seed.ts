@@ -91,12 +91,12 @@ export async function seedMailbox(ctx: AppContext, label: string, sizes: { conta
       WHERE c.user_id = $userId GROUP BY c.id ORDER BY n DESC, c.id`,
     bind,
   );
-  const busiest = sizesByContact[0]!;
-  const median = sizesByContact[Math.floor(sizesByContact.length / 2)]!;
+  const busiest = sizesByContact[0];
+  const median = sizesByContact[Math.floor(sizesByContact.length / 2)];
   return {
     user,
     account,
-    ...stats!,
+    ...stats,
     busiestContactId: busiest.contact_id,
     busiestContactEmails: busiest.n,
     medianContactId: median.contact_id,

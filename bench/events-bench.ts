@@ -73,7 +73,7 @@ function openStream(url: string, token: string, onEvent: (id: number, type: stri
 function procStats(pid: number): { rssMb: number; cpuMs: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime (fields 14, 15; after the command name: 12, 13), in clock ticks (100 per second here).
   const ticks = Number(stat[11]) + Number(stat[12]);
   return { rssMb: rssKb / 1024, cpuMs: ticks * 10 };
@@ -94,10 +94,10 @@ async function main(): Promise<void> {
   try {
     const base = await new Promise<string>((resolve, reject) => {
       let out = '';
-      child.stdout!.on('data', (c: Buffer) => {
+      child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
         const m = /URL (\S+)/.exec(out);
-        if (m) resolve(m[1]!);
+        if (m) resolve(m[1]);
       });
       child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
     });
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     const suffix = crypto.randomBytes(3).toString('hex');
     await sql.query(`INSERT INTO users (username, first_name, changed_password, email_setup_skipped) SELECT 'ev${suffix}' || g, 'Bench', true, true FROM generate_series(1, ${users}) g`);
     const rows = await User.findAll({ where: { firstName: 'Bench' } });
-    const owner = rows[0]!;
+    const owner = rows[0];
     const accountId = crypto.randomUUID();
     const [contactId, emailRowId] = [crypto.randomUUID(), crypto.randomUUID()];
     for (const statement of [
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     ]) {
       await sql.query(statement, { bind: [accountId, owner.id, contactId, emailRowId].slice(0, Math.max(...[...statement.matchAll(/\$(\d)/g)].map((m) => Number(m[1])))) });
     }
-    const emailId = ((await sql.query('SELECT id FROM emails WHERE email_account_id = $1', { bind: [accountId], type: QueryTypes.SELECT })) as Array<{ id: string }>)[0]!.id;
+    const emailId = (await sql.query<{ id: string }>('SELECT id FROM emails WHERE email_account_id = $1', { bind: [accountId], type: QueryTypes.SELECT }))[0].id;
     const tokens: string[] = [];
     for (const user of rows) tokens.push((await ctx.services.sessions.create(user, { rememberMe: true }, { actor: 'bench' })).accessToken);
 
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     for (let i = 0; i < STREAMS; i++) {
       clients.push(
-        await openStream(`${base}/api/events`, tokens[Math.floor(i / PER_USER)]!, (id, type) => {
+        await openStream(`${base}/api/events`, tokens[Math.floor(i / PER_USER)], (id, type) => {
           if (type !== 'email.updated') return;
           const at = performance.now();
           let list = arrivals.get(id);
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
       const sent = performance.now();
       await sql.query('UPDATE emails SET is_read = NOT is_read WHERE id = $1', { bind: [emailId] });
       const [[row]] = (await sql.query("SELECT max(id) AS last FROM events WHERE type = 'email.updated'")) as [Array<{ last: string }>, unknown];
-      const eventId = Number(row!.last);
+      const eventId = Number(row.last);
       const deadline = Date.now() + 10_000;
       while ((arrivals.get(eventId)?.length ?? 0) < STREAMS && Date.now() < deadline) await sleep(5);
       const got = arrivals.get(eventId) ?? [];

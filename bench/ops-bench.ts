@@ -17,7 +17,7 @@ import { AppMetrics } from '../src/metrics/metrics.js';
 import { buildOpenApiDocument } from '../src/openapi/document.js';
 
 const RUNS = 5;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function serveApp(withMetrics: boolean, metrics: AppMetrics): Promise<{ url: string; close: () => void }> {
   const app = express();
@@ -79,7 +79,7 @@ const url = await new Promise<string>((resolve, reject) => {
     const m = /"url":"(http:\/\/[^"]+)"/.exec(out);
     if (m) {
       clearInterval(timer);
-      resolve(m[1]!);
+      resolve(m[1]);
     }
   }, 50);
   child.once('exit', (code) => reject(new Error(`serve exited ${code}:\n${out}`)));

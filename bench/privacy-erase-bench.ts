@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     'SELECT count(*) FILTER (WHERE participants @> ARRAY[$address]::text[])::int AS n, count(*)::int AS total FROM emails',
     { bind: { address: ADDRESS }, type: QueryTypes.SELECT },
   );
-  console.log(`left with the address: ${left!.n}; emails left in all: ${left!.total}`);
+  console.log(`left with the address: ${left.n}; emails left in all: ${left.total}`);
   await db.close();
 }
 

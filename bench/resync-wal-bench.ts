@@ -57,7 +57,7 @@ try {
      RETURNING user_id AS "userId", id AS "accountId"`,
   );
   const store = new MailStoreRepository(new Sql(sequelize));
-  const account = { id: accountId!, userId: userId! };
+  const account = { id: accountId, userId: userId };
   const emails = mailbox();
 
   const writeAll = async (generation: number, allNew: boolean) => {
@@ -74,7 +74,7 @@ try {
     const [row] = await select<{ lsn: string; upd: string; hot: string }>(
       `SELECT pg_current_wal_lsn()::text AS lsn, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE relname = 'emails'`,
     );
-    return row!;
+    return row;
   };
 
   const firstMs = await writeAll(1, true);

@@ -75,7 +75,7 @@ async function runServer(): Promise<void> {
     replyTarget: idOf(setup.replyMessageId),
     replyTargetJmapId: rowOf(setup.replyMessageId).jmap_id,
     bigEmail: big.id,
-    bigAttachment: big.attachments![0]!.id,
+    bigAttachment: big.attachments![0].id,
   } satisfies ServerInfo);
 }
 
@@ -145,7 +145,7 @@ async function rssGrowthMb(pid: number, work: () => Promise<void>): Promise<numb
 }
 
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 /** The file as the sender would attach it: a base64 MIME part of random bytes. */

@@ -80,8 +80,8 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
         if (url) resolve({ child, url });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`serve exited with ${code} before starting`)));
   });
 }
@@ -193,7 +193,7 @@ class Worker {
       return;
     }
     if (roll < 42) {
-      const search = Math.random() < 0.3 ? `&search=${encodeURIComponent(['Invoice', 'demo', 'Quote', 'ticket'][Math.floor(Math.random() * 4)]!)}` : '';
+      const search = Math.random() < 0.3 ? `&search=${encodeURIComponent(['Invoice', 'demo', 'Quote', 'ticket'][Math.floor(Math.random() * 4)])}` : '';
       const res = await this.get('list-emails', `/api/emails?limit=20&page=${1 + Math.floor(Math.random() * 3)}${search}`);
       if (res?.status === 200) this.emailIds = json(res).data.items.map((e: { id: string }) => e.id);
       return;
@@ -246,10 +246,10 @@ class Worker {
 }
 
 const UPLOAD = pdfFixture(48 * 1024);
-const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
 
 let running = true;
-const workers = Array.from({ length: WORKERS }, (_, i) => new Worker(users[i % users.length]!));
+const workers = Array.from({ length: WORKERS }, (_, i) => new Worker(users[i % users.length]));
 await Promise.all(workers.map((w) => w.login()));
 const loops = workers.map(async (w) => {
   while (running) await w.step();
@@ -302,7 +302,7 @@ running = false;
 clearInterval(mailTimer);
 await Promise.all(loops);
 const elapsed = (Date.now() - measuredFrom) / 1000;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const edge = Math.min(60, elapsed / 4);
 const first = memory.filter((m) => m.at <= edge);
 const last = memory.filter((m) => m.at >= elapsed - edge);
@@ -313,7 +313,7 @@ const heapEnd = median(last.map((m) => m.heap));
 
 // ------------------------------------------------------------------------------------------ report
 
-const percentile = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const percentile = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const all = stats.samples.map((s) => s.ms).sort((a, b) => a - b);
 const errors = stats.samples.filter((s) => !s.ok);
 const byOp = new Map<string, number[]>();
@@ -335,7 +335,7 @@ for (const u of users) {
 console.log('\n=== soak result ===');
 console.log(`measured window: ${elapsed.toFixed(0)} s, ${WORKERS} workers, ${USERS} users`);
 console.log(`requests served: ${stats.samples.length} (${(stats.samples.length / elapsed).toFixed(1)}/s), errors: ${errors.length}`);
-console.log(`latency ms: p50 ${percentile(all, 50).toFixed(1)}, p95 ${percentile(all, 95).toFixed(1)}, p99 ${percentile(all, 99).toFixed(1)}, max ${all[all.length - 1]!.toFixed(1)}`);
+console.log(`latency ms: p50 ${percentile(all, 50).toFixed(1)}, p95 ${percentile(all, 95).toFixed(1)}, p99 ${percentile(all, 99).toFixed(1)}, max ${all[all.length - 1].toFixed(1)}`);
 for (const [op, xs] of [...byOp].sort((a, b) => b[1].length - a[1].length)) {
   xs.sort((a, b) => a - b);
   console.log(`  ${op.padEnd(17)} ${String(xs.length).padStart(7)} req  p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p99 ${percentile(xs, 99).toFixed(1).padStart(7)}`);

@@ -107,7 +107,7 @@ function cpuMeter(): () => CpuSplit {
 }
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function appEnv(databaseUrl: string, dataDir: string, key: string): Record<string, string> {
   return {
@@ -183,7 +183,7 @@ function runChild(args: string[], env: Record<string, string>): Promise<ChildRep
       cwd: repo,
     });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`child ${args[0]} exited ${code}`));
       resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildReport);
@@ -214,7 +214,7 @@ async function waitForIndexer(): Promise<void> {
     for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
       try {
         if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('squatter')) continue;
-        const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
         total += Number(fields[11]) + Number(fields[12]);
       } catch {
         // the process ended meanwhile
@@ -246,7 +246,7 @@ async function removeAccounts(ctx: AppContext, accountIds: string[]): Promise<vo
 
 async function emailCount(ctx: AppContext): Promise<number> {
   const [rows] = await ctx.db.sequelize.query('SELECT count(*)::int AS n FROM emails');
-  return (rows as Array<{ n: number }>)[0]!.n;
+  return (rows as Array<{ n: number }>)[0].n;
 }
 
 async function incremental(ctx: AppContext, accountId: string, mail: { user: string; pass: string }) {
@@ -301,7 +301,7 @@ async function main(): Promise<void> {
       syncOneAhead.push(one);
       const s = await fullSync(2);
       sync.push(s);
-      const load = os.loadavg()[0]!.toFixed(1);
+      const load = os.loadavg()[0].toFixed(1);
       console.log(`round ${round}: bare ${(b.ms / 1000).toFixed(2)} s, full sync ${(s.ms / 1000).toFixed(2)} s (ratio ${(s.ms / b.ms).toFixed(2)}), ` +
         `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}, ` +
         `emails stored before the syncs ${storedEmails.slice(-2).join(' / ')}; ` +
@@ -326,12 +326,12 @@ async function main(): Promise<void> {
         bareMedianS: +(bareMs / 1000).toFixed(2),
         syncMedianS: +(syncMs / 1000).toFixed(2),
         ratioOfMedians: +(syncMs / bareMs).toFixed(2),
-        medianRoundRatio: +median(sync.map((r, i) => r.ms / bare[i]!.ms)).toFixed(2),
+        medianRoundRatio: +median(sync.map((r, i) => r.ms / bare[i].ms)).toFixed(2),
         ratioOfBest: +(Math.min(...sync.map((r) => r.ms)) / Math.min(...bare.map((r) => r.ms))).toFixed(2),
         target: '<= 1.25',
         onePageAhead: {
           syncMedianS: +(median(syncOneAhead.map((r) => r.ms)) / 1000).toFixed(2),
-          medianRoundRatio: +median(syncOneAhead.map((r, i) => r.ms / bare[i]!.ms)).toFixed(2),
+          medianRoundRatio: +median(syncOneAhead.map((r, i) => r.ms / bare[i].ms)).toFixed(2),
           ratioOfBest: +(Math.min(...syncOneAhead.map((r) => r.ms)) / Math.min(...bare.map((r) => r.ms))).toFixed(2),
         },
         warmProcesses: WARMUP,
@@ -366,9 +366,9 @@ async function main(): Promise<void> {
 
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'bare') {
-  bareChild(args[0]!, args[1]!, args[2], args[3]).then((r) => console.log(JSON.stringify(r)), (err) => { console.error(err); process.exit(1); });
+  bareChild(args[0], args[1], args[2], args[3]).then((r) => console.log(JSON.stringify(r)), (err) => { console.error(err); process.exit(1); });
 } else if (mode === 'sync') {
-  syncChild(args[0]!, Number(args[1] ?? 2), args[2]).then((r) => { console.log(JSON.stringify(r)); process.exit(0); }, (err) => { console.error(err); process.exit(1); });
+  syncChild(args[0], Number(args[1] ?? 2), args[2]).then((r) => { console.log(JSON.stringify(r)); process.exit(0); }, (err) => { console.error(err); process.exit(1); });
 } else {
   main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
 }

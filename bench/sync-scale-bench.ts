@@ -48,7 +48,7 @@ const run = `${Date.now().toString(36)}${crypto.randomBytes(2).toString('hex')}`
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 
 interface MailUser {
   user: string;
@@ -67,7 +67,7 @@ async function pool<T>(items: T[], width: number, work: (item: T, index: number)
   await Promise.all(Array.from({ length: width }, async () => {
     while (next < items.length) {
       const i = next++;
-      await work(items[i]!, i);
+      await work(items[i], i);
     }
   }));
 }
@@ -109,7 +109,7 @@ const withAppName = (url: string, name: string) => `${url}${url.includes('?') ? 
 
 async function count(sequelize: Sequelize, sql: string, bind: Record<string, unknown> = {}): Promise<number> {
   const [row] = await sequelize.query<{ n: number }>(sql, { bind, type: QueryTypes.SELECT });
-  return Number(row!.n);
+  return Number(row.n);
 }
 
 /** Peak of the backends a process name holds, sampled every 20 ms until stopped. */
@@ -183,7 +183,7 @@ async function partOne(sequelize: Sequelize, env: Record<string, string>, proxy:
   // A long interval here: the next turn after a run must not fall inside the same measured round
   // (with 30 s, a third of the accounts would come due again during a 10 s round and run twice).
   const child = spawn(process.execPath, ['--import', 'tsx', thisFile, 'worker'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env, SYNC_INTERVAL: '1h', DATABASE_URL: withAppName(env.DATABASE_URL!, appName) },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env, SYNC_INTERVAL: '1h', DATABASE_URL: withAppName(env.DATABASE_URL, appName) },
     stdio: ['pipe', 'pipe', 'inherit'],
     cwd: repo,
   });
@@ -252,7 +252,7 @@ interface Worker {
 
 function startWorker(name: string, env: Record<string, string>): Promise<Worker> {
   const child = spawn(path.join(repo, 'bin/crm-admin'), ['serve', '--no-api'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env, LOG_LEVEL: 'info', CRM_READY_URL: 'none', DATABASE_URL: withAppName(env.DATABASE_URL!, name) },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env, LOG_LEVEL: 'info', CRM_READY_URL: 'none', DATABASE_URL: withAppName(env.DATABASE_URL, name) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -338,7 +338,7 @@ async function partTwo(sequelize: Sequelize, env: Record<string, string>, proxy:
   for (const id of accountByUser.values()) {
     const turns = (byAccount.get(id) ?? []).filter((r) => r.dueAt !== null).map((r) => Date.parse(r.dueAt!)).sort((a, b) => a - b);
     twice += turns.length - new Set(turns).size;
-    for (let i = 1; i < turns.length; i++) if (turns[i]! - turns[i - 1]! !== intervalMs) skipped++;
+    for (let i = 1; i < turns.length; i++) if (turns[i] - turns[i - 1] !== intervalMs) skipped++;
     fewest = Math.min(fewest, turns.length);
   }
   const requestsPerRun = runs.filter((r) => r.outcome === 'ok').map((r) => r.requests);

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { runService } from '../src/app/run-service.js';
 import { BaseCommand } from '../src/cli/base-command.js';
 
 export default class Serve extends BaseCommand {
@@ -25,6 +24,8 @@ export default class Serve extends BaseCommand {
     const { flags } = await this.parse(Serve);
     if (!flags.api && !flags.sync) this.error('--no-api and --no-sync together leave nothing to run', { exit: 2 });
     const config = this.appConfig();
+    // The HTTP app (express, multer, prom-client ...) loads only when the service really starts.
+    const { runService } = await import('../src/app/run-service.js');
     const code = await runService(config, this.commandLogger(config, { service: true }), { api: flags.api, sync: flags.sync, port: flags.port });
     // Exit at once: the pool and PostgreSQL are closed, timers and sockets left behind must not keep us.
     process.exit(code);

@@ -22,7 +22,7 @@ export const PORTABLE_UUID_V7 = `
 
 export async function up(qi: QueryInterface): Promise<void> {
   const [rows] = await qi.sequelize.query("SELECT to_regprocedure('uuidv7()') IS NOT NULL AS native");
-  const native = (rows as Array<{ native: boolean }>)[0]!.native;
+  const native = (rows as Array<{ native: boolean }>)[0].native;
   await qi.sequelize.query(`
     CREATE FUNCTION crm_uuid_v7() RETURNS uuid LANGUAGE sql VOLATILE AS $$ SELECT ${native ? 'uuidv7()' : PORTABLE_UUID_V7} $$;
     ALTER TABLE emails ALTER COLUMN id SET DEFAULT crm_uuid_v7();

@@ -212,7 +212,7 @@ export async function down(qi: QueryInterface): Promise<void> {
 
 async function currentSchema(qi: QueryInterface): Promise<string> {
   const [rows] = await qi.sequelize.query('SELECT current_schema() AS schema');
-  return (rows as Array<{ schema: string }>)[0]!.schema;
+  return (rows as Array<{ schema: string }>)[0].schema;
 }
 
 /** unaccent ships with PostgreSQL (contrib) and is a trusted extension: the database owner may create it. */
@@ -221,7 +221,7 @@ async function ensureUnaccent(qi: QueryInterface): Promise<string> {
   const [rows] = await qi.sequelize.query(
     "SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'",
   );
-  return (rows as Array<{ schema: string }>)[0]!.schema;
+  return (rows as Array<{ schema: string }>)[0].schema;
 }
 
 function quoteIdent(name: string): string {

@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
-import { createMigrator } from '../../src/db/migrator.js';
 
 export default class DbMigrate extends BaseCommand {
   static override description = 'Apply pending database migrations (or undo the latest with --down).';
@@ -13,6 +12,7 @@ export default class DbMigrate extends BaseCommand {
   async run(): Promise<{ applied?: string[]; reverted?: string[]; executed?: string[]; pending?: string[]; resealed?: { resealed: number; failed: number } }> {
     const { flags } = await this.parse(DbMigrate);
     const ctx = await this.appContext({ migrate: false });
+    const { createMigrator } = await import('../../src/db/migrator.js');
     const migrator = createMigrator(ctx.db.sequelize);
     if (flags.status) {
       const executed = (await migrator.executed()).map((m) => m.name);

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js';
-import { seed, type SeededUser } from '../../seeders/demo.js';
+import type { SeededUser } from '../../seeders/demo.js';
 
 export default class DbSeed extends BaseCommand {
   static override description = 'Load the demo data set (an admin and two members) and print their temporary passwords.';
@@ -12,6 +12,7 @@ export default class DbSeed extends BaseCommand {
       this.error('db seed vytvára demo účty (aj administrátora); v produkcii (NODE_ENV=production) ho spustite s --yes', { exit: 2 });
     }
     const ctx = await this.appContext();
+    const { seed } = await import('../../seeders/demo.js');
     const users = await seed(ctx.services, this.cliMeta());
     for (const u of users) {
       this.log(

@@ -1,6 +1,6 @@
 import { AppConfig } from '../config/config.js';
 import { openDatabase, type Database } from '../db/database.js';
-import { migrateUp } from '../db/migrator.js';
+import { schemaIsCurrent } from '../db/migration-check.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { buildServices, type Services } from './services.js';
 
@@ -36,7 +36,8 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
   const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service }));
   try {
     if (options.migrate !== false && !shared) {
-      const applied = await migrateUp(db.sequelize);
+      // The migrator (umzug) loads only when there is something to apply.
+      const applied = (await schemaIsCurrent(db.sequelize)) ? [] : await (await import('../db/migrator.js')).migrateUp(db.sequelize);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
     }
   } catch (err) {

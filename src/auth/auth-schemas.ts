@@ -38,7 +38,3 @@ export const linkEmailSchema = z.strictObject({
     .min(1, 'Heslo k emailu je povinné')
     .max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé'),
 });
-
-export type LoginBody = z.infer<typeof loginSchema>;
-export type SetPasswordBody = z.infer<typeof setPasswordSchema>;
-export type LinkEmailBody = z.infer<typeof linkEmailSchema>;

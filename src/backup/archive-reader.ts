@@ -80,9 +80,9 @@ export class ArchiveReader {
         const text = (await readAll(entry, JSON_LIMIT)).toString('utf8');
         yield { kind: 'manifest', manifest: parseJsonEntry(manifestSchema, text, MANIFEST_ENTRY) };
       } else if ((part = PART_NAME.exec(name))) {
-        yield { kind: 'part', tableIndex: Number(part[1]), table: part[2]!, part: Number(part[3]), stream: entry };
+        yield { kind: 'part', tableIndex: Number(part[1]), table: part[2], part: Number(part[3]), stream: entry };
       } else if ((file = FILE_NAME.exec(name))) {
-        yield { kind: 'file', key: file[1]!, size: entry.header.size ?? 0, stream: entry };
+        yield { kind: 'file', key: file[1], size: entry.header.size ?? 0, stream: entry };
       } else {
         throw new ArchiveFormatError(`unexpected entry "${name}" in the archive`);
       }

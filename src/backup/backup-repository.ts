@@ -2,7 +2,6 @@ import type { Readable, Writable } from 'node:stream';
 import copyStreams from 'pg-copy-streams';
 import type { Client } from 'pg';
 import type { Sequelize } from 'sequelize';
-import { createMigrator } from '../db/migrator.js';
 import type { ForeignKeyEdge } from './table-order.js';
 
 export interface CatalogTable {
@@ -79,16 +78,19 @@ export class BackupRepository {
 
   /** The migrations this program ships, in order. */
   async knownMigrations(): Promise<string[]> {
+    // umzug loads for backups and restores only, not with every service a crm-admin command builds.
+    const { createMigrator } = await import('../db/migrator.js');
     return (await createMigrator(this.sequelize).migrations(this.sequelize.getQueryInterface())).map((m) => m.name);
   }
 
   /** Brings the schema to exactly `target` (the archive's migrations): reverts what is beyond it, applies what is missing. */
   async migrateTo(applied: string[], target: string[]): Promise<{ reverted: string[]; applied: string[] }> {
+    const { createMigrator } = await import('../db/migrator.js');
     const migrator = createMigrator(this.sequelize);
     const firstExtra = applied.find((name) => !target.includes(name));
     const reverted = firstExtra ? (await migrator.down({ to: firstExtra })).map((m) => m.name) : [];
     const missing = target.filter((name) => !applied.includes(name) || reverted.includes(name));
-    const done = missing.length > 0 ? (await migrator.up({ to: target[target.length - 1]! })).map((m) => m.name) : [];
+    const done = missing.length > 0 ? (await migrator.up({ to: target[target.length - 1] })).map((m) => m.name) : [];
     return { reverted, applied: done };
   }
 
@@ -122,11 +124,11 @@ export class DbSession {
   }
 
   async serverVersion(): Promise<string> {
-    return (await this.client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
+    return (await this.client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
   }
 
   async rowCount(table: string): Promise<number> {
-    return Number((await this.client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`)).rows[0]!.n);
+    return Number((await this.client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`)).rows[0].n);
   }
 
   /** The storage keys of the timesheet files the snapshot's rows reference. */

@@ -48,7 +48,6 @@ export const headerSchema = z.object({
   sourceServerVersion: z.string(),
 });
 export type ArchiveHeader = z.infer<typeof headerSchema>;
-export type TableSpec = z.infer<typeof tableSchema>;
 
 const tableSumSchema = z.object({ name: z.string(), rows: z.number().int().min(0), bytes: z.number().int().min(0), parts: z.number().int().min(0), sha256: z.string() });
 const fileSumSchema = z.object({ key: z.string(), size: z.number().int().min(0), sha256: z.string() });

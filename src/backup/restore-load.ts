@@ -57,7 +57,7 @@ export async function loadArchive(reader: ArchiveReader, session: DbSession, sta
       const digest = checker.part(entry.tableIndex, entry.table, entry.part);
       if (copy?.table !== entry.table) {
         await endCopy();
-        copy = new CopyIn(entry.table, session.copyIn(entry.table, header.tables[entry.tableIndex]!.columns));
+        copy = new CopyIn(entry.table, session.copyIn(entry.table, header.tables[entry.tableIndex].columns));
       }
       for await (const chunk of entry.stream) {
         digest.update(chunk);

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import readline from 'node:readline/promises';
 import { Command, Errors, Flags, ux } from '@oclif/core';
-import { createAppContext, type AppContext } from '../app/context.js';
+import type { AppContext } from '../app/context.js';
 import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
 import { syslogPrefixFromEnv } from '../logging/journal.js';
@@ -38,8 +38,11 @@ export abstract class BaseCommand extends Command {
   protected async appContext(options: { migrate?: boolean } = {}): Promise<AppContext> {
     if (!this.ctx) {
       const config = this.appConfig();
-      // A sync a command asks for (email-accounts attach) is left to the serving instances: this
-      // process exits when the command is done.
+      // The database, the models and every service load here, when a command first needs them: oclif
+      // imports a command's file for more than running it, and --help or a usage error need none of this.
+      // A sync a command asks for (email-accounts attach) is left to the serving instances: this process
+      // exits when the command is done.
+      const { createAppContext } = await import('../app/context.js');
       this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true, runRequestedSyncs: false });
     }
     return this.ctx;

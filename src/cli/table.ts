@@ -10,8 +10,8 @@ export interface Column<T> {
 /** A plain padded table for terminals (oclif 4 dropped ux.table); --json is the format for scripts. */
 export function renderTable<T>(rows: T[], columns: Column<T>[]): string {
   const cells = rows.map((row) => columns.map((c) => clip(cellText(c.get(row)), c.maxWidth)));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
+  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(columns.map((c) => c.header.toUpperCase())), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
@@ -19,7 +19,9 @@ function cellText(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (value instanceof Date) return value.toISOString().replace(/\.\d{3}Z$/, 'Z');
   // Control characters from stored data must not move the cursor, recolour, reorder or fake extra rows.
-  return terminalSafe(typeof value === 'object' ? JSON.stringify(value) : String(value));
+  if (typeof value === 'string') return terminalSafe(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return terminalSafe(JSON.stringify(value) ?? '');
 }
 
 function clip(text: string, max?: number): string {

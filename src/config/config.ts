@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { type z } from 'zod';
 import { envSchema, type RawEnv } from './env-schema.js';
 import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
 import { stdoutIsJournal } from '../logging/journal.js';
@@ -156,5 +155,3 @@ export function decodeKey(text: string): Buffer {
 function toSecrets(jwtAccess: string, jwtRefresh: string, encryptionKey: string): Secrets {
   return { jwtAccessSecret: jwtAccess, jwtRefreshSecret: jwtRefresh, encryptionKey: decodeKey(encryptionKey), oldEncryptionKeys: [] };
 }
-
-export const configSchemaForDocs = envSchema satisfies z.ZodType;

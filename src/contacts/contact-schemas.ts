@@ -46,7 +46,3 @@ export const updateContactBody = z
     notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
   })
   .refine((v) => v.name !== undefined || v.notes !== undefined, { message: 'Zadajte aspoň jednu zmenu (name, notes)' });
-
-export type ListContactsQuery = z.infer<typeof listContactsQuery>;
-export type CreateContactBody = z.infer<typeof createContactBody>;
-export type UpdateContactBody = z.infer<typeof updateContactBody>;

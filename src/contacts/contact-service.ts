@@ -20,7 +20,7 @@ export interface ContactChanges {
   notes?: string | null;
 }
 
-export type { ContactFilter, ContactSort } from './contact-query.js';
+export type { ContactFilter } from './contact-query.js';
 
 export { CONTACT_NOT_FOUND } from './contact-records.js';
 const DUPLICATE = 'Kontakt už existuje';

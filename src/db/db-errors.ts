@@ -9,12 +9,6 @@ import { ConnectionError, DatabaseError, ForeignKeyConstraintError, TimeoutError
 export const isUniqueViolation = (err: unknown): boolean => err instanceof UniqueConstraintError;
 export const isForeignKeyViolation = (err: unknown): boolean => err instanceof ForeignKeyConstraintError;
 
-/** The name of the unique constraint a violation hit, where the driver reports it. */
-export function violatedConstraint(err: unknown): string | undefined {
-  const parent = (err as { parent?: { constraint?: string } }).parent;
-  return parent?.constraint;
-}
-
 /**
  * Two transactions crossed in the database (deadlock 40P01, serialization failure 40001): this one
  * lost and was rolled back whole. Nothing broke and trying again is the cure.

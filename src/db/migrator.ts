@@ -1,16 +1,10 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
+import { migrationsDir } from './migration-check.js';
 
 export type MigrationContext = QueryInterface;
 
-/**
- * Migrations live in the top-level migrations/ folder; under tsx that is the .ts sources, in a build
- * the compiled .js files. Names are recorded without the extension so both runs agree on what ran.
- */
-const migrationsDir = fileURLToPath(new URL('../../migrations/', import.meta.url));
-
+/** Migrations: the files of migrations/ (see migration-check.ts), recorded without their extension. */
 export function createMigrator(sequelize: Sequelize): Umzug<MigrationContext> {
   return new Umzug<MigrationContext>({
     migrations: {
@@ -49,5 +43,3 @@ async function withMigrationLock<T>(sequelize: Sequelize, work: () => Promise<T>
     return work();
   });
 }
-
-export const migrationsFolder = path.resolve(migrationsDir);

@@ -1,4 +1,4 @@
-import type { EmailAccount, MailSyncState, SyncStatus } from '../models/index.js';
+import type { EmailAccount, MailSyncState } from '../models/index.js';
 import type { MemberRecord, MemberRights } from './member-repository.js';
 import type { MemberView } from './email-account-schemas.js';
 import type { EmailAccountResponse } from './email-account-responses.js';
@@ -21,7 +21,7 @@ export function presentEmailAccount(account: EmailAccount & { syncState?: MailSy
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
     sync: {
-      status: (sync?.status ?? 'idle') as SyncStatus,
+      status: (sync?.status ?? 'idle'),
       lastSuccessAt: sync?.lastSuccessAt ?? null,
       lastAttemptAt: sync?.lastAttemptAt ?? null,
       lastError: sync?.lastError ?? null,

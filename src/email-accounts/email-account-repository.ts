@@ -72,12 +72,12 @@ export class EmailAccountRepository {
       include: [WITH_SYNC_STATE, WITH_OWNER],
       order: [[{ model: User, as: 'user' }, 'username', 'ASC'], ['isPrimary', 'DESC'], ['createdAt', 'ASC']],
       transaction: tx,
-    }) as Promise<AdminEmailAccount[]>;
+    });
   }
 
   /** Any user's account by id, with its owner (id, username). */
   findWithOwner(accountId: string, tx?: Tx): Promise<AdminEmailAccount | null> {
-    return EmailAccount.findByPk(accountId, { include: [WITH_OWNER], transaction: tx }) as Promise<AdminEmailAccount | null>;
+    return EmailAccount.findByPk(accountId, { include: [WITH_OWNER], transaction: tx });
   }
 
   /** Forgets the sync cursor: the next run starts the mailbox from scratch. */

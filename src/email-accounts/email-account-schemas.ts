@@ -30,9 +30,6 @@ export const updateEmailAccountBody = z
 
 export const listEmailAccountsQuery = paginationQuery;
 
-export type CreateEmailAccountBody = z.infer<typeof createEmailAccountBody>;
-export type UpdateEmailAccountBody = z.infer<typeof updateEmailAccountBody>;
-
 // --- Sharing (docs/contract.md §4.3): request and response schemas.
 
 /** Unknown fields are an error, not silently dropped: a typo must not look like a granted right. */
@@ -90,6 +87,4 @@ export const memberView = z
 
 export const memberData = z.object({ member: memberView });
 
-export type ShareBody = z.infer<typeof shareBody>;
-export type ChangeShareBody = z.infer<typeof changeShareBody>;
 export type MemberView = z.infer<typeof memberView>;

@@ -42,5 +42,3 @@ export const attachmentParams = z.object({
 });
 
 export const contactIdParams = z.object({ contactId: z.uuid('Neplatný identifikátor kontaktu') });
-
-export type ListEmailsQuery = z.infer<typeof listEmailsQuery>;

@@ -57,7 +57,7 @@ export class ReadStatePusher {
     for (;;) {
       const rows = await this.emails.pendingReadStates(account.id, after, this.batchSize, options.emailIds);
       if (rows.length === 0) return result;
-      after = rows[rows.length - 1]!.id;
+      after = rows[rows.length - 1].id;
       let accepted: Set<string>;
       let gone: Set<string>;
       try {

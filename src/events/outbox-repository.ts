@@ -50,7 +50,7 @@ export class OutboxRepository {
         ORDER BY e.id`,
       { after, limit },
     );
-    const first = rows[0]!;
+    const first = rows[0];
     return { events: rows.filter((r) => r.id !== null).map(toEvent), xmin: BigInt(first.xmin), xmax: BigInt(first.xmax) };
   }
 

@@ -65,7 +65,7 @@ export function renderError(err: unknown, showStack: boolean): { status: number;
  * message and cause, no stack.
  */
 export function createErrorHandler(logger: Logger, showStack: boolean): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return (err: unknown, req, res, _next) => {
     const { status, body, headers } = renderError(err, showStack);
     const path = originalPath(req);
     const expected = err instanceof AppError || status < 500 || fromFrameworkError(err) !== undefined;

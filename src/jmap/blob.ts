@@ -47,13 +47,13 @@ export async function uploadBlob(
   const session = await client.session();
   if (!session.uploadUrl) throw new JmapProtocolError('JMAP session has no uploadUrl');
   const url = expandUrlTemplate(session.uploadUrl, { accountId });
-  let sourceError: unknown;
+  let sourceError: Error | undefined;
   // Remember the body's own failure (before fetch sees it): fetch reports it only as "fetch failed".
   async function* remembering(): AsyncGenerator<Uint8Array> {
     try {
       yield* body;
     } catch (err) {
-      sourceError ??= err;
+      sourceError ??= err instanceof Error ? err : new Error(String(err));
       throw err;
     }
   }

@@ -217,7 +217,7 @@ export function responseFor(responses: MethodResponse[], callId: string, methodN
   const mine = responses.filter((r) => r[2] === callId);
   const found = mine.find((r) => r[0] === methodName) ?? mine.find((r) => r[0] === 'error') ?? mine[0];
   if (!found) throw new JmapProtocolError(`JMAP response lacks an answer to call ${callId}${methodName ? ` (${methodName})` : ''}`);
-  if (found[0] === 'error') throw new JmapMethodError(String(found[1].type ?? 'unknown'), found[1], { methodName, callId });
+  if (found[0] === 'error') throw new JmapMethodError(typeof found[1].type === 'string' ? found[1].type : 'unknown', found[1], { methodName, callId });
   return found[1];
 }
 

@@ -116,7 +116,7 @@ function submissionResult(responses: MethodResponse[]): { id: string } | { error
   const mine = responses.filter((r) => r[2] === 's');
   const answer = mine.find((r) => r[0] === 'EmailSubmission/set') ?? mine.find((r) => r[0] === 'error');
   if (!answer) return { error: { type: 'serverFail', description: 'no EmailSubmission/set answer' } };
-  if (answer[0] === 'error') return { error: { ...(answer[1] as SetError), type: String(answer[1].type ?? 'serverFail') } };
+  if (answer[0] === 'error') return { error: { ...(answer[1] as SetError), type: typeof answer[1].type === 'string' ? answer[1].type : 'serverFail' } };
   const created = (answer[1].created as Record<string, { id?: string }> | null)?.s1;
   if (created?.id) return { id: created.id };
   return { error: (answer[1].notCreated as Record<string, SetError> | null)?.s1 ?? { type: 'serverFail' } };

@@ -18,13 +18,6 @@ export type MethodCall = [name: string, args: Record<string, unknown>, callId: s
 /** [method name or "error", arguments, call id]: the wire form of a method response. */
 export type MethodResponse = [name: string, args: Record<string, unknown>, callId: string];
 
-/** RFC 8620 §3.7 result reference, for `#ids`-style arguments. */
-export interface ResultReference {
-  resultOf: string;
-  name: string;
-  path: string;
-}
-
 /** The limits the client obeys when it splits work into requests (from the core capability). */
 export interface JmapLimits {
   maxSizeRequest: number;

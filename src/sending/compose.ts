@@ -51,7 +51,7 @@ export function replySubject(original: string | null | undefined): string {
 export function replyReferences(original: Pick<Email, 'messageId' | 'references' | 'inReplyTo'>): string[] {
   const chain = [...(original.references ?? original.inReplyTo ?? []), ...(original.messageId ?? [])];
   const unique = [...new Set(chain.filter((id) => typeof id === 'string' && id !== ''))];
-  return unique.length <= MAX_REFERENCES ? unique : [unique[0]!, ...unique.slice(-(MAX_REFERENCES - 1))];
+  return unique.length <= MAX_REFERENCES ? unique : [unique[0], ...unique.slice(-(MAX_REFERENCES - 1))];
 }
 
 /**

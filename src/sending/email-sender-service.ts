@@ -22,7 +22,7 @@ import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-me
 import { SendOrigins } from './send-origins.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
 import type { SendThrottle } from './send-throttle.js';
-import { MAX_RECIPIENTS, type ComposeBody, type ReplyBody } from './sending-schemas.js';
+import { MAX_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
 
 export { OutgoingMessage, type SendTarget } from './outgoing-message.js';
 

@@ -9,7 +9,7 @@ import type { EmailAccount } from '../models/index.js';
 import { AttachmentIntake, type IntakeLimits } from './attachment-intake.js';
 import type { OutgoingMessage, SendOrigin } from './outgoing-message.js';
 import { mailServerError } from './send-errors.js';
-import type { ComposeBody } from './sending-schemas.js';
+import type { ComposeBody } from './send-request.js';
 
 /** Signed-in JMAP clients kept per account, so a send does not fetch the session again each time. */
 const CLIENT_CACHE_SIZE = 200;

@@ -40,7 +40,7 @@ export function createSendingRouter(services: { sending: EmailSenderService }, a
     const message = sending.start(userId, target(req), gone.signal);
     const fingerprint = `${req.method} ${req.baseUrl}${req.path}`;
     const answer = await sending.guarded(message, key, fingerprint, async () => {
-      const fields = req.is('multipart/form-data') ? await readForm(sending, message, req, res, limits.maxTotalBytes) : req.body;
+      const fields = req.is('multipart/form-data') ? await readForm(sending, message, req, res, limits.maxTotalBytes) : (req.body as unknown);
       const body = message.target.kind === 'reply' ? parse(replyBody, fields ?? {}) : parse(composeBody, fields ?? {});
       const result = await sending.send(message, body, requestMeta(req));
       return { status: 201, body: { success: true, data: presentSent(result), message: SENT } };

@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { looseBoolean } from '../shared/validation.js';
 import type { Recipient } from './compose.js';
 
-/** To + Cc + Bcc together: more is a mailing, not correspondence. */
-export const MAX_RECIPIENTS = 100;
 /** Text and HTML bodies each (JSON bodies are capped lower by the JSON parser's 100 kB). */
 export const MAX_BODY_CHARS = 1_000_000;
 
@@ -13,13 +11,13 @@ const NAMED = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/;
 /** "ana@firma.sk" or "Ana Nová <ana@firma.sk>"; a list may come as an array, comma separated, or both. */
 const recipientList = z.preprocess(
   (value) => {
-    const items = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
+    const items: unknown[] = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
     return items.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item])).map((s) => (typeof s === 'string' ? s.trim() : s)).filter((s) => s !== '');
   },
   z.array(
     z.string({ error: 'Adresát musí byť text' }).transform((text, ctx): Recipient => {
       const named = NAMED.exec(text);
-      const email = (named ? named[2]! : text).trim();
+      const email = (named ? named[2] : text).trim();
       if (!ADDRESS.safeParse(email).success) {
         ctx.addIssue({ code: 'custom', message: `Neplatná emailová adresa: ${text.slice(0, 100)}` });
         return z.NEVER;
@@ -53,9 +51,6 @@ export const composeBody = z
     contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
   })
   .refine((b) => b.emailAccountId !== undefined || b.contactId !== undefined, { message: 'Uveďte emailAccountId alebo contactId', path: ['emailAccountId'] });
-
-export type ReplyBody = z.infer<typeof replyBody>;
-export type ComposeBody = z.infer<typeof composeBody>;
 
 /** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): any visible ASCII, at most 255 characters. */
 export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Neplatná hlavička Idempotency-Key (1 až 255 viditeľných ASCII znakov)');

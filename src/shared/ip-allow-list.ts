@@ -34,7 +34,7 @@ export function createAllowMatcher(entries: string[]): (ip: string | undefined) 
   return (ip) => {
     if (!ip) return false;
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-    const address = mapped ? mapped[1]! : ip;
+    const address = mapped ? mapped[1] : ip;
     const family = net.isIP(address);
     if (family === 0) return false;
     return list.check(address, family === 4 ? 'ipv4' : 'ipv6');

@@ -104,7 +104,7 @@ export function slovakMessage(issue: Issue): string {
     case 'not_multiple_of':
       return `Hodnota musí byť násobkom ${String(issue.divisor)}`;
     case 'unrecognized_keys':
-      return issue.keys.length === 1 ? unknownFieldMessage(issue.keys[0]!) : `Neznáme polia: ${issue.keys.join(', ')}`;
+      return issue.keys.length === 1 ? unknownFieldMessage(issue.keys[0]) : `Neznáme polia: ${issue.keys.join(', ')}`;
     case 'invalid_value':
       return issue.values.length === 1
         ? `Očakáva sa hodnota ${literal(issue.values[0])}`

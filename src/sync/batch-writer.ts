@@ -118,7 +118,7 @@ export async function writeEmails(
   for (const c of upserted) contactIdOf.set(c.email, c.id);
 
   const rows: EmailRow[] = keep.map(({ mapped, people }) => {
-    const main = contactIdOf.get(people[0]!.email)!;
+    const main = contactIdOf.get(people[0].email)!;
     const linked = [...people.map((p) => p.email), ...mapped.participants].map((a) => contactIdOf.get(a)).filter((id): id is string => !!id);
     return { mapped, contactId: main, contactIds: unique([main, ...linked]) };
   });

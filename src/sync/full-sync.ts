@@ -55,7 +55,7 @@ export async function fullSync(run: RunState): Promise<{ changedMeanwhile: boole
     if (!page || page.ids.length === 0) break;
     lastState = page.state;
     // Committed together with the page: a resumed sync continues after it, never skipping one.
-    checkpoint = { ...checkpoint, anchor: page.ids[page.ids.length - 1]! };
+    checkpoint = { ...checkpoint, anchor: page.ids[page.ids.length - 1] };
     const result = await writer.apply({ emails: page.emails.map((e) => mapEmail(e, context)), checkpoint: { fullSync: checkpoint } });
     run.record(page.emails.length, result);
     await run.progress('full', page.total);

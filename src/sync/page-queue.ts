@@ -33,7 +33,7 @@ export class PageQueue {
 
   private fill(): void {
     while (this.links.length < this.depth) {
-      this.tail = quiet(this.tail.then((page) => (page && page.more && page.ids.length > 0 ? this.fetchAfter(page.ids[page.ids.length - 1]!) : null)));
+      this.tail = quiet(this.tail.then((page) => (page && page.more && page.ids.length > 0 ? this.fetchAfter(page.ids[page.ids.length - 1]) : null)));
       this.links.push(this.tail);
     }
   }

@@ -80,7 +80,7 @@ export class SyncService implements SyncRunner {
     let next = 0;
     const worker = async () => {
       while (next < accounts.length && !this.stopping) {
-        results.push(await this.runOne(accounts[next++]!, { dueOnly: false, onProgress: options.onProgress }));
+        results.push(await this.runOne(accounts[next++], { dueOnly: false, onProgress: options.onProgress }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, accounts.length) }, worker));

@@ -9,7 +9,7 @@ import type { MailStoreRepository } from './mail-store-repository.js';
 import { emptyStats, type RunStats, type SyncProgress, type SyncTuning } from './run-state.js';
 import type { SyncRepository } from './sync-repository.js';
 
-export type { RunStats, SyncMode, SyncProgress, SyncTuning } from './run-state.js';
+export type { RunStats, SyncProgress } from './run-state.js';
 export type { SyncStatusRow } from './sync-repository.js';
 
 /** Sends read-state changes made in the CRM to the server (src/emails/read-state-pusher.ts). */

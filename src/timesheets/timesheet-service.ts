@@ -17,7 +17,7 @@ import { UploadAllowance } from './upload-allowance.js';
 
 export type { PurgeOptions, RemovalResult } from './timesheet-removal.js';
 export type { TimesheetFilter } from './timesheet-repository.js';
-export type { ReceivedFile, UploadRequest } from './timesheet-upload.js';
+export type { UploadRequest } from './timesheet-upload.js';
 export { STORAGE_UNAVAILABLE_MESSAGE } from './timesheet-files.js';
 
 /** Who is asking; the role is the one stored now (design: access follows the authenticated user's role). */

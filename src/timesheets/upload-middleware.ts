@@ -78,7 +78,7 @@ export function createUploadMiddleware(timesheets: TimesheetService): RequestHan
     const results = await Promise.allSettled(receiving.map((r) => r.stored));
     const storedKeys = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.key] : []));
     await Promise.all(storedKeys.map((key) => timesheets.discard(key)));
-    return results.map((r) => (r.status === 'rejected' ? r.reason : undefined)).find((reason): reason is AppError => reason instanceof AppError);
+    return results.map((r): unknown => (r.status === 'rejected' ? r.reason : undefined)).find((reason): reason is AppError => reason instanceof AppError);
   }
 
   return (req, res, next) => {

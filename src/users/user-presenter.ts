@@ -15,5 +15,3 @@ export function presentUser(user: User): UserResponse {
     updatedAt: user.updatedAt,
   };
 }
-
-export type UserView = UserResponse;

@@ -37,5 +37,3 @@ export const newUserWithMailSchema = newUserSchema
     message: 'Email a heslo k emailu sa zadávajú spolu',
     path: ['emailPassword'],
   });
-
-export type NewUserWithMail = z.infer<typeof newUserWithMailSchema>;

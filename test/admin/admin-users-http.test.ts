@@ -134,7 +134,7 @@ describe('admin users API (/api/admin/users)', function () {
       expect(JSON.stringify(res.body)).not.to.contain('alicepw');
       const stored = await EmailAccount.findAll({ where: { userId: user.id } });
       expect(stored).to.have.length(1);
-      expect(stored[0]!.emailPassword).not.to.contain('alicepw');
+      expect(stored[0].emailPassword).not.to.contain('alicepw');
       const [attached] = await auditOf(AuditActions.emailAccountAttached, user.id);
       expect(attached?.actor).to.equal(`user:${admin.user.id}`);
       expect(attached?.details).to.include({ email: 'alice@example.test' });

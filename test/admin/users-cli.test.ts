@@ -23,7 +23,7 @@ describe('crm-admin users', function () {
       const ctx = await testContext();
       const [account] = await ctx.services.emailAccounts.list(out.user.id);
       // Encrypted with the app's key: the API process can read what the CLI stored.
-      expect(ctx.services.emailAccounts.credentialsOf(account!).password).to.equal('alicepw');
+      expect(ctx.services.emailAccounts.credentialsOf(account).password).to.equal('alicepw');
       for (const action of [AuditActions.userCreated, AuditActions.emailAccountAttached]) {
         const record = await AuditLog.findOne({ where: { action, userId: out.user.id } });
         expect(record?.actor, action).to.match(CLI_ACTOR);

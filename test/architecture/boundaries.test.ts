@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -49,6 +50,33 @@ describe('architecture: the boundary and promise lint', function () {
     expect(result.status).to.not.equal(0);
     expect(result.stdout).to.include('commands-use-services-not-http');
     expect(result.stdout).to.include('no-circular');
+  });
+
+  it('covers every folder of src/: each is an entry point, the HTTP helpers, the foundation or an area', () => {
+    const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as { forbidden: { name: string; from: { path?: string; pathNot?: string | string[] } }[] };
+    const fromPath = (name: string) => new RegExp(config.forbidden.find((rule) => rule.name === name)!.from.path!);
+    const entryPoint = new RegExp(config.forbidden.find((rule) => rule.name === 'no-upward-to-entry-points')!.from.pathNot as string);
+    const [httpHelpers, foundation, area] = ['http-helpers-know-no-area', 'models-stay-below', 'services-know-no-http'].map(fromPath);
+    const folders = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders).to.include.members(['sending', 'maintenance', 'users', 'app', 'models']);
+    const uncovered = folders.filter((folder) => {
+      const file = `src/${folder}/some-service.ts`;
+      return ![entryPoint, httpHelpers, foundation, area].some((pattern) => pattern.test(file));
+    });
+    expect(uncovered, 'src/ folders no layer rule covers').to.deep.equal([]);
+    expect(area.test('src/sending/email-sender-service.ts') && area.test('src/maintenance/retention-service.ts')).to.equal(true);
+  });
+
+  it('fails when a service of an area created today imports express', () => {
+    fs.mkdirSync(path.join(root, 'src/zz-probe-area'), { recursive: true });
+    try {
+      const file = probe('src/zz-probe-area/zz-probe-service.ts', "import express from 'express';\nexport const probe = express;\n");
+      const result = depcruise(file);
+      expect(result.status).to.not.equal(0);
+      expect(result.stdout).to.include('services-know-no-http');
+    } finally {
+      fs.rmSync(path.join(root, 'src/zz-probe-area'), { recursive: true, force: true });
+    }
   });
 
   it('fails on a promise nobody awaits or handles', () => {

@@ -14,11 +14,11 @@ describe('auth cookies (docs/contract.md §5)', () => {
         expect(res.status).to.equal(200);
         const cookies = parseSetCookies(res);
         expectModeAttributes(cookies[mode.access], mode);
-        expect(cookies[mode.access]!.attributes['max-age']).to.equal('3600');
-        expect(cookies[mode.access]!.value).to.equal(res.body.data.tokens.accessToken);
+        expect(cookies[mode.access].attributes['max-age']).to.equal('3600');
+        expect(cookies[mode.access].value).to.equal(res.body.data.tokens.accessToken);
         expectModeAttributes(cookies[mode.refresh], mode);
-        expect(cookies[mode.refresh]!.attributes['max-age']).to.equal('604800');
-        expect(cookies[mode.refresh]!.value).to.equal(res.body.data.tokens.refreshToken);
+        expect(cookies[mode.refresh].attributes['max-age']).to.equal('604800');
+        expect(cookies[mode.refresh].value).to.equal(res.body.data.tokens.refreshToken);
       });
 
       it('login without rememberMe sets only the access cookie (a leftover refresh cookie is cleared)', async () => {
@@ -29,8 +29,8 @@ describe('auth cookies (docs/contract.md §5)', () => {
           expect(res.status).to.equal(200);
           const cookies = parseSetCookies(res);
           expectModeAttributes(cookies[mode.access], mode);
-          expect(cookies[mode.access]!.attributes['max-age']).to.equal('3600');
-          expect(cookies[mode.access]!.value).to.not.equal('');
+          expect(cookies[mode.access].attributes['max-age']).to.equal('3600');
+          expect(cookies[mode.access].value).to.not.equal('');
           expectCleared(cookies[mode.refresh], mode);
           // The body still carries both tokens (contract: docs/contract.md §4.1 rule 1).
           expect(res.body.data.tokens.refreshToken).to.be.a('string').and.not.empty;
@@ -45,11 +45,11 @@ describe('auth cookies (docs/contract.md §5)', () => {
         expect(res.status).to.equal(200);
         const cookies = parseSetCookies(res);
         expectModeAttributes(cookies[mode.access], mode);
-        expect(cookies[mode.access]!.attributes['max-age']).to.equal('3600');
-        expect(cookies[mode.access]!.value).to.equal(res.body.data.accessToken);
+        expect(cookies[mode.access].attributes['max-age']).to.equal('3600');
+        expect(cookies[mode.access].value).to.equal(res.body.data.accessToken);
         expectModeAttributes(cookies[mode.refresh], mode);
-        expect(cookies[mode.refresh]!.attributes['max-age']).to.equal('604800');
-        expect(cookies[mode.refresh]!.value).to.not.equal(refreshToken);
+        expect(cookies[mode.refresh].attributes['max-age']).to.equal('604800');
+        expect(cookies[mode.refresh].value).to.not.equal(refreshToken);
       });
 
       it('logout clears both cookies with the same attributes', async () => {

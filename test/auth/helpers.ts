@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { AuditLog } from '../../src/models/index.js';
-import { createUser, uniqueName, type UserFixture } from '../support/factories.js';
+import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp } from '../support/harness.js';
 import { loginViaHttp, randomIp, type HttpLogin, type ParsedCookie } from '../support/login.js';
 
@@ -86,5 +86,3 @@ export function expectCleared(cookie: ParsedCookie | undefined, mode: CookieMode
   expect(cookie.value).to.equal('');
   expect(new Date(String(cookie.attributes.expires)).getTime()).to.be.lessThan(Date.now());
 }
-
-export { uniqueName };

@@ -91,7 +91,7 @@ describe('POST /api/auth/login', () => {
     const attempts = await auditRows({ action: 'auth.login_attempt', username: fixture.username });
     expect(attempts.map((a) => a.success)).to.deep.equal([false, true]);
     for (const row of attempts) expect(row).to.include({ ip, userAgent: 'AuditAgent/1.0' });
-    expect(attempts[0]!.details).to.include({ error: INVALID });
+    expect(attempts[0].details).to.include({ error: INVALID });
     const logins = await auditRows({ action: 'auth.login', userId: fixture.user.id });
     expect(logins).to.have.length(1);
     expect(logins[0]).to.include({ ip, userAgent: 'AuditAgent/1.0', username: fixture.username, success: true });
@@ -116,7 +116,7 @@ describe('POST /api/auth/login', () => {
     const rows = await auditRows({ action: 'auth.login_attempt', username: name });
     expect(rows).to.have.length(1);
     expect(rows[0]).to.include({ success: false, ip, userAgent: 'Bad/1' });
-    expect((rows[0]!.details as { statusCode: number }).statusCode).to.equal(400);
+    expect((rows[0].details as { statusCode: number }).statusCode).to.equal(400);
   });
 
   it('marks responses carrying tokens as not cacheable', async () => {
@@ -170,7 +170,7 @@ describe('POST /api/auth/login', () => {
         const fixture = await onboardedUser();
         const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', randomIp()).send({ username: fixture.username, password: fixture.password, rememberMe: value });
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
-        const refresh = parseSetCookies(res).refreshToken!;
+        const refresh = parseSetCookies(res).refreshToken;
         if (remembered) expect(refresh.value).to.equal(res.body.data.tokens.refreshToken);
         else expect(refresh.value).to.equal('');
       });

@@ -19,14 +19,14 @@ async function throughPasswordStep(app: Express) {
   const first = await loggedIn(app, fixture.username, fixture.temporaryPassword);
   expect(first.res.body.data).to.include({ needsPasswordChange: true, needsEmailSetup: true });
   const password = strongPassword();
-  const set = await post(app, 'set-password', first.accessToken!, { newPassword: password });
+  const set = await post(app, 'set-password', first.accessToken, { newPassword: password });
   expect(set.status, JSON.stringify(set.body)).to.equal(200);
   expect(set.body.data).to.include({ needsPasswordChange: false, needsEmailSetup: true });
 
   expectErrorEnvelope((await loginViaHttp(app, fixture.username, fixture.temporaryPassword, { ip: randomIp() })).res, 401);
   const second = await loggedIn(app, fixture.username, password);
   expect(second.res.body.data).to.include({ needsPasswordChange: false, needsEmailSetup: true });
-  return { fixture, password, accessToken: second.accessToken! };
+  return { fixture, password, accessToken: second.accessToken };
 }
 
 describe('onboarding sequence (docs/contract.md §3)', () => {
@@ -63,7 +63,7 @@ describe('onboarding sequence (docs/contract.md §3)', () => {
     const audit = await auditRows({ action: 'auth.email_link', userId: fixture.user.id });
     expect(audit).to.have.length(1);
     expect(audit[0]).to.include({ userAgent: 'Link/1', success: true });
-    expect(audit[0]!.details).to.include({ email: ALICE.email });
+    expect(audit[0].details).to.include({ email: ALICE.email });
     const later = await loggedIn(app, fixture.username, password);
     expect(later.res.body.data).to.include({ needsPasswordChange: false, needsEmailSetup: false });
   });
@@ -76,7 +76,7 @@ describe('POST /api/auth/link-email', () => {
     const two = await onboardedUser();
     for (const user of [one, two]) {
       const { accessToken } = await loggedIn(app, user.username, user.password);
-      expect((await post(app, 'link-email', accessToken!, ALICE)).status).to.equal(200);
+      expect((await post(app, 'link-email', accessToken, ALICE)).status).to.equal(200);
     }
     expect(await EmailAccount.count({ where: { userId: [one.user.id, two.user.id] } })).to.equal(2);
   });
@@ -85,15 +85,15 @@ describe('POST /api/auth/link-email', () => {
     const app = await authApp();
     const user = await onboardedUser();
     const { accessToken } = await loggedIn(app, user.username, user.password);
-    expect((await post(app, 'link-email', accessToken!, ALICE)).status).to.equal(200);
-    expectErrorEnvelope(await post(app, 'link-email', accessToken!, { ...ALICE, email: 'ALICE@example.test' }), 409);
+    expect((await post(app, 'link-email', accessToken, ALICE)).status).to.equal(200);
+    expectErrorEnvelope(await post(app, 'link-email', accessToken, { ...ALICE, email: 'ALICE@example.test' }), 409);
   });
 
   it('answers 400 with a Slovak message for a wrong mail password, and stores nothing', async () => {
     const app = await authApp();
     const user = await onboardedUser();
     const { accessToken } = await loggedIn(app, user.username, user.password);
-    const res = await post(app, 'link-email', accessToken!, { email: ALICE.email, emailPassword: 'wrong-password' });
+    const res = await post(app, 'link-email', accessToken, { email: ALICE.email, emailPassword: 'wrong-password' });
     expectErrorEnvelope(res, 400, 'Nesprávny email alebo heslo k emailovému účtu');
     expect(await EmailAccount.count({ where: { userId: user.user.id } })).to.equal(0);
   });
@@ -102,7 +102,7 @@ describe('POST /api/auth/link-email', () => {
     const app = await authApp({ JMAP_SESSION_URL: '' });
     const user = await onboardedUser();
     const { accessToken } = await loggedIn(app, user.username, user.password);
-    const res = await post(app, 'link-email', accessToken!, ALICE);
+    const res = await post(app, 'link-email', accessToken, ALICE);
     expectErrorEnvelope(res, 503);
     expect(res.body.error.message).to.contain('JMAP_SESSION_URL');
   });
@@ -112,7 +112,7 @@ describe('POST /api/auth/link-email', () => {
     const user = await onboardedUser();
     const { accessToken } = await loggedIn(app, user.username, user.password);
     for (const body of [{}, { email: 'not-an-email', emailPassword: 'x' }, { email: ALICE.email }, { email: ALICE.email, emailPassword: 7 }, { email: `${'a'.repeat(250)}@example.test`, emailPassword: 'x' }]) {
-      expectErrorEnvelope(await post(app, 'link-email', accessToken!, body), 400);
+      expectErrorEnvelope(await post(app, 'link-email', accessToken, body), 400);
     }
     expectErrorEnvelope(await request(app).post('/api/auth/link-email').send(ALICE), 401);
     expectErrorEnvelope(await request(app).post('/api/auth/skip-email'), 401);

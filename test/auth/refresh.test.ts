@@ -56,7 +56,7 @@ describe('POST /api/auth/refresh', () => {
     expect(claims).to.include({ id: user.user.id, username: user.username, role: 'admin' });
     const meRes = await me(app, res.body.data.accessToken);
     expect(meRes.status).to.equal(200);
-    const rotated = parseSetCookies(res).refreshToken!.value;
+    const rotated = parseSetCookies(res).refreshToken.value;
     expect(rotated).to.be.a('string').and.not.equal(refreshToken);
     // The rotated token works in turn.
     expect((await refresh(app, rotated)).status).to.equal(200);
@@ -73,22 +73,22 @@ describe('POST /api/auth/refresh', () => {
     expect((await me(app, racing.body.data.accessToken)).status).to.equal(200);
     expect(parseSetCookies(racing)).to.not.have.property('refreshToken');
     // The token the first tab received is still the live one.
-    expect((await refresh(app, parseSetCookies(first).refreshToken!.value)).status).to.equal(200);
+    expect((await refresh(app, parseSetCookies(first).refreshToken.value)).status).to.equal(200);
   });
 
   it('treats a rotated-away token used after the grace period as theft: the whole family is revoked', async () => {
     const app = await authApp();
     const user = await onboardedUser();
     const { refreshToken, accessToken, res: loginRes } = await loggedIn(app, user.username, user.password);
-    const sessionId = JSON.parse(Buffer.from(accessToken!.split('.')[1]!, 'base64url').toString()).sid as string;
+    const sessionId = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
     const first = await refresh(app, refreshToken);
-    const newRefresh = parseSetCookies(first).refreshToken!.value;
+    const newRefresh = parseSetCookies(first).refreshToken.value;
     const newAccess = first.body.data.accessToken as string;
     await endGracePeriod(sessionId);
 
     const replay = await refresh(app, refreshToken);
     expectErrorEnvelope(replay, 401, INVALID);
-    expect(parseSetCookies(replay).refreshToken!.value).to.equal('');
+    expect(parseSetCookies(replay).refreshToken.value).to.equal('');
     // The legitimate holder's new tokens die with the family.
     expectErrorEnvelope(await refresh(app, newRefresh), 401, INVALID);
     expect((await me(app, newAccess)).status).to.equal(401);
@@ -97,7 +97,7 @@ describe('POST /api/auth/refresh', () => {
     expect(session!.revokedReason).to.equal('refresh_token_reuse');
     const audit = await auditRows({ action: 'auth.refresh_reuse', userId: user.user.id });
     expect(audit).to.have.length(1);
-    expect(audit[0]!.success).to.equal(false);
+    expect(audit[0].success).to.equal(false);
   });
 
   it('answers 401 and clears cookies for a garbage token, a revoked session and a deleted user', async () => {
@@ -109,7 +109,7 @@ describe('POST /api/auth/refresh', () => {
     expect((await request(app).post('/api/auth/logout').set('Authorization', `Bearer ${a.accessToken}`)).status).to.equal(200);
     const afterLogout = await refresh(app, a.refreshToken);
     expectErrorEnvelope(afterLogout, 401, INVALID);
-    expect(parseSetCookies(afterLogout).accessToken!.value).to.equal('');
+    expect(parseSetCookies(afterLogout).accessToken.value).to.equal('');
 
     const deleted = await onboardedUser();
     const b = await loggedIn(app, deleted.username, deleted.password);

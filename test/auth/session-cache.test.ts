@@ -34,7 +34,7 @@ describe('authenticated requests served from the session cache', () => {
     await eventually(async () => (await me(app, login.accessToken)).status === 200 && ctx.services.sessions.cacheStats().listening, 'the session cache to listen');
     expect((await me(app, login.accessToken)).status).to.equal(200);
     expect(ctx.services.sessions.cacheStats().entries).to.be.greaterThan(0);
-    const sid = JSON.parse(Buffer.from(login.accessToken.split('.')[1]!, 'base64url').toString()).sid as string;
+    const sid = JSON.parse(Buffer.from(login.accessToken.split('.')[1], 'base64url').toString()).sid as string;
     return { app, user, login, sid };
   }
 

@@ -8,13 +8,13 @@ import { createUser } from '../support/factories.js';
 import { baseTestEnv } from '../support/harness.js';
 import { authApp, auditRows, expectErrorEnvelope, loggedIn, me, onboardedUser } from './helpers.js';
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
 const sessionIdOf = (token: string) => claimsOf(token).sid as string;
 
 /** The same access token, signed with the test secret, but expired a minute ago. */
 function expiredCopy(token: string): string {
   const { iat: _iat, exp: _exp, ...claims } = claimsOf(token);
-  const key = crypto.createSecretKey(Buffer.from(baseTestEnv().JWT_ACCESS_SECRET!));
+  const key = crypto.createSecretKey(Buffer.from(baseTestEnv().JWT_ACCESS_SECRET));
   return jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, key, { algorithm: 'HS256' });
 }
 
@@ -29,7 +29,7 @@ describe('GET /api/auth/session and /api/auth/me', () => {
     expect(session.body.message).to.be.a('string');
     expect(session.body.data.authenticated).to.equal(true);
     expect(session.body.data.user).to.include({ id: user.user.id, username: user.username, role: 'admin' });
-    const meRes = await me(app, accessToken!);
+    const meRes = await me(app, accessToken);
     expect(meRes.status).to.equal(200);
     // contract (docs/contract.md §3): the onboarding flags beside the user, so a reloaded frontend knows where the user is.
     expect(meRes.body.data).to.have.all.keys('user', 'needsPasswordChange', 'needsEmailSetup');
@@ -70,11 +70,11 @@ describe('POST /api/auth/logout', () => {
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({ success: true, message: 'Odhlásenie úspešné' });
     const set = parseSetCookies(res);
-    expect(set.accessToken!.value).to.equal('');
-    expect(set.refreshToken!.value).to.equal('');
+    expect(set.accessToken.value).to.equal('');
+    expect(set.refreshToken.value).to.equal('');
     // The access token itself has not expired, yet it stops working immediately.
-    expectErrorEnvelope(await me(app, accessToken!), 401);
-    const sid = JSON.parse(Buffer.from(accessToken!.split('.')[1]!, 'base64url').toString()).sid as string;
+    expectErrorEnvelope(await me(app, accessToken), 401);
+    const sid = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
     expect((await Session.findByPk(sid))!.revokedReason).to.equal('logout');
     const audit = await auditRows({ action: 'auth.logout', userId: user.user.id });
     expect(audit).to.have.length(1);
@@ -87,8 +87,8 @@ describe('POST /api/auth/logout', () => {
     const a = await loggedIn(app, user.username, user.password);
     const b = await loggedIn(app, user.username, user.password);
     expect((await request(app).post('/api/auth/logout').set('Authorization', `Bearer ${a.accessToken}`)).status).to.equal(200);
-    expect((await me(app, a.accessToken!)).status).to.equal(401);
-    expect((await me(app, b.accessToken!)).status).to.equal(200);
+    expect((await me(app, a.accessToken)).status).to.equal(401);
+    expect((await me(app, b.accessToken)).status).to.equal(200);
   });
 
   it('without a valid access token answers 401 and still clears the cookies', async () => {
@@ -96,8 +96,8 @@ describe('POST /api/auth/logout', () => {
     const res = await request(app).post('/api/auth/logout').set('Cookie', ['accessToken=expired.or.bad', 'refreshToken=x']);
     expectErrorEnvelope(res, 401);
     const set = parseSetCookies(res);
-    expect(set.accessToken!.value).to.equal('');
-    expect(set.refreshToken!.value).to.equal('');
+    expect(set.accessToken.value).to.equal('');
+    expect(set.refreshToken.value).to.equal('');
   });
 
   // contract (docs/contract.md §4.1 rule 7): a tab reopened after the access token's hour still logs out for real.
@@ -117,15 +117,15 @@ describe('POST /api/auth/logout', () => {
         .set('User-Agent', 'Logout/expired');
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       const set = parseSetCookies(res);
-      expect(set.accessToken!.value).to.equal('');
-      expect(set.refreshToken!.value).to.equal('');
+      expect(set.accessToken.value).to.equal('');
+      expect(set.refreshToken.value).to.equal('');
       const sid = sessionIdOf(target.accessToken);
       expect((await Session.findByPk(sid))!.revokedReason).to.equal('logout');
       expect((await Session.findByPk(sessionIdOf(other.accessToken)))!.revokedAt).to.equal(null);
       const audit = await auditRows({ action: 'auth.logout', userId: user.user.id });
       expect(audit).to.have.length(1);
       expect(audit[0]).to.include({ ip: target.ip, userAgent: 'Logout/expired', success: true });
-      expect(audit[0]!.details).to.deep.equal({ sessionId: sid });
+      expect(audit[0].details).to.deep.equal({ sessionId: sid });
       // The refresh token of that session is dead too.
       expectErrorEnvelope(await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${target.refreshToken}`), 401);
     });

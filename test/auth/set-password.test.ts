@@ -18,7 +18,7 @@ function setPassword(app: Express, accessToken: string, body: unknown, userAgent
 async function newcomer(app: Express) {
   const fixture = await createUser({ temporary: true });
   const login = await loggedIn(app, fixture.username, fixture.temporaryPassword);
-  return { fixture, login, accessToken: login.accessToken! };
+  return { fixture, login, accessToken: login.accessToken };
 }
 
 describe('POST /api/auth/set-password', () => {
@@ -109,13 +109,13 @@ describe('POST /api/auth/set-password', () => {
     const other = await loggedIn(app, user.username, user.password);
     const stranger = await onboardedUser();
     const strangers = await loggedIn(app, stranger.username, stranger.password);
-    const res = await setPassword(app, mine.accessToken!, { newPassword: strongPassword(), currentPassword: user.password });
+    const res = await setPassword(app, mine.accessToken, { newPassword: strongPassword(), currentPassword: user.password });
     expect(res.status).to.equal(200);
-    expect((await me(app, mine.accessToken!)).status).to.equal(200);
+    expect((await me(app, mine.accessToken)).status).to.equal(200);
     expect((await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${mine.refreshToken}`)).status).to.equal(200);
-    expect((await me(app, other.accessToken!)).status).to.equal(401);
+    expect((await me(app, other.accessToken)).status).to.equal(401);
     expect((await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${other.refreshToken}`)).status).to.equal(401);
-    expect((await me(app, strangers.accessToken!)).status).to.equal(200);
+    expect((await me(app, strangers.accessToken)).status).to.equal(200);
   });
 
   it('rejects malformed bodies with 400 and unauthenticated calls with 401', async () => {

@@ -7,7 +7,7 @@ import { parseSetCookies } from '../support/login.js';
 import { authApp, expectErrorEnvelope, loggedIn, me, onboardedUser } from './helpers.js';
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-const decode = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+const decode = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
 
 /** Signs claims the way the service does, so each attack differs from a valid token in one respect only. */
 function forge(claims: Record<string, unknown>, secret: string, audience: string) {
@@ -26,7 +26,7 @@ describe('token attacks: every one is a 401', () => {
     const app = await authApp();
     const user = await onboardedUser();
     const login = await loggedIn(app, user.username, user.password);
-    const claims = decode(login.accessToken!);
+    const claims = decode(login.accessToken);
     const accessClaims = { id: claims.id, username: claims.username, role: claims.role, sid: claims.sid, typ: 'access' };
     return { app, user, login, accessClaims };
   }
@@ -45,14 +45,14 @@ describe('token attacks: every one is a 401', () => {
 
   it('rejects a tampered payload (role raised to admin) with the original signature', async () => {
     const { app, login } = await session();
-    const [header, payload, signature] = login.accessToken!.split('.');
-    const raised = b64({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), role: 'admin' });
+    const [header, payload, signature] = login.accessToken.split('.');
+    const raised = b64({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), role: 'admin' });
     expectErrorEnvelope(await me(app, `${header}.${raised}.${signature}`), 401);
   });
 
   it('rejects a tampered signature', async () => {
     const { app, login } = await session();
-    const token = login.accessToken!;
+    const token = login.accessToken;
     const last = token.at(-2) === 'A' ? 'B' : 'A';
     expectErrorEnvelope(await me(app, `${token.slice(0, -2)}${last}${token.at(-1)}`), 401);
   });
@@ -74,7 +74,7 @@ describe('token attacks: every one is a 401', () => {
 
   it('rejects a refresh token without exp, even signed with the real secret', async () => {
     const { app, login } = await session();
-    const claims = decode(login.refreshToken!);
+    const claims = decode(login.refreshToken);
     const forever = forge({ sid: claims.sid, typ: 'refresh', sub: claims.sub, jti: claims.jti }, refreshSecret, 'refresh');
     expectErrorEnvelope(await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${forever}`), 401, 'Refresh token expiroval alebo je neplatný');
   });
@@ -86,14 +86,14 @@ describe('token attacks: every one is a 401', () => {
 
   it('rejects the refresh token where an access token is expected, in a header and in the cookie', async () => {
     const { app, login } = await session();
-    expectErrorEnvelope(await me(app, login.refreshToken!), 401);
+    expectErrorEnvelope(await me(app, login.refreshToken), 401);
     expectErrorEnvelope(await request(app).get('/api/auth/me').set('Cookie', `accessToken=${login.refreshToken}`), 401);
   });
 
   it('rejects access claims signed with the refresh secret, and refresh claims signed with the access secret', async () => {
     const { app, login, accessClaims } = await session();
     expectErrorEnvelope(await me(app, forge(accessClaims, refreshSecret, 'access')), 401);
-    const refreshClaims = decode(login.refreshToken!);
+    const refreshClaims = decode(login.refreshToken);
     const swapped = forge({ sid: refreshClaims.sid, typ: 'refresh', sub: refreshClaims.sub, jti: refreshClaims.jti }, accessSecret, 'refresh');
     const res = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${swapped}`);
     expectErrorEnvelope(res, 401, 'Refresh token expiroval alebo je neplatný');
@@ -103,12 +103,12 @@ describe('token attacks: every one is a 401', () => {
     const { app, login } = await session();
     const res = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${login.accessToken}`);
     expectErrorEnvelope(res, 401, 'Refresh token expiroval alebo je neplatný');
-    expect(parseSetCookies(res).refreshToken!.value).to.equal('');
+    expect(parseSetCookies(res).refreshToken.value).to.equal('');
   });
 
   it('rejects an expired refresh token', async () => {
     const { app, login } = await session();
-    const claims = decode(login.refreshToken!);
+    const claims = decode(login.refreshToken);
     const now = Math.floor(Date.now() / 1000);
     const expired = forge({ sid: claims.sid, typ: 'refresh', sub: claims.sub, jti: claims.jti, iat: now - 100, exp: now - 10 }, refreshSecret, 'refresh');
     expectErrorEnvelope(await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${expired}`), 401, 'Refresh token expiroval alebo je neplatný');

@@ -69,9 +69,9 @@ describe('contacts API', function () {
       expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true });
       const items = res.body.data.items as Array<Record<string, unknown>>;
       expect(items.map((c) => c.email)).to.deep.equal(['adam@dodavatel.sk', 'peter@iny.sk', 'zuzana@firma.sk', 'bez-posty@firma.sk']);
-      expect(Object.keys(items[0]!).sort()).to.deep.equal(CONTACT_FIELDS);
+      expect(Object.keys(items[0]).sort()).to.deep.equal(CONTACT_FIELDS);
       const zuzana = items.find((c) => c.email === 'zuzana@firma.sk')!;
-      expect(zuzana).to.include({ unreadCount: 3, name: 'Zuzana Nová', emailAccountId: box.id, id: names.zuzana!.id });
+      expect(zuzana).to.include({ unreadCount: 3, name: 'Zuzana Nová', emailAccountId: box.id, id: names.zuzana.id });
       expect(zuzana.lastEmailAt).to.equal(new Date(Date.UTC(2026, 0, 3)).toISOString());
       expect(items.find((c) => c.email === 'adam@dodavatel.sk')).to.include({ unreadCount: 1 });
       expect(items.find((c) => c.email === 'bez-posty@firma.sk')).to.include({ unreadCount: 0, lastEmailAt: null });
@@ -122,7 +122,7 @@ describe('contacts API', function () {
       [`?search=${'x'.repeat(201)}`, 'an over-long search'],
     ]) {
       it(`rejects ${what} with 400 ValidationError`, async () => {
-        const res = await list(query!);
+        const res = await list(query);
         expect(res.status).to.equal(400);
         expect(res.body).to.deep.include({ success: false });
         expect(res.body.error.statusCode).to.equal(400);

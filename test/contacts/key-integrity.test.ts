@@ -25,7 +25,7 @@ describe('contacts: email keys to contacts and accounts are foreign keys', funct
   });
 
   const count = async (sql: string, bind: unknown[]) =>
-    (await ctx.db.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, { bind, type: QueryTypes.SELECT }))[0]!.n;
+    (await ctx.db.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, { bind, type: QueryTypes.SELECT }))[0].n;
   const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { parent?: { code?: string } }) => e.parent?.code);
   const insertEmail = (account: EmailAccount, contactId: string, accountId = account.id, transaction?: unknown) =>
     ctx.db.sequelize.query(
@@ -96,7 +96,7 @@ describe('contacts: email keys to contacts and accounts are foreign keys', funct
       try {
         await insertEmail(account, contactId, account.id, tx);
         removed = deleter.query(remove, bind);
-        waited = await waitsOnLock(ctx, rows[0]!.pid, remove);
+        waited = await waitsOnLock(ctx, rows[0].pid, remove);
       } finally {
         await tx.commit();
       }

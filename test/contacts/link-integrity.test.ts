@@ -33,7 +33,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
       bind: { ids: emailIds },
       type: QueryTypes.SELECT,
     });
-    return row!.n;
+    return row.n;
   }
 
   async function strandedLinks(): Promise<number> {
@@ -41,7 +41,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
       'SELECT count(*)::int AS n FROM email_contacts l WHERE NOT EXISTS (SELECT 1 FROM emails e WHERE e.id = l.email_id)',
       { type: QueryTypes.SELECT },
     );
-    return row!.n;
+    return row.n;
   }
 
   async function accountWithMail(): Promise<{ account: EmailAccount; userId: string; emailIds: string[]; contactId: string }> {
@@ -85,7 +85,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
       bind: { ids: byUser.emailIds },
       type: QueryTypes.SELECT,
     });
-    expect(left!.n).to.equal(0);
+    expect(left.n).to.equal(0);
     expect(await linksOf(byUser.emailIds)).to.equal(0);
     expect(await strandedLinks()).to.equal(0);
   });
@@ -107,7 +107,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
         const statement = 'DELETE FROM emails WHERE id = $1';
         deleted = deleter.query(statement, [emailId]);
         // Until it is blocked on our lock, or done (then nothing held it back).
-        waited = await waitsOnLock(ctx, rows[0]!.pid, statement);
+        waited = await waitsOnLock(ctx, rows[0].pid, statement);
       } finally {
         await tx.commit();
       }
@@ -131,7 +131,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
     await ctx.db.sequelize.query('UPDATE emails SET participants = ARRAY[$1] WHERE id = $2', { bind: [address, email] });
     const contact = await createContact(account, { email: address });
 
-    const { waited } = await deleteWhileLinking(email!, async (tx) => {
+    const { waited } = await deleteWhileLinking(email, async (tx) => {
       await link(contact.id, tx);
       const [seen] = await ctx.db.sequelize.query<{ links: number; current: boolean }>(
         `SELECT (SELECT count(*)::int FROM email_contacts WHERE email_id = $1 AND contact_id = $2) AS links,
@@ -141,7 +141,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
       expect(seen, 'linked, with last_email_at moved to the email').to.deep.equal({ links: 1, current: true });
     });
     expect(waited, 'the delete did not wait for the linking transaction').to.equal(true);
-    expect(await linksOf([email!])).to.equal(0);
+    expect(await linksOf([email])).to.equal(0);
     expect(await strandedLinks()).to.equal(0);
   }
 

@@ -44,7 +44,7 @@ describe('emails: time-ordered ids', function () {
       `INSERT INTO email_attachments (email_id, position, blob_id, type, size) VALUES ($1, 0, 'B1', 'text/plain', 1) RETURNING id`,
       { bind: [ids[0]], type: QueryTypes.SELECT },
     );
-    expect(attachment!.id).to.match(VERSION_7);
+    expect(attachment.id).to.match(VERSION_7);
   });
 
   it('builds the same layout where the server has no uuidv7() (PostgreSQL 13-17)', async () => {
@@ -59,6 +59,6 @@ describe('emails: time-ordered ids', function () {
     }
     // Rows made later never carry an earlier time.
     const times = ids.map(millisOf);
-    expect(times.every((t, i) => i === 0 || t >= times[i - 1]!)).to.equal(true);
+    expect(times.every((t, i) => i === 0 || t >= times[i - 1])).to.equal(true);
   });
 });

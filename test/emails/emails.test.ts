@@ -55,9 +55,9 @@ describe('emails API (lists, reads, threads)', function () {
       const res = await get('/api/emails');
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ success: true, message: 'Zoznam emailov' });
-      expect(ids(res)).to.deep.equal([mail.noThread!.id, mail.other!.id, mail.reply!.id, mail.meeting!.id, mail.invoice!.id]);
+      expect(ids(res)).to.deep.equal([mail.noThread.id, mail.other.id, mail.reply.id, mail.meeting.id, mail.invoice.id]);
       expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 5, totalExact: true });
-      const invoice = res.body.data.items.find((e: { id: string }) => e.id === mail.invoice!.id);
+      const invoice = res.body.data.items.find((e: { id: string }) => e.id === mail.invoice.id);
       expect(Object.keys(invoice).sort()).to.deep.equal(SUMMARY_FIELDS);
       expect(invoice).to.include({ emailAccountId: account.id, contactId: jana.id, threadId: 'T-invoice', subject: 'Faktúra za marec', isRead: true, readPending: false });
       expect(invoice.preview).to.match(/^Dobrý deň, v prílohe posielam faktúru\. Ďalší text\./);
@@ -67,34 +67,34 @@ describe('emails API (lists, reads, threads)', function () {
 
     it('filters by contact through every email it took part in (email_contacts), not only as main contact', async () => {
       const res = await get(`/api/emails?contactId=${peter.id}`);
-      expect(ids(res)).to.deep.equal([mail.noThread!.id, mail.reply!.id, mail.meeting!.id]);
+      expect(ids(res)).to.deep.equal([mail.noThread.id, mail.reply.id, mail.meeting.id]);
       expect(res.body.data.pagination.total).to.equal(3);
     });
 
     it('filters by account, by read state and by date range (to = the whole day)', async () => {
-      expect(ids(await get(`/api/emails?emailAccountId=${otherAccount.id}`))).to.deep.equal([mail.other!.id]);
-      expect(ids(await get('/api/emails?unread=true'))).to.deep.equal([mail.other!.id, mail.reply!.id, mail.meeting!.id]);
-      expect(ids(await get('/api/emails?unread=false'))).to.deep.equal([mail.noThread!.id, mail.invoice!.id]);
-      expect(ids(await get(`/api/emails?contactId=${jana.id}&unread=true`))).to.deep.equal([mail.reply!.id]);
-      expect(ids(await get('/api/emails?from=2026-03-02&to=2026-03-03'))).to.deep.equal([mail.reply!.id, mail.meeting!.id]);
-      expect(ids(await get('/api/emails?from=2026-03-02T12:00:00Z&to=2026-03-02T12:00:00Z'))).to.deep.equal([mail.meeting!.id]);
+      expect(ids(await get(`/api/emails?emailAccountId=${otherAccount.id}`))).to.deep.equal([mail.other.id]);
+      expect(ids(await get('/api/emails?unread=true'))).to.deep.equal([mail.other.id, mail.reply.id, mail.meeting.id]);
+      expect(ids(await get('/api/emails?unread=false'))).to.deep.equal([mail.noThread.id, mail.invoice.id]);
+      expect(ids(await get(`/api/emails?contactId=${jana.id}&unread=true`))).to.deep.equal([mail.reply.id]);
+      expect(ids(await get('/api/emails?from=2026-03-02&to=2026-03-03'))).to.deep.equal([mail.reply.id, mail.meeting.id]);
+      expect(ids(await get('/api/emails?from=2026-03-02T12:00:00Z&to=2026-03-02T12:00:00Z'))).to.deep.equal([mail.meeting.id]);
       const combined = await get(`/api/emails?contactId=${jana.id}&from=2026-03-02&emailAccountId=${account.id}`);
-      expect(ids(combined)).to.deep.equal([mail.reply!.id]);
+      expect(ids(combined)).to.deep.equal([mail.reply.id]);
       expect(combined.body.data.pagination.total).to.equal(1);
     });
 
     it('searches subject and body by whole words and word prefixes, ignoring case', async () => {
-      expect(ids(await get('/api/emails?search=faktúra'))).to.deep.equal([mail.reply!.id, mail.invoice!.id]);
-      expect(ids(await get('/api/emails?search=FAKT'))).to.deep.equal([mail.reply!.id, mail.invoice!.id]);
-      expect(ids(await get('/api/emails?search=zaplatené'))).to.deep.equal([mail.reply!.id]);
-      expect(ids(await get('/api/emails?search=cenová%20ponuka'))).to.deep.equal([mail.other!.id]);
+      expect(ids(await get('/api/emails?search=faktúra'))).to.deep.equal([mail.reply.id, mail.invoice.id]);
+      expect(ids(await get('/api/emails?search=FAKT'))).to.deep.equal([mail.reply.id, mail.invoice.id]);
+      expect(ids(await get('/api/emails?search=zaplatené'))).to.deep.equal([mail.reply.id]);
+      expect(ids(await get('/api/emails?search=cenová%20ponuka'))).to.deep.equal([mail.other.id]);
       expect(ids(await get('/api/emails?search=ponuka%20stretneme'))).to.deep.equal([]);
-      expect(ids(await get('/api/emails?search=info@firma.sk'))).to.deep.equal([mail.meeting!.id]);
+      expect(ids(await get('/api/emails?search=info@firma.sk'))).to.deep.equal([mail.meeting.id]);
       // tsquery syntax in the input is plain text, never an operator or an error.
       const odd = await get(`/api/emails?search=${encodeURIComponent("faktúra') | !(x:* & 'y\\")}`);
       expect(odd.status).to.equal(200);
       const scoped = await get(`/api/emails?search=fakt&contactId=${peter.id}`);
-      expect(ids(scoped)).to.deep.equal([mail.reply!.id]);
+      expect(ids(scoped)).to.deep.equal([mail.reply.id]);
       expect(scoped.body.data.pagination.total).to.equal(1);
     });
 
@@ -105,11 +105,11 @@ describe('emails API (lists, reads, threads)', function () {
         expect(res.body.data.pagination.total).to.equal(res.body.data.items.length);
         return ids(res);
       };
-      expect(await search('faktúra - zaplatené')).to.deep.equal([mail.reply!.id]);
-      expect(await search('  FAKT   ,  marec ')).to.deep.equal([mail.reply!.id, mail.invoice!.id]);
+      expect(await search('faktúra - zaplatené')).to.deep.equal([mail.reply.id]);
+      expect(await search('  FAKT   ,  marec ')).to.deep.equal([mail.reply.id, mail.invoice.id]);
       // Twelve words, all in the invoice or its reply; then the same with one that is nowhere (last, past the eighth).
       const many = 'faktúra za marec dobrý deň v prílohe posielam faktúru ďalší text ďalší';
-      expect(await search(many)).to.deep.equal([mail.invoice!.id]);
+      expect(await search(many)).to.deep.equal([mail.invoice.id]);
       expect(await search(`${many} nikde`)).to.deep.equal([]);
       expect(await search(`nikde ${many}`)).to.deep.equal([]);
     });
@@ -121,7 +121,7 @@ describe('emails API (lists, reads, threads)', function () {
       // emails that contain it (ANALYZE reads every row of a table this small).
       const known = await new SearchWordStatistics(sql).shares();
       expect(known.size).to.be.above(0);
-      const [top, share] = [...known].sort((a, b) => b[1] - a[1])[0]!;
+      const [top, share] = [...known].sort((a, b) => b[1] - a[1])[0];
       const actual = await sql.one<{ share: number }>(
         `SELECT (count(*) FILTER (WHERE ${EMAIL_SEARCH_VECTOR} @@ to_tsquery('simple', quote_literal($word))))::float8 / count(*) AS share FROM emails e`,
         { word: top },
@@ -135,7 +135,7 @@ describe('emails API (lists, reads, threads)', function () {
         };
         const checked = await run(common);
         expect(checked, text).to.deep.equal(await run(new Map()));
-        if (text === 'faktúra zaplatené') expect(checked.rows).to.deep.equal([mail.reply!.id]);
+        if (text === 'faktúra zaplatené') expect(checked.rows).to.deep.equal([mail.reply.id]);
       }
     });
 
@@ -177,11 +177,11 @@ describe('emails API (lists, reads, threads)', function () {
 
   describe('GET /api/emails/:id', () => {
     it('returns the full email with every participating contact', async () => {
-      const res = await get(`/api/emails/${mail.reply!.id}`);
+      const res = await get(`/api/emails/${mail.reply.id}`);
       expect(res.status).to.equal(200);
       expect(Object.keys(res.body.data)).to.deep.equal(['email']);
       expect(Object.keys(res.body.data.email).sort()).to.deep.equal(DETAIL_FIELDS.sort());
-      expect(res.body.data.email).to.include({ body: 'Ďakujem, zaplatené.', subject: 'Re: Faktúra za marec', messageId: mail.reply!.messageId, contactId: jana.id });
+      expect(res.body.data.email).to.include({ body: 'Ďakujem, zaplatené.', subject: 'Re: Faktúra za marec', messageId: mail.reply.messageId, contactId: jana.id });
       expect(res.body.data.email.contactIds).to.deep.equal([jana.id, peter.id]);
       expect(res.body.data.email.attachments).to.deep.equal([]);
     });
@@ -194,23 +194,23 @@ describe('emails API (lists, reads, threads)', function () {
 
   describe('GET /api/emails/:id/thread', () => {
     it('returns the thread within the email’s account, oldest first, with bodies', async () => {
-      const res = await get(`/api/emails/${mail.reply!.id}/thread`);
+      const res = await get(`/api/emails/${mail.reply.id}/thread`);
       expect(res.status).to.equal(200);
       // mail.other has the same thread id but lives in another account: not part of this conversation.
-      expect(ids(res)).to.deep.equal([mail.invoice!.id, mail.reply!.id]);
+      expect(ids(res)).to.deep.equal([mail.invoice.id, mail.reply.id]);
       expect(res.body.data.items[1].body).to.equal('Ďakujem, zaplatené.');
       expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true });
-      expect(ids(await get(`/api/emails/${mail.reply!.id}/thread?limit=1&page=2`))).to.deep.equal([mail.reply!.id]);
+      expect(ids(await get(`/api/emails/${mail.reply.id}/thread?limit=1&page=2`))).to.deep.equal([mail.reply.id]);
     });
 
     it('an email without a thread id is a thread of one', async () => {
-      const res = await get(`/api/emails/${mail.noThread!.id}/thread`);
-      expect(ids(res)).to.deep.equal([mail.noThread!.id]);
+      const res = await get(`/api/emails/${mail.noThread.id}/thread`);
+      expect(ids(res)).to.deep.equal([mail.noThread.id]);
       expect(res.body.data.pagination.total).to.equal(1);
     });
 
     it('validates paging and ids', async () => {
-      expect((await get(`/api/emails/${mail.reply!.id}/thread?limit=500`)).status).to.equal(400);
+      expect((await get(`/api/emails/${mail.reply.id}/thread?limit=500`)).status).to.equal(400);
       expect((await get('/api/emails/nope/thread')).status).to.equal(400);
       expect((await get('/api/emails/00000000-0000-4000-8000-000000000000/thread')).status).to.equal(404);
     });
@@ -246,7 +246,7 @@ describe('emails API (lists, reads, threads)', function () {
 
   describe('PATCH /api/emails/:id and unread counts', () => {
     it('rejects wrong types and unknown fields with 400', async () => {
-      const patch = (body: unknown) => request(app).patch(`/api/emails/${mail.meeting!.id}`).set('Authorization', session.bearer).send(body as object);
+      const patch = (body: unknown) => request(app).patch(`/api/emails/${mail.meeting.id}`).set('Authorization', session.bearer).send(body as object);
       expect((await patch({ isRead: 'true' })).status).to.equal(400);
       expect((await patch({})).status).to.equal(400);
       expect((await patch({ isRead: true, subject: 'x' })).status).to.equal(400);

@@ -40,7 +40,7 @@ async function mailboxWith(count: number, from: string): Promise<Mailbox & { ids
 
 async function seenOnServer(box: Mailbox, ids: string[]): Promise<boolean[]> {
   const { list } = await getEmails(box.client, box.accountId, ids, ['id', 'keywords']);
-  const byId = new Map(list.map((e) => [e.id, (e.keywords ?? {}) as Record<string, boolean>]));
+  const byId = new Map(list.map((e) => [e.id, (e.keywords ?? {})]));
   return ids.map((id) => byId.get(id)?.$seen === true);
 }
 
@@ -99,12 +99,12 @@ describe('read state written back to the mail server ($seen)', function () {
     const { emails } = await crmMirror(box);
     const patch = (id: string, isRead: boolean) => request(app).patch(`/api/emails/${id}`).set('Authorization', session.bearer).send({ isRead });
 
-    const read = await patch(emails[0]!.id, true);
+    const read = await patch(emails[0].id, true);
     expect(read.status).to.equal(200);
     expect(read.body.data.email).to.include({ isRead: true, readPending: false });
     expect(await seenOnServer(box, box.ids)).to.deep.equal([true, false]);
 
-    const unread = await patch(emails[0]!.id, false);
+    const unread = await patch(emails[0].id, false);
     expect(unread.body.data.email).to.include({ isRead: false, readPending: false });
     expect(unread.body.message).to.equal('Email bol označený ako neprečítaný');
     expect(await seenOnServer(box, box.ids)).to.deep.equal([false, false]);
@@ -121,7 +121,7 @@ describe('read state written back to the mail server ($seen)', function () {
     for (const email of emails) expect(await readFlags(email.id)).to.deep.equal({ is_read: true, read_pending: true });
     expect(await seenOnServer(box, box.ids)).to.deep.equal([false, false]);
 
-    const patched = await request(offline).patch(`/api/emails/${emails[0]!.id}`).set('Authorization', session.bearer).send({ isRead: true });
+    const patched = await request(offline).patch(`/api/emails/${emails[0].id}`).set('Authorization', session.bearer).send({ isRead: true });
     expect(patched.status).to.equal(200);
     expect(patched.body.data.email).to.include({ isRead: true, readPending: true });
 
@@ -138,7 +138,7 @@ describe('read state written back to the mail server ($seen)', function () {
     const res = await markAll(app, contact);
     expect(res.status).to.equal(200);
     expect(res.body.data).to.deep.equal({ updated: 1, pushed: 0, pending: 1 });
-    expect(await readFlags(emails[0]!.id)).to.deep.equal({ is_read: true, read_pending: true });
+    expect(await readFlags(emails[0].id)).to.deep.equal({ is_read: true, read_pending: true });
     const ctx = await testContext();
     expect(await ctx.services.readStatePusher.push(account)).to.deep.equal({ pushed: 0, failed: 1 });
     expect(await seenOnServer(box, box.ids)).to.deep.equal([false]);
@@ -179,7 +179,7 @@ describe('read state written back to the mail server ($seen)', function () {
       const ctx = await testContext();
       const sequelize = ctx.db.sequelize;
       await sequelize.query('UPDATE emails SET is_read = true, read_pending = true WHERE id = ANY($ids::uuid[])', { bind: { ids: emails.map((e) => e.id) } });
-      const changing = emails[0]!.id;
+      const changing = emails[0].id;
       // The user clicks "unread" after the push read the rows and before the server answered.
       const fetchImpl: typeof fetch = async (url, init) => {
         const response = await fetch(url, init);
@@ -194,7 +194,7 @@ describe('read state written back to the mail server ($seen)', function () {
 
       expect(await pusher.push(account)).to.deep.equal({ pushed: 2, failed: 0 });
       expect(await readFlags(changing)).to.deep.equal({ is_read: false, read_pending: true });
-      expect(await readFlags(emails[1]!.id)).to.deep.equal({ is_read: true, read_pending: false });
+      expect(await readFlags(emails[1].id)).to.deep.equal({ is_read: true, read_pending: false });
 
       // The next push delivers the newer value.
       expect(await pusher.push(account)).to.deep.equal({ pushed: 1, failed: 0 });

@@ -86,7 +86,7 @@ describe('live updates: GET /api/events', function () {
       bind: [box.accountId],
       type: QueryTypes.SELECT,
     });
-    expect(created.data.ids).to.deep.equal([row!.id]);
+    expect(created.data.ids).to.deep.equal([row.id]);
     await editor.waitFor(ofAccount('email.created', box.accountId), 5000, 'email.created on the editor stream');
     await viewer.waitFor(ofAccount('email.created', box.accountId), 5000, 'email.created on the viewer stream');
     // The sync's status changes reach members too; no event carries a body.
@@ -104,7 +104,7 @@ describe('live updates: GET /api/events', function () {
     const insert = (n: number, tag: string) =>
       box.ctx.db.sequelize.query(
         `INSERT INTO contacts (user_id, email_account_id, email) SELECT $1, $2, '${tag}' || g || '@bulk.example' FROM generate_series(1, ${n}) g`,
-        { bind: [own!.user_id, box.accountId] },
+        { bind: [own.user_id, box.accountId] },
       );
     await insert(60, `bulk${Date.now()}-`);
     await insert(2, `few${Date.now()}-`);
@@ -114,8 +114,8 @@ describe('live updates: GET /api/events', function () {
     const created = () => owner.events.filter((e) => e.event === 'contact.created' && e.data.emailAccountId === box.accountId);
     await owner.waitFor(() => created().length === 3, 5000, 'three contact.created');
     expect(created().map((e) => e.data.count)).to.deep.equal([60, 2, 1]);
-    expect(created()[0]!.data).to.not.have.property('ids');
-    expect(created()[1]!.data.ids).to.have.length(2);
+    expect(created()[0].data).to.not.have.property('ids');
+    expect(created()[1].data.ids).to.have.length(2);
     expect(owner.events.filter((e) => e.event === 'contact.updated')).to.deep.equal([]);
   });
 
@@ -143,7 +143,7 @@ describe('live updates: GET /api/events', function () {
     const deleted = await resumed.waitFor((e) => e.event === 'contact.deleted' && e.data.ids?.includes(contact.id));
     const updates = resumed.events.filter((e) => e.event === 'contact.updated' && e.data.ids?.includes(contact.id));
     expect(updates.map((e) => Number(e.id))).to.have.length(1);
-    expect(Number(updates[0]!.id)).to.be.greaterThan(Number(seen.id)).and.lessThan(Number(deleted.id));
+    expect(Number(updates[0].id)).to.be.greaterThan(Number(seen.id)).and.lessThan(Number(deleted.id));
     expect(resumed.events.some((e) => e.event === 'resync')).to.equal(false);
 
     for (const bogus of ['not-a-number', '999999999999999']) {
@@ -219,7 +219,7 @@ describe('live updates: GET /api/events', function () {
       expect(third.status).to.equal(429);
       expect(((await third.body()) as { error: { code: string } }).error.code).to.equal('rate_limited');
       // One closed: room for another.
-      clients[0]!.close();
+      clients[0].close();
       await until(async () => (await testContext({ EVENTS_MAX_STREAMS_PER_USER: '2' })).services.events.openStreams < 2);
       const again = await SseClient.open(url, auth);
       open.push(again);

@@ -13,7 +13,7 @@ function jsonError(res: CliResult): { code: string; message: string; statusCode?
   expect(res.stdout, res.stdout).to.equal('');
   const lines = res.stderr.split('\n').filter((l) => l.trim() !== '');
   expect(lines, res.stderr).to.have.length(1);
-  const parsed = JSON.parse(lines[0]!) as { error: { code: string; message: string } };
+  const parsed = JSON.parse(lines[0]) as { error: { code: string; message: string } };
   expect(Object.keys(parsed)).to.deep.equal(['error']);
   expect(parsed.error.code).to.be.a('string');
   expect(parsed.error.message).to.be.a('string').and.not.equal('');

@@ -15,7 +15,7 @@ describe('configuration: a bad environment at start', () => {
     // One JSON line in the service's log (stdout), like every other start failure.
     const lines = (res.stdout + res.stderr).split('\n').filter((l) => l.trim() !== '');
     expect(lines).to.have.length(1);
-    const line = JSON.parse(lines[0]!) as { level: string; message: string };
+    const line = JSON.parse(lines[0]) as { level: string; message: string };
     expect(line.level).to.equal('error');
     for (const name of ['PORT', 'SYNC_CRON']) expect(line.message).to.contain(name);
   });

@@ -46,28 +46,28 @@ describe('migrations', function () {
   it('enforces the contract constraints (docs/contract.md §2): contact uniqueness, cascades, one primary account', async () => {
     const [[user]] = (await scratch.query("INSERT INTO users (username, role) VALUES ('mig', 'member') RETURNING id")) as [Array<{ id: string }>, unknown];
     const [[account]] = (await scratch.query(
-      `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${user!.id}', 'a@x.test', 'v1:x', 'a', true) RETURNING id`,
+      `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${user.id}', 'a@x.test', 'v1:x', 'a', true) RETURNING id`,
     )) as [Array<{ id: string }>, unknown];
-    await scratch.query(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${user!.id}', '${account!.id}', 'c@x.test')`);
+    await scratch.query(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${user.id}', '${account.id}', 'c@x.test')`);
     let duplicate: unknown;
     try {
-      await scratch.query(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${user!.id}', '${account!.id}', 'c@x.test')`);
+      await scratch.query(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${user.id}', '${account.id}', 'c@x.test')`);
     } catch (err) {
       duplicate = err;
     }
     expect(String(duplicate)).to.match(/unique|duplicate/i);
     let secondPrimary: unknown;
     try {
-      await scratch.query(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${user!.id}', 'b@x.test', 'v1:x', 'b', true)`);
+      await scratch.query(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${user.id}', 'b@x.test', 'v1:x', 'b', true)`);
     } catch (err) {
       secondPrimary = err;
     }
     expect(String(secondPrimary)).to.match(/unique|duplicate/i);
-    const [[defaults]] = (await scratch.query(`SELECT is_active, is_primary FROM email_accounts WHERE id = '${account!.id}'`)) as [Array<{ is_active: boolean }>, unknown];
-    expect(defaults!.is_active).to.equal(true);
-    await scratch.query(`DELETE FROM users WHERE id = '${user!.id}'`);
+    const [[defaults]] = (await scratch.query(`SELECT is_active, is_primary FROM email_accounts WHERE id = '${account.id}'`)) as [Array<{ is_active: boolean }>, unknown];
+    expect(defaults.is_active).to.equal(true);
+    await scratch.query(`DELETE FROM users WHERE id = '${user.id}'`);
     const [left] = await scratch.query('SELECT count(*)::int AS n FROM contacts');
-    expect((left as Array<{ n: number }>)[0]!.n).to.equal(0);
+    expect((left as Array<{ n: number }>)[0].n).to.equal(0);
   });
 
   it('drops everything on the way down and comes back up', async () => {

@@ -41,6 +41,6 @@ describe('attack: terminal control characters in crm-admin output', function () 
     expect(json.stdout, 'C1/bidi in --json').not.to.match(C1_OR_BIDI);
     // The data itself is not lost: --json escapes, so a script still reads the exact stored value.
     const parsed = JSON.parse(json.stdout) as { items: Array<{ username: string }> };
-    expect(parsed.items[0]!.username).to.equal('mallory\u009b31mRED\u202eexe.txt\u0085');
+    expect(parsed.items[0].username).to.equal('mallory\u009b31mRED\u202eexe.txt\u0085');
   });
 });

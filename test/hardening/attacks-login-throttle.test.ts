@@ -49,12 +49,12 @@ describe('attack: login throttling behind proxies and NAT (issue 13)', function 
       expect(first.res.status).to.equal(200);
       const device = parseSetCookies(first.res)[DEVICE_COOKIE];
       expect(device, 'no known-device cookie on login').to.not.equal(undefined);
-      expect(device!.attributes.httponly).to.equal(true);
+      expect(device.attributes.httponly).to.equal(true);
 
       for (let i = 0; i < LOGIN_LIMITS.perUsernameAndIp.points + 2; i++) await login(app, shared, { username: user.username, password: `guess-${i}-xxxx` });
       expect((await login(app, shared, { username: user.username, password: user.password })).status, 'the attacker (no cookie) is throttled').to.equal(429);
 
-      const res = await login(app, shared, { username: user.username, password: user.password }, `${DEVICE_COOKIE}=${device!.value}`);
+      const res = await login(app, shared, { username: user.username, password: user.password }, `${DEVICE_COOKIE}=${device.value}`);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     });
 
@@ -133,7 +133,7 @@ describe('attack: login throttling behind proxies and NAT (issue 13)', function 
       expect(rows.length, 'audit rows').to.be.at.most(LOGIN_LIMITS.perIp.points + 1);
       const counted = rows.filter((r) => (r.details as { statusCode?: number }).statusCode === 429);
       expect(counted).to.have.length(1);
-      expect((counted[0]!.details as { count: number }).count).to.equal(total - LOGIN_LIMITS.perIp.points);
+      expect((counted[0].details as { count: number }).count).to.equal(total - LOGIN_LIMITS.perIp.points);
     });
 
     it('repeated throttled guesses at one account are one counted row, not one row each', async () => {
@@ -148,7 +148,7 @@ describe('attack: login throttling behind proxies and NAT (issue 13)', function 
       expect(failed).to.have.length(LOGIN_LIMITS.perUsernameAndIp.points);
       expect(counted).to.have.length(1);
       expect(counted[0]).to.include({ username: user.username, success: false });
-      expect((counted[0]!.details as { count: number }).count).to.equal(total - LOGIN_LIMITS.perUsernameAndIp.points);
+      expect((counted[0].details as { count: number }).count).to.equal(total - LOGIN_LIMITS.perUsernameAndIp.points);
     });
   });
 });

@@ -8,7 +8,7 @@ import { loginViaHttp, randomIp } from '../support/login.js';
 import { authApp, onboardedUser, strongPassword } from '../auth/helpers.js';
 
 function jwtClaims(token: string): { iat: number; exp: number } {
-  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iat: number; exp: number };
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { iat: number; exp: number };
 }
 
 describe('attack: login side channels and token lifetimes (issue 13)', function () {
@@ -67,7 +67,7 @@ describe('attack: login side channels and token lifetimes (issue 13)', function 
       const rotated = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${login.refreshToken}`);
       expect(rotated.status).to.equal(200);
       const cookie = (rotated.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('refreshToken='));
-      const next = jwtClaims(decodeURIComponent(cookie!.split(';')[0]!.slice('refreshToken='.length)));
+      const next = jwtClaims(decodeURIComponent(cookie!.split(';')[0].slice('refreshToken='.length)));
       expect(next.exp).to.be.at.most(access.exp);
     });
 

@@ -47,7 +47,7 @@ describe('attack: guessing mail passwords through the CRM', function () {
     expect(audited.filter((r) => (r.details as { statusCode: number }).statusCode === 400)).to.have.length(CREDENTIAL_LIMITS.perUser.points);
     const counted = audited.filter((r) => (r.details as { statusCode: number }).statusCode === 429);
     expect(counted).to.have.length(1);
-    expect((counted[0]!.details as { count: number; email: string })).to.include({ count: 3, email: target });
+    expect((counted[0].details)).to.include({ count: 3, email: target });
 
     // link-email and PATCH count on the same budget.
     const link = await request(app).post('/api/auth/link-email').set('Authorization', attacker.bearer).send({ email: target, emailPassword: 'guess-link' });

@@ -28,9 +28,9 @@ describe('attack: tables that only ever grow', function () {
     const ctx = await testContext({ AUDIT_RETENTION_DAYS: '30' });
     const user = await createUser();
     const [live, expired, revoked, justRevoked] = await Promise.all([1, 2, 3, 4].map(() => sessionFor(user)));
-    await Session.update({ expiresAt: new Date(Date.now() - DAY) }, { where: { id: expired!.sessionId } });
-    await Session.update({ revokedAt: new Date(Date.now() - 2 * DAY), revokedReason: 'logout' }, { where: { id: revoked!.sessionId } });
-    await Session.update({ revokedAt: new Date(), revokedReason: 'logout' }, { where: { id: justRevoked!.sessionId } });
+    await Session.update({ expiresAt: new Date(Date.now() - DAY) }, { where: { id: expired.sessionId } });
+    await Session.update({ revokedAt: new Date(Date.now() - 2 * DAY), revokedReason: 'logout' }, { where: { id: revoked.sessionId } });
+    await Session.update({ revokedAt: new Date(), revokedReason: 'logout' }, { where: { id: justRevoked.sessionId } });
 
     const action = `test.retention_${crypto.randomBytes(4).toString('hex')}`;
     const old = await AuditLog.create({ action, userId: null, username: 'old', actor: 'test', success: true, ip: null, userAgent: null, details: {} });
@@ -50,7 +50,7 @@ describe('attack: tables that only ever grow', function () {
     expect(result.rateLimits).to.be.at.least(1);
 
     const left = (await Session.findAll({ where: { userId: user.user.id } })).map((s) => s.id).sort();
-    expect(left).to.deep.equal([live!.sessionId, justRevoked!.sessionId].sort());
+    expect(left).to.deep.equal([live.sessionId, justRevoked.sessionId].sort());
     expect((await AuditLog.findAll({ where: { action } })).map((r) => r.username)).to.deep.equal(['recent']);
     expect(recent.id).to.be.a('string');
     expect(await rateLimitKeys([stale, fresh])).to.deep.equal([fresh]);

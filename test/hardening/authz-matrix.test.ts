@@ -90,7 +90,7 @@ async function ownerSending(ctx: AppContext, world: World): Promise<Matrix['send
     "INSERT INTO email_attachments (email_id, position, blob_id, name, type, size) VALUES ($1, 0, $2, 'matica.txt', 'text/plain', 6) RETURNING id",
     { bind: [email.id, blobId] },
   )) as [Array<{ id: string }>, unknown];
-  return { accountId: account.id, emailId: email.id, attachmentId: row!.id };
+  return { accountId: account.id, emailId: email.id, attachmentId: row.id };
 }
 
 const ids = (body: Record<string, unknown>): string[] => ((body.data as { items?: Array<{ id: string }> }).items ?? []).map((i) => i.id);

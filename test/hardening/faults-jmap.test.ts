@@ -37,7 +37,7 @@ async function contactCount(ctx: AppContext, accountId: string): Promise<number>
     bind: [accountId],
     type: QueryTypes.SELECT,
   });
-  return row!.n;
+  return row.n;
 }
 
 async function syncState(ctx: AppContext, accountId: string): Promise<Record<string, unknown>> {
@@ -45,7 +45,7 @@ async function syncState(ctx: AppContext, accountId: string): Promise<Record<str
     bind: [accountId],
     type: QueryTypes.SELECT,
   });
-  return row!;
+  return row;
 }
 
 describe('faults: the mail server fails during a sync', function () {
@@ -83,8 +83,8 @@ describe('faults: the mail server fails during a sync', function () {
     const state = await syncState(ctx, account.id);
     expect(state.status).to.equal('error');
     expect(state.last_error).to.be.a('string').and.equal(result.error);
-    expect(state.last_error as string).not.to.include(mail.pass);
-    expect(state.last_error as string).not.to.match(/\bat \w|node_modules|Error:|https?:\/\//);
+    expect(state.last_error).not.to.include(mail.pass);
+    expect(state.last_error).not.to.match(/\bat \w|node_modules|Error:|https?:\/\//);
     expect(state.consecutive_failures).to.equal(failuresBefore + 1);
     expect((state.next_attempt_at as Date).getTime(), 'a backoff before the next attempt').to.be.greaterThan((state.last_attempt_at as Date).getTime());
     expect(state.locked_by, 'the lease is released').to.equal(null);

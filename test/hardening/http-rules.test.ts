@@ -84,7 +84,7 @@ describe('hardening: CSRF (docs/contract.md §5): cookie-authenticated state cha
   it('refuses a refresh from a foreign Origin (the refresh cookie is a credential too) without rotating', async () => {
     const fixture = await createUser();
     const login = await loginViaHttp(await testApp({ TRUST_PROXY: '1' }), fixture.username, fixture.password!, { rememberMe: true, ip: randomIp() });
-    const sessionId = JSON.parse(Buffer.from(login.accessToken!.split('.')[1]!, 'base64url').toString()).sid as string;
+    const sessionId = JSON.parse(Buffer.from(login.accessToken!.split('.')[1], 'base64url').toString()).sid as string;
     const before = (await Session.findByPk(sessionId))!.currentJtiHash;
     const res = await request(app).post('/api/auth/refresh').set('Origin', FOREIGN).set('Cookie', `refreshToken=${login.refreshToken}`);
     expect(res.status).to.equal(403);
@@ -156,10 +156,10 @@ describe('hardening: cookie tossing', () => {
       expect(cookie.attributes).to.not.have.property('domain');
     }
     // Only the prefixed names count: a cookie a subdomain could plant under the plain name is ignored.
-    const token = set['__Host-accessToken']!.value;
+    const token = set['__Host-accessToken'].value;
     expect((await request(app).get('/api/auth/me').set('Cookie', `__Host-accessToken=${token}`)).status).to.equal(200);
     expect((await request(app).get('/api/auth/me').set('Cookie', `accessToken=${token}`)).status).to.equal(401);
-    const refresh = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${set['__Host-refreshToken']!.value}`);
+    const refresh = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${set['__Host-refreshToken'].value}`);
     expect(refresh.body.error.code).to.equal('refresh_token_missing');
   });
 

@@ -30,7 +30,7 @@ describe('hardening: regressions found by fuzzing', () => {
   });
 
   describe('a query on a connection the database dropped (was a 500 while PostgreSQL restarted; faults-postgres)', () => {
-    const dropped = (message: string) => new DatabaseError(Object.assign(new Error(message), { sql: 'INSERT INTO users ...' }) as never);
+    const dropped = (message: string) => new DatabaseError(Object.assign(new Error(message), { sql: 'INSERT INTO users ...' }));
 
     for (const message of [
       'Client has encountered a connection error and is not queryable',
@@ -55,7 +55,7 @@ describe('hardening: regressions found by fuzzing', () => {
   describe('two requests that crossed in the database (was a 500; fuzz-concurrency)', () => {
     for (const [code, what] of [['40P01', 'deadlock'], ['40001', 'serialization failure']]) {
       it(`a ${what} (${code}) is a 409 asking to try again, no internals`, () => {
-        const err = new DatabaseError(Object.assign(new Error('deadlock detected'), { code, sql: 'DELETE FROM contacts ...' }) as never);
+        const err = new DatabaseError(Object.assign(new Error('deadlock detected'), { code, sql: 'DELETE FROM contacts ...' }));
         const { status, body } = renderError(err, false);
         expect(status).to.equal(409);
         expect(body).to.deep.equal({ success: false, error: { message: 'Požiadavka sa stretla so súbežnou zmenou, skúste to znova', statusCode: 409, code: 'conflict' } });

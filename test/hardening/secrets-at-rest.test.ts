@@ -66,7 +66,7 @@ describe('secrets at rest: no table holds a password or token in clear', functio
     const refreshed = await request(app).post('/api/auth/refresh').set('Cookie', `refreshToken=${secrets['refresh token (login)']}`);
     expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
     secrets['access token (refresh)'] = refreshed.body.data.accessToken;
-    secrets['refresh token (rotated)'] = parseSetCookies(refreshed).refreshToken!.value;
+    secrets['refresh token (rotated)'] = parseSetCookies(refreshed).refreshToken.value;
 
     secrets['user password'] = 'Moje-Vlastne-Heslo-2026';
     const set = await request(app).post('/api/auth/set-password').set('Authorization', bearer).send({ newPassword: secrets['user password'] });
@@ -99,7 +99,7 @@ describe('secrets at rest: no table holds a password or token in clear', functio
     for (const [what, secret] of Object.entries(secrets)) {
       const forms = encodings(secret);
       // A JWT's signature alone identifies the token just as well.
-      if (what.includes('token')) forms.push(secret.split('.')[2]!);
+      if (what.includes('token')) forms.push(secret.split('.')[2]);
       for (const [table, text] of dump) {
         for (const form of forms) if (text.includes(form)) found.push(`${what} in table ${table}`);
       }
@@ -112,8 +112,8 @@ describe('secrets at rest: no table holds a password or token in clear', functio
       "SELECT password, temp_password FROM users WHERE username LIKE 'secrets.%' AND username NOT LIKE '%.mail' ORDER BY created_at DESC LIMIT 1",
       { type: QueryTypes.SELECT },
     );
-    expect(user!.password).to.match(/^\$2[aby]\$\d{2}\$/);
-    expect(user!.temp_password).to.equal(null);
+    expect(user.password).to.match(/^\$2[aby]\$\d{2}\$/);
+    expect(user.temp_password).to.equal(null);
     const accounts = await ctx.db.sequelize.query<{ email_password: string }>('SELECT email_password FROM email_accounts WHERE email = ANY($1)', {
       bind: [mailAddresses],
       type: QueryTypes.SELECT,
@@ -124,6 +124,6 @@ describe('secrets at rest: no table holds a password or token in clear', functio
       "SELECT s.current_jti_hash FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.username LIKE 'secrets.%' ORDER BY s.created_at DESC LIMIT 1",
       { type: QueryTypes.SELECT },
     );
-    expect(session!.current_jti_hash).to.match(/^[\w-]{43}$/);
+    expect(session.current_jti_hash).to.match(/^[\w-]{43}$/);
   });
 });

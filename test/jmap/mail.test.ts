@@ -17,7 +17,6 @@ import {
   queryAndGet,
   queryEmailIds,
   setSeen,
-  type Email,
 } from '../../src/jmap/index.js';
 import { appendMessage, buildMessage, createTestMailUser, testImapPort, testJmapSessionUrl } from '../support/imap.js';
 
@@ -84,7 +83,7 @@ describe('jmap mail helpers (Cyrus)', () => {
       ['subject', 'from', 'to', 'cc', 'messageId', 'inReplyTo', 'keywords', 'receivedAt', 'mailboxIds', 'header:List-Id:asText', 'textBody', 'htmlBody', 'bodyValues'],
       { fetchTextBodyValues: true, fetchHTMLBodyValues: true },
     );
-    const e = list[0] as Email;
+    const e = list[0];
     expect(e.subject).to.equal('Príloha – faktúra č. 7');
     expect(e.from).to.deep.equal([{ name: 'Ján Novák', email: 'jan@firma.example' }]);
     expect(e.to?.map((a) => a.email)).to.deep.equal([user, 'other@firma.example']);
@@ -96,8 +95,8 @@ describe('jmap mail helpers (Cyrus)', () => {
     expect(new Date(e.receivedAt!).getTime()).to.equal(receivedAt.getTime());
     expect(e.mailboxIds).to.deep.equal({ [sent.id]: true });
     expect(e['header:List-Id:asText']).to.equal('Newsletter <news.firma.example>');
-    const text = e.bodyValues?.[e.textBody![0]!.partId!];
-    const html = e.bodyValues?.[e.htmlBody![0]!.partId!];
+    const text = e.bodyValues?.[e.textBody![0].partId!];
+    const html = e.bodyValues?.[e.htmlBody![0].partId!];
     expect(text?.value).to.equal('Dobrý deň,\nv prílohe faktúra.\n');
     expect(html?.value).to.equal('<p>Dobrý deň</p>');
   });
@@ -110,7 +109,7 @@ describe('jmap mail helpers (Cyrus)', () => {
       maxBodyValueBytes: 100,
     });
     const e = list.find((m) => m.subject === subject)!;
-    const value = e.bodyValues![e.textBody![0]!.partId!]!;
+    const value = e.bodyValues![e.textBody![0].partId!];
     expect(value.isTruncated).to.equal(true);
     expect(value.value.length).to.be.at.most(100);
   });
@@ -136,21 +135,21 @@ describe('jmap mail helpers (Cyrus)', () => {
     const on = await setSeen(client, user, { [id]: true, Mnosuchemail000000000000: true });
     expect(on.updated).to.deep.equal([id]);
     expect(on.notUpdated.Mnosuchemail000000000000?.type).to.equal('notFound');
-    expect((await getEmails(client, user, [id], ['keywords'])).list[0]!.keywords).to.deep.equal({ $seen: true });
+    expect((await getEmails(client, user, [id], ['keywords'])).list[0].keywords).to.deep.equal({ $seen: true });
     const changes = await emailChanges(client, user, state);
     expect(changes.updated).to.deep.equal([id]);
     expect(changes.created).to.deep.equal([]);
 
     const off = await setSeen(client, user, { [id]: false });
     expect(off.updated).to.deep.equal([id]);
-    expect((await getEmails(client, user, [id], ['keywords'])).list[0]!.keywords).to.deep.equal({});
+    expect((await getEmails(client, user, [id], ['keywords'])).list[0].keywords).to.deep.equal({});
   });
 
   it('a sinceState Cyrus cannot use comes out as cannotCalculateChanges', async () => {
     // What Cyrus itself answers: invalidArguments for an unparseable state...
     const raw = await client.call([['Email/changes', { accountId: user, sinceState: 'bogus' }, 'c']]);
-    expect(raw[0]![0]).to.equal('error');
-    expect(raw[0]![1]).to.deep.include({ type: 'invalidArguments', arguments: ['sinceState'] });
+    expect(raw[0][0]).to.equal('error');
+    expect(raw[0][1]).to.deep.include({ type: 'invalidArguments', arguments: ['sinceState'] });
     const err = await rejection(emailChanges(client, user, 'bogus'));
     expect(err).to.be.instanceOf(JmapMethodError);
     expect((err as JmapMethodError).type).to.equal('cannotCalculateChanges');
@@ -158,7 +157,7 @@ describe('jmap mail helpers (Cyrus)', () => {
 
     // ...and "no changes" for a numeric state it never issued (e.g. saved before a server reset).
     const future = await client.call([['Email/changes', { accountId: user, sinceState: '999999999' }, 'c']]);
-    expect(future[0]![0]).to.equal('Email/changes');
+    expect(future[0][0]).to.equal('Email/changes');
     const err2 = await rejection(emailChanges(client, user, '999999999'));
     expect(err2).to.be.instanceOf(JmapMethodError);
     expect((err2 as JmapMethodError).type).to.equal('cannotCalculateChanges');

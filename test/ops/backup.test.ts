@@ -108,9 +108,9 @@ describe('crm-admin db backup / restore (ops)', function () {
     const member = await createUser({ password: 'Dlhé heslo člena 123' });
     const account = await createEmailAccount(member, { password: 'mailbox-secret' });
     const [c1, c2] = [await createContact(account, { name: 'Ján Ďurčo', notes: 'tab\there, "quotes", back\\slash\nnew line' }), await createContact(account)];
-    await createEmail(account, c1!, { subject: 'Faktúra č. 1', participants: [c2!] });
-    await createEmail(account, c1!, { body: null, isRead: true });
-    await createEmail(account, c2!, { subject: 'Ďakujem 😊' });
+    await createEmail(account, c1, { subject: 'Faktúra č. 1', participants: [c2] });
+    await createEmail(account, c1, { body: null, isRead: true });
+    await createEmail(account, c2, { subject: 'Ďakujem 😊' });
     await ctx.services.audit.record({ action: 'test.backup_fixture', userId: admin.user.id, details: { nested: { a: [1, 2] } } }, { actor: 'test' });
     for (const month of [1, 2, 3]) await storeTimesheet(member.user.id, 2024, month, 2000 + month * 1000);
 
@@ -121,7 +121,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     const verify = cliJson<{ ok: boolean; tables: Array<{ name: string }>; rows: number }>(['db', 'backup', '--verify', archive]);
     tables = verify.tables.map((t) => t.name);
     const dump = await dumpTables(requireDatabaseUrl(), tables);
-    dump.audit_logs = dump.audit_logs!.filter((r) => !r.includes('admin.db_backup'));
+    dump.audit_logs = dump.audit_logs.filter((r) => !r.includes('admin.db_backup'));
     sourceDump = dump;
     expect(verify.rows).to.equal(Object.values(sourceDump).reduce((n, rows) => n + rows.length, 0));
     const keys = (await ctx.db.sequelize.query<{ file_path: string }>('SELECT file_path FROM timesheets', { type: QueryTypes.SELECT })).map((r) => r.file_path);
@@ -210,11 +210,11 @@ describe('crm-admin db backup / restore (ops)', function () {
     const db = await freshDatabase('bk_key');
     cleanups.push(db.drop);
     const env: Record<string, string> = { ...db.env, CRM_DATA_DIR: tempDir('key'), CRM_ENCRYPTION_KEY: 'ab'.repeat(32) };
-    cleanups.push(() => fs.rmSync(env.CRM_DATA_DIR!, { recursive: true, force: true }));
+    cleanups.push(() => fs.rmSync(env.CRM_DATA_DIR, { recursive: true, force: true }));
     const res = cli(['db', 'restore', archive], undefined, env);
     expect(res.status).to.equal(1);
     expect(res.stderr).to.match(/šifrovacím kľúčom/).and.match(/--ignore-key-mismatch/);
-    const [row] = (await dumpTablesRaw(env.DATABASE_URL!, "SELECT to_regclass('public.schema_migrations')::text AS r")) ?? [];
+    const [row] = (await dumpTablesRaw(env.DATABASE_URL, "SELECT to_regclass('public.schema_migrations')::text AS r")) ?? [];
     expect(row).to.equal(null); // not even the migrations ran
     const verify = cli(['db', 'backup', '--verify', archive], undefined, env);
     expect(verify.status).to.equal(0);

@@ -73,7 +73,7 @@ describe('the typed TypeScript client (clients/typescript)', function () {
     expect(result.stdout).to.contain('Zuzana Nová <zuzana@firma.sk> unread 0');
     const uploaded = /uploaded: vykaz-2026-03\.pdf \(pdf, \d+ bytes\) for 2026-3, id ([0-9a-f-]{36})/.exec(result.stdout);
     expect(uploaded, result.stdout).to.not.equal(null);
-    const row = await Timesheet.findByPk(uploaded![1]!);
+    const row = await Timesheet.findByPk(uploaded![1]);
     expect(row).to.include({ userId: member.user.id, year: 2026, month: 3, fileType: 'pdf' });
     // It subscribed to GET /api/events and saw its own contact change arrive.
     expect(result.stdout).to.match(/live: contact\.updated [0-9a-f-]{36} in account [0-9a-f-]{36}/);

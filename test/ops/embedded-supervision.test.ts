@@ -186,7 +186,7 @@ describe('embedded PostgreSQL supervision', function () {
       const { url } = await db.start();
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      expect((await client.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).to.equal(1);
+      expect((await client.query<{ one: number }>('SELECT 1 AS one')).rows[0].one).to.equal(1);
       await client.end();
       await db.stop();
       expect(bystander.exitCode).to.equal(null);
@@ -203,7 +203,7 @@ describe('embedded PostgreSQL supervision', function () {
     expect(res.status).to.equal(1);
     const lines = (res.stdout + res.stderr).split('\n').filter((l) => l.trim() !== '');
     expect(lines, res.stdout + res.stderr).to.have.length(1);
-    const line = JSON.parse(lines[0]!) as { level: string; message: string };
+    const line = JSON.parse(lines[0]) as { level: string; message: string };
     expect(line.level).to.equal('error');
     expect(line.message).to.match(/created by PostgreSQL 15 but this release runs PostgreSQL \d+/);
     expect(line.message).to.contain('crm-admin db backup').and.to.contain('crm-admin db restore');

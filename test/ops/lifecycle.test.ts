@@ -71,7 +71,7 @@ describe('crm-admin serve: graceful shutdown', function () {
     await until(() => connectRefused(port), { what: 'listener closed', timeoutMs: 20_000 });
     socket.write('{}');
     await received.closed;
-    const response = received.text().split('\r\n\r\n')[1]!;
+    const response = received.text().split('\r\n\r\n')[1];
     expect(response).to.match(/^HTTP\/1\.1 200 /);
     // The server closed the keep-alive connection itself after answering.
     expect(response).to.match(/\r\nConnection: close\r\n/i);
@@ -165,7 +165,7 @@ describe('crm-admin serve: a failed start', function () {
       expect(res.status).to.equal(1);
       const errors = errorLines(res.stdout, res.stderr);
       expect(errors, res.stdout + res.stderr).to.have.length(1);
-      expect(errors[0]!.message).to.equal(`start failed: port ${port} on 127.0.0.1 is already in use (another crm-admin serve running?); choose another PORT or stop that process`);
+      expect(errors[0].message).to.equal(`start failed: port ${port} on 127.0.0.1 is already in use (another crm-admin serve running?); choose another PORT or stop that process`);
     } finally {
       blocker.close();
     }
@@ -176,7 +176,7 @@ describe('crm-admin serve: a failed start', function () {
     expect(res.status).to.equal(1);
     const errors = errorLines(res.stdout, res.stderr);
     expect(errors, res.stdout + res.stderr).to.have.length(1);
-    expect(errors[0]!.message).to.match(/^start failed: cannot connect to the database at 127\.0\.0\.1:1\/crm \(DATABASE_URL\): .*ECONNREFUSED/);
+    expect(errors[0].message).to.match(/^start failed: cannot connect to the database at 127\.0\.0\.1:1\/crm \(DATABASE_URL\): .*ECONNREFUSED/);
     expect(res.stdout + res.stderr).not.to.contain('Sup3rSecretPw');
   });
 

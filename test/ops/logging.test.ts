@@ -113,10 +113,10 @@ describe('logs for journald', function () {
       await tick();
       const failures = json().filter((l) => l.message === 'request failed');
       expect(failures, JSON.stringify(json())).to.have.length(2);
-      expect(failures[0]!.level).to.equal('warn');
-      expect(failures[0]!.path).to.equal('/api/things/link-email');
+      expect(failures[0].level).to.equal('warn');
+      expect(failures[0].path).to.equal('/api/things/link-email');
       expect(JSON.stringify(failures[0])).not.to.contain('stack');
-      expect(failures[1]!.level).to.equal('error');
+      expect(failures[1].level).to.equal('error');
       expect(JSON.stringify(failures[1])).to.contain('a real bug').and.to.contain('stack');
     });
 
@@ -156,7 +156,7 @@ describe('logs for journald', function () {
     const lines = (res.stdout + res.stderr).split('\n').filter((l) => l.trim() !== '');
     expect(lines, res.stdout + res.stderr).to.have.length(1);
     expect(lines[0]).to.match(/^<3>\{/);
-    const line = JSON.parse(lines[0]!.slice(3)) as { level: string; message: string; problems: string[] };
+    const line = JSON.parse(lines[0].slice(3)) as { level: string; message: string; problems: string[] };
     expect(line.level).to.equal('error');
     expect(line.message).to.match(/^start failed: invalid configuration: /);
     expect(line.problems).to.have.length(2);

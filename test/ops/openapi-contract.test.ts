@@ -97,7 +97,7 @@ describe('the OpenAPI response check (test/support/openapi-contract.ts)', () => 
     expect(res.body.data).to.deep.equal(CONTACT);
     const violations = contract.takeViolations();
     expect(violations).to.have.length(1);
-    expect(violations[0]!.request).to.equal(`GET /api/contacts/${CONTACT.id} -> 200`);
+    expect(violations[0].request).to.equal(`GET /api/contacts/${CONTACT.id} -> 200`);
   });
 });
 

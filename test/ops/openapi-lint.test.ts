@@ -69,8 +69,8 @@ describe('OpenAPI document lint (Redocly recommended, Spectral spectral:oas)', f
     const broken = path.join(dir, 'broken.json');
     const doc = JSON.parse(fs.readFileSync(documentFile, 'utf8')) as { paths: Record<string, Record<string, { responses?: unknown }>> };
     // An operation without responses and a $ref to nowhere: errors in both rulesets.
-    delete doc.paths['/api/contacts']!.get!.responses;
-    doc.paths['/api/contacts']!.post = { $ref: '#/components/schemas/Nowhere' } as never;
+    delete doc.paths['/api/contacts'].get.responses;
+    doc.paths['/api/contacts'].post = { $ref: '#/components/schemas/Nowhere' } as never;
     fs.writeFileSync(broken, JSON.stringify(doc));
     const redocly = JSON.parse(await lint(bin('redocly'), ['lint', broken, '--config', path.join(repoRoot, 'redocly.yaml'), '--format', 'json'])) as { totals: { errors: number } };
     expect(redocly.totals.errors).to.be.greaterThan(0);

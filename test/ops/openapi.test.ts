@@ -33,7 +33,7 @@ function registeredRoutes(app: Express): string[] {
     }
   };
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
-  return [...found].filter((r) => r.split(' ')[1]!.startsWith('/api')).sort();
+  return [...found].filter((r) => r.split(' ')[1].startsWith('/api')).sort();
 }
 
 type Json = Record<string, unknown>;
@@ -136,15 +136,15 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
   it('describes the bodies with the schemas the routes validate with', () => {
     const paths = doc.paths as Record<string, Record<string, Json>>;
     const body = (path: string, method: string, type = 'application/json') =>
-      ((paths[path]![method]!.requestBody as Json).content as Record<string, { schema: Json }>)[type]!.schema;
+      ((paths[path][method].requestBody as Json).content as Record<string, { schema: Json }>)[type].schema;
     const login = body('/api/auth/login', 'post');
     expect(login.required).to.have.members(['username', 'password']);
     expect(login.properties).to.have.all.keys('username', 'password', 'rememberMe');
     const upload = body('/api/timesheets/upload', 'post', 'multipart/form-data');
     expect(upload.properties).to.have.all.keys('file', 'year', 'month');
     // Admin routes say so and answer 403 to members.
-    expect(paths['/api/admin/users']!.get!.responses).to.have.property('403');
-    expect(paths['/api/auth/login']!.post!.security).to.deep.equal([]);
+    expect(paths['/api/admin/users'].get.responses).to.have.property('403');
+    expect(paths['/api/auth/login'].post.security).to.deep.equal([]);
   });
 
   it('describes every JSON success body (no empty `data`), names single resources data.<name>, and lists as items + pagination', () => {
@@ -165,7 +165,7 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     }
     const paths = doc.paths as Record<string, Record<string, { responses: Record<string, Json> }>>;
     const dataOf = (path: string, method: string, status: string) =>
-      Object.keys(((schemaOf((paths[path]![method]!.responses[status]!.content as Record<string, { schema: Json }>)['application/json']!.schema).properties as Json).data as Json).properties as Json);
+      Object.keys(((schemaOf((paths[path][method].responses[status].content as Record<string, { schema: Json }>)['application/json'].schema).properties as Json).data as Json).properties as Json);
     expect(dataOf('/api/contacts/{id}', 'get', '200')).to.deep.equal(['contact']);
     expect(dataOf('/api/emails/{id}', 'patch', '200')).to.deep.equal(['email']);
     expect(dataOf('/api/timesheets/upload', 'post', '201')).to.deep.equal(['timesheet']);
@@ -193,10 +193,10 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     }
     const paths = doc.paths as Record<string, Record<string, Operation>>;
     for (const [path, method] of [['/api/auth/login', 'post'], ['/api/auth/refresh', 'post'], ['/api/auth/logout', 'post']] as const) {
-      expect(headersOf(paths[path]![method]!.responses!['200']!), path).to.have.nested.property('Set-Cookie.required', true);
+      expect(headersOf(paths[path][method].responses!['200']), path).to.have.nested.property('Set-Cookie.required', true);
     }
     // Another member's timesheet is answered 404, not 403: the document says what the server does.
-    expect(Object.keys(paths['/api/timesheets/{id}/download']!.get!.responses!)).to.include('404');
+    expect(Object.keys(paths['/api/timesheets/{id}/download'].get.responses!)).to.include('404');
   });
 
   it('documents list limits that the server really enforces', async () => {

@@ -16,9 +16,9 @@ function cookiesOf(res: Response): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of res.headers.getSetCookie()) {
     const [pair] = line.split(';');
-    const eq = pair!.indexOf('=');
-    const value = pair!.slice(eq + 1);
-    if (value) out[pair!.slice(0, eq)] = value;
+    const eq = pair.indexOf('=');
+    const value = pair.slice(eq + 1);
+    if (value) out[pair.slice(0, eq)] = value;
   }
   return out;
 }
@@ -174,7 +174,7 @@ describe('scale-out: a sync requested on two instances at once', function () {
     const runs = [...syncRuns(a, account.id), ...syncRuns(b, account.id)].filter((r) => r.outcome !== 'skipped');
     const full = runs.filter((r) => r.mode === 'full');
     expect(full, JSON.stringify(runs)).to.have.length(1);
-    expect(full[0]!.outcome).to.equal('ok');
+    expect(full[0].outcome).to.equal('ok');
     // Any other run got the lease only after the first had given it up: nothing was left to store.
     for (const other of runs.filter((r) => r !== full[0])) expect(other.stored, JSON.stringify(other)).to.equal(0);
     // The instances' own metrics tell the same story (scraped from loopback, as Prometheus would).
@@ -274,7 +274,7 @@ describe('scale-out: two sync workers on one database', function () {
       const turns = mine.map((r) => r.dueAt).filter((t): t is string => t !== null).map((t) => Date.parse(t)).sort((a, b) => a - b);
       expect(new Set(turns).size, `account ${id}: a turn served twice ${JSON.stringify(mine)}`).to.equal(turns.length);
       // Consecutive turns, one interval apart: no round skipped this account.
-      for (let i = 1; i < turns.length; i++) expect(turns[i]! - turns[i - 1]!, `account ${id}: turns ${JSON.stringify(mine)}`).to.equal(INTERVAL_MS);
+      for (let i = 1; i < turns.length; i++) expect(turns[i] - turns[i - 1], `account ${id}: turns ${JSON.stringify(mine)}`).to.equal(INTERVAL_MS);
     }
 
     const db = new pg.Client({ connectionString: env.DATABASE_URL });

@@ -56,7 +56,7 @@ describe('security headers', () => {
       expect(res.status).to.equal(status);
       expect(res.headers['x-content-type-options']).to.equal('nosniff');
       expect(res.headers['x-frame-options']).to.equal('DENY');
-      const csp = res.headers['content-security-policy'] as string;
+      const csp = res.headers['content-security-policy'];
       expect(csp).to.contain("default-src 'none'").and.contain("frame-ancestors 'none'");
       // A JSON API needs no script or style sources: nothing beyond the deny-all directives.
       expect(csp).not.to.match(/script-src|style-src|'self'/);

@@ -23,7 +23,7 @@ function unitSettings(text: string): Map<string, string[]> {
   const settings = new Map<string, string[]>();
   for (const line of text.split('\n')) {
     const m = /^([A-Za-z]+)=(.*)$/.exec(line.trim());
-    if (m) settings.set(m[1]!, [...(settings.get(m[1]!) ?? []), m[2]!]);
+    if (m) settings.set(m[1], [...(settings.get(m[1]) ?? []), m[2]]);
   }
   return settings;
 }
@@ -33,7 +33,7 @@ function envFileEntries(text: string, { commented }: { commented: boolean }): Re
   const out: Record<string, string> = {};
   for (const line of text.split('\n')) {
     const m = pattern.exec(line.trim());
-    if (m) out[m[1]!] = m[2]!;
+    if (m) out[m[1]] = m[2]!;
   }
   return out;
 }
@@ -168,7 +168,7 @@ describe('readiness gate (scripts/wait-ready.mjs, the unit\'s ExecStartPost)', (
     return new Promise((resolve) => {
       const child = spawn(waitReady, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
-      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.on('exit', (code) => resolve({ code, stderr }));
     });
   }

@@ -113,8 +113,8 @@ describe('privacy: export and erasure of an address across email accounts', func
       "SELECT details FROM audit_logs WHERE action = 'privacy.exported' ORDER BY id DESC LIMIT 1",
       { type: QueryTypes.SELECT },
     );
-    expect(record!.details).to.include({ emails: 3, contacts: 2 });
-    expect(JSON.stringify(record!.details)).not.to.include(JANA);
+    expect(record.details).to.include({ emails: 3, contacts: 2 });
+    expect(JSON.stringify(record.details)).not.to.include(JANA);
   });
 
   it('exports the same zip through crm-admin, to a file', () => {
@@ -138,16 +138,16 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(await addresses(accountA)).to.deep.equal([BOB]);
     expect(await addresses(accountB)).to.deep.equal([]);
     // Bob lost "Re: Offer": his newest email is now the unrelated one.
-    const bob = (await storedContacts(ctx, accountA))[0]!;
+    const bob = (await storedContacts(ctx, accountA))[0];
     expect(bob.last_email_at!.toISOString()).to.equal(day(3).toISOString());
 
     const [record] = await ctx.db.sequelize.query<{ details: Record<string, unknown>; success: boolean }>(
       "SELECT details, success FROM audit_logs WHERE action = 'privacy.erased' ORDER BY id DESC LIMIT 1",
       { type: QueryTypes.SELECT },
     );
-    expect(record!.success).to.equal(true);
-    expect(record!.details).to.include({ addressHash: erasure.addressHash, emails: 3, contacts: 2, accounts: 2 });
-    expect(JSON.stringify(record!.details)).not.to.include('jana');
+    expect(record.success).to.equal(true);
+    expect(record.details).to.include({ addressHash: erasure.addressHash, emails: 3, contacts: 2, accounts: 2 });
+    expect(JSON.stringify(record.details)).not.to.include('jana');
     const left = lines((await exportZip(JANA)).get('emails.jsonl'));
     expect(left).to.deep.equal([]);
   });

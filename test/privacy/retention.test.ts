@@ -81,7 +81,7 @@ describe('privacy: email retention (EMAIL_RETENTION_DAYS)', function () {
     const [row] = await ctx.db.sequelize.query<{ notes: string }>('SELECT notes FROM contacts WHERE email_account_id = $1 AND email = $2', {
       bind: [accountId, OLD], type: QueryTypes.SELECT,
     });
-    expect(row!.notes).to.equal('Long-time customer');
+    expect(row.notes).to.equal('Long-time customer');
     // The mail server still has everything.
     await resyncWithoutRetention();
     expect(await subjects()).to.have.length(4);

@@ -43,7 +43,7 @@ describe('sending: attachments both ways', function () {
     const [listed] = email.attachments;
     expect(listed).to.include({ name: 'Výkaz č. 7.bin', type: 'application/octet-stream', size: bytes.length, inline: false });
 
-    const res = await owner.as(request(app).get(`/api/emails/${email.id}/attachments/${listed!.id}`)).buffer(true).parse(binaryParser);
+    const res = await owner.as(request(app).get(`/api/emails/${email.id}/attachments/${listed.id}`)).buffer(true).parse(binaryParser);
     expect(res.status).to.equal(200);
     expect(Buffer.compare(res.body as Buffer, bytes)).to.equal(0);
     expect(res.headers['content-type']).to.equal('application/octet-stream');
@@ -54,7 +54,7 @@ describe('sending: attachments both ways', function () {
 
   it('another user cannot list or download it (404), a missing blob is 404 and a mail server outage 502', async () => {
     const email = await fileFromBob('data.bin', randomFile(2_000));
-    const attachmentId = email.attachments[0]!.id;
+    const attachmentId = email.attachments[0].id;
     const path = `/api/emails/${email.id}/attachments/${attachmentId}`;
 
     const stranger = await crmUser();
@@ -90,10 +90,10 @@ describe('sending: attachments both ways', function () {
     expect(res.body.data.email.attachments.map((a: { name: string }) => a.name)).to.deep.equal(['zmluva č.1.bin', 'list.pdf']);
 
     const [atBob] = await waitForServerEmails(bob, subject);
-    const parts = atBob!.attachments ?? [];
+    const parts = atBob.attachments ?? [];
     expect(parts.map((p) => p.name)).to.deep.equal(['zmluva č.1.bin', 'list.pdf']);
-    expect(parts[1]!.type).to.equal('application/pdf');
-    expect(Buffer.compare(await serverBlob(bob, parts[0]!.blobId!), bytes)).to.equal(0);
+    expect(parts[1].type).to.equal('application/pdf');
+    expect(Buffer.compare(await serverBlob(bob, parts[0].blobId!), bytes)).to.equal(0);
   });
 
   it('refuses an executable, also one disguised by its name, and sends nothing', async () => {

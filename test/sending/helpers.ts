@@ -101,7 +101,7 @@ export async function sendFromMailUser(mail: MailUser, to: string, subject: stri
   const responses = await client.call(
     [
       ['Email/set', { accountId, create: { d: {
-        mailboxIds: { [roles.drafts!]: true }, keywords: { $draft: true }, from: [{ email: mail.user }], to: [{ email: to }], subject,
+        mailboxIds: { [roles.drafts]: true }, keywords: { $draft: true }, from: [{ email: mail.user }], to: [{ email: to }], subject,
         bodyValues: { t: { value: `Posielam súbor ${file.name}.` } }, textBody: [{ partId: 't', type: 'text/plain' }],
         attachments: [{ blobId, type: file.type, name: file.name, disposition: 'attachment' }],
       } } }, 'e'],
@@ -139,5 +139,5 @@ export async function rowsWithMessageId(ctx: AppContext, accountId: string, mess
     bind: [accountId, messageId],
     type: QueryTypes.SELECT,
   });
-  return row!.n;
+  return row.n;
 }

@@ -51,18 +51,18 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
     // Bob's real mailbox got it, with the headers that thread it.
     const [atBob, ...more] = await waitForServerEmails(bob, `Re: ${subject}`);
     expect(more).to.have.length(0);
-    expect(atBob!.messageId).to.deep.equal([sent.sent.messageId]);
-    expect(atBob!.inReplyTo).to.deep.equal([original.messageId]);
-    expect(atBob!.references).to.deep.equal(['root-1@bob.test', original.messageId]);
-    expect(atBob!.from).to.deep.equal([{ name: null, email: alice.user }]);
-    const text = Object.values(atBob!.bodyValues ?? {})[0]?.value ?? '';
+    expect(atBob.messageId).to.deep.equal([sent.sent.messageId]);
+    expect(atBob.inReplyTo).to.deep.equal([original.messageId]);
+    expect(atBob.references).to.deep.equal(['root-1@bob.test', original.messageId]);
+    expect(atBob.from).to.deep.equal([{ name: null, email: alice.user }]);
+    const text = Object.values(atBob.bodyValues ?? {})[0]?.value ?? '';
     expect(text.trim()).to.equal('Áno, v utorok o 10:00. Ďakujem!');
 
     // Alice's Sent holds it; Drafts holds nothing.
     const [inSent] = await waitForServerEmails(alice, `Re: ${subject}`);
     const roles = await mailboxRoleIds(jmapAs(alice));
-    expect(Object.keys(inSent!.mailboxIds ?? {})).to.deep.equal([roles.sent]);
-    expect(inSent!.keywords ?? {}).to.not.have.property('$draft');
+    expect(Object.keys(inSent.mailboxIds ?? {})).to.deep.equal([roles.sent]);
+    expect(inSent.keywords ?? {}).to.not.have.property('$draft');
     expect(await countInRole(alice, 'drafts')).to.equal(0);
 
     // In the CRM thread at once, in the same thread as the original.
@@ -88,8 +88,8 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
     // Audited once, without the body or the addresses.
     const audits = (await auditRecords(ctx, owner.fixture.user.id, 'email.send')).filter((a) => a.details.messageId === sent.sent.messageId);
     expect(audits).to.have.length(1);
-    expect(audits[0]!.details).to.include({ emailAccountId: accountId, recipients: 1, emailId: sent.email.id });
-    expect(JSON.stringify(audits[0]!.details)).to.not.include('utorok').and.not.include(bob.user);
+    expect(audits[0].details).to.include({ emailAccountId: accountId, recipients: 1, emailId: sent.email.id });
+    expect(JSON.stringify(audits[0].details)).to.not.include('utorok').and.not.include(bob.user);
   });
 
   it('reply-all copies the other recipients; the subject keeps one "Re:"', async () => {
@@ -115,8 +115,8 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
     const [atDave] = await waitForServerEmails(dave, subject);
     const [atBob] = await waitForServerEmails(bob, subject);
     expect(atDave, 'delivered to the Bcc recipient').to.exist;
-    expect(atBob!.bcc ?? null).to.equal(null);
-    expect(atDave!.bcc ?? null).to.equal(null);
+    expect(atBob.bcc ?? null).to.equal(null);
+    expect(atDave.bcc ?? null).to.equal(null);
   });
 
   it('a new message to a contact is filed under that contact at once', async () => {
@@ -136,9 +136,9 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
     const emails = await owner.as(request(app).get('/api/emails')).query({ contactId: list });
     expect(emails.body.data.items.map((e: { subject: string }) => e.subject)).to.include(subject);
     const [atBob] = await waitForServerEmails(bob, subject);
-    expect(atBob!.to).to.deep.equal([{ name: 'Bob Klient', email: bob.user }]);
-    const htmlPart = atBob!.htmlBody?.[0];
+    expect(atBob.to).to.deep.equal([{ name: 'Bob Klient', email: bob.user }]);
+    const htmlPart = atBob.htmlBody?.[0];
     expect(htmlPart?.type).to.equal('text/html');
-    expect(atBob!.bodyValues?.[htmlPart!.partId!]?.value).to.equal(html);
+    expect(atBob.bodyValues?.[htmlPart!.partId!]?.value).to.equal(html);
   });
 });

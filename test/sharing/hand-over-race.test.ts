@@ -37,7 +37,7 @@ describe('sharing: a hand-over racing the writers of the account', function () {
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
         { bind: [fragment], type: QueryTypes.SELECT },
       );
-      if (row!.n > 0) return;
+      if (row.n > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     throw new Error(`nobody waited on a lock in "${fragment}"`);
@@ -56,10 +56,10 @@ describe('sharing: a hand-over racing the writers of the account', function () {
       accountId: box.accountId,
       owner: 'race-test',
       leaseSeconds: 60,
-      jmapAccountId: account!.jmap_account_id,
-      email: account!.email,
-      emailPassword: account!.email_password,
-      userId: account!.user_id,
+      jmapAccountId: account.jmap_account_id,
+      email: account.email,
+      emailPassword: account.email_password,
+      userId: account.user_id,
       previousStatus: 'ok',
       intervalMs: 300_000,
       phaseMs: 0,
@@ -105,8 +105,8 @@ describe('sharing: a hand-over racing the writers of the account', function () {
         bind: [box.accountId],
         type: QueryTypes.SELECT,
       });
-      if (current[0]!.user_id !== owner.fixture.user.id) {
-        const holder = [box.owner, box.editor, box.viewer].find((u) => u.fixture.user.id === current[0]!.user_id)!;
+      if (current[0].user_id !== owner.fixture.user.id) {
+        const holder = [box.owner, box.editor, box.viewer].find((u) => u.fixture.user.id === current[0].user_id)!;
         const back = await holder.as(request(box.app).patch(`/api/email-accounts/${box.accountId}/share/${owner.fixture.user.id}`)).send({ role: 'owner' });
         expect(back.status).to.equal(200);
       }
@@ -121,10 +121,10 @@ describe('sharing: a hand-over racing the writers of the account', function () {
            FROM email_accounts a WHERE a.id = $1`,
         { bind: [box.accountId], type: QueryTypes.SELECT },
       );
-      expect(row!.owners).to.equal(1);
+      expect(row.owners).to.equal(1);
       const winner = answers.findIndex((a) => a.status === 200);
-      const expected = winner === -1 ? owner : [first, second][winner]!;
-      expect(row!.user_id).to.equal(expected.fixture.user.id);
+      const expected = winner === -1 ? owner : [first, second][winner];
+      expect(row.user_id).to.equal(expected.fixture.user.id);
       expect(await owners()).to.deep.equal([expected.fixture.user.id]);
     }
   });

@@ -63,7 +63,7 @@ export async function rowsOfAccount(ctx: AppContext, accountId: string): Promise
             (SELECT count(*) FROM email_accounts WHERE id = $1)::int AS accounts`,
     { bind: [accountId], type: QueryTypes.SELECT },
   );
-  return row!;
+  return row;
 }
 
 /** The account's member rows straight from the table (user id → role), owner rows checked against email_accounts.user_id. */

@@ -28,7 +28,7 @@ describe('migration 0009: email_account_members', function () {
   });
 
   const rows = <T extends object>(sql: string, bind: unknown[] = []) => db.query<T>(sql, { bind, type: QueryTypes.SELECT });
-  const one = async (sql: string, bind: unknown[] = []) => (await rows<{ v: unknown }>(sql, bind))[0]!.v;
+  const one = async (sql: string, bind: unknown[] = []) => (await rows<{ v: unknown }>(sql, bind))[0].v;
   async function fails(sql: string): Promise<string> {
     try {
       await db.transaction(async (t) => {
@@ -53,7 +53,7 @@ describe('migration 0009: email_account_members', function () {
     peter = (await one("INSERT INTO users (username) VALUES ('peter') RETURNING id::text AS v")) as string;
     account = (await one(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${jana}', 'jana@x.test', 'v1:x', 'j', true) RETURNING id::text AS v`)) as string;
     await db.query(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'peter@x.test', 'v1:x', 'p')`);
-    const contact = await one(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${jana}', '${account}', 'k@x.test') RETURNING id::text AS v`);
+    const contact = (await one(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${jana}', '${account}', 'k@x.test') RETURNING id::text AS v`)) as string;
     await db.query(`INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id) VALUES ('${jana}', '${account}', '${contact}', 'M1')`);
 
     await createMigrator(db).up();
@@ -70,7 +70,7 @@ describe('migration 0009: email_account_members', function () {
   });
 
   it('gives a new account its owner row, whoever inserts it, and keeps exactly one owner that matches the account', async () => {
-    const other = await one(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'second@x.test', 'v1:x', 's') RETURNING id::text AS v`);
+    const other = (await one(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'second@x.test', 'v1:x', 's') RETURNING id::text AS v`)) as string;
     expect(await one(`SELECT role AS v FROM email_account_members WHERE email_account_id = '${other}' AND user_id = '${peter}'`)).to.equal('owner');
 
     expect(await fails(`DELETE FROM email_account_members WHERE email_account_id = '${account}'`)).to.match(/no owner row/);

@@ -82,7 +82,7 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     const added = await box.editor.as(request(box.app).post('/api/contacts')).send({ emailAccountId: box.accountId, email: 'carol@partner.example' });
     expect(added.status).to.equal(201);
     const [row] = await box.ctx.db.sequelize.query<{ user_id: string }>('SELECT user_id FROM contacts WHERE id = $1', { bind: [added.body.data.contact.id], type: QueryTypes.SELECT });
-    expect(row!.user_id).to.equal(box.owner.fixture.user.id);
+    expect(row.user_id).to.equal(box.owner.fixture.user.id);
     expect((await box.viewer.as(request(box.app).post('/api/contacts')).send({ emailAccountId: box.accountId, email: 'dan@partner.example' })).status).to.equal(403);
     expect((await box.viewer.as(request(box.app).delete(`/api/contacts/${added.body.data.contact.id}`))).status).to.equal(403);
     expect((await box.editor.as(request(box.app).delete(`/api/contacts/${added.body.data.contact.id}`))).status).to.equal(200);

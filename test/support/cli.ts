@@ -54,11 +54,11 @@ export function startServe(args: string[], env: Record<string, string>, timeoutM
       const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => out, exited });
+        resolve({ child, url: match[1], output: () => out, exited });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`serve exited with ${code} before starting:\n${out}`));

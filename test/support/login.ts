@@ -17,15 +17,15 @@ export function parseSetCookies(res: Response): Record<string, ParsedCookie> {
   const out: Record<string, ParsedCookie> = {};
   for (const line of lines) {
     const [pair, ...attrs] = line.split(';').map((part) => part.trim());
-    const eq = pair!.indexOf('=');
-    const name = pair!.slice(0, eq);
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq);
     const attributes: Record<string, string | true> = {};
     for (const attr of attrs) {
       const i = attr.indexOf('=');
       if (i < 0) attributes[attr.toLowerCase()] = true;
       else attributes[attr.slice(0, i).toLowerCase()] = attr.slice(i + 1);
     }
-    out[name] = { name, value: decodeURIComponent(pair!.slice(eq + 1)), attributes };
+    out[name] = { name, value: decodeURIComponent(pair.slice(eq + 1)), attributes };
   }
   return out;
 }
@@ -64,5 +64,5 @@ export async function loginViaHttp(
 /** A random private address, so each test has throttling counters of its own. */
 export function randomIp(): string {
   const [a, b, c] = crypto.randomBytes(3);
-  return `10.${a}.${b}.${c! % 254 + 1}`;
+  return `10.${a}.${b}.${c % 254 + 1}`;
 }

@@ -56,7 +56,7 @@ function escapePointer(segment: string): string {
 }
 
 function mediaEssence(type: unknown): string {
-  return String(type ?? '').split(';')[0]!.trim().toLowerCase();
+  return (typeof type === 'string' ? type : '').split(';')[0].trim().toLowerCase();
 }
 
 export class ResponseContract {
@@ -84,8 +84,8 @@ export class ResponseContract {
           const ref = response.$ref as string | undefined;
           const name = ref?.replace('#/components/responses/', '');
           responses[status] = ref
-            ? { doc: components[name!]!, pointer: `/components/responses/${escapePointer(name!)}` }
-            : { doc: response as ResponseDoc, pointer: `/paths/${escapePointer(path)}/${method}/responses/${status}` };
+            ? { doc: components[name!], pointer: `/components/responses/${escapePointer(name!)}` }
+            : { doc: response, pointer: `/paths/${escapePointer(path)}/${method}/responses/${status}` };
         }
         const params = (path.match(/\{[^}]+\}/g) ?? []).length;
         const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);

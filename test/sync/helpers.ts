@@ -76,7 +76,7 @@ export async function emailSet(client: JmapClient, args: Record<string, unknown>
   const accountId = await client.mailAccountId();
   const r = await client.callOne<Record<string, unknown>>('Email/set', { accountId, ...args });
   for (const key of ['notUpdated', 'notDestroyed', 'notCreated']) {
-    if (r[key] && Object.keys(r[key] as object).length > 0) throw new Error(`Email/set ${key}: ${JSON.stringify(r[key])}`);
+    if (r[key] && Object.keys(r[key]).length > 0) throw new Error(`Email/set ${key}: ${JSON.stringify(r[key])}`);
   }
   return r;
 }
@@ -163,7 +163,7 @@ export async function staleLinks(ctx: AppContext, accountId: string): Promise<nu
       WHERE e.email_account_id = $1 AND (l.email_date IS DISTINCT FROM e.date OR l.is_read IS DISTINCT FROM e.is_read)`,
     { bind: [accountId], type: QueryTypes.SELECT },
   );
-  return row!.n;
+  return row.n;
 }
 
 export async function storedContacts(ctx: AppContext, accountId: string): Promise<Array<{ email: string; name: string | null; last_email_at: Date | null }>> {
@@ -178,7 +178,7 @@ export async function syncState(ctx: AppContext, accountId: string): Promise<Rec
     bind: [accountId],
     type: QueryTypes.SELECT,
   });
-  return row!;
+  return row;
 }
 
 /** An address on loopback where nothing listens: a mail server that is down. */

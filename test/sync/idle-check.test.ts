@@ -24,7 +24,7 @@ describe('mail sync: the cost of a check', function () {
     await makeDue();
     const results = await sync.runDueAccounts({ accountIds: [accountId] });
     expect(results, JSON.stringify(results)).to.have.length(1);
-    return results[0]!;
+    return results[0];
   };
 
   before(async () => {

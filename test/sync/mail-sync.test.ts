@@ -181,7 +181,7 @@ describe('mail sync against a real Cyrus mailbox', function () {
     );
     await ctx.db.sequelize.query(
       `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject) VALUES ($1, $2, $3, 'Mvanished0000', 'Vanished')`,
-      { bind: [bob!.user_id, accountId, bob!.id] },
+      { bind: [bob.user_id, accountId, bob.id] },
     );
     for (const bogus of ['not-a-state', '999999999']) {
       await ctx.db.sequelize.query('UPDATE mail_sync_states SET email_state = $2 WHERE email_account_id = $1', { bind: [accountId, bogus] });
@@ -214,6 +214,6 @@ describe('mail sync against a real Cyrus mailbox', function () {
     const got = await jmap.callOne<{ list: Array<{ keywords: Record<string, boolean> }> }>('Email/get', {
       accountId: accountIdOnServer, ids: [proposalId], properties: ['keywords'],
     });
-    expect(got.list[0]!.keywords.$seen).to.equal(undefined);
+    expect(got.list[0].keywords.$seen).to.equal(undefined);
   });
 });

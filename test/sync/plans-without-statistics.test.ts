@@ -24,7 +24,7 @@ class PlanRecordingSql extends Sql {
   override async select<T extends object>(sql: string, bind: Bind = {}, tx?: Transaction): Promise<T[]> {
     if (sql.includes(this.watched)) {
       const [row] = await super.select<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, bind, tx);
-      this.emailIndexes.push(indexesReadOn('emails', row!['QUERY PLAN']));
+      this.emailIndexes.push(indexesReadOn('emails', row['QUERY PLAN']));
     }
     return super.select<T>(sql, bind, tx);
   }

@@ -12,7 +12,7 @@ const secondsBetween = async (ctx: AppContext, accountId: string): Promise<numbe
     'SELECT extract(epoch FROM next_attempt_at - last_attempt_at)::float AS s FROM mail_sync_states WHERE email_account_id = $1',
     { bind: [accountId], type: 'SELECT' as never },
   );
-  return row!.s;
+  return row.s;
 };
 
 describe('mail sync failures: status, backoff, no retries on wrong credentials', function () {

@@ -44,12 +44,12 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     const me = { email: mail.user };
     const people = ['ann', 'ben', 'cat'].map((n) => ({ name: `${n.toUpperCase()} ${run}`, email: `${n}@people.example` }));
     for (let i = 1; i <= 8; i++) {
-      await put(mail, 'INBOX', { from: people[i % 3]!, to: me, subject: `Message ${i}`, body: `Body ${i}`, date: day(i) }, i % 2 ? ['\\Seen'] : []);
+      await put(mail, 'INBOX', { from: people[i % 3], to: me, subject: `Message ${i}`, body: `Body ${i}`, date: day(i) }, i % 2 ? ['\\Seen'] : []);
     }
     // Newer than the mail that makes Dan a contact: with newest-first pages he is linked afterwards.
-    await put(mail, 'INBOX', { from: people[0]!, to: me, cc: { name: 'Dan', email: 'dan@people.example' }, subject: 'Message 10 (cc Dan)', body: 'cc', date: day(10) });
+    await put(mail, 'INBOX', { from: people[0], to: me, cc: { name: 'Dan', email: 'dan@people.example' }, subject: 'Message 10 (cc Dan)', body: 'cc', date: day(10) });
     await put(mail, 'Sent', { from: me, to: { name: 'Dan', email: 'dan@people.example' }, subject: 'Message 9 (to Dan)', body: 'hi', date: day(9) }, ['\\Seen']);
-    await put(mail, 'Trash', { from: people[1]!, to: me, subject: 'Trashed', body: 'x', date: day(11) });
+    await put(mail, 'Trash', { from: people[1], to: me, subject: 'Trashed', body: 'x', date: day(11) });
 
     // The reference: one clean sync with default batch sizes, through the API.
     const referenceId = await linkViaApi(app, ctx, await crmUser(), mail);
@@ -124,7 +124,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     ]);
     const full = [a, b].filter((r) => r.mode === 'full');
     expect(full, JSON.stringify([a, b])).to.have.length(1);
-    expect(full[0]!.outcome).to.equal('ok');
+    expect(full[0].outcome).to.equal('ok');
     const other = full[0] === a ? b : a;
     // The other one either found the lease taken or, arriving after, found nothing new.
     expect(other.outcome === 'skipped' || (other.outcome === 'ok' && other.stored === 0), JSON.stringify(other)).to.equal(true);
@@ -162,7 +162,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     // Inserted plainly first (an empty mailbox), refused by the unique key, then written as an upsert; so is the rest.
     expect(batches.filter((b) => b.jmapIds.includes(planted!)).map((b) => b.allNew)).to.deep.equal([true, false]);
     const withRows = batches.filter((b) => b.jmapIds.length > 0);
-    expect(withRows[0]!.allNew).to.equal(true);
+    expect(withRows[0].allNew).to.equal(true);
     expect(withRows.at(-1)!.allNew).to.equal(false);
     expect(await snapshot(accountId)).to.deep.equal(expected);
     expect(await contactsOf(accountId)).to.deep.equal(expectedContacts);
@@ -176,7 +176,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     // The first statement after the lease renewal in each batch's transaction.
     mailStore.lookupAddresses = async (account, addresses, tx) => {
       const rows = await ctx.db.sequelize.query<{ synchronous_commit: string }>('SHOW synchronous_commit', { transaction: tx, type: QueryTypes.SELECT });
-      settings.push(rows[0]!.synchronous_commit);
+      settings.push(rows[0].synchronous_commit);
       return lookupAddresses(account, addresses, tx);
     };
     const result = await new SyncService({ ...syncDeps(ctx), mailStore }, { batchSize: 4 }).syncAccount(accountId);

@@ -91,7 +91,7 @@ describe('mail sync: two workers on one database', function () {
       for (const r of results) expect(r.outcome, JSON.stringify(r)).to.equal('ok');
       perRound.push(results.map((r) => r.accountId).sort());
       // The turns it leaves behind are all in the future: a second look in this round finds nothing.
-      expect(await workers[0]!.service.runDueAccounts({ accountIds })).to.deep.equal([]);
+      expect(await workers[0].service.runDueAccounts({ accountIds })).to.deep.equal([]);
     }
     for (const synced of perRound) expect(synced).to.deep.equal([...accountIds].sort());
 
@@ -99,7 +99,7 @@ describe('mail sync: two workers on one database', function () {
       const mine = holds.filter((h) => h.accountId === id).sort((a, b) => a.from - b.from);
       expect(mine, id).to.have.length(3);
       for (let i = 1; i < mine.length; i++) {
-        expect(mine[i]!.from, `account ${id}: hold ${i} began before hold ${i - 1} ended`).to.be.greaterThan(mine[i - 1]!.to!);
+        expect(mine[i].from, `account ${id}: hold ${i} began before hold ${i - 1} ended`).to.be.greaterThan(mine[i - 1].to!);
       }
     }
     // Both took part (ten accounts, three at a time each).
@@ -110,13 +110,13 @@ describe('mail sync: two workers on one database', function () {
 
   it('keeps off an account the other worker is syncing, also for "sync now"', async () => {
     const [a, b] = workers.map((w) => w.service);
-    const id = accountIds[0]!;
+    const id = accountIds[0];
     await ctx.db.sequelize.query('UPDATE mail_sync_states SET next_sync_at = now() WHERE email_account_id = $1', { bind: [id] });
-    const [fromQueue, direct] = await Promise.all([a!.runDueAccounts({ accountIds: [id] }), b!.syncAccount(id)]);
+    const [fromQueue, direct] = await Promise.all([a.runDueAccounts({ accountIds: [id] }), b.syncAccount(id)]);
     const runs = [...fromQueue, direct].filter((r) => r.outcome !== 'skipped');
     // One of them ran it; the other found the lease taken (or, arriving after, ran it after the first).
     expect(runs.length).to.be.within(1, 2);
     const mine = holds.filter((h) => h.accountId === id).sort((x, y) => x.from - y.from);
-    for (let i = 1; i < mine.length; i++) expect(mine[i]!.from).to.be.greaterThan(mine[i - 1]!.to!);
+    for (let i = 1; i < mine.length; i++) expect(mine[i].from).to.be.greaterThan(mine[i - 1].to!);
   });
 });

@@ -73,7 +73,7 @@ describe('timesheet list, download and delete', function () {
       expect(res.body.message).to.be.a('string');
       const { items, pagination } = res.body.data;
       expect(pagination).to.deep.equal({ page: 1, limit: 50, total: 5, totalExact: true });
-      expect(items.map((t: { id: string }) => t.id)).to.deep.equal([own[3]!.id, own[1]!.id, own[4]!.id, own[0]!.id, own[2]!.id]);
+      expect(items.map((t: { id: string }) => t.id)).to.deep.equal([own[3].id, own[1].id, own[4].id, own[0].id, own[2].id]);
       for (const item of items) {
         expect(item.userId).to.equal(alice.user.id);
         expect(item).not.to.have.property('filePath');
@@ -82,7 +82,7 @@ describe('timesheet list, download and delete', function () {
 
     it('filters by year and month', async () => {
       const res = await get('/api/timesheets/my?year=2026&month=2', aliceSession);
-      expect(res.body.data.items.map((t: { id: string }) => t.id)).to.deep.equal([own[3]!.id, own[1]!.id]);
+      expect(res.body.data.items.map((t: { id: string }) => t.id)).to.deep.equal([own[3].id, own[1].id]);
       const byYear = await get('/api/timesheets/my?year=2025', aliceSession);
       expect(byYear.body.data.pagination.total).to.equal(2);
     });
@@ -90,7 +90,7 @@ describe('timesheet list, download and delete', function () {
     it('pages the result', async () => {
       const page2 = await get('/api/timesheets/my?page=2&limit=2', aliceSession);
       expect(page2.body.data.pagination).to.deep.equal({ page: 2, limit: 2, total: 5, totalExact: true });
-      expect(page2.body.data.items.map((t: { id: string }) => t.id)).to.deep.equal([own[4]!.id, own[0]!.id]);
+      expect(page2.body.data.items.map((t: { id: string }) => t.id)).to.deep.equal([own[4].id, own[0].id]);
       const beyond = await get('/api/timesheets/my?page=4&limit=2', aliceSession);
       expect(beyond.body.data.items).to.deep.equal([]);
     });
@@ -131,14 +131,14 @@ describe('timesheet list, download and delete', function () {
 
       const carols = await get(`/api/timesheets/all?userId=${carol.user.id}`, adminSession);
       expect(carols.body.data.pagination.total).to.equal(3);
-      expect(carols.body.data.items.map((t: { id: string }) => t.id)).to.deep.equal([carolFiles[2]!.id, carolFiles[1]!.id, carolFiles[0]!.id]);
+      expect(carols.body.data.items.map((t: { id: string }) => t.id)).to.deep.equal([carolFiles[2].id, carolFiles[1].id, carolFiles[0].id]);
 
       const july = await get(`/api/timesheets/all?userId=${carol.user.id}&year=2024&month=7`, adminSession);
       expect(july.body.data.items.map((t: { fileType: string }) => t.fileType)).to.deep.equal(['xls', 'xlsx']);
 
       const page = await get(`/api/timesheets/all?userId=${carol.user.id}&limit=1&page=3`, adminSession);
       expect(page.body.data.pagination).to.deep.equal({ page: 3, limit: 1, total: 3, totalExact: true });
-      expect(page.body.data.items[0].id).to.equal(carolFiles[0]!.id);
+      expect(page.body.data.items[0].id).to.equal(carolFiles[0].id);
     });
 
     it('answers an unknown user with an empty list and a malformed userId with 400', async () => {
@@ -180,7 +180,7 @@ describe('timesheet list, download and delete', function () {
       const uploaded = await upload(aliceSession, 'Výkaz "máj" 2026.pdf', pdfFixture(), 2026, 5);
       expect(uploaded.fileName).to.equal('Výkaz "máj" 2026.pdf');
       const res = await download(uploaded.id, aliceSession);
-      const header = res.headers['content-disposition'] as string;
+      const header = res.headers['content-disposition'];
       expect(header).to.equal(`attachment; filename="Vykaz \\"maj\\" 2026.pdf"; filename*=UTF-8''V%C3%BDkaz%20%22m%C3%A1j%22%202026.pdf`);
       expect(/^[\x20-\x7e]*$/.test(header), 'header is plain ASCII').to.equal(true);
       const parsed = parseContentDisposition(header);

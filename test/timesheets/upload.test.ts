@@ -56,7 +56,7 @@ describe('timesheet upload (POST /api/timesheets/upload)', function () {
         expect(added[0]).not.to.contain('vykaz');
         const row = await Timesheet.findByPk(data.id);
         expect(row!.filePath).to.equal(added[0]);
-        expect(fs.readFileSync(path.join(await timesheetDir(), added[0]!)).equals(bytes)).to.equal(true);
+        expect(fs.readFileSync(path.join(await timesheetDir(), added[0])).equals(bytes)).to.equal(true);
       });
     }
 

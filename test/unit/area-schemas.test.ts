@@ -9,7 +9,8 @@ import { linkEmailSchema, loginSchema, setPasswordSchema } from '../../src/auth/
 import { createContactBody, listContactsQuery, updateContactBody } from '../../src/contacts/contact-schemas.js';
 import { changeShareBody, shareBody, updateEmailAccountBody } from '../../src/email-accounts/email-account-schemas.js';
 import { listEmailsQuery } from '../../src/emails/email-schemas.js';
-import { composeBody, idempotencyKey, MAX_RECIPIENTS, replyBody } from '../../src/sending/sending-schemas.js';
+import { MAX_RECIPIENTS } from '../../src/sending/send-request.js';
+import { composeBody, idempotencyKey, replyBody } from '../../src/sending/sending-schemas.js';
 import { ownListQuery, uploadFieldsSchema } from '../../src/timesheets/timesheet-schemas.js';
 import { usernameSchema } from '../../src/users/user-schemas.js';
 

@@ -15,7 +15,7 @@ function slowUploadServer(delayByType: Record<string, number>): JmapClient {
     session: async () => ({ uploadUrl: 'http://upload.invalid/{accountId}/' }),
     fetchBlob: async (_url: string, init: RequestInit) => {
       const bytes = Buffer.from(await new Response(init.body).arrayBuffer());
-      const type = (init.headers as Record<string, string>)['Content-Type']!;
+      const type = (init.headers as Record<string, string>)['Content-Type'];
       await new Promise((resolve) => setTimeout(resolve, delayByType[type] ?? 0));
       return Response.json({ blobId: `B${next++}`, size: bytes.length, type });
     },

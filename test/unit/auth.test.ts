@@ -25,7 +25,7 @@ function fakeCounter(consume: () => Promise<unknown>): ThrottleCounter & { consu
 }
 
 function throttleWith(counters: Record<string, ThrottleCounter>): LoginThrottle {
-  return new LoginThrottle({ counter: (keyPrefix) => counters[keyPrefix]! });
+  return new LoginThrottle({ counter: (keyPrefix) => counters[keyPrefix] });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

@@ -32,7 +32,7 @@ describe('configuration (AppConfig.fromEnv)', () => {
       expect(() => AppConfig.fromEnv({ ...base, CORS_ORIGIN: bad }), bad)
         .to.throw(ConfigError)
         .with.property('problems')
-        .that.satisfies((p: string[]) => p.length === 1 && p[0]!.startsWith('CORS_ORIGIN: CORS_ORIGIN musí byť origin http(s)://'));
+        .that.satisfies((p: string[]) => p.length === 1 && p[0].startsWith('CORS_ORIGIN: CORS_ORIGIN musí byť origin http(s)://'));
     }
     expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'https://CRM.example.sk/' }).corsOrigin).to.equal('https://crm.example.sk');
     expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'http://localhost:5173' }).corsOrigin).to.equal('http://localhost:5173');

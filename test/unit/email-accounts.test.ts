@@ -63,7 +63,7 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
       ['first@example.test', true],
       ['second@example.test', false],
     ]);
-    expect(created[0]!.emailPassword).to.equal('sealed:pw1');
+    expect(created[0].emailPassword).to.equal('sealed:pw1');
   });
 
   it('asks for a sync of every account it adds, whoever calls (HTTP, crm-admin, user creation)', async () => {

@@ -31,7 +31,7 @@ function clientFor(server: FakeJmap, options: Partial<JmapClientOptions> = {}): 
 
 function withLimits(limits: Record<string, number>, options: FakeJmapOptions = {}): FakeJmap {
   const session = recordedSession();
-  const core = (session.capabilities as Record<string, Record<string, unknown>>)['urn:ietf:params:jmap:core']!;
+  const core = (session.capabilities as Record<string, Record<string, unknown>>)['urn:ietf:params:jmap:core'];
   Object.assign(core, limits);
   return new FakeJmap({ ...options, session });
 }
@@ -69,7 +69,7 @@ describe('unit: JMAP client', () => {
     const client = clientFor(server, { extraCapabilities: ['urn:ietf:params:jmap:mail', 'urn:ietf:params:jmap:submission'] });
     const responses = await client.call([['Core/echo', { n: 1 }, 'a'], ['Core/echo', { n: 2 }, 'b']], { using: ['urn:ietf:params:jmap:submission'] });
     expect(responses).to.deep.equal([['Core/echo', { n: 1 }, 'a'], ['Core/echo', { n: 2 }, 'b']]);
-    const request = server.apiRequests[0]!;
+    const request = server.apiRequests[0];
     expect(request.body!.using).to.deep.equal(['urn:ietf:params:jmap:core', 'urn:ietf:params:jmap:mail', 'urn:ietf:params:jmap:submission']);
     expect(request.authorization).to.match(/^Basic /);
     expect(request.method).to.equal('POST');
@@ -90,7 +90,7 @@ describe('unit: JMAP client', () => {
     expect(err.message).to.equal('JMAP Email/query failed: invalidArguments (blames filter)');
     // Without throwOnMethodError the error is just a response.
     const [response] = await clientFor(server).call([['Email/query', {}, 'c1']]);
-    expect(response![0]).to.equal('error');
+    expect(response[0]).to.equal('error');
   });
 
   it('notices a changed session state, tells the owner, and fetches the session again on the next call', async () => {
@@ -170,7 +170,7 @@ describe('unit: JMAP mail helpers', () => {
     expect(boxes).to.have.length(7);
     expect(boxes.find((b) => b.role === 'sent')!.name).to.equal('Sent');
     expect(boxes.at(-1)).to.deep.equal({ id: 'x', name: 'Projekty', role: null, parentId: null });
-    expect(server.calls[0]![1]).to.deep.include({ accountId: ACCOUNT, ids: null });
+    expect(server.calls[0][1]).to.deep.include({ accountId: ACCOUNT, ids: null });
   });
 
   it('pages all ids by anchor, not by position, and stops when a page brings nothing new', async () => {
@@ -238,7 +238,7 @@ describe('unit: JMAP mail helpers', () => {
     });
     const client = clientFor(server);
     expect(await emailChanges(client, ACCOUNT, '22', 100)).to.include({ newState: '23', hasMoreChanges: true });
-    expect(server.calls[0]![1]).to.deep.equal({ accountId: ACCOUNT, sinceState: '22', maxChanges: 100 });
+    expect(server.calls[0][1]).to.deep.equal({ accountId: ACCOUNT, sinceState: '22', maxChanges: 100 });
     expect(await getEmailState(client, ACCOUNT)).to.equal('22');
     const stateless = new FakeJmap({ methods: { 'Email/get': () => ({ list: [] }) } });
     expect(await failure(getEmailState(clientFor(stateless), ACCOUNT))).to.be.instanceOf(JmapProtocolError);
@@ -269,8 +269,8 @@ describe('unit: JMAP mail helpers', () => {
     expect(result).to.deep.include({ list: [{ id: 'a' }], notFound: [], state: 's' });
     expect(server.apiRequests).to.have.length(1);
     const [query, get] = server.calls;
-    expect(query![1].limit).to.equal(5);
-    expect(get![1]['#ids']).to.deep.equal({ resultOf: query![2], name: 'Email/query', path: '/ids' });
+    expect(query[1].limit).to.equal(5);
+    expect(get[1]['#ids']).to.deep.equal({ resultOf: query[2], name: 'Email/query', path: '/ids' });
   });
 
   it('expands session URL templates with each value percent-encoded', () => {
@@ -298,7 +298,7 @@ describe('unit: JMAP sending', () => {
     expect(setup.identity.id).to.equal('i2');
     expect(setup.original).to.deep.equal({ id: 'M9', subject: 'Ponuka' });
     expect(setup.excludedIds).to.have.members(['otg5gezzq4qcsgdaclxmkpb9', 'jo407fn9pjuibq9ww1g91ofy', '0b0sjto07hjb6mugltsvb4qs']);
-    expect(server.apiRequests[0]!.body!.using).to.include('urn:ietf:params:jmap:submission');
+    expect(server.apiRequests[0].body!.using).to.include('urn:ietf:params:jmap:submission');
   });
 
   it('falls back to the first identity, and refuses an account without Drafts/Sent or without identities', async () => {
@@ -323,9 +323,9 @@ describe('unit: JMAP sending', () => {
     const outcome = await createAndSubmit(clientFor(server), ACCOUNT, setup, { subject: 'x' }, envelope, { properties: ['id'] });
     expect(outcome).to.deep.equal({ ok: true, emailId: 'E1', submissionId: 'SUB1', email: { id: 'E1' } });
     const [create, submit] = server.calls;
-    expect(create![1].create).to.deep.equal({ d1: { subject: 'x', mailboxIds: { D: true }, keywords: { $draft: true, $seen: true } } });
-    expect(submit![1].onSuccessUpdateEmail).to.deep.equal({ '#s1': { 'mailboxIds/D': null, 'mailboxIds/S': true, 'keywords/$draft': null } });
-    expect((submit![1].create as Record<string, { envelope: unknown }>).s1.envelope).to.deep.equal({ mailFrom: { email: 'alice@example.test' }, rcptTo: [{ email: 'bob@example.test' }] });
+    expect(create[1].create).to.deep.equal({ d1: { subject: 'x', mailboxIds: { D: true }, keywords: { $draft: true, $seen: true } } });
+    expect(submit[1].onSuccessUpdateEmail).to.deep.equal({ '#s1': { 'mailboxIds/D': null, 'mailboxIds/S': true, 'keywords/$draft': null } });
+    expect((submit[1].create as Record<string, { envelope: unknown }>).s1.envelope).to.deep.equal({ mailFrom: { email: 'alice@example.test' }, rcptTo: [{ email: 'bob@example.test' }] });
   });
 
   it('a refused message is stage "email"; a refused submission destroys the draft (nothing was sent)', async () => {

@@ -67,7 +67,7 @@ describe('unit: JMAP session discovery', () => {
 
   it('refuses core limits that are not positive whole numbers (a server saying maxCallsInRequest 0)', () => {
     const body = recordedSession();
-    (body.capabilities as Record<string, Record<string, unknown>>)[CORE_CAPABILITY]!.maxCallsInRequest = 0;
+    (body.capabilities as Record<string, Record<string, unknown>>)[CORE_CAPABILITY].maxCallsInRequest = 0;
     expect(() => parseSession(body, SESSION_URL, [CORE_CAPABILITY])).to.throw(JmapProtocolError, /invalid core limits/);
     expect(() => parseSession({ ...recordedSession(), apiUrl: '' }, SESSION_URL, [])).to.throw(JmapProtocolError, /unexpected shape/);
     expect(() => parseSession([], SESSION_URL, [])).to.throw(JmapProtocolError, /unexpected shape/);
@@ -144,6 +144,7 @@ describe('unit: JMAP failures are classified', () => {
     const requestSent = new Promise<void>((resolve) => (started = resolve));
     const server = new FakeJmap();
     const stallsApi: FetchImpl = (url, init) => {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the client passes a string or a URL
       if (String(url) === SESSION_URL) return server.fetch(url, init);
       return new Promise((_resolve, reject) => {
         init?.signal?.addEventListener('abort', () => reject(new Error('aborted')));

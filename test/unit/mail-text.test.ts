@@ -9,7 +9,7 @@ import { BODY_CAP_BYTES, extractBody } from '../../src/sync/email-body.js';
 import { capUtf8, cleanIdentifier, cleanText } from '../../src/sync/text-cleanup.js';
 
 function email(overrides: Partial<Email>): Email {
-  return { id: 'M1', ...overrides } as Email;
+  return { id: 'M1', ...overrides };
 }
 
 function bodyOf(parts: Array<[type: string, value: string]>): string | null {
@@ -55,7 +55,7 @@ describe('unit: address rules', () => {
 
   it('refuses what nobody could write to: no @, nothing before or after it, spaces, brackets, control characters', () => {
     for (const bad of ['', 'ab', 'plain', '@x.sk', 'ana@', 'a b@x.sk', '<a@x.sk>', 'a@x.sk, b@x.sk', 'a;b@x.sk', 'a\u0001@x.sk', null, undefined]) {
-      expect(normalizeAddress(bad as string), String(bad)).to.equal(null);
+      expect(normalizeAddress(bad), String(bad)).to.equal(null);
     }
   });
 

@@ -91,7 +91,7 @@ describe('unit: presenters', () => {
     const json = wire(emailSchema, presentEmail({
       ...emailRecord,
       contactIds: [ID(3), ID(4)],
-      attachments: [{ id: ID(20), emailId: ID(10), blobId: 'G1', name: 'a.pdf', type: 'application/pdf', size: 5, inline: false } as never],
+      attachments: [{ id: ID(20), emailId: ID(10), blobId: 'G1', name: 'a.pdf', type: 'application/pdf', size: 5, inline: false }],
     }));
     expect(json).to.include({ body: 'Dobrý deň,\n\nposielam ponuku.', messageId: 'm@x', inReplyTo: null });
     expect(json.contactIds).to.deep.equal([ID(3), ID(4)]);
@@ -103,7 +103,7 @@ describe('unit: presenters', () => {
   it('a sent email: the stored copy when there is one, and what was sent', () => {
     const sent = { email: null, messageId: 'id@firma.sk', emailAccountId: ID(2), recipients: 3 };
     expect(wire(sentEmailData, presentSent(sent as never))).to.deep.equal({ email: null, sent: { messageId: 'id@firma.sk', emailAccountId: ID(2), recipients: 3 } });
-    expect(presentSent({ ...sent, email: emailRecord } as never).email!.id).to.equal(ID(10));
+    expect(presentSent({ ...sent, email: emailRecord }).email!.id).to.equal(ID(10));
   });
 
   it('an email account: never the password; idle sync by default; primary only in the owner\'s view', () => {

@@ -20,7 +20,7 @@ describe('unit: sync schedule', () => {
 
   it('spreads 2,000 accounts over the interval: no second of it gets a crowd', () => {
     const perSecond = new Array<number>(30).fill(0);
-    for (let i = 0; i < 2000; i++) perSecond[Math.floor(phaseMs(randomUUID(), 30_000) / 1000)]!++;
+    for (let i = 0; i < 2000; i++) perSecond[Math.floor(phaseMs(randomUUID(), 30_000) / 1000)]++;
     // About 67 per second; a thundering herd (everyone at :00) would put all 2,000 into one.
     expect(Math.max(...perSecond)).to.be.below(130);
     expect(Math.min(...perSecond)).to.be.above(20);

@@ -61,7 +61,7 @@ describe('unit: sync run outcomes', () => {
     const result = await serviceFailingWith(new JmapAuthError(401), repository).syncAccount(account.id);
     expect(result.outcome).to.equal('auth_failed');
     expect(finished).to.have.length(1);
-    expect(finished[0]!.outcome).to.equal('auth_failed');
+    expect(finished[0].outcome).to.equal('auth_failed');
   });
 });
 
@@ -77,7 +77,7 @@ function mail(jmapId: string, people: Array<{ email: string; name: string | null
 function fakeMailStore(known: Record<string, KnownAddress>) {
   const writes = { deleted: [] as string[], upsertedPeople: [] as string[], storedEmails: [] as EmailRow[] };
   const store = {
-    lookupAddresses: async (_a: unknown, addresses: string[]) => new Map(addresses.filter((a) => known[a]).map((a) => [a, known[a]!])),
+    lookupAddresses: async (_a: unknown, addresses: string[]) => new Map(addresses.filter((a) => known[a]).map((a) => [a, known[a]])),
     deleteEmailsByJmapIds: async (_id: string, ids: string[]) => {
       writes.deleted.push(...ids);
       return { deleted: ids.length, contactIds: [] };

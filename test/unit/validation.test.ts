@@ -13,7 +13,7 @@ import { slovakMessage, unknownFieldMessage } from '../../src/shared/zod-slovak.
 function messageOf(schema: z.ZodType, value: unknown): string {
   const result = schema.safeParse(value);
   expect(result.success, `expected ${JSON.stringify(value)} to be refused`).to.equal(false);
-  return result.error!.issues[0]!.message;
+  return result.error!.issues[0].message;
 }
 
 function problemsOf(schema: z.ZodType, value: unknown): unknown {

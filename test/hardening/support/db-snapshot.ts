@@ -34,7 +34,7 @@ const SNAPSHOT_SQL = `
 
 export async function dbSnapshot(sequelize: Sequelize, userIds: string[]): Promise<DbSnapshot> {
   const [row] = await sequelize.query<DbSnapshot>(SNAPSHOT_SQL, { bind: [userIds], type: QueryTypes.SELECT });
-  return { ...row! };
+  return { ...row };
 }
 
 /** The files of a directory (sorted); [] when it does not exist. */

@@ -203,7 +203,7 @@ export function routeRequests(world: World, route: SuiteRoute, tweak?: RequestTw
 /** Every request from its own client address (TRUST_PROXY=1): throttling counters never add up across requests or suites. */
 export const fromOwnAddress: RequestTweak = (request) => {
   const [a, b, c] = randomBytes(3);
-  const ip = `10.${a}.${b}.${(c! % 254) + 1}`;
+  const ip = `10.${a}.${b}.${(c % 254) + 1}`;
   const headers = { ...(request.headers ?? {}) };
   const forwarded = headers['X-Forwarded-For'];
   headers['X-Forwarded-For'] = forwarded ? `${forwarded}, ${ip}` : ip;

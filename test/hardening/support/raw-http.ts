@@ -47,7 +47,7 @@ export function parseResponse(data: Buffer): RawResponse & { raw: string } {
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) throw new Error(`incomplete response head: ${JSON.stringify(raw.slice(0, 300))}`);
   const [statusLine, ...lines] = raw.slice(0, end).split('\r\n');
-  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine!)?.[1] ?? NaN);
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? NaN);
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const i = line.indexOf(':');

@@ -73,7 +73,8 @@ export class FakeJmap {
   readonly fetch: FetchImpl;
 
   constructor(private readonly options: FakeJmapOptions = {}) {
-    this.fetch = (async (input: string | URL | Request, init?: RequestInit) => this.answer(String(input), init ?? {})) as FetchImpl;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the client passes a string or a URL
+    this.fetch = (async (input: string | URL | Request, init?: RequestInit) => this.answer(String(input), init ?? {}));
   }
 
   /** The method calls of every API request so far, in order. */

@@ -1,0 +1,33 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+/**
+ * Migrations live in the top-level migrations/ folder; under tsx that is the .ts sources, in a build
+ * the compiled .js files. Names are recorded without the extension so both runs agree on what ran.
+ */
+export const migrationsDir = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+/** The migrations on disk, named as the migrator records them (the files its glob picks, no extension). */
+function migrationNames(): string[] {
+  return fs
+    .readdirSync(migrationsDir)
+    .filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => file.replace(/\.(js|ts)$/, ''));
+}
+
+/**
+ * True when every migration on disk is recorded as applied: one query and a directory listing, so that
+ * a crm-admin command on an up-to-date database does not load umzug and its command-line toolkit
+ * (a fifth of a command's start) only to learn there is nothing to do. Any doubt (no table yet, an
+ * unreadable folder) answers false and the migrator decides.
+ */
+export async function schemaIsCurrent(sequelize: Sequelize): Promise<boolean> {
+  try {
+    const rows = await sequelize.query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT });
+    const applied = new Set(rows.map((row) => row.name));
+    return migrationNames().every((name) => applied.has(name));
+  } catch {
+    return false;
+  }
+}

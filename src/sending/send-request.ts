@@ -1,0 +1,29 @@
+import type { Recipient } from './compose.js';
+
+/**
+ * What the sender service is asked to send, independent of how it arrived (JSON or a multipart form):
+ * sending-schemas.ts parses the HTTP body into these shapes, the service never sees the schemas.
+ */
+
+/** To + Cc + Bcc together: more is a mailing, not correspondence. */
+export const MAX_RECIPIENTS = 100;
+
+interface MessageFields {
+  to?: Recipient[];
+  cc?: Recipient[];
+  bcc?: Recipient[];
+  subject?: string;
+  text: string;
+  html?: string;
+}
+
+/** A reply: recipients default to the original's (reply-all adds its To and Cc as Cc). */
+export interface ReplyBody extends MessageFields {
+  replyAll?: boolean;
+}
+
+/** A new email: from emailAccountId, or from the account of contactId (whose address is then the default To). */
+export interface ComposeBody extends MessageFields {
+  emailAccountId?: string;
+  contactId?: string;
+}
