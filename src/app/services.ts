@@ -50,7 +50,7 @@ import { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { EmailSenderService } from '../sending/email-sender-service.js';
 import { IdempotencyRepository } from '../sending/idempotency-repository.js';
 import { SendIdempotency } from '../sending/idempotency.js';
-import { SendThrottle } from '../sending/send-throttle.js';
+import { SendThrottle, UploadBudget } from '../sending/send-throttle.js';
 import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
 import { RetentionService } from '../maintenance/retention-service.js';
 
@@ -148,7 +148,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });
   const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: encryptionKeys, logger });
   // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
-  const { maxTotalBytes, rateLimit, rateWindowSeconds } = config.sending;
+  const { maxTotalBytes, rateLimit, rateWindowSeconds, uploadBudgetMb } = config.sending;
   const sending = new EmailSenderService({
     accounts: accountAccess,
     emails,
@@ -160,6 +160,8 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     audit,
     logger,
     maxTotalBytes,
+    uploadBudget: new UploadBudget(throttles, { megabytes: uploadBudgetMb, durationSeconds: rateWindowSeconds }),
+    sessions,
   });
   const retention = new RetentionService({
     transactions,

@@ -44,6 +44,8 @@ export class AttachmentIntake {
     private readonly jmapAccountId: string,
     private readonly limits: IntakeLimits,
     private readonly signal?: AbortSignal,
+    /** Told the bytes of all files so far before they go on (the user's upload budget; throws beyond it). */
+    private readonly reserve: (totalBytes: number) => Promise<void> = async () => undefined,
   ) {}
 
   get attachments(): OutgoingAttachment[] {
@@ -81,6 +83,7 @@ export class AttachmentIntake {
         size += chunk.length;
         this.total += chunk.length;
         if (size > this.limits.perFile || this.total > this.limits.total) throw this.tooLarge();
+        await this.reserve(this.total);
         if (inspected) {
           yield chunk;
           continue;
