@@ -128,7 +128,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, accounts: accountAccess, pusher: readStatePusher, logger });
-  const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts });
+  const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts, limits: config.attachmentDownloads });
 
   const mailStore = new MailStoreRepository(sql);
   const mailSync = new SyncService(
