@@ -6,22 +6,12 @@ import type { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, PayloadTooLargeError } from '../errors/app-errors.js';
 import { uploadBlob, type JmapClient } from '../jmap/index.js';
-import { extensionOf, sanitiseFileName } from '../timesheets/file-name.js';
+import { sanitiseFileName } from '../timesheets/file-name.js';
 import type { OutgoingAttachment } from './compose.js';
+import { ContentScan, isExecutableHead, isExecutableName } from './executable-content.js';
 
 /** Enough of the start of a file for every signature file-type knows. */
 const SNIFF_BYTES = 4100;
-
-/**
- * Program formats by content: a ".pdf" that is really a Windows program is refused whatever its
- * name says, and so is an honest ".exe" (mail servers and recipients' filters drop them anyway).
- */
-const EXECUTABLE_CONTENT = new Set(['exe', 'dll', 'elf', 'macho', 'msi', 'cab', 'deb', 'rpm', 'apk', 'dex', 'class', 'wasm', 'lnk', 'swf', 'crx', 'xpi', 'dmg']);
-/** Names that Windows or a mail client would run on a double click. */
-const EXECUTABLE_NAMES = new Set([
-  'exe', 'com', 'scr', 'pif', 'bat', 'cmd', 'msi', 'msp', 'dll', 'cpl', 'vbs', 'vbe', 'js', 'jse', 'wsf', 'wsh', 'ps1', 'psm1',
-  'hta', 'jar', 'lnk', 'reg', 'scf', 'app', 'gadget', 'application', 'msc', 'inf', 'sct',
-]);
 
 export const ATTACHMENT_NOT_ALLOWED = 'Spustiteľné súbory (programy, skripty) nie je možné posielať ako prílohu';
 
@@ -56,12 +46,13 @@ export class AttachmentIntake {
   async add(stream: Readable, rawName: string, declaredType: string): Promise<OutgoingAttachment> {
     const slot = this.received.push(undefined) - 1;
     const name = sanitiseFileName(rawName) || 'priloha';
-    if (EXECUTABLE_NAMES.has(extensionOf(name))) throw notAllowed();
+    if (isExecutableName(name)) throw notAllowed();
     let detected: { mime: string } | undefined;
     const checked = this.checked(stream, async (head) => {
       const type = await fileTypeFromBuffer(head).catch(() => undefined);
-      if (type && EXECUTABLE_CONTENT.has(type.ext)) throw notAllowed();
+      if (isExecutableHead(head, type?.ext)) throw notAllowed();
       detected = type;
+      return new ContentScan(head);
     });
     // The type is decided by the content where it can be; the browser's claim only otherwise.
     const claimed = MEDIA_TYPE.test(declaredType.toLowerCase()) ? declaredType.toLowerCase() : 'application/octet-stream';
@@ -72,10 +63,10 @@ export class AttachmentIntake {
   }
 
   /** The stream again, after `inspect` saw its first bytes, counting sizes against the limits as it goes. */
-  private async *checked(stream: Readable, inspect: (head: Buffer) => Promise<void>): AsyncGenerator<Uint8Array> {
+  private async *checked(stream: Readable, inspect: (head: Buffer) => Promise<ContentScan>): AsyncGenerator<Uint8Array> {
     let head: Buffer[] = [];
     let headBytes = 0;
-    let inspected = false;
+    let scan: ContentScan | undefined;
     let size = 0;
     try {
       // destroyOnReturn false: leaving the loop early must not destroy the form's file stream (see finally).
@@ -84,7 +75,8 @@ export class AttachmentIntake {
         this.total += chunk.length;
         if (size > this.limits.perFile || this.total > this.limits.total) throw this.tooLarge();
         await this.reserve(this.total);
-        if (inspected) {
+        if (scan) {
+          if (scan.push(chunk)) throw notAllowed();
           yield chunk;
           continue;
         }
@@ -93,13 +85,13 @@ export class AttachmentIntake {
         if (headBytes < SNIFF_BYTES) continue;
         const first = Buffer.concat(head, headBytes);
         head = [];
-        await inspect(first.subarray(0, SNIFF_BYTES));
-        inspected = true;
+        scan = await inspect(first.subarray(0, SNIFF_BYTES));
+        if (scan.push(first)) throw notAllowed();
         yield first;
       }
-      if (!inspected) {
+      if (!scan) {
         const first = Buffer.concat(head, headBytes);
-        await inspect(first);
+        if ((await inspect(first)).push(first)) throw notAllowed();
         yield first;
       }
     } finally {
