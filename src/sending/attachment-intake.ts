@@ -2,6 +2,7 @@
  * Files of an outgoing email, streamed from the browser's upload straight to the mail server's upload
  * URL: the CRM holds one chunk at a time (plus the first few kB for the content check), never a file.
  */
+import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, PayloadTooLargeError } from '../errors/app-errors.js';
@@ -48,7 +49,8 @@ export class AttachmentIntake {
     const name = sanitiseFileName(rawName) || 'priloha';
     if (isExecutableName(name)) throw notAllowed();
     let detected: { mime: string } | undefined;
-    const checked = this.checked(stream, async (head) => {
+    const digest = createHash('sha256');
+    const checked = this.checked(stream, digest, async (head) => {
       const type = await fileTypeFromBuffer(head).catch(() => undefined);
       if (isExecutableHead(head, type?.ext)) throw notAllowed();
       detected = type;
@@ -57,13 +59,13 @@ export class AttachmentIntake {
     // The type is decided by the content where it can be; the browser's claim only otherwise.
     const claimed = MEDIA_TYPE.test(declaredType.toLowerCase()) ? declaredType.toLowerCase() : 'application/octet-stream';
     const blob = await uploadBlob(this.client, this.jmapAccountId, checked, claimed, { signal: this.signal });
-    const attachment = { blobId: blob.blobId, name, type: detected?.mime ?? claimed, size: blob.size };
+    const attachment = { blobId: blob.blobId, name, type: detected?.mime ?? claimed, size: blob.size, sha256: digest.digest('hex') };
     this.received[slot] = attachment;
     return attachment;
   }
 
   /** The stream again, after `inspect` saw its first bytes, counting sizes against the limits as it goes. */
-  private async *checked(stream: Readable, inspect: (head: Buffer) => Promise<ContentScan>): AsyncGenerator<Uint8Array> {
+  private async *checked(stream: Readable, digest: Hash, inspect: (head: Buffer) => Promise<ContentScan>): AsyncGenerator<Uint8Array> {
     let head: Buffer[] = [];
     let headBytes = 0;
     let scan: ContentScan | undefined;
@@ -73,6 +75,7 @@ export class AttachmentIntake {
       for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         size += chunk.length;
         this.total += chunk.length;
+        digest.update(chunk);
         if (size > this.limits.perFile || this.total > this.limits.total) throw this.tooLarge();
         await this.reserve(this.total);
         if (scan) {

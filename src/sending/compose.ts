@@ -22,6 +22,8 @@ export interface OutgoingAttachment {
   name: string;
   type: string;
   size: number;
+  /** Of the content, for the request's Idempotency-Key hash. */
+  sha256?: string;
 }
 
 export interface DraftInput extends Recipients {

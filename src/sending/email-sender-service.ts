@@ -17,7 +17,7 @@ import type { EmailAccount } from '../models/index.js';
 import { EMAIL_GET_ARGS } from '../sync/jmap-sync-calls.js';
 import type { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { draftEmail, envelopeOf, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
-import type { SendIdempotency, StoredResponse } from './idempotency.js';
+import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
 import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
@@ -69,7 +69,13 @@ export class EmailSenderService {
    * Runs one send with its guards: the per-user rate limit (a send that sent nothing and uploaded
    * nothing gives its point back; uploaded bytes are counted by the upload budget as well) and, with an Idempotency-Key, at most one send per key (src/sending/idempotency.ts).
    */
-  async guarded(message: OutgoingMessage, key: string | undefined, fingerprint: string, work: () => Promise<{ status: number; body: unknown }>): Promise<StoredResponse> {
+  async guarded(
+    message: OutgoingMessage,
+    key: string | undefined,
+    fingerprint: string,
+    work: () => Promise<{ status: number; body: unknown }>,
+    content?: RequestContent,
+  ): Promise<StoredResponse> {
     const { throttle, idempotency } = this.deps;
     const attempt = async () => {
       await throttle.take(message.userId);
@@ -81,7 +87,7 @@ export class EmailSenderService {
       }
     };
     if (key === undefined) return { ...(await attempt()), replayed: false };
-    return idempotency.run(message.userId, key, fingerprint, attempt, () => message.outcome);
+    return idempotency.run(message.userId, key, fingerprint, attempt, () => message.outcome, content);
   }
 
   /**

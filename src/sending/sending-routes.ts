@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import multer, { MulterError, type StorageEngine } from 'multer';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
@@ -6,8 +7,11 @@ import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { parseParams } from '../http/validate.js';
 import { ConcurrencyGate } from '../shared/concurrency-gate.js';
 import { idParams, parse } from '../shared/validation.js';
+import { sanitiseFileName } from '../timesheets/file-name.js';
 import { toUploadError } from '../timesheets/upload-middleware.js';
 import type { EmailSenderService, OutgoingMessage, SendTarget } from './email-sender-service.js';
+import type { RequestContent } from './idempotency.js';
+import { requestHash } from './request-hash.js';
 import { presentSent } from './sending-presenter.js';
 import { composeBody, idempotencyKey, MAX_BODY_CHARS, replyBody, type ComposeBody, type ReplyBody } from './sending-schemas.js';
 
@@ -51,11 +55,17 @@ export function createSendingRouter(
       });
       const message = sending.start(userId, target(req), gone.signal, sessionId);
       const fingerprint = `${req.method} ${req.baseUrl}${req.path}`;
-      const answer = await sending.guarded(message, key, fingerprint, async () => {
-        const body = multipart ? await readForm(sending, message, req, res, limits.maxTotalBytes) : fieldsOf(message.target, req.body);
-        const result = await sending.send(message, body, requestMeta(req));
-        return { status: 201, body: { success: true, data: presentSent(result), message: SENT } };
-      });
+      const answer = await sending.guarded(
+        message,
+        key,
+        fingerprint,
+        async () => {
+          const body = multipart ? await readForm(sending, message, req, res, limits.maxTotalBytes) : fieldsOf(message.target, req.body);
+          const result = await sending.send(message, body, requestMeta(req));
+          return { status: 201, body: { success: true, data: presentSent(result), message: SENT } };
+        },
+        multipart ? formContent(message, req, res, limits.maxTotalBytes) : jsonContent(req.body),
+      );
       if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.status(answer.status).json(answer.body);
     } finally {
@@ -66,6 +76,57 @@ export function createSendingRouter(
   router.post('/', auth.requireAuth, handle(() => ({ kind: 'new' })));
   router.post('/:id/reply', auth.requireAuth, handle((req) => ({ kind: 'reply', emailId: parseParams(idParams, req).id })));
   return router;
+}
+
+/** A JSON body's hash is known at once. */
+function jsonContent(body: unknown): RequestContent {
+  const known = requestHash(body ?? {}, []);
+  return { known, read: () => Promise.resolve(known), sent: () => Promise.resolve(known) };
+}
+
+/**
+ * A form's hash is known once it is read: for the request that sends, from the fields and the files
+ * as they went to the mail server; for a retry of a finished key, by reading the form and uploading
+ * nothing.
+ */
+function formContent(message: OutgoingMessage, req: Request, res: Response, maxBytes: number): RequestContent {
+  return {
+    read: () => hashForm(req, res, maxBytes),
+    sent: async () => {
+      const attachments = message.origin ? (await message.origin).intake.attachments : [];
+      return requestHash(req.body ?? {}, attachments.map((a) => ({ name: a.name, sha256: a.sha256 ?? '' })));
+    },
+  };
+}
+
+/** Reads the whole form, hashing each file and keeping nothing. */
+async function hashForm(req: Request, res: Response, maxBytes: number): Promise<string> {
+  const files: Array<{ name: string; sha256: string }> = [];
+  const storage: StorageEngine = {
+    _handleFile(_request, file, callback) {
+      const slot = files.push({ name: sanitiseFileName(file.originalname) || 'priloha', sha256: '' }) - 1;
+      const digest = createHash('sha256');
+      file.stream.on('data', (chunk: Buffer) => digest.update(chunk));
+      file.stream.on('error', (err) => callback(err));
+      file.stream.on('end', () => {
+        files[slot]!.sha256 = digest.digest('hex');
+        callback(null, {});
+      });
+    },
+    _removeFile(_request, _file, callback) {
+      callback(null);
+    },
+  };
+  await new Promise<void>((resolve, reject) => {
+    multer({ storage, limits: formLimits(maxBytes), defParamCharset: 'utf8' }).array('attachments', MAX_FILES)(req, res, (err?: unknown) =>
+      err === undefined ? resolve() : reject(formError(err)),
+    );
+  });
+  return requestHash(req.body ?? {}, files);
+}
+
+function formLimits(maxBytes: number) {
+  return { fileSize: maxBytes + 1, files: MAX_FILES, fields: 20, parts: MAX_FILES + 20, fieldNameSize: 32, fieldSize: MAX_BODY_CHARS * 4, headerPairs: 20 };
 }
 
 function fieldsOf(target: SendTarget, fields: unknown): ReplyBody | ComposeBody {
@@ -104,7 +165,7 @@ async function readForm(sending: EmailSenderService, message: OutgoingMessage, r
   const upload = multer({
     storage,
     // fileSize: a body of unknown length (chunked) still ends; the exact limits are the intake's.
-    limits: { fileSize: maxBytes + 1, files: MAX_FILES, fields: 20, parts: MAX_FILES + 20, fieldNameSize: 32, fieldSize: MAX_BODY_CHARS * 4, headerPairs: 20 },
+    limits: formLimits(maxBytes),
     // Browsers send file names as raw UTF-8; busboy's default latin1 would garble "príloha.pdf".
     defParamCharset: 'utf8',
   }).array('attachments', MAX_FILES);
