@@ -699,7 +699,7 @@ export interface paths {
         put?: never;
         /**
          * Send a new email (to a contact, or to addresses) from an email account
-         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments" (fields that choose the account must precede the files). Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. Give emailAccountId, or contactId (its account; its address is the default To).
+         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A sender who may send but not read the account (canRead false) gets data.email null. Give emailAccountId, or contactId (its account; its address is the default To).
          */
         post: operations["sendEmail"];
         delete?: never;
@@ -783,7 +783,7 @@ export interface paths {
         put?: never;
         /**
          * Reply (or reply-all) to an email
-         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments" (fields that choose the account must precede the files). Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.
+         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A sender who may send but not read the account (canRead false) gets data.email null. Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.
          */
         post: operations["replyToEmail"];
         delete?: never;
@@ -801,7 +801,7 @@ export interface paths {
         };
         /**
          * Download an attachment of an email (streamed from the mail server)
-         * @description Signed-in users (accessToken cookie or Bearer). The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502.
+         * @description Signed-in users (accessToken cookie or Bearer). The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502. Downloads in progress are bounded per user and in all (429 with Retry-After beyond); a transfer that moves no byte for ATTACHMENT_IDLE_TIMEOUT_MS (the client stopped reading) is cut off.
          */
         get: operations["downloadEmailAttachment"];
         put?: never;
@@ -3729,6 +3729,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];

@@ -2,7 +2,7 @@ import { Router, type Response } from 'express';
 import type { AuditQueryService } from '../audit/audit-query-service.js';
 import type { UserAdminService } from '../users/user-admin-service.js';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
-import { requestMeta } from '../http/auth-context.js';
+import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
@@ -70,7 +70,7 @@ export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware
   });
 
   // An administrator manages the shares of any email account (the same rules for the owner row).
-  addSharingRoutes(router, services, () => ({ kind: 'admin' }), '/email-accounts');
+  addSharingRoutes(router, services, (req) => ({ kind: 'admin', userId: requireAuthContext(req).userId }), '/email-accounts');
 
   router.get('/audit-logs', async (req, res) => {
     const query = parseQuery(auditLogQuery, req);

@@ -51,7 +51,7 @@ import { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { EmailSenderService } from '../sending/email-sender-service.js';
 import { IdempotencyRepository } from '../sending/idempotency-repository.js';
 import { SendIdempotency } from '../sending/idempotency.js';
-import { SendThrottle } from '../sending/send-throttle.js';
+import { SendThrottle, UploadBudget } from '../sending/send-throttle.js';
 import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
 import { RetentionService } from '../maintenance/retention-service.js';
 import { AddressHasher } from '../privacy/address-hash.js';
@@ -145,7 +145,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   // The sync calls readStatePusher.push(account) at the start of each account's run to retry failed write-backs.
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, accounts: accountAccess, pusher: readStatePusher, logger });
-  const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts });
+  const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts, limits: config.attachmentDownloads });
 
   const mailStore = new MailStoreRepository(sql);
   // Erased addresses and EMAIL_RETENTION_DAYS: what the sync must not store (src/privacy).
@@ -170,7 +170,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });
   const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: encryptionKeys, logger });
   // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
-  const { maxTotalBytes, rateLimit, rateWindowSeconds } = config.sending;
+  const { maxTotalBytes, rateLimit, rateWindowSeconds, uploadBudgetMb } = config.sending;
   const sending = new EmailSenderService({
     accounts: accountAccess,
     emails,
@@ -182,6 +182,8 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     audit,
     logger,
     maxTotalBytes,
+    uploadBudget: new UploadBudget(throttles, { megabytes: uploadBudgetMb, durationSeconds: rateWindowSeconds }),
+    sessions,
   });
   const retention = new RetentionService({
     transactions,

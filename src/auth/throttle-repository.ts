@@ -8,7 +8,7 @@ import type { Tx } from '../db/transactions.js';
  * once the points are used up, and with anything else when the store fails.
  */
 export interface ThrottleCounter {
-  consume(key: string): Promise<unknown>;
+  consume(key: string, points?: number): Promise<unknown>;
   delete(key: string): Promise<unknown>;
   reward(key: string): Promise<unknown>;
 }

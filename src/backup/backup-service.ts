@@ -14,6 +14,7 @@ import {
   MANIFEST_ENTRY,
   fileEntryName,
   keyFingerprint,
+  manifestHmac,
   type ArchiveHeader,
   type ArchiveManifest,
   type EncryptionKeys,
@@ -118,6 +119,7 @@ export class BackupService {
         files,
         missingFiles,
       };
+      manifest.hmac = manifestHmac(manifest, this.deps.keys.current);
       await writer.addBuffer(MANIFEST_ENTRY, Buffer.from(JSON.stringify(manifest, null, 2)));
       await writer.finish();
       await target.commit();

@@ -5,7 +5,7 @@ import { ArchiveChecker } from './archive-check.js';
 import type { ArchiveReader } from './archive-reader.js';
 import type { DbSession } from './backup-repository.js';
 import type { StagedFiles } from './file-restorer.js';
-import { ArchiveFormatError, type ArchiveManifest } from './manifest.js';
+import { ArchiveFormatError, manifestAuthProblem, type ArchiveManifest, type EncryptionKeys } from './manifest.js';
 
 /** One table's COPY FROM STDIN, fed part by part as the parts stream out of the archive. */
 class CopyIn {
@@ -42,7 +42,7 @@ export interface LoadResult {
  * checksum recomputed on the way. A disagreement with the manifest at the end throws, so the caller
  * rolls back and discards the staged files: nothing of a damaged archive is ever committed.
  */
-export async function loadArchive(reader: ArchiveReader, session: DbSession, staged: StagedFiles): Promise<LoadResult> {
+export async function loadArchive(reader: ArchiveReader, session: DbSession, staged: StagedFiles, keys: EncryptionKeys | null): Promise<LoadResult> {
   const { header } = reader;
   const checker = new ArchiveChecker(header, reader.headerSha256);
   let copy: CopyIn | undefined;
@@ -70,6 +70,9 @@ export async function loadArchive(reader: ArchiveReader, session: DbSession, sta
     } else {
       await endCopy();
       const problems = checker.compare(entry.manifest);
+      // keys null: --ignore-key-mismatch with another key, the HMAC cannot be checked (the operator chose so).
+      const forged = keys ? manifestAuthProblem(header, entry.manifest, keys) : null;
+      if (forged) problems.push(forged);
       if (problems.length > 0) throw new ArchiveFormatError(`the archive does not match its manifest (nothing was restored):\n  - ${problems.join('\n  - ')}`);
       manifest = entry.manifest;
     }

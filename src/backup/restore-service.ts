@@ -89,7 +89,7 @@ export class RestoreService {
         }
         const loadedTables = header.tables.map((t) => t.name);
         await s.setUserTriggers(loadedTables, false);
-        const result = await loadArchive(reader, s, staged);
+        const result = await loadArchive(reader, s, staged, key === 'different' ? null : keys);
         await s.setUserTriggers(loadedTables, true);
         return { ...result, sequences: await s.fixSequences(header.tables.map((t) => t.name)) };
       });

@@ -1,7 +1,7 @@
 import { ArchiveChecker } from './archive-check.js';
 import { ArchiveReader } from './archive-reader.js';
 import { Digest } from './digest.js';
-import { ArchiveFormatError, keyStatus, type EncryptionKeys, type TableSum } from './manifest.js';
+import { ArchiveFormatError, keyStatus, manifestAuthProblem, type EncryptionKeys, type TableSum } from './manifest.js';
 
 export type SchemaStatus = 'current' | 'older' | 'newer' | 'unrelated';
 
@@ -71,6 +71,9 @@ export async function verifyArchive(file: string, keys: EncryptionKeys, known: s
         checker.fileDone(entry.key, digest);
       } else {
         report.problems.push(...checker.compare(entry.manifest));
+        // With another key (reported as keyStatus 'different', which restore refuses) the HMAC cannot be checked.
+        const forged = report.keyStatus === 'different' ? null : manifestAuthProblem(header, entry.manifest, keys);
+        if (forged) report.problems.push(forged);
         report.tables = header.tables.map((t) => checker.tableSum(t.name));
         report.rows = report.tables.reduce((n, t) => n + t.rows, 0);
         report.files = entry.manifest.files.length;

@@ -51,7 +51,15 @@ export class AppConfig {
   /** Addresses/CIDR ranges allowed to scrape metrics; empty = endpoint off. */
   readonly metricsAllow: string[];
   readonly shutdownTimeoutMs: number;
-  readonly sending: { maxTotalBytes: number; rateLimit: number; rateWindowSeconds: number };
+  readonly sending: {
+    maxTotalBytes: number;
+    rateLimit: number;
+    rateWindowSeconds: number;
+    uploadBudgetMb: number;
+    uploadsPerUser: number;
+    uploadsTotal: number;
+  };
+  readonly attachmentDownloads: { perUser: number; total: number; idleTimeoutMs: number };
   readonly uploadLimits: UploadLimits;
   readonly auditRetentionDays: number;
   /** EMAIL_RETENTION_DAYS (undefined: emails are kept forever) and what happens to contacts it empties. */
@@ -82,7 +90,19 @@ export class AppConfig {
     this.metricsPath = raw.METRICS_PATH;
     this.metricsAllow = raw.METRICS_ALLOW;
     this.shutdownTimeoutMs = raw.SHUTDOWN_TIMEOUT_MS;
-    this.sending = { maxTotalBytes: raw.SEND_MAX_TOTAL_BYTES, rateLimit: raw.SEND_RATE_LIMIT, rateWindowSeconds: raw.SEND_RATE_WINDOW_SECONDS };
+    this.sending = {
+      maxTotalBytes: raw.SEND_MAX_TOTAL_BYTES,
+      rateLimit: raw.SEND_RATE_LIMIT,
+      rateWindowSeconds: raw.SEND_RATE_WINDOW_SECONDS,
+      uploadBudgetMb: raw.SEND_UPLOAD_BUDGET_MB,
+      uploadsPerUser: raw.SEND_UPLOADS_PER_USER,
+      uploadsTotal: raw.SEND_UPLOADS_TOTAL,
+    };
+    this.attachmentDownloads = {
+      perUser: raw.ATTACHMENT_DOWNLOADS_PER_USER,
+      total: raw.ATTACHMENT_DOWNLOADS_TOTAL,
+      idleTimeoutMs: raw.ATTACHMENT_IDLE_TIMEOUT_MS,
+    };
     const MB = 1024 * 1024;
     this.uploadLimits = {
       quotaFiles: raw.TIMESHEET_QUOTA_FILES,

@@ -137,6 +137,16 @@ export const envSchema = z.object({
   /** Emails one user may send per SEND_RATE_WINDOW_SECONDS (429 beyond). */
   SEND_RATE_LIMIT: withDefault(z.coerce.number().int().min(1).max(100_000), '60'),
   SEND_RATE_WINDOW_SECONDS: withDefault(z.coerce.number().int().min(1).max(86_400), '3600'),
+  /** Megabytes of attachments one user may upload to the mail server per SEND_RATE_WINDOW_SECONDS (429 beyond; failed sends count too). */
+  SEND_UPLOAD_BUDGET_MB: withDefault(z.coerce.number().int().min(1).max(1_000_000), '250'),
+  /** Multipart sends (uploads) in progress at once, per user and in this process (429 beyond). */
+  SEND_UPLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '2'),
+  SEND_UPLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16'),
+  /** Attachment downloads in progress at once, per user and in this process (429 beyond). */
+  ATTACHMENT_DOWNLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '4'),
+  ATTACHMENT_DOWNLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16'),
+  /** A download whose mail server or client moves no byte for this long is ended. */
+  ATTACHMENT_IDLE_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(600_000), '30000'),
   /** Per-user timesheet quota: number of files, and megabytes in all. */
   TIMESHEET_QUOTA_FILES: withDefault(z.coerce.number().int().min(1).max(1_000_000), '500'),
   TIMESHEET_QUOTA_MB: withDefault(z.coerce.number().int().min(1).max(10_000_000), '500'),

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ConflictError, NotFoundError } from '../errors/app-errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/app-errors.js';
 import type { EmailAccount } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -44,6 +44,7 @@ export interface EmailAccountServiceDeps {
 
 const DUPLICATE = 'Tento emailový účet je už pripojený';
 const INACTIVE = 'Emailový účet je vypnutý; zapnite ho pred synchronizáciou';
+const ADDRESS_NEEDS_PASSWORD = 'Pri zmene adresy zadajte aj heslo k novej schránke (emailPassword)';
 
 /**
  * A user's email accounts: validated against the JMAP server before they are stored, passwords sealed
@@ -139,7 +140,13 @@ export class EmailAccountService {
     const { accounts, audit } = this.deps;
     const current = await this.get(userId, accountId, 'manage');
     const email = changes.email?.trim().toLowerCase();
-    const credentialsChange = (email !== undefined && email !== current.email) || changes.emailPassword !== undefined;
+    const addressChange = email !== undefined && email !== current.email;
+    // Another mailbox is reached with its own password only: the stored one may open it too (the
+    // same password on several mailboxes), and whoever manages the account need not know it (issue 26).
+    if (addressChange && changes.emailPassword === undefined) {
+      throw new ValidationError(ADDRESS_NEEDS_PASSWORD, [{ field: 'emailPassword', message: ADDRESS_NEEDS_PASSWORD }]);
+    }
+    const credentialsChange = addressChange || changes.emailPassword !== undefined;
     let jmapAccountId: string | undefined;
     if (credentialsChange) {
       const password = changes.emailPassword ?? this.credentialsOf(current).password;

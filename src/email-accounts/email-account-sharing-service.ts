@@ -8,7 +8,8 @@ import type { EmailAccountMemberRepository, MemberRecord, MemberRights } from '.
 import type { OwnershipTransfer } from './ownership-transfer.js';
 
 /** Who changes shares: a member of the account (the API) or an administrator (crm-admin, /api/admin). */
-export type SharingActor = { kind: 'member'; userId: string } | { kind: 'admin' };
+/** An administrator acting over HTTP is named (userId), so audit records and created_by say who (issue 26); crm-admin is not. */
+export type SharingActor = { kind: 'member'; userId: string } | { kind: 'admin'; userId?: string };
 
 export interface NewShare {
   userId: string;
@@ -71,7 +72,12 @@ export class EmailAccountSharingService {
         const rights = validRights({ role: input.role, canRead: input.canRead, canSend: input.canSend });
         await members.insert(accountId, input.userId, rights, actorId(actor), tx);
         await audit.record(
-          { action: AuditActions.emailAccountShared, userId: user.id, username: user.username, details: { emailAccountId: accountId, email: account.email, by: actorId(actor), ...rights } },
+          {
+            action: AuditActions.emailAccountShared,
+            userId: user.id,
+            username: user.username,
+            details: { emailAccountId: accountId, email: account.email, by: actorId(actor), ...(actor.kind === 'admin' ? { byAdmin: true } : {}), ...rights },
+          },
           meta,
           tx,
         );
@@ -176,7 +182,7 @@ export class EmailAccountSharingService {
 }
 
 function actorId(actor: SharingActor): string | null {
-  return actor.kind === 'member' ? actor.userId : null;
+  return actor.userId ?? null;
 }
 
 /** A viewer reads only (the database says the same in a CHECK). */

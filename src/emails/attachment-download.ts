@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import { NotFoundError, UpstreamError } from '../errors/app-errors.js';
+import { ConcurrencyGate } from '../shared/concurrency-gate.js';
 import { downloadBlob, JmapError, JmapProtocolError, JmapTimeoutError, type JmapClient } from '../jmap/index.js';
 import type { EmailAccount } from '../models/index.js';
 import type { AttachmentRecord } from './email-records.js';
@@ -11,10 +12,21 @@ export interface AttachmentStream {
   body: Readable;
   /** Bytes, when the mail server said (Content-Length). */
   size?: number;
+  /** The client's side gets the same idle timeout: a reader that stops reading is cut off. */
+  idleTimeoutMs: number;
 }
 
 const ATTACHMENT_NOT_FOUND = 'Príloha neexistuje';
 const BLOB_GONE = 'Príloha sa na poštovom serveri už nenachádza';
+const TOO_MANY = 'Príliš veľa sťahovaní príloh naraz. Počkajte, kým sa dokončia, a skúste to znova.';
+
+export interface DownloadLimits {
+  /** Downloads in progress per user, and in this process (429 beyond). */
+  perUser: number;
+  total: number;
+  /** A transfer that moves no byte for this long is ended (its mail-server request with it). */
+  idleTimeoutMs: number;
+}
 
 /**
  * Attachments of synced mail, streamed from the mail server's download URL on each request: the CRM
@@ -22,28 +34,47 @@ const BLOB_GONE = 'Príloha sa na poštovom serveri už nenachádza';
  * (EmailService.get), and the account's content through EmailAccountAccess.readableAccount.
  */
 export class AttachmentDownloads {
+  /**
+   * Each download holds one of the mail server's HTTP workers until it ends: one member holding 55
+   * downloads open without reading tied them all up (issue 26).
+   */
+  private readonly gate: ConcurrencyGate;
+
   constructor(
     private readonly deps: {
       emails: EmailService;
       accounts: EmailAccountAccess;
       mail: { clientFor(account: EmailAccount): JmapClient };
+      limits: DownloadLimits;
     },
-  ) {}
+  ) {
+    this.gate = new ConcurrencyGate({ perKey: deps.limits.perUser, total: deps.limits.total }, TOO_MANY);
+  }
 
+  /**
+   * The attachment's stream from the mail server. It holds a place of the download bound until it
+   * closes: read to the end, destroyed by the caller (the client left), or ended after
+   * idleTimeoutMs without a byte moving (the client stopped reading, or the server stalled).
+   */
   async open(userId: string, emailId: string, attachmentId: string, signal?: AbortSignal): Promise<AttachmentStream> {
     const email = await this.deps.emails.get(userId, emailId);
     const attachment = email.attachments?.find((a) => a.id === attachmentId);
     if (!attachment) throw new NotFoundError(ATTACHMENT_NOT_FOUND);
     const account = await this.deps.accounts.readableAccount(userId, email.emailAccountId);
+    const release = this.gate.enter(userId);
     try {
       const client = this.deps.mail.clientFor(account);
       const download = await downloadBlob(client, account.jmapAccountId, attachment.blobId, {
         name: attachment.name ?? 'attachment',
         type: attachment.type,
         signal,
+        idleTimeoutMs: this.deps.limits.idleTimeoutMs,
       });
-      return { attachment, body: download.body, size: download.size };
+      download.body.once('close', release);
+      if (download.body.destroyed) release();
+      return { attachment, body: download.body, size: download.size, idleTimeoutMs: this.deps.limits.idleTimeoutMs };
     } catch (err) {
+      release();
       throw downloadError(err);
     }
   }

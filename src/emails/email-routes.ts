@@ -72,8 +72,11 @@ const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]
  * Always a download (Content-Disposition: attachment with an RFC 6266 name), never rendered: with
  * nosniff and the API's CSP, even an HTML or SVG attachment cannot run in the CRM's origin.
  */
-async function sendAttachment({ attachment, body, size }: AttachmentStream, res: Response): Promise<void> {
+async function sendAttachment({ attachment, body, size, idleTimeoutMs }: AttachmentStream, res: Response): Promise<void> {
   const name = sanitiseFileName(attachment.name ?? '') || 'priloha';
+  // A client that stops reading stalls the socket: after the idle time it is cut off, and the
+  // pipeline destroys the mail server's transfer with it (issue 26).
+  res.setTimeout(idleTimeoutMs, () => res.destroy());
   res.status(200);
   res.setHeader('Content-Type', MEDIA_TYPE.test(attachment.type) ? attachment.type : 'application/octet-stream');
   if (size !== undefined) res.setHeader('Content-Length', String(size));

@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import type { JmapClient } from './client.js';
-import { JmapProtocolError } from './errors.js';
+import { JmapProtocolError, JmapTimeoutError } from './errors.js';
 
 export interface UploadedBlob {
   blobId: string;
@@ -89,13 +89,19 @@ export async function downloadBlob(
   client: JmapClient,
   accountId: string,
   blobId: string,
-  options: { name?: string; type?: string; signal?: AbortSignal } = {},
+  options: { name?: string; type?: string; signal?: AbortSignal; idleTimeoutMs?: number } = {},
 ): Promise<BlobDownload> {
   const session = await client.session();
   if (!session.downloadUrl) throw new JmapProtocolError('JMAP session has no downloadUrl');
   const type = options.type ?? 'application/octet-stream';
   const url = expandUrlTemplate(session.downloadUrl, { accountId, blobId, name: options.name || 'blob', type });
   const body = await client.getBlobStream(url, { signal: options.signal });
+  if (options.idleTimeoutMs !== undefined) {
+    // No byte moved for this long, either way (a stalled server, or a reader that stopped reading and
+    // so paused the socket): the transfer ends and the mail server's worker is free again.
+    const idleMs = options.idleTimeoutMs;
+    body.setTimeout(idleMs, () => body.destroy(new JmapTimeoutError(idleMs, url)));
+  }
   const length = Number(body.headers['content-length']);
   return { body, size: body.headers['content-length'] !== undefined && Number.isFinite(length) ? length : undefined, type: body.headers['content-type'] ?? type };
 }

@@ -11,10 +11,15 @@ const files = z.array(z.string().meta({ format: 'binary' })).meta({
 const SENDING =
   'From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ' +
   '("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus ' +
-  'files in "attachments" (fields that choose the account must precede the files). Header Idempotency-Key: the same key ' +
+  'files in "attachments": every text field must precede the first file (the whole form is validated there, before any ' +
+  'byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters ' +
+  '(CR, LF...): 400. Header Idempotency-Key: the same key ' +
   'within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or ' +
-  'whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429). Mail server refusals: ' +
-  'recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts.';
+  'whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a ' +
+  'per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many ' +
+  'multipart sends of one user run at once (429 with Retry-After). Mail server refusals: ' +
+  'recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. ' +
+  'A sender who may send but not read the account (canRead false) gets data.email null.';
 import type { AreaDoc } from './route-doc.js';
 
 export const emailArea: AreaDoc = {
@@ -99,10 +104,12 @@ export const emailArea: AreaDoc = {
       description:
         'The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP ' +
         'server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. ' +
-        'The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502.',
+        'The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502. ' +
+        'Downloads in progress are bounded per user and in all (429 with Retry-After beyond); a transfer that moves no byte ' +
+        'for ATTACHMENT_IDLE_TIMEOUT_MS (the client stopped reading) is cut off.',
       params: attachmentParams,
       success: { status: 200, description: 'The attachment bytes, with the type the email declared', body: 'file', mediaTypes: ['*/*'] },
-      errors: [403, 502, 504],
+      errors: [403, 429, 502, 504],
     },
     {
       method: 'patch',

@@ -2,26 +2,17 @@
  * Files of an outgoing email, streamed from the browser's upload straight to the mail server's upload
  * URL: the CRM holds one chunk at a time (plus the first few kB for the content check), never a file.
  */
+import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, PayloadTooLargeError } from '../errors/app-errors.js';
 import { uploadBlob, type JmapClient } from '../jmap/index.js';
-import { extensionOf, sanitiseFileName } from '../timesheets/file-name.js';
+import { sanitiseFileName } from '../timesheets/file-name.js';
 import type { OutgoingAttachment } from './compose.js';
+import { ContentScan, isExecutableHead, isExecutableName } from './executable-content.js';
 
 /** Enough of the start of a file for every signature file-type knows. */
 const SNIFF_BYTES = 4100;
-
-/**
- * Program formats by content: a ".pdf" that is really a Windows program is refused whatever its
- * name says, and so is an honest ".exe" (mail servers and recipients' filters drop them anyway).
- */
-const EXECUTABLE_CONTENT = new Set(['exe', 'dll', 'elf', 'macho', 'msi', 'cab', 'deb', 'rpm', 'apk', 'dex', 'class', 'wasm', 'lnk', 'swf', 'crx', 'xpi', 'dmg']);
-/** Names that Windows or a mail client would run on a double click. */
-const EXECUTABLE_NAMES = new Set([
-  'exe', 'com', 'scr', 'pif', 'bat', 'cmd', 'msi', 'msp', 'dll', 'cpl', 'vbs', 'vbe', 'js', 'jse', 'wsf', 'wsh', 'ps1', 'psm1',
-  'hta', 'jar', 'lnk', 'reg', 'scf', 'app', 'gadget', 'application', 'msc', 'inf', 'sct',
-]);
 
 export const ATTACHMENT_NOT_ALLOWED = 'Spustiteľné súbory (programy, skripty) nie je možné posielať ako prílohu';
 
@@ -44,6 +35,8 @@ export class AttachmentIntake {
     private readonly jmapAccountId: string,
     private readonly limits: IntakeLimits,
     private readonly signal?: AbortSignal,
+    /** Told the bytes of all files so far before they go on (the user's upload budget; throws beyond it). */
+    private readonly reserve: (totalBytes: number) => Promise<void> = async () => undefined,
   ) {}
 
   get attachments(): OutgoingAttachment[] {
@@ -54,34 +47,39 @@ export class AttachmentIntake {
   async add(stream: Readable, rawName: string, declaredType: string): Promise<OutgoingAttachment> {
     const slot = this.received.push(undefined) - 1;
     const name = sanitiseFileName(rawName) || 'priloha';
-    if (EXECUTABLE_NAMES.has(extensionOf(name))) throw notAllowed();
+    if (isExecutableName(name)) throw notAllowed();
     let detected: { mime: string } | undefined;
-    const checked = this.checked(stream, async (head) => {
+    const digest = createHash('sha256');
+    const checked = this.checked(stream, digest, async (head) => {
       const type = await fileTypeFromBuffer(head).catch(() => undefined);
-      if (type && EXECUTABLE_CONTENT.has(type.ext)) throw notAllowed();
+      if (isExecutableHead(head, type?.ext)) throw notAllowed();
       detected = type;
+      return new ContentScan(head);
     });
     // The type is decided by the content where it can be; the browser's claim only otherwise.
     const claimed = MEDIA_TYPE.test(declaredType.toLowerCase()) ? declaredType.toLowerCase() : 'application/octet-stream';
     const blob = await uploadBlob(this.client, this.jmapAccountId, checked, claimed, { signal: this.signal });
-    const attachment = { blobId: blob.blobId, name, type: detected?.mime ?? claimed, size: blob.size };
+    const attachment = { blobId: blob.blobId, name, type: detected?.mime ?? claimed, size: blob.size, sha256: digest.digest('hex') };
     this.received[slot] = attachment;
     return attachment;
   }
 
   /** The stream again, after `inspect` saw its first bytes, counting sizes against the limits as it goes. */
-  private async *checked(stream: Readable, inspect: (head: Buffer) => Promise<void>): AsyncGenerator<Uint8Array> {
+  private async *checked(stream: Readable, digest: Hash, inspect: (head: Buffer) => Promise<ContentScan>): AsyncGenerator<Uint8Array> {
     let head: Buffer[] = [];
     let headBytes = 0;
-    let inspected = false;
+    let scan: ContentScan | undefined;
     let size = 0;
     try {
       // destroyOnReturn false: leaving the loop early must not destroy the form's file stream (see finally).
       for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         size += chunk.length;
         this.total += chunk.length;
+        digest.update(chunk);
         if (size > this.limits.perFile || this.total > this.limits.total) throw this.tooLarge();
-        if (inspected) {
+        await this.reserve(this.total);
+        if (scan) {
+          if (scan.push(chunk)) throw notAllowed();
           yield chunk;
           continue;
         }
@@ -90,13 +88,13 @@ export class AttachmentIntake {
         if (headBytes < SNIFF_BYTES) continue;
         const first = Buffer.concat(head, headBytes);
         head = [];
-        await inspect(first.subarray(0, SNIFF_BYTES));
-        inspected = true;
+        scan = await inspect(first.subarray(0, SNIFF_BYTES));
+        if (scan.push(first)) throw notAllowed();
         yield first;
       }
-      if (!inspected) {
+      if (!scan) {
         const first = Buffer.concat(head, headBytes);
-        await inspect(first);
+        if ((await inspect(first)).push(first)) throw notAllowed();
         yield first;
       }
     } finally {

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Email, EmailAddress, Envelope } from '../jmap/index.js';
+import { headerName, headerText } from './header-text.js';
 
 export interface Recipient {
   email: string;
@@ -21,6 +22,8 @@ export interface OutgoingAttachment {
   name: string;
   type: string;
   size: number;
+  /** Of the content, for the request's Idempotency-Key hash. */
+  sha256?: string;
 }
 
 export interface DraftInput extends Recipients {
@@ -42,7 +45,7 @@ const REPLY_PREFIX = /^\s*(?:re|aw|odp|sv)\s*(?:\[\d+\])?\s*:\s*/i;
 
 /** "Re: " exactly once, whatever prefixes the original carried. */
 export function replySubject(original: string | null | undefined): string {
-  let subject = (original ?? '').trim();
+  let subject = headerText(original);
   while (REPLY_PREFIX.test(subject)) subject = subject.replace(REPLY_PREFIX, '');
   return `Re: ${subject}`.trim();
 }
@@ -96,7 +99,7 @@ export function draftEmail(input: DraftInput): Record<string, unknown> {
   const draft: Record<string, unknown> = {
     from: [address(input.from)],
     to: input.to.map(address),
-    subject: input.subject,
+    subject: headerText(input.subject),
     messageId: [input.messageId],
     sentAt: input.sentAt.toISOString(),
     bodyValues,
@@ -125,6 +128,8 @@ export function envelopeOf(from: string, recipients: Recipients): Envelope {
   return { mailFrom: from, rcptTo };
 }
 
+/** Every address of a draft's headers passes here: its name cleaned of anything that could end the line. */
 function address(r: Recipient): { email: string; name?: string } {
-  return r.name ? { email: r.email, name: r.name } : { email: r.email };
+  const name = headerName(r.name);
+  return name ? { email: r.email, name } : { email: r.email };
 }

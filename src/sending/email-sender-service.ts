@@ -10,18 +10,18 @@ import type { ContactService } from '../contacts/contact-service.js';
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { EmailService } from '../emails/email-service.js';
-import { ValidationError } from '../errors/app-errors.js';
+import { AuthenticationError, ForbiddenError, NotFoundError, ValidationError } from '../errors/app-errors.js';
 import { createAndSubmit, JmapError, JmapProtocolError, prepareSend, type Email, type JmapClient, type SendSetup } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { EmailAccount } from '../models/index.js';
 import { EMAIL_GET_ARGS } from '../sync/jmap-sync-calls.js';
 import type { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { draftEmail, envelopeOf, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
-import type { SendIdempotency, StoredResponse } from './idempotency.js';
+import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
 import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
-import type { SendThrottle } from './send-throttle.js';
+import type { SendThrottle, UploadBudget } from './send-throttle.js';
 import { MAX_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
 
 export { OutgoingMessage, type SendTarget } from './outgoing-message.js';
@@ -46,10 +46,13 @@ export interface EmailSenderDeps {
   logger: Logger;
   /** SEND_MAX_TOTAL_BYTES: all attachments of one email. */
   maxTotalBytes: number;
+  uploadBudget: UploadBudget;
+  /** Checks the caller's session again right before the submission. */
+  sessions?: { activeSession(sessionId: string, userId: string): Promise<unknown> };
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
-const FIELDS_FIRST = 'Polia emailAccountId alebo contactId uveďte vo formulári pred prílohami';
+const TOO_MANY_RECIPIENTS = `Najviac ${MAX_RECIPIENTS} adresátov spolu`;
 
 export class EmailSenderService {
   private readonly origins: SendOrigins;
@@ -58,35 +61,44 @@ export class EmailSenderService {
     this.origins = new SendOrigins(deps);
   }
 
-  start(userId: string, target: SendTarget, signal?: AbortSignal): OutgoingMessage {
-    return new OutgoingMessage(userId, target, signal);
+  start(userId: string, target: SendTarget, signal?: AbortSignal, sessionId?: string): OutgoingMessage {
+    return new OutgoingMessage(userId, target, signal, sessionId);
   }
 
   /**
-   * Runs one send with its guards: the per-user rate limit (a send that sent nothing gives its point
-   * back) and, with an Idempotency-Key, at most one send per key (src/sending/idempotency.ts).
+   * Runs one send with its guards: the per-user rate limit (a send that sent nothing and uploaded
+   * nothing gives its point back; uploaded bytes are counted by the upload budget as well) and, with an Idempotency-Key, at most one send per key (src/sending/idempotency.ts).
    */
-  async guarded(message: OutgoingMessage, key: string | undefined, fingerprint: string, work: () => Promise<{ status: number; body: unknown }>): Promise<StoredResponse> {
+  async guarded(
+    message: OutgoingMessage,
+    key: string | undefined,
+    fingerprint: string,
+    work: () => Promise<{ status: number; body: unknown }>,
+    content?: RequestContent,
+  ): Promise<StoredResponse> {
     const { throttle, idempotency } = this.deps;
     const attempt = async () => {
       await throttle.take(message.userId);
       try {
         return await work();
       } catch (err) {
-        if (message.outcome === 'nothing') await throttle.giveBack(message.userId).catch(() => undefined);
+        if (message.outcome === 'nothing' && message.uploadedBytes === 0) await throttle.giveBack(message.userId).catch(() => undefined);
         throw err;
       }
     };
     if (key === undefined) return { ...(await attempt()), replayed: false };
-    return idempotency.run(message.userId, key, fingerprint, attempt, () => message.outcome);
+    return idempotency.run(message.userId, key, fingerprint, attempt, () => message.outcome, content);
   }
 
-  /** Uploads one attachment while the form is still arriving. `fields` are the form fields read so far. */
-  async attach(message: OutgoingMessage, fields: Partial<ComposeBody>, stream: Readable, fileName: string, type: string): Promise<{ blobId: string; size: number }> {
-    if (message.target.kind === 'new' && !message.origin && fields.emailAccountId === undefined && fields.contactId === undefined) {
-      throw new ValidationError(FIELDS_FIRST, [{ field: 'emailAccountId', message: FIELDS_FIRST }]);
-    }
-    const origin = await this.origins.of(message, fields);
+  /**
+   * Uploads one attachment while the form is still arriving. `body` is the whole form's text fields,
+   * already validated (they come before the files): nothing goes to the mail server for a form that
+   * would be refused anyway (issue 26).
+   */
+  async attach(message: OutgoingMessage, body: ReplyBody | ComposeBody, stream: Readable, fileName: string, type: string): Promise<{ blobId: string; size: number }> {
+    const first = !message.origin;
+    const origin = await this.origins.of(message, body);
+    if (first) precheckRecipients(origin, body);
     try {
       return await origin.intake.add(stream, fileName, type);
     } catch (err) {
@@ -119,6 +131,9 @@ export class EmailSenderService {
     });
     const envelope = envelopeOf(setup.identity.email, recipients);
 
+    // The right was checked when the send began, possibly minutes ago (a long upload): a member
+    // removed or signed out since must not send from the account (issue 26).
+    await this.stillAllowed(message, account);
     message.outcome = 'unknown';
     let outcome;
     try {
@@ -147,7 +162,7 @@ export class EmailSenderService {
     };
     const emailId = await this.record(account, outcome.email && withSentText(outcome.email, body.text), setup, own, details, message.userId, meta);
     return {
-      email: emailId ? await this.deps.emails.get(message.userId, emailId) : null,
+      email: emailId ? await this.readable(message.userId, emailId) : null,
       messageId,
       emailAccountId: account.id,
       recipients: envelope.rcptTo.length,
@@ -198,11 +213,41 @@ export class EmailSenderService {
     const recipients = { to: list(body.to, computed.to), cc: list(body.cc, computed.cc), bcc: list(body.bcc, []) };
     const count = recipients.to.length + recipients.cc.length + recipients.bcc.length;
     if (count === 0) throw new ValidationError(NO_RECIPIENTS, [{ field: 'to', message: NO_RECIPIENTS }]);
-    if (count > MAX_RECIPIENTS) {
-      throw new ValidationError(`Najviac ${MAX_RECIPIENTS} adresátov spolu`, [{ field: 'to', message: `Najviac ${MAX_RECIPIENTS} adresátov spolu` }]);
-    }
+    if (count > MAX_RECIPIENTS) throw new ValidationError(TOO_MANY_RECIPIENTS, [{ field: 'to', message: TOO_MANY_RECIPIENTS }]);
     return recipients;
   }
+
+  /** The send right (and the session, when known) once more, right before the submission. */
+  private async stillAllowed(message: OutgoingMessage, account: EmailAccount): Promise<void> {
+    if (message.sessionId !== undefined && this.deps.sessions) {
+      const user = await this.deps.sessions.activeSession(message.sessionId, message.userId);
+      if (!user) throw new AuthenticationError();
+    }
+    await this.deps.accounts.sendingAccount(message.userId, account.id);
+  }
+
+  /**
+   * The sent email as the sender may see it: a member who may send but not read (canRead false) gets
+   * null, not a 403 after the message went out (a retry with a new key would send it twice).
+   */
+  private async readable(userId: string, emailId: string): Promise<EmailRecord | null> {
+    try {
+      return await this.deps.emails.get(userId, emailId);
+    } catch (err) {
+      if (err instanceof ForbiddenError || err instanceof NotFoundError) return null;
+      throw err;
+    }
+  }
+}
+
+/**
+ * What can be told about the recipients before the first attachment goes out: too many given, or
+ * none at all for a new message without a contact (a reply and a contact supply their own).
+ */
+function precheckRecipients(origin: SendOrigin, body: ReplyBody | ComposeBody): void {
+  const given = (body.to?.length ?? 0) + (body.cc?.length ?? 0) + (body.bcc?.length ?? 0);
+  if (given > MAX_RECIPIENTS) throw new ValidationError(TOO_MANY_RECIPIENTS, [{ field: 'to', message: TOO_MANY_RECIPIENTS }]);
+  if (given === 0 && !origin.original && !origin.contact) throw new ValidationError(NO_RECIPIENTS, [{ field: 'to', message: NO_RECIPIENTS }]);
 }
 
 /**

@@ -20,6 +20,17 @@ export type SendOutcome = 'sent' | 'nothing' | 'unknown';
 
 const IN_PROGRESS = 'Požiadavka s týmto kľúčom (Idempotency-Key) sa ešte spracúva alebo skončila s neistým výsledkom; skontrolujte odoslanú poštu';
 const OTHER_REQUEST = 'Kľúč Idempotency-Key bol už použitý pre inú požiadavku';
+const OTHER_BODY = 'Kľúč Idempotency-Key bol už použitý pre požiadavku s iným obsahom';
+
+/** How a request's content hash is known: at once (JSON), or only by reading the form (multipart). */
+export interface RequestContent {
+  /** Known before the work starts (JSON bodies). */
+  known?: string;
+  /** Reads the request without sending anything, for comparing a retry with the stored request. */
+  read(): Promise<string>;
+  /** After the work: the hash of what was sent. */
+  sent(): Promise<string | undefined>;
+}
 
 export class SendIdempotency {
   constructor(private readonly keys: IdempotencyRepository) {}
@@ -27,7 +38,8 @@ export class SendIdempotency {
   /**
    * Runs `work` once per (user, key). A retry after success answers the stored response; a retry
    * while the first runs, or after an unknown outcome, is a 409; a key used for another request
-   * (other path) is a 409 too. `outcomeOf` tells what a failure of `work` means for the key.
+   * (other path) or with another body (issue 26) is a 409 too. `outcomeOf` tells what a failure of
+   * `work` means for the key.
    */
   async run(
     userId: string,
@@ -35,11 +47,15 @@ export class SendIdempotency {
     fingerprint: string,
     work: () => Promise<{ status: number; body: unknown }>,
     outcomeOf: (err: unknown) => SendOutcome,
+    content?: RequestContent,
   ): Promise<StoredResponse> {
-    const existing = await this.keys.claim(userId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS);
+    const existing = await this.keys.claim(userId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS, content?.known ?? null);
     if (existing) {
       if (existing.fingerprint !== fingerprint) throw new ConflictError(OTHER_REQUEST, undefined, 'idempotency_conflict');
       if (existing.status !== 'done' || existing.response_status === null) throw new ConflictError(IN_PROGRESS, undefined, 'idempotency_conflict');
+      if (content && existing.body_hash !== null && existing.body_hash !== (content.known ?? (await content.read()))) {
+        throw new ConflictError(OTHER_BODY, undefined, 'idempotency_conflict');
+      }
       return { status: existing.response_status, body: existing.response_body, replayed: true };
     }
     let response: { status: number; body: unknown };
@@ -49,7 +65,7 @@ export class SendIdempotency {
       if (outcomeOf(err) === 'nothing') await this.keys.release(userId, key);
       throw err;
     }
-    await this.keys.complete(userId, key, response.status, response.body);
+    await this.keys.complete(userId, key, response.status, response.body, (await content?.sent()) ?? null);
     return { ...response, replayed: false };
   }
 }

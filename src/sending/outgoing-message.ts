@@ -27,11 +27,16 @@ export class OutgoingMessage {
   /** 'nothing' until the submission request leaves; 'unknown' while it is under way; 'sent' after. */
   outcome: SendOutcome = 'nothing';
   origin?: Promise<SendOrigin>;
+  /** Attachment bytes sent to the mail server so far, and the 1 MiB blocks of the upload budget spent on them. */
+  uploadedBytes = 0;
+  uploadBlocks = 0;
 
   constructor(
     readonly userId: string,
     readonly target: SendTarget,
     /** Aborted when the client goes away: stops attachment uploads in progress. */
     readonly signal?: AbortSignal,
+    /** The caller's session, checked again right before the submission (a sign-out mid-upload stops the send). */
+    readonly sessionId?: string,
   ) {}
 }

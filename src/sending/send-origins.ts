@@ -9,6 +9,7 @@ import type { EmailAccount } from '../models/index.js';
 import { AttachmentIntake, type IntakeLimits } from './attachment-intake.js';
 import type { OutgoingMessage, SendOrigin } from './outgoing-message.js';
 import { mailServerError } from './send-errors.js';
+import type { UploadBudget } from './send-throttle.js';
 import type { ComposeBody } from './send-request.js';
 
 /** Signed-in JMAP clients kept per account, so a send does not fetch the session again each time. */
@@ -22,6 +23,7 @@ export interface SendOriginDeps {
   mail: { clientFor(account: EmailAccount): JmapClient };
   /** SEND_MAX_TOTAL_BYTES: all attachments of one email. */
   maxTotalBytes: number;
+  uploadBudget: UploadBudget;
 }
 
 /**
@@ -57,7 +59,8 @@ export class SendOrigins {
     }
     const account = await accounts.sendingAccount(message.userId, accountId);
     const client = this.clientFor(account);
-    const intake = new AttachmentIntake(client, account.jmapAccountId, await this.limits(client, account), message.signal);
+    const limits = await this.limits(client, account);
+    const intake = new AttachmentIntake(client, account.jmapAccountId, limits, message.signal, (bytes) => this.deps.uploadBudget.reserve(message, bytes));
     return { account, client, original, contact, intake };
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { looseBoolean } from '../shared/validation.js';
 import type { Recipient } from './compose.js';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE, MAX_DISPLAY_NAME } from './header-text.js';
 
 /** Text and HTML bodies each (JSON bodies are capped lower by the JSON parser's 100 kB). */
 export const MAX_BODY_CHARS = 1_000_000;
@@ -16,6 +17,11 @@ const recipientList = z.preprocess(
   },
   z.array(
     z.string({ error: 'Adresát musí byť text' }).transform((text, ctx): Recipient => {
+      // A line break in a name would write headers into the message (issue 26): refused, not cleaned.
+      if (CONTROL_CHARACTERS.test(text)) {
+        ctx.addIssue({ code: 'custom', message: `Adresát obsahuje riadiace znaky (napr. koniec riadka): ${JSON.stringify(text.slice(0, 100))}` });
+        return z.NEVER;
+      }
       const named = NAMED.exec(text);
       const email = (named ? named[2] : text).trim();
       if (!ADDRESS.safeParse(email).success) {
@@ -23,7 +29,7 @@ const recipientList = z.preprocess(
         return z.NEVER;
       }
       const name = named?.[1]?.trim();
-      return name ? { email, name: name.slice(0, 200) } : { email };
+      return name ? { email, name: name.slice(0, MAX_DISPLAY_NAME) } : { email };
     }),
   ),
 );
@@ -35,7 +41,11 @@ const common = {
   to: recipientList.optional(),
   cc: recipientList.optional(),
   bcc: recipientList.optional(),
-  subject: z.string({ error: 'Predmet musí byť text' }).max(998, 'Predmet je príliš dlhý (najviac 998 znakov)').optional(),
+  subject: z
+    .string({ error: 'Predmet musí byť text' })
+    .max(998, 'Predmet je príliš dlhý (najviac 998 znakov)')
+    .refine((s) => !CONTROL_CHARACTERS.test(s.replaceAll('\t', ' ')), CONTROL_CHARACTERS_MESSAGE)
+    .optional(),
   text: z.string({ error: 'Text správy je povinný' }).max(MAX_BODY_CHARS, 'Text správy je príliš dlhý'),
   html: z.string({ error: 'HTML musí byť text' }).max(MAX_BODY_CHARS, 'HTML správy je príliš dlhé').optional(),
 };

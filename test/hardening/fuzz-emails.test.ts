@@ -1,4 +1,5 @@
 import { describeFuzz, type SuiteRoute } from './support/fuzz.js';
+import { sendFormBody } from './support/multipart.js';
 
 const routes: SuiteRoute[] = [
   {
@@ -13,6 +14,8 @@ const routes: SuiteRoute[] = [
   // The read write-back goes to the unreachable mail server of the fuzzing app: it stays pending, quickly.
   { method: 'PATCH', path: '/api/emails/:id', recordOf: (a) => a.email.id, validBody: () => ({ isRead: true }), runs: 250, expectAccepted: true },
   { method: 'POST', path: '/api/emails/contact/:contactId/read', recordOf: (a) => a.contact.id, runs: 200, expectAccepted: true },
+  // Multipart sends (issue 26): fields and files in any order, hostile names; the mail server is unreachable.
+  { method: 'POST', path: '/api/emails', bodies: sendFormBody, runs: 150, allowUpstream: true },
 ];
 
 describeFuzz('hardening: fuzzing /api/emails', routes);

@@ -172,6 +172,40 @@ describe('crm-admin db backup / restore (ops)', function () {
     expect(res.stderr).to.match(/DAMAGED/);
   });
 
+  it('refuses a forged archive (a user made admin, every sha256 recomputed): --verify fails, restore loads nothing', async function () {
+    // Issue 26: checksums alone let anyone who can write the archive edit it; the manifest's HMAC
+    // under a key derived from CRM_ENCRYPTION_KEY does not.
+    const forged = path.join(work, 'forged.tar.gz');
+    let usersPart: Buffer | undefined;
+    await rewriteArchive(archive, forged, (name, data) => {
+      if (name.includes('-users/part-')) {
+        usersPart = Buffer.from(data.toString('utf8').replaceAll('\tmember\t', '\tadmin\t'));
+        expect(usersPart.equals(data), 'the fixture has a plain user to promote').to.equal(false);
+        return usersPart;
+      }
+      if (name !== 'manifest.json') return data;
+      const manifest = JSON.parse(data.toString('utf8')) as { tables: Array<{ name: string; bytes: number; sha256: string }> };
+      const users = manifest.tables.find((t) => t.name === 'users')!;
+      users.bytes = usersPart!.length;
+      users.sha256 = crypto.createHash('sha256').update(usersPart!).digest('hex');
+      return Buffer.from(JSON.stringify(manifest, null, 2));
+    });
+    const verify = cli(['db', 'backup', '--verify', forged]);
+    expect(verify.status, verify.stdout).to.equal(1);
+    expect(verify.stderr).to.match(/HMAC does not match/);
+    expect(verify.stderr).not.to.match(/checksum differs/);
+
+    const db = await freshDatabase('bk_forged');
+    cleanups.push(db.drop);
+    const dataDir = tempDir('forged');
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const res = cli(['db', 'restore', forged], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
+    expect(res.status, res.stderr).to.equal(1);
+    expect(res.stderr).to.match(/HMAC does not match/);
+    const [admins] = await dumpTablesRaw(db.env.DATABASE_URL!, "SELECT count(*)::text AS r FROM users WHERE role = 'admin'");
+    expect(admins).to.equal('0');
+  });
+
   it('restores into a fresh embedded PostgreSQL in a new data directory: identical rows and files', async function () {
     const dataDir = tempDir('embedded');
     const embedded = new EmbeddedPostgres(dataDir);

@@ -113,7 +113,7 @@ describe('sending: attachments both ways', function () {
     expect(await waitForServerEmails(bob, subject, 1, 500)).to.have.length(0);
   });
 
-  it('the account must be chosen before the files, and a form over the limit is 413', async () => {
+  it('the text fields must come before the files, and a form over the limit is 413', async () => {
     const early = await owner
       .as(request(app).post('/api/emails'))
       .attach('attachments', randomFile(10), { filename: 'a.bin' })
@@ -121,7 +121,7 @@ describe('sending: attachments both ways', function () {
       .field('to', bob.user)
       .field('text', 'x');
     expect(early.status).to.equal(400);
-    expect(early.body.error.message).to.equal('Polia emailAccountId alebo contactId uveďte vo formulári pred prílohami');
+    expect(early.body.error.message).to.equal('Textové polia formulára (adresáti, predmet, text...) uveďte pred prílohami');
 
     const small = await testApp({ SEND_MAX_TOTAL_BYTES: '100000' });
     const big = await owner

@@ -136,9 +136,11 @@ describe('sending: guards', function () {
     const sender = await crmUser();
     const account = await linkViaApi(limited, ctx, sender, await freshMailUser('alice'));
     const key = `k-${randomBytes(6).toString('hex')}`;
+    const keyed = uniqueSubject('Limit');
+    // A replay is the same request (same body): another body with the key would be a 409.
     const send = (withKey: boolean) => {
       const req = sender.as(request(limited).post('/api/emails'));
-      return (withKey ? req.set('Idempotency-Key', key) : req).send({ emailAccountId: account, to: bob.user, subject: uniqueSubject('Limit'), text: 'x' });
+      return (withKey ? req.set('Idempotency-Key', key) : req).send({ emailAccountId: account, to: bob.user, subject: withKey ? keyed : uniqueSubject('Limit'), text: 'x' });
     };
     expect((await send(true)).status).to.equal(201);
     expect((await send(true)).status, 'replay').to.equal(201);

@@ -155,3 +155,24 @@ describe('sending: composing a message (unit)', () => {
     expect(message.target).to.deep.equal({ kind: 'reply', emailId: 'e1' });
   });
 });
+
+describe('sending: header text of a draft (unit)', () => {
+  it('every display name and the subject of a draft is one clean line (issue 26)', () => {
+    const draft = draftEmail({
+      from: { email: 'me@firma.sk', name: 'Ja\r\nSender: ceo@firma.sk' },
+      to: [{ email: 'a@x.sk', name: 'Ana\r\nReply-To: evil@x.sk\u2028\u202eX' }, { email: 'b@x.sk', name: '\r\n' }],
+      cc: [{ email: 'c@x.sk', name: 'C\u0000\u0085D' }],
+      bcc: [],
+      subject: 'Re: Faktúra\r\nContent-Type: text/html',
+      text: 'T',
+      attachments: [],
+      messageId: 'id@firma.sk',
+      sentAt: new Date(0),
+    });
+    expect(draft.from).to.deep.equal([{ email: 'me@firma.sk', name: 'Ja Sender: ceo@firma.sk' }]);
+    expect(draft.to).to.deep.equal([{ email: 'a@x.sk', name: 'Ana Reply-To: evil@x.sk X' }, { email: 'b@x.sk' }]);
+    expect(draft.cc).to.deep.equal([{ email: 'c@x.sk', name: 'C D' }]);
+    expect(draft.subject).to.equal('Re: Faktúra Content-Type: text/html');
+    expect(replySubject('Ponuka\r\nBcc: x@y.sk')).to.equal('Re: Ponuka Bcc: x@y.sk');
+  });
+});

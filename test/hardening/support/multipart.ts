@@ -77,21 +77,56 @@ function encode(parts: Part[], boundary: string): Buffer {
   return Buffer.concat(chunks);
 }
 
+const DAMAGE = fc.constantFrom('none', 'none', 'none', 'truncate', 'no-closing', 'wrong-boundary', 'no-boundary', 'json', 'empty');
+
+function damaged(parts: Part[], damage: string, cut: number): { body: Buffer; contentType: string } {
+  const boundary = `----fuzz${crypto.randomBytes(8).toString('hex')}`;
+  let body = encode(parts, boundary);
+  let contentType = `multipart/form-data; boundary=${boundary}`;
+  if (damage === 'truncate') body = body.subarray(0, Math.floor(body.length * cut));
+  if (damage === 'no-closing') body = body.subarray(0, body.length - boundary.length - 6);
+  if (damage === 'wrong-boundary') contentType = 'multipart/form-data; boundary=something-else';
+  if (damage === 'no-boundary') contentType = 'multipart/form-data';
+  if (damage === 'json') contentType = 'application/json';
+  if (damage === 'empty') body = Buffer.alloc(0);
+  return { body, contentType };
+}
+
 export const multipartBody: fc.Arbitrary<BodyChoice> = fc
   .record({
     parts: fc.oneof({ weight: 2, arbitrary: wellFormed }, { weight: 3, arbitrary: fc.array(part, { maxLength: 9 }) }),
-    damage: fc.constantFrom('none', 'none', 'none', 'truncate', 'no-closing', 'wrong-boundary', 'no-boundary', 'json', 'empty'),
+    damage: DAMAGE,
     cut: fc.double({ min: 0, max: 1, noNaN: true }),
   })
-  .map(({ parts, damage, cut }) => {
-    const boundary = `----fuzz${crypto.randomBytes(8).toString('hex')}`;
-    let body = encode(parts, boundary);
-    let contentType = `multipart/form-data; boundary=${boundary}`;
-    if (damage === 'truncate') body = body.subarray(0, Math.floor(body.length * cut));
-    if (damage === 'no-closing') body = body.subarray(0, body.length - boundary.length - 6);
-    if (damage === 'wrong-boundary') contentType = 'multipart/form-data; boundary=something-else';
-    if (damage === 'no-boundary') contentType = 'multipart/form-data';
-    if (damage === 'json') contentType = 'application/json';
-    if (damage === 'empty') body = Buffer.alloc(0);
-    return { body, contentType };
-  });
+  .map(({ parts, damage, cut }) => damaged(parts, damage, cut));
+
+/**
+ * Send forms (POST /api/emails, issue 26): text fields in any order around the files, names with
+ * CR/LF, executables, unknown fields; what the world's accounts are is not known here, so most end
+ * as 400/404 before anything could reach a mail server.
+ */
+const sendPart: fc.Arbitrary<Part> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      name: fc.constantFrom('emailAccountId', 'contactId', 'to', 'cc', 'bcc', 'subject', 'text', 'html', 'replyAll', 'priority', '__proto__'),
+      value: fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom('00000000-0000-4000-8000-000000000000', 'a@b.sk', 'Ana <a@b.sk>, b@c.sk', 'X\r\nBcc: evil@x.sk <a@b.sk>', 'Ahoj\r\nReply-To: x@y.sk', 'true', '') },
+        { weight: 2, arbitrary: nastyQueryValue },
+      ),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      name: fc.constantFrom('attachments', 'attachments', 'attachment', 'file'),
+      filename: fc.oneof(fileName, fc.constantFrom('setup.exe', 'tool.zip', 'x.svg', 'obraz.iso', 'a.appref-ms')),
+      content,
+      contentType: fc.constantFrom('application/pdf', 'application/octet-stream', ''),
+    }),
+  },
+);
+
+export const sendFormBody: fc.Arbitrary<BodyChoice> = fc
+  .record({ parts: fc.array(sendPart, { maxLength: 8 }), damage: DAMAGE, cut: fc.double({ min: 0, max: 1, noNaN: true }) })
+  .map(({ parts, damage, cut }) => damaged(parts, damage, cut));
