@@ -110,7 +110,7 @@ async function hashForm(req: Request, res: Response, maxBytes: number): Promise<
       file.stream.on('data', (chunk: Buffer) => digest.update(chunk));
       file.stream.on('error', (err) => callback(err));
       file.stream.on('end', () => {
-        files[slot]!.sha256 = digest.digest('hex');
+        files[slot].sha256 = digest.digest('hex');
         callback(null, {});
       });
     },
@@ -151,7 +151,7 @@ async function readForm(sending: EmailSenderService, message: OutgoingMessage, r
           validated = fieldsOf(message.target, fields);
         }
       } catch (err) {
-        return callback(err as Error);
+        return callback(err);
       }
       sending.attach(message, validated, file.stream, file.originalname, file.mimetype).then(
         (blob) => callback(null, { filename: blob.blobId, size: blob.size }),

@@ -28,10 +28,10 @@ async function received(mail: MailUser, subject: string): Promise<Received> {
   const accountId = await client.mailAccountId();
   const got = await client.callOne<{ list: Received[] }>('Email/get', {
     accountId,
-    ids: [found!.id],
+    ids: [found.id],
     properties: ['headers', 'textBody', 'htmlBody', 'replyTo', 'sender', 'to'],
   });
-  return got.list[0]!;
+  return got.list[0];
 }
 
 function headerNames(message: Received): string[] {
@@ -113,6 +113,6 @@ describe('attacks: header injection through display names (issue 26)', function 
     expect(atBob.textBody.map((p) => p.type)).to.deep.equal(['text/plain']);
     expect(atBob.to.map((a) => a.email)).to.deep.equal([bob.user]);
     // The name survives as one harmless line.
-    expect(atBob.to[0]!.name ?? '').to.not.match(/[\r\n]/);
+    expect(atBob.to[0].name ?? '').to.not.match(/[\r\n]/);
   });
 });

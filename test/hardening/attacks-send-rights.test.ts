@@ -88,7 +88,7 @@ describe('attacks: rights re-checked where they matter (issue 26)', function () 
     expect(res.body.error.code).to.equal('validation_failed');
     expect(JSON.stringify(res.body.error.details)).to.include('emailPassword');
     const [row] = await ctx.db.sequelize.query<{ email: string }>('SELECT email FROM email_accounts WHERE id = $1', { bind: [accountId], type: 'SELECT' as never });
-    expect(row!.email).to.equal(alice.user);
+    expect(row.email).to.equal(alice.user);
   });
 
   it('a member removed while the upload runs does not send (404), nothing reaches the recipient', async () => {

@@ -202,7 +202,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     const res = cli(['db', 'restore', forged], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
     expect(res.status, res.stderr).to.equal(1);
     expect(res.stderr).to.match(/HMAC does not match/);
-    const [admins] = await dumpTablesRaw(db.env.DATABASE_URL!, "SELECT count(*)::text AS r FROM users WHERE role = 'admin'");
+    const [admins] = await dumpTablesRaw(db.env.DATABASE_URL, "SELECT count(*)::text AS r FROM users WHERE role = 'admin'");
     expect(admins).to.equal('0');
   });
 
