@@ -10,6 +10,8 @@ import { createContactRouter } from '../contacts/contact-routes.js';
 import { createEmailRouter } from '../emails/email-routes.js';
 import { createSendingRouter } from '../sending/sending-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
+import { createDirectoryRouter } from '../users/directory-routes.js';
+import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -23,4 +25,6 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/emails', createSendingRouter(ctx.services, auth, { maxTotalBytes: ctx.config.sending.maxTotalBytes }));
   api.use('/emails', createEmailRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
+  api.use('/users', createDirectoryRouter(ctx.services, auth));
+  api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth));
 }

@@ -52,6 +52,10 @@ import { IdempotencyRepository } from '../sending/idempotency-repository.js';
 import { SendIdempotency } from '../sending/idempotency.js';
 import { SendThrottle } from '../sending/send-throttle.js';
 import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
+import { UserDirectory } from '../users/user-directory.js';
+import { UserLifecycleService } from '../users/user-lifecycle-service.js';
+import { SessionManagement } from '../auth/session-management.js';
+import { TimesheetMonth } from '../timesheets/timesheet-month.js';
 import { RetentionService } from '../maintenance/retention-service.js';
 
 /**
@@ -171,7 +175,12 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     logger,
     auditRetentionDays: config.auditRetentionDays,
   });
-  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
+  // The staff lifecycle (issue 29): the colleague directory, disabling leavers, one's sessions, the month's timesheets.
+  const userDirectory = new UserDirectory(userRepository);
+  const userLifecycle = new UserLifecycleService({ repository: userRepository, transactions, sessions, audit });
+  const sessionManagement = new SessionManagement({ sessions: sessionRepository, transactions, audit });
+  const timesheetMonth = new TimesheetMonth({ timesheets: new TimesheetRepository(sql), storage: new LocalDirectoryStorage(config.timesheetDir), audit, logger });
+  return { userDirectory, userLifecycle, sessionManagement, timesheetMonth, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -17,6 +17,8 @@ import type { UserState } from './auth-service.js';
 import type { AuthCookies } from './cookies.js';
 import { readKnownDevice, setKnownDevice } from './device-cookie.js';
 import { REFRESH_INVALID } from './auth-messages.js';
+import type { SessionManagement } from './session-management.js';
+import { addSessionRoutes } from './session-routes.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
 
@@ -26,6 +28,7 @@ export interface AuthRouteDeps {
   sessions: SessionService;
   emailAccounts: Pick<EmailAccountService, 'add' | 'get'>;
   mailSync: Pick<SyncService, 'requestSync'>;
+  sessionManagement: SessionManagement;
 }
 
 /** Spec section 4.1, mounted at /api/auth. */
@@ -151,6 +154,8 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     const { user } = requireAuthContext(req);
     ok(res, { user: presentUser(user), ...(await services.auth.onboardingState(user)) } satisfies MeData, 'Používateľ načítaný');
   });
+
+  addSessionRoutes(router, services, auth, cookies);
 
   return router;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paginationQuery } from '../shared/validation.js';
 
 const name = z.string().trim().max(100, 'Najviac 100 znakov').optional().nullable();
 export const personNameSchema = name;
@@ -39,3 +40,8 @@ export const newUserWithMailSchema = newUserSchema
   });
 
 export type NewUserWithMail = z.infer<typeof newUserWithMailSchema>;
+
+/** GET /api/users/directory: a page of active colleagues, optionally those whose names contain `search`. */
+export const directoryQuery = paginationQuery.extend({
+  search: z.string().trim().min(1, 'Hľadaný text je prázdny').max(100, 'Hľadaný text je príliš dlhý').optional(),
+});
