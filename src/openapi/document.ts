@@ -16,6 +16,7 @@ import { emailAccountArea } from './email-account-doc.js';
 import type { AreaDoc, ErrorStatus, RouteAuth, RouteDoc } from './route-doc.js';
 import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
+import { userArea } from './lifecycle-doc.js';
 
 export interface OpenApiOptions {
   metricsPath: string;
@@ -28,7 +29,7 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, userArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */
