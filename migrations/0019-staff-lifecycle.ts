@@ -17,23 +17,24 @@ import type { QueryInterface } from 'sequelize';
  *   them by user, which sessions_user_idx (open sessions per user) already serves.
  */
 const FROM = 'áäàâãåčćçďéěëèêíìîïĺľłňńñóôöòõőŕřšśťúůüùûűýÿžźżÁÄÀÂÃÅČĆÇĎÉĚËÈÊÍÌÎÏĹĽŁŇŃÑÓÔÖÒÕŐŔŘŠŚŤÚŮÜÙÛŰÝŸŽŹŻ';
-const TO = 'aaaaaacccdeeeeeiiiilllnnnoooooorrssttuuuuuuyyzzzAAAAAACCCDEEEEEIIIILLLNNNOOOOOORRSSTUUUUUUYYZZZ';
+/** Each letter of FROM without its marks (ł and Ł have none to strip). */
+const TO = [...FROM].map((c) => ({ ł: 'l', Ł: 'L' })[c] ?? c.normalize('NFD').replace(/\p{M}/gu, '')).join('');
 
 export async function up(qi: QueryInterface): Promise<void> {
-  if ([...FROM].length !== TO.length) throw new Error('fold table: FROM and TO differ in length');
+  if ([...FROM].length !== TO.length || /[^A-Za-z]/.test(TO)) throw new Error('fold table: FROM and TO do not match');
   await qi.sequelize.query(`
     ALTER TABLE users ADD COLUMN disabled_at timestamptz;
     CREATE INDEX users_active_role_idx ON users (role) WHERE disabled_at IS NULL;
 
     -- In its own block: where contrib is not installed (or the role may not create it) the fallback is used.
-    DO $$
+    DO $do$
     BEGIN
       CREATE EXTENSION IF NOT EXISTS unaccent;
     EXCEPTION WHEN OTHERS THEN
       RAISE NOTICE 'unaccent not available (%): crm_search_fold uses translate()', SQLERRM;
-    END $$;
+    END $do$;
 
-    DO $$
+    DO $do$
     DECLARE
       ext_schema text;
     BEGIN
@@ -48,9 +49,9 @@ export async function up(qi: QueryInterface): Promise<void> {
       ELSE
         EXECUTE $fold$CREATE FUNCTION crm_search_fold(value text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
           SET search_path = pg_catalog
-          AS $body$ SELECT lower(translate(value, '${FROM}', '${TO}')) $body$$fold$;
+          AS $body$ SELECT lower(translate(value, '${FROM}', '${TO}')) $body$ $fold$;
       END IF;
-    END $$;
+    END $do$;
   `);
 }
 
