@@ -2072,8 +2072,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
                     "X-Request-Id": string;
-                    /** @description accessToken and/or refreshToken (HttpOnly, Path=/, SameSite=Lax; Secure and SameSite=Strict in production); an expired cookie clears it. Browsers store them; API clients use the tokens of the body instead. */
-                    "Set-Cookie": string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -73,8 +73,8 @@ export const sessionRoutes: RouteDoc[] = [
     summary: 'End one of the caller\'s sessions, on every instance at once',
     description: "Another user's session, or one already ended: 404. Ending the current session is a logout (its cookies are cleared).",
     params: idParams,
+    // Set-Cookie (cleared cookies) only when the current session is ended: described, not a required header.
     success: { status: 200, description: 'No data', body: 'message' },
-    setsCookies: true,
   },
   {
     method: 'post',
