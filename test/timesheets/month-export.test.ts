@@ -14,12 +14,15 @@ import { createUser, uniqueName, type UserFixture } from '../support/factories.j
 import { testApp, testContext } from '../support/harness.js';
 import { readStoredZip } from './zip-reader.js';
 
-/** Collects a binary response body (supertest would otherwise parse or drop it). */
-function binary(res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void): void {
+/**
+ * Collects a binary response body (supertest would otherwise parse or drop it). superagent hands the
+ * parser the node response stream, though its types name its own Response.
+ */
+const binary = ((res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void): void => {
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(c));
   res.on('end', () => done(null, Buffer.concat(chunks)));
-}
+}) as unknown as (res: request.Response, done: (err: Error | null, body: unknown) => void) => void;
 
 interface ReportUser {
   userId: string;

@@ -92,8 +92,9 @@ describe('colleague directory (GET /api/users/directory)', function () {
     const onboarding = await directory({}, await sessionFor(fresh));
     expect(onboarding.status).to.equal(403);
     expect(onboarding.body.error.code).to.equal('password_change_required');
-    for (const query of [{ limit: 101 }, { search: '' }, { role: 'admin' }, { search: 'x'.repeat(101) }]) {
-      const res = await directory(query as Record<string, string | number>);
+    const bad: Array<Record<string, string | number>> = [{ limit: 101 }, { search: '' }, { role: 'admin' }, { search: 'x'.repeat(101) }];
+    for (const query of bad) {
+      const res = await directory(query);
       expect(res.status, JSON.stringify(query)).to.equal(400);
       expect(res.body.error.code).to.equal('validation_failed');
     }
