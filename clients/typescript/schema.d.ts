@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with the temporary or own password
-         * @description Public. Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true; without rememberMe the refresh token in the body ends with the access token. Also sets knownDevice (HttpOnly, path /api/auth/login, 180 days): attempts from a browser where the user logged in before are throttled on their own. Wrong username or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per username+client and per client (IPv6: its /64), malformed bodies included (429 with Retry-After).
+         * @description Public. Sets the accessToken cookie, and the refreshToken cookie when rememberMe is true; without rememberMe the refresh token in the body ends with the access token. Also sets knownDevice (HttpOnly, path /api/auth/login, 180 days): attempts from a browser where the user logged in before are throttled on their own. Wrong username or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per username+client and per client (IPv6: its /64), malformed bodies included (429 with Retry-After). The right password of a disabled account: 403 account_disabled (a wrong one stays 401, so nobody learns that the account exists).
          */
         post: operations["login"];
         delete?: never;
@@ -244,6 +244,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's open sessions (never a token or hash)
+         * @description Signed-in users (accessToken cookie or Bearer). current marks the session of this request. lastUsedAt is recorded at most once a minute.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of the caller's sessions, on every instance at once
+         * @description Signed-in users (accessToken cookie or Bearer). Another user's session, or one already ended: 404. Ending the current session is a logout (its cookies are cleared).
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/revoke-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every session of the caller but the current one
+         * @description Signed-in users (accessToken cookie or Bearer).
+         */
+        post: operations["revokeOtherSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users": {
         parameters: {
             query?: never;
@@ -310,6 +370,46 @@ export interface paths {
          * @description Admins only.
          */
         post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a user (a leaver): no login, sessions ended, hidden from the directory, own mailboxes not synced
+         * @description Admins only. Their data stays (deleting removes it). Every session ends at once, on every instance. Login with the right password then answers 403 account_disabled. An admin cannot disable themselves, nor the last active admin: 409 conflict. Disabling a disabled user changes nothing (changed: false).
+         */
+        post: operations["disableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled user again
+         * @description Admins only.
+         */
+        post: operations["enableUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -495,6 +595,46 @@ export interface paths {
          * @description Signed-in users (accessToken cookie or Bearer). Another member's timesheet is a 404, like a missing one.
          */
         delete: operations["deleteTimesheet"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/timesheets/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The month's uploads per user: every active user, those with no file included
+         * @description Admins only. Disabled users appear only when they have files in the month (the export contains those).
+         */
+        get: operations["timesheetMonthReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/timesheets/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every timesheet file of the month as one zip, a folder per username (<username>/<fileName>)
+         * @description Admins only. Streamed while it is written (constant memory), with Content-Length. Two files of one name get " (2)" before the extension. A file missing from storage is left out (and logged). Audited (admin.timesheets_exported).
+         */
+        get: operations["exportTimesheetMonth"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -872,6 +1012,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/directory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Active colleagues: id, username, first and last name
+         * @description Signed-in users (accessToken cookie or Bearer). Disabled users are not listed; no role and nothing about anyone's login. search matches the username, first or last name, ignoring case and diacritics ("sebo" finds "Šebo"). Sorted by last name, first name, username.
+         */
+        get: operations["listDirectory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -927,10 +1087,11 @@ export interface components {
                  *     - `submission_refused` (502): The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.
                  *     - `mail_quota_exceeded` (507): The mailbox is over its quota: the message could not be stored, nothing was sent.
                  *     - `insufficient_storage` (507): The server keeps a free-space reserve for its database; uploads are refused below it.
+                 *     - `account_disabled` (403): Login with the right password of a disabled account (a wrong password stays 401 invalid_credentials).
                  * @example authentication_required
                  * @enum {string}
                  */
-                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "shared_account_owner" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "insufficient_storage";
+                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "shared_account_owner" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "insufficient_storage" | "account_disabled";
                 /** @description Field problems of a ValidationError: [{ field, message }] */
                 details?: unknown;
                 /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
@@ -1020,6 +1181,35 @@ export interface components {
              */
             message: string;
         };
+        SessionSummary: {
+            /** Format: uuid */
+            id: string;
+            /** @description The session this request was made with */
+            current: boolean;
+            /**
+             * Format: date-time
+             * @description When the login happened
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last use, recorded at most once a minute
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            lastUsedAt: string;
+            /** @description The address the login came from */
+            ip: string | null;
+            /** @description The browser of the login (first 512 characters) */
+            userAgent: string | null;
+            rememberMe: boolean;
+            /**
+             * Format: date-time
+             * @description When it ends unless used (refresh) before
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            expiresAt: string;
+        };
         AdminUser: {
             /** Format: uuid */
             id: string;
@@ -1044,6 +1234,8 @@ export interface components {
             emailSetupSkipped: boolean;
             /** @description Until the user sets a password; null afterwards */
             temporaryPasswordExpiresAt: string | null;
+            /** @description Since when the account is disabled (no login, hidden from the directory); null while active */
+            disabledAt: string | null;
         };
         /** @description page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts) */
         Pagination: {
@@ -1117,6 +1309,17 @@ export interface components {
              * @example 2026-03-01T08:30:00.000Z
              */
             updatedAt: string;
+        };
+        TimesheetMonthUser: {
+            /** Format: uuid */
+            userId: string;
+            username: string;
+            firstName: string | null;
+            lastName: string | null;
+            /** @description A disabled user is listed only when they have files in the month */
+            disabled: boolean;
+            files: number;
+            bytes: number;
         };
         Contact: {
             /** Format: uuid */
@@ -1362,6 +1565,13 @@ export interface components {
         ResyncEvent: {
             /** @enum {string} */
             reason: "window_exceeded" | "unknown_event_id" | "outbox_gap";
+        };
+        DirectoryUser: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            firstName: string | null;
+            lastName: string | null;
         };
     };
     responses: {
@@ -2002,6 +2212,114 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data.sessions, the most recently used first */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            sessions: components["schemas"]["SessionSummary"][];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No data */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions ended */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            revokedSessions: number;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listUsers: {
         parameters: {
             query?: {
@@ -2256,6 +2574,96 @@ export interface operations {
                         data: {
                             /** @description Shown once */
                             temporaryPassword: string;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, whether anything changed and how many sessions ended */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            user: components["schemas"]["AdminUser"];
+                            /** @description false when the user already was in that state (nothing happened) */
+                            changed: boolean;
+                            /** @description Sessions a disable ended */
+                            revokedSessions: number;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    enableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user and whether anything changed */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            user: components["schemas"]["AdminUser"];
+                            /** @description false when the user already was in that state (nothing happened) */
+                            changed: boolean;
+                            /** @description Sessions a disable ended */
+                            revokedSessions: number;
                         };
                         /** @description Slovak, for people */
                         message: string;
@@ -2705,6 +3113,88 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    timesheetMonthReport: {
+        parameters: {
+            query: {
+                year: string;
+                month: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One line per user and the totals */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            year: number;
+                            month: number;
+                            users: components["schemas"]["TimesheetMonthUser"][];
+                            totals: {
+                                users: number;
+                                usersWithFiles: number;
+                                files: number;
+                                bytes: number;
+                            };
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportTimesheetMonth: {
+        parameters: {
+            query: {
+                year: string;
+                month: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip as an attachment (timesheets-YYYY-MM.zip) */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description attachment with the file name (RFC 6266: an ASCII fallback and filename*=UTF-8) */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": Blob;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3852,6 +4342,48 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDirectory: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data.users and data.pagination */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            users: components["schemas"]["DirectoryUser"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

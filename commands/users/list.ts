@@ -7,7 +7,7 @@ import { parse } from '../../src/shared/validation.js';
 import { listResult } from '../../src/shared/pagination.js';
 
 export default class UsersList extends BaseCommand {
-  static override description = 'List users, sorted by username, with optional role and text filters.';
+  static override description = 'List users, sorted by username, with optional role and text filters; disabled users show since when.';
 
   static override examples = [
     '<%= config.bin %> users list',
@@ -18,7 +18,7 @@ export default class UsersList extends BaseCommand {
 
   static override flags = {
     role: Flags.string({ char: 'r', description: 'only users with this role', options: ['admin', 'member'] }),
-    search: Flags.string({ char: 's', description: 'text contained in the username, first or last name (case-insensitive)' }),
+    search: Flags.string({ char: 's', description: 'text contained in the username, first or last name (case- and accent-insensitive)' }),
     page: Flags.integer({ description: 'page number', min: 1, default: 1 }),
     limit: Flags.integer({ description: 'users per page', min: 1, max: 100, default: 50 }),
   };
@@ -39,6 +39,7 @@ export default class UsersList extends BaseCommand {
           { header: 'name', get: (u) => [u.firstName, u.lastName].filter(Boolean).join(' ') || null, maxWidth: 40 },
           { header: 'onboarded', get: (u) => (u.changedPassword ? 'yes' : 'no') },
           { header: 'last login', get: (u) => u.lastLogin },
+          { header: 'disabled', get: (u) => u.disabledAt ?? 'no' },
           { header: 'id', get: (u) => u.id },
         ]),
       );

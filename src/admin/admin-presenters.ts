@@ -10,6 +10,7 @@ export function presentAdminUser(user: User): AdminUserResponse {
     ...presentUser(user),
     emailSetupSkipped: user.emailSetupSkipped,
     temporaryPasswordExpiresAt: user.changedPassword ? null : user.tempPasswordExpiresAt,
+    disabledAt: user.disabledAt ?? null,
   };
 }
 

@@ -8,6 +8,7 @@ export const adminUserSchema = userSchema
   .extend({
     emailSetupSkipped: z.boolean(),
     temporaryPasswordExpiresAt: nullableTimestamp.meta({ description: 'Until the user sets a password; null afterwards' }),
+    disabledAt: nullableTimestamp.meta({ description: 'Since when the account is disabled (no login, hidden from the directory); null while active' }),
   })
   .meta({ id: 'AdminUser' });
 
@@ -36,6 +37,13 @@ export const createdUserData = z.object({
 /** data of GET/PATCH /api/admin/users/{id}. */
 export const adminUserData = z.object({ user: adminUserSchema });
 
+/** data of POST /api/admin/users/{id}/disable and /enable. */
+export const userStatusData = z.object({
+  user: adminUserSchema,
+  changed: z.boolean().meta({ description: 'false when the user already was in that state (nothing happened)' }),
+  revokedSessions: z.number().int().min(0).meta({ description: 'Sessions a disable ended' }),
+});
+
 /** data of POST /api/admin/users/{id}/reset-password. */
 export const temporaryPasswordData = z.object({ temporaryPassword: z.string().meta({ description: 'Shown once' }) });
 
@@ -44,3 +52,4 @@ export type AuditLogResponse = z.input<typeof auditLogSchema>;
 export type CreatedUserData = z.input<typeof createdUserData>;
 export type AdminUserData = z.input<typeof adminUserData>;
 export type TemporaryPasswordData = z.input<typeof temporaryPasswordData>;
+export type UserStatusData = z.input<typeof userStatusData>;

@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import type { AuditQueryService } from '../audit/audit-query-service.js';
 import type { UserAdminService } from '../users/user-admin-service.js';
+import type { UserLifecycleService } from '../users/user-lifecycle-service.js';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
@@ -10,7 +11,7 @@ import { listResult } from '../shared/pagination.js';
 import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
 import { addSharingRoutes, type SharingRouteDeps } from '../email-accounts/sharing-routes.js';
 import { presentAdminUser, presentAuditLog } from './admin-presenters.js';
-import type { AdminUserData, CreatedUserData, TemporaryPasswordData } from './admin-responses.js';
+import type { AdminUserData, CreatedUserData, TemporaryPasswordData, UserStatusData } from './admin-responses.js';
 import { auditLogQuery, createUserBody, deleteUserQuery, listUsersQuery, updateUserBody } from './admin-schemas.js';
 
 /** A temporary password is in this response: no proxy or browser cache may keep it. */
@@ -22,6 +23,7 @@ function noStore(res: Response): void {
 export interface AdminRouteDeps extends SharingRouteDeps {
   userAdmin: UserAdminService;
   auditQuery: AuditQueryService;
+  userLifecycle: UserLifecycleService;
 }
 
 export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware): Router {
@@ -67,6 +69,21 @@ export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware
     const choice = parseQuery(deleteUserQuery, req);
     await services.userAdmin.delete(id, requestMeta(req), choice);
     ok(res, undefined, 'Používateľ odstránený');
+  });
+
+  // Disabling a leaver keeps their data; deleting (above) removes it. An admin cannot disable themselves.
+  router.post('/users/:id/disable', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const { user, changed, revokedSessions } = await services.userLifecycle.disable(id, requestMeta(req), requireAuthContext(req).userId);
+    const data: UserStatusData = { user: presentAdminUser(user), changed, revokedSessions };
+    ok(res, data, changed ? 'Používateľ zablokovaný' : 'Používateľ už je zablokovaný');
+  });
+
+  router.post('/users/:id/enable', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const { user, changed, revokedSessions } = await services.userLifecycle.enable(id, requestMeta(req));
+    const data: UserStatusData = { user: presentAdminUser(user), changed, revokedSessions };
+    ok(res, data, changed ? 'Používateľ odblokovaný' : 'Používateľ nie je zablokovaný');
   });
 
   // An administrator manages the shares of any email account (the same rules for the owner row).

@@ -12,6 +12,8 @@ import { createSendingRouter } from '../sending/sending-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
 import { createPrivacyRouter } from '../privacy/privacy-routes.js';
 import { createEventRouter } from '../events/event-routes.js';
+import { createDirectoryRouter } from '../users/directory-routes.js';
+import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -27,4 +29,6 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/emails', createEmailRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
+  api.use('/users', createDirectoryRouter(ctx.services, auth));
+  api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth));
 }

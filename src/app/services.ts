@@ -53,6 +53,10 @@ import { IdempotencyRepository } from '../sending/idempotency-repository.js';
 import { SendIdempotency } from '../sending/idempotency.js';
 import { SendThrottle, UploadBudget } from '../sending/send-throttle.js';
 import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
+import { UserDirectory } from '../users/user-directory.js';
+import { UserLifecycleService } from '../users/user-lifecycle-service.js';
+import { SessionManagement } from '../auth/session-management.js';
+import { TimesheetMonth } from '../timesheets/timesheet-month.js';
 import { RetentionService } from '../maintenance/retention-service.js';
 import { AddressHasher } from '../privacy/address-hash.js';
 import { EmailRetention } from '../privacy/email-retention.js';
@@ -222,7 +226,12 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     maxStreamsPerUser: config.eventsMaxStreamsPerUser,
   });
   const outboxPruner = new OutboxPruner(outbox, logger);
-  return { events, outboxPruner, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention, privacy };
+  // The staff lifecycle (issue 29): the colleague directory, disabling leavers, one's sessions, the month's timesheets.
+  const userDirectory = new UserDirectory(userRepository);
+  const userLifecycle = new UserLifecycleService({ repository: userRepository, transactions, sessions, audit });
+  const sessionManagement = new SessionManagement({ sessions: sessionRepository, transactions, audit });
+  const timesheetMonth = new TimesheetMonth({ timesheets: new TimesheetRepository(sql), storage: new LocalDirectoryStorage(config.timesheetDir), audit, logger });
+  return { userDirectory, userLifecycle, sessionManagement, timesheetMonth, events, outboxPruner, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention, privacy };
 }
 
 export type Services = ReturnType<typeof buildServices>;

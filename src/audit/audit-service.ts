@@ -49,6 +49,15 @@ export const AuditActions = {
   /** Personal data of an address exported or erased (src/privacy): the address only as its keyed hash. */
   privacyExported: 'privacy.exported',
   privacyErased: 'privacy.erased',
+  userDisabled: 'admin.user_disabled',
+  userEnabled: 'admin.user_enabled',
+  /** A user ended one of their own sessions (GET/DELETE /api/auth/sessions). */
+  sessionRevoked: 'auth.session_revoked',
+  /** A user ended every other session of theirs. */
+  otherSessionsRevoked: 'auth.other_sessions_revoked',
+  /** An administrator ended every session of a user (crm-admin users logout). */
+  userLoggedOut: 'admin.user_logged_out',
+  timesheetsExported: 'admin.timesheets_exported',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

@@ -16,6 +16,8 @@ import { onboardingOf, type UserState } from './auth-service.js';
 import type { AuthCookies } from './cookies.js';
 import { readKnownDevice, setKnownDevice } from './device-cookie.js';
 import { REFRESH_INVALID } from './auth-messages.js';
+import type { SessionManagement } from './session-management.js';
+import { addSessionRoutes } from './session-routes.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
 
@@ -24,6 +26,7 @@ export interface AuthRouteDeps {
   auth: AuthService;
   sessions: SessionService;
   emailAccounts: Pick<EmailAccountService, 'add' | 'get'>;
+  sessionManagement: SessionManagement;
 }
 
 /** docs/contract.md §4.1, mounted at /api/auth. */
@@ -148,6 +151,8 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     const { user, hasActiveEmailAccount } = requireAuthContext(req);
     ok(res, { user: presentUser(user), ...onboardingOf(user, hasActiveEmailAccount) } satisfies MeData, 'Používateľ načítaný');
   });
+
+  addSessionRoutes(router, services, auth, cookies);
 
   return router;
 }

@@ -1,4 +1,4 @@
-import { AppError, AuthenticationError, RateLimitError } from '../errors/app-errors.js';
+import { AccountDisabledError, AppError, AuthenticationError, RateLimitError } from '../errors/app-errors.js';
 import type { User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
@@ -45,6 +45,8 @@ export class LoginGuard {
       // Exactly one bcrypt comparison on every path, so response time does not tell whether the user exists.
       const matches = await this.passwordMatches(user, input.password);
       if (!user || !matches) throw new AuthenticationError(INVALID_CREDENTIALS, 'invalid_credentials');
+      // Only after the password check: a wrong password tells nobody whether the account is disabled.
+      if (user.disabledAt) throw new AccountDisabledError();
       await this.deps.throttle.succeeded(input.username, meta.ip, device);
       return user;
     } catch (err) {

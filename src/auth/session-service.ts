@@ -13,6 +13,9 @@ import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, hashTokenId, type 
 /** Parallel tabs refresh at the same moment: the token rotated away this recently is still honoured. */
 export const REFRESH_GRACE_SECONDS = 10;
 
+/** How fresh a session's lastUsedAt is kept: written at most once this many seconds per session. */
+export const LAST_USED_RESOLUTION_SECONDS = 60;
+
 export interface IssuedTokens {
   accessToken: string;
   /** Absent when a just-rotated token was presented within the grace period (the racing response carries the new one). */
@@ -89,7 +92,7 @@ export class SessionService {
       const session = await this.deps.sessions.lockById(claims.sid, tx);
       if (!session || session.userId !== claims.sub || session.revokedAt || session.expiresAt <= new Date()) return { error: true as const };
       const user = await this.deps.users.findById(session.userId, tx);
-      if (!user) return { error: true as const };
+      if (!user || user.disabledAt) return { error: true as const };
       const presented = hashTokenId(claims.jti);
       if (presented === session.currentJtiHash) {
         const jti = crypto.randomUUID();
@@ -132,6 +135,9 @@ export class SessionService {
     const ticket = cache?.ticket() ?? null;
     const found = await sessions.findActiveWithUser(sessionId, userId);
     if (!found) return null;
+    // A used session misses the cache at least once a minute (its TTL): when the session was last
+    // used is recorded here, at most once a minute, never on every request.
+    if (Date.now() - found.sessionLastUsedAt.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000) await sessions.touch(sessionId, LAST_USED_RESOLUTION_SECONDS);
     const checked = { user: found.user, hasActiveEmailAccount: found.hasActiveEmailAccount };
     cache?.put(ticket, sessionId, userId, checked, found.sessionExpiresAt);
     return { user: sessions.userFromRow(found.user), hasActiveEmailAccount: found.hasActiveEmailAccount };

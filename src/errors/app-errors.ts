@@ -48,6 +48,13 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/** The right password of an account an administrator disabled (a wrong one stays 401 invalid_credentials). */
+export class AccountDisabledError extends AppError {
+  constructor(message = 'Účet je zablokovaný. Obráťte sa na administrátora.') {
+    super(message, 403, undefined, {}, 'account_disabled');
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(message = 'Nenájdené', code: ErrorCode = 'not_found') {
     super(message, 404, undefined, {}, code);

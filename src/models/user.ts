@@ -15,6 +15,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare emailSetupSkipped: CreationOptional<boolean>;
   declare role: Role;
   declare lastLogin: Date | null;
+  /** Set while the account is disabled (a leaver): no login, no sessions, hidden from the directory. */
+  declare disabledAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -32,6 +34,7 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
         emailSetupSkipped: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         role: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'member' },
         lastLogin: { type: DataTypes.DATE, allowNull: true },
+        disabledAt: { type: DataTypes.DATE, allowNull: true },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

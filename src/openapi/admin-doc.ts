@@ -3,6 +3,7 @@ import { auditLogQuery, createUserBody, deleteUserQuery, listUsersQuery, updateU
 import { idParams } from '../shared/validation.js';
 import { sharingRoutes } from './email-account-doc.js';
 import type { AreaDoc } from './route-doc.js';
+import { userStatusRoutes } from './lifecycle-doc.js';
 
 export const adminArea: AreaDoc = {
   tag: 'admin',
@@ -72,6 +73,7 @@ export const adminArea: AreaDoc = {
       success: { status: 200, description: 'No data', body: 'message' },
       errors: [409],
     },
+    ...userStatusRoutes,
     {
       method: 'get',
       path: '/api/admin/audit-logs',

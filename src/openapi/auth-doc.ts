@@ -1,6 +1,7 @@
 import { linkEmailData, loginData, meData, refreshData, sessionData, userStateData } from '../auth/auth-responses.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from '../auth/auth-schemas.js';
 import type { AreaDoc } from './route-doc.js';
+import { sessionRoutes } from './lifecycle-doc.js';
 
 export const authArea: AreaDoc = {
   tag: 'auth',
@@ -17,11 +18,12 @@ export const authArea: AreaDoc = {
         'refresh token in the body ends with the access token. Also sets knownDevice (HttpOnly, path /api/auth/login, ' +
         '180 days): attempts from a browser where the user logged in before are throttled on their own. Wrong username ' +
         'or password: 401 invalid_credentials, one message for both. Failed attempts are throttled per username+client and per client ' +
-        '(IPv6: its /64), malformed bodies included (429 with Retry-After).',
+        '(IPv6: its /64), malformed bodies included (429 with Retry-After). The right password of a disabled account: ' +
+        '403 account_disabled (a wrong one stays 401, so nobody learns that the account exists).',
       body: loginSchema,
       success: { status: 200, description: "Logged in; message 'Prihlásenie úspešné'", body: 'data', data: loginData },
       setsCookies: true,
-      errors: [401, 429],
+      errors: [401, 403, 429],
     },
     {
       method: 'post',
@@ -101,5 +103,6 @@ export const authArea: AreaDoc = {
       summary: 'The signed-in user and where onboarding stands (read it after a page reload)',
       success: { status: 200, description: 'The signed-in user', body: 'data', data: meData },
     },
+    ...sessionRoutes,
   ],
 };

@@ -18,6 +18,7 @@ import type { AreaDoc, ErrorStatus, RouteAuth, RouteDoc } from './route-doc.js';
 import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
+import { userArea } from './lifecycle-doc.js';
 
 export interface OpenApiOptions {
   metricsPath: string;
@@ -30,7 +31,7 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, privacyArea, eventArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, privacyArea, eventArea, userArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */

@@ -4,6 +4,7 @@ import { CONTENT_TYPES } from '../timesheets/file-inspector.js';
 import { timesheetData, timesheetSchema } from '../timesheets/timesheet-responses.js';
 import { allListQuery, ownListQuery, uploadFieldsSchema } from '../timesheets/timesheet-schemas.js';
 import type { AreaDoc } from './route-doc.js';
+import { timesheetMonthRoutes } from './lifecycle-doc.js';
 
 /** The form the upload route reads: its validated text fields plus the file part multer takes. */
 const uploadForm = uploadFieldsSchema.extend({
@@ -70,5 +71,6 @@ export const timesheetArea: AreaDoc = {
       params: idParams,
       success: { status: 200, description: 'No data', body: 'message' },
     },
+    ...timesheetMonthRoutes,
   ],
 };

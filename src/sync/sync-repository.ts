@@ -113,6 +113,13 @@ interface StatusRow {
 const DUE_CONDITION = `(s.requested_at IS NOT NULL OR (s.status <> 'auth_failed'
   AND (s.next_attempt_at IS NULL OR s.next_attempt_at <= now()) AND (s.next_sync_at IS NULL OR s.next_sync_at <= now())))`;
 
+/**
+ * An account the sync serves: active, and used by at least one member (owner or share) who is not
+ * disabled. A leaver's own mailboxes stop syncing, unless an active colleague shares them.
+ */
+const SYNCABLE = `(a.is_active AND EXISTS (SELECT 1 FROM email_account_members m JOIN users mu ON mu.id = m.user_id
+  WHERE m.email_account_id = a.id AND mu.disabled_at IS NULL))`;
+
 /** Nobody holds the account's lease (a crashed holder's lease has expired). */
 const UNLEASED = '(s.locked_until IS NULL OR s.locked_until < now())';
 
@@ -135,7 +142,7 @@ export class SyncRepository {
   lockState(accountId: string, dueOnly: boolean, tx?: Tx): Promise<StateRow | undefined> {
     return this.sql.one<StateRow>(
       `SELECT s.status, s.email_state, s.full_sync_checkpoint, s.sync_generation, s.consecutive_failures,
-              (a.is_active AND ${UNLEASED}${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired
+              (${SYNCABLE} AND ${UNLEASED}${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired
          FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
         WHERE s.email_account_id = $accountId
           FOR UPDATE OF s`,
@@ -164,7 +171,7 @@ export class SyncRepository {
       `WITH next AS (
          SELECT s.email_account_id, s.status, s.next_sync_at, s.requested_at
            FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
-          WHERE a.is_active AND ${DUE_CONDITION} AND ${UNLEASED}
+          WHERE ${SYNCABLE} AND ${DUE_CONDITION} AND ${UNLEASED}
             AND ($accountIds::uuid[] IS NULL OR s.email_account_id = ANY($accountIds::uuid[]))
           ORDER BY s.requested_at ASC NULLS LAST, s.next_sync_at ASC NULLS FIRST, s.email_account_id
           LIMIT 1
@@ -186,7 +193,7 @@ export class SyncRepository {
               count(*) FILTER (WHERE GREATEST(s.requested_at, s.next_sync_at, s.next_attempt_at, s.created_at)
                                      < now() - make_interval(secs => $intervalSeconds))::int AS overdue
          FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
-        WHERE a.is_active AND ${DUE_CONDITION} AND ${UNLEASED}`,
+        WHERE ${SYNCABLE} AND ${DUE_CONDITION} AND ${UNLEASED}`,
       { intervalSeconds },
     );
     return row ?? { due: 0, overdue: 0 };
@@ -289,7 +296,7 @@ export class SyncRepository {
   async activeAccountIds(includeAuthFailed: boolean): Promise<string[]> {
     const rows = await this.sql.select<{ id: string }>(
       `SELECT a.id FROM email_accounts a JOIN mail_sync_states s ON s.email_account_id = a.id
-        WHERE a.is_active AND ($includeAuthFailed OR s.status <> 'auth_failed') ORDER BY a.created_at`,
+        WHERE ${SYNCABLE} AND ($includeAuthFailed OR s.status <> 'auth_failed') ORDER BY a.created_at`,
       { includeAuthFailed },
     );
     return rows.map((r) => r.id);

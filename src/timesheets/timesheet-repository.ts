@@ -32,6 +32,27 @@ export interface RemovalScope {
 
 export type RemovedRow = Pick<Timesheet, 'id' | 'filePath' | 'fileSize'>;
 
+/** One line of the monthly report: a user and what they uploaded for the month. */
+export interface MonthReportRow {
+  userId: string;
+  username: string;
+  firstName: string | null;
+  lastName: string | null;
+  disabled: boolean;
+  files: number;
+  bytes: number;
+}
+
+/** A file of the month as the export reads it: whose, under which name, where it is stored. */
+export interface MonthFileRow {
+  id: string;
+  username: string;
+  fileName: string;
+  filePath: string;
+  fileSize: number;
+  createdAt: Date;
+}
+
 /** All data access of the timesheets area (the files themselves live in TimesheetStorage). */
 export class TimesheetRepository {
   constructor(private readonly sql: Sql) {}
@@ -90,6 +111,36 @@ export class TimesheetRepository {
 
   async bytesInScope(scope: RemovalScope, tx?: Tx): Promise<number> {
     return Number((await Timesheet.sum('fileSize', { where: whereOf(scope), transaction: tx })) ?? 0);
+  }
+
+  /**
+   * Every active user with their files and bytes of the month (none: 0), and disabled users who have
+   * files in it (the export contains those), by username. One grouped query over the month's index range.
+   */
+  async monthReport(year: number, month: number): Promise<MonthReportRow[]> {
+    const rows = await this.sql.select<Omit<MonthReportRow, 'bytes'> & { bytes: string }>(
+      `SELECT u.id AS "userId", u.username, u.first_name AS "firstName", u.last_name AS "lastName", u.disabled_at IS NOT NULL AS disabled,
+              coalesce(t.files, 0)::int AS files, coalesce(t.bytes, 0)::bigint AS bytes
+         FROM users u
+         LEFT JOIN (SELECT user_id, count(*) AS files, sum(file_size) AS bytes FROM timesheets
+                     WHERE year = $year AND month = $month GROUP BY user_id) t ON t.user_id = u.id
+        WHERE u.disabled_at IS NULL OR t.files > 0
+        ORDER BY lower(u.username), u.id`,
+      { year, month },
+    );
+    return rows.map((r) => ({ ...r, bytes: Number(r.bytes) }));
+  }
+
+  /** The month's files in the order of the export: by username, then upload time. */
+  async monthFiles(year: number, month: number): Promise<MonthFileRow[]> {
+    const rows = await this.sql.select<Omit<MonthFileRow, 'fileSize'> & { fileSize: string }>(
+      `SELECT t.id, u.username, t.file_name AS "fileName", t.file_path AS "filePath", t.file_size AS "fileSize", t.created_at AS "createdAt"
+         FROM timesheets t JOIN users u ON u.id = t.user_id
+        WHERE t.year = $year AND t.month = $month
+        ORDER BY lower(u.username), t.created_at, t.id`,
+      { year, month },
+    );
+    return rows.map((r) => ({ ...r, fileSize: Number(r.fileSize) }));
   }
 
   /** How many of these rows still exist. */

@@ -32,3 +32,6 @@ export const ownListQuery = paginationQuery.extend({
 export const allListQuery = ownListQuery.extend({
   userId: z.uuid('Neplatný identifikátor používateľa').optional(),
 });
+
+/** GET /api/admin/timesheets/report and /export: one month, both required. */
+export const monthQuery = z.strictObject({ year: yearField, month: monthField });

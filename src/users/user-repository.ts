@@ -1,4 +1,4 @@
-import { Op, col, fn, where, type CreationAttributes, type WhereOptions } from 'sequelize';
+import { Op, col, fn, where, type CreationAttributes, type InferAttributes, type WhereOptions } from 'sequelize';
 import { User, type Role } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 import { escapeLike } from '../db/escape-like.js';
@@ -6,8 +6,14 @@ import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 
 export interface UserFilter {
   role?: Role;
-  /** Matched case-insensitively against username, first and last name. */
+  /** Matched case- and accent-insensitively against username, first and last name. */
   search?: string;
+  /** Only users who are not disabled (the colleague directory). */
+  activeOnly?: boolean;
+  /** Sorted by last name, first name, username (the directory) instead of by username. */
+  byName?: boolean;
+  /** Only these columns (the directory reads no hashes). */
+  attributes?: Array<keyof InferAttributes<User>>;
 }
 
 /** Every query of the users table: the users area, login, onboarding and the audit reader use these. */
@@ -40,22 +46,24 @@ export class UserRepository {
     return User.findAll({ where: { role: 'admin' }, attributes: ['id'], order: [['id', 'ASC']], lock: tx.LOCK.UPDATE, transaction: tx });
   }
 
+  /** Admins other than `userId` who can still log in: a disabled admin manages nothing. */
   countOtherAdmins(userId: string, tx?: Tx): Promise<number> {
-    return User.count({ where: { role: 'admin', id: { [Op.ne]: userId } }, transaction: tx });
+    return User.count({ where: { role: 'admin', disabledAt: null, id: { [Op.ne]: userId } }, transaction: tx });
   }
 
   async list(filter: UserFilter, page: PageRequest): Promise<Page<User>> {
     const conditions: WhereOptions<User>[] = [];
     if (filter.role) conditions.push({ role: filter.role });
-    if (filter.search) {
-      const pattern = `%${escapeLike(filter.search)}%`;
-      conditions.push({ [Op.or]: ['username', 'firstName', 'lastName'].map((field) => ({ [field]: { [Op.iLike]: pattern } })) });
-    }
+    if (filter.search) conditions.push(foldedSearch(filter.search));
+    if (filter.activeOnly) conditions.push({ disabledAt: null });
     const { rows, count } = await User.findAndCountAll({
       where: { [Op.and]: conditions },
-      order: [[fn('lower', col('username')), 'ASC'], ['id', 'ASC']],
+      order: filter.byName
+        ? [[fn('lower', fn('coalesce', col('last_name'), '')), 'ASC'], [fn('lower', fn('coalesce', col('first_name'), '')), 'ASC'], [fn('lower', col('username')), 'ASC'], ['id', 'ASC']]
+        : [[fn('lower', col('username')), 'ASC'], ['id', 'ASC']],
       limit: page.limit,
       offset: offsetOf(page),
+      ...(filter.attributes ? { attributes: filter.attributes } : {}),
     });
     return { items: rows, total: count };
   }
@@ -82,4 +90,16 @@ export class UserRepository {
   private lowerUsernameIs(username: string) {
     return where(fn('lower', col('username')), username.toLowerCase());
   }
+}
+
+/**
+ * Text contained in the username, first or last name, whatever the case and diacritics ("sebo" finds
+ * "Šebo"): both sides folded by crm_search_fold (migration 0019); the term is bound, never spliced in.
+ */
+function foldedSearch(search: string): WhereOptions<User> {
+  const pattern = `%${escapeLike(search)}%`;
+  const folded = fn('crm_search_fold', pattern);
+  return {
+    [Op.or]: ['username', 'first_name', 'last_name'].map((column) => where(fn('crm_search_fold', col(column)), Op.like, folded)),
+  };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nullableTimestamp, timestamp, uuid } from '../shared/response-fields.js';
+import { nullableTimestamp, pagination, timestamp, uuid } from '../shared/response-fields.js';
 
 /** The user object of every response (never a hash, never a temporary password). */
 export const userSchema = z
@@ -17,3 +17,14 @@ export const userSchema = z
   .meta({ id: 'User' });
 
 export type UserResponse = z.input<typeof userSchema>;
+
+/** A colleague in the directory: who they are, never their role or anything about their login. */
+export const directoryUserSchema = z
+  .object({ id: uuid, username: z.string(), firstName: z.string().nullable(), lastName: z.string().nullable() })
+  .meta({ id: 'DirectoryUser' });
+
+/** data of GET /api/users/directory. */
+export const directoryData = z.object({ users: z.array(directoryUserSchema), pagination });
+
+export type DirectoryUserResponse = z.input<typeof directoryUserSchema>;
+export type DirectoryData = z.input<typeof directoryData>;

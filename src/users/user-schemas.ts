@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paginationQuery } from '../shared/validation.js';
 
 const name = z.string().trim().max(100, 'Najviac 100 znakov').optional().nullable();
 export const personNameSchema = name;
@@ -37,3 +38,8 @@ export const newUserWithMailSchema = newUserSchema
     message: 'Email a heslo k emailu sa zadávajú spolu',
     path: ['emailPassword'],
   });
+
+/** GET /api/users/directory: a page of active colleagues, optionally those whose names contain `search`. */
+export const directoryQuery = paginationQuery.extend({
+  search: z.string().trim().min(1, 'Hľadaný text je prázdny').max(100, 'Hľadaný text je príliš dlhý').optional(),
+});

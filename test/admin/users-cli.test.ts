@@ -96,8 +96,8 @@ describe('crm-admin users', function () {
       const res = cli(['users', 'list', '--search', tag]);
       expect(res.status, res.stderr).to.equal(0);
       const lines = res.stdout.trim().split('\n');
-      expect(lines[0]).to.match(/^USERNAME\s+ROLE\s+NAME\s+ONBOARDED\s+LAST LOGIN\s+ID$/);
-      expect(lines[2]).to.match(new RegExp(`^${tag}-a\\s+admin\\s+Test User\\s+no\\s+-\\s+[0-9a-f-]{36}$`));
+      expect(lines[0]).to.match(/^USERNAME\s+ROLE\s+NAME\s+ONBOARDED\s+LAST LOGIN\s+DISABLED\s+ID$/);
+      expect(lines[2]).to.match(new RegExp(`^${tag}-a\\s+admin\\s+Test User\\s+no\\s+-\\s+no\\s+[0-9a-f-]{36}$`));
       expect(res.stdout).to.contain('1-3 of 3');
     });
 

@@ -270,6 +270,24 @@ const ROWS: Record<string, Row> = {
   // An address nobody else uses: an erasure is global, and must not touch the matrix's own records.
   'POST /api/admin/privacy/export': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/privacy/export', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }) },
   'POST /api/admin/privacy/erase': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/privacy/erase', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }) },
+
+  // --- the staff lifecycle: the directory and one's own sessions for everyone; disabling and the month's timesheets for admins
+  'GET /api/users/directory': { expect: ANY_USER, attempt: () => ({ path: '/api/users/directory' }) },
+  'GET /api/auth/sessions': { expect: ANY_USER, attempt: () => ({ path: '/api/auth/sessions' }) },
+  'DELETE /api/auth/sessions/:id': {
+    expect: ANY_USER,
+    // A second session of the caller's own, ended with the first (which goes on).
+    attempt: async (m, who) => {
+      const actor = m.actor(who);
+      const id = actor ? (await sessionFor(actor.fixture)).sessionId : crypto.randomUUID();
+      return { path: `/api/auth/sessions/${id}` };
+    },
+  },
+  'POST /api/auth/sessions/revoke-others': { expect: ANY_USER, attempt: () => ({ path: '/api/auth/sessions/revoke-others' }) },
+  'POST /api/admin/users/:id/disable': { expect: ADMIN_ONLY, attempt: async () => ({ path: `/api/admin/users/${(await createUser()).user.id}/disable` }) },
+  'POST /api/admin/users/:id/enable': { expect: ADMIN_ONLY, attempt: async () => ({ path: `/api/admin/users/${(await createUser()).user.id}/enable` }) },
+  'GET /api/admin/timesheets/report': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/timesheets/report?year=2026&month=4' }) },
+  'GET /api/admin/timesheets/export': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/timesheets/export?year=2091&month=4' }) },
 };
 
 describe('hardening: authorization matrix (every route × anonymous, member owner, editor, viewer, editor without canRead, other member, admin)', function () {
