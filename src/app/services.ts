@@ -39,6 +39,7 @@ import { EmailRepository } from '../emails/email-repository.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
 import { AttachmentDownloads } from '../emails/attachment-download.js';
+import { HtmlBodies } from '../emails/html-bodies.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
@@ -129,6 +130,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, accounts: accountAccess, pusher: readStatePusher, logger });
   const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts });
+  const emailHtml = new HtmlBodies({ accounts: accountAccess, mail: emailAccounts, logger });
 
   const mailStore = new MailStoreRepository(sql);
   const mailSync = new SyncService(
@@ -171,7 +173,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     logger,
     auditRetentionDays: config.auditRetentionDays,
   });
-  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention };
+  return { sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, emailHtml, backup, restore, passwordReseal, retention };
 }
 
 export type Services = ReturnType<typeof buildServices>;
