@@ -17,6 +17,7 @@ import type { UserState } from './auth-service.js';
 import type { AuthCookies } from './cookies.js';
 import { readKnownDevice, setKnownDevice } from './device-cookie.js';
 import { REFRESH_INVALID } from './auth-messages.js';
+import { tokenExpiresAt } from './token-service.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
 
@@ -54,7 +55,14 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     if (body.rememberMe) cookies.setRefresh(res, result.refreshToken);
     else cookies.clearRefresh(res);
     const { accessToken, refreshToken, needsPasswordChange, needsEmailSetup } = result;
-    const data: LoginData = { user: presentUser(result.user), tokens: { accessToken, refreshToken }, needsPasswordChange, needsEmailSetup };
+    const data: LoginData = {
+      user: presentUser(result.user),
+      tokens: { accessToken, refreshToken },
+      accessTokenExpiresAt: tokenExpiresAt(accessToken),
+      ...(body.rememberMe ? { refreshTokenExpiresAt: tokenExpiresAt(refreshToken) } : {}),
+      needsPasswordChange,
+      needsEmailSetup,
+    };
     ok(res, data, 'Prihlásenie úspešné');
   });
 
@@ -82,7 +90,12 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     cookies.setAccess(res, result.accessToken);
     // Absent when a parallel tab rotated the token a moment ago: that tab's response carries the new one.
     if (result.refreshToken) cookies.setRefresh(res, result.refreshToken);
-    ok(res, { accessToken: result.accessToken } satisfies RefreshData, 'Token obnovený');
+    const data: RefreshData = {
+      accessToken: result.accessToken,
+      accessTokenExpiresAt: tokenExpiresAt(result.accessToken),
+      ...(result.refreshToken ? { refreshTokenExpiresAt: tokenExpiresAt(result.refreshToken) } : {}),
+    };
+    ok(res, data, 'Token obnovený');
   });
 
   router.post('/set-password', auth.requireAuthDuringOnboarding, async (req, res) => {
@@ -99,7 +112,9 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     // The CRM should fill itself now, not at the next cron tick.
     await services.mailSync.requestSync(account.id);
     const emailAccount = presentEmailAccount(await services.emailAccounts.get(account.userId, account.id));
-    const data: LinkEmailData = { email: account.email, accountId: account.jmapAccountId, emailAccount };
+    // The onboarding flags after the step, as skip-email answers them: the frontend routes on without asking /me.
+    const state = await services.auth.onboardingState(requireAuthContext(req).user);
+    const data: LinkEmailData = { email: account.email, accountId: account.jmapAccountId, emailAccount, ...state };
     ok(res, data, 'Email účet úspešne pripojený a overený');
   });
 

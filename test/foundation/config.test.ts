@@ -40,6 +40,14 @@ describe('configuration', () => {
     expect(AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'http://localhost:5173' }).corsOrigin).to.equal('http://localhost:5173');
   });
 
+  it('takes CORS_ORIGIN as a comma-separated list, each entry checked alike', () => {
+    const base = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), CRM_ENCRYPTION_KEY: 'ab'.repeat(32), CRM_DATA_DIR: path.join(testEnv.tmpRoot!, 'cfg-cors-list') };
+    const config = AppConfig.fromEnv({ ...base, CORS_ORIGIN: ' https://CRM.example.sk/ , http://localhost:5173,,https://crm.example.sk' });
+    expect(config.corsOrigins).to.deep.equal(['https://crm.example.sk', 'http://localhost:5173']);
+    expect(() => AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'https://crm.example.sk, null' })).to.throw(ConfigError);
+    expect(AppConfig.fromEnv(base).corsOrigins).to.deep.equal([]);
+  });
+
   it('reports configuration problems in Slovak', () => {
     try {
       AppConfig.fromEnv({ PORT: 'eighty', LOG_LEVEL: 'loud', TRUST_PROXY: '-1' });
