@@ -20,8 +20,10 @@ import { asciiFallbackName, sanitiseFileName } from '../timesheets/file-name.js'
 export function createEmailRouter(
   services: { emails: EmailService; emailAttachments: AttachmentDownloads; emailHtml: HtmlBodies },
   auth: AuthMiddleware,
+  options: { corsOrigins?: readonly string[] } = {},
 ): Router {
   const { emails, emailAttachments, emailHtml } = services;
+  const embedders = new Set(options.corsOrigins ?? []);
   const router = Router();
   router.use(auth.requireAuth);
 
@@ -70,7 +72,7 @@ export function createEmailRouter(
     const gone = new AbortController();
     res.on('close', () => gone.abort());
     const download = await emailAttachments.open(requireAuthContext(req).userId, id, attachmentId, gone.signal);
-    await sendAttachment(download, res);
+    await sendAttachment(download, res, resourcePolicy(req, embedders));
   });
 
   router.patch('/:id', async (req, res) => {
@@ -84,6 +86,22 @@ export function createEmailRouter(
   return router;
 }
 
+/**
+ * Cross-Origin-Resource-Policy per request: `cross-origin` when the page that embeds the file is one
+ * of CORS_ORIGIN (its origin in Referer: an <img> sends no Origin), else `same-site`. Chromium does
+ * not count two ports of one IP address as one site, and the app may live on another site than the
+ * API. Another site gains nothing by it: its request carries no SameSite cookie, so it gets a 401.
+ */
+function resourcePolicy(req: Request, embedders: ReadonlySet<string>): string {
+  const referer = req.get('referer');
+  if (!referer || embedders.size === 0) return 'same-site';
+  try {
+    return embedders.has(new URL(referer).origin) ? 'cross-origin' : 'same-site';
+  } catch {
+    return 'same-site';
+  }
+}
+
 /** A media type we pass on as is; anything odd is served as plain bytes. */
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
@@ -94,10 +112,9 @@ const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'ima
  * Content-Disposition attachment with an RFC 6266 name, so that a click downloads; only the raster
  * images above are `inline` (the HTML body shows them with <img>). Either way nosniff and the API's
  * CSP: even an HTML or SVG attachment cannot run in the CRM's origin. Cross-Origin-Resource-Policy
- * same-site (helmet's default is same-origin): the web app on another origin of the same site may
- * embed the images; another site may not.
+ * (helmet's default is same-origin) lets the web app embed the images (resourcePolicy).
  */
-async function sendAttachment({ attachment, body, size }: AttachmentStream, res: Response): Promise<void> {
+async function sendAttachment({ attachment, body, size }: AttachmentStream, res: Response, policy: string): Promise<void> {
   const name = sanitiseFileName(attachment.name ?? '') || 'priloha';
   const type = MEDIA_TYPE.test(attachment.type) ? attachment.type : 'application/octet-stream';
   res.status(200);
@@ -106,7 +123,7 @@ async function sendAttachment({ attachment, body, size }: AttachmentStream, res:
   const disposition = INLINE_IMAGE_TYPES.has(type) ? 'inline' : 'attachment';
   res.setHeader('Content-Disposition', contentDisposition(name, { type: disposition, fallback: asciiFallbackName(name) }));
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cross-Origin-Resource-Policy', 'same-site');
+  res.setHeader('Cross-Origin-Resource-Policy', policy);
   res.setHeader('Cache-Control', 'private, no-store');
   try {
     await pipeline(body, res);

@@ -69,7 +69,7 @@ export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): Sani
         attribs: { ...withSafeStyle(attribs), target: '_blank', rel: 'noopener noreferrer' },
       }),
       img: (tagName, attribs) => {
-        const out: sanitizeHtml.Attributes = { ...withSafeStyle(attribs), referrerpolicy: 'no-referrer' };
+        const out: sanitizeHtml.Attributes = { ...withSafeStyle(attribs) };
         delete out.srcset;
         const src = (attribs.src ?? '').trim();
         if (/^cid:/i.test(src)) {
@@ -79,11 +79,17 @@ export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): Sani
             referencedCids.add(cid);
             out.src = url;
           } else delete out.src;
-        } else if (/^https?:/i.test(src) && !options.remoteImages) {
-          blockedImages++;
-          out[REMOTE_IMAGE_ATTRIBUTE] = src;
-          delete out.src;
-        } else if (/^https?:/i.test(src) || /^data:image\//i.test(src)) {
+        } else if (/^https?:/i.test(src)) {
+          // A remote image tells its server nothing about the CRM (our own inline images keep the
+          // Referer: it names the app's origin for the download's Cross-Origin-Resource-Policy).
+          out.referrerpolicy = 'no-referrer';
+          if (options.remoteImages) out.src = src;
+          else {
+            blockedImages++;
+            out[REMOTE_IMAGE_ATTRIBUTE] = src;
+            delete out.src;
+          }
+        } else if (/^data:image\//i.test(src)) {
           out.src = src;
         } else delete out.src;
         return { tagName, attribs: out };
