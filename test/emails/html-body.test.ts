@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
+import { testApp } from '../support/harness.js';
 import { appendMessage } from '../support/imap.js';
 import { buildHtmlMessage, TINY_PNG } from '../support/html-mail.js';
 import { sendingWorld, uniqueSubject, type CrmUser, type MailUser } from '../sending/helpers.js';
@@ -99,6 +100,18 @@ describe('emails: the HTML body, inline images and downloads for a web app (real
     const pdf = await download('faktura.pdf');
     expect(pdf.headers['content-disposition']).to.equal('attachment; filename=faktura.pdf');
     expect(pdf.headers).to.include({ 'cross-origin-resource-policy': 'same-site', 'x-content-type-options': 'nosniff' });
+  });
+
+  it('a page of a CORS_ORIGIN may embed a download (CORP cross-origin by its Referer); any other page may not', async () => {
+    const overrides = { CORS_ORIGIN: 'http://127.0.0.1:5173' };
+    const appWithOrigin = await testApp(overrides);
+    const { attachments } = (await owner.as(request(app).get(`/api/emails/${emailId}`))).body.data.email as { attachments: Array<{ id: string; name: string }> };
+    const path = `/api/emails/${emailId}/attachments/${attachments.find((a) => a.name === 'logo.png')!.id}`;
+    const embedded = await owner.as(request(appWithOrigin).get(path)).set('Referer', 'http://127.0.0.1:5173/mail/1').buffer(true).parse(binaryParser);
+    expect(embedded.status).to.equal(200);
+    expect(embedded.headers['cross-origin-resource-policy']).to.equal('cross-origin');
+    const foreign = await owner.as(request(appWithOrigin).get(path)).set('Referer', 'https://evil.example/').buffer(true).parse(binaryParser);
+    expect(foreign.headers['cross-origin-resource-policy']).to.equal('same-site');
   });
 
   it('many downloads over one keep-alive connection leak no listeners (no MaxListenersExceededWarning)', async () => {
