@@ -102,7 +102,7 @@ async function main(): Promise<void> {
       ),
     );
 
-    await explain(ctx, 'contact list (GET /api/contacts)', contactListQuery(m.user.id, { sort: 'latest' }, { page: 1, limit: 50 }));
+    await explain(ctx, 'contact list (GET /api/contacts)', contactListQuery(m.user.id, { sort: 'lastEmail' }, { page: 1, limit: 50 }));
     await explain(ctx, 'busiest contact’s emails (GET /api/emails?contactId=...)', emailListQuery(m.user.id, { contactId: m.busiestContactId }, { page: 1, limit: 50 }));
     // The word statistics the service reads (search-terms.ts): which words are checked on the found rows.
     const shares = await new SearchWordStatistics(new Sql(ctx.db.sequelize)).shares();

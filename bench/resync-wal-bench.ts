@@ -43,6 +43,8 @@ function mailbox(): MappedEmail[] {
       participants: [who],
       correspondents: [{ email: who, name: `Klient ${i % 200}` }],
       attachments: [],
+      hasAttachments: false,
+      addresses: { from: [{ name: `Klient ${i % 200}`, email: who }], to: [{ name: 'Tím', email: 'tim@firma.test' }], cc: [], replyTo: [] },
     };
   });
 }

@@ -4,6 +4,9 @@
  *
  *   npm run client:generate          writes the file
  *   npm run client:check             fails when the checked-in file differs from a fresh one (part of npm run lint)
+ *   npm run client:generate -- --from http://127.0.0.1:3000/api/openapi.json --out ../app/src/api/schema.d.ts
+ *                                    the same types from a running server's document (what a frontend checks in);
+ *                                    plain `npx openapi-typescript URL` would type file parts as string, not Blob
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,8 +21,8 @@ export const SCHEMA_FILE = path.join(repoRoot, 'clients/typescript/schema.d.ts')
 const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier('Blob'));
 
 /** The client's types, as the file's text. */
-export async function generateClientTypes(): Promise<string> {
-  const document = buildOpenApiDocument({ metricsPath: '/api/metrics' });
+export async function generateClientTypes(from?: string): Promise<string> {
+  const document = from ? await readDocument(from) : buildOpenApiDocument({ metricsPath: '/api/metrics' });
   const nodes = await openapiTS(document as never, {
     // A file part of a multipart body is a Blob (or a File) in the browser, not a string.
     transform: (schema) => (schema.format === 'binary' ? BLOB : undefined),
@@ -29,8 +32,29 @@ export async function generateClientTypes(): Promise<string> {
   return header + astToString(nodes);
 }
 
+/** A served document (http/https URL) or a file. */
+async function readDocument(from: string): Promise<unknown> {
+  if (/^https?:\/\//.test(from)) {
+    const res = await fetch(from);
+    if (!res.ok) throw new Error(`${from} answered HTTP ${res.status}`);
+    return res.json();
+  }
+  return JSON.parse(fs.readFileSync(from, 'utf8')) as unknown;
+}
+
+function option(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
 async function main(): Promise<void> {
-  const fresh = await generateClientTypes();
+  const fresh = await generateClientTypes(option('--from'));
+  const out = option('--out');
+  if (out) {
+    fs.writeFileSync(out, fresh);
+    process.stdout.write(`wrote ${out}\n`);
+    return;
+  }
   if (process.argv.includes('--check')) {
     const current = fs.existsSync(SCHEMA_FILE) ? fs.readFileSync(SCHEMA_FILE, 'utf8') : '';
     if (current !== fresh) {

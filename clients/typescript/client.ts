@@ -17,6 +17,7 @@ export type User = components['schemas']['User'];
 export type Contact = components['schemas']['Contact'];
 export type Email = components['schemas']['Email'];
 export type EmailSummary = components['schemas']['EmailSummary'];
+export type EmailAddress = components['schemas']['EmailAddress'];
 export type EmailAccount = components['schemas']['EmailAccount'];
 export type Timesheet = components['schemas']['Timesheet'];
 export type Pagination = components['schemas']['Pagination'];
@@ -81,4 +82,85 @@ export function subscribeLiveEvents(
     if (handler) source.addEventListener(type, (event) => handler(JSON.parse((event as MessageEvent<string>).data), (event as MessageEvent<string>).lastEventId));
   }
   return { close: () => source.close() };
+}
+
+/** The text fields of a send or reply (POST /api/emails, POST /api/emails/{id}/reply). */
+export interface SendFields {
+  emailAccountId?: string;
+  contactId?: string;
+  /** "a@b.sk" or "Name <a@b.sk>"; a list is sent comma-separated. */
+  to?: string | string[];
+  cc?: string | string[];
+  bcc?: string | string[];
+  subject?: string;
+  text: string;
+  html?: string;
+  /** Reply only. */
+  replyAll?: boolean;
+}
+
+/** A file to attach: a Blob (or File) and the name it goes out under. */
+export interface FormFile {
+  blob: Blob;
+  name: string;
+}
+
+/**
+ * The multipart body of a send or reply with attachments: the fields first (the server must know the
+ * account before the first file streams to the mail server), then every file under "attachments".
+ * Pass it as `body` with `bodySerializer: (form) => form` to openapi-fetch, or to fetch() as is (never
+ * set Content-Type yourself: the browser adds the boundary).
+ */
+export function sendForm(fields: SendFields, files: FormFile[] = []): FormData {
+  const form = new FormData();
+  const order: Array<keyof SendFields> = ['emailAccountId', 'contactId', 'replyAll', 'to', 'cc', 'bcc', 'subject', 'text', 'html'];
+  for (const key of order) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    form.append(key, Array.isArray(value) ? value.join(', ') : String(value));
+  }
+  for (const file of files) form.append('attachments', file.blob, file.name);
+  return form;
+}
+
+/** A downloaded file: its bytes and the name the server gave it (Content-Disposition, RFC 6266). */
+export interface DownloadedFile {
+  blob: Blob;
+  fileName: string | null;
+  type: string;
+}
+
+/**
+ * GET a file (an email attachment, a timesheet) as a Blob, with the auth cookies (or pass Authorization
+ * in `init.headers`). A failure throws an Error whose `body` is the ErrorEnvelope. Show it with
+ * URL.createObjectURL(blob), or save it under `fileName`.
+ */
+export async function downloadFile(baseUrl: string, path: string, init: RequestInit = {}): Promise<DownloadedFile> {
+  const res = await fetch(new URL(path, baseUrl), { credentials: 'include', ...init });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => null)) as ApiError | null;
+    throw Object.assign(new Error(body?.error.message ?? `HTTP ${res.status}`), { status: res.status, body });
+  }
+  return { blob: await res.blob(), fileName: fileNameOf(res.headers.get('content-disposition')), type: res.headers.get('content-type') ?? 'application/octet-stream' };
+}
+
+/** The attachment of an email, as a Blob (GET /api/emails/{id}/attachments/{attachmentId}). */
+export function downloadAttachment(baseUrl: string, emailId: string, attachmentId: string, init?: RequestInit): Promise<DownloadedFile> {
+  return downloadFile(baseUrl, `/api/emails/${encodeURIComponent(emailId)}/attachments/${encodeURIComponent(attachmentId)}`, init);
+}
+
+/** filename*=UTF-8''... wins over filename="..." (RFC 6266 §4.3). */
+export function fileNameOf(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1]!.trim());
+    } catch {
+      // a broken encoding: fall back to the plain name
+    }
+  }
+  const plain = /filename\s*=\s*("((?:[^"\\]|\\.)*)"|[^;]+)/i.exec(header);
+  if (!plain) return null;
+  return plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : plain[1]!.trim();
 }

@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the session and clear both cookies
-         * @description Signed-in users (accessToken cookie or Bearer). An already invalid access token still clears both cookies (401).
+         * @description Signed-in users (accessToken cookie or Bearer), or the holder of the refreshToken cookie alone. The refreshToken cookie alone is enough (the access cookie expires first). An already invalid access token still clears both cookies (401).
          */
         post: operations["logout"];
         delete?: never;
@@ -1040,63 +1040,136 @@ export interface components {
         ErrorEnvelope: {
             /** @constant */
             success: false;
-            error: {
-                /**
-                 * @description Slovak, for people
-                 * @example Neautorizovaný prístup
-                 */
-                message: string;
-                /** @example 401 */
-                statusCode: number;
-                /**
-                 * @description Stable, for programs: branch on this, never on the message.
-                 *
-                 *     - `validation_failed` (400): The request did not pass validation; details name the fields.
-                 *     - `bad_request` (400): The request could not be understood.
-                 *     - `invalid_json` (400): The body is not valid JSON.
-                 *     - `authentication_required` (401): No valid access token (missing, expired, revoked).
-                 *     - `invalid_credentials` (401): Wrong username or password (the same for unknown users).
-                 *     - `refresh_token_missing` (401): POST /api/auth/refresh without the refreshToken cookie.
-                 *     - `refresh_token_invalid` (401): The refresh token expired, was revoked or reused; both cookies are cleared.
-                 *     - `duplicate_cookie` (400): The Cookie header names an auth cookie twice (a planted cookie); sign in again from a clean browser.
-                 *     - `forbidden` (403): Authenticated, but not allowed (e.g. not an admin).
-                 *     - `password_change_required` (403): The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.
-                 *     - `csrf_rejected` (403): A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).
-                 *     - `quota_exceeded` (403): The upload would go over the user's timesheet quota (number of files or bytes).
-                 *     - `email_account_forbidden` (403): The email account is shared with the caller, but their role or rights on it do not allow this (e.g. a viewer editing, canRead false reading emails).
-                 *     - `not_found` (404): The resource does not exist or is not visible to the caller.
-                 *     - `route_not_found` (404): No such path under /api.
-                 *     - `method_not_allowed` (405): The path exists, but not with this method; the Allow header lists the methods it has.
-                 *     - `conflict` (409): The request conflicts with the current state (duplicate, last admin, concurrent change).
-                 *     - `share_exists` (409): The user already has access to this email account (change the share instead).
-                 *     - `owner_required` (409): An email account's owner cannot be removed or lose rights; transfer the ownership first.
-                 *     - `shared_account_owner` (409): The user to delete owns email accounts shared with others: choose a new owner or delete those accounts explicitly.
-                 *     - `request_timeout` (408): The request did not arrive in time.
-                 *     - `payload_too_large` (413): The body or the uploaded file is over the limit.
-                 *     - `unsupported_media_type` (415): The body is not application/json (or multipart/form-data for uploads), or its charset or Content-Encoding is not supported.
-                 *     - `expectation_failed` (417): An Expect header this server does not support.
-                 *     - `request_headers_too_large` (431): The request headers are over the limit.
-                 *     - `rate_limited` (429): Too many attempts; Retry-After says when to try again.
-                 *     - `internal_error` (500): An unexpected failure; nothing internal is disclosed.
-                 *     - `upstream_unavailable` (502): The mail (JMAP) server could not be reached or answered badly.
-                 *     - `service_unavailable` (503): A dependency (database, storage, JMAP configuration) is unavailable; Retry-After.
-                 *     - `upstream_timeout` (504): The mail (JMAP) server did not answer in time.
-                 *     - `recipient_rejected` (400): The mail server rejected a recipient; details name the address.
-                 *     - `attachment_not_allowed` (400): An attachment that may not be sent (an executable, also one disguised by its name).
-                 *     - `idempotency_conflict` (409): The Idempotency-Key was used for another request, or its first request has not finished (or ended with an unknown outcome).
-                 *     - `submission_refused` (502): The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.
-                 *     - `mail_quota_exceeded` (507): The mailbox is over its quota: the message could not be stored, nothing was sent.
-                 *     - `insufficient_storage` (507): The server keeps a free-space reserve for its database; uploads are refused below it.
-                 *     - `account_disabled` (403): Login with the right password of a disabled account (a wrong password stays 401 invalid_credentials).
-                 * @example authentication_required
-                 * @enum {string}
-                 */
-                code: "validation_failed" | "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "csrf_rejected" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "shared_account_owner" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "recipient_rejected" | "attachment_not_allowed" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "insufficient_storage" | "account_disabled";
-                /** @description Field problems of a ValidationError: [{ field, message }] */
-                details?: unknown;
-                /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
-                stack?: string;
-            };
+            error: components["schemas"]["ApiError"];
+        };
+        /**
+         * @description Stable, for programs: branch on this, never on the message.
+         *
+         *     - `validation_failed` (400): The request did not pass validation; details name the fields.
+         *     - `bad_request` (400): The request could not be understood.
+         *     - `invalid_json` (400): The body is not valid JSON.
+         *     - `authentication_required` (401): No valid access token (missing, expired, revoked).
+         *     - `invalid_credentials` (401): Wrong username or password (the same for unknown users).
+         *     - `refresh_token_missing` (401): POST /api/auth/refresh without the refreshToken cookie.
+         *     - `refresh_token_invalid` (401): The refresh token expired, was revoked or reused; both cookies are cleared.
+         *     - `duplicate_cookie` (400): The Cookie header names an auth cookie twice (a planted cookie); sign in again from a clean browser.
+         *     - `forbidden` (403): Authenticated, but not allowed (e.g. not an admin).
+         *     - `password_change_required` (403): The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.
+         *     - `csrf_rejected` (403): A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).
+         *     - `quota_exceeded` (403): The upload would go over the user's timesheet quota (number of files or bytes).
+         *     - `email_account_forbidden` (403): The email account is shared with the caller, but their role or rights on it do not allow this (e.g. a viewer editing, canRead false reading emails).
+         *     - `not_found` (404): The resource does not exist or is not visible to the caller.
+         *     - `route_not_found` (404): No such path under /api.
+         *     - `method_not_allowed` (405): The path exists, but not with this method; the Allow header lists the methods it has.
+         *     - `conflict` (409): The request conflicts with the current state (duplicate, last admin, concurrent change).
+         *     - `share_exists` (409): The user already has access to this email account (change the share instead).
+         *     - `owner_required` (409): An email account's owner cannot be removed or lose rights; transfer the ownership first.
+         *     - `shared_account_owner` (409): The user to delete owns email accounts shared with others: choose a new owner or delete those accounts explicitly.
+         *     - `request_timeout` (408): The request did not arrive in time.
+         *     - `payload_too_large` (413): The body or the uploaded file is over the limit.
+         *     - `unsupported_media_type` (415): The body is not application/json (or multipart/form-data for uploads), or its charset or Content-Encoding is not supported.
+         *     - `expectation_failed` (417): An Expect header this server does not support.
+         *     - `request_headers_too_large` (431): The request headers are over the limit.
+         *     - `rate_limited` (429): Too many attempts; Retry-After says when to try again.
+         *     - `internal_error` (500): An unexpected failure; nothing internal is disclosed.
+         *     - `upstream_unavailable` (502): The mail (JMAP) server could not be reached or answered badly.
+         *     - `service_unavailable` (503): A dependency (database, storage, JMAP configuration) is unavailable; Retry-After.
+         *     - `upstream_timeout` (504): The mail (JMAP) server did not answer in time.
+         *     - `recipient_rejected` (400): The mail server rejected a recipient; details name the address.
+         *     - `attachment_not_allowed` (400): An attachment that may not be sent (an executable, also one disguised by its name).
+         *     - `idempotency_conflict` (409): The Idempotency-Key was used for another request, or its first request has not finished (or ended with an unknown outcome).
+         *     - `submission_refused` (502): The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.
+         *     - `mail_quota_exceeded` (507): The mailbox is over its quota: the message could not be stored, nothing was sent.
+         *     - `mail_credentials_rejected` (400): The mail server refused the email address or password (link-email, adding or changing an email account): ask the user again.
+         *     - `insufficient_storage` (507): The server keeps a free-space reserve for its database; uploads are refused below it.
+         *     - `account_disabled` (403): Login with the right password of a disabled account (a wrong password stays 401 invalid_credentials).
+         */
+        ApiError: {
+            /**
+             * @description Slovak, for people
+             * @example Neautorizovaný prístup
+             */
+            message: string;
+            /** @example 401 */
+            statusCode: number;
+            /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
+            stack?: string;
+            /** @enum {string} */
+            code: "validation_failed" | "recipient_rejected" | "attachment_not_allowed";
+            details?: components["schemas"]["FieldProblems"];
+        } | {
+            /**
+             * @description Slovak, for people
+             * @example Neautorizovaný prístup
+             */
+            message: string;
+            /** @example 401 */
+            statusCode: number;
+            /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
+            stack?: string;
+            /** @constant */
+            code: "csrf_rejected";
+            details: components["schemas"]["CsrfRejection"];
+        } | {
+            /**
+             * @description Slovak, for people
+             * @example Neautorizovaný prístup
+             */
+            message: string;
+            /** @example 401 */
+            statusCode: number;
+            /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
+            stack?: string;
+            /** @constant */
+            code: "shared_account_owner";
+            details: components["schemas"]["SharedAccountOwnerDetails"];
+        } | {
+            /**
+             * @description Slovak, for people
+             * @example Neautorizovaný prístup
+             */
+            message: string;
+            /** @example 401 */
+            statusCode: number;
+            /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
+            stack?: string;
+            /** @enum {string} */
+            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
+            /** @description None for these codes */
+            details?: unknown;
+        };
+        FieldProblems: {
+            /** @description The field (dotted path), or null for the request as a whole */
+            field: string | null;
+            /** @description Slovak, for people */
+            message: string;
+        }[];
+        CsrfRejection: {
+            /**
+             * @description origin_mismatch: Origin is neither this host nor in CORS_ORIGIN; origin_not_http: Origin null or not http(s); cross_site_request: no Origin and Sec-Fetch-Site cross-site
+             * @enum {string}
+             */
+            reason: "origin_mismatch" | "origin_not_http" | "cross_site_request";
+            /** @description The Origin header as sent */
+            origin: string | null;
+            /** @description The host the Origin was compared with */
+            host: string | null;
+            /**
+             * @description X-Forwarded-Host only when TRUST_PROXY > 0; a proxy that rewrites Host without it makes every POST fail
+             * @enum {string}
+             */
+            hostFrom: "Host" | "X-Forwarded-Host";
+            /** @description TRUST_PROXY as configured */
+            trustProxy: number;
+            /** @description CORS_ORIGIN as configured */
+            corsOrigins: string[];
+        };
+        SharedAccountOwnerDetails: {
+            sharedAccounts: ({
+                emailAccountId: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         User: {
             /** Format: uuid */
@@ -1366,15 +1439,38 @@ export interface components {
              */
             contactId: string;
             threadId: string | null;
-            from: string | null;
-            to: string | null;
+            /** @description From, in header order (empty when absent) */
+            from: components["schemas"]["EmailAddress"][];
+            /** @description To, in header order (empty when absent) */
+            to: components["schemas"]["EmailAddress"][];
+            /**
+             * @deprecated
+             * @description Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from
+             */
+            fromText: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: To as one display string; use to
+             */
+            toText: string | null;
             subject: string | null;
+            /** @description The email has files to download (inline images do not count) */
+            hasAttachments: boolean;
             date: string | null;
             isRead: boolean;
             /** @description The read state was changed here and the mail server has not confirmed it yet */
             readPending: boolean;
             /** @description About 200 characters of the body, whitespace collapsed */
             preview: string;
+        };
+        EmailAddress: {
+            /** @description Display name; null when the header gave none */
+            name: string | null;
+            /**
+             * @description The address as written in the header
+             * @example jana.kovacova@firma.sk
+             */
+            email: string;
         };
         SentEmail: {
             /** @description The sent email as the CRM lists it (in the contact's thread); null when filed under nobody */
@@ -1402,16 +1498,39 @@ export interface components {
              */
             contactId: string;
             threadId: string | null;
-            from: string | null;
-            to: string | null;
+            /** @description From, in header order (empty when absent) */
+            from: components["schemas"]["EmailAddress"][];
+            /** @description To, in header order (empty when absent) */
+            to: components["schemas"]["EmailAddress"][];
+            /**
+             * @deprecated
+             * @description Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from
+             */
+            fromText: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: To as one display string; use to
+             */
+            toText: string | null;
             subject: string | null;
+            /** @description The email has files to download (inline images do not count) */
+            hasAttachments: boolean;
             date: string | null;
             isRead: boolean;
             /** @description The read state was changed here and the mail server has not confirmed it yet */
             readPending: boolean;
             messageId: string | null;
             inReplyTo: string | null;
+            /** @description Cc, in header order (empty when absent) */
+            cc: components["schemas"]["EmailAddress"][];
+            /** @description Reply-To, in header order (empty when absent) */
+            replyTo: components["schemas"]["EmailAddress"][];
+            /** @description The text body (HTML turned into text where the email has no plain part) */
             body: string | null;
+            /** @description The HTML body, sanitised (no scripts, event handlers, forms, frames, style sheets or javascript: URLs), read from the mail server on each request; null when the email has no HTML part or the mail server did not answer in time (show body). cid: images point at their attachment download URL. Remote images do not load: their address is in data-crm-src (swap it into src on the user's request, or ask again with remoteImages=1). */
+            html: string | null;
+            /** @description How many remote images html holds back in data-crm-src */
+            blockedImages: number;
             /** @description Every contact that took part, the main correspondent first */
             contactIds: string[];
             attachments: components["schemas"]["EmailAttachment"][];
@@ -1433,7 +1552,7 @@ export interface components {
             name: string | null;
             type: string;
             size: number;
-            /** @description Shown within the body (Content-ID image) rather than as a file */
+            /** @description Shown within the body (a Content-ID image the HTML refers to) rather than offered as a file */
             inline: boolean;
         };
         Erasure: {
@@ -1893,6 +2012,17 @@ export interface operations {
                         data: {
                             user: components["schemas"]["User"];
                             tokens: components["schemas"]["Tokens"];
+                            /**
+                             * Format: date-time
+                             * @description When the access token (and its cookie) expires: refresh before
+                             * @example 2026-11-26T09:00:00.000Z
+                             */
+                            accessTokenExpiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the refresh token expires; present when a refreshToken cookie was set (login with rememberMe, a rotating refresh)
+                             */
+                            refreshTokenExpiresAt?: string;
                             /** @description The user still has only the temporary password: show set-password */
                             needsPasswordChange: boolean;
                             /** @description No active email account and the step was not skipped: show link-email */
@@ -1938,6 +2068,17 @@ export interface operations {
                         success: true;
                         data: {
                             accessToken: string;
+                            /**
+                             * Format: date-time
+                             * @description When the access token (and its cookie) expires: refresh before
+                             * @example 2026-11-26T09:00:00.000Z
+                             */
+                            accessTokenExpiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the refresh token expires; present when a refreshToken cookie was set (login with rememberMe, a rotating refresh)
+                             */
+                            refreshTokenExpiresAt?: string;
                         };
                         /** @description Slovak, for people */
                         message: string;
@@ -2035,6 +2176,10 @@ export interface operations {
                             /** @description The JMAP account id (docs/contract.md §4.1); the same as emailAccount.jmapAccountId */
                             accountId: string;
                             emailAccount: components["schemas"]["EmailAccount"];
+                            /** @description The user still has only the temporary password: show set-password */
+                            needsPasswordChange: boolean;
+                            /** @description No active email account and the step was not skipped: show link-email */
+                            needsEmailSetup: boolean;
                         };
                         /** @description Slovak, for people */
                         message: string;
@@ -3608,7 +3753,8 @@ export interface operations {
                 limit?: number;
                 emailAccountId?: string;
                 search?: string;
-                sort?: "latest" | "name";
+                /** @description lastEmail (default): the most recent correspondence first; name: A to Z (the address where there is no name); latest: old name of lastEmail */
+                sort?: "lastEmail" | "name" | "latest";
             };
             header?: never;
             path?: never;
@@ -3838,6 +3984,8 @@ export interface operations {
                 search?: string;
                 from?: string;
                 to?: string;
+                /** @description newest (default): by date, newest first; oldest: oldest first */
+                sort?: "newest" | "oldest";
             };
             header?: never;
             path?: never;
@@ -3878,7 +4026,10 @@ export interface operations {
     sendEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1-255 visible ASCII characters, e.g. a UUID per user action: the same key within 24 h answers the first result without sending again */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3918,6 +4069,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
                     "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4083,6 +4236,8 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description Load remote images in html (1/true); by default their address waits in data-crm-src */
+                remoteImages?: "0" | "1" | "true" | "false";
             };
             header?: never;
             path: {
@@ -4125,7 +4280,10 @@ export interface operations {
     replyToEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1-255 visible ASCII characters, e.g. a UUID per user action: the same key within 24 h answers the first result without sending again */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4161,6 +4319,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
                     "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -40,12 +40,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
       xFrameOptions: { action: 'deny' },
     }),
   );
-  if (config.corsOrigin) app.use(corsForOrigin(config.corsOrigin));
+  if (config.corsOrigins.length > 0) app.use(corsForOrigins(config.corsOrigins));
   // Cookies are judged before any body is read: a planted duplicate or a cross-site request is
   // refused without parsing a byte of what it sent.
   const cookies = new AuthCookies(config.isProduction);
   app.use(cookieParser());
-  app.use(rejectDuplicateAuthCookies(cookies), csrfGuard(cookies, { corsOrigin: config.corsOrigin }));
+  app.use(rejectDuplicateAuthCookies(cookies), csrfGuard(cookies, { corsOrigins: config.corsOrigins, trustProxy: config.trustProxy }));
   // A known path with a wrong method: 405 with Allow, before any body is read or anyone authenticated.
   app.use(methodNotAllowed(app.router));
   app.use(express.json({ limit: '100kb', strict: true }));
@@ -63,17 +63,18 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
 }
 
 /**
- * Only the configured frontend origin gets CORS headers (with credentials: the cookies); any other
- * origin gets none at all. cors() given a plain string would answer every origin with that string.
+ * Only the configured frontend origins get CORS headers (with credentials: the cookies), each its
+ * own origin echoed; any other origin gets none at all. cors() given a plain string would answer
+ * every origin with that string.
  */
-function corsForOrigin(configured: string) {
-  const allowedOrigin = new URL(configured).origin;
+function corsForOrigins(configured: readonly string[]) {
+  const allowed = new Set(configured.map((o) => new URL(o).origin));
   const allowCors = cors({
-    origin: (origin, callback) => callback(null, origin === allowedOrigin),
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     credentials: true,
     maxAge: 600,
-    // Read by the frontend: throttling delay, support reference, download file name.
-    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition'],
+    // Read by the frontend: throttling delay, support reference, download file name, a replayed send.
+    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition', 'Idempotent-Replayed'],
   });
   return (req: express.Request, res: express.Response, next: express.NextFunction) => {
     // Answers differ by Origin, allowed or not: caches must key on it.

@@ -40,6 +40,7 @@ import { EmailRepository } from '../emails/email-repository.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
 import { AttachmentDownloads } from '../emails/attachment-download.js';
+import { HtmlBodies } from '../emails/html-bodies.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
@@ -150,6 +151,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const readStatePusher = new ReadStatePusher(emailRepository, emailAccounts, logger);
   const emails = new EmailService({ emails: emailRepository, accounts: accountAccess, pusher: readStatePusher, logger });
   const emailAttachments = new AttachmentDownloads({ emails, accounts: accountAccess, mail: emailAccounts, limits: config.attachmentDownloads });
+  const emailHtml = new HtmlBodies({ accounts: accountAccess, mail: emailAccounts, logger });
 
   const mailStore = new MailStoreRepository(sql);
   // Erased addresses and EMAIL_RETENTION_DAYS: what the sync must not store (src/privacy).
@@ -231,7 +233,7 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const userLifecycle = new UserLifecycleService({ repository: userRepository, transactions, sessions, audit });
   const sessionManagement = new SessionManagement({ sessions: sessionRepository, transactions, audit });
   const timesheetMonth = new TimesheetMonth({ timesheets: new TimesheetRepository(sql), storage: new LocalDirectoryStorage(config.timesheetDir), audit, logger });
-  return { userDirectory, userLifecycle, sessionManagement, timesheetMonth, events, outboxPruner, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, backup, restore, passwordReseal, retention, privacy };
+  return { userDirectory, userLifecycle, sessionManagement, timesheetMonth, events, outboxPruner, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, emailHtml, backup, restore, passwordReseal, retention, privacy };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -11,6 +11,15 @@ const onboarding = {
 /** data of POST /api/auth/set-password and POST /api/auth/skip-email. */
 export const userStateData = z.object({ user: userSchema, ...onboarding });
 
+/** When the tokens expire: the cookies are HttpOnly, so the frontend learns it here (refresh a little before). */
+const expiry = {
+  accessTokenExpiresAt: z.iso.datetime().meta({ description: 'When the access token (and its cookie) expires: refresh before', example: '2026-11-26T09:00:00.000Z' }),
+  refreshTokenExpiresAt: z.iso
+    .datetime()
+    .optional()
+    .meta({ description: 'When the refresh token expires; present when a refreshToken cookie was set (login with rememberMe, a rotating refresh)' }),
+};
+
 /** data of POST /api/auth/login. */
 export const loginData = z.object({
   user: userSchema,
@@ -20,17 +29,19 @@ export const loginData = z.object({
       refreshToken: z.string().meta({ description: 'Also set as the refreshToken cookie when rememberMe is true' }),
     })
     .meta({ id: 'Tokens' }),
+  ...expiry,
   ...onboarding,
 });
 
 /** data of POST /api/auth/refresh. */
-export const refreshData = z.object({ accessToken: z.string() });
+export const refreshData = z.object({ accessToken: z.string(), ...expiry });
 
 /** data of POST /api/auth/link-email: the contract fixes `accountId` (the JMAP account id); the account beside it. */
 export const linkEmailData = z.object({
   email: z.string(),
   accountId: z.string().meta({ description: 'The JMAP account id (docs/contract.md §4.1); the same as emailAccount.jmapAccountId' }),
   emailAccount: emailAccountSchema,
+  ...onboarding,
 });
 
 /** docs/contract.md §3: /me and /session carry the onboarding flags, so a reloaded frontend knows the step. */

@@ -18,6 +18,7 @@ import { readKnownDevice, setKnownDevice } from './device-cookie.js';
 import { REFRESH_INVALID } from './auth-messages.js';
 import type { SessionManagement } from './session-management.js';
 import { addSessionRoutes } from './session-routes.js';
+import { tokenExpiresAt } from './token-service.js';
 
 const REFRESH_MISSING = 'Refresh token nie je k dispozícii';
 
@@ -55,7 +56,14 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     if (body.rememberMe) cookies.setRefresh(res, result.refreshToken);
     else cookies.clearRefresh(res);
     const { accessToken, refreshToken, needsPasswordChange, needsEmailSetup } = result;
-    const data: LoginData = { user: presentUser(result.user), tokens: { accessToken, refreshToken }, needsPasswordChange, needsEmailSetup };
+    const data: LoginData = {
+      user: presentUser(result.user),
+      tokens: { accessToken, refreshToken },
+      accessTokenExpiresAt: tokenExpiresAt(accessToken),
+      ...(body.rememberMe ? { refreshTokenExpiresAt: tokenExpiresAt(refreshToken) } : {}),
+      needsPasswordChange,
+      needsEmailSetup,
+    };
     ok(res, data, 'Prihlásenie úspešné');
   });
 
@@ -83,7 +91,12 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     cookies.setAccess(res, result.accessToken);
     // Absent when a parallel tab rotated the token a moment ago: that tab's response carries the new one.
     if (result.refreshToken) cookies.setRefresh(res, result.refreshToken);
-    ok(res, { accessToken: result.accessToken } satisfies RefreshData, 'Token obnovený');
+    const data: RefreshData = {
+      accessToken: result.accessToken,
+      accessTokenExpiresAt: tokenExpiresAt(result.accessToken),
+      ...(result.refreshToken ? { refreshTokenExpiresAt: tokenExpiresAt(result.refreshToken) } : {}),
+    };
+    ok(res, data, 'Token obnovený');
   });
 
   router.post('/set-password', auth.requireAuthDuringOnboarding, async (req, res) => {
@@ -98,7 +111,9 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
       auditAction: AuditActions.emailLink,
     });
     const emailAccount = presentEmailAccount(await services.emailAccounts.get(account.userId, account.id));
-    const data: LinkEmailData = { email: account.email, accountId: account.jmapAccountId, emailAccount };
+    // The onboarding flags after the step, as skip-email answers them: the frontend routes on without asking /me.
+    const state = await services.auth.onboardingState(requireAuthContext(req).user);
+    const data: LinkEmailData = { email: account.email, accountId: account.jmapAccountId, emailAccount, ...state };
     ok(res, data, 'Email účet úspešne pripojený a overený');
   });
 

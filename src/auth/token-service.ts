@@ -101,3 +101,13 @@ export class TokenService {
 export function hashTokenId(jti: string): string {
   return crypto.createHash('sha256').update(jti).digest('base64url');
 }
+
+/**
+ * When a token this service signed expires (its exp claim), as an ISO instant: login and refresh tell
+ * the frontend, which cannot read the HttpOnly cookies, when to refresh. Not a verification.
+ */
+export function tokenExpiresAt(token: string): string {
+  const exp = (jwt.decode(token) as { exp?: unknown } | null)?.exp;
+  if (typeof exp !== 'number') throw new Error('token without exp');
+  return new Date(exp * 1000).toISOString();
+}

@@ -38,6 +38,9 @@ export class AppConfig {
   readonly syncConcurrency: number;
   /** When set, the scheduler looks for due accounts only at these times (SYNC_CRON). */
   readonly syncCron?: string;
+  /** The web app's origins (CORS_ORIGIN, comma-separated): CORS with credentials and the CSRF check allow them. */
+  readonly corsOrigins: readonly string[];
+  /** The first of corsOrigins (kept for callers that know one origin). */
   readonly corsOrigin?: string;
   readonly bcryptRounds: number;
   readonly logLevel: string;
@@ -79,7 +82,8 @@ export class AppConfig {
     this.syncIntervalSeconds = raw.SYNC_INTERVAL;
     this.syncConcurrency = raw.SYNC_CONCURRENCY;
     this.syncCron = raw.SYNC_CRON;
-    this.corsOrigin = raw.CORS_ORIGIN;
+    this.corsOrigins = raw.CORS_ORIGIN ?? [];
+    this.corsOrigin = this.corsOrigins[0];
     this.bcryptRounds = raw.BCRYPT_ROUNDS;
     this.logLevel = raw.LOG_LEVEL;
     this.cliLogLevel = raw.CLI_LOG_LEVEL;

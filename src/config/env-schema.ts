@@ -20,16 +20,32 @@ const secret = (name: string) =>
  * data:, a path) has an opaque or surprising origin; `file:///x` would have made `Origin: null`
  * (sandboxed frames, local files) a credentialed CORS origin. Stored as the normalised origin.
  */
-const CORS_ORIGIN_MESSAGE = 'CORS_ORIGIN musí byť origin http(s)://host[:port] bez cesty, napr. https://crm.example.sk';
+const CORS_ORIGIN_MESSAGE =
+  'CORS_ORIGIN musí byť origin http(s)://host[:port] bez cesty, napr. https://crm.example.sk (viac originov oddeľte čiarkou)';
+const oneOrigin = z
+  .url({ protocol: /^https?$/, error: CORS_ORIGIN_MESSAGE, abort: true })
+  .refine((v) => {
+    const url = new URL(v);
+    return url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+  }, CORS_ORIGIN_MESSAGE)
+  .transform((v) => new URL(v).origin);
+/** One origin or a comma-separated list (e.g. the app and its staging twin); stored as normalised origins, duplicates dropped. */
 const corsOrigin = z.preprocess(
   (v) => (v === '' ? undefined : v),
   z
-    .url({ protocol: /^https?$/, error: CORS_ORIGIN_MESSAGE, abort: true })
-    .refine((v) => {
-      const url = new URL(v);
-      return url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
-    }, CORS_ORIGIN_MESSAGE)
-    .transform((v) => new URL(v).origin)
+    .string()
+    .transform((text, ctx) => {
+      const origins: string[] = [];
+      for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+        const parsed = oneOrigin.safeParse(part);
+        if (!parsed.success) {
+          ctx.addIssue({ code: 'custom', message: CORS_ORIGIN_MESSAGE });
+          return z.NEVER;
+        }
+        origins.push(parsed.data);
+      }
+      return origins.length === 0 ? undefined : [...new Set(origins)];
+    })
     .optional(),
 );
 

@@ -4,7 +4,7 @@ import { countWithAccess } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
 
-export type ContactSort = 'latest' | 'name';
+export type ContactSort = 'lastEmail' | 'name';
 
 export interface ContactFilter {
   emailAccountId?: string;
@@ -22,7 +22,7 @@ export const UNREAD_COUNT_OF = (alias: string) =>
 
 /** Each order matches an index of 0009 exactly (email_account_id first), so one account's page is an index range. */
 const ORDER_BY: Record<ContactSort, (alias: string) => string> = {
-  latest: (a) => `${a}.last_email_at DESC NULLS LAST, ${a}.id`,
+  lastEmail: (a) => `${a}.last_email_at DESC NULLS LAST, ${a}.id`,
   name: (a) => `lower(coalesce(${a}.name, ${a}.email)), ${a}.id`,
 };
 

@@ -29,7 +29,11 @@ export const searchText = z
 export const listContactsQuery = paginationQuery.extend({
   emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
   search: searchText.optional(),
-  sort: z.enum(['latest', 'name'], { error: 'sort musí byť latest alebo name' }).default('latest'),
+  sort: z
+    .enum(['lastEmail', 'name', 'latest'], { error: 'sort musí byť lastEmail alebo name' })
+    .default('lastEmail')
+    .transform((v) => (v === 'latest' ? 'lastEmail' : v))
+    .meta({ description: 'lastEmail (default): the most recent correspondence first; name: A to Z (the address where there is no name); latest: old name of lastEmail' }),
 });
 
 /** Unknown fields are an error, not silently dropped: a typo must not look like a saved change. */

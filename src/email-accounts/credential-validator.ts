@@ -26,10 +26,13 @@ export function jmapCredentialValidator(sessionUrl: string | undefined, timeoutM
   };
 }
 
-/** The mail server refused these credentials (HTTP 401): the caller's mistake, or a guess. */
+/**
+ * The mail server refused these credentials (HTTP 401): the caller's mistake, or a guess. A code of
+ * its own (still 400), so that the frontend asks for the password again instead of reporting a bug.
+ */
 export class MailCredentialsRejectedError extends BadRequestError {
   constructor() {
-    super('Nesprávny email alebo heslo k emailovému účtu');
+    super('Nesprávny email alebo heslo k emailovému účtu', undefined, 'mail_credentials_rejected');
   }
 }
 

@@ -1,3 +1,4 @@
+import { addressListsOf } from './email-addresses.js';
 import type { AttachmentRecord, EmailRecord } from './email-records.js';
 import type { EmailResponse, EmailSummaryResponse } from './email-responses.js';
 
@@ -14,14 +15,18 @@ export function previewOf(text: string | null | undefined): string {
 
 /** The fields a summary and a full email share. */
 function common(email: EmailRecord): Omit<EmailSummaryResponse, 'preview'> {
+  const { from, to } = addressListsOf(email);
   return {
     id: email.id,
     emailAccountId: email.emailAccountId,
     contactId: email.contactId,
     threadId: email.threadId,
-    from: email.from,
-    to: email.to,
+    from,
+    to,
+    fromText: email.from,
+    toText: email.to,
     subject: email.subject,
+    hasAttachments: email.hasAttachments,
     date: email.date,
     isRead: email.isRead,
     /** The read state was changed here and the mail server has not confirmed it yet. */
@@ -36,11 +41,16 @@ export function presentEmailSummary(email: EmailRecord): EmailSummaryResponse {
 
 /** Full email: body, headers for threading, every participating contact. */
 export function presentEmail(email: EmailRecord): EmailResponse {
+  const { cc, replyTo } = addressListsOf(email);
   return {
     ...common(email),
+    cc,
+    replyTo,
     messageId: email.messageId,
     inReplyTo: email.inReplyTo,
     body: email.body ?? null,
+    html: email.html ?? null,
+    blockedImages: email.blockedImages ?? 0,
     contactIds: email.contactIds ?? [],
     attachments: (email.attachments ?? []).map(presentAttachment),
     createdAt: email.createdAt,

@@ -16,11 +16,13 @@ export interface EmailFilter {
   from?: Date;
   /** Exclusive upper bound. */
   before?: Date;
+  /** Default newest first; oldest first reads the same indexes backwards. */
+  sort?: 'newest' | 'oldest';
 }
 
 // The SQL text of the emails area, run by EmailRepository (and by the bench's EXPLAIN).
 const BASE_COLUMNS = `e.id, e.user_id, e.email_account_id, e.contact_id, e.jmap_id, e.message_id, e.thread_id, e.in_reply_to,
-  e."from", e."to", e.subject, e.is_read, e.read_pending, e.date, e.created_at, e.updated_at`;
+  e."from", e."to", e.subject, e.is_read, e.read_pending, e.date, e.has_attachments, e.addresses, e.created_at, e.updated_at`;
 
 /** Enough characters for a preview after whitespace is collapsed; left() reads only a slice of a large body. */
 export const PREVIEW_SOURCE_CHARS = 600;
@@ -52,15 +54,16 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
     // that account (evaluated once, not per row) scopes the whole page.
     const where = [...linkConditions, `${accessToContact('readEmails')} IS TRUE`, ...emailConditions].join(' AND ');
     const from = 'email_contacts l JOIN emails e ON e.id = l.email_id';
+    const linkOrder = pageOrder(filter, 'l.email_date', 'l.email_id');
     // Without email-side filters the page is cut from the contact's links alone (their index is in
     // page order) and only then joined: the planner cannot know that all of a contact's emails are
     // visible to the caller, and would otherwise sort every link of a busy contact in a large installation.
     const pageSql =
       emailConditions.length === 0
         ? `SELECT ${LIST_COLUMNS} FROM (SELECT l.email_id, l.email_date FROM email_contacts l WHERE ${linkConditions.join(' AND ')}
-                                         ORDER BY l.email_date DESC, l.email_id LIMIT $limit OFFSET $offset) l
-             JOIN emails e ON e.id = l.email_id WHERE ${accessToContact('readEmails')} IS TRUE ORDER BY l.email_date DESC, l.email_id`
-        : `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${where} ORDER BY l.email_date DESC, l.email_id LIMIT $limit OFFSET $offset`;
+                                         ORDER BY ${linkOrder} LIMIT $limit OFFSET $offset) l
+             JOIN emails e ON e.id = l.email_id WHERE ${accessToContact('readEmails')} IS TRUE ORDER BY ${linkOrder}`
+        : `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${where} ORDER BY ${linkOrder} LIMIT $limit OFFSET $offset`;
     return {
       bind,
       pageSql,
@@ -84,7 +87,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
     const where = [`e.email_account_id IN (SELECT m.email_account_id FROM email_account_members m WHERE ${members.join(' AND ')})`, ...conditions].join(' AND ');
     return {
       bind,
-      pageSql: `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date DESC, e.id LIMIT $limit OFFSET $offset`,
+      pageSql: `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where} ORDER BY ${pageOrder(filter, 'e.date', 'e.id')} LIMIT $limit OFFSET $offset`,
       countSql: countWithAccess(`SELECT 1 FROM emails e WHERE ${where}`, filter, 'readEmails'),
     };
   }
@@ -96,17 +99,25 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
     // page's rows are read (a preview is never computed for a row that is not shown).
     pageSql: `SELECT ${LIST_COLUMNS}
                 FROM (SELECT p.id, p.date FROM email_account_members m
-                        CROSS JOIN LATERAL (SELECT e.id, e.date FROM emails e WHERE ${where} ORDER BY e.date DESC, e.id LIMIT $window) p
+                        CROSS JOIN LATERAL (SELECT e.id, e.date FROM emails e WHERE ${where} ORDER BY ${pageOrder(filter, 'e.date', 'e.id')} LIMIT $window) p
                        WHERE ${members.join(' AND ')}
-                       ORDER BY p.date DESC, p.id LIMIT $limit OFFSET $offset) page
+                       ORDER BY ${pageOrder(filter, 'p.date', 'p.id')} LIMIT $limit OFFSET $offset) page
                 JOIN emails e ON e.id = page.id
-               ORDER BY e.date DESC, e.id`,
+               ORDER BY ${pageOrder(filter, 'e.date', 'e.id')}`,
     countSql: countWithAccess(
       `SELECT 1 FROM email_account_members m JOIN emails e ON ${where} WHERE ${members.join(' AND ')}`,
       filter,
       'readEmails',
     ),
   };
+}
+
+/**
+ * The page order: newest is the indexes' own order (date DESC, id); oldest is exactly that order read
+ * backwards (date ASC NULLS LAST, id DESC), so both are one index range and neither needs a sort.
+ */
+function pageOrder(filter: EmailFilter, date: string, id: string): string {
+  return filter.sort === 'oldest' ? `${date} ASC, ${id} DESC` : `${date} DESC, ${id}`;
 }
 
 function rangeAndState(dateColumn: string, readColumn: string, filter: EmailFilter): string[] {

@@ -1,3 +1,17 @@
+/** One address of a header, as the API lists it. */
+export interface AddressEntry {
+  name: string | null;
+  email: string;
+}
+
+/** From, To, Cc and Reply-To as the sync stored them (migration 0020). */
+export interface StoredAddresses {
+  from?: AddressEntry[];
+  to?: AddressEntry[];
+  cc?: AddressEntry[];
+  replyTo?: AddressEntry[];
+}
+
 /** An email as the service hands it out (camelCase); `body` only on full reads, `bodyStart` on lists. */
 export interface EmailRecord {
   id: string;
@@ -14,9 +28,16 @@ export interface EmailRecord {
   isRead: boolean;
   readPending: boolean;
   date: Date | null;
+  hasAttachments: boolean;
+  /** NULL on rows the sync stored before migration 0020. */
+  addresses: StoredAddresses | null;
   createdAt: Date;
   updatedAt: Date;
   body?: string | null;
+  /** The sanitised HTML body (full reads, filled by HtmlBodies); null when there is none or the mail server could not tell. */
+  html?: string | null;
+  /** Remote images held back in `html` (data-crm-src). */
+  blockedImages?: number;
   /** The first characters of the body, enough for a preview (lists never load whole bodies). */
   bodyStart?: string | null;
   /** Every contact that took part (email_contacts), the main correspondent included. */
@@ -34,6 +55,8 @@ export interface AttachmentRecord {
   type: string;
   size: number;
   inline: boolean;
+  /** Content-ID without angle brackets, for the HTML body's cid: references. */
+  cid: string | null;
 }
 
 export interface AttachmentRow {
@@ -44,10 +67,11 @@ export interface AttachmentRow {
   type: string;
   size: string | number;
   is_inline: boolean;
+  cid: string | null;
 }
 
 export function toAttachmentRecord(row: AttachmentRow): AttachmentRecord {
-  return { id: row.id, emailId: row.email_id, blobId: row.blob_id, name: row.name, type: row.type, size: Number(row.size), inline: row.is_inline };
+  return { id: row.id, emailId: row.email_id, blobId: row.blob_id, name: row.name, type: row.type, size: Number(row.size), inline: row.is_inline, cid: row.cid };
 }
 
 export interface EmailRow {
@@ -65,6 +89,8 @@ export interface EmailRow {
   is_read: boolean;
   read_pending: boolean;
   date: Date | null;
+  has_attachments: boolean;
+  addresses: StoredAddresses | null;
   created_at: Date;
   updated_at: Date;
   body?: string | null;
@@ -88,6 +114,8 @@ export function toEmailRecord(row: EmailRow): EmailRecord {
     isRead: row.is_read,
     readPending: row.read_pending,
     date: row.date,
+    hasAttachments: row.has_attachments,
+    addresses: row.addresses,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...(row.body !== undefined ? { body: row.body } : {}),

@@ -55,7 +55,7 @@ export class EmailRepository {
     const byEmail = new Map<string, AttachmentRecord[]>();
     if (emailIds.length === 0) return byEmail;
     const rows = await this.sql.select<AttachmentRow>(
-      `SELECT id, email_id, blob_id, name, type, size, is_inline FROM email_attachments
+      `SELECT id, email_id, blob_id, name, type, size, is_inline, cid FROM email_attachments
         WHERE email_id = ANY($emailIds::uuid[]) ORDER BY email_id, position`,
       { emailIds: [...emailIds] },
       tx,

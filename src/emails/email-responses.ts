@@ -1,14 +1,27 @@
 import { z } from 'zod';
 import { nullableTimestamp, timestamp, uuid } from '../shared/response-fields.js';
 
+/** One address of a header. */
+export const addressSchema = z
+  .object({
+    name: z.string().nullable().meta({ description: 'Display name; null when the header gave none' }),
+    email: z.string().meta({ description: 'The address as written in the header', example: 'jana.kovacova@firma.sk' }),
+  })
+  .meta({ id: 'EmailAddress' });
+
+const addressList = (header: string) => z.array(addressSchema).meta({ description: `${header}, in header order (empty when absent)` });
+
 const common = {
   id: uuid,
   emailAccountId: uuid.meta({ description: 'The email account the email was synced from' }),
   contactId: uuid.meta({ description: 'The main correspondent' }),
   threadId: z.string().nullable(),
-  from: z.string().nullable(),
-  to: z.string().nullable(),
+  from: addressList('From'),
+  to: addressList('To'),
+  fromText: z.string().nullable().meta({ deprecated: true, description: 'Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from' }),
+  toText: z.string().nullable().meta({ deprecated: true, description: 'Deprecated: To as one display string; use to' }),
   subject: z.string().nullable(),
+  hasAttachments: z.boolean().meta({ description: 'The email has files to download (inline images do not count)' }),
   date: nullableTimestamp,
   isRead: z.boolean(),
   readPending: z.boolean().meta({ description: 'The read state was changed here and the mail server has not confirmed it yet' }),
@@ -26,7 +39,7 @@ export const attachmentSchema = z
     name: z.string().nullable(),
     type: z.string(),
     size: z.number().int().min(0),
-    inline: z.boolean().meta({ description: 'Shown within the body (Content-ID image) rather than as a file' }),
+    inline: z.boolean().meta({ description: 'Shown within the body (a Content-ID image the HTML refers to) rather than offered as a file' }),
   })
   .meta({ id: 'EmailAttachment', description: 'Download: GET /api/emails/{id}/attachments/{attachmentId}' });
 
@@ -36,7 +49,17 @@ export const emailSchema = z
     ...common,
     messageId: z.string().nullable(),
     inReplyTo: z.string().nullable(),
-    body: z.string().nullable(),
+    cc: addressList('Cc'),
+    replyTo: addressList('Reply-To'),
+    body: z.string().nullable().meta({ description: 'The text body (HTML turned into text where the email has no plain part)' }),
+    html: z.string().nullable().meta({
+      description:
+        'The HTML body, sanitised (no scripts, event handlers, forms, frames, style sheets or javascript: URLs), read from the mail ' +
+        'server on each request; null when the email has no HTML part or the mail server did not answer in time (show body). ' +
+        'cid: images point at their attachment download URL. Remote images do not load: their address is in data-crm-src ' +
+        '(swap it into src on the user\'s request, or ask again with remoteImages=1).',
+    }),
+    blockedImages: z.number().int().min(0).meta({ description: 'How many remote images html holds back in data-crm-src' }),
     contactIds: z.array(uuid).meta({ description: 'Every contact that took part, the main correspondent first' }),
     attachments: z.array(attachmentSchema),
     createdAt: timestamp,

@@ -29,10 +29,23 @@ export const listEmailsQuery = paginationQuery
     search: searchText.regex(/[\p{L}\p{N}]/u, 'Hľadaný text musí obsahovať písmeno alebo číslicu').optional(),
     from: dateBound('from').optional(),
     to: dateBound('to').optional(),
+    sort: z
+      .enum(['newest', 'oldest'], { error: 'sort musí byť newest alebo oldest' })
+      .default('newest')
+      .meta({ description: 'newest (default): by date, newest first; oldest: oldest first' }),
   })
   .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'from musí byť pred to', path: ['to'] });
 
-export const threadQuery = paginationQuery;
+/** Opt-in to remote images in the HTML body (tracking pixels then reach their senders). */
+const remoteImages = z
+  .enum(['1', '0', 'true', 'false'], { error: 'remoteImages musí byť 1 alebo 0' })
+  .transform((v) => v === '1' || v === 'true')
+  .optional()
+  .meta({ description: 'Load remote images in html (1/true); by default their address waits in data-crm-src' });
+
+export const emailDetailQuery = z.object({ remoteImages });
+
+export const threadQuery = paginationQuery.extend({ remoteImages });
 
 export const updateEmailBody = z.strictObject({ isRead: z.boolean({ error: 'isRead musí byť true alebo false' }) });
 

@@ -43,8 +43,8 @@ export class AuthenticationError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(message = 'Prístup zamietnutý', code: ErrorCode = 'forbidden') {
-    super(message, 403, undefined, {}, code);
+  constructor(message = 'Prístup zamietnutý', code: ErrorCode = 'forbidden', details?: unknown) {
+    super(message, 403, details, {}, code);
   }
 }
 

@@ -46,6 +46,10 @@ export const ERROR_CODES = {
   idempotency_conflict: { status: 409, description: 'The Idempotency-Key was used for another request, or its first request has not finished (or ended with an unknown outcome).' },
   submission_refused: { status: 502, description: 'The mail server refused to send the message (policy, sender not allowed, temporary refusal); nothing was sent.' },
   mail_quota_exceeded: { status: 507, description: 'The mailbox is over its quota: the message could not be stored, nothing was sent.' },
+  mail_credentials_rejected: {
+    status: 400,
+    description: 'The mail server refused the email address or password (link-email, adding or changing an email account): ask the user again.',
+  },
   insufficient_storage: { status: 507, description: 'The server keeps a free-space reserve for its database; uploads are refused below it.' },
   account_disabled: { status: 403, description: 'Login with the right password of a disabled account (a wrong password stays 401 invalid_credentials).' },
 } as const satisfies Record<string, { status: number; description: string }>;

@@ -17,6 +17,10 @@ export class Email extends Model<InferAttributes<Email>, InferCreationAttributes
   declare isRead: CreationOptional<boolean>;
   declare readPending: CreationOptional<boolean>;
   declare date: Date | null;
+  /** JMAP's hasAttachment, stored by the sync (migration 0020). */
+  declare hasAttachments: CreationOptional<boolean>;
+  /** From, To, Cc, Reply-To as [{name, email}] lists (migration 0020); NULL on rows stored before it. */
+  declare addresses: CreationOptional<Record<string, Array<{ name: string | null; email: string }>> | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -39,6 +43,8 @@ export class Email extends Model<InferAttributes<Email>, InferCreationAttributes
         isRead: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         readPending: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         date: { type: DataTypes.DATE, allowNull: true },
+        hasAttachments: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        addresses: { type: DataTypes.JSONB, allowNull: true },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

@@ -4,25 +4,65 @@ import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
 import { listOf } from '../shared/response-fields.js';
 import type { ErrorStatus } from './route-doc.js';
 
+/** Field problems (validation_failed, recipient_rejected, attachment_not_allowed). */
+const fieldProblems = z
+  .array(
+    z.object({
+      field: z.string().nullable().meta({ description: 'The field (dotted path), or null for the request as a whole' }),
+      message: z.string().meta({ description: 'Slovak, for people' }),
+    }),
+  )
+  .meta({ id: 'FieldProblems' });
+
+/** csrf_rejected: what the CSRF check compared (src/auth/request-guard-middleware.ts). */
+const csrfRejection = z
+  .object({
+    reason: z.enum(['origin_mismatch', 'origin_not_http', 'cross_site_request']).meta({
+      description: 'origin_mismatch: Origin is neither this host nor in CORS_ORIGIN; origin_not_http: Origin null or not http(s); cross_site_request: no Origin and Sec-Fetch-Site cross-site',
+    }),
+    origin: z.string().nullable().meta({ description: 'The Origin header as sent' }),
+    host: z.string().nullable().meta({ description: 'The host the Origin was compared with' }),
+    hostFrom: z.enum(['Host', 'X-Forwarded-Host']).meta({ description: 'X-Forwarded-Host only when TRUST_PROXY > 0; a proxy that rewrites Host without it makes every POST fail' }),
+    trustProxy: z.number().int().meta({ description: 'TRUST_PROXY as configured' }),
+    corsOrigins: z.array(z.string()).meta({ description: 'CORS_ORIGIN as configured' }),
+  })
+  .meta({ id: 'CsrfRejection' });
+
+/** shared_account_owner: the accounts to hand over first. */
+const sharedAccountOwner = z
+  .object({ sharedAccounts: z.array(z.object({ emailAccountId: z.string() }).loose()) })
+  .meta({ id: 'SharedAccountOwnerDetails' });
+
+const FIELD_CODES = ['validation_failed', 'recipient_rejected', 'attachment_not_allowed'] as const satisfies ErrorCode[];
+const DETAILED_CODES: readonly ErrorCode[] = [...FIELD_CODES, 'csrf_rejected', 'shared_account_owner'];
+const OTHER_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !DETAILED_CODES.includes(code)) as [ErrorCode, ...ErrorCode[]];
+
+const errorCommon = {
+  message: z.string().meta({ description: 'Slovak, for people', example: 'Neautorizovaný prístup' }),
+  statusCode: z.number().int().meta({ example: 401 }),
+  stack: z.string().optional().meta({ description: 'Only with NODE_ENV=development and ERROR_STACKS=true' }),
+};
+
+const codeDescription = `Stable, for programs: branch on this, never on the message.\n\n${Object.entries(ERROR_CODES)
+  .map(([code, { status, description }]) => `- \`${code}\` (${status}): ${description}`)
+  .join('\n')}`;
+
+/**
+ * The error object, one variant per shape of `details`, told apart by `code`: a generated client
+ * narrows `details` by checking `code`.
+ */
+const errorObject = z
+  .union([
+    z.object({ ...errorCommon, code: z.enum(FIELD_CODES), details: fieldProblems.optional() }),
+    z.object({ ...errorCommon, code: z.literal('csrf_rejected'), details: csrfRejection }),
+    z.object({ ...errorCommon, code: z.literal('shared_account_owner'), details: sharedAccountOwner }),
+    z.object({ ...errorCommon, code: z.enum(OTHER_CODES), details: z.unknown().optional().meta({ description: 'None for these codes' }) }),
+  ])
+  .meta({ id: 'ApiError', description: codeDescription });
+
 /** The error envelope of docs/contract.md §7; every failure of every route has this shape. */
 export const errorEnvelope = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      message: z.string().meta({ description: 'Slovak, for people', example: 'Neautorizovaný prístup' }),
-      statusCode: z.number().int().meta({ example: 401 }),
-      code: z
-        .enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]])
-        .meta({
-          description: `Stable, for programs: branch on this, never on the message.\n\n${Object.entries(ERROR_CODES)
-            .map(([code, { status, description }]) => `- \`${code}\` (${status}): ${description}`)
-            .join('\n')}`,
-          example: 'authentication_required',
-        }),
-      details: z.unknown().optional().meta({ description: 'Field problems of a ValidationError: [{ field, message }]' }),
-      stack: z.string().optional().meta({ description: 'Only with NODE_ENV=development and ERROR_STACKS=true' }),
-    }),
-  })
+  .object({ success: z.literal(false), error: errorObject })
   .meta({ id: 'ErrorEnvelope', description: 'Every failure: the error envelope (docs/contract.md §7)' });
 
 /** Every JSON success with a result: `data` holds it (schema per operation), `message` is Slovak. */

@@ -19,6 +19,7 @@ import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
+import { idempotencyKey } from '../sending/sending-schemas.js';
 
 export interface OpenApiOptions {
   metricsPath: string;
@@ -45,6 +46,7 @@ const WHO: Record<RouteAuth, string> = {
   user: 'Signed-in users (accessToken cookie or Bearer).',
   admin: 'Admins only.',
   refresh: 'Holders of the refreshToken cookie.',
+  userOrRefresh: 'Signed-in users (accessToken cookie or Bearer), or the holder of the refreshToken cookie alone.',
 };
 
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
@@ -52,6 +54,19 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   user: [{ accessCookie: [] }, { bearer: [] }],
   admin: [{ accessCookie: [] }, { bearer: [] }],
   refresh: [{ refreshCookie: [] }],
+  userOrRefresh: [{ accessCookie: [] }, { bearer: [] }, { refreshCookie: [] }],
+};
+
+/** The request header of every operation that takes one (sending), the same schema the route parses with. */
+const idempotencyHeaders = z.object({
+  'Idempotency-Key': idempotencyKey.optional().meta({
+    description: 'Any 1-255 visible ASCII characters, e.g. a UUID per user action: the same key within 24 h answers the first result without sending again',
+    example: '5b0f3e4c-2d7a-4f0e-9a51-7c3e1d2b8f60',
+  }),
+});
+
+const replayedHeader = {
+  'Idempotent-Replayed': z.literal('true').optional().meta({ description: 'Present when this answer is the stored result of an earlier request with the same Idempotency-Key' }),
 };
 
 const setCookieHeader = {
@@ -76,6 +91,7 @@ function successContent(route: RouteDoc): ZodOpenApiResponseObject {
     ...requestIdHeader,
     ...(route.setsCookies ? setCookieHeader : {}),
     ...(success.body === 'file' ? contentDispositionHeader : {}),
+    ...(route.idempotent ? replayedHeader : {}),
   });
   const json = (schema: ZodOpenApiMediaTypeObject['schema']) => ({ description: success.description, headers, content: { 'application/json': { schema } } });
   switch (success.body) {
@@ -133,8 +149,12 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
     responses,
   };
   op.description = [WHO[route.auth], route.description].filter(Boolean).join(' ');
-  if (route.params || route.query) {
-    op.requestParams = { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) };
+  if (route.params || route.query || route.idempotent) {
+    op.requestParams = {
+      ...(route.params ? { path: route.params } : {}),
+      ...(route.query ? { query: route.query } : {}),
+      ...(route.idempotent ? { header: idempotencyHeaders } : {}),
+    };
   }
   if (route.body) {
     const mediaType = route.multipart ? 'multipart/form-data' : 'application/json';

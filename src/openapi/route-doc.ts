@@ -3,9 +3,10 @@ import type { z } from 'zod';
 
 /**
  * Who may call a route: nobody in particular, any signed-in user (access-token cookie or Bearer),
- * admins only, or the holder of the refreshToken cookie (POST /api/auth/refresh).
+ * admins only, the holder of the refreshToken cookie (POST /api/auth/refresh), or either of the
+ * first and the last (logout: the access cookie expires first, the refresh cookie alone must do).
  */
-export type RouteAuth = 'none' | 'user' | 'admin' | 'refresh';
+export type RouteAuth = 'none' | 'user' | 'admin' | 'refresh' | 'userOrRefresh';
 
 /**
  * What a success carries, with the schema of its content (the one the route's presenter is typed
@@ -47,6 +48,8 @@ export interface RouteDoc {
   /** A multipart/form-data alternative to the JSON `body` (e.g. the same fields plus files). */
   form?: z.ZodType;
   success: SuccessDoc;
+  /** Takes an Idempotency-Key header (sending); its success may be a replay (Idempotent-Replayed). */
+  idempotent?: boolean;
   /** The success sets or clears the auth cookies (Set-Cookie). */
   setsCookies?: boolean;
   /** Failures beyond those every route of its kind has (see errorStatuses in document.ts). */

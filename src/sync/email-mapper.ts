@@ -10,6 +10,7 @@ import { cleanIdentifier, cleanText } from './text-cleanup.js';
 export const EMAIL_PROPERTIES = [
   'id', 'threadId', 'mailboxIds', 'keywords', 'messageId', 'inReplyTo', 'from', 'to', 'cc',
   'subject', 'receivedAt', 'sentAt', 'textBody', 'bodyValues', 'attachments', ...BULK_HEADER_PROPERTIES,
+  'replyTo', 'hasAttachment',
 ];
 
 /** The body-part properties asked for: the text parts' need partId and type, attachments the rest. */
@@ -43,6 +44,20 @@ export interface Correspondent {
   name: string | null;
 }
 
+/** One address as the email detail lists it. */
+export interface AddressEntry {
+  name: string | null;
+  email: string;
+}
+
+/** The address headers as lists (the "from"/"to" columns keep display strings for search and old clients). */
+export interface MessageAddresses {
+  from: AddressEntry[];
+  to: AddressEntry[];
+  cc: AddressEntry[];
+  replyTo: AddressEntry[];
+}
+
 export interface MappedEmail {
   jmapId: string;
   /** False when the email sits only in Trash, Junk or Drafts: any local row must go. */
@@ -61,6 +76,9 @@ export interface MappedEmail {
   /** Who the email was exchanged with, main correspondent first; empty for bulk mail. */
   correspondents: Correspondent[];
   attachments?: MappedAttachment[];
+  /** JMAP's hasAttachment: parts a client should offer as downloads (inline images do not count). */
+  hasAttachments: boolean;
+  addresses: MessageAddresses;
 }
 
 export interface MapContext {
@@ -89,8 +107,32 @@ export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
     date: parseDate(email.receivedAt) ?? parseDate(email.sentAt),
     participants: uniqueAddresses([...from, ...recipients], ctx),
     correspondents: isBulkMail(email) ? [] : people(sentByOwner ? recipients : from, ctx),
-    attachments: mapAttachments(email.attachments),
+    ...withAttachments(email),
+    addresses: {
+      from: addressEntries(email.from),
+      to: addressEntries(email.to),
+      cc: addressEntries(email.cc),
+      replyTo: addressEntries(email.replyTo),
+    },
   };
+}
+
+/** The server's hasAttachment when it says; otherwise whether a part is a download rather than inline. */
+function withAttachments(email: Email): Pick<MappedEmail, 'attachments' | 'hasAttachments'> {
+  const attachments = mapAttachments(email.attachments);
+  return { attachments, hasAttachments: typeof email.hasAttachment === 'boolean' ? email.hasAttachment : attachments.some((a) => !a.inline) };
+}
+
+/** Addresses as written in the header (case kept, at most 100 of them); entries without a usable address are left out. */
+export function addressEntries(list: EmailAddress[] | null | undefined): AddressEntry[] {
+  const out: AddressEntry[] = [];
+  for (const entry of list ?? []) {
+    const email = cleanText(entry.email ?? '')?.trim();
+    if (!email || normalizeAddress(email) === null) continue;
+    out.push({ name: displayName(entry, email.toLowerCase()), email });
+    if (out.length === 100) break;
+  }
+  return out;
 }
 
 export function mapAttachments(parts: EmailBodyPart[] | undefined): MappedAttachment[] {

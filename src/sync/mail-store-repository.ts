@@ -53,12 +53,14 @@ export interface Removed {
 /**
  * A row already stored under the JMAP id is refreshed in what can change for it: a JMAP email is
  * immutable (RFC 8621 §4.1) except its keywords and mailboxes, so only the read state, the contact it
- * is filed under and the sync generation are written. Rewriting the other columns made every
+ * is filed under and the sync generation are written, and the small columns of migration 0020 (filled
+ * in for rows stored before it; they are not indexed and live in the row, so they cost no TOAST). Rewriting the other columns made every
  * re-upsert a non-HOT update that copied the body's TOAST again (docs/adr/0100). is_read follows the
  * server except where the CRM changed it and has not told the server yet (read_pending).
  */
 const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
               contact_id = EXCLUDED.contact_id, sync_generation = EXCLUDED.sync_generation,
+              has_attachments = EXCLUDED.has_attachments, addresses = EXCLUDED.addresses,
               is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
                                   OR emails.contact_id <> EXCLUDED.contact_id
@@ -148,6 +150,8 @@ export class MailStoreRepository {
       date: m.date?.toISOString() ?? null,
       participants: m.participants,
       contact_ids: contactIds,
+      has_attachments: m.hasAttachments,
+      addresses: m.addresses,
     }));
     // allNew: the caller knows no row of this batch can exist yet (a mailbox's first sync). Plain
     // INSERTs (emails and links) then skip the speculative insertion (arbiter probe, confirm record)
@@ -157,7 +161,7 @@ export class MailStoreRepository {
       `WITH v AS (
          SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
                 in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
-                participants text[], contact_ids uuid[])),
+                participants text[], contact_ids uuid[], has_attachments boolean, addresses jsonb)),
        -- Rows of this account holding one of these Message-IDs under another JMAP id: one probe per email
        -- of the unique (message_id, email_account_id) index (migration 0014), whatever the statistics
        -- say. As a join the planner was free to read all of the account's rows (along one of its other
@@ -173,9 +177,9 @@ export class MailStoreRepository {
             LIMIT 1) AS found),
        stored AS (
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
-                             "from", "to", subject, body, is_read, date, participants, sync_generation)
+                             "from", "to", subject, body, is_read, date, participants, sync_generation, has_attachments, addresses)
          SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
-                v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation
+                v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation, v.has_attachments, v.addresses
            FROM v
           WHERE v.jmap_id NOT IN (SELECT jmap_id FROM duplicate)
          ${allNew ? '' : UPSERT_EMAIL}

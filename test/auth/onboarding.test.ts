@@ -54,7 +54,8 @@ describe('onboarding sequence (docs/contract.md §3)', () => {
     expect(link.body.message).to.equal('Email účet úspešne pripojený a overený');
     expect(link.body.data.email).to.equal(ALICE.email);
     expect(link.body.data.accountId).to.be.a('string').and.not.empty;
-    expect(Object.keys(link.body.data).sort()).to.deep.equal(['accountId', 'email', 'emailAccount']);
+    expect(Object.keys(link.body.data).sort()).to.deep.equal(['accountId', 'email', 'emailAccount', 'needsEmailSetup', 'needsPasswordChange']);
+    expect(link.body.data).to.include({ needsEmailSetup: false, needsPasswordChange: false });
     const account = await EmailAccount.findOne({ where: { userId: fixture.user.id } });
     expect(account!.jmapAccountId).to.equal(link.body.data.accountId);
     // The CRM's account beside the contract's JMAP id: the frontend needs its id for contacts and emails.
@@ -95,6 +96,8 @@ describe('POST /api/auth/link-email', () => {
     const { accessToken } = await loggedIn(app, user.username, user.password);
     const res = await post(app, 'link-email', accessToken, { email: ALICE.email, emailPassword: 'wrong-password' });
     expectErrorEnvelope(res, 400, 'Nesprávny email alebo heslo k emailovému účtu');
+    // Its own code: the frontend asks for the password again instead of reporting a bug (bad_request).
+    expect(res.body.error.code).to.equal('mail_credentials_rejected');
     expect(await EmailAccount.count({ where: { userId: user.user.id } })).to.equal(0);
   });
 

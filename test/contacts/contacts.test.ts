@@ -77,6 +77,13 @@ describe('contacts API', function () {
       expect(items.find((c) => c.email === 'bez-posty@firma.sk')).to.include({ unreadCount: 0, lastEmailAt: null });
     });
 
+    it('sorts by last email under its new name and its old one', async () => {
+      const expected = ['adam@dodavatel.sk', 'peter@iny.sk', 'zuzana@firma.sk', 'bez-posty@firma.sk'];
+      for (const sort of ['lastEmail', 'latest']) {
+        expect((await list(`?sort=${sort}`)).body.data.items.map((c: { email: string }) => c.email), sort).to.deep.equal(expected);
+      }
+    });
+
     it('sorts by name (case-insensitive, the address standing in for a missing name)', async () => {
       const res = await list('?sort=name');
       expect(res.status).to.equal(200);

@@ -10,8 +10,11 @@ import { Sql } from '../../src/db/sql.js';
 import { emailListQuery } from '../../src/emails/email-query.js';
 import { EMAIL_SEARCH_VECTOR, SearchWordStatistics } from '../../src/emails/search-terms.js';
 
-const SUMMARY_FIELDS = ['contactId', 'date', 'emailAccountId', 'from', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to'];
-const DETAIL_FIELDS = [...SUMMARY_FIELDS.filter((f) => f !== 'preview'), 'attachments', 'body', 'contactIds', 'createdAt', 'inReplyTo', 'messageId', 'updatedAt'];
+const SUMMARY_FIELDS = ['contactId', 'date', 'emailAccountId', 'from', 'fromText', 'hasAttachments', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to', 'toText'];
+const DETAIL_FIELDS = [
+  ...SUMMARY_FIELDS.filter((f) => f !== 'preview'),
+  ...['attachments', 'blockedImages', 'body', 'cc', 'contactIds', 'createdAt', 'html', 'inReplyTo', 'messageId', 'replyTo', 'updatedAt'],
+];
 const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
 
 describe('emails API (lists, reads, threads)', function () {
@@ -137,6 +140,57 @@ describe('emails API (lists, reads, threads)', function () {
         expect(checked, text).to.deep.equal(await run(new Map()));
         if (text === 'faktúra zaplatené') expect(checked.rows).to.deep.equal([mail.reply.id]);
       }
+    });
+
+    it('sorts oldest first on request, for the mailbox, a contact, an account and a search, paging alike', async () => {
+      const newest = [mail.noThread!.id, mail.other!.id, mail.reply!.id, mail.meeting!.id, mail.invoice!.id];
+      expect(ids(await get('/api/emails?sort=newest'))).to.deep.equal(newest);
+      expect(ids(await get('/api/emails?sort=oldest'))).to.deep.equal([...newest].reverse());
+      const pages = [1, 2, 3].map((page) => get(`/api/emails?sort=oldest&limit=2&page=${page}`));
+      expect((await Promise.all(pages)).flatMap(ids)).to.deep.equal([...newest].reverse());
+      expect(ids(await get(`/api/emails?sort=oldest&contactId=${peter.id}`))).to.deep.equal([mail.meeting!.id, mail.reply!.id, mail.noThread!.id]);
+      expect(ids(await get(`/api/emails?sort=oldest&contactId=${peter.id}&unread=true`))).to.deep.equal([mail.meeting!.id, mail.reply!.id]);
+      expect(ids(await get(`/api/emails?sort=oldest&emailAccountId=${account.id}&limit=2`))).to.deep.equal([mail.invoice!.id, mail.meeting!.id]);
+      expect(ids(await get('/api/emails?sort=oldest&search=faktúra'))).to.deep.equal([mail.invoice!.id, mail.reply!.id]);
+      const wrong = await get('/api/emails?sort=date');
+      expect(wrong.status).to.equal(400);
+      expect(wrong.body.error.details).to.deep.equal([{ field: 'sort', message: 'sort musí byť newest alebo oldest' }]);
+    });
+
+    it('oldest first reads the date indexes backwards: the page needs no sort of an account\'s or a contact\'s emails', async () => {
+      const ctx = await testContext();
+      const sql = new Sql(ctx.db.sequelize);
+      // A table this small is cheaper to sort: forbid sorts and sequential scans to see whether an index serves the order.
+      const plan = (filter: Parameters<typeof emailListQuery>[1]) =>
+        ctx.db.sequelize.transaction(async (tx) => {
+          await ctx.db.sequelize.query('SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off', { transaction: tx });
+          const { pageSql, bind } = emailListQuery(owner.user.id, filter, { page: 1, limit: 2 });
+          return (await sql.select<{ 'QUERY PLAN': string }>(`EXPLAIN ${pageSql}`, bind, tx)).map((r) => r['QUERY PLAN']).join('\n');
+        });
+      const byAccount = await plan({ emailAccountId: account.id, sort: 'oldest' });
+      expect(byAccount, byAccount).to.match(/Index (Only )?Scan Backward using emails_account_date_idx/);
+      const byContact = await plan({ contactId: jana.id, sort: 'oldest' });
+      expect(byContact, byContact).to.match(/Index (Only )?Scan Backward using email_contacts_contact_date_idx/);
+    });
+
+    it('lists addresses as {name, email} and says whether there are files, also for rows stored before migration 0020', async () => {
+      const ctx = await testContext();
+      await ctx.db.sequelize.query(
+        `UPDATE emails SET has_attachments = true, addresses = $2::jsonb WHERE id = $1`,
+        { bind: [mail.meeting!.id, JSON.stringify({ from: [{ name: 'Peter Novák', email: 'peter@firma.sk' }], to: [{ name: null, email: account.email }], cc: [{ name: 'Eva', email: 'eva@iny.sk' }], replyTo: [] })] },
+      );
+      await ctx.db.sequelize.query(`UPDATE emails SET "from" = 'Kováč, Ján <jan@firma.sk>, info@firma.sk', addresses = NULL WHERE id = $1`, { bind: [mail.invoice!.id] });
+      const items = (await get('/api/emails')).body.data.items as Array<Record<string, unknown>>;
+      const meeting = items.find((e) => e.id === mail.meeting!.id)!;
+      expect(meeting).to.deep.include({ hasAttachments: true, from: [{ name: 'Peter Novák', email: 'peter@firma.sk' }], to: [{ name: null, email: account.email }] });
+      const invoice = items.find((e) => e.id === mail.invoice!.id)!;
+      expect(invoice).to.deep.include({
+        hasAttachments: false,
+        from: [{ name: 'Kováč, Ján', email: 'jan@firma.sk' }, { name: null, email: 'info@firma.sk' }],
+        fromText: 'Kováč, Ján <jan@firma.sk>, info@firma.sk',
+      });
+      const detail = (await get(`/api/emails/${mail.meeting!.id}`)).body.data.email;
+      expect(detail).to.deep.include({ cc: [{ name: 'Eva', email: 'eva@iny.sk' }], replyTo: [], html: null, blockedImages: 0 });
     });
 
     it('pages; a page beyond the end is empty with the right total', async () => {

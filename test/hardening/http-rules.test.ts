@@ -74,7 +74,12 @@ describe('hardening: CSRF (docs/contract.md §5): cookie-authenticated state cha
           const res = await req;
           const context = `${name} ${type} ${JSON.stringify(origin)}`;
           expect(res.status, `${context}: ${JSON.stringify(res.body)}`).to.equal(403);
-          expect(res.body.error, context).to.deep.equal({ message: 'Požiadavka z cudzieho pôvodu (Origin) bola odmietnutá', statusCode: 403, code: 'csrf_rejected' });
+          expect(res.body.error, context).to.deep.include({ message: 'Požiadavka z cudzieho pôvodu (Origin) bola odmietnutá', statusCode: 403, code: 'csrf_rejected' });
+          // What was compared, so that a proxy rewriting Host (or a missing CORS_ORIGIN) can be told apart.
+          const reason = 'Origin' in origin ? (origin.Origin === 'null' ? 'origin_not_http' : 'origin_mismatch') : 'cross_site_request';
+          expect(res.body.error.details, context).to.deep.equal({
+            reason, origin: 'Origin' in origin ? origin.Origin : null, host: HOST, hostFrom: 'Host', trustProxy: 0, corsOrigins: [FRONTEND],
+          });
         }
       }
     }

@@ -170,7 +170,7 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     expect(dataOf('/api/emails/{id}', 'patch', '200')).to.deep.equal(['email']);
     expect(dataOf('/api/timesheets/upload', 'post', '201')).to.deep.equal(['timesheet']);
     expect(dataOf('/api/email-accounts', 'post', '201')).to.deep.equal(['emailAccount']);
-    expect(dataOf('/api/auth/link-email', 'post', '200')).to.have.members(['email', 'accountId', 'emailAccount']);
+    expect(dataOf('/api/auth/link-email', 'post', '200')).to.have.members(['email', 'accountId', 'emailAccount', 'needsPasswordChange', 'needsEmailSetup']);
     expect(dataOf('/api/contacts', 'get', '200')).to.deep.equal(['items', 'pagination']);
   });
 

@@ -5,6 +5,14 @@ import { AppConfig, ConfigError } from '../../src/config/config.js';
 import { unitTempPath } from './support/temp-dir.js';
 
 describe('configuration (AppConfig.fromEnv)', () => {
+  it('takes CORS_ORIGIN as a comma-separated list, each entry checked alike', () => {
+    const base = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), CRM_ENCRYPTION_KEY: 'ab'.repeat(32), CRM_DATA_DIR: unitTempPath('cfg-cors-list') };
+    const config = AppConfig.fromEnv({ ...base, CORS_ORIGIN: ' https://CRM.example.sk/ , http://localhost:5173,,https://crm.example.sk' });
+    expect(config.corsOrigins).to.deep.equal(['https://crm.example.sk', 'http://localhost:5173']);
+    expect(() => AppConfig.fromEnv({ ...base, CORS_ORIGIN: 'https://crm.example.sk, null' })).to.throw(ConfigError);
+    expect(AppConfig.fromEnv(base).corsOrigins).to.deep.equal([]);
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {

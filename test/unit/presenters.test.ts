@@ -38,7 +38,7 @@ const user = {
 const emailRecord: EmailRecord = {
   id: ID(10), userId: ID(1), emailAccountId: ID(2), contactId: ID(3), jmapId: 'M1', messageId: 'm@x', threadId: 'T1', inReplyTo: null,
   from: 'Ana <ana@x.sk>', to: 'jana@firma.sk', subject: 'Ponuka', isRead: false, readPending: true, date: created, createdAt: created, updatedAt: updated,
-  body: 'Dobrý deň,\n\nposielam ponuku.', bodyStart: null,
+  body: 'Dobrý deň,\n\nposielam ponuku.', bodyStart: null, hasAttachments: true, addresses: null,
 };
 
 describe('unit: presenters', () => {
@@ -91,7 +91,7 @@ describe('unit: presenters', () => {
     const json = wire(emailSchema, presentEmail({
       ...emailRecord,
       contactIds: [ID(3), ID(4)],
-      attachments: [{ id: ID(20), emailId: ID(10), blobId: 'G1', name: 'a.pdf', type: 'application/pdf', size: 5, inline: false }],
+      attachments: [{ id: ID(20), emailId: ID(10), blobId: 'G1', name: 'a.pdf', type: 'application/pdf', size: 5, inline: false, cid: null }],
     }));
     expect(json).to.include({ body: 'Dobrý deň,\n\nposielam ponuku.', messageId: 'm@x', inReplyTo: null });
     expect(json.contactIds).to.deep.equal([ID(3), ID(4)]);

@@ -12,6 +12,7 @@ function email(jmapId: string, participants: string[], date: Date | null): Mappe
   return {
     jmapId, included: true, messageId: null, threadId: null, inReplyTo: null, from: null, to: null, subject: jmapId, body: null,
     isRead: false, date, participants, correspondents: participants.map((a) => ({ email: a, name: null })),
+    hasAttachments: false, addresses: { from: [], to: [], cc: [], replyTo: [] },
   };
 }
 

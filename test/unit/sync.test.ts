@@ -70,6 +70,7 @@ function mail(jmapId: string, people: Array<{ email: string; name: string | null
     jmapId, included, messageId: `${jmapId}@example.test`, threadId: null, inReplyTo: null, from: null, to: null,
     subject: jmapId, body: null, isRead: false, date: new Date('2024-01-01T00:00:00Z'),
     participants: people.map((p) => p.email), correspondents: people,
+    hasAttachments: false, addresses: { from: [], to: [], cc: [], replyTo: [] },
   };
 }
 
