@@ -31,7 +31,14 @@ export default tseslint.config(
       'max-params': ['warn', 5],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/jmap/client.js', '**/jmap/mail.js', '**/jmap/session.js', '**/jmap/errors.js', '**/jmap/types.js', '**/jmap/http.js'], message: 'Import the JMAP client from src/jmap/index.ts, its public surface.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/jmap/client.js', '**/jmap/mail.js', '**/jmap/session.js', '**/jmap/errors.js', '**/jmap/types.js', '**/jmap/http.js'],
+              message: 'Import the JMAP client from src/jmap/index.ts, its public surface.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -44,15 +44,17 @@ async function main(): Promise<void> {
   const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
   try {
     const app = createApp(ctx);
-    const count = async (sql: string, bind: unknown[]) =>
-      (await ctx.db.sequelize.query<{ n: number }>(sql, { bind, type: QueryTypes.SELECT }))[0].n;
+    const count = async (sql: string, bind: unknown[]) => (await ctx.db.sequelize.query<{ n: number }>(sql, { bind, type: QueryTypes.SELECT }))[0].n;
 
     // 1. Invalid login bodies from one client.
     const ip = `10.77.${crypto.randomInt(255)}.${crypto.randomInt(1, 255)}`;
     const statuses = new Map<number, number>();
     const started = Date.now();
     for (let i = 0; i < INVALID_LOGINS; i++) {
-      const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', ip).send({ username: `flood${i}`, password: 42 });
+      const res = await request(app)
+        .post('/api/auth/login')
+        .set('X-Forwarded-For', ip)
+        .send({ username: `flood${i}`, password: 42 });
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
     const rows = await count('SELECT count(*)::int AS n FROM audit_logs WHERE ip = $1', [ip]);
@@ -68,7 +70,10 @@ async function main(): Promise<void> {
     const other = new Map<number, number>();
     const guessStart = Date.now();
     while (Date.now() - guessStart < GUESS_SECONDS * 1000) {
-      const res = await request(app).post('/api/email-accounts').set('Authorization', `Bearer ${accessToken}`).send({ email: target, emailPassword: `guess-${guesses}` });
+      const res = await request(app)
+        .post('/api/email-accounts')
+        .set('Authorization', `Bearer ${accessToken}`)
+        .send({ email: target, emailPassword: `guess-${guesses}` });
       if (res.status === 429) {
         firstThrottled = guesses;
         break;

@@ -94,7 +94,18 @@ async function seedUsers(databaseUrl: string): Promise<string[]> {
   const hash = await bcrypt.hash(PASSWORD, ROUNDS);
   const names = Array.from({ length: USERS }, (_, i) => `bench${i}`);
   await User.bulkCreate(
-    names.map((username) => ({ username, firstName: null, lastName: null, role: 'member' as const, password: hash, changedPassword: true, emailSetupSkipped: true, tempPassword: null, tempPasswordExpiresAt: null, lastLogin: null })),
+    names.map((username) => ({
+      username,
+      firstName: null,
+      lastName: null,
+      role: 'member' as const,
+      password: hash,
+      changedPassword: true,
+      emailSetupSkipped: true,
+      tempPassword: null,
+      tempPasswordExpiresAt: null,
+      lastLogin: null,
+    })),
   );
   await sequelize.close();
   return names;
@@ -171,9 +182,15 @@ async function main(): Promise<void> {
     const users = await seedUsers(databaseUrl);
     const servers = await startChild(serverEnv(databaseUrl, path.join(tmpRoot, 'data')));
     child = servers.child;
-    console.log(`auth bench: ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}, bcrypt cost ${ROUNDS}, ${SECONDS} s per side in ${ROUNDS_PER_PART} rounds, Node ${process.version}`);
+    console.log(
+      `auth bench: ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}, bcrypt cost ${ROUNDS}, ${SECONDS} s per side in ${ROUNDS_PER_PART} rounds, Node ${process.version}`,
+    );
 
-    const login = await fetch(`${servers.full}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: users[0], password: PASSWORD }) });
+    const login = await fetch(`${servers.full}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: users[0], password: PASSWORD }),
+    });
     const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken;
     const meBody = (await (await fetch(`${servers.full}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as unknown;
     await fetch(`${servers.bare}/set`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(meBody) });

@@ -81,7 +81,12 @@ async function main(): Promise<void> {
       { type: QueryTypes.SELECT },
     );
     await ctx.close({ stopEmbedded: false });
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${os.cpus().length} CPUs`,
+    );
     console.log(
       `seeded ${mailbox.emails} emails, ${mailbox.contacts} contacts, ${mailbox.links} links, ${FILES} files of ${FILE_BYTES / 1024} KiB ` +
         `in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s; database ${sizes?.db}, ~${sizes?.rows} rows`,
@@ -101,11 +106,19 @@ async function main(): Promise<void> {
     const restored = JSON.parse(restore.stdout) as { rows: number; files: number };
     if (restored.rows !== summary.rows || restored.files !== summary.files) throw new Error('restore did not bring back every row and file');
 
-    console.log(`archive ${mib(summary.bytes).toFixed(1)} MiB (gzip) of ${mib(tableBytes).toFixed(1)} MiB table data + ${mib(summary.fileBytes).toFixed(1)} MiB files; ${summary.rows} rows`);
-    for (const [name, run] of [['backup', backup], ['verify', verify], ['restore', restore]] as const) {
+    console.log(
+      `archive ${mib(summary.bytes).toFixed(1)} MiB (gzip) of ${mib(tableBytes).toFixed(1)} MiB table data + ${mib(summary.fileBytes).toFixed(1)} MiB files; ${summary.rows} rows`,
+    );
+    for (const [name, run] of [
+      ['backup', backup],
+      ['verify', verify],
+      ['restore', restore],
+    ] as const) {
       console.log(
         `${name.padEnd(8)} ${run.seconds.toFixed(1).padStart(6)} s  ${(mib(payload) / run.seconds).toFixed(1).padStart(6)} MiB/s  ` +
-          `${Math.round(summary.rows / run.seconds).toString().padStart(7)} rows/s  peak RSS ${run.maxRssMiB.toFixed(0)} MiB`,
+          `${Math.round(summary.rows / run.seconds)
+            .toString()
+            .padStart(7)} rows/s  peak RSS ${run.maxRssMiB.toFixed(0)} MiB`,
       );
     }
   } finally {

@@ -59,7 +59,10 @@ export function report(scenarios: Scenario[]): void {
 }
 
 export async function explain(ctx: AppContext, title: string, query: { pageSql: string; countSql: string; bind: Record<string, unknown> }): Promise<void> {
-  for (const [part, sql] of [['page', query.pageSql], ['total', query.countSql]] as const) {
+  for (const [part, sql] of [
+    ['page', query.pageSql],
+    ['total', query.countSql],
+  ] as const) {
     const rows = await ctx.db.sequelize.query<Record<string, string>>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, { bind: query.bind, type: QueryTypes.SELECT });
     console.log(`\nEXPLAIN ANALYZE: ${title}, ${part} query\n${rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}`);
   }

@@ -28,7 +28,10 @@ interface Case {
 const scratch = fs.mkdtempSync('/tmp/crm-cli-start-');
 
 function spawnCli(args: string[], env: Record<string, string>, nodeOptions: string[]): void {
-  const res = spawnSync(process.execPath, [...nodeOptions, crmAdmin, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [...nodeOptions, crmAdmin, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+    encoding: 'utf8',
+  });
   if (res.status !== 0) throw new Error(`crm-admin ${args.join(' ')} exited ${res.status}: ${res.stderr}`);
 }
 
@@ -77,7 +80,11 @@ try {
     const cpu = times.map((t) => t.cpu);
     const files = loadedFiles(c.args, env);
     console.log(
-      `${c.label.padEnd(22)} ${median(times.map((t) => t.wall)).toFixed(0).padStart(14)} ${median(cpu).toFixed(0).padStart(15)} ${Math.min(...cpu).toFixed(0).padStart(12)}   ${files.total} (${files.dist} + ${files.packages})`,
+      `${c.label.padEnd(22)} ${median(times.map((t) => t.wall))
+        .toFixed(0)
+        .padStart(14)} ${median(cpu).toFixed(0).padStart(15)} ${Math.min(...cpu)
+        .toFixed(0)
+        .padStart(12)}   ${files.total} (${files.dist} + ${files.packages})`,
     );
   }
 } finally {

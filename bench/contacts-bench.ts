@@ -34,7 +34,12 @@ async function main(): Promise<void> {
   const memberIds: string[] = [];
   const server = http.createServer(createApp(ctx));
   try {
-    console.log(`PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(
+      `PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${os.cpus().length} CPUs`,
+    );
     const started = Date.now();
     const large = await seedMailbox(ctx, 'large', { contacts: 2000, emails: LARGE_EMAILS });
     seeded.push(large);
@@ -46,7 +51,11 @@ async function main(): Promise<void> {
     // What autovacuum does on a live system: statistics and the visibility map for index-only counts.
     await ctx.db.sequelize.query('VACUUM ANALYZE contacts, emails, email_contacts, email_account_members');
     console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    for (const [label, m] of [['large', large], ['small', small], ['member\'s own', member]] as const) {
+    for (const [label, m] of [
+      ['large', large],
+      ['small', small],
+      ["member's own", member],
+    ] as const) {
       console.log(
         `  ${label}: ${m.emails} emails, ${m.contacts} contacts, ${m.links} links; busiest contact ${m.busiestContactEmails} emails, median contact ${m.medianContactEmails}`,
       );
@@ -91,16 +100,35 @@ async function main(): Promise<void> {
     console.log(`\nLatency through HTTP (sequential keep-alive requests, ${ITERATIONS} per main scenario, ${ROUNDS} interleaved rounds)`);
     report([...primary, ...extra]);
     const ratio = (a: Scenario, b: Scenario) => percentile(a.samples, 50) / percentile(b.samples, 50);
-    console.log(`load average now: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    console.log(`\np50 ratio 100k/1k: contact list ${ratio(primary[0], primary[1]).toFixed(2)}x, contact's emails ${ratio(primary[2], primary[3]).toFixed(2)}x (target <= 1.5x, p50 < 10 ms)`);
+    console.log(
+      `load average now: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `\np50 ratio 100k/1k: contact list ${ratio(primary[0], primary[1]).toFixed(2)}x, contact's emails ${ratio(primary[2], primary[3]).toFixed(2)}x (target <= 1.5x, p50 < 10 ms)`,
+    );
     console.log(
       `p50 ratio 100k shared with ${SHARED_WITH}, as a member / 1k: contact list ${ratio(primary[4], primary[1]).toFixed(2)}x, contact's emails ${ratio(primary[5], primary[3]).toFixed(2)}x (target <= 1.5x, p50 < 10 ms)`,
     );
 
     await explain(ctx, 'contact list, 100k mailbox (GET /api/contacts)', contactListQuery(large.user.id, { sort: 'lastEmail' }, { page: 1, limit: 50 }));
-    await explain(ctx, 'busiest contact’s emails, 100k mailbox (GET /api/emails?contactId=...)', emailListQuery(large.user.id, { contactId: large.busiestContactId }, { page: 1, limit: 50 }));
-    await explain(ctx, `contact list of a member: own 1k + 100k shared with ${SHARED_WITH} (GET /api/contacts)`, contactListQuery(member.user.id, { sort: 'lastEmail' }, { page: 1, limit: 50 }));
-    await explain(ctx, 'busiest contact’s emails, 100k shared, as a member (GET /api/emails?contactId=...)', emailListQuery(member.user.id, { contactId: large.busiestContactId }, { page: 1, limit: 50 }));
+    await explain(
+      ctx,
+      'busiest contact’s emails, 100k mailbox (GET /api/emails?contactId=...)',
+      emailListQuery(large.user.id, { contactId: large.busiestContactId }, { page: 1, limit: 50 }),
+    );
+    await explain(
+      ctx,
+      `contact list of a member: own 1k + 100k shared with ${SHARED_WITH} (GET /api/contacts)`,
+      contactListQuery(member.user.id, { sort: 'lastEmail' }, { page: 1, limit: 50 }),
+    );
+    await explain(
+      ctx,
+      'busiest contact’s emails, 100k shared, as a member (GET /api/emails?contactId=...)',
+      emailListQuery(member.user.id, { contactId: large.busiestContactId }, { page: 1, limit: 50 }),
+    );
     if (process.env.BENCH_EXPLAIN_ALL) {
       await explain(ctx, 'whole mailbox, 100k (GET /api/emails)', emailListQuery(large.user.id, {}, { page: 1, limit: 50 }));
       await explain(ctx, 'unread mailbox, 100k (GET /api/emails?unread=true)', emailListQuery(large.user.id, { unread: true }, { page: 1, limit: 50 }));

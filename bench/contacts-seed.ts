@@ -113,7 +113,12 @@ function select<T extends object>(sequelize: Sequelize, sql: string, bind: Recor
  * sharing endpoints would: the first of them also gets a mailbox of their own (`ownMailbox`), so their
  * lists span two accounts. Answers the users, the first one first.
  */
-export async function shareMailbox(ctx: AppContext, mailbox: SeededMailbox, count: number, ownMailbox: { contacts: number; emails: number }): Promise<{ members: User[]; own: SeededMailbox }> {
+export async function shareMailbox(
+  ctx: AppContext,
+  mailbox: SeededMailbox,
+  count: number,
+  ownMailbox: { contacts: number; emails: number },
+): Promise<{ members: User[]; own: SeededMailbox }> {
   const own = await seedMailbox(ctx, 'member', ownMailbox);
   const members = [own.user];
   for (let i = 1; i < count; i++) {

@@ -87,8 +87,17 @@ async function main(): Promise<void> {
   const { ctx } = db;
   const sql = ctx.db.sequelize;
   const child = spawn(process.execPath, ['--import', 'tsx', thisFile, '--serve'], {
-    env: { ...process.env, ...env, NODE_ENV: 'production', DATABASE_URL: db.url, CRM_DATA_DIR: ctx.config.dataDir, LOG_LEVEL: 'error',
-      JWT_ACCESS_SECRET: ctx.config.secrets.jwtAccessSecret, JWT_REFRESH_SECRET: ctx.config.secrets.jwtRefreshSecret, CRM_ENCRYPTION_KEY: 'ab'.repeat(32) },
+    env: {
+      ...process.env,
+      ...env,
+      NODE_ENV: 'production',
+      DATABASE_URL: db.url,
+      CRM_DATA_DIR: ctx.config.dataDir,
+      LOG_LEVEL: 'error',
+      JWT_ACCESS_SECRET: ctx.config.secrets.jwtAccessSecret,
+      JWT_REFRESH_SECRET: ctx.config.secrets.jwtRefreshSecret,
+      CRM_ENCRYPTION_KEY: 'ab'.repeat(32),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -105,7 +114,9 @@ async function main(): Promise<void> {
     // 200 users x 5 streams, all members (viewers with canRead) of one team account holding one email.
     const users = Math.ceil(STREAMS / PER_USER);
     const suffix = crypto.randomBytes(3).toString('hex');
-    await sql.query(`INSERT INTO users (username, first_name, changed_password, email_setup_skipped) SELECT 'ev${suffix}' || g, 'Bench', true, true FROM generate_series(1, ${users}) g`);
+    await sql.query(
+      `INSERT INTO users (username, first_name, changed_password, email_setup_skipped) SELECT 'ev${suffix}' || g, 'Bench', true, true FROM generate_series(1, ${users}) g`,
+    );
     const rows = await User.findAll({ where: { firstName: 'Bench' } });
     const owner = rows[0];
     const accountId = crypto.randomUUID();
@@ -142,10 +153,14 @@ async function main(): Promise<void> {
     await sleep(2000);
     const opened = procStats(child.pid!);
     console.log(`streams: ${STREAMS} open (${users} users x ${PER_USER}) in ${openMs} ms`);
-    console.log(`server RSS: ${before.rssMb.toFixed(1)} MB before, ${opened.rssMb.toFixed(1)} MB with the streams: +${(opened.rssMb - before.rssMb).toFixed(1)} MB (${(((opened.rssMb - before.rssMb) * 1024) / STREAMS).toFixed(1)} kB per stream)`);
+    console.log(
+      `server RSS: ${before.rssMb.toFixed(1)} MB before, ${opened.rssMb.toFixed(1)} MB with the streams: +${(opened.rssMb - before.rssMb).toFixed(1)} MB (${(((opened.rssMb - before.rssMb) * 1024) / STREAMS).toFixed(1)} kB per stream)`,
+    );
     await sleep(IDLE_SECONDS * 1000);
     const idle = procStats(child.pid!);
-    console.log(`server CPU at idle with ${STREAMS} streams: ${(((idle.cpuMs - opened.cpuMs) / (IDLE_SECONDS * 1000)) * 100).toFixed(2)} % of one core over ${IDLE_SECONDS} s (one heartbeat round each 25 s)`);
+    console.log(
+      `server CPU at idle with ${STREAMS} streams: ${(((idle.cpuMs - opened.cpuMs) / (IDLE_SECONDS * 1000)) * 100).toFixed(2)} % of one core over ${IDLE_SECONDS} s (one heartbeat round each 25 s)`,
+    );
 
     // Fan-out: one read mark per round, committed here; the latency of each of the streams.
     const latencies: number[] = [];
@@ -172,14 +187,18 @@ async function main(): Promise<void> {
     const fanoutEnd = procStats(child.pid!);
     const idleCpuPerMs = (idle.cpuMs - opened.cpuMs) / (IDLE_SECONDS * 1000);
     const roundsMs = Date.now() - fanoutWall;
-    console.log(`server CPU per fan-out to ${STREAMS} streams: ${((fanoutEnd.cpuMs - fanoutStart.cpuMs - idleCpuPerMs * roundsMs) / ROUNDS).toFixed(1)} ms (10 ms clock ticks, idle share removed)`);
+    console.log(
+      `server CPU per fan-out to ${STREAMS} streams: ${((fanoutEnd.cpuMs - fanoutStart.cpuMs - idleCpuPerMs * roundsMs) / ROUNDS).toFixed(1)} ms (10 ms clock ticks, idle share removed)`,
+    );
     const metrics = await (await fetch(`${base}/api/metrics`)).text();
     const mean = (name: string) => {
       const count = new RegExp(`${name}_count (\\d+)`).exec(metrics)?.[1];
       const sum = new RegExp(`${name}_sum ([\\d.e-]+)`).exec(metrics)?.[1];
       return count && sum ? `mean ${((Number(sum) / Number(count)) * 1000).toFixed(1)} ms over ${count} events` : 'n/a';
     };
-    console.log(`server side: write -> hub (crm_events_lag_seconds) ${mean('crm_events_lag_seconds')}; hub -> written to all sockets (crm_events_fanout_seconds) ${mean('crm_events_fanout_seconds')}`);
+    console.log(
+      `server side: write -> hub (crm_events_lag_seconds) ${mean('crm_events_lag_seconds')}; hub -> written to all sockets (crm_events_fanout_seconds) ${mean('crm_events_fanout_seconds')}`,
+    );
     for (const c of clients) c.destroy();
 
     await newMail(base, ctx.services.sessions, owner);
@@ -191,7 +210,11 @@ async function main(): Promise<void> {
 }
 
 /** New mail at the mail server -> email.created on the owner's stream, with "sync now". */
-async function newMail(base: string, sessions: { create: (u: User, o: { rememberMe: boolean }, m: { actor: string }) => Promise<{ accessToken: string }> }, user: User): Promise<void> {
+async function newMail(
+  base: string,
+  sessions: { create: (u: User, o: { rememberMe: boolean }, m: { actor: string }) => Promise<{ accessToken: string }> },
+  user: User,
+): Promise<void> {
   try {
     await fetch(SESSION_URL);
   } catch {
@@ -214,14 +237,21 @@ async function newMail(base: string, sessions: { create: (u: User, o: { remember
   for (let i = 0; i < 5; i++) {
     const arrived = new Promise<number>((resolve) => (resolveNext = resolve));
     const t0 = performance.now();
-    await appendMessage({ user: mail.user, pass: mail.pass, mailbox: 'INBOX', raw: buildMessage({ from: `c${i}@clients.example`, to: mail.user, subject: `Bench ${i}`, body: 'b' }) });
+    await appendMessage({
+      user: mail.user,
+      pass: mail.pass,
+      mailbox: 'INBOX',
+      raw: buildMessage({ from: `c${i}@clients.example`, to: mail.user, subject: `Bench ${i}`, body: 'b' }),
+    });
     const res = await fetch(`${base}/api/email-accounts/${accountId}/sync`, { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` } });
     if (res.status >= 300) throw new Error(`sync now: ${res.status}`);
     samples.push((await Promise.race([arrived, sleep(30_000).then(() => Number.NaN)])) - t0);
     await sleep(500);
   }
   stream.destroy();
-  console.log(`new mail (IMAP APPEND) + sync now -> email.created on the stream: ${samples.map((s) => s.toFixed(0)).join(', ')} ms (median ${percentile(samples, 50).toFixed(0)} ms)`);
+  console.log(
+    `new mail (IMAP APPEND) + sync now -> email.created on the stream: ${samples.map((s) => s.toFixed(0)).join(', ')} ms (median ${percentile(samples, 50).toFixed(0)} ms)`,
+  );
 }
 
 if (process.argv.includes('--serve')) {

@@ -38,7 +38,12 @@ async function main(): Promise<void> {
   const ctx = db.ctx;
   const server = http.createServer(createApp(ctx));
   try {
-    console.log(`PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(
+      `PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} on ${os.cpus().length} CPUs`,
+    );
     const started = Date.now();
     const seeded: SeededMailbox[] = [];
     for (let i = 0; i < ACCOUNTS; i++) {
@@ -52,7 +57,7 @@ async function main(): Promise<void> {
     await ctx.db.sequelize.query('VACUUM ANALYZE contacts, emails, email_contacts');
     console.log(
       `database: ${await scalar(ctx, 'SELECT count(*) FROM emails')} emails, ${await scalar(ctx, 'SELECT count(*) FROM contacts')} contacts, ` +
-        `${await scalar(ctx, 'SELECT count(*) FROM email_contacts')} links, ${await scalar(ctx, "SELECT pg_size_pretty(pg_database_size(current_database()))")}; ` +
+        `${await scalar(ctx, 'SELECT count(*) FROM email_contacts')} links, ${await scalar(ctx, 'SELECT pg_size_pretty(pg_database_size(current_database()))')}; ` +
         `seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
 
@@ -82,10 +87,17 @@ async function main(): Promise<void> {
     }
     agent.destroy();
 
-    console.log(`\nLatency through HTTP, one user of ${ACCOUNTS} (${EMAILS.toLocaleString('en')} emails, ${m.contacts} contacts; busiest contact ${m.busiestContactEmails} emails)`);
+    console.log(
+      `\nLatency through HTTP, one user of ${ACCOUNTS} (${EMAILS.toLocaleString('en')} emails, ${m.contacts} contacts; busiest contact ${m.busiestContactEmails} emails)`,
+    );
     report([...primary, ...extra]);
     const p50 = (s: Scenario) => +percentile(s.samples, 50).toFixed(2);
-    console.log(`load average now: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average now: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     console.log(
       JSON.stringify(
         {

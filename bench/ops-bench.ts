@@ -39,7 +39,10 @@ const metrics = new AppMetrics();
 const plain: number[] = [];
 const measured: number[] = [];
 for (let i = 0; i < RUNS; i++) {
-  for (const [withMetrics, into] of [[false, plain], [true, measured]] as const) {
+  for (const [withMetrics, into] of [
+    [false, plain],
+    [true, measured],
+  ] as const) {
     const s = await serveApp(withMetrics, metrics);
     into.push(await rps(s.url));
     s.close();

@@ -42,10 +42,9 @@ async function main(): Promise<void> {
     const box = await seedMailbox(ctx, `privacy${i}`, { contacts: 300, emails: OTHER_EMAILS });
     const bind = { userId: box.user.id, accountId: box.account.id, address: ADDRESS, n: perAccount, own: box.account.email };
     // The person's contact with notes, their mail (a quarter with another contact on Cc) and an attachment each.
-    await sequelize.query(
-      `INSERT INTO contacts (user_id, email_account_id, email, name, notes) VALUES ($userId, $accountId, $address, 'Jana Nováková', 'Prefers phone calls')`,
-      { bind },
-    );
+    await sequelize.query(`INSERT INTO contacts (user_id, email_account_id, email, name, notes) VALUES ($userId, $accountId, $address, 'Jana Nováková', 'Prefers phone calls')`, {
+      bind,
+    });
     await sequelize.query(
       `WITH j AS (SELECT id FROM contacts WHERE email_account_id = $accountId AND email = $address),
             o AS (SELECT id, email FROM contacts WHERE email_account_id = $accountId AND email <> $address ORDER BY email LIMIT 1)

@@ -27,7 +27,9 @@ function mailbox(): MappedEmail[] {
   return Array.from({ length: MESSAGES }, (_, i) => {
     const who = `klient${i % 200}@partner${i % 17}.test`;
     const size = i % 4 === 0 ? 6_000 + (i % 7) * 1_000 : 1_000 + (i % 5) * 200;
-    const body = Array.from({ length: Math.ceil(size / 8) }, (_, w) => words[(i + w) % words.length]).join(' ').slice(0, size);
+    const body = Array.from({ length: Math.ceil(size / 8) }, (_, w) => words[(i + w) % words.length])
+      .join(' ')
+      .slice(0, size);
     return {
       jmapId: `M${i.toString(36).padStart(8, '0')}`,
       included: true,
@@ -93,11 +95,13 @@ try {
   const [{ wal }] = await select<{ wal: string }>(`SELECT pg_wal_lsn_diff('${after.lsn}', '${before.lsn}')::text AS wal`);
   const updated = Number(after.upd) - Number(before.upd);
   const hot = Number(after.hot) - Number(before.hot);
-  const [{ version }] = await select<{ version: string }>('SELECT current_setting(\'server_version\') AS version');
+  const [{ version }] = await select<{ version: string }>("SELECT current_setting('server_version') AS version");
   console.log(`PostgreSQL ${version}; ${MESSAGES} emails, pages of ${PAGE}`);
   console.log(`first sync: ${firstMs.toFixed(0)} ms`);
-  console.log(`full resync of the unchanged mailbox: ${resyncMs.toFixed(0)} ms, WAL ${(Number(wal) / 1048576).toFixed(2)} MB, ` +
-    `${updated} rows updated, ${hot} HOT (${updated ? ((100 * hot) / updated).toFixed(1) : '0'}%)`);
+  console.log(
+    `full resync of the unchanged mailbox: ${resyncMs.toFixed(0)} ms, WAL ${(Number(wal) / 1048576).toFixed(2)} MB, ` +
+      `${updated} rows updated, ${hot} HOT (${updated ? ((100 * hot) / updated).toFixed(1) : '0'}%)`,
+  );
 } finally {
   await db.close();
 }

@@ -80,7 +80,13 @@ async function runServer(): Promise<void> {
 }
 
 // ---------------------------------------------------------------- client side
-function requestOnce(info: ServerInfo, method: string, urlPath: string, headers: Record<string, string | number>, body?: Iterable<Buffer>): Promise<{ status: number; bytes: number; text: string }> {
+function requestOnce(
+  info: ServerInfo,
+  method: string,
+  urlPath: string,
+  headers: Record<string, string | number>,
+  body?: Iterable<Buffer>,
+): Promise<{ status: number; bytes: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${info.url}${urlPath}`, { method, headers: { Authorization: info.bearer, ...headers } });
     req.on('error', reject);
@@ -110,7 +116,10 @@ function sendWithAttachment(info: ServerInfo, to: string, file: Buffer) {
   const boundary = `----bench${crypto.randomBytes(8).toString('hex')}`;
   const field = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   const head = Buffer.from(
-    field('emailAccountId', info.accountId) + field('to', to) + field('subject', `Bench ${crypto.randomBytes(3).toString('hex')}`) + field('text', 'Príloha.') +
+    field('emailAccountId', info.accountId) +
+      field('to', to) +
+      field('subject', `Bench ${crypto.randomBytes(3).toString('hex')}`) +
+      field('text', 'Príloha.') +
       `--${boundary}\r\nContent-Disposition: form-data; name="attachments"; filename="data.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
@@ -153,10 +162,26 @@ function messageWithAttachment(from: string, to: string, messageId: string, byte
   const boundary = `b${crypto.randomBytes(8).toString('hex')}`;
   const b64 = bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
   return [
-    `From: <${from}>`, `To: <${to}>`, 'Subject: Big file', `Message-ID: <${messageId}>`, `Date: ${new Date().toUTCString()}`, 'MIME-Version: 1.0',
-    `Content-Type: multipart/mixed; boundary="${boundary}"`, '', `--${boundary}`, 'Content-Type: text/plain; charset=utf-8', '', 'See attached.',
-    `--${boundary}`, 'Content-Type: application/octet-stream; name="big.bin"', 'Content-Disposition: attachment; filename="big.bin"',
-    'Content-Transfer-Encoding: base64', '', b64, `--${boundary}--`, '',
+    `From: <${from}>`,
+    `To: <${to}>`,
+    'Subject: Big file',
+    `Message-ID: <${messageId}>`,
+    `Date: ${new Date().toUTCString()}`,
+    'MIME-Version: 1.0',
+    `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    '',
+    `--${boundary}`,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'See attached.',
+    `--${boundary}`,
+    'Content-Type: application/octet-stream; name="big.bin"',
+    'Content-Disposition: attachment; filename="big.bin"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    b64,
+    `--${boundary}--`,
+    '',
   ].join('\r\n');
 }
 
@@ -168,8 +193,19 @@ async function main(): Promise<void> {
   const [alice, bob] = await Promise.all([createTestMailUser('bench-alice'), createTestMailUser('bench-bob')]);
   const replyMessageId = `bench-${crypto.randomUUID()}@bench.test`;
   const bigMessageId = `bench-big-${crypto.randomUUID()}@bench.test`;
-  await appendMessage({ user: alice.user, pass: alice.pass, mailbox: 'INBOX', raw: buildMessage({ from: bob.user, to: alice.user, subject: 'Otázka', body: 'Máte čas?', messageId: replyMessageId }) });
-  await appendMessage({ user: alice.user, pass: alice.pass, mailbox: 'INBOX', raw: messageWithAttachment(bob.user, alice.user, bigMessageId, crypto.randomBytes(DOWNLOAD_BYTES)), timeoutMs: 120_000 });
+  await appendMessage({
+    user: alice.user,
+    pass: alice.pass,
+    mailbox: 'INBOX',
+    raw: buildMessage({ from: bob.user, to: alice.user, subject: 'Otázka', body: 'Máte čas?', messageId: replyMessageId }),
+  });
+  await appendMessage({
+    user: alice.user,
+    pass: alice.pass,
+    mailbox: 'INBOX',
+    raw: messageWithAttachment(bob.user, alice.user, bigMessageId, crypto.randomBytes(DOWNLOAD_BYTES)),
+    timeoutMs: 120_000,
+  });
 
   const root = path.join('/tmp', `crm-bench-${process.pid}-${Date.now()}`);
   fs.mkdirSync(path.join(root, 'data'), { recursive: true, mode: 0o755 });
@@ -202,7 +238,9 @@ async function main(): Promise<void> {
     const pid = child.pid!;
     const reply = async () => {
       const start = process.hrtime.bigint();
-      const res = await requestOnce(info, 'POST', `/api/emails/${info.replyTarget}/reply`, { 'Content-Type': 'application/json' }, [Buffer.from(JSON.stringify({ text: 'Áno, mám.' }))]);
+      const res = await requestOnce(info, 'POST', `/api/emails/${info.replyTarget}/reply`, { 'Content-Type': 'application/json' }, [
+        Buffer.from(JSON.stringify({ text: 'Áno, mám.' })),
+      ]);
       if (res.status !== 201) throw new Error(`reply answered ${res.status}: ${res.text}`);
       return seconds(start);
     };
@@ -214,8 +252,14 @@ async function main(): Promise<void> {
       const start = process.hrtime.bigint();
       const prepared = await prepareSend(client, jmapAccountId, alice.user, originalId);
       const draft = {
-        from: [{ email: alice.user }], to: [{ email: bob.user }], subject: 'Re: Otázka', messageId: [`${crypto.randomUUID()}@example.test`],
-        inReplyTo: [replyMessageId], references: [replyMessageId], bodyValues: { text: { value: 'Áno, mám.' } }, textBody: [{ partId: 'text', type: 'text/plain' }],
+        from: [{ email: alice.user }],
+        to: [{ email: bob.user }],
+        subject: 'Re: Otázka',
+        messageId: [`${crypto.randomUUID()}@example.test`],
+        inReplyTo: [replyMessageId],
+        references: [replyMessageId],
+        bodyValues: { text: { value: 'Áno, mám.' } },
+        textBody: [{ partId: 'text', type: 'text/plain' }],
       };
       const outcome = await createAndSubmit(client, jmapAccountId, prepared, draft, { mailFrom: alice.user, rcptTo: [bob.user] }, EMAIL_GET_ARGS);
       if (!outcome.ok) throw new Error(`bare submission failed: ${JSON.stringify(outcome)}`);

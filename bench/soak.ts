@@ -87,7 +87,10 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
 }
 
 function rssMb(pid: number): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(/(\d+)/.exec(line)![1]) / 1024;
 }
 
@@ -202,7 +205,17 @@ class Worker {
     if (roll < 55 && this.emailIds.length) return void (await this.get('get-email', `/api/emails/${pick(this.emailIds)}`));
     if (roll < 58 && this.emailIds.length) {
       const id = pick(this.emailIds);
-      return void (await this.call('mark-read', () => api.send({ method: 'PATCH', path: `/api/emails/${id}`, headers: { ...this.auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ isRead: Math.random() < 0.5 }) }), 200));
+      return void (await this.call(
+        'mark-read',
+        () =>
+          api.send({
+            method: 'PATCH',
+            path: `/api/emails/${id}`,
+            headers: { ...this.auth(), 'Content-Type': 'application/json' },
+            body: JSON.stringify({ isRead: Math.random() < 0.5 }),
+          }),
+        200,
+      ));
     }
     if (roll < 64) return void (await this.get('list-timesheets', '/api/timesheets/my?limit=20'));
     if (roll < 67) return void (await this.get('list-accounts', '/api/email-accounts'));
@@ -212,7 +225,11 @@ class Worker {
         { name: 'month', value: String(1 + Math.floor(Math.random() * 12)) },
         { name: 'file', filename: 'vykaz.pdf', content: UPLOAD },
       ]);
-      const res = await this.call('upload', () => api.send({ method: 'POST', path: '/api/timesheets/upload', headers: { ...this.auth(), 'Content-Type': contentType }, body }), 201);
+      const res = await this.call(
+        'upload',
+        () => api.send({ method: 'POST', path: '/api/timesheets/upload', headers: { ...this.auth(), 'Content-Type': contentType }, body }),
+        201,
+      );
       if (res?.status === 201) this.timesheets.push(json(res).data.timesheet.id);
       return;
     }
@@ -294,7 +311,9 @@ while (Date.now() - measuredFrom < SECONDS * 1000) {
   if (m.at - lastReport >= 60 || m.at >= SECONDS) {
     lastReport = m.at;
     const errors = stats.samples.filter((s) => !s.ok).length;
-    console.log(`+${m.at.toFixed(0)} s: ${stats.samples.length} requests (${(stats.samples.length / m.at).toFixed(0)}/s), ${errors} errors, RSS ${m.rss.toFixed(1)} MB, heap used ${m.heap.toFixed(1)} MB`);
+    console.log(
+      `+${m.at.toFixed(0)} s: ${stats.samples.length} requests (${(stats.samples.length / m.at).toFixed(0)}/s), ${errors} errors, RSS ${m.rss.toFixed(1)} MB, heap used ${m.heap.toFixed(1)} MB`,
+    );
   }
 }
 stats.measuring = false;
@@ -335,12 +354,16 @@ for (const u of users) {
 console.log('\n=== soak result ===');
 console.log(`measured window: ${elapsed.toFixed(0)} s, ${WORKERS} workers, ${USERS} users`);
 console.log(`requests served: ${stats.samples.length} (${(stats.samples.length / elapsed).toFixed(1)}/s), errors: ${errors.length}`);
-console.log(`latency ms: p50 ${percentile(all, 50).toFixed(1)}, p95 ${percentile(all, 95).toFixed(1)}, p99 ${percentile(all, 99).toFixed(1)}, max ${all[all.length - 1].toFixed(1)}`);
+console.log(
+  `latency ms: p50 ${percentile(all, 50).toFixed(1)}, p95 ${percentile(all, 95).toFixed(1)}, p99 ${percentile(all, 99).toFixed(1)}, max ${all[all.length - 1].toFixed(1)}`,
+);
 for (const [op, xs] of [...byOp].sort((a, b) => b[1].length - a[1].length)) {
   xs.sort((a, b) => a - b);
   console.log(`  ${op.padEnd(17)} ${String(xs.length).padStart(7)} req  p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p99 ${percentile(xs, 99).toFixed(1).padStart(7)}`);
 }
-console.log(`server RSS (median of the first vs the last ${edge.toFixed(0)} s): ${rssStart.toFixed(1)} MB -> ${rssEnd.toFixed(1)} MB (${(((rssEnd - rssStart) / rssStart) * 100).toFixed(1)} %); min ${Math.min(...memory.map((m) => m.rss)).toFixed(1)}, max ${Math.max(...memory.map((m) => m.rss)).toFixed(1)}`);
+console.log(
+  `server RSS (median of the first vs the last ${edge.toFixed(0)} s): ${rssStart.toFixed(1)} MB -> ${rssEnd.toFixed(1)} MB (${(((rssEnd - rssStart) / rssStart) * 100).toFixed(1)} %); min ${Math.min(...memory.map((m) => m.rss)).toFixed(1)}, max ${Math.max(...memory.map((m) => m.rss)).toFixed(1)}`,
+);
 console.log(`V8 heap used (same windows): ${heapStart.toFixed(1)} MB -> ${heapEnd.toFixed(1)} MB (${(((heapEnd - heapStart) / heapStart) * 100).toFixed(1)} %)`);
 console.log(`RSS samples (MB, every 10 s): ${memory.map((m) => m.rss.toFixed(0)).join(' ')}`);
 console.log(`mail: ${delivered} messages delivered during the soak, ${emailsStored} emails stored for ${USERS} users (seeded ${MESSAGES * USERS} + delivered)`);

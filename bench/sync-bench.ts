@@ -111,8 +111,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 function appEnv(databaseUrl: string, dataDir: string, key: string): Record<string, string> {
   return {
-    NODE_ENV: 'production', DATABASE_URL: databaseUrl, CRM_DATA_DIR: dataDir, JMAP_SESSION_URL: SESSION_URL, LOG_LEVEL: 'error',
-    JWT_ACCESS_SECRET: `${key}a`, JWT_REFRESH_SECRET: `${key}r`, CRM_ENCRYPTION_KEY: key,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    CRM_DATA_DIR: dataDir,
+    JMAP_SESSION_URL: SESSION_URL,
+    LOG_LEVEL: 'error',
+    JWT_ACCESS_SECRET: `${key}a`,
+    JWT_REFRESH_SECRET: `${key}r`,
+    CRM_ENCRYPTION_KEY: key,
   };
 }
 
@@ -302,10 +308,12 @@ async function main(): Promise<void> {
       const s = await fullSync(2);
       sync.push(s);
       const load = os.loadavg()[0].toFixed(1);
-      console.log(`round ${round}: bare ${(b.ms / 1000).toFixed(2)} s, full sync ${(s.ms / 1000).toFixed(2)} s (ratio ${(s.ms / b.ms).toFixed(2)}), ` +
-        `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}, ` +
-        `emails stored before the syncs ${storedEmails.slice(-2).join(' / ')}; ` +
-        `CPU ms bare ${cpuText(b.cpu)}, sync ${cpuText(s.cpu)}`);
+      console.log(
+        `round ${round}: bare ${(b.ms / 1000).toFixed(2)} s, full sync ${(s.ms / 1000).toFixed(2)} s (ratio ${(s.ms / b.ms).toFixed(2)}), ` +
+          `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}, ` +
+          `emails stored before the syncs ${storedEmails.slice(-2).join(' / ')}; ` +
+          `CPU ms bare ${cpuText(b.cpu)}, sync ${cpuText(s.cpu)}`,
+      );
     }
     const bigIncremental = await incremental(ctx, lastBigAccount, big);
     const smallAccount = await linkAccount(ctx, small);
@@ -366,9 +374,30 @@ async function main(): Promise<void> {
 
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'bare') {
-  bareChild(args[0], args[1], args[2], args[3]).then((r) => console.log(JSON.stringify(r)), (err) => { console.error(err); process.exit(1); });
+  bareChild(args[0], args[1], args[2], args[3]).then(
+    (r) => console.log(JSON.stringify(r)),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 } else if (mode === 'sync') {
-  syncChild(args[0], Number(args[1] ?? 2), args[2]).then((r) => { console.log(JSON.stringify(r)); process.exit(0); }, (err) => { console.error(err); process.exit(1); });
+  syncChild(args[0], Number(args[1] ?? 2), args[2]).then(
+    (r) => {
+      console.log(JSON.stringify(r));
+      process.exit(0);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 } else {
-  main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

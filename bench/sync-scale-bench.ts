@@ -46,7 +46,11 @@ const repo = path.resolve(path.dirname(thisFile), '..');
 const run = `${Date.now().toString(36)}${crypto.randomBytes(2).toString('hex')}`;
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 
@@ -64,12 +68,14 @@ function mailUsers(): MailUser[] {
 
 async function pool<T>(items: T[], width: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await work(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await work(items[i], i);
+      }
+    }),
+  );
 }
 
 /** Creates the users (idempotent) and tops each mailbox up to MESSAGES over IMAP. */
@@ -99,9 +105,17 @@ async function deliver(u: MailUser, subject: string): Promise<number> {
 
 function appEnv(databaseUrl: string, dataDir: string, sessionUrl: string, key: string): Record<string, string> {
   return {
-    NODE_ENV: 'production', DATABASE_URL: databaseUrl, CRM_DATA_DIR: dataDir, JMAP_SESSION_URL: sessionUrl, LOG_LEVEL: 'error',
-    JWT_ACCESS_SECRET: `${key}a`, JWT_REFRESH_SECRET: `${key}r`, CRM_ENCRYPTION_KEY: key, BCRYPT_ROUNDS: '4',
-    SYNC_INTERVAL: INTERVAL, SYNC_CONCURRENCY: CONCURRENCY,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    CRM_DATA_DIR: dataDir,
+    JMAP_SESSION_URL: sessionUrl,
+    LOG_LEVEL: 'error',
+    JWT_ACCESS_SECRET: `${key}a`,
+    JWT_REFRESH_SECRET: `${key}r`,
+    CRM_ENCRYPTION_KEY: key,
+    BCRYPT_ROUNDS: '4',
+    SYNC_INTERVAL: INTERVAL,
+    SYNC_CONCURRENCY: CONCURRENCY,
   };
 }
 
@@ -336,7 +350,10 @@ async function partTwo(sequelize: Sequelize, env: Record<string, string>, proxy:
   let skipped = 0;
   let fewest = Infinity;
   for (const id of accountByUser.values()) {
-    const turns = (byAccount.get(id) ?? []).filter((r) => r.dueAt !== null).map((r) => Date.parse(r.dueAt!)).sort((a, b) => a - b);
+    const turns = (byAccount.get(id) ?? [])
+      .filter((r) => r.dueAt !== null)
+      .map((r) => Date.parse(r.dueAt!))
+      .sort((a, b) => a - b);
     twice += turns.length - new Set(turns).size;
     for (let i = 1; i < turns.length; i++) if (turns[i] - turns[i - 1] !== intervalMs) skipped++;
     fewest = Math.min(fewest, turns.length);
@@ -347,10 +364,7 @@ async function partTwo(sequelize: Sequelize, env: Record<string, string>, proxy:
   // fetches the session (two HTTP requests with Cyrus's redirect), once per process.
   const checks = proxy.requests.filter((r) => r.calls.includes('Email/changes')).length;
   const sessionRequests = proxy.requests.filter((r) => r.method === 'GET').length;
-  const duplicates = await count(
-    sequelize,
-    `SELECT count(*) AS n FROM (SELECT email_account_id, jmap_id FROM emails GROUP BY 1, 2 HAVING count(*) > 1) d`,
-  );
+  const duplicates = await count(sequelize, `SELECT count(*) AS n FROM (SELECT email_account_id, jmap_id FROM emails GROUP BY 1, 2 HAVING count(*) > 1) d`);
   const expected = await count(sequelize, 'SELECT count(*) AS n FROM emails');
   const report = {
     intervalS: intervalMs / 1000,
@@ -399,7 +413,9 @@ async function main(): Promise<void> {
     console.log(`linked ${accountByUser.size} accounts`);
     const one = await partOne(ctx.db.sequelize, env, proxy, users);
     const two = await partTwo(ctx.db.sequelize, env, proxy, users, accountByUser);
-    console.log(JSON.stringify({ accounts: ACCOUNTS, messagesEach: MESSAGES, concurrency: Number(CONCURRENCY), oneWorker: one, twoWorkers: two, loadAverageAtEnd: load() }, null, 2));
+    console.log(
+      JSON.stringify({ accounts: ACCOUNTS, messagesEach: MESSAGES, concurrency: Number(CONCURRENCY), oneWorker: one, twoWorkers: two, loadAverageAtEnd: load() }, null, 2),
+    );
   } finally {
     await proxy.close();
     await ctx.close();
@@ -414,8 +430,11 @@ if (process.argv[2] === 'worker') {
     process.exit(1);
   });
 } else {
-  main().then(() => process.exit(0), (err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -75,7 +75,9 @@ async function main(): Promise<void> {
       console.log(`timesheet export: ${FILES} files x ${FILE_MB} MB (${USERS} users), zip ${(result.bytes / MB).toFixed(1)} MB, status ${result.status}`);
       console.log(`  Content-Length matches body: ${result.contentLength === result.bytes}`);
       console.log(`  time ${seconds.toFixed(2)} s, ${(contentMb / seconds).toFixed(0)} MB/s`);
-      console.log(`  RSS baseline ${(baseline / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, peak growth ${growthMb.toFixed(1)} MB (limit ${LIMIT_MB} MB)${(globalThis as { gc?: unknown }).gc ? '' : ' [run with --expose-gc for a steadier baseline]'}`);
+      console.log(
+        `  RSS baseline ${(baseline / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, peak growth ${growthMb.toFixed(1)} MB (limit ${LIMIT_MB} MB)${(globalThis as { gc?: unknown }).gc ? '' : ' [run with --expose-gc for a steadier baseline]'}`,
+      );
       console.log(`  ${growthMb < LIMIT_MB && result.status === 200 && result.contentLength === result.bytes ? 'PASS' : 'FAIL'}`);
       if (growthMb >= LIMIT_MB || result.status !== 200) process.exitCode = 1;
     } finally {

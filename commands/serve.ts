@@ -2,8 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../src/cli/base-command.js';
 
 export default class Serve extends BaseCommand {
-  static override description =
-    'Run the HTTP API (/api) and the cron-driven JMAP mail sync in one process. Applies pending migrations first.';
+  static override description = 'Run the HTTP API (/api) and the cron-driven JMAP mail sync in one process. Applies pending migrations first.';
 
   static override enableJsonFlag = false;
 

@@ -23,5 +23,8 @@ export async function up(qi: QueryInterface): Promise<void> {
 }
 
 export async function down(qi: QueryInterface): Promise<void> {
-  await rename(qi, RENAMES.map(([from, to]) => [to, from]));
+  await rename(
+    qi,
+    RENAMES.map(([from, to]) => [to, from]),
+  );
 }

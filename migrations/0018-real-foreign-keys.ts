@@ -218,9 +218,7 @@ async function currentSchema(qi: QueryInterface): Promise<string> {
 /** unaccent ships with PostgreSQL (contrib) and is a trusted extension: the database owner may create it. */
 async function ensureUnaccent(qi: QueryInterface): Promise<string> {
   await qi.sequelize.query('CREATE EXTENSION IF NOT EXISTS unaccent');
-  const [rows] = await qi.sequelize.query(
-    "SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'",
-  );
+  const [rows] = await qi.sequelize.query("SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'");
   return (rows as Array<{ schema: string }>)[0].schema;
 }
 

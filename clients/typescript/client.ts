@@ -72,10 +72,7 @@ export function timesheetForm(body: { year: string; month: string; file: Blob },
  * Last-Event-ID, so nothing within the server's window is missed; on `resync` reload your lists.
  * Outside a browser (no EventSource, or a Bearer token) read the stream with fetch, as example.ts does.
  */
-export function subscribeLiveEvents(
-  baseUrl: string,
-  handlers: { [T in LiveEventType]?: (data: LiveEvents[T], id: string) => void },
-): { close(): void } {
+export function subscribeLiveEvents(baseUrl: string, handlers: { [T in LiveEventType]?: (data: LiveEvents[T], id: string) => void }): { close(): void } {
   const source = new EventSource(`${baseUrl}/api/events`, { withCredentials: true });
   for (const type of LIVE_EVENT_TYPES) {
     const handler = handlers[type] as ((data: unknown, id: string) => void) | undefined;

@@ -7,9 +7,7 @@ import { parse } from '../../src/shared/validation.js';
 import { listResult } from '../../src/shared/pagination.js';
 
 export default class AuditList extends BaseCommand {
-  static override description =
-    'Show audit records, newest first. The actor column tells web users (user:<id>), crm-admin (cli:<os user>) and ' +
-    'the sync apart.';
+  static override description = 'Show audit records, newest first. The actor column tells web users (user:<id>), crm-admin (cli:<os user>) and ' + 'the sync apart.';
 
   static override examples = [
     '<%= config.bin %> audit list',

@@ -55,7 +55,9 @@ export default class DbBackup extends BaseCommand {
       );
     }
     if (report.schemaStatus === 'newer' || report.schemaStatus === 'unrelated') {
-      this.warn(`the archive's schema (${report.schemaVersion}) is not one this program knows: restore it with the crm-admin version that wrote it (${report.appVersion}) or newer`);
+      this.warn(
+        `the archive's schema (${report.schemaVersion}) is not one this program knows: restore it with the crm-admin version that wrote it (${report.appVersion}) or newer`,
+      );
     }
     if (!report.ok) {
       process.stderr.write(`Archive DAMAGED: ${report.file}\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);

@@ -5,9 +5,9 @@ import type { RestoreSummary } from '../../src/backup/restore-service.js';
 
 export default class DbRestore extends BaseCommand {
   static override description =
-    'Restore an archive written by `db backup` into this configuration\'s database (embedded or DATABASE_URL, any ' +
+    "Restore an archive written by `db backup` into this configuration's database (embedded or DATABASE_URL, any " +
     'PostgreSQL 13+) and timesheet directory. The target should be empty: a database with rows is replaced only after ' +
-    'a confirmation (--yes). The schema is migrated to exactly the archive\'s version (an archive from a newer program ' +
+    "a confirmation (--yes). The schema is migrated to exactly the archive's version (an archive from a newer program " +
     'is refused), all tables load in one transaction and every checksum is verified on the way: a damaged archive ' +
     'restores nothing. An archive made with another CRM_ENCRYPTION_KEY is refused unless --ignore-key-mismatch. ' +
     'Stop the service (and every instance using the database) first.';
@@ -38,7 +38,9 @@ export default class DbRestore extends BaseCommand {
       {
         ignoreKeyMismatch: flags['ignore-key-mismatch'],
         confirmReplace: async ({ rows, tables }) => {
-          const list = Object.entries(tables).map(([t, n]) => `${t} ${n}`).join(', ');
+          const list = Object.entries(tables)
+            .map(([t, n]) => `${t} ${n}`)
+            .join(', ');
           return this.confirm(`The target database is not empty (${rows} rows: ${list}). Replace ALL its data with the archive?`, flags.yes);
         },
       },

@@ -55,7 +55,9 @@ export default class EmailAccountsShare extends BaseCommand {
     }
     const view = presentMember(member);
     const rights = `${view.role}${view.canRead ? '' : ', no read'}${view.canSend ? ', can send' : ''}`;
-    this.log(`${role === 'owner' ? 'Ownership of' : created ? 'Shared' : 'Changed the share of'} email account ${accountId} ${role === 'owner' ? 'now with' : 'with'} "${view.username}" (${rights}).`);
+    this.log(
+      `${role === 'owner' ? 'Ownership of' : created ? 'Shared' : 'Changed the share of'} email account ${accountId} ${role === 'owner' ? 'now with' : 'with'} "${view.username}" (${rights}).`,
+    );
     return { member: view, created };
   }
 }

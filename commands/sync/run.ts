@@ -13,11 +13,7 @@ export default class SyncRun extends BaseCommand {
     'Sync mail now: one account, or every active account, whatever their schedule or backoff. Accounts that ' +
     'failed on wrong credentials are left out of --all unless --include-auth-failed. Exits 1 if any account failed.';
 
-  static override examples = [
-    '<%= config.bin %> sync run --account 3f0c…',
-    '<%= config.bin %> sync run --all',
-    '<%= config.bin %> sync run --all --include-auth-failed --json',
-  ];
+  static override examples = ['<%= config.bin %> sync run --account 3f0c…', '<%= config.bin %> sync run --all', '<%= config.bin %> sync run --all --include-auth-failed --json'];
 
   static override flags = {
     account: Flags.string({ char: 'a', description: 'email account id (see email-accounts list)', exactlyOne: ['account', 'all'] }),

@@ -5,7 +5,7 @@ import type { SyncStatusRow } from '../../src/sync/sync-service.js';
 
 export default class SyncStatus extends BaseCommand {
   static override description =
-    'Show the mail sync state of every email account (or one user\'s): status, last success, last error, failures ' +
+    "Show the mail sync state of every email account (or one user's): status, last success, last error, failures " +
     'in a row and the next attempt. auth_failed means the credentials must be changed before it retries.';
 
   static override examples = ['<%= config.bin %> sync status', '<%= config.bin %> sync status jana --json'];

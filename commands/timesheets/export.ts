@@ -19,7 +19,7 @@ interface ExportSummary {
 
 export default class TimesheetsExport extends BaseCommand {
   static override description =
-    "Write every timesheet file of a month into one zip, a folder per username (<username>/<fileName>), for payroll. " +
+    'Write every timesheet file of a month into one zip, a folder per username (<username>/<fileName>), for payroll. ' +
     'Streams with constant memory; --out - writes the zip to stdout (messages go to stderr). An existing file is ' +
     'replaced only after confirmation (or --yes). The export is audited.';
 

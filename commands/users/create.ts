@@ -9,7 +9,7 @@ import { presentEmailAccount, type EmailAccountView } from '../../src/email-acco
 export default class UsersCreate extends BaseCommand {
   static override description =
     'Create a user with a random temporary password, printed once. The user sets their own password at first login.\n' +
-    'With --email, the mail credentials are checked against the JMAP server and stored as the user\'s primary mail ' +
+    "With --email, the mail credentials are checked against the JMAP server and stored as the user's primary mail " +
     'account; if they are wrong, no user is created.';
 
   static override examples = [

@@ -35,7 +35,9 @@ export default class UsersDelete extends BaseCommand {
     if (shared.length > 0) {
       const list = shared.map((a) => `${a.email} (shared with ${a.members} other${a.members === 1 ? '' : 's'})`).join(', ');
       if (newOwner === undefined && !flags.yes) {
-        const answer = await this.ask(`"${target.username}" owns email accounts shared with others: ${list}.\nUsername of their new owner, or "delete" to delete them with all their data (empty cancels):`);
+        const answer = await this.ask(
+          `"${target.username}" owns email accounts shared with others: ${list}.\nUsername of their new owner, or "delete" to delete them with all their data (empty cancels):`,
+        );
         if (answer === undefined) this.error('Používateľ vlastní zdieľané emailové účty: zvoľte --new-owner POUŽÍVATEĽ, alebo --yes (odstráni ich aj s údajmi)', { exit: 2 });
         if (!answer) this.error('Zrušené, nič sa nezmenilo', { exit: 1 });
         if (answer !== 'delete') newOwner = answer;

@@ -3,9 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js';
 import { presentAdminUser, type AdminUserView } from '../../src/admin/admin-presenters.js';
 
 export default class UsersEnable extends BaseCommand {
-  static override description =
-    'Enable a disabled user again: they can log in with their password, appear in the colleague directory and their ' +
-    'email accounts sync again.';
+  static override description = 'Enable a disabled user again: they can log in with their password, appear in the colleague directory and their ' + 'email accounts sync again.';
 
   static override examples = ['<%= config.bin %> users enable peter', '<%= config.bin %> users enable peter --json'];
 

@@ -5,8 +5,7 @@ import type { SessionSummary } from '../../src/auth/session-management.js';
 
 export default class UsersSessions extends BaseCommand {
   static override description =
-    "List a user's open sessions (logins that still stand): when they logged in and last used it, from which " +
-    'address and browser. Never a token. "users logout" ends them.';
+    "List a user's open sessions (logins that still stand): when they logged in and last used it, from which " + 'address and browser. Never a token. "users logout" ends them.';
 
   static override examples = ['<%= config.bin %> users sessions jana', '<%= config.bin %> users sessions jana --json'];
 

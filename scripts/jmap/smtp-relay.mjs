@@ -28,7 +28,10 @@ const host = values.host;
 if (!/^127\.|^::1$|^localhost$/.test(host)) throw new Error(`refusing to listen beyond loopback: ${host}`);
 
 const log = (...parts) => console.log(new Date().toISOString(), ...parts);
-const localPart = (address) => String(address ?? '').split('@')[0].toLowerCase();
+const localPart = (address) =>
+  String(address ?? '')
+    .split('@')[0]
+    .toLowerCase();
 const smtpError = (code, text) => Object.assign(new Error(text), { responseCode: code });
 
 // One LMTP connection per message: the relay carries a handful of test messages, not a mail load.

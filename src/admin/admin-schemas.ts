@@ -22,7 +22,10 @@ export const updateUserBody = z
 export const deleteUserQuery = z
   .object({
     newOwnerId: z.uuid('newOwnerId musí byť identifikátor používateľa').optional(),
-    deleteSharedAccounts: z.enum(['true', 'false'], { error: 'Očakáva sa true alebo false' }).transform((v) => v === 'true').optional(),
+    deleteSharedAccounts: z
+      .enum(['true', 'false'], { error: 'Očakáva sa true alebo false' })
+      .transform((v) => v === 'true')
+      .optional(),
   })
   .refine((q) => !(q.newOwnerId && q.deleteSharedAccounts), { message: 'Zvoľte buď newOwnerId, alebo deleteSharedAccounts', path: ['deleteSharedAccounts'] });
 
@@ -51,6 +54,4 @@ const auditFilterShape = {
 /** The filters alone: crm-admin pages with its own, larger limit. */
 export const auditLogFilters = z.strictObject(auditFilterShape).refine(sinceBeforeUntil, { message: 'since musí byť pred until', path: ['until'] });
 
-export const auditLogQuery = paginationQuery
-  .extend(auditFilterShape)
-  .refine(sinceBeforeUntil, { message: 'since musí byť pred until', path: ['until'] });
+export const auditLogQuery = paginationQuery.extend(auditFilterShape).refine(sinceBeforeUntil, { message: 'since musí byť pred until', path: ['until'] });

@@ -233,7 +233,40 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
   const userLifecycle = new UserLifecycleService({ repository: userRepository, transactions, sessions, audit });
   const sessionManagement = new SessionManagement({ sessions: sessionRepository, transactions, audit });
   const timesheetMonth = new TimesheetMonth({ timesheets: new TimesheetRepository(sql), storage: new LocalDirectoryStorage(config.timesheetDir), audit, logger });
-  return { userDirectory, userLifecycle, sessionManagement, timesheetMonth, events, outboxPruner, sending, audit, hasher, secretBox, users, tokens, sessions, auth, emailAccounts, emailAccountSharing, mailSync, userAdmin, auditQuery, emailAccountAdmin, timesheets, metrics, contacts, emails, readStatePusher, emailAttachments, emailHtml, backup, restore, passwordReseal, retention, privacy };
+  return {
+    userDirectory,
+    userLifecycle,
+    sessionManagement,
+    timesheetMonth,
+    events,
+    outboxPruner,
+    sending,
+    audit,
+    hasher,
+    secretBox,
+    users,
+    tokens,
+    sessions,
+    auth,
+    emailAccounts,
+    emailAccountSharing,
+    mailSync,
+    userAdmin,
+    auditQuery,
+    emailAccountAdmin,
+    timesheets,
+    metrics,
+    contacts,
+    emails,
+    readStatePusher,
+    emailAttachments,
+    emailHtml,
+    backup,
+    restore,
+    passwordReseal,
+    retention,
+    privacy,
+  };
 }
 
 export type Services = ReturnType<typeof buildServices>;

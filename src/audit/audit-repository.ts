@@ -71,7 +71,10 @@ export class AuditRepository {
     if (filter.success !== undefined) conditions.push({ success: filter.success });
     const { rows, count } = await AuditLog.findAndCountAll({
       where: { [Op.and]: conditions },
-      order: [['createdAt', 'DESC'], ['id', 'DESC']],
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
       limit: page.limit,
       offset: offsetOf(page),
     });

@@ -33,8 +33,5 @@ export const linkEmailSchema = z.strictObject({
     .trim()
     .max(254, 'Email môže mať najviac 254 znakov')
     .pipe(z.email({ error: 'Neplatná emailová adresa' })),
-  emailPassword: z
-    .string({ error: 'Heslo k emailu je povinné' })
-    .min(1, 'Heslo k emailu je povinné')
-    .max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé'),
+  emailPassword: z.string({ error: 'Heslo k emailu je povinné' }).min(1, 'Heslo k emailu je povinné').max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé'),
 });

@@ -42,10 +42,10 @@ export class SessionRepository {
    * last_used_at, so this evicts nothing from any session cache.
    */
   async touch(sessionId: string, minSeconds: number): Promise<void> {
-    await this.sql.execute(
-      'UPDATE sessions SET last_used_at = now() WHERE id = $sessionId AND last_used_at < now() - make_interval(secs => $minSeconds)',
-      { sessionId, minSeconds },
-    );
+    await this.sql.execute('UPDATE sessions SET last_used_at = now() WHERE id = $sessionId AND last_used_at < now() - make_interval(secs => $minSeconds)', {
+      sessionId,
+      minSeconds,
+    });
   }
 
   /** What findAll does with its rows: a persisted instance, not a new record. */
@@ -62,7 +62,11 @@ export class SessionRepository {
     return Session.findAll({
       where: { userId, revokedAt: null, expiresAt: { [Op.gt]: new Date() } },
       attributes: ['id', 'userId', 'createdAt', 'lastUsedAt', 'ip', 'userAgent', 'rememberMe', 'expiresAt'],
-      order: [['lastUsedAt', 'DESC'], ['createdAt', 'DESC'], ['id', 'ASC']],
+      order: [
+        ['lastUsedAt', 'DESC'],
+        ['createdAt', 'DESC'],
+        ['id', 'ASC'],
+      ],
     });
   }
 

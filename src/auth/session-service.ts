@@ -111,11 +111,7 @@ export class SessionService {
       session.revokedAt = new Date();
       session.revokedReason = 'refresh_token_reuse';
       await this.deps.sessions.save(session, tx);
-      await this.deps.audit.record(
-        { action: AuditActions.refreshReuse, userId: user.id, username: user.username, success: false, details: { sessionId: session.id } },
-        meta,
-        tx,
-      );
+      await this.deps.audit.record({ action: AuditActions.refreshReuse, userId: user.id, username: user.username, success: false, details: { sessionId: session.id } }, meta, tx);
       return { error: true as const };
     });
     if ('error' in outcome) throw new AuthenticationError(REFRESH_INVALID, 'refresh_token_invalid');

@@ -12,7 +12,10 @@ export class ArchiveChecker {
   private currentIndex = -1;
   private filesStarted = false;
 
-  constructor(private readonly header: ArchiveHeader, private readonly headerSha256: string) {}
+  constructor(
+    private readonly header: ArchiveHeader,
+    private readonly headerSha256: string,
+  ) {}
 
   /** Checks a part's place; answers the digest to feed with its bytes. */
   part(tableIndex: number, table: string, part: number): Digest {

@@ -55,7 +55,10 @@ export class ArchiveWriter {
   private readonly done: Promise<void>;
   private readonly failed: Promise<never>;
 
-  constructor(target: ArchiveTarget, private readonly mtime: Date) {
+  constructor(
+    target: ArchiveTarget,
+    private readonly mtime: Date,
+  ) {
     this.done = pipeline(this.pack, zlib.createGzip(), this.counter, target.stream, { end: target.end });
     this.failed = this.done.then(() => new Promise<never>(() => undefined));
     this.failed.catch(() => undefined);

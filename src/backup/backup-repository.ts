@@ -162,10 +162,7 @@ export class DbSession {
   async fixSequences(tables: string[]): Promise<number> {
     const owned = (await this.client.query<{ sequence: string; table: string; column: string }>(OWNED_SEQUENCES_SQL)).rows.filter((r) => tables.includes(r.table));
     for (const { sequence, table, column } of owned) {
-      await this.client.query(
-        `SELECT setval($1::regclass, COALESCE((SELECT max(${quoteIdent(column)}) FROM ${quoteIdent(table)}), 0) + 1, false)`,
-        [quoteIdent(sequence)],
-      );
+      await this.client.query(`SELECT setval($1::regclass, COALESCE((SELECT max(${quoteIdent(column)}) FROM ${quoteIdent(table)}), 0) + 1, false)`, [quoteIdent(sequence)]);
     }
     return owned.length;
   }

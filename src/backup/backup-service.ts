@@ -68,7 +68,10 @@ export class BackupService {
         if (migrations.length === 0) throw new ValidationError('Databáza nemá schému (žiadne migrácie): nie je čo zálohovať');
         const catalog = await s.catalog();
         const included = catalog.tables.filter((t) => !(t.name in EXCLUDED_TABLES));
-        const order = restoreOrder(included.map((t) => t.name), catalog.edges);
+        const order = restoreOrder(
+          included.map((t) => t.name),
+          catalog.edges,
+        );
         const byName = new Map(included.map((t) => [t.name, t]));
         const header: ArchiveHeader = {
           format: ARCHIVE_FORMAT,

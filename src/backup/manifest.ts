@@ -26,7 +26,7 @@ export const PART_BYTES = 8 * 1024 * 1024;
  * re-apply stale lockouts on another server.
  */
 export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
-  schema_migrations: 'the schema version is the header\'s migration list; restore re-creates it by running the migrations',
+  schema_migrations: "the schema version is the header's migration list; restore re-creates it by running the migrations",
   rate_limits: 'transient failed-login counters that expire within minutes',
   events: 'the live-update outbox: minutes of change notices; clients of a restored server resync',
 };
@@ -126,7 +126,10 @@ function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

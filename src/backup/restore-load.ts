@@ -11,7 +11,10 @@ import { ArchiveFormatError, manifestAuthProblem, type ArchiveManifest, type Enc
 class CopyIn {
   private readonly done: Promise<void>;
 
-  constructor(readonly table: string, private readonly stream: Writable & { rowCount: number }) {
+  constructor(
+    readonly table: string,
+    private readonly stream: Writable & { rowCount: number },
+  ) {
     this.done = finished(stream);
     this.done.catch(() => undefined);
   }

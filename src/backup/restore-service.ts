@@ -144,7 +144,10 @@ export class RestoreService {
       if (target === undefined) throw new ValidationError(`Tabuľka ${table.name} z archívu v cieľovej databáze neexistuje`);
       if (target !== [...table.columns].sort().join(',')) throw new ValidationError(`Stĺpce tabuľky ${table.name} sa v archíve a v cieľovej databáze líšia`);
     }
-    const violation = firstOrderViolation(header.tables.map((t) => t.name), catalog.edges);
+    const violation = firstOrderViolation(
+      header.tables.map((t) => t.name),
+      catalog.edges,
+    );
     if (violation) throw new ValidationError(`Poradie tabuliek v archíve nezodpovedá cudzím kľúčom (${violation.child} → ${violation.parent})`);
   }
 }

@@ -11,7 +11,11 @@ export interface Column<T> {
 export function renderTable<T>(rows: T[], columns: Column<T>[]): string {
   const cells = rows.map((row) => columns.map((c) => clip(cellText(c.get(row)), c.maxWidth)));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
-  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.header.toUpperCase())), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 

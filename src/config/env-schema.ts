@@ -6,22 +6,16 @@ import '../shared/zod-slovak.js';
 
 /** systemd EnvironmentFiles often carry `KEY=` lines: an empty value means "not set", not "empty string". */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
-const withDefault = <T extends z.ZodType>(schema: T, fallback: unknown) =>
-  z.preprocess((v) => (v === undefined || v === '' ? fallback : v), schema);
+const withDefault = <T extends z.ZodType>(schema: T, fallback: unknown) => z.preprocess((v) => (v === undefined || v === '' ? fallback : v), schema);
 
-const secret = (name: string) =>
-  z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z.string().min(32, `${name} musí mať aspoň 32 znakov`).optional(),
-  );
+const secret = (name: string) => z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, `${name} musí mať aspoň 32 znakov`).optional());
 
 /**
  * The frontend's origin: http(s) only, scheme://host[:port] and nothing more. Anything else (file:,
  * data:, a path) has an opaque or surprising origin; `file:///x` would have made `Origin: null`
  * (sandboxed frames, local files) a credentialed CORS origin. Stored as the normalised origin.
  */
-const CORS_ORIGIN_MESSAGE =
-  'CORS_ORIGIN musí byť origin http(s)://host[:port] bez cesty, napr. https://crm.example.sk (viac originov oddeľte čiarkou)';
+const CORS_ORIGIN_MESSAGE = 'CORS_ORIGIN musí byť origin http(s)://host[:port] bez cesty, napr. https://crm.example.sk (viac originov oddeľte čiarkou)';
 const oneOrigin = z
   .url({ protocol: /^https?$/, error: CORS_ORIGIN_MESSAGE, abort: true })
   .refine((v) => {
@@ -36,7 +30,10 @@ const corsOrigin = z.preprocess(
     .string()
     .transform((text, ctx) => {
       const origins: string[] = [];
-      for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+      for (const part of text
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '')) {
         const parsed = oneOrigin.safeParse(part);
         if (!parsed.success) {
           ctx.addIssue({ code: 'custom', message: CORS_ORIGIN_MESSAGE });
@@ -149,7 +146,14 @@ export const envSchema = z.object({
   ),
   SHUTDOWN_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(60_000), '8000'),
   /** All attachments of one sent email together, in bytes (the mail server's own limit applies as well). */
-  SEND_MAX_TOTAL_BYTES: withDefault(z.coerce.number().int().min(1024).max(1024 * 1024 * 1024), String(25 * 1024 * 1024)),
+  SEND_MAX_TOTAL_BYTES: withDefault(
+    z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024),
+    String(25 * 1024 * 1024),
+  ),
   /** Emails one user may send per SEND_RATE_WINDOW_SECONDS (429 beyond). */
   SEND_RATE_LIMIT: withDefault(z.coerce.number().int().min(1).max(100_000), '60'),
   SEND_RATE_WINDOW_SECONDS: withDefault(z.coerce.number().int().min(1).max(86_400), '3600'),

@@ -17,8 +17,7 @@ export interface ContactFilter {
 export const CONTACT_COLUMNS = `c.id, c.user_id, c.email_account_id, c.email, c.name, c.notes, c.added_at, c.last_email_at, c.created_at, c.updated_at`;
 
 /** Unread emails of one contact, from the partial index on the links (never a visit to the emails). */
-export const UNREAD_COUNT_OF = (alias: string) =>
-  `(SELECT count(*) FROM email_contacts u WHERE u.contact_id = ${alias}.id AND NOT u.is_read)::int`;
+export const UNREAD_COUNT_OF = (alias: string) => `(SELECT count(*) FROM email_contacts u WHERE u.contact_id = ${alias}.id AND NOT u.is_read)::int`;
 
 /** Each order matches an index of 0009 exactly (email_account_id first), so one account's page is an index range. */
 const ORDER_BY: Record<ContactSort, (alias: string) => string> = {

@@ -20,11 +20,7 @@ export const contactEmailSchema = z
   .max(254, 'Email môže mať najviac 254 znakov')
   .pipe(z.email({ error: 'Neplatná emailová adresa' }));
 
-export const searchText = z
-  .string({ error: 'Hľadaný text musí byť text' })
-  .trim()
-  .min(1, 'Hľadaný text je prázdny')
-  .max(200, 'Hľadaný text je príliš dlhý');
+export const searchText = z.string({ error: 'Hľadaný text musí byť text' }).trim().min(1, 'Hľadaný text je prázdny').max(200, 'Hľadaný text je príliš dlhý');
 
 export const listContactsQuery = paginationQuery.extend({
   emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),

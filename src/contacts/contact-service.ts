@@ -66,10 +66,7 @@ export class ContactService {
         // read under a lock, so a hand-over in between cannot leave the row under the former owner.
         const ownerId = await contacts.lockAccountOwner(accountId, tx);
         if (!ownerId) throw new NotFoundError(ACCOUNT_NOT_FOUND);
-        const contact = await contacts.create(
-          { userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null },
-          tx,
-        );
+        const contact = await contacts.create({ userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null }, tx);
         await contacts.linkEarlierEmails(contact.id, tx);
         await audit.record({ action: AuditActions.contactCreated, userId, details: { contactId: contact.id, emailAccountId: accountId, email } }, meta, tx);
         return contact.id;

@@ -50,7 +50,8 @@ function isConnectionLoss(code: string | undefined): boolean {
  * node-postgres names a connection that died under a query only in words, with no SQLSTATE: a query
  * on a pooled connection the server had just closed (the database was stopped) is one of these.
  */
-const DROPPED_CONNECTION = /^(?:Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection terminated(?: unexpectedly)?|Query read timeout)$/;
+const DROPPED_CONNECTION =
+  /^(?:Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection terminated(?: unexpectedly)?|Query read timeout)$/;
 
 function isDroppedConnection(err: unknown): boolean {
   if (!(err instanceof DatabaseError)) return false;

@@ -137,7 +137,10 @@ export class EmbeddedPostgres {
           }
           if (Date.now() - since > giveUpMs) {
             stopped = true;
-            options.log('error', `embedded PostgreSQL could not be started again within ${Math.round(giveUpMs / 1000)} s; exiting`, { err: describe(err), log: path.join(this.dir, 'server.log') });
+            options.log('error', `embedded PostgreSQL could not be started again within ${Math.round(giveUpMs / 1000)} s; exiting`, {
+              err: describe(err),
+              log: path.join(this.dir, 'server.log'),
+            });
             options.onGiveUp(err);
             return;
           }
@@ -176,7 +179,7 @@ export class EmbeddedPostgres {
    * Whether a live postmaster serves the data directory. Not `pg_ctl status`: it takes a zombie (a
    * killed postmaster that no init reaped, as in some containers) for a running server.
    */
-   
+
   async isRunning(): Promise<boolean> {
     return this.postmasterPid() !== undefined;
   }
@@ -303,10 +306,7 @@ export class EmbeddedPostgres {
       fs.rmSync(pwDir, { recursive: true, force: true });
     }
     // Loopback only, no unix socket in a directory we do not own.
-    fs.appendFileSync(
-      path.join(this.dir, 'postgresql.conf'),
-      "\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 200\nfsync = on\n",
-    );
+    fs.appendFileSync(path.join(this.dir, 'postgresql.conf'), "\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 200\nfsync = on\n");
     await this.startServer(await freePort());
     const { default: pg } = await import('pg');
     const client = new pg.Client({ host: '127.0.0.1', port: this.runningPort(), user: 'postgres', password, database: 'postgres' });
@@ -447,7 +447,10 @@ function postgresIds(): { uid: number; gid: number } | undefined {
 }
 
 function findPasswdEntry(name: string): { uid: number; gid: number } | undefined {
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${name}:`));
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${name}:`));
   if (!line) return undefined;
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
@@ -460,7 +463,9 @@ function assertReachableByPostgresUser(dir: string): void {
   while (current !== path.dirname(current)) {
     const mode = fs.statSync(current).mode;
     if ((mode & 0o001) === 0) {
-      throw new Error(`embedded PostgreSQL: ${current} is not reachable by the postgres user (mode ${(mode & 0o777).toString(8)}); choose CRM_DATA_DIR elsewhere or set DATABASE_URL`);
+      throw new Error(
+        `embedded PostgreSQL: ${current} is not reachable by the postgres user (mode ${(mode & 0o777).toString(8)}); choose CRM_DATA_DIR elsewhere or set DATABASE_URL`,
+      );
     }
     current = path.dirname(current);
   }

@@ -21,7 +21,7 @@ export function presentEmailAccount(account: EmailAccount & { syncState?: MailSy
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
     sync: {
-      status: (sync?.status ?? 'idle'),
+      status: sync?.status ?? 'idle',
       lastSuccessAt: sync?.lastSuccessAt ?? null,
       lastAttemptAt: sync?.lastAttemptAt ?? null,
       lastError: sync?.lastError ?? null,

@@ -48,7 +48,18 @@ export class EmailAccountRepository {
   async create(values: NewEmailAccount, tx?: Tx): Promise<AccountWithSync> {
     const account = await EmailAccount.create(values, { transaction: tx });
     const syncState = await MailSyncState.create(
-      { emailAccountId: account.id, status: 'idle', emailState: null, lastAttemptAt: null, lastSuccessAt: null, lastError: null, nextAttemptAt: new Date(), requestedAt: new Date(), lockedBy: null, lockedUntil: null },
+      {
+        emailAccountId: account.id,
+        status: 'idle',
+        emailState: null,
+        lastAttemptAt: null,
+        lastSuccessAt: null,
+        lastError: null,
+        nextAttemptAt: new Date(),
+        requestedAt: new Date(),
+        lockedBy: null,
+        lockedUntil: null,
+      },
       { transaction: tx },
     );
     return Object.assign(account, { syncState });
@@ -70,7 +81,11 @@ export class EmailAccountRepository {
     return EmailAccount.findAll({
       where: userId ? { userId } : {},
       include: [WITH_SYNC_STATE, WITH_OWNER],
-      order: [[{ model: User, as: 'user' }, 'username', 'ASC'], ['isPrimary', 'DESC'], ['createdAt', 'ASC']],
+      order: [
+        [{ model: User, as: 'user' }, 'username', 'ASC'],
+        ['isPrimary', 'DESC'],
+        ['createdAt', 'ASC'],
+      ],
       transaction: tx,
     });
   }
@@ -87,10 +102,7 @@ export class EmailAccountRepository {
 
   /** Idle, no failures, due now: lifts an auth_failed stop so the sync may try again at once. */
   async restartSync(accountId: string, tx?: Tx): Promise<void> {
-    await MailSyncState.update(
-      { status: 'idle', consecutiveFailures: 0, nextAttemptAt: new Date(), lastError: null },
-      { where: { emailAccountId: accountId }, transaction: tx },
-    );
+    await MailSyncState.update({ status: 'idle', consecutiveFailures: 0, nextAttemptAt: new Date(), lastError: null }, { where: { emailAccountId: accountId }, transaction: tx });
   }
 
   async clearPrimary(userId: string, tx?: Tx): Promise<void> {

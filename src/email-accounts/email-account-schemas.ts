@@ -9,10 +9,7 @@ const emailField = z
   .max(254, 'Email môže mať najviac 254 znakov')
   .pipe(z.email({ error: 'Neplatná emailová adresa' }));
 
-const passwordField = z
-  .string({ error: 'Heslo k emailu je povinné' })
-  .min(1, 'Heslo k emailu je povinné')
-  .max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé');
+const passwordField = z.string({ error: 'Heslo k emailu je povinné' }).min(1, 'Heslo k emailu je povinné').max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé');
 
 export const createEmailAccountBody = z.strictObject({ email: emailField, emailPassword: passwordField });
 

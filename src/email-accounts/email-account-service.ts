@@ -61,13 +61,7 @@ export class EmailAccountService {
     this.credentials = new CredentialGuard(deps);
   }
 
-  async add(
-    userId: string,
-    credentials: MailCredentials,
-    meta: RequestMeta,
-    options: { auditAction?: string } = {},
-    outer?: Tx,
-  ): Promise<AccountWithSync> {
+  async add(userId: string, credentials: MailCredentials, meta: RequestMeta, options: { auditAction?: string } = {}, outer?: Tx): Promise<AccountWithSync> {
     const { accounts, audit } = this.deps;
     const email = credentials.email.trim().toLowerCase();
     if (await accounts.findByEmail(userId, email, outer)) throw new ConflictError(DUPLICATE);
@@ -174,7 +168,11 @@ export class EmailAccountService {
         }
         await accounts.save(account, tx);
         await audit.record(
-          { action: AuditActions.emailAccountUpdated, userId, details: { emailAccountId: account.id, credentialsChanged: credentialsChange, isActive: changes.isActive, isPrimary: changes.isPrimary } },
+          {
+            action: AuditActions.emailAccountUpdated,
+            userId,
+            details: { emailAccountId: account.id, credentialsChanged: credentialsChange, isActive: changes.isActive, isPrimary: changes.isPrimary },
+          },
           meta,
           tx,
         );
@@ -213,11 +211,7 @@ export class EmailAccountService {
       const shares = (await members.list(account.id, { page: 1, limit: 1 }, tx)).total - 1;
       await accounts.destroy(account, tx);
       if (account.isPrimary) await accounts.promoteOldest(userId, tx);
-      await audit.record(
-        { action: AuditActions.emailAccountRemoved, userId, details: { emailAccountId: account.id, email: account.email, sharedWith: shares } },
-        meta,
-        tx,
-      );
+      await audit.record({ action: AuditActions.emailAccountRemoved, userId, details: { emailAccountId: account.id, email: account.email, sharedWith: shares } }, meta, tx);
     });
   }
 

@@ -107,7 +107,12 @@ export class EmailAccountSharingService {
         await members.update(accountId, userId, rights, tx);
         const previous = { role: member.role, canRead: member.canRead, canSend: member.canSend };
         await audit.record(
-          { action: AuditActions.emailAccountShareChanged, userId, username: member.username, details: { emailAccountId: accountId, email: account.email, by: actorId(actor), ...rights, previous } },
+          {
+            action: AuditActions.emailAccountShareChanged,
+            userId,
+            username: member.username,
+            details: { emailAccountId: accountId, email: account.email, by: actorId(actor), ...rights, previous },
+          },
           meta,
           tx,
         );

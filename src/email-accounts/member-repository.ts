@@ -202,11 +202,7 @@ export class EmailAccountMemberRepository {
    */
   async transferOwnership(accountId: string, from: string, to: string, tx: Tx): Promise<void> {
     const bind = { accountId, from, to };
-    await this.sql.execute(
-      `UPDATE email_account_members SET role = 'editor', updated_at = now() WHERE email_account_id = $accountId AND user_id = $from`,
-      bind,
-      tx,
-    );
+    await this.sql.execute(`UPDATE email_account_members SET role = 'editor', updated_at = now() WHERE email_account_id = $accountId AND user_id = $from`, bind, tx);
     await this.sql.execute(
       `INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ($accountId, $to, 'owner', true, true)
        ON CONFLICT (email_account_id, user_id) DO UPDATE SET role = 'owner', can_read = true, can_send = true, updated_at = now()`,

@@ -22,9 +22,7 @@ export interface ResealResult {
  * touched; each row is replaced only if nobody changed it meanwhile, so instances may run it together.
  */
 export class PasswordReseal {
-  constructor(
-    private readonly deps: { accounts: EmailAccountRepository; secretBox: SecretBox; logger: Logger },
-  ) {}
+  constructor(private readonly deps: { accounts: EmailAccountRepository; secretBox: SecretBox; logger: Logger }) {}
 
   async run(): Promise<ResealResult> {
     const { accounts, secretBox, logger } = this.deps;

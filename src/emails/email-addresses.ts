@@ -28,7 +28,7 @@ export function splitDisplayList(text: string | null): AddressEntry[] {
   let match: RegExpExecArray | null;
   while (ENTRY.lastIndex < text.length && (match = ENTRY.exec(text)) !== null) {
     if (match[1]) out.push({ name: null, email: match[1] });
-    else out.push({ name: match[2]?.trim() || null, email: match[3]! });
+    else out.push({ name: match[2]?.trim() || null, email: match[3] });
     if (match[0] === '') break;
   }
   return out;

@@ -104,11 +104,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
                        ORDER BY ${pageOrder(filter, 'p.date', 'p.id')} LIMIT $limit OFFSET $offset) page
                 JOIN emails e ON e.id = page.id
                ORDER BY ${pageOrder(filter, 'e.date', 'e.id')}`,
-    countSql: countWithAccess(
-      `SELECT 1 FROM email_account_members m JOIN emails e ON ${where} WHERE ${members.join(' AND ')}`,
-      filter,
-      'readEmails',
-    ),
+    countSql: countWithAccess(`SELECT 1 FROM email_account_members m JOIN emails e ON ${where} WHERE ${members.join(' AND ')}`, filter, 'readEmails'),
   };
 }
 

@@ -52,13 +52,16 @@ export const emailSchema = z
     cc: addressList('Cc'),
     replyTo: addressList('Reply-To'),
     body: z.string().nullable().meta({ description: 'The text body (HTML turned into text where the email has no plain part)' }),
-    html: z.string().nullable().meta({
-      description:
-        'The HTML body, sanitised (no scripts, event handlers, forms, frames, style sheets or javascript: URLs), read from the mail ' +
-        'server on each request; null when the email has no HTML part or the mail server did not answer in time (show body). ' +
-        'cid: images point at their attachment download URL. Remote images do not load: their address is in data-crm-src ' +
-        '(swap it into src on the user\'s request, or ask again with remoteImages=1).',
-    }),
+    html: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The HTML body, sanitised (no scripts, event handlers, forms, frames, style sheets or javascript: URLs), read from the mail ' +
+          'server on each request; null when the email has no HTML part or the mail server did not answer in time (show body). ' +
+          'cid: images point at their attachment download URL. Remote images do not load: their address is in data-crm-src ' +
+          "(swap it into src on the user's request, or ask again with remoteImages=1).",
+      }),
     blockedImages: z.number().int().min(0).meta({ description: 'How many remote images html holds back in data-crm-src' }),
     contactIds: z.array(uuid).meta({ description: 'Every contact that took part, the main correspondent first' }),
     attachments: z.array(attachmentSchema),

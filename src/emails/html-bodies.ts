@@ -51,7 +51,11 @@ export class HtmlBodies {
     let found: Map<string, Email>;
     try {
       const account = await this.deps.accounts.readableAccount(userId, accountId);
-      found = await this.fetch(this.deps.mail.clientFor(account), account.jmapAccountId, emails.map((e) => e.jmapId));
+      found = await this.fetch(
+        this.deps.mail.clientFor(account),
+        account.jmapAccountId,
+        emails.map((e) => e.jmapId),
+      );
     } catch (err) {
       this.deps.logger.warn('email HTML body not available from the mail server', { err, emailAccountId: accountId });
       return;

@@ -64,7 +64,11 @@ export class ReadStatePusher {
         client ??= this.mail.clientFor(account);
         const seen = await setSeen(client, account.jmapAccountId, Object.fromEntries(rows.map((r) => [r.jmap_id, r.is_read])));
         accepted = new Set(seen.updated);
-        gone = new Set(Object.entries(seen.notUpdated).filter(([, e]) => e.type === 'notFound').map(([id]) => id));
+        gone = new Set(
+          Object.entries(seen.notUpdated)
+            .filter(([, e]) => e.type === 'notFound')
+            .map(([id]) => id),
+        );
       } catch (err) {
         // Server down, wrong password, no JMAP_SESSION_URL: keep everything pending for the sync's retry.
         const left = rows.length + (await this.emails.countPendingReadStates(account.id, after, options.emailIds));
@@ -72,7 +76,10 @@ export class ReadStatePusher {
         result.failed += left;
         return result;
       }
-      await this.emails.clearReadPending(account.id, rows.filter((r) => accepted.has(r.jmap_id) || gone.has(r.jmap_id)));
+      await this.emails.clearReadPending(
+        account.id,
+        rows.filter((r) => accepted.has(r.jmap_id) || gone.has(r.jmap_id)),
+      );
       const pushedHere = rows.filter((r) => accepted.has(r.jmap_id)).length;
       result.pushed += pushedHere;
       result.failed += rows.length - pushedHere;

@@ -76,9 +76,7 @@ export class ConflictError extends AppError {
 
 export class RateLimitError extends AppError {
   constructor(message = 'Príliš veľa požiadaviek', retryAfterSeconds?: number) {
-    const headers: Record<string, string> = retryAfterSeconds
-      ? { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) }
-      : {};
+    const headers: Record<string, string> = retryAfterSeconds ? { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } : {};
     super(message, 429, undefined, headers, 'rate_limited');
   }
 }

@@ -14,9 +14,15 @@ export const ERROR_CODES = {
   refresh_token_invalid: { status: 401, description: 'The refresh token expired, was revoked or reused; both cookies are cleared.' },
   duplicate_cookie: { status: 400, description: 'The Cookie header names an auth cookie twice (a planted cookie); sign in again from a clean browser.' },
   forbidden: { status: 403, description: 'Authenticated, but not allowed (e.g. not an admin).' },
-  password_change_required: { status: 403, description: 'The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.' },
-  csrf_rejected: { status: 403, description: 'A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).' },
-  quota_exceeded: { status: 403, description: 'The upload would go over the user\'s timesheet quota (number of files or bytes).' },
+  password_change_required: {
+    status: 403,
+    description: 'The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.',
+  },
+  csrf_rejected: {
+    status: 403,
+    description: 'A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).',
+  },
+  quota_exceeded: { status: 403, description: "The upload would go over the user's timesheet quota (number of files or bytes)." },
   email_account_forbidden: {
     status: 403,
     description: 'The email account is shared with the caller, but their role or rights on it do not allow this (e.g. a viewer editing, canRead false reading emails).',
@@ -33,7 +39,10 @@ export const ERROR_CODES = {
   },
   request_timeout: { status: 408, description: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, description: 'The body or the uploaded file is over the limit.' },
-  unsupported_media_type: { status: 415, description: 'The body is not application/json (or multipart/form-data for uploads), or its charset or Content-Encoding is not supported.' },
+  unsupported_media_type: {
+    status: 415,
+    description: 'The body is not application/json (or multipart/form-data for uploads), or its charset or Content-Encoding is not supported.',
+  },
   expectation_failed: { status: 417, description: 'An Expect header this server does not support.' },
   request_headers_too_large: { status: 431, description: 'The request headers are over the limit.' },
   rate_limited: { status: 429, description: 'Too many attempts; Retry-After says when to try again.' },

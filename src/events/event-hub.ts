@@ -162,7 +162,11 @@ export class EventHub {
       if (!sub.ready) continue;
       if (!sub.sink.send(null, 'resync', { reason })) this.end(sub, 'slow');
       // Rights may have changed in what was missed.
-      else void this.deps.memberships(sub.userId).then((rights) => (sub.rights = rights)).catch(() => this.end(sub, 'session'));
+      else
+        void this.deps
+          .memberships(sub.userId)
+          .then((rights) => (sub.rights = rights))
+          .catch(() => this.end(sub, 'session'));
     }
   }
 

@@ -38,7 +38,7 @@ export class EventMetrics {
     });
     this.fanout = new Histogram({
       name: 'crm_events_fanout_seconds',
-      help: "Time to judge one event for every open stream of this instance and write it to those that may see it",
+      help: 'Time to judge one event for every open stream of this instance and write it to those that may see it',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });

@@ -32,14 +32,26 @@ const changedRows = (what: string, id: string, description: string) =>
   z
     .object({
       emailAccountId: uuid().meta({ description: 'The email account the rows belong to' }),
-      count: z.number().int().min(1).meta({ description: `How many ${what} changed in this one write` }),
-      ids: z.array(uuid()).max(50).optional().meta({ description: `The ${what}' ids; absent when more than 50 changed at once (reload the list)` }),
+      count: z
+        .number()
+        .int()
+        .min(1)
+        .meta({ description: `How many ${what} changed in this one write` }),
+      ids: z
+        .array(uuid())
+        .max(50)
+        .optional()
+        .meta({ description: `The ${what}' ids; absent when more than 50 changed at once (reload the list)` }),
     })
     .strict()
     .meta({ id, description });
 
 export const emailCreatedEvent = changedRows('emails', 'EmailCreatedEvent', 'New emails stored (sync, sending). Only to members with canRead.');
-export const emailUpdatedEvent = changedRows('emails', 'EmailUpdatedEvent', 'Read state changed (here, by a colleague, or on the mail server) or the email was filed under another contact. Only to members with canRead.');
+export const emailUpdatedEvent = changedRows(
+  'emails',
+  'EmailUpdatedEvent',
+  'Read state changed (here, by a colleague, or on the mail server) or the email was filed under another contact. Only to members with canRead.',
+);
 export const emailDeletedEvent = changedRows('emails', 'EmailDeletedEvent', 'Emails gone (deleted on the server, their contact or account deleted). Only to members with canRead.');
 export const contactCreatedEvent = changedRows('contacts', 'ContactCreatedEvent', 'New contacts (sync or by hand).');
 export const contactUpdatedEvent = changedRows('contacts', 'ContactUpdatedEvent', 'Name, address or notes of contacts changed.');

@@ -84,4 +84,3 @@ export function createErrorHandler(logger: Logger, showStack: boolean): ErrorReq
     res.status(status).set(headers).json(body);
   };
 }
-

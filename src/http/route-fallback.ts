@@ -18,7 +18,10 @@ export function methodNotAllowed(root: Router): RequestHandler {
       return;
     }
     if (req.method === 'OPTIONS') {
-      res.set('Allow', [...methods, 'OPTIONS'].join(', ')).status(204).end();
+      res
+        .set('Allow', [...methods, 'OPTIONS'].join(', '))
+        .status(204)
+        .end();
       return;
     }
     next(new MethodNotAllowedError(methods));

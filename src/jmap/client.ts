@@ -6,15 +6,7 @@ import { JmapMethodError, JmapProtocolError } from './errors.js';
 import type { IncomingMessage } from 'node:http';
 import { authorizationHeader, fetchJson, fetchStream, getStream, type FetchImpl } from './http.js';
 import { DEFAULT_TIMEOUT_MS, fetchSession } from './session.js';
-import {
-  CORE_CAPABILITY,
-  MAIL_CAPABILITY,
-  type JmapCredentials,
-  type JmapLimits,
-  type JmapSession,
-  type MethodCall,
-  type MethodResponse,
-} from './types.js';
+import { CORE_CAPABILITY, MAIL_CAPABILITY, type JmapCredentials, type JmapLimits, type JmapSession, type MethodCall, type MethodResponse } from './types.js';
 
 export interface JmapClientOptions {
   sessionUrl: string;

@@ -106,11 +106,7 @@ export class JmapMethodError extends JmapError {
   /** The error object as received, for extra fields such as `arguments` or `properties`. */
   readonly details: Record<string, unknown>;
 
-  constructor(
-    type: string,
-    details: Record<string, unknown> = {},
-    context: { methodName?: string; callId?: string; serverType?: string; description?: string } = {},
-  ) {
+  constructor(type: string, details: Record<string, unknown> = {}, context: { methodName?: string; callId?: string; serverType?: string; description?: string } = {}) {
     const description = context.description ?? (typeof details.description === 'string' ? details.description : undefined);
     // Cyrus names the offending arguments/properties instead of describing them: keep them visible.
     const blamed = [details.arguments, details.properties].filter(Array.isArray).flat().map(String);

@@ -208,10 +208,10 @@ export async function setSeen(client: JmapClient, accountId: string, updates: Re
   const result: SeenResult = { updated: [], notUpdated: {} };
   for (const part of chunk(Object.entries(updates), maxObjectsInSet)) {
     const update = Object.fromEntries(part.map(([id, seen]) => [id, { 'keywords/$seen': seen ? true : null }]));
-    const r = await client.callOne<{ updated?: Record<string, unknown> | null; notUpdated?: Record<string, SetError> | null; newState?: string }>(
-      'Email/set',
-      { accountId, update },
-    );
+    const r = await client.callOne<{ updated?: Record<string, unknown> | null; notUpdated?: Record<string, SetError> | null; newState?: string }>('Email/set', {
+      accountId,
+      update,
+    });
     result.updated.push(...Object.keys(r.updated ?? {}));
     Object.assign(result.notUpdated, r.notUpdated ?? {});
     if (typeof r.newState === 'string') result.newState = r.newState;

@@ -54,11 +54,7 @@ export interface FetchSessionOptions {
  * GETs the session resource, following redirects (Cyrus: /.well-known/jmap → 301 → /jmap). fetch
  * keeps the Authorization header only on same-origin redirects, so a cross-origin hop ends in 401.
  */
-export async function fetchSession(
-  sessionUrl: string,
-  credentials: JmapCredentials,
-  options: FetchSessionOptions = {},
-): Promise<JmapSession> {
+export async function fetchSession(sessionUrl: string, credentials: JmapCredentials, options: FetchSessionOptions = {}): Promise<JmapSession> {
   const res = await fetchJson(
     sessionUrl,
     { method: 'GET', headers: { Authorization: authorizationHeader(credentials), Accept: 'application/json' } },

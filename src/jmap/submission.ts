@@ -134,4 +134,3 @@ async function destroyQuietly(client: JmapClient, accountId: string, emailId: st
 function toEnvelope(e: Envelope) {
   return { mailFrom: { email: e.mailFrom }, rcptTo: e.rcptTo.map((email) => ({ email })) };
 }
-

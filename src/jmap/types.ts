@@ -6,9 +6,7 @@ export const MAIL_CAPABILITY = 'urn:ietf:params:jmap:mail';
 export const SUBMISSION_CAPABILITY = 'urn:ietf:params:jmap:submission';
 
 /** Basic for servers like Cyrus with passwords; Bearer only changes the Authorization header. */
-export type JmapCredentials =
-  | { kind: 'basic'; username: string; password: string }
-  | { kind: 'bearer'; token: string };
+export type JmapCredentials = { kind: 'basic'; username: string; password: string } | { kind: 'bearer'; token: string };
 
 export type JmapId = string;
 

@@ -74,10 +74,6 @@ export function createLogger(level = 'info', options: LoggerOptions = {}): Logge
     level,
     silent: options.silent ?? false,
     format: winston.format.combine(...formats),
-    transports: [
-      options.stream
-        ? new winston.transports.Stream({ stream: options.stream })
-        : new winston.transports.Console({ stderrLevels: options.stderr ? levels : [] }),
-    ],
+    transports: [options.stream ? new winston.transports.Stream({ stream: options.stream }) : new winston.transports.Console({ stderrLevels: options.stderr ? levels : [] })],
   });
 }

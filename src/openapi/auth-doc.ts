@@ -32,7 +32,7 @@ export const authArea: AreaDoc = {
       auth: 'refresh',
       summary: 'New access token from the refreshToken cookie (rotates the refresh token)',
       description:
-        "No cookie: 401 refresh_token_missing. Invalid, expired or reused: 401 refresh_token_invalid and both cookies " +
+        'No cookie: 401 refresh_token_missing. Invalid, expired or reused: 401 refresh_token_invalid and both cookies ' +
         'cleared. Sets a new accessToken cookie and, when rotated, a new refreshToken cookie.',
       success: { status: 200, description: "message 'Token obnovený'", body: 'data', data: refreshData },
       setsCookies: true,

@@ -18,7 +18,8 @@ const fieldProblems = z
 const csrfRejection = z
   .object({
     reason: z.enum(['origin_mismatch', 'origin_not_http', 'cross_site_request']).meta({
-      description: 'origin_mismatch: Origin is neither this host nor in CORS_ORIGIN; origin_not_http: Origin null or not http(s); cross_site_request: no Origin and Sec-Fetch-Site cross-site',
+      description:
+        'origin_mismatch: Origin is neither this host nor in CORS_ORIGIN; origin_not_http: Origin null or not http(s); cross_site_request: no Origin and Sec-Fetch-Site cross-site',
     }),
     origin: z.string().nullable().meta({ description: 'The Origin header as sent' }),
     host: z.string().nullable().meta({ description: 'The host the Origin was compared with' }),
@@ -29,9 +30,7 @@ const csrfRejection = z
   .meta({ id: 'CsrfRejection' });
 
 /** shared_account_owner: the accounts to hand over first. */
-const sharedAccountOwner = z
-  .object({ sharedAccounts: z.array(z.object({ emailAccountId: z.string() }).loose()) })
-  .meta({ id: 'SharedAccountOwnerDetails' });
+const sharedAccountOwner = z.object({ sharedAccounts: z.array(z.object({ emailAccountId: z.string() }).loose()) }).meta({ id: 'SharedAccountOwnerDetails' });
 
 const FIELD_CODES = ['validation_failed', 'recipient_rejected', 'attachment_not_allowed'] as const satisfies ErrorCode[];
 const DETAILED_CODES: readonly ErrorCode[] = [...FIELD_CODES, 'csrf_rejected', 'shared_account_owner'];
@@ -102,8 +101,7 @@ function errorResponse(id: string, description: string, headers: Record<string, 
 export const errorResponses: Record<ErrorStatus | 500, ZodOpenApiResponseObject> = {
   400: errorResponse(
     'BadRequest',
-    'ValidationError or BadRequestError: the input was rejected (details name the fields), or the body is not valid JSON ' +
-      '(any operation: the JSON parser runs before routing)',
+    'ValidationError or BadRequestError: the input was rejected (details name the fields), or the body is not valid JSON ' + '(any operation: the JSON parser runs before routing)',
   ),
   401: errorResponse('Unauthorized', 'AuthenticationError: no valid credentials'),
   403: errorResponse('Forbidden', 'ForbiddenError: signed in, but not allowed (error.code says why)'),
@@ -116,7 +114,10 @@ export const errorResponses: Record<ErrorStatus | 500, ZodOpenApiResponseObject>
   502: errorResponse('BadGateway', 'The mail (JMAP) server could not be reached or answered wrongly'),
   503: errorResponse('ServiceUnavailable', 'The database (or the JMAP configuration) is unavailable', retryAfter),
   504: errorResponse('GatewayTimeout', 'The mail (JMAP) server timed out'),
-  507: errorResponse('InsufficientStorage', 'mail_quota_exceeded: the mailbox is over its quota; insufficient_storage: the disk is down to the free-space reserve kept for the database'),
+  507: errorResponse(
+    'InsufficientStorage',
+    'mail_quota_exceeded: the mailbox is over its quota; insufficient_storage: the disk is down to the free-space reserve kept for the database',
+  ),
 };
 
 export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {

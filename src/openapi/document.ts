@@ -81,7 +81,7 @@ const setCookieHeader = {
 const contentDispositionHeader = {
   'Content-Disposition': z.string().meta({
     description: 'attachment with the file name (RFC 6266: an ASCII fallback and filename*=UTF-8)',
-    example: "attachment; filename=\"Vykaz 2026-03.pdf\"; filename*=UTF-8''V%C3%BDkaz%202026-03.pdf",
+    example: 'attachment; filename="Vykaz 2026-03.pdf"; filename*=UTF-8\'\'V%C3%BDkaz%202026-03.pdf',
   }),
 };
 

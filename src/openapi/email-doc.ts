@@ -34,7 +34,7 @@ export const emailArea: AreaDoc = {
       operationId: 'listEmails',
       auth: 'user',
       summary: 'List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to)',
-      description: "A contactId or emailAccountId filter that is not visible to the caller: 404.",
+      description: 'A contactId or emailAccountId filter that is not visible to the caller: 404.',
       query: listEmailsQuery,
       success: { status: 200, description: 'A page of email summaries, newest first', body: 'list', item: emailSummarySchema },
       errors: [403, 404],
@@ -80,7 +80,12 @@ export const emailArea: AreaDoc = {
       body: composeBody,
       form: composeBody.safeExtend({ attachments: files.optional() }),
       idempotent: true,
-      success: { status: 201, description: 'data.email = the sent email as listed in the CRM; data.sent = Message-ID, account, recipient count', body: 'data', data: sentEmailData },
+      success: {
+        status: 201,
+        description: 'data.email = the sent email as listed in the CRM; data.sent = Message-ID, account, recipient count',
+        body: 'data',
+        data: sentEmailData,
+      },
       errors: [403, 404, 409, 413, 429, 502, 504, 507],
     },
     {
@@ -94,7 +99,12 @@ export const emailArea: AreaDoc = {
       body: replyBody,
       form: replyBody.safeExtend({ attachments: files.optional() }),
       idempotent: true,
-      success: { status: 201, description: 'data.email = the reply, already in the contact\'s thread; data.sent = Message-ID, account, recipient count', body: 'data', data: sentEmailData },
+      success: {
+        status: 201,
+        description: "data.email = the reply, already in the contact's thread; data.sent = Message-ID, account, recipient count",
+        body: 'data',
+        data: sentEmailData,
+      },
       errors: [403, 409, 413, 429, 502, 504, 507],
     },
     {

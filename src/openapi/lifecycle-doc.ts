@@ -19,7 +19,7 @@ export const userArea: AreaDoc = {
       auth: 'user',
       summary: 'Active colleagues: id, username, first and last name',
       description:
-        'Disabled users are not listed; no role and nothing about anyone\'s login. search matches the username, first or ' +
+        "Disabled users are not listed; no role and nothing about anyone's login. search matches the username, first or " +
         'last name, ignoring case and diacritics ("sebo" finds "Šebo"). Sorted by last name, first name, username.',
       query: directoryQuery,
       success: { status: 200, description: 'data.users and data.pagination', body: 'data', data: directoryData },
@@ -70,7 +70,7 @@ export const sessionRoutes: RouteDoc[] = [
     path: '/api/auth/sessions/:id',
     operationId: 'revokeSession',
     auth: 'user',
-    summary: 'End one of the caller\'s sessions, on every instance at once',
+    summary: "End one of the caller's sessions, on every instance at once",
     description: "Another user's session, or one already ended: 404. Ending the current session is a logout (its cookies are cleared).",
     params: idParams,
     // Set-Cookie (cleared cookies) only when the current session is ended: described, not a required header.
@@ -103,7 +103,7 @@ export const timesheetMonthRoutes: RouteDoc[] = [
     path: '/api/admin/timesheets/export',
     operationId: 'exportTimesheetMonth',
     auth: 'admin',
-    summary: "Every timesheet file of the month as one zip, a folder per username (<username>/<fileName>)",
+    summary: 'Every timesheet file of the month as one zip, a folder per username (<username>/<fileName>)',
     description:
       'Streamed while it is written (constant memory), with Content-Length. Two files of one name get " (2)" before the ' +
       'extension. A file missing from storage is left out (and logged). Audited (admin.timesheets_exported).',

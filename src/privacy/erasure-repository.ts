@@ -64,11 +64,7 @@ export class ErasureRepository {
       bind,
       tx,
     );
-    const contacts = await this.sql.execute(
-      'DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address',
-      bind,
-      tx,
-    );
+    const contacts = await this.sql.execute('DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address', bind, tx);
     const contactSuppressions = await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $address', bind, tx);
     const touched = removed?.touched ?? [];
     if (touched.length > 0) {

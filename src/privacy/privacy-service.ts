@@ -82,11 +82,31 @@ export class PrivacyService {
     await exports.snapshot(async (tx) => {
       const zip = new ExportArchive(target, { end });
       zip.addText('README.txt', exportReadme(address, createdAt));
-      zip.addLines('accounts.jsonl', () => exports.accounts(address, tx), (n) => (counts.accounts = n));
-      zip.addLines('contacts.jsonl', () => exports.contacts(address, tx), (n) => (counts.contacts = n));
-      zip.addLines('emails.jsonl', () => exports.emails(address, tx), (n) => (counts.emails = n));
-      zip.addLines('contact-suppressions.jsonl', () => exports.contactSuppressions(address, tx), (n) => (counts.contactSuppressions = n));
-      zip.addLines('audit-records.jsonl', () => exports.auditRecords(address, tx), (n) => (counts.auditRecords = n));
+      zip.addLines(
+        'accounts.jsonl',
+        () => exports.accounts(address, tx),
+        (n) => (counts.accounts = n),
+      );
+      zip.addLines(
+        'contacts.jsonl',
+        () => exports.contacts(address, tx),
+        (n) => (counts.contacts = n),
+      );
+      zip.addLines(
+        'emails.jsonl',
+        () => exports.emails(address, tx),
+        (n) => (counts.emails = n),
+      );
+      zip.addLines(
+        'contact-suppressions.jsonl',
+        () => exports.contactSuppressions(address, tx),
+        (n) => (counts.contactSuppressions = n),
+      );
+      zip.addLines(
+        'audit-records.jsonl',
+        () => exports.auditRecords(address, tx),
+        (n) => (counts.auditRecords = n),
+      );
       zip.addLate('summary.json', () => `${JSON.stringify({ address, createdAt, ...counts }, null, 2)}\n`);
       await zip.finish();
     });

@@ -202,9 +202,7 @@ export class EmailSenderService {
     let computed: Recipients = { to: [], cc: [], bcc: [] };
     if (origin.original) {
       const replyAll = 'replyAll' in body && body.replyAll === true;
-      computed = setup.original
-        ? replyRecipients(setup.original, own, replyAll)
-        : { to: origin.contact ? [{ email: origin.contact.email }] : [], cc: [], bcc: [] };
+      computed = setup.original ? replyRecipients(setup.original, own, replyAll) : { to: origin.contact ? [{ email: origin.contact.email }] : [], cc: [], bcc: [] };
     } else if (origin.contact) {
       computed.to = [origin.contact.name ? { email: origin.contact.email, name: origin.contact.name } : { email: origin.contact.email }];
     }

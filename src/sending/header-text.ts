@@ -21,7 +21,11 @@ export const CONTROL_CHARACTERS_MESSAGE = 'Text obsahuje riadiace znaky (napr. k
 
 /** One line of visible text: controls become a space, runs of spaces one, no bidi overrides. */
 export function headerText(value: string | null | undefined): string {
-  return (value ?? '').replace(CONTROL_RUNS, ' ').replace(BIDI_CONTROLS, '').replace(/\s{2,}/g, ' ').trim();
+  return (value ?? '')
+    .replace(CONTROL_RUNS, ' ')
+    .replace(BIDI_CONTROLS, '')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 }
 
 /** A display name as it may go into From/To/Cc: one clean line, bounded; undefined when nothing is left. */

@@ -6,7 +6,7 @@ import type { SendResult } from './email-sender-service.js';
 /** `data` of a 201 from POST /api/emails and POST /api/emails/:id/reply. */
 export const sentEmailData = z
   .object({
-    email: emailSchema.nullable().meta({ description: 'The sent email as the CRM lists it (in the contact\'s thread); null when filed under nobody' }),
+    email: emailSchema.nullable().meta({ description: "The sent email as the CRM lists it (in the contact's thread); null when filed under nobody" }),
     sent: z.object({
       messageId: z.string().meta({ description: 'Message-ID of the sent email, without angle brackets' }),
       emailAccountId: z.uuid(),

@@ -74,8 +74,16 @@ export function createSendingRouter(
     }
   };
 
-  router.post('/', auth.requireAuth, handle(() => ({ kind: 'new' })));
-  router.post('/:id/reply', auth.requireAuth, handle((req) => ({ kind: 'reply', emailId: parseParams(idParams, req).id })));
+  router.post(
+    '/',
+    auth.requireAuth,
+    handle(() => ({ kind: 'new' })),
+  );
+  router.post(
+    '/:id/reply',
+    auth.requireAuth,
+    handle((req) => ({ kind: 'reply', emailId: parseParams(idParams, req).id })),
+  );
   return router;
 }
 
@@ -95,7 +103,10 @@ function formContent(message: OutgoingMessage, req: Request, res: Response, maxB
     read: () => hashForm(req, res, maxBytes),
     sent: async () => {
       const attachments = message.origin ? (await message.origin).intake.attachments : [];
-      return requestHash(req.body ?? {}, attachments.map((a) => ({ name: a.name, sha256: a.sha256 ?? '' })));
+      return requestHash(
+        req.body ?? {},
+        attachments.map((a) => ({ name: a.name, sha256: a.sha256 ?? '' })),
+      );
     },
   };
 }

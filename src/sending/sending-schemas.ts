@@ -13,7 +13,10 @@ const NAMED = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/;
 const recipientList = z.preprocess(
   (value) => {
     const items: unknown[] = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
-    return items.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item])).map((s) => (typeof s === 'string' ? s.trim() : s)).filter((s) => s !== '');
+    return items
+      .flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]))
+      .map((s) => (typeof s === 'string' ? s.trim() : s))
+      .filter((s) => s !== '');
   },
   z.array(
     z.string({ error: 'Adresát musí byť text' }).transform((text, ctx): Recipient => {

@@ -10,7 +10,10 @@ export const DEFAULT_METRICS_ALLOW = '127.0.0.0/8,::1/128';
 export function parseAllowList(text: string): { entries: string[] } | { problem: string } {
   const trimmed = text.trim();
   if (trimmed === 'none') return { entries: [] };
-  const entries = trimmed.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = trimmed
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length === 0) return { problem: 'prázdny zoznam (použite none na vypnutie)' };
   for (const entry of entries) {
     const [address, prefix, extra] = entry.split('/');

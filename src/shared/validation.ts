@@ -34,9 +34,7 @@ export function issueDetails(issues: readonly z.core.$ZodIssue[]): FieldProblem[
  * Anything else is a 400 with the given message, never a silent false.
  */
 export function looseBoolean(message: string) {
-  return z
-    .union([z.boolean(), z.enum(['true', 'false']), z.literal(1), z.literal(0)], { error: message })
-    .transform((v) => v === true || v === 'true' || v === 1);
+  return z.union([z.boolean(), z.enum(['true', 'false']), z.literal(1), z.literal(0)], { error: message }).transform((v) => v === true || v === 'true' || v === 1);
 }
 
 /** Route ids are UUIDs; anything else is a 400 before it reaches a query (never a 500 from PostgreSQL). */

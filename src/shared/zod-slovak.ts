@@ -106,9 +106,7 @@ export function slovakMessage(issue: Issue): string {
     case 'unrecognized_keys':
       return issue.keys.length === 1 ? unknownFieldMessage(issue.keys[0]) : `Neznáme polia: ${issue.keys.join(', ')}`;
     case 'invalid_value':
-      return issue.values.length === 1
-        ? `Očakáva sa hodnota ${literal(issue.values[0])}`
-        : `Povolené hodnoty: ${issue.values.map(literal).join(', ')}`;
+      return issue.values.length === 1 ? `Očakáva sa hodnota ${literal(issue.values[0])}` : `Povolené hodnoty: ${issue.values.map(literal).join(', ')}`;
     case 'invalid_key':
       return 'Neplatný kľúč';
     case 'invalid_element':

@@ -36,8 +36,7 @@ export class AccountLease {
   private static from(data: LeaseData, account: EmailAccount, owner: string, options: LeaseOptions, row: Omit<StateRow, 'acquired'>, dueAt: Date | null = null): AccountLease {
     // A crashed run left 'syncing' behind; what it replaced is unknown, so call it idle.
     const previous = row.status === 'syncing' ? 'idle' : row.status;
-    return new AccountLease(data.repository, account, owner, options, previous, row.consecutive_failures,
-      row.email_state, row.full_sync_checkpoint, row.sync_generation, dueAt);
+    return new AccountLease(data.repository, account, owner, options, previous, row.consecutive_failures, row.email_state, row.full_sync_checkpoint, row.sync_generation, dueAt);
   }
 
   /** What every write of this run checks against: the lease and the account as the run started with it. */

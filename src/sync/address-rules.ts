@@ -10,12 +10,7 @@ import { cleanText } from './text-cleanup.js';
  * RFC 8621 §4.1.2.3 allows asText only on unstructured headers: List-Unsubscribe (RFC 2369) is
  * fetched raw (Cyrus refuses asText there with invalidArguments).
  */
-export const BULK_HEADER_PROPERTIES = [
-  'header:List-Id:asText',
-  'header:List-Unsubscribe',
-  'header:Precedence:asText',
-  'header:Auto-Submitted:asText',
-] as const;
+export const BULK_HEADER_PROPERTIES = ['header:List-Id:asText', 'header:List-Unsubscribe', 'header:Precedence:asText', 'header:Auto-Submitted:asText'] as const;
 
 /** The longest address that fits RFC 5321 (and stays well inside our unique indexes). */
 const MAX_ADDRESS_LENGTH = 254;
@@ -28,14 +23,18 @@ export function normalizeAddress(raw: string | null | undefined): string | null 
   if (address.length < 3 || address.length > MAX_ADDRESS_LENGTH) return null;
   const at = address.lastIndexOf('@');
   if (at <= 0 || at === address.length - 1) return null;
-   
+
   if (/[\s<>,;"\x00-\x1f]/.test(address)) return null;
   return address;
 }
 
 /** Display name, or null when there is none or it merely repeats the address. */
 export function displayName(entry: EmailAddress, address: string): string | null {
-  const name = cleanText(entry.name ?? '')?.replace(/\s+/g, ' ').trim().replace(/^["']+|["']+$/g, '').trim();
+  const name = cleanText(entry.name ?? '')
+    ?.replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["']+|["']+$/g, '')
+    .trim();
   if (!name || name.toLowerCase() === address) return null;
   return name.slice(0, MAX_NAME_LENGTH);
 }
@@ -70,7 +69,9 @@ export function formatAddressList(list: EmailAddress[] | null | undefined): stri
   if (!list || list.length === 0) return null;
   const parts = list.map((entry) => {
     const address = cleanText(entry.email ?? '')?.trim() ?? '';
-    const name = cleanText(entry.name ?? '')?.replace(/\s+/g, ' ').trim();
+    const name = cleanText(entry.name ?? '')
+      ?.replace(/\s+/g, ' ')
+      .trim();
     if (name && address && name.toLowerCase() !== address.toLowerCase()) return `${name} <${address}>`;
     return address || name || '';
   });

@@ -10,7 +10,6 @@ import type { MailGate } from './sync-types.js';
 export function admitBeforeWriting(writer: BatchWriter, gate: MailGate | undefined): BatchWriter {
   if (!gate) return writer;
   const write = writer.apply.bind(writer);
-  writer.apply = async (input: BatchInput): Promise<BatchResult> =>
-    input.emails.length === 0 ? write(input) : write({ ...input, emails: await gate.admit(input.emails) });
+  writer.apply = async (input: BatchInput): Promise<BatchResult> => (input.emails.length === 0 ? write(input) : write({ ...input, emails: await gate.admit(input.emails) }));
   return writer;
 }

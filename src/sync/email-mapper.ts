@@ -8,9 +8,24 @@ import { extractBody } from './email-body.js';
 import { cleanIdentifier, cleanText } from './text-cleanup.js';
 
 export const EMAIL_PROPERTIES = [
-  'id', 'threadId', 'mailboxIds', 'keywords', 'messageId', 'inReplyTo', 'from', 'to', 'cc',
-  'subject', 'receivedAt', 'sentAt', 'textBody', 'bodyValues', 'attachments', ...BULK_HEADER_PROPERTIES,
-  'replyTo', 'hasAttachment',
+  'id',
+  'threadId',
+  'mailboxIds',
+  'keywords',
+  'messageId',
+  'inReplyTo',
+  'from',
+  'to',
+  'cc',
+  'subject',
+  'receivedAt',
+  'sentAt',
+  'textBody',
+  'bodyValues',
+  'attachments',
+  ...BULK_HEADER_PROPERTIES,
+  'replyTo',
+  'hasAttachment',
 ];
 
 /** The body-part properties asked for: the text parts' need partId and type, attachments the rest. */
@@ -139,14 +154,20 @@ export function mapAttachments(parts: EmailBodyPart[] | undefined): MappedAttach
   const out: MappedAttachment[] = [];
   for (const [position, part] of (parts ?? []).entries()) {
     if (typeof part.blobId !== 'string' || part.blobId === '') continue;
-    const disposition = cleanText(part.disposition ?? '')?.toLowerCase().slice(0, 50) || null;
+    const disposition =
+      cleanText(part.disposition ?? '')
+        ?.toLowerCase()
+        .slice(0, 50) || null;
     const cid = cleanText(part.cid ?? '')?.slice(0, 500) || null;
     out.push({
       position,
       blobId: part.blobId,
       partId: part.partId ?? null,
       name: cleanText(part.name ?? '')?.slice(0, 500) || null,
-      type: cleanText(part.type ?? '')?.toLowerCase().slice(0, 255) || 'application/octet-stream',
+      type:
+        cleanText(part.type ?? '')
+          ?.toLowerCase()
+          .slice(0, 255) || 'application/octet-stream',
       size: typeof part.size === 'number' && part.size >= 0 ? part.size : 0,
       disposition,
       cid,

@@ -89,14 +89,7 @@ export interface ChangesBatch {
  * one request. Cyrus's ways of saying "cannot tell" all become JmapMethodError cannotCalculateChanges
  * (readEmailChanges).
  */
-export async function fetchChanges(
-  client: JmapClient,
-  accountId: string,
-  sinceState: string,
-  maxChanges: number,
-  withMailboxes: boolean,
-  signal: Signal,
-): Promise<ChangesBatch> {
+export async function fetchChanges(client: JmapClient, accountId: string, sinceState: string, maxChanges: number, withMailboxes: boolean, signal: Signal): Promise<ChangesBatch> {
   const ref = (path: string) => ({ resultOf: 'c', name: 'Email/changes', path });
   const calls: MethodCall[] = [
     ['Email/changes', { accountId, sinceState, maxChanges }, 'c'],

@@ -59,12 +59,7 @@ export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, opti
   return outcome;
 }
 
-async function recordFailure(
-  deps: SyncServiceDeps,
-  lease: AccountLease,
-  err: unknown,
-  result: (o: SyncOutcome, e?: string, r?: string) => SyncResult,
-): Promise<SyncResult> {
+async function recordFailure(deps: SyncServiceDeps, lease: AccountLease, err: unknown, result: (o: SyncOutcome, e?: string, r?: string) => SyncResult): Promise<SyncResult> {
   const accountId = lease.account.id;
   try {
     if (err instanceof SyncInterruptedError || err instanceof SyncSupersededError) {

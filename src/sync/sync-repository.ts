@@ -23,11 +23,7 @@ export interface CheckpointFields {
   generation?: number;
 }
 
-export type Finish =
-  | { outcome: 'ok' }
-  | { outcome: 'error'; message: string; backoffMinutes: number }
-  | { outcome: 'auth_failed'; message: string }
-  | { outcome: 'released' };
+export type Finish = { outcome: 'ok' } | { outcome: 'error'; message: string; backoffMinutes: number } | { outcome: 'auth_failed'; message: string } | { outcome: 'released' };
 
 /** An account's sync state as a lease sees it when it is taken. */
 export interface StateRow {
@@ -131,11 +127,7 @@ export class SyncRepository {
 
   /** The account's state row, created when missing (nothing when the account is gone). */
   async ensureStateRow(accountId: string, tx?: Tx): Promise<void> {
-    await this.sql.execute(
-      'INSERT INTO mail_sync_states (email_account_id) SELECT id FROM email_accounts WHERE id = $accountId ON CONFLICT DO NOTHING',
-      { accountId },
-      tx,
-    );
+    await this.sql.execute('INSERT INTO mail_sync_states (email_account_id) SELECT id FROM email_accounts WHERE id = $accountId ON CONFLICT DO NOTHING', { accountId }, tx);
   }
 
   /** Locks the account's state row (FOR UPDATE) and answers whether a lease may be taken on it. */

@@ -48,8 +48,7 @@ export class FileInspector {
     const expected = kindForFileName(fileName);
     if (!expected) throw unsupportedTypeError();
     const detected = await this.detectContainer(key);
-    const matches =
-      expected === 'xls' ? detected === 'cfb' && (await this.xlsGate.run(() => this.holdsWorkbook(key))) : detected === expected;
+    const matches = expected === 'xls' ? detected === 'cfb' && (await this.xlsGate.run(() => this.holdsWorkbook(key))) : detected === expected;
     if (!matches) {
       throw new ValidationError(CONTENT_MISMATCH_MESSAGE, [{ field: 'file', message: CONTENT_MISMATCH_MESSAGE }]);
     }

@@ -40,5 +40,10 @@ function truncateKeepingExtension(name: string, max: number): string {
   const extension = dot > 0 ? Array.from(name.slice(dot)) : [];
   if (extension.length >= max / 2) return chars.slice(0, max).join('');
   const base = chars.slice(0, chars.length - extension.length);
-  return base.slice(0, max - extension.length).join('').trimEnd() + extension.join('');
+  return (
+    base
+      .slice(0, max - extension.length)
+      .join('')
+      .trimEnd() + extension.join('')
+  );
 }

@@ -80,10 +80,7 @@ export class TimesheetRemoval {
         options.onProgress?.(done.count, Math.max(total, done.count));
       }
     } catch (err) {
-      await audit.record(
-        { action: AuditActions.timesheetPurge, success: false, details: { ...details, ...done, error: (err as Error).message } },
-        meta,
-      );
+      await audit.record({ action: AuditActions.timesheetPurge, success: false, details: { ...details, ...done, error: (err as Error).message } }, meta);
       throw err;
     }
     await audit.record({ action: AuditActions.timesheetPurge, details: { ...details, ...done } }, meta);

@@ -93,7 +93,12 @@ export class TimesheetRepository {
     const { rows, count } = await Timesheet.findAndCountAll({
       where,
       // Newest period first; within a period the latest upload first; id keeps pages stable.
-      order: [['year', 'DESC'], ['month', 'DESC'], ['createdAt', 'DESC'], ['id', 'DESC']],
+      order: [
+        ['year', 'DESC'],
+        ['month', 'DESC'],
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
       limit: page.limit,
       offset: offsetOf(page),
       transaction: tx,

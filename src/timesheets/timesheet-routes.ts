@@ -28,23 +28,26 @@ export function createTimesheetRouter(services: { timesheets: TimesheetService }
   // Authentication first: an anonymous request never gets a byte onto the disk; then quota, rate and
   // free space, before the body is read.
   const allowance = uploadAllowance(timesheets);
-  router.post('/upload', auth.requireAuth, allowance.admit, createUploadMiddleware(timesheets), async (req: Request, res: Response) => {
-    const file = req.file;
-    if (!file) throw new ValidationError(MISSING_FILE, [{ field: 'file', message: MISSING_FILE }]);
-    let fields;
-    try {
-      fields = parse(uploadFieldsSchema, req.body, 'Neplatné údaje výkazu');
-    } catch (err) {
-      await timesheets.discard(file.filename);
-      throw err;
-    }
-    const timesheet = await timesheets.upload(
-      actorOf(req),
-      { file: { key: file.filename, size: file.size, originalName: file.originalname }, ...fields },
-      requestMeta(req),
-    );
-    ok(res, { timesheet: presentTimesheet(timesheet) } satisfies TimesheetData, 'Výkaz bol úspešne nahraný', 201);
-  }, allowance.releaseOnError);
+  router.post(
+    '/upload',
+    auth.requireAuth,
+    allowance.admit,
+    createUploadMiddleware(timesheets),
+    async (req: Request, res: Response) => {
+      const file = req.file;
+      if (!file) throw new ValidationError(MISSING_FILE, [{ field: 'file', message: MISSING_FILE }]);
+      let fields;
+      try {
+        fields = parse(uploadFieldsSchema, req.body, 'Neplatné údaje výkazu');
+      } catch (err) {
+        await timesheets.discard(file.filename);
+        throw err;
+      }
+      const timesheet = await timesheets.upload(actorOf(req), { file: { key: file.filename, size: file.size, originalName: file.originalname }, ...fields }, requestMeta(req));
+      ok(res, { timesheet: presentTimesheet(timesheet) } satisfies TimesheetData, 'Výkaz bol úspešne nahraný', 201);
+    },
+    allowance.releaseOnError,
+  );
 
   router.get('/my', auth.requireAuth, async (req, res) => {
     const { page, limit, ...filter } = parseQuery(ownListQuery, req);

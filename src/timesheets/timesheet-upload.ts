@@ -55,10 +55,7 @@ export class TimesheetUpload {
       return await transactions.run(async (tx) => {
         // Exact, with the stored size, one upload of this user at a time (parallel uploads passed admit together).
         await allowance.assertWithinQuota(actor.userId, file.size, tx);
-        const timesheet = await timesheets.create(
-          { userId: actor.userId, fileName, filePath: file.key, fileType, fileSize: file.size, year, month },
-          tx,
-        );
+        const timesheet = await timesheets.create({ userId: actor.userId, fileName, filePath: file.key, fileType, fileSize: file.size, year, month }, tx);
         await audit.record(
           {
             action: AuditActions.timesheetUploaded,

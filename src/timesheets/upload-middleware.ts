@@ -61,8 +61,7 @@ export function createUploadMiddleware(timesheets: TimesheetService): RequestHan
     // Browsers send file names as raw UTF-8; busboy's default latin1 would turn "Výkaz" into mojibake.
     defParamCharset: 'utf8',
     // The extension is checked before a byte is written; the content is checked after storing.
-    fileFilter: (_req, file, accept) =>
-      kindForFileName(sanitiseFileName(file.originalname)) ? accept(null, true) : accept(unsupportedTypeError()),
+    fileFilter: (_req, file, accept) => (kindForFileName(sanitiseFileName(file.originalname)) ? accept(null, true) : accept(unsupportedTypeError())),
   }).single('file');
 
   /**

@@ -108,13 +108,7 @@ export class UserAdminService {
     if (email === undefined || emailPassword === undefined) return this.deps.users.create(user, meta);
     return this.deps.transactions.run(async (tx) => {
       const created = await this.deps.users.create(user, meta, tx);
-      const emailAccount = await this.deps.emailAccounts.add(
-        created.user.id,
-        { email, emailPassword },
-        meta,
-        { auditAction: AuditActions.emailAccountAttached },
-        tx,
-      );
+      const emailAccount = await this.deps.emailAccounts.add(created.user.id, { email, emailPassword }, meta, { auditAction: AuditActions.emailAccountAttached }, tx);
       return { ...created, emailAccount };
     });
   }
@@ -132,18 +126,10 @@ export class UserAdminService {
       user.set({ ...names, ...(roleChange ? { role: changes.role } : {}) });
       await this.deps.repository.save(user, tx);
       if (Object.keys(names).length > 0) {
-        await this.deps.audit.record(
-          { action: AuditActions.userUpdated, userId: user.id, username: user.username, details: { fields: Object.keys(names) } },
-          meta,
-          tx,
-        );
+        await this.deps.audit.record({ action: AuditActions.userUpdated, userId: user.id, username: user.username, details: { fields: Object.keys(names) } }, meta, tx);
       }
       if (roleChange) {
-        await this.deps.audit.record(
-          { action: AuditActions.roleChanged, userId: user.id, username: user.username, details: { from: oldRole, to: user.role } },
-          meta,
-          tx,
-        );
+        await this.deps.audit.record({ action: AuditActions.roleChanged, userId: user.id, username: user.username, details: { from: oldRole, to: user.role } }, meta, tx);
       }
       return user;
     });
@@ -161,11 +147,7 @@ export class UserAdminService {
       user.set({ password: null, changedPassword: false, tempPassword, tempPasswordExpiresAt: this.deps.users.tempPasswordExpiry() });
       await this.deps.repository.save(user, tx);
       const revokedSessions = await this.deps.sessions.revokeAllForUser(user.id, 'admin_password_reset', {}, tx);
-      await this.deps.audit.record(
-        { action: AuditActions.tempPasswordReset, userId: user.id, username: user.username, details: { revokedSessions } },
-        meta,
-        tx,
-      );
+      await this.deps.audit.record({ action: AuditActions.tempPasswordReset, userId: user.id, username: user.username, details: { revokedSessions } }, meta, tx);
       return user;
     });
     return { user, temporaryPassword };

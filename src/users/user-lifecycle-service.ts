@@ -48,11 +48,7 @@ export class UserLifecycleService {
       user.disabledAt = new Date();
       await this.deps.repository.save(user, tx);
       const revokedSessions = await this.deps.sessions.revokeAllForUser(user.id, 'user_disabled', {}, tx);
-      await this.deps.audit.record(
-        { action: AuditActions.userDisabled, userId: user.id, username: user.username, details: { role: user.role, revokedSessions } },
-        meta,
-        tx,
-      );
+      await this.deps.audit.record({ action: AuditActions.userDisabled, userId: user.id, username: user.username, details: { role: user.role, revokedSessions } }, meta, tx);
       return { user, changed: true, revokedSessions };
     });
   }
@@ -64,11 +60,7 @@ export class UserLifecycleService {
       const disabledAt = user.disabledAt;
       user.disabledAt = null;
       await this.deps.repository.save(user, tx);
-      await this.deps.audit.record(
-        { action: AuditActions.userEnabled, userId: user.id, username: user.username, details: { disabledSince: disabledAt.toISOString() } },
-        meta,
-        tx,
-      );
+      await this.deps.audit.record({ action: AuditActions.userEnabled, userId: user.id, username: user.username, details: { disabledSince: disabledAt.toISOString() } }, meta, tx);
       return { user, changed: true, revokedSessions: 0 };
     });
   }

@@ -59,8 +59,16 @@ export class UserRepository {
     const { rows, count } = await User.findAndCountAll({
       where: { [Op.and]: conditions },
       order: filter.byName
-        ? [[fn('lower', fn('coalesce', col('last_name'), '')), 'ASC'], [fn('lower', fn('coalesce', col('first_name'), '')), 'ASC'], [fn('lower', col('username')), 'ASC'], ['id', 'ASC']]
-        : [[fn('lower', col('username')), 'ASC'], ['id', 'ASC']],
+        ? [
+            [fn('lower', fn('coalesce', col('last_name'), '')), 'ASC'],
+            [fn('lower', fn('coalesce', col('first_name'), '')), 'ASC'],
+            [fn('lower', col('username')), 'ASC'],
+            ['id', 'ASC'],
+          ]
+        : [
+            [fn('lower', col('username')), 'ASC'],
+            ['id', 'ASC'],
+          ],
       limit: page.limit,
       offset: offsetOf(page),
       ...(filter.attributes ? { attributes: filter.attributes } : {}),

@@ -19,9 +19,7 @@ export const userSchema = z
 export type UserResponse = z.input<typeof userSchema>;
 
 /** A colleague in the directory: who they are, never their role or anything about their login. */
-export const directoryUserSchema = z
-  .object({ id: uuid, username: z.string(), firstName: z.string().nullable(), lastName: z.string().nullable() })
-  .meta({ id: 'DirectoryUser' });
+export const directoryUserSchema = z.object({ id: uuid, username: z.string(), firstName: z.string().nullable(), lastName: z.string().nullable() }).meta({ id: 'DirectoryUser' });
 
 /** data of GET /api/users/directory. */
 export const directoryData = z.object({ users: z.array(directoryUserSchema), pagination });

@@ -22,13 +22,8 @@ export const newUserSchema = z.strictObject({
   lastName: name,
 });
 
-export const mailAddressSchema = z
-  .email('Neplatná emailová adresa')
-  .max(254, 'Emailová adresa je príliš dlhá');
-export const mailPasswordSchema = z
-  .string({ error: 'Heslo k emailu je povinné' })
-  .min(1, 'Heslo k emailu je povinné')
-  .max(1024, 'Heslo k emailu je príliš dlhé');
+export const mailAddressSchema = z.email('Neplatná emailová adresa').max(254, 'Emailová adresa je príliš dlhá');
+export const mailPasswordSchema = z.string({ error: 'Heslo k emailu je povinné' }).min(1, 'Heslo k emailu je povinné').max(1024, 'Heslo k emailu je príliš dlhé');
 export const mailCredentialsSchema = z.strictObject({ email: mailAddressSchema, emailPassword: mailPasswordSchema });
 
 /** Mail credentials given at creation: both or neither, so a half-filled form is an error, not a silent skip. */

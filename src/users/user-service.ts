@@ -54,11 +54,7 @@ export class UserService {
         },
         tx,
       );
-      await this.deps.audit.record(
-        { action: AuditActions.userCreated, userId: user.id, username: user.username, details: { role: user.role } },
-        meta,
-        tx,
-      );
+      await this.deps.audit.record({ action: AuditActions.userCreated, userId: user.id, username: user.username, details: { role: user.role } }, meta, tx);
       return user;
     };
     try {

@@ -23,10 +23,7 @@ describe('admin audit log API (GET /api/admin/audit-logs)', function () {
 
   it('tells web and CLI actions apart by actor, newest first', async () => {
     const target = await createUser({ role: 'member' });
-    const web = await request(app)
-      .patch(`/api/admin/users/${target.user.id}`)
-      .set('Authorization', adminSession.bearer)
-      .send({ role: 'admin' });
+    const web = await request(app).patch(`/api/admin/users/${target.user.id}`).set('Authorization', adminSession.bearer).send({ role: 'admin' });
     expect(web.status).to.equal(200);
     cliJson(['users', 'set-role', target.username, 'member']);
 
@@ -46,8 +43,7 @@ describe('admin audit log API (GET /api/admin/audit-logs)', function () {
 
   it('filters by username, action prefix, success and time window, and pages', async () => {
     const target = await createUser({ role: 'member' });
-    const set = (body: object) =>
-      request(app).patch(`/api/admin/users/${target.user.id}`).set('Authorization', adminSession.bearer).send(body);
+    const set = (body: object) => request(app).patch(`/api/admin/users/${target.user.id}`).set('Authorization', adminSession.bearer).send(body);
     expect((await set({ firstName: 'A' })).status).to.equal(200);
     expect((await set({ firstName: 'B' })).status).to.equal(200);
     expect((await set({ role: 'admin' })).status).to.equal(200);

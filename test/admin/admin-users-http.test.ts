@@ -74,8 +74,7 @@ describe('admin users API (/api/admin/users)', function () {
   describe('POST /api/admin/users', () => {
     it('creates a user with a temporary password shown once, audited with the web actor', async () => {
       const username = uniqueName('new');
-      const res = await asAdmin(request(app).post('/api/admin/users'))
-        .send({ username, role: 'member', firstName: 'Eva', lastName: 'Malá' });
+      const res = await asAdmin(request(app).post('/api/admin/users')).send({ username, role: 'member', firstName: 'Eva', lastName: 'Malá' });
       expect(res.status).to.equal(201);
       expect(res.headers['cache-control']).to.equal('no-store');
       expect(res.body.message).to.equal('Používateľ vytvorený');
@@ -113,8 +112,7 @@ describe('admin users API (/api/admin/users)', function () {
 
     it('creates NO user when the mail credentials are wrong', async () => {
       const username = uniqueName('badmail');
-      const res = await asAdmin(request(app).post('/api/admin/users'))
-        .send({ username, role: 'member', email: 'alice@example.test', emailPassword: 'wrong-password' });
+      const res = await asAdmin(request(app).post('/api/admin/users')).send({ username, role: 'member', email: 'alice@example.test', emailPassword: 'wrong-password' });
       expect(res.status).to.equal(400);
       expect(res.body.error.message).to.equal('Nesprávny email alebo heslo k emailovému účtu');
       const ctx = await testContext();
@@ -124,8 +122,7 @@ describe('admin users API (/api/admin/users)', function () {
 
     it('creates the user and its primary email account from valid credentials, in one go', async () => {
       const username = uniqueName('mail');
-      const res = await asAdmin(request(app).post('/api/admin/users'))
-        .send({ username, role: 'member', email: 'Alice@Example.test', emailPassword: 'alicepw' });
+      const res = await asAdmin(request(app).post('/api/admin/users')).send({ username, role: 'member', email: 'Alice@Example.test', emailPassword: 'alicepw' });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const { user, emailAccount, temporaryPassword } = res.body.data;
       expect(temporaryPassword).to.be.a('string');
@@ -141,10 +138,10 @@ describe('admin users API (/api/admin/users)', function () {
       // Synced at once, as an account linked by its owner is (EmailAccountService asks once the user's transaction commits).
       const ctx = await testContext();
       await ctx.services.mailSync.whenIdle();
-      const [state] = await ctx.db.sequelize.query<{ attempted: boolean }>(
-        'SELECT last_attempt_at IS NOT NULL AS attempted FROM mail_sync_states WHERE email_account_id = $1',
-        { bind: [emailAccount.id], type: QueryTypes.SELECT },
-      );
+      const [state] = await ctx.db.sequelize.query<{ attempted: boolean }>('SELECT last_attempt_at IS NOT NULL AS attempted FROM mail_sync_states WHERE email_account_id = $1', {
+        bind: [emailAccount.id],
+        type: QueryTypes.SELECT,
+      });
       expect(state, 'the new account was synced').to.deep.equal({ attempted: true });
     });
   });
@@ -196,8 +193,7 @@ describe('admin users API (/api/admin/users)', function () {
   describe('PATCH /api/admin/users/:id', () => {
     it('changes names and role, auditing each kind of change', async () => {
       const target = await createUser({ role: 'member' });
-      const res = await asAdmin(request(app).patch(`/api/admin/users/${target.user.id}`))
-        .send({ firstName: 'Nové', lastName: null, role: 'admin' });
+      const res = await asAdmin(request(app).patch(`/api/admin/users/${target.user.id}`)).send({ firstName: 'Nové', lastName: null, role: 'admin' });
       expect(res.status).to.equal(200);
       expect(res.body.data.user).to.include({ firstName: 'Nové', lastName: null, role: 'admin' });
       const [roleChange] = await auditOf(AuditActions.roleChanged, target.user.id);

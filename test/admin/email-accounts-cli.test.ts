@@ -52,7 +52,7 @@ describe('crm-admin email-accounts', function () {
     expect(cli(['email-accounts', 'attach', owner.username, '--email', 'not-an-address', '--password', 'bobpw']).status).to.equal(1);
   });
 
-  it('list: one user\'s accounts, or everyone\'s, never with a password', async () => {
+  it("list: one user's accounts, or everyone's, never with a password", async () => {
     const owner = await createUser({ role: 'member' });
     const ctx = await testContext();
     const account = await ctx.services.emailAccounts.add(owner.user.id, { email: 'alice@example.test', emailPassword: 'alicepw' }, { actor: 'test' });

@@ -80,10 +80,7 @@ describe('the last admin cannot be demoted or deleted', function () {
     const duoToken = await login('duo', duo.temporaryPassword);
 
     // Each demotes the other at the same moment: exactly one may win.
-    const [a, b] = await Promise.all([
-      api('PATCH', `/users/${duo.user.id}`, soloToken, { role: 'member' }),
-      api('PATCH', `/users/${solo.user.id}`, duoToken, { role: 'member' }),
-    ]);
+    const [a, b] = await Promise.all([api('PATCH', `/users/${duo.user.id}`, soloToken, { role: 'member' }), api('PATCH', `/users/${solo.user.id}`, duoToken, { role: 'member' })]);
     const statuses = [a.status, b.status].sort();
     expect(statuses.filter((s) => s === 200)).to.have.length(1);
     expect([403, 409]).to.include(statuses[1]);

@@ -14,7 +14,7 @@ describe('crm-admin sync', function () {
     return { owner, account };
   }
 
-  it('status: one user\'s accounts as JSON and as a table, without credentials', async () => {
+  it("status: one user's accounts as JSON and as a table, without credentials", async () => {
     const { owner, account } = await ownerWithAccount();
     const out = cliJson(['sync', 'status', owner.username]);
     expect(out.items).to.have.length(1);

@@ -73,7 +73,7 @@ describe('crm-admin timesheets purge', function () {
 describe('crm-admin audit list', function () {
   this.timeout(120_000);
 
-  it('lists a user\'s records newest first, with filters, as JSON and as a table', async () => {
+  it("lists a user's records newest first, with filters, as JSON and as a table", async () => {
     const target = await createUser({ role: 'member' });
     const ctx = await testContext();
     await ctx.services.userAdmin.update(target.user.id, { role: 'admin' }, { actor: 'user:someone' });
@@ -81,12 +81,7 @@ describe('crm-admin audit list', function () {
     await ctx.services.audit.record({ action: 'auth.login_attempt', userId: target.user.id, username: target.username, success: false }, { actor: 'anonymous' });
 
     const all = cliJson(['audit', 'list', '--user', target.username]);
-    expect(all.items.map((r: { action: string }) => r.action)).to.deep.equal([
-      'auth.login_attempt',
-      AuditActions.userUpdated,
-      AuditActions.roleChanged,
-      AuditActions.userCreated,
-    ]);
+    expect(all.items.map((r: { action: string }) => r.action)).to.deep.equal(['auth.login_attempt', AuditActions.userUpdated, AuditActions.roleChanged, AuditActions.userCreated]);
     expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true });
     expect(all.items[2]).to.include({ actor: 'user:someone', success: true, userId: target.user.id });
 

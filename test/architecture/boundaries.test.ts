@@ -53,11 +53,16 @@ describe('architecture: the boundary and promise lint', function () {
   });
 
   it('covers every folder of src/: each is an entry point, the HTTP helpers, the foundation or an area', () => {
-    const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as { forbidden: { name: string; from: { path?: string; pathNot?: string | string[] } }[] };
+    const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as {
+      forbidden: { name: string; from: { path?: string; pathNot?: string | string[] } }[];
+    };
     const fromPath = (name: string) => new RegExp(config.forbidden.find((rule) => rule.name === name)!.from.path!);
     const entryPoint = new RegExp(config.forbidden.find((rule) => rule.name === 'no-upward-to-entry-points')!.from.pathNot as string);
     const [httpHelpers, foundation, area] = ['http-helpers-know-no-area', 'models-stay-below', 'services-know-no-http'].map(fromPath);
-    const folders = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = fs
+      .readdirSync(path.join(root, 'src'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders).to.include.members(['sending', 'maintenance', 'users', 'app', 'models']);
     const uncovered = folders.filter((folder) => {
       const file = `src/${folder}/some-service.ts`;

@@ -65,7 +65,9 @@ describe('auth cookies (docs/contract.md §5)', () => {
 
       it('a failed refresh clears both cookies with the same attributes', async () => {
         const app = await authApp(mode.overrides);
-        const res = await request(app).post('/api/auth/refresh').set('Cookie', [`${mode.refresh}=not-a-token`, `${mode.access}=whatever`]);
+        const res = await request(app)
+          .post('/api/auth/refresh')
+          .set('Cookie', [`${mode.refresh}=not-a-token`, `${mode.access}=whatever`]);
         expect(res.status).to.equal(401);
         const cookies = parseSetCookies(res);
         expectCleared(cookies[mode.access], mode);

@@ -141,7 +141,10 @@ describe('POST /api/auth/login', () => {
     for (const [name, body] of cases) {
       it(`rejects ${name}`, async () => {
         const app = await authApp();
-        const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', randomIp()).send(body as object);
+        const res = await request(app)
+          .post('/api/auth/login')
+          .set('X-Forwarded-For', randomIp())
+          .send(body as object);
         expectErrorEnvelope(res, 400);
       });
     }
@@ -163,12 +166,22 @@ describe('POST /api/auth/login', () => {
   });
 
   describe('rememberMe (docs/contract.md §4.1: true/false, "true"/"false", 1/0; anything else 400)', () => {
-    const accepted: Array<[unknown, boolean]> = [[true, true], ['true', true], [1, true], [false, false], ['false', false], [0, false]];
+    const accepted: Array<[unknown, boolean]> = [
+      [true, true],
+      ['true', true],
+      [1, true],
+      [false, false],
+      ['false', false],
+      [0, false],
+    ];
     for (const [value, remembered] of accepted) {
       it(`accepts ${JSON.stringify(value)}: ${remembered ? 'sets' : 'clears'} the refresh cookie`, async () => {
         const app = await authApp();
         const fixture = await onboardedUser();
-        const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', randomIp()).send({ username: fixture.username, password: fixture.password, rememberMe: value });
+        const res = await request(app)
+          .post('/api/auth/login')
+          .set('X-Forwarded-For', randomIp())
+          .send({ username: fixture.username, password: fixture.password, rememberMe: value });
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         const refresh = parseSetCookies(res).refreshToken;
         if (remembered) expect(refresh.value).to.equal(res.body.data.tokens.refreshToken);
@@ -180,9 +193,14 @@ describe('POST /api/auth/login', () => {
       const app = await authApp();
       const fixture = await onboardedUser();
       for (const value of ['yes', 'TRUE', '1', '0', '', 2, -1, null, [], {}, 'on']) {
-        const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', randomIp()).send({ username: fixture.username, password: fixture.password, rememberMe: value });
+        const res = await request(app)
+          .post('/api/auth/login')
+          .set('X-Forwarded-For', randomIp())
+          .send({ username: fixture.username, password: fixture.password, rememberMe: value });
         expectErrorEnvelope(res, 400);
-        expect(res.body.error.details, JSON.stringify(value)).to.deep.equal([{ field: 'rememberMe', message: 'rememberMe musí byť true alebo false (aj "true"/"false" alebo 1/0)' }]);
+        expect(res.body.error.details, JSON.stringify(value)).to.deep.equal([
+          { field: 'rememberMe', message: 'rememberMe musí byť true alebo false (aj "true"/"false" alebo 1/0)' },
+        ]);
       }
     });
   });

@@ -114,7 +114,13 @@ describe('POST /api/auth/link-email', () => {
     const app = await authApp();
     const user = await onboardedUser();
     const { accessToken } = await loggedIn(app, user.username, user.password);
-    for (const body of [{}, { email: 'not-an-email', emailPassword: 'x' }, { email: ALICE.email }, { email: ALICE.email, emailPassword: 7 }, { email: `${'a'.repeat(250)}@example.test`, emailPassword: 'x' }]) {
+    for (const body of [
+      {},
+      { email: 'not-an-email', emailPassword: 'x' },
+      { email: ALICE.email },
+      { email: ALICE.email, emailPassword: 7 },
+      { email: `${'a'.repeat(250)}@example.test`, emailPassword: 'x' },
+    ]) {
       expectErrorEnvelope(await post(app, 'link-email', accessToken, body), 400);
     }
     expectErrorEnvelope(await request(app).post('/api/auth/link-email').send(ALICE), 401);

@@ -131,7 +131,7 @@ describe('POST /api/auth/logout', () => {
     });
   }
 
-  it('with a revoked session\'s refresh cookie and no access token answers 401', async () => {
+  it("with a revoked session's refresh cookie and no access token answers 401", async () => {
     const app = await authApp();
     const user = await onboardedUser();
     const login = await loggedIn(app, user.username, user.password);

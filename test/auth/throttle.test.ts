@@ -74,9 +74,7 @@ describe('failed-login throttling', () => {
     const app = await authApp();
     const user = await onboardedUser();
     const ip = randomIp();
-    const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => loginViaHttp(app, user.username, `parallel-guess-${i}`, { ip })),
-    );
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => loginViaHttp(app, user.username, `parallel-guess-${i}`, { ip })));
     const statuses = results.map((r) => r.res.status);
     expect(statuses.filter((s) => s === 401)).to.have.length(LOGIN_LIMITS.perUsernameAndIp.points);
     expect(statuses.filter((s) => s === 429)).to.have.length(12 - LOGIN_LIMITS.perUsernameAndIp.points);

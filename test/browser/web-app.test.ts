@@ -134,12 +134,14 @@ describe('browser: the web app from another origin (chromium)', function () {
   it('logs in, searches without diacritics, shows the HTML email with its inline image, and replies with an attachment', async () => {
     const page = await browser.newPage();
     const seen: string[] = [];
-    page.on('response', (r) => { if (r.url().includes('/attachments/')) seen.push(`${r.status()} ${JSON.stringify(r.headers())}`); });
+    page.on('response', (r) => {
+      if (r.url().includes('/attachments/')) seen.push(`${r.status()} ${JSON.stringify(r.headers())}`);
+    });
     page.on('requestfailed', (r) => seen.push(`failed ${r.url()} ${r.failure()?.errorText}`));
     page.on('console', (m) => seen.push(`console ${m.text()}`));
     await page.goto(`${pageOrigin}/`);
     const args = { api: apiOrigin, username: owner.fixture.username, password: 'Sync-Test-Pass-2024', word };
-    const result = (await page.evaluate(`window.dayOne(${JSON.stringify(args)})`)) as DayOne;
+    const result = await page.evaluate<DayOne>(`window.dayOne(${JSON.stringify(args)})`);
     expect(result.login.status, JSON.stringify(result)).to.equal(200);
     expect(result.login.expires).to.be.a('string');
     expect(result.search.status).to.equal(200);
@@ -148,18 +150,21 @@ describe('browser: the web app from another origin (chromium)', function () {
     expect(result.detail.status).to.equal(200);
     expect(result.detail.attachments).to.have.length(1);
     expect(result.detail.attachments[0]).to.include({ name: 'logo.png', inline: true });
-    expect(result.detail.src).to.equal(`${apiOrigin}/api/emails/${(await firstEmailId())}/attachments/${result.detail.attachments[0].id}`);
+    expect(result.detail.src).to.equal(`${apiOrigin}/api/emails/${await firstEmailId()}/attachments/${result.detail.attachments[0].id}`);
     expect(result.loaded, `the inline image loads from the API origin with the cookies ${seen.join('\n')}`).to.equal(true);
     expect(result.reply.status, JSON.stringify(result.reply)).to.equal(201);
     expect(result.reply.attachments).to.deep.equal(['zmluva podpísaná.pdf']);
     // The replayed answer is readable from the other origin (exposed header).
     expect(result.again).to.deep.equal({ status: 201, replayed: 'true' });
     const [atBob] = await waitForServerEmails(bob, `Re: Návrh ${word}`);
-    expect(atBob?.attachments?.map((a) => a.name), 'the reply reached bob once, with its file').to.deep.equal(['zmluva podpísaná.pdf']);
+    expect(
+      atBob?.attachments?.map((a) => a.name),
+      'the reply reached bob once, with its file',
+    ).to.deep.equal(['zmluva podpísaná.pdf']);
   });
 
   async function firstEmailId(): Promise<string> {
     const [row] = await ctx.db.sequelize.query<{ id: string }>(`SELECT id FROM emails WHERE subject = $1`, { bind: [`Návrh ${word}`], type: 'SELECT' as never });
-    return row!.id;
+    return row.id;
   }
 });

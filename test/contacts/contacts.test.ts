@@ -80,16 +80,17 @@ describe('contacts API', function () {
     it('sorts by last email under its new name and its old one', async () => {
       const expected = ['adam@dodavatel.sk', 'peter@iny.sk', 'zuzana@firma.sk', 'bez-posty@firma.sk'];
       for (const sort of ['lastEmail', 'latest']) {
-        expect((await list(`?sort=${sort}`)).body.data.items.map((c: { email: string }) => c.email), sort).to.deep.equal(expected);
+        expect(
+          (await list(`?sort=${sort}`)).body.data.items.map((c: { email: string }) => c.email),
+          sort,
+        ).to.deep.equal(expected);
       }
     });
 
     it('sorts by name (case-insensitive, the address standing in for a missing name)', async () => {
       const res = await list('?sort=name');
       expect(res.status).to.equal(200);
-      expect(res.body.data.items.map((c: { email: string }) => c.email)).to.deep.equal([
-        'adam@dodavatel.sk', 'bez-posty@firma.sk', 'peter@iny.sk', 'zuzana@firma.sk',
-      ]);
+      expect(res.body.data.items.map((c: { email: string }) => c.email)).to.deep.equal(['adam@dodavatel.sk', 'bez-posty@firma.sk', 'peter@iny.sk', 'zuzana@firma.sk']);
     });
 
     it('filters by email account', async () => {
@@ -172,7 +173,11 @@ describe('contacts API', function () {
   });
 
   describe('POST /api/contacts', () => {
-    const post = (body: unknown) => request(app).post('/api/contacts').set('Authorization', session.bearer).send(body as object);
+    const post = (body: unknown) =>
+      request(app)
+        .post('/api/contacts')
+        .set('Authorization', session.bearer)
+        .send(body as object);
 
     it('creates a contact by hand (201), storing the address lower-cased', async () => {
       const res = await post({ emailAccountId: account.id, email: '  Jana.Mala@Example.COM ', name: ' Jana Malá ', notes: 'z veľtrhu' });
@@ -255,7 +260,11 @@ describe('contacts API', function () {
   });
 
   describe('PATCH /api/contacts/:id', () => {
-    const patch = (id: string, body: unknown) => request(app).patch(`/api/contacts/${id}`).set('Authorization', session.bearer).send(body as object);
+    const patch = (id: string, body: unknown) =>
+      request(app)
+        .patch(`/api/contacts/${id}`)
+        .set('Authorization', session.bearer)
+        .send(body as object);
 
     it('changes name and notes; an empty string clears a field', async () => {
       const contact = await createContact(account, { name: 'Staré', notes: 'poznámka' });

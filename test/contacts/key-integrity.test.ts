@@ -26,12 +26,17 @@ describe('contacts: email keys to contacts and accounts are foreign keys', funct
 
   const count = async (sql: string, bind: unknown[]) =>
     (await ctx.db.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, { bind, type: QueryTypes.SELECT }))[0].n;
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { parent?: { code?: string } }) => e.parent?.code);
-  const insertEmail = (account: EmailAccount, contactId: string, accountId = account.id, transaction?: unknown) =>
-    ctx.db.sequelize.query(
-      `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject, is_read) VALUES ($1, $2, $3, $4, 'x', false) RETURNING id`,
-      { bind: [account.userId, accountId, contactId, `M${Math.random().toString(16).slice(2)}`], type: QueryTypes.SELECT, transaction: transaction as never },
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'ok',
+      (e: { parent?: { code?: string } }) => e.parent?.code,
     );
+  const insertEmail = (account: EmailAccount, contactId: string, accountId = account.id, transaction?: unknown) =>
+    ctx.db.sequelize.query(`INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject, is_read) VALUES ($1, $2, $3, $4, 'x', false) RETURNING id`, {
+      bind: [account.userId, accountId, contactId, `M${Math.random().toString(16).slice(2)}`],
+      type: QueryTypes.SELECT,
+      transaction: transaction as never,
+    });
   /** Rows anywhere that name a contact or an account that does not exist. */
   const orphans = () =>
     count(

@@ -37,10 +37,9 @@ describe('contacts: email links kept whole without a foreign key', function () {
   }
 
   async function strandedLinks(): Promise<number> {
-    const [row] = await ctx.db.sequelize.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM email_contacts l WHERE NOT EXISTS (SELECT 1 FROM emails e WHERE e.id = l.email_id)',
-      { type: QueryTypes.SELECT },
-    );
+    const [row] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM email_contacts l WHERE NOT EXISTS (SELECT 1 FROM emails e WHERE e.id = l.email_id)', {
+      type: QueryTypes.SELECT,
+    });
     return row.n;
   }
 
@@ -57,7 +56,7 @@ describe('contacts: email links kept whole without a foreign key', function () {
     const { contactId } = await accountWithMail();
     const missing = '00000000-0000-4000-8000-000000000000';
     const err = await ctx.db.sequelize
-      .query("INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) VALUES ($1, $2, now(), false)", { bind: [missing, contactId] })
+      .query('INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) VALUES ($1, $2, now(), false)', { bind: [missing, contactId] })
       .catch((e: { parent?: { code?: string } }) => e);
     expect((err as { parent?: { code?: string } }).parent?.code).to.equal('23503');
     expect(await linksOf([missing])).to.equal(0);

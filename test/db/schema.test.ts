@@ -62,7 +62,11 @@ describe('database schema: foreign keys, pinned functions, portable across major
   });
 
   const select = <T extends object>(sql: string, bind: unknown[] = []) => ctx.db.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT });
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { parent?: { code?: string } }) => e.parent?.code);
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'ok',
+      (e: { parent?: { code?: string } }) => e.parent?.code,
+    );
 
   it('states every relationship as a foreign key with the cascades of the data model', async () => {
     const keys = (await select<{ key: string }>(KEYS_SQL)).map((r) => r.key);
@@ -72,8 +76,17 @@ describe('database schema: foreign keys, pinned functions, portable across major
       `SELECT t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE NOT t.tgisinternal AND n.nspname = current_schema() ORDER BY 1`,
     );
-    const handMade = ['emails_delete_links', 'emails_check_contacts', 'emails_check_email_accounts', 'emails_check_keys_on_update', 'email_contacts_check_email',
-      'email_contacts_check_contacts', 'email_contacts_check_contact_on_update', 'contacts_delete_mail', 'email_accounts_delete_mail'];
+    const handMade = [
+      'emails_delete_links',
+      'emails_check_contacts',
+      'emails_check_email_accounts',
+      'emails_check_keys_on_update',
+      'email_contacts_check_email',
+      'email_contacts_check_contacts',
+      'email_contacts_check_contact_on_update',
+      'contacts_delete_mail',
+      'email_accounts_delete_mail',
+    ];
     expect(triggers.map((t) => t.name).filter((name) => handMade.includes(name))).to.deep.equal([]);
     expect(triggers.map((t) => t.name)).to.include.members(['emails_copy_to_links', 'email_contacts_fill_email', 'email_accounts_owner_row']);
   });
@@ -86,10 +99,12 @@ describe('database schema: foreign keys, pinned functions, portable across major
     const email = await createEmail(account, contact);
     for (const table of ['contacts', 'emails', 'email_accounts']) {
       // In a transaction that is rolled back whatever happens: a TRUNCATE that went through must not empty the suite's tables.
-      const code = await ctx.db.sequelize.transaction(async (transaction) => {
-        const result = await codeOf(ctx.db.sequelize.query(`TRUNCATE ${table}`, { transaction }));
-        throw Object.assign(new Error('rollback'), { result });
-      }).catch((e: { result?: string }) => e.result);
+      const code = await ctx.db.sequelize
+        .transaction(async (transaction) => {
+          const result = await codeOf(ctx.db.sequelize.query(`TRUNCATE ${table}`, { transaction }));
+          throw Object.assign(new Error('rollback'), { result });
+        })
+        .catch((e: { result?: string }) => e.result);
       expect(code, `TRUNCATE ${table}`).to.equal('0A000');
     }
     const update = (sql: string, bind: unknown[]) => codeOf(ctx.db.sequelize.query(sql, { bind }));
@@ -153,7 +168,9 @@ describe('database schema: foreign keys, pinned functions, portable across major
             { type: QueryTypes.SELECT },
           );
           expect(found[0].n, `PostgreSQL ${major}: search without diacritics`).to.equal(1);
-          const refused = await codeOf(db.query(`INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) VALUES (gen_random_uuid(), gen_random_uuid(), now(), false)`));
+          const refused = await codeOf(
+            db.query(`INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) VALUES (gen_random_uuid(), gen_random_uuid(), now(), false)`),
+          );
           expect(refused, `PostgreSQL ${major}: keys restored`).to.equal('23503');
         } finally {
           await db.close();

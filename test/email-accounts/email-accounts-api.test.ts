@@ -36,7 +36,13 @@ describe('email accounts API (/api/email-accounts)', function () {
 
   it('answers 401 without a session on every endpoint', async () => {
     const id = '00000000-0000-4000-8000-000000000000';
-    for (const [method, path] of [['get', BASE], ['post', BASE], ['patch', `${BASE}/${id}`], ['delete', `${BASE}/${id}`], ['post', `${BASE}/${id}/sync`]] as const) {
+    for (const [method, path] of [
+      ['get', BASE],
+      ['post', BASE],
+      ['patch', `${BASE}/${id}`],
+      ['delete', `${BASE}/${id}`],
+      ['post', `${BASE}/${id}/sync`],
+    ] as const) {
       const res = await request(app)[method](path).send({});
       expect(res.status, `${method} ${path}`).to.equal(401);
       expect(res.body.success).to.equal(false);
@@ -69,7 +75,13 @@ describe('email accounts API (/api/email-accounts)', function () {
     expect(bad.status).to.equal(400);
     expect(bad.body.error.message).to.equal('Nesprávny email alebo heslo k emailovému účtu');
 
-    for (const body of [{}, { email: 'nope', emailPassword: 'x' }, { email: first.user }, { email: first.user, emailPassword: 42 }, { email: 'a'.repeat(300) + '@x.io', emailPassword: 'x' }]) {
+    for (const body of [
+      {},
+      { email: 'nope', emailPassword: 'x' },
+      { email: first.user },
+      { email: first.user, emailPassword: 42 },
+      { email: 'a'.repeat(300) + '@x.io', emailPassword: 'x' },
+    ]) {
       const res = await owner.as(request(app).post(BASE)).send(body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.error.details).to.be.an('array');
@@ -79,7 +91,7 @@ describe('email accounts API (/api/email-accounts)', function () {
     expect(malformed.body.success).to.equal(false);
   });
 
-  it('lists only the caller\'s accounts, primary first, with their sync status and never a password', async () => {
+  it("lists only the caller's accounts, primary first, with their sync status and never a password", async () => {
     const res = await owner.as(request(app).get(BASE));
     expect(res.status).to.equal(200);
     expectNoSecrets(res);
@@ -99,7 +111,10 @@ describe('email accounts API (/api/email-accounts)', function () {
     expectNoSecrets(primary);
     expect(primary.body.data.emailAccount.isPrimary).to.equal(true);
     const listed = await owner.as(request(app).get(BASE));
-    expect(listed.body.data.items.map((a: { id: string; isPrimary: boolean }) => [a.id, a.isPrimary])).to.deep.equal([[secondId, true], [firstId, false]]);
+    expect(listed.body.data.items.map((a: { id: string; isPrimary: boolean }) => [a.id, a.isPrimary])).to.deep.equal([
+      [secondId, true],
+      [firstId, false],
+    ]);
 
     const wrong = await owner.as(request(app).patch(`${BASE}/${firstId}`)).send({ emailPassword: 'definitely-wrong' });
     expect(wrong.status).to.equal(400);
@@ -134,8 +149,12 @@ describe('email accounts API (/api/email-accounts)', function () {
     expect(after.body.data.items.find((a: { id: string }) => a.id === firstId).sync.status).to.equal('ok');
   });
 
-  it('hides other users\' accounts (404) and rejects ids that are not UUIDs (400)', async () => {
-    for (const [method, path] of [['patch', `${BASE}/${firstId}`], ['delete', `${BASE}/${firstId}`], ['post', `${BASE}/${firstId}/sync`]] as const) {
+  it("hides other users' accounts (404) and rejects ids that are not UUIDs (400)", async () => {
+    for (const [method, path] of [
+      ['patch', `${BASE}/${firstId}`],
+      ['delete', `${BASE}/${firstId}`],
+      ['post', `${BASE}/${firstId}/sync`],
+    ] as const) {
       const res = await stranger.as(request(app)[method](path)).send({ isActive: false });
       expect(res.status, `${method} ${path}`).to.equal(404);
       const bad = await owner.as(request(app)[method](path.replace(firstId, 'not-a-uuid'))).send({ isActive: false });

@@ -10,7 +10,22 @@ import { Sql } from '../../src/db/sql.js';
 import { emailListQuery } from '../../src/emails/email-query.js';
 import { EMAIL_SEARCH_VECTOR, SearchWordStatistics } from '../../src/emails/search-terms.js';
 
-const SUMMARY_FIELDS = ['contactId', 'date', 'emailAccountId', 'from', 'fromText', 'hasAttachments', 'id', 'isRead', 'preview', 'readPending', 'subject', 'threadId', 'to', 'toText'];
+const SUMMARY_FIELDS = [
+  'contactId',
+  'date',
+  'emailAccountId',
+  'from',
+  'fromText',
+  'hasAttachments',
+  'id',
+  'isRead',
+  'preview',
+  'readPending',
+  'subject',
+  'threadId',
+  'to',
+  'toText',
+];
 const DETAIL_FIELDS = [
   ...SUMMARY_FIELDS.filter((f) => f !== 'preview'),
   ...['attachments', 'blockedImages', 'body', 'cc', 'contactIds', 'createdAt', 'html', 'inReplyTo', 'messageId', 'replyTo', 'updatedAt'],
@@ -130,7 +145,10 @@ describe('emails API (lists, reads, threads)', function () {
         { word: top },
       );
       expect(share, top).to.be.closeTo(actual!.share, 0.01);
-      const common = new Map([['faktúra', 0.9], ['dobrý', 0.9]]);
+      const common = new Map([
+        ['faktúra', 0.9],
+        ['dobrý', 0.9],
+      ]);
       for (const text of ['faktúra zaplatené', 'fakt', 'dobrý faktúru', 'faktúra nikde']) {
         const run = async (shares: Map<string, number>) => {
           const q = emailListQuery(owner.user.id, { search: text }, { page: 1, limit: 50 }, shares);
@@ -143,21 +161,21 @@ describe('emails API (lists, reads, threads)', function () {
     });
 
     it('sorts oldest first on request, for the mailbox, a contact, an account and a search, paging alike', async () => {
-      const newest = [mail.noThread!.id, mail.other!.id, mail.reply!.id, mail.meeting!.id, mail.invoice!.id];
+      const newest = [mail.noThread.id, mail.other.id, mail.reply.id, mail.meeting.id, mail.invoice.id];
       expect(ids(await get('/api/emails?sort=newest'))).to.deep.equal(newest);
       expect(ids(await get('/api/emails?sort=oldest'))).to.deep.equal([...newest].reverse());
       const pages = [1, 2, 3].map((page) => get(`/api/emails?sort=oldest&limit=2&page=${page}`));
       expect((await Promise.all(pages)).flatMap(ids)).to.deep.equal([...newest].reverse());
-      expect(ids(await get(`/api/emails?sort=oldest&contactId=${peter.id}`))).to.deep.equal([mail.meeting!.id, mail.reply!.id, mail.noThread!.id]);
-      expect(ids(await get(`/api/emails?sort=oldest&contactId=${peter.id}&unread=true`))).to.deep.equal([mail.meeting!.id, mail.reply!.id]);
-      expect(ids(await get(`/api/emails?sort=oldest&emailAccountId=${account.id}&limit=2`))).to.deep.equal([mail.invoice!.id, mail.meeting!.id]);
-      expect(ids(await get('/api/emails?sort=oldest&search=faktúra'))).to.deep.equal([mail.invoice!.id, mail.reply!.id]);
+      expect(ids(await get(`/api/emails?sort=oldest&contactId=${peter.id}`))).to.deep.equal([mail.meeting.id, mail.reply.id, mail.noThread.id]);
+      expect(ids(await get(`/api/emails?sort=oldest&contactId=${peter.id}&unread=true`))).to.deep.equal([mail.meeting.id, mail.reply.id]);
+      expect(ids(await get(`/api/emails?sort=oldest&emailAccountId=${account.id}&limit=2`))).to.deep.equal([mail.invoice.id, mail.meeting.id]);
+      expect(ids(await get('/api/emails?sort=oldest&search=faktúra'))).to.deep.equal([mail.invoice.id, mail.reply.id]);
       const wrong = await get('/api/emails?sort=date');
       expect(wrong.status).to.equal(400);
       expect(wrong.body.error.details).to.deep.equal([{ field: 'sort', message: 'sort musí byť newest alebo oldest' }]);
     });
 
-    it('oldest first reads the date indexes backwards: the page needs no sort of an account\'s or a contact\'s emails', async () => {
+    it("oldest first reads the date indexes backwards: the page needs no sort of an account's or a contact's emails", async () => {
       const ctx = await testContext();
       const sql = new Sql(ctx.db.sequelize);
       // A table this small is cheaper to sort: forbid sorts and sequential scans to see whether an index serves the order.
@@ -175,21 +193,31 @@ describe('emails API (lists, reads, threads)', function () {
 
     it('lists addresses as {name, email} and says whether there are files, also for rows stored before migration 0020', async () => {
       const ctx = await testContext();
-      await ctx.db.sequelize.query(
-        `UPDATE emails SET has_attachments = true, addresses = $2::jsonb WHERE id = $1`,
-        { bind: [mail.meeting!.id, JSON.stringify({ from: [{ name: 'Peter Novák', email: 'peter@firma.sk' }], to: [{ name: null, email: account.email }], cc: [{ name: 'Eva', email: 'eva@iny.sk' }], replyTo: [] })] },
-      );
-      await ctx.db.sequelize.query(`UPDATE emails SET "from" = 'Kováč, Ján <jan@firma.sk>, info@firma.sk', addresses = NULL WHERE id = $1`, { bind: [mail.invoice!.id] });
+      await ctx.db.sequelize.query(`UPDATE emails SET has_attachments = true, addresses = $2::jsonb WHERE id = $1`, {
+        bind: [
+          mail.meeting.id,
+          JSON.stringify({
+            from: [{ name: 'Peter Novák', email: 'peter@firma.sk' }],
+            to: [{ name: null, email: account.email }],
+            cc: [{ name: 'Eva', email: 'eva@iny.sk' }],
+            replyTo: [],
+          }),
+        ],
+      });
+      await ctx.db.sequelize.query(`UPDATE emails SET "from" = 'Kováč, Ján <jan@firma.sk>, info@firma.sk', addresses = NULL WHERE id = $1`, { bind: [mail.invoice.id] });
       const items = (await get('/api/emails')).body.data.items as Array<Record<string, unknown>>;
-      const meeting = items.find((e) => e.id === mail.meeting!.id)!;
+      const meeting = items.find((e) => e.id === mail.meeting.id)!;
       expect(meeting).to.deep.include({ hasAttachments: true, from: [{ name: 'Peter Novák', email: 'peter@firma.sk' }], to: [{ name: null, email: account.email }] });
-      const invoice = items.find((e) => e.id === mail.invoice!.id)!;
+      const invoice = items.find((e) => e.id === mail.invoice.id)!;
       expect(invoice).to.deep.include({
         hasAttachments: false,
-        from: [{ name: 'Kováč, Ján', email: 'jan@firma.sk' }, { name: null, email: 'info@firma.sk' }],
+        from: [
+          { name: 'Kováč, Ján', email: 'jan@firma.sk' },
+          { name: null, email: 'info@firma.sk' },
+        ],
         fromText: 'Kováč, Ján <jan@firma.sk>, info@firma.sk',
       });
-      const detail = (await get(`/api/emails/${mail.meeting!.id}`)).body.data.email;
+      const detail = (await get(`/api/emails/${mail.meeting.id}`)).body.data.email;
       expect(detail).to.deep.include({ cc: [{ name: 'Eva', email: 'eva@iny.sk' }], replyTo: [], html: null, blockedImages: 0 });
     });
 
@@ -300,7 +328,11 @@ describe('emails API (lists, reads, threads)', function () {
 
   describe('PATCH /api/emails/:id and unread counts', () => {
     it('rejects wrong types and unknown fields with 400', async () => {
-      const patch = (body: unknown) => request(app).patch(`/api/emails/${mail.meeting.id}`).set('Authorization', session.bearer).send(body as object);
+      const patch = (body: unknown) =>
+        request(app)
+          .patch(`/api/emails/${mail.meeting.id}`)
+          .set('Authorization', session.bearer)
+          .send(body as object);
       expect((await patch({ isRead: 'true' })).status).to.equal(400);
       expect((await patch({})).status).to.equal(400);
       expect((await patch({ isRead: true, subject: 'x' })).status).to.equal(400);

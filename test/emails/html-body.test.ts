@@ -91,7 +91,11 @@ describe('emails: the HTML body, inline images and downloads for a web app (real
 
   it('an image downloads inline and embeddable by the same site, a PDF as an attachment; nosniff on both', async () => {
     const { attachments } = (await owner.as(request(app).get(`/api/emails/${emailId}`))).body.data.email as { attachments: Array<{ id: string; name: string }> };
-    const download = (name: string) => owner.as(request(app).get(`/api/emails/${emailId}/attachments/${attachments.find((a) => a.name === name)!.id}`)).buffer(true).parse(binaryParser);
+    const download = (name: string) =>
+      owner
+        .as(request(app).get(`/api/emails/${emailId}/attachments/${attachments.find((a) => a.name === name)!.id}`))
+        .buffer(true)
+        .parse(binaryParser);
     const image = await download('logo.png');
     expect(image.status).to.equal(200);
     expect(Buffer.compare(image.body as Buffer, TINY_PNG)).to.equal(0);

@@ -40,7 +40,7 @@ async function mailboxWith(count: number, from: string): Promise<Mailbox & { ids
 
 async function seenOnServer(box: Mailbox, ids: string[]): Promise<boolean[]> {
   const { list } = await getEmails(box.client, box.accountId, ids, ['id', 'keywords']);
-  const byId = new Map(list.map((e) => [e.id, (e.keywords ?? {})]));
+  const byId = new Map(list.map((e) => [e.id, e.keywords ?? {}]));
   return ids.map((id) => byId.get(id)?.$seen === true);
 }
 
@@ -73,8 +73,7 @@ describe('read state written back to the mail server ($seen)', function () {
     return { account, contact, emails };
   }
 
-  const markAll = (target: Express, contact: Contact) =>
-    request(target).post(`/api/emails/contact/${contact.id}/read`).set('Authorization', session.bearer);
+  const markAll = (target: Express, contact: Contact) => request(target).post(`/api/emails/contact/${contact.id}/read`).set('Authorization', session.bearer);
 
   it('POST /api/emails/contact/:id/read marks every email read locally and as $seen on the server', async () => {
     const box = await mailboxWith(3, 'klient@partner.test');
@@ -188,8 +187,7 @@ describe('read state written back to the mail server ($seen)', function () {
         }
         return response;
       };
-      const clientFor = (a: EmailAccount) =>
-        new JmapClient({ sessionUrl: testJmapSessionUrl(), credentials: { kind: 'basic', username: a.email, password: box.pass }, fetchImpl });
+      const clientFor = (a: EmailAccount) => new JmapClient({ sessionUrl: testJmapSessionUrl(), credentials: { kind: 'basic', username: a.email, password: box.pass }, fetchImpl });
       const pusher = new ReadStatePusher(new EmailRepository(new Sql(sequelize)), { clientFor }, createLogger('error', { silent: true }));
 
       expect(await pusher.push(account)).to.deep.equal({ pushed: 2, failed: 0 });

@@ -102,10 +102,9 @@ describe('live updates: GET /api/events', function () {
     const owner = await stream(box.owner);
     const [own] = await box.ctx.db.sequelize.query<{ user_id: string }>('SELECT user_id FROM email_accounts WHERE id = $1', { bind: [box.accountId], type: QueryTypes.SELECT });
     const insert = (n: number, tag: string) =>
-      box.ctx.db.sequelize.query(
-        `INSERT INTO contacts (user_id, email_account_id, email) SELECT $1, $2, '${tag}' || g || '@bulk.example' FROM generate_series(1, ${n}) g`,
-        { bind: [own.user_id, box.accountId] },
-      );
+      box.ctx.db.sequelize.query(`INSERT INTO contacts (user_id, email_account_id, email) SELECT $1, $2, '${tag}' || g || '@bulk.example' FROM generate_series(1, ${n}) g`, {
+        bind: [own.user_id, box.accountId],
+      });
     await insert(60, `bulk${Date.now()}-`);
     await insert(2, `few${Date.now()}-`);
     // Touching rows without changing what the app shows (last_email_at only) is no news.

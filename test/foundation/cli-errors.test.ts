@@ -32,7 +32,10 @@ describe('crm-admin --json errors, db seed in production, audit actor', function
   });
 
   it('an unknown flag and a bad flag value are usage errors, exit 2', () => {
-    for (const args of [['users', 'list', '--bogus', '--json'], ['users', 'list', '--limit', 'many', '--json']]) {
+    for (const args of [
+      ['users', 'list', '--bogus', '--json'],
+      ['users', 'list', '--limit', 'many', '--json'],
+    ]) {
       const res = runCli(args, env());
       expect(res.status, args.join(' ')).to.equal(2);
       expect(jsonError(res).code).to.equal('usage');
@@ -47,7 +50,7 @@ describe('crm-admin --json errors, db seed in production, audit actor', function
     expect(error.statusCode).to.equal(404);
   });
 
-  it('an error the API also answers carries the API\'s code and status (one list, src/errors/error-codes.ts)', () => {
+  it("an error the API also answers carries the API's code and status (one list, src/errors/error-codes.ts)", () => {
     const res = runCli(['users', 'create', '--username', 'a b', '--role', 'member', '--json'], env());
     expect(res.status).to.equal(1);
     const error = jsonError(res);

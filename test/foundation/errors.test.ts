@@ -1,15 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
-import {
-  AuthenticationError,
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  RateLimitError,
-  ValidationError,
-} from '../../src/errors/app-errors.js';
+import { AuthenticationError, BadRequestError, ConflictError, ForbiddenError, NotFoundError, RateLimitError, ValidationError } from '../../src/errors/app-errors.js';
 import { createErrorHandler } from '../../src/http/error-handler.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { sessionFor } from '../support/auth.js';
@@ -202,7 +194,9 @@ describe('error envelope (docs/contract.md §7)', () => {
         ['admin', 'get', '/api/timesheets/all?userId=nope&month=13', undefined, 'userId', 'Neplatný identifikátor používateľa'],
       ];
       for (const [who, method, path, body, field, message] of cases) {
-        let req = request(app)[method as 'get'](path).set('Authorization', (who === 'admin' ? admin : member).bearer);
+        let req = request(app)
+          [method as 'get'](path)
+          .set('Authorization', (who === 'admin' ? admin : member).bearer);
         if (body !== undefined) req = req.send(body as object);
         const res = await req;
         const context = `${method.toUpperCase()} ${path} ${JSON.stringify(body) ?? ''}: ${JSON.stringify(res.body)}`;

@@ -5,8 +5,22 @@ import { createMigrator } from '../../src/db/migrator.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 
 const EXPECTED_TABLES = [
-  'audit_logs', 'contact_suppressions', 'contacts', 'email_account_members', 'email_accounts', 'email_attachments', 'email_contacts', 'emails', 'events',
-  'mail_sync_states', 'privacy_suppressions', 'rate_limits', 'send_idempotency_keys', 'sessions', 'timesheets', 'users',
+  'audit_logs',
+  'contact_suppressions',
+  'contacts',
+  'email_account_members',
+  'email_accounts',
+  'email_attachments',
+  'email_contacts',
+  'emails',
+  'events',
+  'mail_sync_states',
+  'privacy_suppressions',
+  'rate_limits',
+  'send_idempotency_keys',
+  'sessions',
+  'timesheets',
+  'users',
 ];
 
 /** Runs against a scratch database so that dropping the schema cannot disturb the other tests. */

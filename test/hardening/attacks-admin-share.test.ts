@@ -28,10 +28,10 @@ describe('attacks: an administrator granting themselves a mailbox (issue 26)', f
       { bind: [admin.user.id, accountId], type: QueryTypes.SELECT },
     );
     expect(record?.details).to.include({ by: admin.user.id, byAdmin: true, canSend: true });
-    const [row] = await ctx.db.sequelize.query<{ created_by: string | null }>(
-      'SELECT created_by FROM email_account_members WHERE email_account_id = $1 AND user_id = $2',
-      { bind: [accountId, admin.user.id], type: QueryTypes.SELECT },
-    );
+    const [row] = await ctx.db.sequelize.query<{ created_by: string | null }>('SELECT created_by FROM email_account_members WHERE email_account_id = $1 AND user_id = $2', {
+      bind: [accountId, admin.user.id],
+      type: QueryTypes.SELECT,
+    });
     expect(row?.created_by).to.equal(admin.user.id);
   });
 });

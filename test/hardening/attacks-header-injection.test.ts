@@ -73,15 +73,11 @@ describe('attacks: header injection through display names (issue 26)', function 
   });
 
   it('a multipart form is refused the same way', async () => {
-    const res = await owner
-      .as(request(app).post('/api/emails'))
-      .field('emailAccountId', accountId)
-      .field('to', `X\r\nBcc: mallory@evil.test <${bob.user}>`)
-      .field('text', 'Ahoj');
+    const res = await owner.as(request(app).post('/api/emails')).field('emailAccountId', accountId).field('to', `X\r\nBcc: mallory@evil.test <${bob.user}>`).field('text', 'Ahoj');
     expect(res.status, JSON.stringify(res.body)).to.equal(400);
   });
 
-  it('a reply to an outsider\'s Reply-To whose encoded name decodes to CR/LF + headers writes no header at the customer', async () => {
+  it("a reply to an outsider's Reply-To whose encoded name decodes to CR/LF + headers writes no header at the customer", async () => {
     const subject = uniqueSubject('Faktura');
     const evilName = `Ucet\r\nContent-Type: text/html\r\nSender: ceo@firma.test\r\nX-Injected: 1\r\n\r\n<b>IBAN SK00 6666</b>`;
     const encoded = `=?UTF-8?B?${Buffer.from(evilName, 'utf8').toString('base64')}?=`;
@@ -96,7 +92,11 @@ describe('attacks: header injection through display names (issue 26)', function 
       date: new Date(Date.now() - 60_000),
     });
     expect((await ctx.services.mailSync.syncAccount(accountId)).outcome).to.equal('ok');
-    const list = await owner.as(request(app).get('/api/emails').query({ emailAccountId: accountId, search: subject.split(' ').pop() }));
+    const list = await owner.as(
+      request(app)
+        .get('/api/emails')
+        .query({ emailAccountId: accountId, search: subject.split(' ').pop() }),
+    );
     const original = (list.body.data.items as Array<{ id: string; subject: string }>).find((e) => e.subject === subject);
     expect(original, JSON.stringify(list.body)).to.exist;
 

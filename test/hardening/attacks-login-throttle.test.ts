@@ -41,7 +41,7 @@ describe('attack: login throttling behind proxies and NAT (issue 13)', function 
   });
 
   describe('everyone behind one address (a proxy with TRUST_PROXY unset, an office NAT)', () => {
-    it('an attacker\'s wrong guesses do not lock out the user on a browser they logged in from before', async () => {
+    it("an attacker's wrong guesses do not lock out the user on a browser they logged in from before", async () => {
       const app = await authApp();
       const shared = randomIp();
       const user = await onboardedUser();

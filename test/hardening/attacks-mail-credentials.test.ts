@@ -37,7 +37,10 @@ describe('attack: guessing mail passwords through the CRM', function () {
     const target = `${uniqueName('victim')}@example.test`;
     const statuses: number[] = [];
     for (let i = 0; i < CREDENTIAL_LIMITS.perUser.points + 3; i++) {
-      const res = await request(app).post('/api/email-accounts').set('Authorization', attacker.bearer).send({ email: target, emailPassword: `guess-${i}` });
+      const res = await request(app)
+        .post('/api/email-accounts')
+        .set('Authorization', attacker.bearer)
+        .send({ email: target, emailPassword: `guess-${i}` });
       statuses.push(res.status);
       if (res.status === 429) expect(Number(res.headers['retry-after'])).to.be.greaterThan(0);
     }
@@ -47,7 +50,7 @@ describe('attack: guessing mail passwords through the CRM', function () {
     expect(audited.filter((r) => (r.details as { statusCode: number }).statusCode === 400)).to.have.length(CREDENTIAL_LIMITS.perUser.points);
     const counted = audited.filter((r) => (r.details as { statusCode: number }).statusCode === 429);
     expect(counted).to.have.length(1);
-    expect((counted[0].details)).to.include({ count: 3, email: target });
+    expect(counted[0].details).to.include({ count: 3, email: target });
 
     // link-email and PATCH count on the same budget.
     const link = await request(app).post('/api/auth/link-email').set('Authorization', attacker.bearer).send({ email: target, emailPassword: 'guess-link' });
@@ -61,7 +64,10 @@ describe('attack: guessing mail passwords through the CRM', function () {
     while (guess < CREDENTIAL_LIMITS.perAddress.points + 2) {
       const attacker = await member();
       for (let i = 0; i < 3 && guess < CREDENTIAL_LIMITS.perAddress.points + 2; i++, guess++) {
-        const res = await request(app).post('/api/email-accounts').set('Authorization', attacker.bearer).send({ email: target, emailPassword: `guess-${guess}` });
+        const res = await request(app)
+          .post('/api/email-accounts')
+          .set('Authorization', attacker.bearer)
+          .send({ email: target, emailPassword: `guess-${guess}` });
         statuses.push(res.status);
       }
     }
@@ -73,7 +79,14 @@ describe('attack: guessing mail passwords through the CRM', function () {
     const owner = await member();
     const mail = await createTestMailUser('owner');
     for (let i = 0; i < 3; i++) {
-      expect((await request(app).post('/api/email-accounts').set('Authorization', owner.bearer).send({ email: mail.user, emailPassword: `typo-${i}` })).body.error.message).to.equal(WRONG);
+      expect(
+        (
+          await request(app)
+            .post('/api/email-accounts')
+            .set('Authorization', owner.bearer)
+            .send({ email: mail.user, emailPassword: `typo-${i}` })
+        ).body.error.message,
+      ).to.equal(WRONG);
     }
     const res = await request(app).post('/api/email-accounts').set('Authorization', owner.bearer).send({ email: mail.user, emailPassword: mail.pass });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
@@ -121,7 +134,10 @@ describe('attack: guessing mail passwords through the CRM', function () {
         const refusedApp = await testApp({ JMAP_SESSION_URL: server.sessionUrl, JMAP_TIMEOUT_MS: '1000' });
         const user = await member();
         for (let i = 0; i < CREDENTIAL_LIMITS.perUser.points + 1; i++) {
-          const res = await request(refusedApp).post('/api/email-accounts').set('Authorization', user.bearer).send({ email: `${uniqueName('x')}@example.test`, emailPassword: 'whatever' });
+          const res = await request(refusedApp)
+            .post('/api/email-accounts')
+            .set('Authorization', user.bearer)
+            .send({ email: `${uniqueName('x')}@example.test`, emailPassword: 'whatever' });
           expect(res.status, JSON.stringify(res.body)).to.equal(502);
         }
       } finally {

@@ -62,7 +62,11 @@ describe('attack: tables that only ever grow', function () {
   it('only one instance runs it at a time (advisory lock): the other skips', async () => {
     const ctx = await testContext();
     await ctx.db.sequelize.transaction(async (tx) => {
-      const [{ key }] = await ctx.db.sequelize.query<{ key: string }>('SELECT $1::bigint AS key', { bind: [ctx.services.retention.lockKey], type: QueryTypes.SELECT, transaction: tx });
+      const [{ key }] = await ctx.db.sequelize.query<{ key: string }>('SELECT $1::bigint AS key', {
+        bind: [ctx.services.retention.lockKey],
+        type: QueryTypes.SELECT,
+        transaction: tx,
+      });
       await ctx.db.sequelize.query('SELECT pg_advisory_xact_lock($1::bigint)', { bind: [key], transaction: tx });
       const result = await ctx.services.retention.run();
       expect(result.ran).to.equal(false);

@@ -24,7 +24,7 @@ function legacySeal(key: Buffer, plain: string): string {
 describe('attack: mail-password ciphertext moved to another row', function () {
   this.timeout(60_000);
 
-  it('a ciphertext copied to another account row does not decrypt: the copy cannot sync the victim\'s mailbox', async () => {
+  it("a ciphertext copied to another account row does not decrypt: the copy cannot sync the victim's mailbox", async () => {
     const ctx = await testContext();
     const victim = await createUser();
     const attacker = await createUser();
@@ -32,10 +32,7 @@ describe('attack: mail-password ciphertext moved to another row', function () {
     const attackerAccount = await ctx.services.emailAccounts.add(attacker.user.id, { email: 'carol@example.test', emailPassword: 'carolpw' }, { actor: 'test' });
     await ctx.services.mailSync.whenIdle();
     const stolen = await EmailAccount.findByPk(victimAccount.id);
-    await EmailAccount.update(
-      { email: stolen!.email, emailPassword: stolen!.emailPassword, jmapAccountId: stolen!.jmapAccountId },
-      { where: { id: attackerAccount.id } },
-    );
+    await EmailAccount.update({ email: stolen!.email, emailPassword: stolen!.emailPassword, jmapAccountId: stolen!.jmapAccountId }, { where: { id: attackerAccount.id } });
     const moved = (await EmailAccount.findByPk(attackerAccount.id))!;
     expect(() => ctx.services.emailAccounts.credentialsOf(moved)).to.throw();
     const run = await ctx.services.mailSync.syncAccount(attackerAccount.id);

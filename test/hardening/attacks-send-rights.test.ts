@@ -18,14 +18,20 @@ import { crmUser, sendingWorld, uniqueSubject, waitForServerEmails, type CrmUser
  * A multipart send whose file arrives in two halves: `between` runs after the first half has gone
  * to the server (and the server has started uploading it). Answers status and body.
  */
-async function sendInTwoHalves(app: Express, bearer: string, fields: Record<string, string>, between: () => Promise<void>): Promise<{ status: number; body: { error?: { code: string } } }> {
+async function sendInTwoHalves(
+  app: Express,
+  bearer: string,
+  fields: Record<string, string>,
+  between: () => Promise<void>,
+): Promise<{ status: number; body: { error?: { code: string } } }> {
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const boundary = `b-${randomBytes(6).toString('hex')}`;
-    const head = Object.entries(fields)
-      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
-      .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="attachments"; filename="polovice.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    const head =
+      Object.entries(fields)
+        .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+        .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="attachments"; filename="polovice.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
     const half = Buffer.alloc(300_000, 0x61);
     const tail = `\r\n--${boundary}--\r\n`;
     const length = Buffer.byteLength(head) + 2 * half.length + tail.length;

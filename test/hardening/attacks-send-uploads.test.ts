@@ -108,7 +108,12 @@ describe('attacks: multipart sends (issue 26)', function () {
 
       let second: request.Response | undefined;
       for (let i = 0; i < 50; i++) {
-        second = await owner.as(request(app).post('/api/emails')).field('emailAccountId', accountId).field('to', bob.user).field('text', 'druhy').attach('attachments', randomFile(1000), { filename: 'c.bin' });
+        second = await owner
+          .as(request(app).post('/api/emails'))
+          .field('emailAccountId', accountId)
+          .field('to', bob.user)
+          .field('text', 'druhy')
+          .attach('attachments', randomFile(1000), { filename: 'c.bin' });
         if (second.status === 429) break;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -123,7 +128,13 @@ describe('attacks: multipart sends (issue 26)', function () {
       stalled.destroy();
       let third: request.Response | undefined;
       for (let i = 0; i < 100; i++) {
-        third = await owner.as(request(app).post('/api/emails')).field('emailAccountId', accountId).field('to', bob.user).field('subject', uniqueSubject('Tretia')).field('text', 'tretia').attach('attachments', randomFile(1000), { filename: 'd.bin' });
+        third = await owner
+          .as(request(app).post('/api/emails'))
+          .field('emailAccountId', accountId)
+          .field('to', bob.user)
+          .field('subject', uniqueSubject('Tretia'))
+          .field('text', 'tretia')
+          .attach('attachments', randomFile(1000), { filename: 'd.bin' });
         if (third.status !== 429) break;
         await new Promise((r) => setTimeout(r, 100));
       }

@@ -46,8 +46,14 @@ describe('attack: filling the disk with timesheet uploads', function () {
     const { fixture, session } = await member();
     const before = await storedFiles();
     const statuses = (await Promise.all(Array.from({ length: 6 }, (_, i) => upload(app, session, pdfFixture(), 1 + i)))).map((r) => r.status);
-    expect(statuses.filter((s) => s === 201), statuses.join(',')).to.have.length(3);
-    expect(statuses.filter((s) => s === 403), statuses.join(',')).to.have.length(3);
+    expect(
+      statuses.filter((s) => s === 201),
+      statuses.join(','),
+    ).to.have.length(3);
+    expect(
+      statuses.filter((s) => s === 403),
+      statuses.join(','),
+    ).to.have.length(3);
     expect(await Timesheet.count({ where: { userId: fixture.user.id } })).to.equal(3);
     expect((await storedFiles()).length).to.equal(before.length + 3);
   });
@@ -68,8 +74,14 @@ describe('attack: filling the disk with timesheet uploads', function () {
     const { session } = await member();
     for (let i = 0; i < 6; i++) expect((await upload(app, session, Buffer.from('not a pdf at all'))).status).to.equal(400);
     const statuses = (await Promise.all(Array.from({ length: 8 }, (_, i) => upload(app, session, pdfFixture(), 1 + i)))).map((r) => r.status);
-    expect(statuses.filter((s) => s === 201), statuses.join(',')).to.have.length(5);
-    expect(statuses.filter((s) => s === 429), statuses.join(',')).to.have.length(3);
+    expect(
+      statuses.filter((s) => s === 201),
+      statuses.join(','),
+    ).to.have.length(5);
+    expect(
+      statuses.filter((s) => s === 429),
+      statuses.join(','),
+    ).to.have.length(3);
     const limited = await upload(app, session);
     expect(limited.status).to.equal(429);
     expect(Number(limited.headers['retry-after'])).to.be.greaterThan(0);

@@ -27,7 +27,11 @@ import { buildWorld, createActor, storeTimesheet, type Actor, type World } from 
 type Who = 'anonymous' | 'owner' | 'editor' | 'viewer' | 'noRead' | 'other' | 'admin';
 const WHO: Who[] = ['anonymous', 'owner', 'editor', 'viewer', 'noRead', 'other', 'admin'];
 /** The shares of the owner's email accounts (noRead: an editor with canRead false). */
-const SHARES = { editor: { role: 'editor', canRead: true, canSend: true }, viewer: { role: 'viewer', canRead: true, canSend: false }, noRead: { role: 'editor', canRead: false, canSend: false } } as const;
+const SHARES = {
+  editor: { role: 'editor', canRead: true, canSend: true },
+  viewer: { role: 'viewer', canRead: true, canSend: false },
+  noRead: { role: 'editor', canRead: false, canSend: false },
+} as const;
 type Member = keyof typeof SHARES;
 const MEMBERS = Object.keys(SHARES) as Member[];
 /** 'ok' = 2xx (the exact code is in `status` when it matters). */
@@ -168,7 +172,8 @@ const ROWS: Record<string, Row> = {
   },
   'POST /api/auth/logout': {
     expect: ANY_USER,
-    attempt: async (_m, who) => (who === 'anonymous' ? { path: '/api/auth/logout' } : { path: '/api/auth/logout', headers: { Authorization: (await throwawaySession(roleOf(who))).session.bearer } }),
+    attempt: async (_m, who) =>
+      who === 'anonymous' ? { path: '/api/auth/logout' } : { path: '/api/auth/logout', headers: { Authorization: (await throwawaySession(roleOf(who))).session.bearer } },
   },
   'POST /api/auth/link-email': {
     expect: ANY_USER,
@@ -178,7 +183,11 @@ const ROWS: Record<string, Row> = {
   // --- timesheets: own, and every one for admins
   'POST /api/timesheets/upload': { expect: ANY_USER, status: 201, attempt: () => ({ path: '/api/timesheets/upload', multipart: true }) },
   'GET /api/timesheets/my': { expect: ANY_USER, attempt: () => ({ path: '/api/timesheets/my' }), check: listShows(timesheetOf, ['owner']) },
-  'GET /api/timesheets/all': { expect: ADMIN_ONLY, attempt: (m) => ({ path: `/api/timesheets/all?userId=${m.world.owner.id}` }), check: (b, m) => expect(ids(b)).to.include(m.world.owner.timesheet.id) },
+  'GET /api/timesheets/all': {
+    expect: ADMIN_ONLY,
+    attempt: (m) => ({ path: `/api/timesheets/all?userId=${m.world.owner.id}` }),
+    check: (b, m) => expect(ids(b)).to.include(m.world.owner.timesheet.id),
+  },
   'GET /api/timesheets/:id/download': { expect: OWN_OR_ADMIN, attempt: (m) => ({ path: `/api/timesheets/${m.world.owner.timesheet.id}/download` }) },
   'DELETE /api/timesheets/:id': {
     expect: OWN_OR_ADMIN,
@@ -247,7 +256,11 @@ const ROWS: Record<string, Row> = {
 
   // --- admin
   'GET /api/admin/users': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/users' }) },
-  'POST /api/admin/users': { expect: ADMIN_ONLY, status: 201, attempt: () => ({ path: '/api/admin/users', body: { username: `matrix.${crypto.randomBytes(4).toString('hex')}` } }) },
+  'POST /api/admin/users': {
+    expect: ADMIN_ONLY,
+    status: 201,
+    attempt: () => ({ path: '/api/admin/users', body: { username: `matrix.${crypto.randomBytes(4).toString('hex')}` } }),
+  },
   'GET /api/admin/users/:id': { expect: ADMIN_ONLY, attempt: (m) => ({ path: `/api/admin/users/${m.world.owner.id}` }) },
   'PATCH /api/admin/users/:id': { expect: ADMIN_ONLY, attempt: (m) => ({ path: `/api/admin/users/${m.world.owner.id}`, body: { firstName: 'Matica' } }) },
   'POST /api/admin/users/:id/reset-password': { expect: ADMIN_ONLY, attempt: async () => ({ path: `/api/admin/users/${(await createUser()).user.id}/reset-password` }) },
@@ -268,8 +281,14 @@ const ROWS: Record<string, Row> = {
     attempt: async (m) => ({ path: `/api/admin/email-accounts/${accountOf(m)}/share/${await freshViewer(m)}` }),
   },
   // An address nobody else uses: an erasure is global, and must not touch the matrix's own records.
-  'POST /api/admin/privacy/export': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/privacy/export', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }) },
-  'POST /api/admin/privacy/erase': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/privacy/erase', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }) },
+  'POST /api/admin/privacy/export': {
+    expect: ADMIN_ONLY,
+    attempt: () => ({ path: '/api/admin/privacy/export', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }),
+  },
+  'POST /api/admin/privacy/erase': {
+    expect: ADMIN_ONLY,
+    attempt: () => ({ path: '/api/admin/privacy/erase', body: { email: `matrix-${crypto.randomBytes(4).toString('hex')}@privacy.test` } }),
+  },
 
   // --- the staff lifecycle: the directory and one's own sessions for everyone; disabling and the month's timesheets for admins
   'GET /api/users/directory': { expect: ANY_USER, attempt: () => ({ path: '/api/users/directory' }) },
@@ -343,7 +362,10 @@ describe('hardening: authorization matrix (every route × anonymous, member owne
     const before = { contact: owner.contact.name, email: owner.email.subject, timesheet: owner.timesheet.fileName };
     for (const [name, record] of Object.entries(records)) {
       // reload() rejects when the row is gone: asserted here, not left to an uncaught rejection.
-      const found = await record.reload().then(() => true, () => false);
+      const found = await record.reload().then(
+        () => true,
+        () => false,
+      );
       expect(found, `the owner's ${name} is still in the database`).to.equal(true);
     }
     expect({ contact: owner.contact.name, email: owner.email.subject, timesheet: owner.timesheet.fileName }, 'unchanged by the attempts').to.deep.equal(before);

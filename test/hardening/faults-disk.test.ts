@@ -21,12 +21,7 @@ import { pdfFixture } from '../timesheets/fixtures.js';
  * without a restart.
  */
 function upload(app: Express, session: TestSession, file: Buffer) {
-  return request(app)
-    .post('/api/timesheets/upload')
-    .set('Authorization', session.bearer)
-    .field('year', '2026')
-    .field('month', '6')
-    .attach('file', file, 'vykaz.pdf');
+  return request(app).post('/api/timesheets/upload').set('Authorization', session.bearer).field('year', '2026').field('month', '6').attach('file', file, 'vykaz.pdf');
 }
 
 function expectStorageUnavailable(res: request.Response): void {

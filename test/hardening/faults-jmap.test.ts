@@ -57,7 +57,12 @@ describe('faults: the mail server fails during a sync', function () {
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
   const deliver = (n: number, from: string, subject: string) =>
-    appendMessage({ user: mail.user, pass: mail.pass, mailbox: 'INBOX', raw: buildMessage({ from: { name: `Klient ${n}`, email: from }, to: mail.user, subject, body: `Správa ${n}` }) });
+    appendMessage({
+      user: mail.user,
+      pass: mail.pass,
+      mailbox: 'INBOX',
+      raw: buildMessage({ from: { name: `Klient ${n}`, email: from }, to: mail.user, subject, body: `Správa ${n}` }),
+    });
 
   before(async () => {
     process.on('unhandledRejection', onUnhandled);
@@ -120,10 +125,7 @@ describe('faults: the mail server fails during a sync', function () {
     try {
       const faulty = await testContext({ JMAP_SESSION_URL: server.sessionUrl, JMAP_TIMEOUT_MS: '1000' });
       // Small batches, so that some of the new mail is committed before the server dies.
-      const sync = new SyncService(
-        syncDeps(faulty),
-        { batchSize: 2, maxChanges: 2 },
-      );
+      const sync = new SyncService(syncDeps(faulty), { batchSize: 2, maxChanges: 2 });
       const failures = Number((await syncState(ctx, account.id)).consecutive_failures);
       const result = await sync.syncAccount(account.id);
       expect(result.outcome, JSON.stringify(result)).to.equal('error');
@@ -145,8 +147,14 @@ describe('faults: the mail server fails during a sync', function () {
     expect(result.outcome, JSON.stringify(result)).to.equal('ok');
     const rows = await storedRows(ctx, account.id);
     expect(rows.map((r) => r.subject)).to.deep.equal([
-      'Počas výpadku 4', 'Počas výpadku 5', 'Počas výpadku 6', 'Počas výpadku 7', 'Počas výpadku 8',
-      'Pred výpadkom 1', 'Pred výpadkom 2', 'Pred výpadkom 3',
+      'Počas výpadku 4',
+      'Počas výpadku 5',
+      'Počas výpadku 6',
+      'Počas výpadku 7',
+      'Počas výpadku 8',
+      'Pred výpadkom 1',
+      'Pred výpadkom 2',
+      'Pred výpadkom 3',
     ]);
     expect(new Set(rows.map((r) => r.jmap_id)).size).to.equal(8);
     // klient1..3 before, klientA and klientB during the outage: one contact each.
@@ -160,7 +168,12 @@ describe('faults: the mail server fails during a sync', function () {
 
   it('NUL characters in subjects, names and bodies (JSON allows them, PostgreSQL text does not): stored cleaned, the run succeeds', async () => {
     const other = await createTestMailUser('nul');
-    await appendMessage({ user: other.user, pass: other.pass, mailbox: 'INBOX', raw: buildMessage({ from: { name: 'Klient', email: 'nul@firma.example' }, to: other.user, subject: 'Ahoj', body: 'Telo správy' }) });
+    await appendMessage({
+      user: other.user,
+      pass: other.pass,
+      mailbox: 'INBOX',
+      raw: buildMessage({ from: { name: 'Klient', email: 'nul@firma.example' }, to: other.user, subject: 'Ahoj', body: 'Telo správy' }),
+    });
     const owner = await createUser({ password: 'Jmap-Nul-Pass-2026' });
     const nulAccount = await ctx.services.emailAccounts.add(owner.user.id, { email: other.user, emailPassword: other.pass }, { actor: 'test' });
     const server = await startFaultServer('nul-in-mail', testJmapSessionUrl());

@@ -159,10 +159,11 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
     await pg.start({ port });
 
     // Recovery without a restart: the same process answers ready again.
-    const { met } = await poll(
-      async () => (await api.send({ method: 'GET', path: '/api/health/ready' }).catch(() => undefined))?.status === 200,
-      { what: 'ready again', timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const { met } = await poll(async () => (await api.send({ method: 'GET', path: '/api/health/ready' }).catch(() => undefined))?.status === 200, {
+      what: 'ready again',
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
     expect(met, 'the service did not recover within a minute of the database coming back').to.equal(true);
     const recoveredAt = Date.now();
     await until(() => answered(recoveredAt) >= 8, { what: 'requests answered after the recovery', timeoutMs: 30_000 });
@@ -172,7 +173,10 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
 
     const { outcomes } = traffic;
     const failures = outcomes.filter((o) => o.transportError);
-    expect(failures.map((o) => o.transportError), 'requests without an answer (hang or dropped connection)').to.deep.equal([]);
+    expect(
+      failures.map((o) => o.transportError),
+      'requests without an answer (hang or dropped connection)',
+    ).to.deep.equal([]);
     for (const o of outcomes) {
       const res = o.res!;
       if (res.status === 503) {
@@ -186,10 +190,16 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
     // In flight when the database stopped may go either way; what started well inside the outage is a 503.
     const duringOutage = outcomes.filter((o) => o.startedAt > downSince + 500 && o.startedAt < downUntil);
     expect(duringOutage.length, 'requests sent while the database was down').to.be.greaterThan(10);
-    expect(duringOutage.filter((o) => o.res!.status !== 503).map((o) => `${o.kind} ${o.res!.status}`), 'answered other than 503 while down').to.deep.equal([]);
+    expect(
+      duringOutage.filter((o) => o.res!.status !== 503).map((o) => `${o.kind} ${o.res!.status}`),
+      'answered other than 503 while down',
+    ).to.deep.equal([]);
     const afterRecovery = outcomes.filter((o) => o.startedAt > recoveredAt);
     expect(afterRecovery.length).to.be.greaterThan(5);
-    expect(afterRecovery.filter((o) => o.res!.status >= 300).map((o) => `${o.kind} ${o.res!.status}`), 'failing after recovery').to.deep.equal([]);
+    expect(
+      afterRecovery.filter((o) => o.res!.status >= 300).map((o) => `${o.kind} ${o.res!.status}`),
+      'failing after recovery',
+    ).to.deep.equal([]);
     expect(outcomes.filter((o) => o.startedAt < downSince && o.res!.status === 201).length, 'writes acknowledged before the outage').to.be.greaterThan(0);
 
     // Every acknowledged write is there.

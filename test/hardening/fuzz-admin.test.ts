@@ -3,8 +3,7 @@ import { credentials, describeFuzz, type SuiteRoute } from './support/fuzz.js';
 import type { World } from './support/world.js';
 
 /** Mostly the admin (the interesting paths are behind requireRole), sometimes anybody else. */
-const mostlyAdmin = (w: World) =>
-  fc.oneof({ weight: 3, arbitrary: fc.constant({ Authorization: w.admin.session.bearer }) }, { weight: 2, arbitrary: credentials(w) });
+const mostlyAdmin = (w: World) => fc.oneof({ weight: 3, arbitrary: fc.constant({ Authorization: w.admin.session.bearer }) }, { weight: 2, arbitrary: credentials(w) });
 const victims = (w: World) => [...w.victims, w.other.id];
 
 const routes: SuiteRoute[] = [

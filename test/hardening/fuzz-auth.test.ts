@@ -18,8 +18,7 @@ let spares: Spares;
 
 const SUBJECT_PASSWORD = 'Subject-Pass-For-Fuzz-2026';
 
-const subjectOrWorse = (w: World) =>
-  fc.oneof({ weight: 3, arbitrary: fc.constant({ Authorization: spares.subject.session.bearer }) }, { weight: 2, arbitrary: badCredentials(w) });
+const subjectOrWorse = (w: World) => fc.oneof({ weight: 3, arbitrary: fc.constant({ Authorization: spares.subject.session.bearer }) }, { weight: 2, arbitrary: badCredentials(w) });
 
 const routes: SuiteRoute[] = [
   {

@@ -67,7 +67,11 @@ describe('hardening: concurrent identical and overlapping requests', function ()
     for (let round = 0; round < ROUNDS * 2; round++) {
       const [a, b, c] = [await createContact(owner.account), await createContact(owner.account), await createContact(owner.account)];
       // Each is the main correspondent of some mail and a participant in the others'.
-      for (const [main, others] of [[a, [b, c]], [b, [a, c]], [c, [a, b]]] as const) {
+      for (const [main, others] of [
+        [a, [b, c]],
+        [b, [a, c]],
+        [c, [a, b]],
+      ] as const) {
         for (let i = 0; i < 3; i++) await createEmail(owner.account, main, { participants: [...others] });
       }
       expect(await burst([a, b, c].map((x) => json('DELETE', `/api/contacts/${x.id}`, owner.session.bearer)))).to.deep.equal([200, 200, 200]);
@@ -79,7 +83,11 @@ describe('hardening: concurrent identical and overlapping requests', function ()
     for (let round = 0; round < ROUNDS * 2; round++) {
       const [a, b, c] = [await createContact(owner.account), await createContact(owner.account), await createContact(owner.account)];
       const emails = [];
-      for (const [main, others] of [[a, [b, c]], [b, [a, c]], [c, [a, b]]] as const) {
+      for (const [main, others] of [
+        [a, [b, c]],
+        [b, [a, c]],
+        [c, [a, b]],
+      ] as const) {
         for (let i = 0; i < 4; i++) emails.push(await createEmail(owner.account, main, { participants: [...others] }));
       }
       const statuses = await burst([
@@ -98,7 +106,10 @@ describe('hardening: concurrent identical and overlapping requests', function ()
         json('DELETE', `/api/email-accounts/${extra.id}`, actor.session.bearer),
         ...times(3, (i) => json('POST', '/api/contacts', actor.session.bearer, { emailAccountId: extra.id, email: `race${i}@partner.test` })),
       ]);
-      expect(statuses.filter((s) => ![200, 201, 404].includes(s)), `statuses ${statuses.join(', ')}`).to.deep.equal([]);
+      expect(
+        statuses.filter((s) => ![200, 201, 404].includes(s)),
+        `statuses ${statuses.join(', ')}`,
+      ).to.deep.equal([]);
     }
   });
 
@@ -124,7 +135,10 @@ describe('hardening: concurrent identical and overlapping requests', function ()
     const { admin } = bench.world;
     for (let round = 0; round < ROUNDS; round++) {
       const username = `race.${crypto.randomBytes(4).toString('hex')}`;
-      expect(await burst(times(8, (i) => json('POST', '/api/admin/users', admin.session.bearer, { username: i % 2 ? username : username.toUpperCase() })))).to.deep.equal([201, ...times(7, () => 409)]);
+      expect(await burst(times(8, (i) => json('POST', '/api/admin/users', admin.session.bearer, { username: i % 2 ? username : username.toUpperCase() })))).to.deep.equal([
+        201,
+        ...times(7, () => 409),
+      ]);
       const victim = await createUser();
       expect(await burst(times(8, () => json('POST', `/api/admin/users/${victim.user.id}/reset-password`, admin.session.bearer)))).to.deep.equal(times(8, () => 200));
       expect(await burst(times(8, () => json('DELETE', `/api/admin/users/${victim.user.id}`, admin.session.bearer)))).to.deep.equal([200, ...times(7, () => 404)]);
@@ -138,7 +152,10 @@ describe('hardening: concurrent identical and overlapping requests', function ()
       const refresh: RawRequest = { method: 'POST', path: '/api/auth/refresh', headers: { Cookie: `refreshToken=${session.refreshToken}` } };
       expect(await burst(times(4, () => refresh)), 'parallel tabs within the grace period').to.deep.equal([200, 200, 200, 200]);
       const statuses = await burst(times(4, () => json('POST', '/api/auth/logout', session.bearer)));
-      expect(statuses.filter((s) => s !== 200 && s !== 401), `statuses ${statuses.join(', ')}`).to.deep.equal([]);
+      expect(
+        statuses.filter((s) => s !== 200 && s !== 401),
+        `statuses ${statuses.join(', ')}`,
+      ).to.deep.equal([]);
       expect(statuses).to.include(200);
     }
   });
@@ -162,8 +179,18 @@ describe('hardening: a user deleted while their requests are in flight', functio
       const { body, contentType } = multipartUpload();
       const requests: RawRequest[] = [
         { method: 'POST', path: '/api/timesheets/upload', headers: { Authorization: bearer, 'Content-Type': contentType }, body },
-        { method: 'POST', path: '/api/contacts', headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ emailAccountId: actor.account.id, email: 'late@partner.test' }) },
-        { method: 'PATCH', path: `/api/contacts/${actor.contact.id}`, headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ notes: 'x' }) },
+        {
+          method: 'POST',
+          path: '/api/contacts',
+          headers: { Authorization: bearer, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ emailAccountId: actor.account.id, email: 'late@partner.test' }),
+        },
+        {
+          method: 'PATCH',
+          path: `/api/contacts/${actor.contact.id}`,
+          headers: { Authorization: bearer, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ notes: 'x' }),
+        },
         { method: 'PATCH', path: `/api/emails/${actor.email.id}`, headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ isRead: true }) },
         { method: 'DELETE', path: `/api/timesheets/${actor.timesheet.id}`, headers: { Authorization: bearer } },
         { method: 'POST', path: '/api/auth/skip-email', headers: { Authorization: bearer } },
@@ -171,7 +198,12 @@ describe('hardening: a user deleted while their requests are in flight', functio
         { method: 'GET', path: '/api/contacts', headers: { Authorization: bearer } },
         { method: 'POST', path: `/api/emails/contact/${actor.contact.id}/read`, headers: { Authorization: bearer } },
         { method: 'DELETE', path: `/api/contacts/${actor.contact.id}`, headers: { Authorization: bearer } },
-        { method: 'PATCH', path: `/api/email-accounts/${actor.account.id}`, headers: { Authorization: bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ isActive: false }) },
+        {
+          method: 'PATCH',
+          path: `/api/email-accounts/${actor.account.id}`,
+          headers: { Authorization: bearer, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ isActive: false }),
+        },
         { method: 'DELETE', path: `/api/admin/users/${actor.id}`, headers: { Authorization: bench.world.admin.session.bearer } },
       ];
       const answers = await Promise.all(requests.map((r) => bench.target.send(r)));

@@ -22,8 +22,17 @@ describeFuzz('hardening: fuzzing /api/health, /api/openapi.json, metrics and unk
 ]);
 
 const ROUTE_PATHS = [
-  '/api/health', '/api/auth/login', '/api/auth/me', '/api/contacts', '/api/contacts/:id', '/api/emails/:id/thread',
-  '/api/emails/contact/:id/read', '/api/timesheets/upload', '/api/timesheets/:id/download', '/api/admin/users/:id', '/api/email-accounts/:id/sync',
+  '/api/health',
+  '/api/auth/login',
+  '/api/auth/me',
+  '/api/contacts',
+  '/api/contacts/:id',
+  '/api/emails/:id/thread',
+  '/api/emails/contact/:id/read',
+  '/api/timesheets/upload',
+  '/api/timesheets/:id/download',
+  '/api/admin/users/:id',
+  '/api/email-accounts/:id/sync',
 ];
 
 interface RawCase {
@@ -41,29 +50,64 @@ function rawCases(world: World): fc.Arbitrary<RawCase> {
     { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...ROUTE_PATHS), idSegment(world.ids)).map(([p, id]) => p.replace(':id', id)) },
     {
       weight: 2,
-      arbitrary: fc.constantFrom('*', 'http://evil.example/api/health', 'api/health', '//api//contacts', '/api/..%2f..%2fetc%2fpasswd', '/api/%', '/api/contacts?%', '/api/health#x', `/api/${'a'.repeat(9000)}`, '/%00'),
+      arbitrary: fc.constantFrom(
+        '*',
+        'http://evil.example/api/health',
+        'api/health',
+        '//api//contacts',
+        '/api/..%2f..%2fetc%2fpasswd',
+        '/api/%',
+        '/api/contacts?%',
+        '/api/health#x',
+        `/api/${'a'.repeat(9000)}`,
+        '/%00',
+      ),
     },
     { weight: 1, arbitrary: nastyString.map((s) => `/api/${percentEncode(s.slice(0, 200))}`) },
   );
   const header = fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(`Authorization: ${world.owner.session.bearer}`, `Cookie: ${world.admin.session.cookie}`, 'Content-Type: application/json', 'Accept: */*') },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(`Authorization: ${world.owner.session.bearer}`, `Cookie: ${world.admin.session.cookie}`, 'Content-Type: application/json', 'Accept: */*'),
+    },
     {
       weight: 2,
       arbitrary: fc.constantFrom(
-        'Expect: 100-continue', 'Expect: fancy', 'Content-Length: -1', 'Content-Length: abc', 'Content-Length: 0', 'Content-Length: 1, 2',
-        'Transfer-Encoding: chunked', 'Transfer-Encoding: gzip, chunked', 'Transfer-Encoding: x', 'NoColonHere', 'Bad Header: x', ' folded: continuation',
-        `X-Big: ${'b'.repeat(17_000)}`, `Cookie: ${'c=1; '.repeat(4000)}`, 'Content-Type: multipart/form-data; boundary=x', 'Upgrade: websocket', 'Connection: Upgrade',
+        'Expect: 100-continue',
+        'Expect: fancy',
+        'Content-Length: -1',
+        'Content-Length: abc',
+        'Content-Length: 0',
+        'Content-Length: 1, 2',
+        'Transfer-Encoding: chunked',
+        'Transfer-Encoding: gzip, chunked',
+        'Transfer-Encoding: x',
+        'NoColonHere',
+        'Bad Header: x',
+        ' folded: continuation',
+        `X-Big: ${'b'.repeat(17_000)}`,
+        `Cookie: ${'c=1; '.repeat(4000)}`,
+        'Content-Type: multipart/form-data; boundary=x',
+        'Upgrade: websocket',
+        'Connection: Upgrade',
       ),
     },
     { weight: 1, arbitrary: headerText.map((v) => `X-Fuzz: ${v}`) },
   );
   return fc.record({
-    method: fc.oneof({ weight: 5, arbitrary: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE') }, { weight: 2, arbitrary: fc.constantFrom('PUT', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'CONNECT', 'get', 'G ET', 'X'.repeat(300), '') }),
+    method: fc.oneof(
+      { weight: 5, arbitrary: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE') },
+      { weight: 2, arbitrary: fc.constantFrom('PUT', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'CONNECT', 'get', 'G ET', 'X'.repeat(300), '') },
+    ),
     target,
     version: fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1 x', 'FTP/1.0', ''),
     host: fc.constantFrom<RawCase['host']>('ok', 'ok', 'ok', 'missing', 'twice', 'empty'),
     headers: fc.array(header, { maxLength: 4 }),
-    body: fc.oneof(fc.constant(''), fc.constantFrom('{}', '{"a":', '0\r\n\r\n', 'zz\r\nabc\r\n0\r\n\r\n'), nastyString.map((s) => s.slice(0, 500))),
+    body: fc.oneof(
+      fc.constant(''),
+      fc.constantFrom('{}', '{"a":', '0\r\n\r\n', 'zz\r\nabc\r\n0\r\n\r\n'),
+      nastyString.map((s) => s.slice(0, 500)),
+    ),
   });
 }
 

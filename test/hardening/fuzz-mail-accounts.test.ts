@@ -16,7 +16,8 @@ const routes: SuiteRoute[] = [
   },
   {
     method: 'PATCH',
-    path: '/api/email-accounts/:id', recordOf: (a) => a.account.id,
+    path: '/api/email-accounts/:id',
+    recordOf: (a) => a.account.id,
     validBody: () => ({ isActive: true, isPrimary: true }),
     runs: 250,
     allowUpstream: true,
@@ -27,7 +28,8 @@ const routes: SuiteRoute[] = [
   { method: 'GET', path: '/api/email-accounts/:id/users', recordOf: (a) => a.account.id, queryKeys: ['page', 'limit'], runs: 150, expectAccepted: true },
   {
     method: 'POST',
-    path: '/api/email-accounts/:id/share', recordOf: (a) => a.account.id,
+    path: '/api/email-accounts/:id/share',
+    recordOf: (a) => a.account.id,
     validBody: (w) => ({ userId: w.victims[0], role: 'editor', canRead: true, canSend: false }),
     runs: 200,
     expectAccepted: true,

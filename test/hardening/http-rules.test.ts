@@ -78,7 +78,12 @@ describe('hardening: CSRF (docs/contract.md §5): cookie-authenticated state cha
           // What was compared, so that a proxy rewriting Host (or a missing CORS_ORIGIN) can be told apart.
           const reason = 'Origin' in origin ? (origin.Origin === 'null' ? 'origin_not_http' : 'origin_mismatch') : 'cross_site_request';
           expect(res.body.error.details, context).to.deep.equal({
-            reason, origin: 'Origin' in origin ? origin.Origin : null, host: HOST, hostFrom: 'Host', trustProxy: 0, corsOrigins: [FRONTEND],
+            reason,
+            origin: 'Origin' in origin ? origin.Origin : null,
+            host: HOST,
+            hostFrom: 'Host',
+            trustProxy: 0,
+            corsOrigins: [FRONTEND],
           });
         }
       }
@@ -113,7 +118,11 @@ describe('hardening: CSRF (docs/contract.md §5): cookie-authenticated state cha
         const sent = headers(m);
         const asAdmin = name === 'admin reset-password';
         const credential = asAdmin ? (sent.Authorization ? { Authorization: admin.bearer } : { Cookie: admin.cookie }) : {};
-        const res = await request(app).post(path).set('Host', HOST).set('Content-Type', 'text/plain').set({ ...sent, ...credential });
+        const res = await request(app)
+          .post(path)
+          .set('Host', HOST)
+          .set('Content-Type', 'text/plain')
+          .set({ ...sent, ...credential });
         expect(res.status, `${variant}: ${name}: ${JSON.stringify(res.body)}`).to.be.oneOf([200, 202]);
       }
       const after = await stateOf(m, victim.user.id);
@@ -253,7 +262,9 @@ describe('hardening: the Slovak check of the fuzzers can fail', () => {
   const answer = (body: object) => ({ status: 400, headers: {}, text: JSON.stringify(body), json: body });
   it('fails on an English message, in the envelope or a detail', () => {
     expect(() => expectSlovakMessages(answer({ error: { message: 'Invalid input', statusCode: 400 } }))).to.throw(/English/);
-    expect(() => expectSlovakMessages(answer({ error: { message: 'Neplatné údaje', details: [{ field: 'a', message: 'Too big: expected number to be <=100' }] } }))).to.throw(/English/);
+    expect(() => expectSlovakMessages(answer({ error: { message: 'Neplatné údaje', details: [{ field: 'a', message: 'Too big: expected number to be <=100' }] } }))).to.throw(
+      /English/,
+    );
     expectSlovakMessages(answer({ error: { message: 'Neplatné údaje', details: [{ field: 'a', message: 'Hodnota môže byť najviac 100' }] } }));
   });
 

@@ -15,9 +15,12 @@ const json = (status: number, body: unknown, contentType = 'application/json; ch
   text: JSON.stringify(body),
   json: body,
 });
-const envelope = (status: number, extra: Record<string, unknown> = {}) => ({ success: false, error: { message: 'Zlá požiadavka', statusCode: status, code: 'bad_request', ...extra } });
+const envelope = (status: number, extra: Record<string, unknown> = {}) => ({
+  success: false,
+  error: { message: 'Zlá požiadavka', statusCode: status, code: 'bad_request', ...extra },
+});
 
-describe('hardening: the fuzzers\' invariants catch what they must', () => {
+describe("hardening: the fuzzers' invariants catch what they must", () => {
   it('accept a proper error envelope and a proper success', () => {
     expectSafeAnswer(req, json(400, envelope(400, { details: [{ field: 'x', message: 'y' }] })));
     expectSafeAnswer(req, json(200, { success: true, data: {}, message: 'OK' }));

@@ -167,7 +167,7 @@ describe('jmap client against misbehaving servers', () => {
 
   it('a session without the mail capability is a JmapProtocolError; validateMailCredentials refuses it', async () => {
     const core = sessionJson().capabilities;
-    delete (core)['urn:ietf:params:jmap:mail'];
+    delete core['urn:ietf:params:jmap:mail'];
     server = await fakeServer((_req, res) => sendJson(res, sessionJson({}, core)));
     const err = await rejection(validateMailCredentials(`${server.url}/jmap`, 'alice', 'pw', { timeoutMs: 2000 }));
     expect(err).to.be.instanceOf(JmapProtocolError);

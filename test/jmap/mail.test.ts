@@ -6,18 +6,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  emailChanges,
-  getEmails,
-  getEmailState,
-  getMailboxes,
-  JmapClient,
-  JmapMethodError,
-  queryAllEmailIds,
-  queryAndGet,
-  queryEmailIds,
-  setSeen,
-} from '../../src/jmap/index.js';
+import { emailChanges, getEmails, getEmailState, getMailboxes, JmapClient, JmapMethodError, queryAllEmailIds, queryAndGet, queryEmailIds, setSeen } from '../../src/jmap/index.js';
 import { appendMessage, buildMessage, createTestMailUser, testImapPort, testJmapSessionUrl } from '../support/imap.js';
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -186,8 +175,7 @@ describe('jmap batching and paging (Cyrus, 25 seeded messages)', () => {
   let stateBeforeSeed: string;
   let allIds: string[];
 
-  const clientWith = (limitsOverride = {}) =>
-    new JmapClient({ sessionUrl, credentials: { kind: 'basic', username: user, password: pass }, limitsOverride });
+  const clientWith = (limitsOverride = {}) => new JmapClient({ sessionUrl, credentials: { kind: 'basic', username: user, password: pass }, limitsOverride });
 
   before(async () => {
     sessionUrl = testJmapSessionUrl();

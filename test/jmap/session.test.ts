@@ -3,14 +3,7 @@
  * (TEST_JMAP_SESSION_URL, started by scripts/jmap/start.sh). Uses its own fresh mail user.
  */
 import { expect } from 'chai';
-import {
-  fetchSession,
-  JmapAuthError,
-  JmapClient,
-  JmapProtocolError,
-  MAIL_CAPABILITY,
-  validateMailCredentials,
-} from '../../src/jmap/index.js';
+import { fetchSession, JmapAuthError, JmapClient, JmapProtocolError, MAIL_CAPABILITY, validateMailCredentials } from '../../src/jmap/index.js';
 import { createTestMailUser, testJmapSessionUrl } from '../support/imap.js';
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {

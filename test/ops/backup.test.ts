@@ -149,7 +149,9 @@ describe('crm-admin db backup / restore (ops)', function () {
   it('verifies an intact archive: every table and file, counts and checksums, and the key', function () {
     const res = cli(['db', 'backup', '--verify', archive]);
     expect(res.status, res.stderr).to.equal(0);
-    expect(res.stdout).to.match(/Archive OK/).and.match(/key: matches CRM_ENCRYPTION_KEY/);
+    expect(res.stdout)
+      .to.match(/Archive OK/)
+      .and.match(/key: matches CRM_ENCRYPTION_KEY/);
     expect(tables).to.include.members(['users', 'email_accounts', 'contacts', 'emails', 'email_contacts', 'audit_logs', 'timesheets']);
     expect(tables).not.to.include('schema_migrations');
     // Parents before children (foreign keys; the keys of emails and email_contacts are kept by
@@ -164,7 +166,9 @@ describe('crm-admin db backup / restore (ops)', function () {
     await rewriteArchive(archive, tampered, (name, data) => (name.includes('-users/part-') ? Buffer.from(data.toString('utf8').replace('Test', 'Tesx')) : data));
     let res = cli(['db', 'backup', '--verify', tampered]);
     expect(res.status).to.equal(1);
-    expect(res.stderr).to.match(/DAMAGED/).and.match(/table users: checksum differs/);
+    expect(res.stderr)
+      .to.match(/DAMAGED/)
+      .and.match(/table users: checksum differs/);
     const truncated = path.join(work, 'truncated.tar.gz');
     fs.writeFileSync(truncated, fs.readFileSync(archive).subarray(0, Math.floor(fs.statSync(archive).size * 0.6)));
     res = cli(['db', 'backup', '--verify', truncated]);
@@ -210,7 +214,10 @@ describe('crm-admin db backup / restore (ops)', function () {
     const dataDir = tempDir('embedded');
     const embedded = new EmbeddedPostgres(dataDir);
     const { url } = await embedded.start();
-    cleanups.push(() => embedded.stop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    cleanups.push(
+      () => embedded.stop(),
+      () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    );
     const env = cliEnv({ DATABASE_URL: '', CRM_DATA_DIR: dataDir });
     const summary = cliJson<{ rows: number; files: number; migrationsApplied: string[] }>(['db', 'restore', archive], undefined, env);
     expect(summary.files).to.equal(sourceFiles.size);
@@ -234,7 +241,10 @@ describe('crm-admin db backup / restore (ops)', function () {
     requirePrerequisite(this, fs.existsSync(path.join(DEBIAN_PG, 'initdb')), `Debian's PostgreSQL 15 (apt-get install postgresql-15): ${DEBIAN_PG}/initdb`);
     const dataDir = tempDir('pg15');
     const server = await startDebianPostgres(dataDir);
-    cleanups.push(() => server.stop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    cleanups.push(
+      () => server.stop(),
+      () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    );
     const res = cli(['db', 'restore', archive], undefined, cliEnv({ DATABASE_URL: server.url, CRM_DATA_DIR: dataDir }));
     expect(res.status, res.stderr).to.equal(0);
     expectRestored(await dumpTables(server.url, tables), dataDir);
@@ -247,7 +257,9 @@ describe('crm-admin db backup / restore (ops)', function () {
     cleanups.push(() => fs.rmSync(env.CRM_DATA_DIR, { recursive: true, force: true }));
     const res = cli(['db', 'restore', archive], undefined, env);
     expect(res.status).to.equal(1);
-    expect(res.stderr).to.match(/šifrovacím kľúčom/).and.match(/--ignore-key-mismatch/);
+    expect(res.stderr)
+      .to.match(/šifrovacím kľúčom/)
+      .and.match(/--ignore-key-mismatch/);
     const [row] = (await dumpTablesRaw(env.DATABASE_URL, "SELECT to_regclass('public.schema_migrations')::text AS r")) ?? [];
     expect(row).to.equal(null); // not even the migrations ran
     const verify = cli(['db', 'backup', '--verify', archive], undefined, env);
@@ -269,7 +281,9 @@ describe('crm-admin db backup / restore (ops)', function () {
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const res = cli(['db', 'restore', future], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
     expect(res.status, `signal ${res.signal}, error ${res.error}, stderr ${res.stderr}`).to.equal(1);
-    expect(res.stderr).to.match(/novšiu verziu schémy/).and.match(/9999-from-the-future/);
+    expect(res.stderr)
+      .to.match(/novšiu verziu schémy/)
+      .and.match(/9999-from-the-future/);
   });
 });
 

@@ -149,11 +149,16 @@ describe('embedded PostgreSQL supervision', function () {
     running = false;
     await Promise.all(workers);
 
-    console.log(`      recovery after SIGKILL of the postmaster: ${recoveryMs} ms; statuses ${JSON.stringify([...statuses])}; acknowledged ${before} before, ${acknowledged.length} in all`);
+    console.log(
+      `      recovery after SIGKILL of the postmaster: ${recoveryMs} ms; statuses ${JSON.stringify([...statuses])}; acknowledged ${before} before, ${acknowledged.length} in all`,
+    );
     expect(recoveryMs).to.be.below(15_000);
     // Same process, same port: the service itself restarted the database.
     expect(serve.child.exitCode).to.equal(null);
-    expect([...statuses.keys()].every((s) => [200, 201, 503, 0].includes(s)), JSON.stringify([...statuses])).to.equal(true);
+    expect(
+      [...statuses.keys()].every((s) => [200, 201, 503, 0].includes(s)),
+      JSON.stringify([...statuses]),
+    ).to.equal(true);
     expect(serve.output()).to.contain('embedded PostgreSQL started again');
 
     const { url } = await new EmbeddedPostgres(dir).start();
@@ -213,7 +218,7 @@ describe('embedded PostgreSQL supervision', function () {
     expect(fs.readdirSync(path.join(dir, 'postgres'))).to.deep.equal(['PG_VERSION']);
   });
 
-  it('a second serve on the same data directory leaves the first one\'s database running when it exits', async () => {
+  it("a second serve on the same data directory leaves the first one's database running when it exits", async () => {
     const dir = dataDir('two-serves');
     const first = await start(dir);
     const pid = postmasterPid(dir);

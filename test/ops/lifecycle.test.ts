@@ -17,7 +17,6 @@ function logLines(output: string): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-
 function connectRefused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -50,9 +49,15 @@ describe('crm-admin serve: graceful shutdown', function () {
     expect(code, serve.output()).to.equal(0);
     const lines = logLines(serve.output());
     expect(lines.map((l) => l.message)).to.include('shutdown complete');
-    expect(lines.filter((l) => l.level === 'warn' || l.level === 'error'), serve.output()).to.deep.equal([]);
+    expect(
+      lines.filter((l) => l.level === 'warn' || l.level === 'error'),
+      serve.output(),
+    ).to.deep.equal([]);
     // No request was cut off by the shutdown.
-    expect(lines.filter((l) => String(l.message).startsWith('request aborted')), serve.output()).to.deep.equal([]);
+    expect(
+      lines.filter((l) => String(l.message).startsWith('request aborted')),
+      serve.output(),
+    ).to.deep.equal([]);
   }
 
   it('finishes a request in progress at SIGTERM, refuses new connections, then exits 0', async () => {
@@ -118,12 +123,19 @@ describe('crm-admin serve: graceful shutdown', function () {
     expect(signalled).to.equal(true);
     expect(outcomes).to.have.length(total);
     const answeredStatuses = outcomes.filter((o) => o.status !== undefined).map((o) => o.status);
-    expect(answeredStatuses.every((s) => s === 200), JSON.stringify(answeredStatuses)).to.equal(true);
+    expect(
+      answeredStatuses.every((s) => s === 200),
+      JSON.stringify(answeredStatuses),
+    ).to.equal(true);
     // A failure may only be a connection the server never took on: refused after the listener closed,
     // reset in the kernel's accept queue when it closed, or a keep-alive socket closed while idle
     // before the request reached the server. The server's log proves it never answered one of them;
     // expectCleanExit proves no request was cut off (that logs 'request aborted ...').
-    const finishedByServer = new Set(logLines(serve.output()).filter((l) => l.message === 'request').map((l) => l.requestId));
+    const finishedByServer = new Set(
+      logLines(serve.output())
+        .filter((l) => l.message === 'request')
+        .map((l) => l.requestId),
+    );
     expect(finishedByServer.size).to.equal(answeredStatuses.length);
     for (const failed of outcomes.filter((o) => o.error !== undefined)) {
       expect(failed.error, JSON.stringify(failed)).to.be.oneOf(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);

@@ -120,7 +120,7 @@ describe('logs for journald', function () {
       expect(JSON.stringify(failures[1])).to.contain('a real bug').and.to.contain('stack');
     });
 
-    it('does not put a finished request\'s id on lines of things it created (a LISTEN client reconnecting later)', async () => {
+    it("does not put a finished request's id on lines of things it created (a LISTEN client reconnecting later)", async () => {
       const { logger, json } = capture('http');
       // What src/auth/session-cache.ts does: a long-lived client created on first use, inside a request.
       let listener: EventEmitter | undefined;
@@ -144,7 +144,7 @@ describe('logs for journald', function () {
       expect(lines.find((l) => l.message === 'listener connecting')!.requestId).to.equal('first-request');
       const reconnect = lines.find((l) => l.message === 'listener lost; reconnecting');
       expect(reconnect, JSON.stringify(lines)).to.not.equal(undefined);
-      expect(reconnect!.requestId, 'a line outside any request carries an earlier request\'s id').to.equal(undefined);
+      expect(reconnect!.requestId, "a line outside any request carries an earlier request's id").to.equal(undefined);
       expect(lines.filter((l) => l.message === 'request').map((l) => l.requestId)).to.deep.equal(['first-request', 'second-request']);
     });
   });

@@ -55,7 +55,9 @@ describe('metrics endpoint (Prometheus)', () => {
   it('keeps the full pattern when the handler throws (the error unwinds the router mount path)', async () => {
     const labels = { method: 'POST', route: '/api/auth/login', status: '400' };
     const before = sample(await scrape(), 'crm_http_requests_total', labels);
-    const res = await request(await testApp()).post('/api/auth/login').send({ username: 42 });
+    const res = await request(await testApp())
+      .post('/api/auth/login')
+      .send({ username: 42 });
     expect(res.status).to.equal(400);
     expect(sample(await scrape(), 'crm_http_requests_total', labels)).to.equal(before + 1);
   });
@@ -88,7 +90,11 @@ describe('metrics endpoint (Prometheus)', () => {
       },
       {
         labels: { method: 'POST', route: '/api/auth/login', status: '413' },
-        send: () => request(app).post('/api/auth/login').set('Content-Type', 'application/json').send(JSON.stringify({ username: 'x'.repeat(200_000) })),
+        send: () =>
+          request(app)
+            .post('/api/auth/login')
+            .set('Content-Type', 'application/json')
+            .send(JSON.stringify({ username: 'x'.repeat(200_000) })),
       },
       { labels: { method: 'GET', route: '/api/timesheets/all', status: '401' }, send: () => request(app).get('/api/timesheets/all') },
       {
@@ -152,14 +158,18 @@ describe('metrics endpoint (Prometheus)', () => {
 
 describe('metrics endpoint access', () => {
   it('refuses a client outside METRICS_ALLOW (client IP from a trusted proxy)', async () => {
-    const res = await request(await testApp({ TRUST_PROXY: '1' })).get('/api/metrics').set('X-Forwarded-For', '203.0.113.7');
+    const res = await request(await testApp({ TRUST_PROXY: '1' }))
+      .get('/api/metrics')
+      .set('X-Forwarded-For', '203.0.113.7');
     expect(res.status).to.equal(403);
     expect(res.body).to.deep.equal({ success: false, error: { message: 'Prístup zamietnutý', statusCode: 403, code: 'forbidden' } });
     expect(res.text).not.to.contain('crm_http');
   });
 
   it('refuses a request forwarded by an untrusted same-host proxy (TRUST_PROXY=0)', async () => {
-    const res = await request(await testApp()).get('/api/metrics').set('X-Forwarded-For', '203.0.113.7');
+    const res = await request(await testApp())
+      .get('/api/metrics')
+      .set('X-Forwarded-For', '203.0.113.7');
     expect(res.status).to.equal(403);
   });
 

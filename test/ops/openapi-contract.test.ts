@@ -74,7 +74,11 @@ describe('the OpenAPI response check (test/support/openapi-contract.ts)', () => 
   });
 
   it('checks the Content-Type of files and text against the documented media types', () => {
-    const file = (type: string) => ({ ...response('GET', `/api/timesheets/${CONTACT.id}/download`, 200, ''), body: undefined, headers: { 'x-request-id': 'r', 'content-type': type, 'content-disposition': 'attachment; filename="a.pdf"' } });
+    const file = (type: string) => ({
+      ...response('GET', `/api/timesheets/${CONTACT.id}/download`, 200, ''),
+      body: undefined,
+      headers: { 'x-request-id': 'r', 'content-type': type, 'content-disposition': 'attachment; filename="a.pdf"' },
+    });
     expect(check(file('application/pdf'))).to.deep.equal([]);
     expect(check(file('text/html')).join()).to.contain('text/html');
     const { 'content-disposition': _cd, ...noDisposition } = file('application/pdf').headers;

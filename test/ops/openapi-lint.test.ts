@@ -59,9 +59,7 @@ describe('OpenAPI document lint (Redocly recommended, Spectral spectral:oas)', f
     const out = await lint(bin('spectral'), ['lint', documentFile, '--ruleset', path.join(repoRoot, '.spectral.yaml'), '--format', 'json', '--quiet']);
     // Spectral severities: 0 error, 1 warning, 2 info, 3 hint.
     const results = JSON.parse(out) as Array<{ code: string; severity: number; message: string; path: string[] }>;
-    const errors: Problem[] = results
-      .filter((r) => r.severity === 0)
-      .map((r) => ({ severity: r.severity, rule: r.code, message: r.message, at: r.path.join('.') }));
+    const errors: Problem[] = results.filter((r) => r.severity === 0).map((r) => ({ severity: r.severity, rule: r.code, message: r.message, at: r.path.join('.') }));
     expect(errors).to.deep.equal([]);
   });
 
@@ -74,7 +72,9 @@ describe('OpenAPI document lint (Redocly recommended, Spectral spectral:oas)', f
     fs.writeFileSync(broken, JSON.stringify(doc));
     const redocly = JSON.parse(await lint(bin('redocly'), ['lint', broken, '--config', path.join(repoRoot, 'redocly.yaml'), '--format', 'json'])) as { totals: { errors: number } };
     expect(redocly.totals.errors).to.be.greaterThan(0);
-    const spectral = JSON.parse(await lint(bin('spectral'), ['lint', broken, '--ruleset', path.join(repoRoot, '.spectral.yaml'), '--format', 'json', '--quiet'])) as Array<{ severity: number }>;
+    const spectral = JSON.parse(await lint(bin('spectral'), ['lint', broken, '--ruleset', path.join(repoRoot, '.spectral.yaml'), '--format', 'json', '--quiet'])) as Array<{
+      severity: number;
+    }>;
     expect(spectral.filter((r) => r.severity === 0).length).to.be.greaterThan(0);
   });
 });

@@ -91,7 +91,9 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     const registered = registeredRoutes(app);
     // The walk itself must see the app: a broken walk would make this test pass vacuously.
     expect(registered).to.include.members(['POST /api/auth/login', 'GET /api/timesheets/{id}/download', 'GET /api/metrics', 'GET /api/health/ready']);
-    const documented = operations(doc).map((o) => o.key).sort();
+    const documented = operations(doc)
+      .map((o) => o.key)
+      .sort();
     const missing = registered.filter((r) => !documented.includes(r));
     expect(missing, `routes missing from the OpenAPI document (add them to src/openapi/*-doc.ts)`).to.deep.equal([]);
     const stale = documented.filter((d) => !registered.includes(d));
@@ -105,10 +107,15 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
       expect(ids.has(op.operationId!), `duplicate operationId ${op.operationId}`).to.equal(false);
       ids.add(op.operationId!);
       const statuses = Object.keys(op.responses ?? {});
-      expect(statuses.some((s) => /^2\d\d$/.test(s)), `${key} has no success response`).to.equal(true);
+      expect(
+        statuses.some((s) => /^2\d\d$/.test(s)),
+        `${key} has no success response`,
+      ).to.equal(true);
       expect(statuses, key).to.include('500');
       for (const status of statuses.filter((s) => /^[45]/.test(s))) {
-        expect(op.responses![status], `${key} ${status}`).to.have.property('$ref').that.match(/^#\/components\/responses\//);
+        expect(op.responses![status], `${key} ${status}`)
+          .to.have.property('$ref')
+          .that.match(/^#\/components\/responses\//);
       }
     }
   });
@@ -135,8 +142,7 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
 
   it('describes the bodies with the schemas the routes validate with', () => {
     const paths = doc.paths as Record<string, Record<string, Json>>;
-    const body = (path: string, method: string, type = 'application/json') =>
-      ((paths[path][method].requestBody as Json).content as Record<string, { schema: Json }>)[type].schema;
+    const body = (path: string, method: string, type = 'application/json') => ((paths[path][method].requestBody as Json).content as Record<string, { schema: Json }>)[type].schema;
     const login = body('/api/auth/login', 'post');
     expect(login.required).to.have.members(['username', 'password']);
     expect(login.properties).to.have.all.keys('username', 'password', 'rememberMe');
@@ -165,7 +171,10 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     }
     const paths = doc.paths as Record<string, Record<string, { responses: Record<string, Json> }>>;
     const dataOf = (path: string, method: string, status: string) =>
-      Object.keys(((schemaOf((paths[path][method].responses[status].content as Record<string, { schema: Json }>)['application/json'].schema).properties as Json).data as Json).properties as Json);
+      Object.keys(
+        ((schemaOf((paths[path][method].responses[status].content as Record<string, { schema: Json }>)['application/json'].schema).properties as Json).data as Json)
+          .properties as Json,
+      );
     expect(dataOf('/api/contacts/{id}', 'get', '200')).to.deep.equal(['contact']);
     expect(dataOf('/api/emails/{id}', 'patch', '200')).to.deep.equal(['email']);
     expect(dataOf('/api/timesheets/upload', 'post', '201')).to.deep.equal(['timesheet']);
@@ -179,7 +188,10 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     expect(byId.get('listContacts')).to.equal('GET /api/contacts');
     expect(byId.get('uploadTimesheet')).to.equal('POST /api/timesheets/upload');
     expect(byId.get('login')).to.equal('POST /api/auth/login');
-    for (const id of byId.keys()) expect(id, 'operationIds are camelCase verbs, not derived from the path').to.match(/^[a-z]+[A-Za-z]*$/).and.not.match(/^(get|post|patch|delete)Api/);
+    for (const id of byId.keys())
+      expect(id, 'operationIds are camelCase verbs, not derived from the path')
+        .to.match(/^[a-z]+[A-Za-z]*$/)
+        .and.not.match(/^(get|post|patch|delete)Api/);
     expect((doc.servers as Json[]).length).to.be.greaterThan(0);
     const headersOf = (response: Json): Json => {
       const resolved = response.$ref ? (resolvePointer(doc, response.$ref as string) as Json) : response;
@@ -192,7 +204,11 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
       expect(op.responses, `${key}: any JSON body may be over the limit`).to.have.property('413');
     }
     const paths = doc.paths as Record<string, Record<string, Operation>>;
-    for (const [path, method] of [['/api/auth/login', 'post'], ['/api/auth/refresh', 'post'], ['/api/auth/logout', 'post']] as const) {
+    for (const [path, method] of [
+      ['/api/auth/login', 'post'],
+      ['/api/auth/refresh', 'post'],
+      ['/api/auth/logout', 'post'],
+    ] as const) {
       expect(headersOf(paths[path][method].responses!['200']), path).to.have.nested.property('Set-Cookie.required', true);
     }
     // Another member's timesheet is answered 404, not 403: the document says what the server does.
@@ -205,7 +221,9 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     expect(lists.length).to.be.greaterThan(4);
     for (const { path, op } of lists) {
       const limit = (op.parameters ?? []).find((p) => p.name === 'limit')!.schema as { maximum: number };
-      const over = await request(app).get(`${path}?limit=${limit.maximum + 1}`).set('Authorization', admin.bearer);
+      const over = await request(app)
+        .get(`${path}?limit=${limit.maximum + 1}`)
+        .set('Authorization', admin.bearer);
       expect(over.status, `${path}?limit=${limit.maximum + 1}`).to.equal(400);
       const at = await request(app).get(`${path}?limit=${limit.maximum}`).set('Authorization', admin.bearer);
       expect(at.status, `${path}?limit=${limit.maximum}`).to.equal(200);

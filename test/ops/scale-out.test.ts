@@ -31,7 +31,6 @@ function post(base: string, path: string, init: { body?: unknown; cookie?: strin
   return fetch(`${base}${path}`, { method: 'POST', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
 }
 
-
 /**
  * Two `crm-admin serve --no-sync` replicas on one PostgreSQL (the suite's database), sharing only
  * DATABASE_URL and the secrets, as behind a load balancer: nothing about a session or a throttling
@@ -156,9 +155,7 @@ describe('scale-out: a sync requested on two instances at once', function () {
     const account = await ctx.services.emailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
     const session = await sessionFor(owner);
 
-    const requests = await Promise.all(
-      [a, b].map((s) => fetch(`${s.url}/api/email-accounts/${account.id}/sync`, { method: 'POST', headers: { Authorization: session.bearer } })),
-    );
+    const requests = await Promise.all([a, b].map((s) => fetch(`${s.url}/api/email-accounts/${account.id}/sync`, { method: 'POST', headers: { Authorization: session.bearer } })));
     expect(requests.map((r) => r.status)).to.deep.equal([202, 202]);
 
     const status = async () => {
@@ -251,7 +248,10 @@ describe('scale-out: two sync workers on one database', function () {
   after(async () => {
     const codes = await Promise.all(workers.map((w) => w.stop()));
     await drop?.();
-    expect(codes.every((c) => c === 0), `worker exit codes ${codes.join(', ')}`).to.equal(true);
+    expect(
+      codes.every((c) => c === 0),
+      `worker exit codes ${codes.join(', ')}`,
+    ).to.equal(true);
   });
 
   it('between them sync every account once per turn, miss no turn, store nothing twice', async () => {
@@ -271,7 +271,11 @@ describe('scale-out: two sync workers on one database', function () {
     for (const id of accountIds) {
       const mine = runs().filter((r) => r.accountId === id);
       for (const r of mine) expect(r.outcome, JSON.stringify(r)).to.equal('ok');
-      const turns = mine.map((r) => r.dueAt).filter((t): t is string => t !== null).map((t) => Date.parse(t)).sort((a, b) => a - b);
+      const turns = mine
+        .map((r) => r.dueAt)
+        .filter((t): t is string => t !== null)
+        .map((t) => Date.parse(t))
+        .sort((a, b) => a - b);
       expect(new Set(turns).size, `account ${id}: a turn served twice ${JSON.stringify(mine)}`).to.equal(turns.length);
       // Consecutive turns, one interval apart: no round skipped this account.
       for (let i = 1; i < turns.length; i++) expect(turns[i] - turns[i - 1], `account ${id}: turns ${JSON.stringify(mine)}`).to.equal(INTERVAL_MS);

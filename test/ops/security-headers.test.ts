@@ -33,15 +33,22 @@ describe('CORS', () => {
   });
 
   it('lets the frontend read the headers it needs on an actual request', async () => {
-    const res = await request(await testApp(corsEnv())).get('/api/health').set('Origin', FRONTEND);
+    const res = await request(await testApp(corsEnv()))
+      .get('/api/health')
+      .set('Origin', FRONTEND);
     expect(res.status).to.equal(200);
     expect(res.headers['access-control-allow-origin']).to.equal(FRONTEND);
     expect(res.headers['access-control-allow-credentials']).to.equal('true');
-    expect(res.headers['access-control-expose-headers']).to.match(/X-Request-Id/).and.match(/Retry-After/).and.match(/Content-Disposition/);
+    expect(res.headers['access-control-expose-headers'])
+      .to.match(/X-Request-Id/)
+      .and.match(/Retry-After/)
+      .and.match(/Content-Disposition/);
   });
 
   it('allows no origin when CORS_ORIGIN is unset', async () => {
-    const res = await request(await testApp()).get('/api/health').set('Origin', FRONTEND);
+    const res = await request(await testApp())
+      .get('/api/health')
+      .set('Origin', FRONTEND);
     expect(res.headers).not.to.have.property('access-control-allow-origin');
   });
 });

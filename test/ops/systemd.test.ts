@@ -59,10 +59,7 @@ describe('systemd unit', function () {
   function verifyCopy(name: string, edit: (unit: string) => string = (u) => u): { status: number | null; lines: string[] } {
     const dir = path.join(testEnv.tmpRoot!, name);
     fs.mkdirSync(dir, { recursive: true });
-    const unit = fs
-      .readFileSync(unitPath, 'utf8')
-      .replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, ''))
-      .replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
+    const unit = fs.readFileSync(unitPath, 'utf8').replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, '')).replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
     const copy = path.join(dir, 'staff-crm.service');
     fs.writeFileSync(copy, edit(unit));
     const res = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8', timeout: 60_000 });
@@ -163,7 +160,7 @@ describe('systemd unit', function () {
   });
 });
 
-describe('readiness gate (scripts/wait-ready.mjs, the unit\'s ExecStartPost)', () => {
+describe("readiness gate (scripts/wait-ready.mjs, the unit's ExecStartPost)", () => {
   function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
       const child = spawn(waitReady, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -54,7 +54,15 @@ describe('privacy: export and erasure of an address across email accounts', func
     app = await testApp();
     ctx = await testContext();
     [mailA, mailB] = await Promise.all([freshMailUser('privacy-a'), freshMailUser('privacy-b')]);
-    const raw = messageWithAttachment({ from: `"Jana Novakova" <${JANA}>`, to: `<${mailA.user}>`, subject: 'Offer', body: 'The offer is attached.', date: day(1), file: 'offer.pdf', size: 1200 });
+    const raw = messageWithAttachment({
+      from: `"Jana Novakova" <${JANA}>`,
+      to: `<${mailA.user}>`,
+      subject: 'Offer',
+      body: 'The offer is attached.',
+      date: day(1),
+      file: 'offer.pdf',
+      size: 1200,
+    });
     await appendMessage({ user: mailA.user, pass: mailA.pass, mailbox: 'INBOX', raw, internalDate: day(1) });
     await put(mailA, 'Sent', { from: mailA.user, to: JANA, cc: BOB, subject: 'Re: Offer', body: 'Thanks, Bob joins.', date: day(2) }, ['\\Seen']);
     await put(mailA, 'INBOX', { from: BOB, to: mailA.user, subject: 'Unrelated', body: 'Only Bob.', date: day(3) });
@@ -88,16 +96,32 @@ describe('privacy: export and erasure of an address across email accounts', func
 
   it('exports every contact (with notes), email and holder of the address across both accounts, and nothing else', async () => {
     const files = await exportZip(JANA.toUpperCase());
-    expect([...files.keys()]).to.deep.equal(['README.txt', 'accounts.jsonl', 'contacts.jsonl', 'emails.jsonl', 'contact-suppressions.jsonl', 'audit-records.jsonl', 'summary.json']);
+    expect([...files.keys()]).to.deep.equal([
+      'README.txt',
+      'accounts.jsonl',
+      'contacts.jsonl',
+      'emails.jsonl',
+      'contact-suppressions.jsonl',
+      'audit-records.jsonl',
+      'summary.json',
+    ]);
     expect(files.get('README.txt')).to.include(JANA);
 
     const accounts = lines(files.get('accounts.jsonl'));
-    expect(accounts.map((a) => [a.email, a.owner]).sort()).to.deep.equal([[mailA.user, ownerA.fixture.username], [mailB.user, ownerB.fixture.username]].sort());
+    expect(accounts.map((a) => [a.email, a.owner]).sort()).to.deep.equal(
+      [
+        [mailA.user, ownerA.fixture.username],
+        [mailB.user, ownerB.fixture.username],
+      ].sort(),
+    );
     expect(accounts.find((a) => a.email === mailA.user).members).to.deep.equal([{ username: ownerA.fixture.username, role: 'owner', canRead: true, canSend: true }]);
 
     const contacts = lines(files.get('contacts.jsonl'));
     expect(contacts.map((c) => [c.emailAccount, c.email, c.name, c.notes]).sort()).to.deep.equal(
-      [[mailA.user, JANA, 'Jana Novakova', 'Prefers phone calls'], [mailB.user, JANA, null, null]].sort(),
+      [
+        [mailA.user, JANA, 'Jana Novakova', 'Prefers phone calls'],
+        [mailB.user, JANA, null, null],
+      ].sort(),
     );
 
     const emails = lines(files.get('emails.jsonl'));
@@ -131,7 +155,12 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     const erasure = res.body.data.erasure;
     expect(erasure).to.include({ emails: 3, contacts: 2, contactSuppressions: 0 });
-    expect(erasure.accounts.map((a: { emailAccountId: string; emails: number }) => [a.emailAccountId, a.emails]).sort()).to.deep.equal([[accountA, 2], [accountB, 1]].sort());
+    expect(erasure.accounts.map((a: { emailAccountId: string; emails: number }) => [a.emailAccountId, a.emails]).sort()).to.deep.equal(
+      [
+        [accountA, 2],
+        [accountB, 1],
+      ].sort(),
+    );
 
     expect(await subjects(accountA)).to.deep.equal(['Unrelated']);
     expect(await subjects(accountB)).to.deep.equal([]);

@@ -79,7 +79,8 @@ describe('privacy: email retention (EMAIL_RETENTION_DAYS)', function () {
     const old = await contact(OLD);
     expect(old?.last_email_at).to.equal(null);
     const [row] = await ctx.db.sequelize.query<{ notes: string }>('SELECT notes FROM contacts WHERE email_account_id = $1 AND email = $2', {
-      bind: [accountId, OLD], type: QueryTypes.SELECT,
+      bind: [accountId, OLD],
+      type: QueryTypes.SELECT,
     });
     expect(row.notes).to.equal('Long-time customer');
     // The mail server still has everything.

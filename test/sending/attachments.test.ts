@@ -5,9 +5,7 @@ import type { AppContext } from '../../src/app/context.js';
 import { closedPortUrl } from '../sync/helpers.js';
 import { binaryParser } from '../timesheets/helpers.js';
 import { testApp } from '../support/harness.js';
-import {
-  crmUser, randomFile, sendFromMailUser, sendingWorld, serverBlob, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser,
-} from './helpers.js';
+import { crmUser, randomFile, sendFromMailUser, sendingWorld, serverBlob, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser } from './helpers.js';
 
 describe('sending: attachments both ways', function () {
   this.timeout(60_000);
@@ -43,7 +41,10 @@ describe('sending: attachments both ways', function () {
     const [listed] = email.attachments;
     expect(listed).to.include({ name: 'Výkaz č. 7.bin', type: 'application/octet-stream', size: bytes.length, inline: false });
 
-    const res = await owner.as(request(app).get(`/api/emails/${email.id}/attachments/${listed.id}`)).buffer(true).parse(binaryParser);
+    const res = await owner
+      .as(request(app).get(`/api/emails/${email.id}/attachments/${listed.id}`))
+      .buffer(true)
+      .parse(binaryParser);
     expect(res.status).to.equal(200);
     expect(Buffer.compare(res.body as Buffer, bytes)).to.equal(0);
     expect(res.headers['content-type']).to.equal('application/octet-stream');
@@ -75,7 +76,7 @@ describe('sending: attachments both ways', function () {
     expect(missing.body.error.message).to.equal('Príloha sa na poštovom serveri už nenachádza');
   });
 
-  it('an attachment sent from the CRM arrives in bob\'s mailbox byte-identical', async () => {
+  it("an attachment sent from the CRM arrives in bob's mailbox byte-identical", async () => {
     const bytes = randomFile(700_000);
     const subject = uniqueSubject('Príloha z CRM');
     const res = await owner

@@ -31,7 +31,26 @@ export async function sendingWorld(): Promise<SendingWorld> {
   return { app, ctx, alice, bob, owner, accountId: await linkViaApi(app, ctx, owner, alice) };
 }
 
-export const FULL_PROPERTIES = ['id', 'blobId', 'threadId', 'mailboxIds', 'keywords', 'subject', 'from', 'to', 'cc', 'bcc', 'messageId', 'inReplyTo', 'references', 'attachments', 'bodyValues', 'textBody', 'htmlBody', 'receivedAt'];
+export const FULL_PROPERTIES = [
+  'id',
+  'blobId',
+  'threadId',
+  'mailboxIds',
+  'keywords',
+  'subject',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'messageId',
+  'inReplyTo',
+  'references',
+  'attachments',
+  'bodyValues',
+  'textBody',
+  'htmlBody',
+  'receivedAt',
+];
 
 /** Every email of the mail user with this subject (server side), newest first. */
 export async function serverEmails(mail: MailUser, subject: string): Promise<Email[]> {
@@ -40,7 +59,11 @@ export async function serverEmails(mail: MailUser, subject: string): Promise<Ema
   const responses = await client.call(
     [
       ['Email/query', { accountId, filter: null, sort: [{ property: 'receivedAt', isAscending: false }], limit: 500 }, 'q'],
-      ['Email/get', { accountId, '#ids': { resultOf: 'q', name: 'Email/query', path: '/ids' }, properties: FULL_PROPERTIES, fetchTextBodyValues: true, fetchHTMLBodyValues: true }, 'g'],
+      [
+        'Email/get',
+        { accountId, '#ids': { resultOf: 'q', name: 'Email/query', path: '/ids' }, properties: FULL_PROPERTIES, fetchTextBodyValues: true, fetchHTMLBodyValues: true },
+        'g',
+      ],
     ],
     { throwOnMethodError: true },
   );
@@ -74,7 +97,11 @@ export async function countInRole(mail: MailUser, role: string): Promise<number>
 export async function serverBlob(mail: MailUser, blobId: string): Promise<Buffer> {
   const client = jmapAs(mail);
   const session = await client.session();
-  const url = session.downloadUrl!.replace('{accountId}', encodeURIComponent(mail.user)).replace('{blobId}', blobId).replace('{name}', 'x').replace('{type}', 'application%2Foctet-stream');
+  const url = session
+    .downloadUrl!.replace('{accountId}', encodeURIComponent(mail.user))
+    .replace('{blobId}', blobId)
+    .replace('{name}', 'x')
+    .replace('{type}', 'application%2Foctet-stream');
   const res = await fetch(url, { headers: { Authorization: `Basic ${Buffer.from(`${mail.user}:${mail.pass}`).toString('base64')}` } });
   expect(res.status).to.equal(200);
   return Buffer.from(await res.arrayBuffer());
@@ -100,15 +127,34 @@ export async function sendFromMailUser(mail: MailUser, to: string, subject: stri
   const roles = await mailboxRoleIds(client);
   const responses = await client.call(
     [
-      ['Email/set', { accountId, create: { d: {
-        mailboxIds: { [roles.drafts]: true }, keywords: { $draft: true }, from: [{ email: mail.user }], to: [{ email: to }], subject,
-        bodyValues: { t: { value: `Posielam súbor ${file.name}.` } }, textBody: [{ partId: 't', type: 'text/plain' }],
-        attachments: [{ blobId, type: file.type, name: file.name, disposition: 'attachment' }],
-      } } }, 'e'],
-      ['EmailSubmission/set', {
-        accountId, create: { s: { identityId: mail.user, emailId: '#d', envelope: { mailFrom: { email: mail.user }, rcptTo: [{ email: to }] } } },
-        onSuccessUpdateEmail: { '#s': { [`mailboxIds/${roles.drafts}`]: null, [`mailboxIds/${roles.sent}`]: true, 'keywords/$draft': null } },
-      }, 's'],
+      [
+        'Email/set',
+        {
+          accountId,
+          create: {
+            d: {
+              mailboxIds: { [roles.drafts]: true },
+              keywords: { $draft: true },
+              from: [{ email: mail.user }],
+              to: [{ email: to }],
+              subject,
+              bodyValues: { t: { value: `Posielam súbor ${file.name}.` } },
+              textBody: [{ partId: 't', type: 'text/plain' }],
+              attachments: [{ blobId, type: file.type, name: file.name, disposition: 'attachment' }],
+            },
+          },
+        },
+        'e',
+      ],
+      [
+        'EmailSubmission/set',
+        {
+          accountId,
+          create: { s: { identityId: mail.user, emailId: '#d', envelope: { mailFrom: { email: mail.user }, rcptTo: [{ email: to }] } } },
+          onSuccessUpdateEmail: { '#s': { [`mailboxIds/${roles.drafts}`]: null, [`mailboxIds/${roles.sent}`]: true, 'keywords/$draft': null } },
+        },
+        's',
+      ],
     ],
     { throwOnMethodError: true, using: [SUBMISSION_CAPABILITY] },
   );

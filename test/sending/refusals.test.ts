@@ -96,7 +96,11 @@ describe('sending: guards', function () {
       const res = await post(body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.error.code).to.equal('validation_failed');
-      if (field) expect(res.body.error.details.map((d: { field: string }) => d.field), JSON.stringify(res.body)).to.include(field);
+      if (field)
+        expect(
+          res.body.error.details.map((d: { field: string }) => d.field),
+          JSON.stringify(res.body),
+        ).to.include(field);
     }
     const badKey = await owner.as(request(app).post('/api/emails')).set('Idempotency-Key', 'a b').send({ emailAccountId: accountId, to: bob.user, text: 'x' });
     expect(badKey.status).to.equal(400);
@@ -112,9 +116,15 @@ describe('sending: guards', function () {
 
   it('the same Idempotency-Key on another request is 409 idempotency_conflict', async () => {
     const key = `k-${randomBytes(6).toString('hex')}`;
-    const first = await owner.as(request(app).post('/api/emails')).set('Idempotency-Key', key).send({ emailAccountId: accountId, to: bob.user, subject: uniqueSubject('Kľúč'), text: 'x' });
+    const first = await owner
+      .as(request(app).post('/api/emails'))
+      .set('Idempotency-Key', key)
+      .send({ emailAccountId: accountId, to: bob.user, subject: uniqueSubject('Kľúč'), text: 'x' });
     expect(first.status).to.equal(201);
-    const other = await owner.as(request(app).post(`/api/emails/${first.body.data.email.id}/reply`)).set('Idempotency-Key', key).send({ text: 'y' });
+    const other = await owner
+      .as(request(app).post(`/api/emails/${first.body.data.email.id}/reply`))
+      .set('Idempotency-Key', key)
+      .send({ text: 'y' });
     expect(other.status).to.equal(409);
     expect(other.body.error.code).to.equal('idempotency_conflict');
   });
@@ -126,7 +136,10 @@ describe('sending: guards', function () {
     const results = await Promise.all([post(), post(), post()]);
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201).length, JSON.stringify(statuses)).to.be.at.least(1);
-    expect(statuses.every((s) => s === 201 || s === 409), JSON.stringify(statuses)).to.equal(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      JSON.stringify(statuses),
+    ).to.equal(true);
     for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).to.equal('idempotency_conflict');
     expect(await waitForServerEmails(bob, subject, 2, 1500)).to.have.length(1);
   });

@@ -4,8 +4,18 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import {
-  auditRecords, countInRole, freshMailUser, jmapAs, mailboxRoleIds, put, rowsWithMessageId, sendingWorld, uniqueSubject,
-  waitForServerEmails, type CrmUser, type MailUser,
+  auditRecords,
+  countInRole,
+  freshMailUser,
+  jmapAs,
+  mailboxRoleIds,
+  put,
+  rowsWithMessageId,
+  sendingWorld,
+  uniqueSubject,
+  waitForServerEmails,
+  type CrmUser,
+  type MailUser,
 } from './helpers.js';
 
 describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', function () {
@@ -24,20 +34,36 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
   /** Bob writes to alice (delivered into her INBOX), the CRM syncs; answers the CRM email. */
   async function mailFromBob(subject: string, extra: { cc?: string; inReplyTo?: string } = {}) {
     const messageId = `orig-${randomBytes(6).toString('hex')}@bob.test`;
-    await put(alice, 'INBOX', { from: { name: 'Bob Klient', email: bob.user }, to: alice.user, cc: extra.cc, subject, body: 'Dobrý deň, máte čas?', messageId, inReplyTo: extra.inReplyTo, date: new Date(Date.now() - 60_000) });
+    await put(alice, 'INBOX', {
+      from: { name: 'Bob Klient', email: bob.user },
+      to: alice.user,
+      cc: extra.cc,
+      subject,
+      body: 'Dobrý deň, máte čas?',
+      messageId,
+      inReplyTo: extra.inReplyTo,
+      date: new Date(Date.now() - 60_000),
+    });
     expect((await ctx.services.mailSync.syncAccount(accountId)).outcome).to.equal('ok');
-    const list = await owner.as(request(app).get('/api/emails').query({ emailAccountId: accountId, search: subject.split(' ').pop() }));
+    const list = await owner.as(
+      request(app)
+        .get('/api/emails')
+        .query({ emailAccountId: accountId, search: subject.split(' ').pop() }),
+    );
     const email = (list.body.data.items as Array<{ id: string; subject: string }>).find((e) => e.subject === subject);
     expect(email, JSON.stringify(list.body)).to.exist;
     return { id: email!.id, messageId };
   }
 
-  it('reaches bob with threading headers, sits in alice\'s Sent and in the CRM thread once; a retried Idempotency-Key does not send again', async () => {
+  it("reaches bob with threading headers, sits in alice's Sent and in the CRM thread once; a retried Idempotency-Key does not send again", async () => {
     const subject = uniqueSubject('Ponuka');
     const original = await mailFromBob(subject, { inReplyTo: 'root-1@bob.test' });
     const key = `reply-${randomBytes(6).toString('hex')}`;
     const send = () =>
-      owner.as(request(app).post(`/api/emails/${original.id}/reply`)).set('Idempotency-Key', key).send({ text: 'Áno, v utorok o 10:00. Ďakujem!' });
+      owner
+        .as(request(app).post(`/api/emails/${original.id}/reply`))
+        .set('Idempotency-Key', key)
+        .send({ text: 'Áno, v utorok o 10:00. Ďakujem!' });
 
     const first = await send();
     expect(first.status, JSON.stringify(first.body)).to.equal(201);

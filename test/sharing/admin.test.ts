@@ -52,7 +52,10 @@ describe('administering shares: crm-admin and /api/admin', function () {
       expect(viewerSends.stderr).to.contain('Divák');
 
       const members = cliJson(['email-accounts', 'members', account.id]);
-      expect(members.items.map((m: { username: string; role: string }) => [m.username, m.role])).to.deep.equal([[owner.username, 'owner'], [jana.username, 'viewer']]);
+      expect(members.items.map((m: { username: string; role: string }) => [m.username, m.role])).to.deep.equal([
+        [owner.username, 'owner'],
+        [jana.username, 'viewer'],
+      ]);
       expect(cli(['email-accounts', 'members', account.id]).stdout).to.match(new RegExp(`${jana.username}\\s+${jana.user.id}\\s+viewer\\s+no\\s+no`));
 
       const ownerOut = cli(['email-accounts', 'unshare', account.id, '--user', owner.username]);
@@ -71,7 +74,9 @@ describe('administering shares: crm-admin and /api/admin', function () {
       expect(cli(['email-accounts', 'share', account.id, '--role', 'editor']).status).to.equal(2);
       expect(cli(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'admin']).status).to.equal(2);
 
-      const records = await AuditLog.findAll({ where: { action: [AuditActions.emailAccountShared, AuditActions.emailAccountShareChanged, AuditActions.emailAccountUnshared, AuditActions.emailAccountOwnerChanged] } });
+      const records = await AuditLog.findAll({
+        where: { action: [AuditActions.emailAccountShared, AuditActions.emailAccountShareChanged, AuditActions.emailAccountUnshared, AuditActions.emailAccountOwnerChanged] },
+      });
       const mine = records.filter((r) => (r.details as { emailAccountId?: string }).emailAccountId === account.id);
       expect(mine.map((r) => r.action).sort()).to.deep.equal(
         [AuditActions.emailAccountOwnerChanged, AuditActions.emailAccountShareChanged, AuditActions.emailAccountShared, AuditActions.emailAccountUnshared].sort(),
@@ -162,7 +167,10 @@ describe('administering shares: crm-admin and /api/admin', function () {
       const transfer = await asAdmin(request(app).patch(`${base}/share/${jana.user.id}`)).send({ role: 'owner' });
       expect(transfer.body.data.member).to.include({ role: 'owner', canRead: true, canSend: true });
       const listed = await asAdmin(request(app).get(`${base}/users`));
-      expect(listed.body.data.items.map((m: { userId: string; role: string }) => [m.userId, m.role])).to.deep.equal([[jana.user.id, 'owner'], [owner.user.id, 'editor']]);
+      expect(listed.body.data.items.map((m: { userId: string; role: string }) => [m.userId, m.role])).to.deep.equal([
+        [jana.user.id, 'owner'],
+        [owner.user.id, 'editor'],
+      ]);
       expect((await asAdmin(request(app).delete(`${base}/share/${owner.user.id}`))).status).to.equal(200);
       expect((await asAdmin(request(app).get('/api/admin/email-accounts/00000000-0000-4000-8000-000000000000/users'))).status).to.equal(404);
     });

@@ -38,7 +38,10 @@ async function ownership(ctx: AppContext, accountId: string) {
 const statusesOf = (responses: Array<{ status: number; body: unknown }>) => [...new Set(responses.map((r) => r.status))].sort();
 const noServerErrors = (responses: Array<{ status: number; body: unknown }>) => {
   const failed = responses.filter((r) => r.status >= 500);
-  expect(failed.map((r) => JSON.stringify(r.body)), 'no 5xx').to.deep.equal([]);
+  expect(
+    failed.map((r) => JSON.stringify(r.body)),
+    'no 5xx',
+  ).to.deep.equal([]);
 };
 
 /** Races on shares and on a shared account (real PostgreSQL): every answer is a 2xx or a 4xx of the contract, and no row is left behind. */
@@ -81,10 +84,10 @@ describe('sharing under concurrency', function () {
     expect(statusesOf(responses)).to.satisfy((s: number[]) => s.every((x) => [200, 201, 404, 409].includes(x)));
     const state = await ownership(ctx, account.id);
     expect(state).to.deep.include({ account_owner: owner.id, owner_rows: [owner.id], dangling: 0 });
-    const [{ n }] = await ctx.db.sequelize.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM email_account_members WHERE email_account_id = $1',
-      { bind: [account.id], type: QueryTypes.SELECT },
-    );
+    const [{ n }] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM email_account_members WHERE email_account_id = $1', {
+      bind: [account.id],
+      type: QueryTypes.SELECT,
+    });
     expect(n).to.be.within(1, 5);
     // What the lists say is what the table says.
     const listed = await as(request(app).get(`/api/email-accounts/${account.id}/users`));
@@ -115,7 +118,10 @@ describe('sharing under concurrency', function () {
   it('deleting the account while members read and mark it: 200 or 404 only, and no orphan rows', async () => {
     const [owner, editor, viewer] = [await person(), await person(), await person()];
     const account = await sharedAccount(owner);
-    for (const [who, role] of [[editor, 'editor'], [viewer, 'viewer']] as const) {
+    for (const [who, role] of [
+      [editor, 'editor'],
+      [viewer, 'viewer'],
+    ] as const) {
       await ctx.services.emailAccountSharing.share({ kind: 'admin' }, account.id, { userId: who.id, role, canRead: true, canSend: false }, { actor: 'test' });
     }
     const [contactIds, emailIds] = await Promise.all([
@@ -134,7 +140,9 @@ describe('sharing under concurrency', function () {
         as(request(app).get(`/api/emails/${email}`)),
         as(request(app).get(`/api/emails/${email}/thread`)),
         as(request(app).get(`/api/email-accounts/${account.id}/users`)),
-        ...(who === editor ? [as(request(app).patch(`/api/emails/${email}`)).send({ isRead: true }), as(request(app).patch(`/api/contacts/${contact}`)).send({ notes: `${i}` })] : []),
+        ...(who === editor
+          ? [as(request(app).patch(`/api/emails/${email}`)).send({ isRead: true }), as(request(app).patch(`/api/contacts/${contact}`)).send({ notes: `${i}` })]
+          : []),
       ];
     };
     const before = Array.from({ length: 6 }, (_, i) => [...reads(viewer, i), ...reads(editor, i)]).flat();
@@ -169,10 +177,10 @@ describe('sharing under concurrency', function () {
     expect(statusesOf(responses)).to.satisfy((s: number[]) => s.every((x) => [200, 201, 404, 409].includes(x)));
     const state = await ownership(ctx, account.id);
     expect(state).to.deep.include({ account_owner: owner.id, owner_rows: [owner.id], dangling: 0 });
-    const [{ n }] = await ctx.db.sequelize.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM email_account_members WHERE user_id = ANY($1::uuid[])',
-      { bind: [victims.map((v) => v.id)], type: QueryTypes.SELECT },
-    );
+    const [{ n }] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM email_account_members WHERE user_id = ANY($1::uuid[])', {
+      bind: [victims.map((v) => v.id)],
+      type: QueryTypes.SELECT,
+    });
     expect(n).to.equal(0);
   });
 });

@@ -114,7 +114,10 @@ describe('sharing: a hand-over racing the writers of the account', function () {
         [first, second].map((to) => owner.as(request(box.app).patch(`/api/email-accounts/${box.accountId}/share/${to.fixture.user.id}`)).send({ role: 'owner' })),
       );
       const statuses = answers.map((a) => a.status).sort();
-      expect(statuses.filter((s) => s === 200), `round ${round}: ${statuses.join(', ')}`).to.have.length.at.most(1);
+      expect(
+        statuses.filter((s) => s === 200),
+        `round ${round}: ${statuses.join(', ')}`,
+      ).to.have.length.at.most(1);
       for (const s of statuses) expect([200, 403, 409]).to.include(s);
       const [row] = await box.ctx.db.sequelize.query<{ user_id: string; owners: number }>(
         `SELECT a.user_id, (SELECT count(*) FROM email_account_members m WHERE m.email_account_id = a.id AND m.role = 'owner')::int AS owners

@@ -68,9 +68,9 @@ export async function rowsOfAccount(ctx: AppContext, accountId: string): Promise
 
 /** The account's member rows straight from the table (user id → role), owner rows checked against email_accounts.user_id. */
 export async function memberRows(ctx: AppContext, accountId: string): Promise<Record<string, string>> {
-  const rows = await ctx.db.sequelize.query<{ user_id: string; role: string }>(
-    'SELECT user_id, role FROM email_account_members WHERE email_account_id = $1 ORDER BY user_id',
-    { bind: [accountId], type: QueryTypes.SELECT },
-  );
+  const rows = await ctx.db.sequelize.query<{ user_id: string; role: string }>('SELECT user_id, role FROM email_account_members WHERE email_account_id = $1 ORDER BY user_id', {
+    bind: [accountId],
+    type: QueryTypes.SELECT,
+  });
   return Object.fromEntries(rows.map((r) => [r.user_id, r.role]));
 }

@@ -35,10 +35,7 @@ describe('sharing across instances', function () {
     const contact = await createContact(account, { name: 'Zdieľaný klient' });
     const email = await createEmail(account, contact, { subject: 'Zdieľaná správa' });
     const [ownerSession, memberSession] = [await sessionFor(owner), await sessionFor(member)];
-    const shared = await request(app)
-      .post(`/api/email-accounts/${account.id}/share`)
-      .set('Authorization', ownerSession.bearer)
-      .send({ userId: member.user.id, role: 'editor' });
+    const shared = await request(app).post(`/api/email-accounts/${account.id}/share`).set('Authorization', ownerSession.bearer).send({ userId: member.user.id, role: 'editor' });
     expect(shared.status).to.equal(201);
 
     const onOther = (path: string) => fetch(`${other.url}${path}`, { headers: { Authorization: memberSession.bearer } });

@@ -51,7 +51,9 @@ describe('migration 0009: email_account_members', function () {
     await createMigrator(db).up({ to: BEFORE_SHARING });
     jana = (await one("INSERT INTO users (username) VALUES ('jana') RETURNING id::text AS v")) as string;
     peter = (await one("INSERT INTO users (username) VALUES ('peter') RETURNING id::text AS v")) as string;
-    account = (await one(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${jana}', 'jana@x.test', 'v1:x', 'j', true) RETURNING id::text AS v`)) as string;
+    account = (await one(
+      `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ('${jana}', 'jana@x.test', 'v1:x', 'j', true) RETURNING id::text AS v`,
+    )) as string;
     await db.query(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'peter@x.test', 'v1:x', 'p')`);
     const contact = (await one(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${jana}', '${account}', 'k@x.test') RETURNING id::text AS v`)) as string;
     await db.query(`INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id) VALUES ('${jana}', '${account}', '${contact}', 'M1')`);
@@ -70,14 +72,20 @@ describe('migration 0009: email_account_members', function () {
   });
 
   it('gives a new account its owner row, whoever inserts it, and keeps exactly one owner that matches the account', async () => {
-    const other = (await one(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'second@x.test', 'v1:x', 's') RETURNING id::text AS v`)) as string;
+    const other = (await one(
+      `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'second@x.test', 'v1:x', 's') RETURNING id::text AS v`,
+    )) as string;
     expect(await one(`SELECT role AS v FROM email_account_members WHERE email_account_id = '${other}' AND user_id = '${peter}'`)).to.equal('owner');
 
     expect(await fails(`DELETE FROM email_account_members WHERE email_account_id = '${account}'`)).to.match(/no owner row/);
-    expect(await fails(`INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ('${account}', '${peter}', 'owner', true, true)`)).to.match(/unique|duplicate/i);
+    expect(await fails(`INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ('${account}', '${peter}', 'owner', true, true)`)).to.match(
+      /unique|duplicate/i,
+    );
     expect(await fails(`UPDATE email_accounts SET user_id = '${peter}' WHERE id = '${account}'`)).to.match(/no owner row/);
     expect(await fails(`UPDATE email_account_members SET role = 'editor' WHERE email_account_id = '${account}'`)).to.match(/check constraint|no owner row/);
-    expect(await fails(`INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ('${account}', '${peter}', 'viewer', true, true)`)).to.match(/viewer_rights/);
+    expect(await fails(`INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ('${account}', '${peter}', 'viewer', true, true)`)).to.match(
+      /viewer_rights/,
+    );
 
     // A share of another user is fine; it goes with the account.
     await db.query(`INSERT INTO email_account_members (email_account_id, user_id, role) VALUES ('${account}', '${peter}', 'editor')`);
@@ -89,7 +97,13 @@ describe('migration 0009: email_account_members', function () {
     const accountsBefore = await one('SELECT count(*)::int AS v FROM email_accounts');
     await createMigrator(db).down({ to: '0009-email-account-members' });
     expect(await one("SELECT to_regclass('email_account_members')::text AS v")).to.equal(null);
-    expect(await indexes()).to.include.members(['contacts_user_last_email_idx', 'contacts_user_name_idx', 'contacts_account_idx', 'emails_user_date_idx', 'emails_user_unread_date_idx']);
+    expect(await indexes()).to.include.members([
+      'contacts_user_last_email_idx',
+      'contacts_user_name_idx',
+      'contacts_account_idx',
+      'emails_user_date_idx',
+      'emails_user_unread_date_idx',
+    ]);
     expect(await indexes()).to.not.include('emails_account_date_idx');
     expect(await one('SELECT count(*)::int AS v FROM email_accounts')).to.equal(accountsBefore);
     await db.query(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${jana}', 'after-down@x.test', 'v1:x', 'd')`);

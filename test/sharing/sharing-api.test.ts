@@ -43,7 +43,12 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
   it('shows the contacts and emails of the account to the editor and the viewer, and nothing of it to anyone else', async () => {
     for (const who of [box.editor, box.viewer]) {
       const listed = (await get(box, who, '/api/contacts')).body.data.items as Json[];
-      expect(listed.filter((c) => c.emailAccountId === box.accountId).map((c) => c.id).sort()).to.deep.equal(contacts.map((c) => c.id).sort());
+      expect(
+        listed
+          .filter((c) => c.emailAccountId === box.accountId)
+          .map((c) => c.id)
+          .sort(),
+      ).to.deep.equal(contacts.map((c) => c.id).sort());
       const mails = (await get(box, who, `/api/emails?contactId=${contactOf(ALICE.email).id}`)).body.data;
       expect(mails.pagination.total).to.equal(2);
       const full = await get(box, who, `/api/emails/${emailTitled('Faktúra').id}`);
@@ -81,7 +86,10 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
 
     const added = await box.editor.as(request(box.app).post('/api/contacts')).send({ emailAccountId: box.accountId, email: 'carol@partner.example' });
     expect(added.status).to.equal(201);
-    const [row] = await box.ctx.db.sequelize.query<{ user_id: string }>('SELECT user_id FROM contacts WHERE id = $1', { bind: [added.body.data.contact.id], type: QueryTypes.SELECT });
+    const [row] = await box.ctx.db.sequelize.query<{ user_id: string }>('SELECT user_id FROM contacts WHERE id = $1', {
+      bind: [added.body.data.contact.id],
+      type: QueryTypes.SELECT,
+    });
     expect(row.user_id).to.equal(box.owner.fixture.user.id);
     expect((await box.viewer.as(request(box.app).post('/api/contacts')).send({ emailAccountId: box.accountId, email: 'dan@partner.example' })).status).to.equal(403);
     expect((await box.viewer.as(request(box.app).delete(`/api/contacts/${added.body.data.contact.id}`))).status).to.equal(403);
@@ -117,8 +125,16 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
 
     const stored = await storedEmails(box.ctx, box.accountId);
     const jmap = jmapAs(box.mail);
-    const { list } = await getEmails(jmap, await jmap.mailAccountId(), stored.map((e) => e.jmap_id), ['id', 'keywords']);
-    expect(list.every((e) => (e.keywords as Record<string, boolean>).$seen === true), JSON.stringify(list)).to.equal(true);
+    const { list } = await getEmails(
+      jmap,
+      await jmap.mailAccountId(),
+      stored.map((e) => e.jmap_id),
+      ['id', 'keywords'],
+    );
+    expect(
+      list.every((e) => (e.keywords as Record<string, boolean>).$seen === true),
+      JSON.stringify(list),
+    ).to.equal(true);
     for (const who of [box.owner, box.viewer]) {
       expect((await get(box, who, `/api/emails/${unread.id}`)).body.data.email.isRead).to.equal(true);
       expect((await get(box, who, `/api/emails?emailAccountId=${box.accountId}&unread=true`)).body.data.pagination.total).to.equal(0);
@@ -132,7 +148,12 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     const alice = contactOf(ALICE.email);
 
     expect(((await get(box, box.viewer, '/api/emails')).body.data.items as Json[]).filter((e) => e.emailAccountId === box.accountId)).to.deep.equal([]);
-    for (const path of [`/api/emails/${emailTitled('Faktúra').id}`, `/api/emails/${emailTitled('Faktúra').id}/thread`, `/api/emails?emailAccountId=${box.accountId}`, `/api/emails?contactId=${alice.id}`]) {
+    for (const path of [
+      `/api/emails/${emailTitled('Faktúra').id}`,
+      `/api/emails/${emailTitled('Faktúra').id}/thread`,
+      `/api/emails?emailAccountId=${box.accountId}`,
+      `/api/emails?contactId=${alice.id}`,
+    ]) {
       const res = await get(box, box.viewer, path);
       expect(res.status, path).to.equal(403);
       expect(res.body.error.code, path).to.equal('email_account_forbidden');
@@ -151,9 +172,14 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     const someone = await crmUser();
     const post = (body: unknown, as = box.owner, accountId = box.accountId) => as.as(request(box.app).post(`/api/email-accounts/${accountId}/share`)).send(body as object);
     for (const body of [
-      {}, { userId: someone.fixture.user.id }, { userId: 'nie-uuid', role: 'viewer' }, { userId: someone.fixture.user.id, role: 'owner' },
-      { userId: someone.fixture.user.id, role: 'admin' }, { userId: someone.fixture.user.id, role: 'viewer', canSend: true },
-      { userId: someone.fixture.user.id, role: 'editor', canRead: 'yes' }, { userId: someone.fixture.user.id, role: 'editor', extra: 1 },
+      {},
+      { userId: someone.fixture.user.id },
+      { userId: 'nie-uuid', role: 'viewer' },
+      { userId: someone.fixture.user.id, role: 'owner' },
+      { userId: someone.fixture.user.id, role: 'admin' },
+      { userId: someone.fixture.user.id, role: 'viewer', canSend: true },
+      { userId: someone.fixture.user.id, role: 'editor', canRead: 'yes' },
+      { userId: someone.fixture.user.id, role: 'editor', extra: 1 },
     ]) {
       const res = await post(body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
@@ -184,7 +210,9 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     expect((await box.owner.as(request(box.app).patch(`/api/email-accounts/${box.accountId}/share/${someone.fixture.user.id}`)).send({ role: 'editor' })).status).to.equal(404);
     expect((await box.owner.as(request(box.app).patch(`/api/email-accounts/${box.accountId}/share/${box.viewer.fixture.user.id}`)).send({})).status).to.equal(400);
     expect(await memberRows(box.ctx, box.accountId)).to.deep.equal({
-      [ownerId]: 'owner', [box.editor.fixture.user.id]: 'editor', [box.viewer.fixture.user.id]: 'viewer',
+      [ownerId]: 'owner',
+      [box.editor.fixture.user.id]: 'editor',
+      [box.viewer.fixture.user.id]: 'viewer',
     });
   });
 
@@ -203,10 +231,17 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
       ['get', `/api/emails?emailAccountId=${box.accountId}`],
       ['post', '/api/contacts', { emailAccountId: box.accountId, email: 'x@partner.example' }],
       ...contacts.flatMap((c): Array<[string, string, object?]> => [
-        ['get', `/api/contacts/${c.id}`], ['patch', `/api/contacts/${c.id}`, { notes: 'x' }], ['delete', `/api/contacts/${c.id}`],
-        ['get', `/api/emails?contactId=${c.id}`], ['post', `/api/emails/contact/${c.id}/read`],
+        ['get', `/api/contacts/${c.id}`],
+        ['patch', `/api/contacts/${c.id}`, { notes: 'x' }],
+        ['delete', `/api/contacts/${c.id}`],
+        ['get', `/api/emails?contactId=${c.id}`],
+        ['post', `/api/emails/contact/${c.id}/read`],
       ]),
-      ...emails.flatMap((e): Array<[string, string, object?]> => [['get', `/api/emails/${e.id}`], ['get', `/api/emails/${e.id}/thread`], ['patch', `/api/emails/${e.id}`, { isRead: false }]]),
+      ...emails.flatMap((e): Array<[string, string, object?]> => [
+        ['get', `/api/emails/${e.id}`],
+        ['get', `/api/emails/${e.id}/thread`],
+        ['patch', `/api/emails/${e.id}`, { isRead: false }],
+      ]),
     ];
     for (const [method, path, body] of attempts) {
       let req = o.as(request(box.app)[method as 'get'](path));
@@ -257,7 +292,10 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
   });
 
   it('audits every share change: by whom, for whom, which rights', async () => {
-    const records = await AuditLog.findAll({ where: { action: [AuditActions.emailAccountShared, AuditActions.emailAccountShareChanged, AuditActions.emailAccountUnshared] }, order: [['id', 'ASC']] });
+    const records = await AuditLog.findAll({
+      where: { action: [AuditActions.emailAccountShared, AuditActions.emailAccountShareChanged, AuditActions.emailAccountUnshared] },
+      order: [['id', 'ASC']],
+    });
     const mine = records.filter((r) => (r.details as Json).emailAccountId === box.accountId);
     const created = mine.find((r) => r.action === AuditActions.emailAccountShared && r.userId === box.editor.fixture.user.id)!;
     expect(created.actor).to.equal(`user:${box.owner.fixture.user.id}`);

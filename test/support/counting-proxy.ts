@@ -40,15 +40,12 @@ export async function startCountingProxy(upstreamSessionUrl: string): Promise<Co
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       requests.push({ user: basicUser(req.headers.authorization), method: req.method ?? 'GET', path: req.url ?? '/', calls: methodNames(body) });
-      const forward = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent },
-        (up) => {
-          const headers = { ...up.headers };
-          if (typeof headers.location === 'string') headers.location = headers.location.replace(upstream.origin, origin);
-          res.writeHead(up.statusCode ?? 502, headers);
-          up.pipe(res);
-        },
-      );
+      const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (up) => {
+        const headers = { ...up.headers };
+        if (typeof headers.location === 'string') headers.location = headers.location.replace(upstream.origin, origin);
+        res.writeHead(up.statusCode ?? 502, headers);
+        up.pipe(res);
+      });
       forward.on('error', () => {
         if (!res.headersSent) res.writeHead(502);
         res.end();

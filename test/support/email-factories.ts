@@ -11,10 +11,7 @@ const userOf = (owner: Owner): User => ('user' in owner ? owner.user : owner);
  * A email account row as link-email would store it, without asking a JMAP server: the password is
  * sealed with the real SecretBox, so the read write-back can sign in with it when it is real.
  */
-export async function createEmailAccount(
-  owner: Owner,
-  options: { email?: string; password?: string; jmapAccountId?: string; isPrimary?: boolean } = {},
-): Promise<EmailAccount> {
+export async function createEmailAccount(owner: Owner, options: { email?: string; password?: string; jmapAccountId?: string; isPrimary?: boolean } = {}): Promise<EmailAccount> {
   const ctx = await testContext();
   const user = userOf(owner);
   const email = (options.email ?? `${uniqueName('box')}@example.test`).toLowerCase();
@@ -80,19 +77,18 @@ export async function createEmail(account: EmailAccount, contact: Contact, optio
     date: options.date === undefined ? new Date() : options.date,
   });
   const contactIds = [contact.id, ...(options.participants ?? []).map((c) => c.id)];
-  await ctx.db.sequelize.query(
-    'INSERT INTO email_contacts (email_id, contact_id) SELECT $emailId, unnest($contactIds::uuid[]) ON CONFLICT DO NOTHING',
-    { bind: { emailId: email.id, contactIds } },
-  );
+  await ctx.db.sequelize.query('INSERT INTO email_contacts (email_id, contact_id) SELECT $emailId, unnest($contactIds::uuid[]) ON CONFLICT DO NOTHING', {
+    bind: { emailId: email.id, contactIds },
+  });
   return email;
 }
 
 /** The stored read flags of an email, straight from the table. */
 export async function readFlags(emailId: string): Promise<{ is_read: boolean; read_pending: boolean } | undefined> {
   const ctx = await testContext();
-  const [row] = await ctx.db.sequelize.query<{ is_read: boolean; read_pending: boolean }>(
-    'SELECT is_read, read_pending FROM emails WHERE id = $emailId',
-    { bind: { emailId }, type: QueryTypes.SELECT },
-  );
+  const [row] = await ctx.db.sequelize.query<{ is_read: boolean; read_pending: boolean }>('SELECT is_read, read_pending FROM emails WHERE id = $emailId', {
+    bind: { emailId },
+    type: QueryTypes.SELECT,
+  });
   return row;
 }

@@ -27,10 +27,7 @@ export async function createUser(
 ): Promise<UserFixture> {
   const ctx = options.ctx ?? (await testContext());
   const username = options.username ?? uniqueName(options.role === 'admin' ? 'admin' : 'member');
-  const { user, temporaryPassword } = await ctx.services.users.create(
-    { username, role: options.role ?? 'member', firstName: 'Test', lastName: 'User' },
-    { actor: 'test' },
-  );
+  const { user, temporaryPassword } = await ctx.services.users.create({ username, role: options.role ?? 'member', firstName: 'Test', lastName: 'User' }, { actor: 'test' });
   const password = options.temporary ? undefined : (options.password ?? `Fixture-${crypto.randomBytes(6).toString('base64url')}-9`);
   if (password) {
     user.password = await ctx.services.hasher.hash(password);

@@ -17,10 +17,7 @@ export interface HtmlMailSpec {
 }
 
 /** A 1x1 red PNG. */
-export const TINY_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
-  'base64',
-);
+export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
 
 export function buildHtmlMessage(spec: HtmlMailSpec): string {
   const boundary = (kind: string) => `${kind}-${randomBytes(6).toString('hex')}`;
@@ -51,7 +48,14 @@ export function buildHtmlMessage(spec: HtmlMailSpec): string {
     `--${alternative}--`,
   ];
   if (spec.inline) {
-    lines.push(`--${related}`, `Content-Type: ${spec.inline.type}; name="${spec.inline.name}"`, 'Content-Transfer-Encoding: base64', `Content-ID: <${spec.inline.cid}>`, '', ...b64(spec.inline.bytes));
+    lines.push(
+      `--${related}`,
+      `Content-Type: ${spec.inline.type}; name="${spec.inline.name}"`,
+      'Content-Transfer-Encoding: base64',
+      `Content-ID: <${spec.inline.cid}>`,
+      '',
+      ...b64(spec.inline.bytes),
+    );
   }
   lines.push(`--${related}--`);
   if (spec.attachment) {

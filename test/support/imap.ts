@@ -105,7 +105,10 @@ function textPart(text: string, subtype: 'plain' | 'html'): string[] {
   if (/^[\x20-\x7e\t\r\n]*$/.test(crlf) && crlf.split('\r\n').every((l) => l.length <= 900)) {
     return [type, 'Content-Transfer-Encoding: 7bit', '', crlf];
   }
-  const b64 = Buffer.from(crlf, 'utf8').toString('base64').match(/.{1,76}/g) ?? [];
+  const b64 =
+    Buffer.from(crlf, 'utf8')
+      .toString('base64')
+      .match(/.{1,76}/g) ?? [];
   return [type, 'Content-Transfer-Encoding: base64', '', ...b64];
 }
 

@@ -42,13 +42,10 @@ export interface HttpLogin {
  * Logs in through POST /api/auth/login. `ip` needs an app built with testApp({ TRUST_PROXY: '1' }):
  * it is sent as X-Forwarded-For, so throttling counters of different tests never meet.
  */
-export async function loginViaHttp(
-  app: Express,
-  username: string,
-  password: string,
-  options: { rememberMe?: boolean; ip?: string; userAgent?: string } = {},
-): Promise<HttpLogin> {
-  let req = request(app).post('/api/auth/login').set('User-Agent', options.userAgent ?? 'crm-tests');
+export async function loginViaHttp(app: Express, username: string, password: string, options: { rememberMe?: boolean; ip?: string; userAgent?: string } = {}): Promise<HttpLogin> {
+  let req = request(app)
+    .post('/api/auth/login')
+    .set('User-Agent', options.userAgent ?? 'crm-tests');
   if (options.ip) req = req.set('X-Forwarded-For', options.ip);
   const body: Record<string, unknown> = { username, password };
   if (options.rememberMe !== undefined) body.rememberMe = options.rememberMe;
@@ -64,5 +61,5 @@ export async function loginViaHttp(
 /** A random private address, so each test has throttling counters of its own. */
 export function randomIp(): string {
   const [a, b, c] = crypto.randomBytes(3);
-  return `10.${a}.${b}.${c % 254 + 1}`;
+  return `10.${a}.${b}.${(c % 254) + 1}`;
 }

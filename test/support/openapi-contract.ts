@@ -156,8 +156,7 @@ export class ResponseContract {
     const content = response.doc.content ?? {};
     // Exact type first, then a documented range (an attachment download carries the type its email declared: */*).
     const mediaType =
-      Object.keys(content).find((t) => mediaEssence(t) === type) ??
-      Object.keys(content).find((t) => t === '*/*' || (t.endsWith('/*') && type.startsWith(t.slice(0, -1))));
+      Object.keys(content).find((t) => mediaEssence(t) === type) ?? Object.keys(content).find((t) => t === '*/*' || (t.endsWith('/*') && type.startsWith(t.slice(0, -1))));
     if (!mediaType) {
       problems.push(`Content-Type ${type || '(none)'} is not documented for ${op.key} ${status} (documented: ${Object.keys(content).join(', ')})`);
       return problems;

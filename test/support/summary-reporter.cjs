@@ -32,8 +32,7 @@ class SummaryReporter extends Mocha.reporters.Spec {
       const coverage = globalThis.__openApiCoverage?.();
       if (coverage) {
         process.stdout.write(
-          `\nOpenAPI response coverage: ${coverage.covered}/${coverage.total} operations ` +
-            `(success response checked; ${coverage.answered}/${coverage.total} answered at all)\n`,
+          `\nOpenAPI response coverage: ${coverage.covered}/${coverage.total} operations ` + `(success response checked; ${coverage.answered}/${coverage.total} answered at all)\n`,
         );
       }
       const slowest = [...fileTimes].filter(([, t]) => t.end).map(([file, t]) => [path.relative(process.cwd(), file), t.end - t.start]);

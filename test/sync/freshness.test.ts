@@ -12,7 +12,6 @@ import { crmUser, freshMailUser, otherSyncService, put, syncState, type CrmUser,
 
 const INTERVAL_SECONDS = 2;
 
-
 /**
  * Freshness without anyone asking: a scheduler like `serve`'s (a short SYNC_INTERVAL here) brings new
  * mail into the API on its own, every account at its own turn within the interval.

@@ -65,7 +65,9 @@ export async function emailIdByMessageId(client: JmapClient, messageId: string):
   const accountId = await client.mailAccountId();
   const q = await client.callOne<{ ids: string[] }>('Email/query', { accountId, filter: null, limit: 1000 });
   const got = await client.callOne<{ list: Array<{ id: string; messageId: string[] | null }> }>('Email/get', {
-    accountId, ids: q.ids, properties: ['id', 'messageId'],
+    accountId,
+    ids: q.ids,
+    properties: ['id', 'messageId'],
   });
   const found = got.list.find((e) => e.messageId?.[0] === messageId);
   if (!found) throw new Error(`no email with Message-ID ${messageId}`);
@@ -103,10 +105,7 @@ export async function linkViaApi(app: Express, ctx: AppContext, owner: CrmUser, 
 }
 
 /** The dependencies of a SyncService of this context (its database, email accounts and read-state pusher). */
-export function syncDeps(
-  ctx: AppContext,
-  deps: { clientFor?: (a: EmailAccount) => JmapClient; readState?: ReadStateWriteBack } = {},
-): SyncServiceDeps {
+export function syncDeps(ctx: AppContext, deps: { clientFor?: (a: EmailAccount) => JmapClient; readState?: ReadStateWriteBack } = {}): SyncServiceDeps {
   const { sequelize } = ctx.db;
   return {
     repository: new SyncRepository(new Sql(sequelize)),
@@ -167,10 +166,7 @@ export async function staleLinks(ctx: AppContext, accountId: string): Promise<nu
 }
 
 export async function storedContacts(ctx: AppContext, accountId: string): Promise<Array<{ email: string; name: string | null; last_email_at: Date | null }>> {
-  return ctx.db.sequelize.query(
-    'SELECT email, name, last_email_at FROM contacts WHERE email_account_id = $1 ORDER BY email',
-    { bind: [accountId], type: QueryTypes.SELECT },
-  );
+  return ctx.db.sequelize.query('SELECT email, name, last_email_at FROM contacts WHERE email_account_id = $1 ORDER BY email', { bind: [accountId], type: QueryTypes.SELECT });
 }
 
 export async function syncState(ctx: AppContext, accountId: string): Promise<Record<string, unknown>> {

@@ -56,9 +56,7 @@ describe('mail sync: the cost of a check', function () {
       proxy.reset();
       const result = await check();
       expect(result).to.include({ outcome: 'ok', mode: 'incremental', fetched: 0, requests: 1 });
-      expect(proxy.requests.map((r) => [r.user, r.method, r.calls])).to.deep.equal([
-        [mail.user, 'POST', ['Mailbox/get', 'Email/changes', 'Email/get', 'Email/get']],
-      ]);
+      expect(proxy.requests.map((r) => [r.user, r.method, r.calls])).to.deep.equal([[mail.user, 'POST', ['Mailbox/get', 'Email/changes', 'Email/get', 'Email/get']]]);
     }
   });
 

@@ -7,8 +7,21 @@ import type { JmapClient } from '../../src/jmap/index.js';
 import { appendMessage } from '../support/imap.js';
 import { testApp, testContext } from '../support/harness.js';
 import {
-  crmUser, emailIdByMessageId, emailSet, freshMailUser, jmapAs, linkViaApi, mailboxIdByRole, otherSyncService, put,
-  staleLinks, storedContacts, storedEmails, syncState, type CrmUser, type MailUser,
+  crmUser,
+  emailIdByMessageId,
+  emailSet,
+  freshMailUser,
+  jmapAs,
+  linkViaApi,
+  mailboxIdByRole,
+  otherSyncService,
+  put,
+  staleLinks,
+  storedContacts,
+  storedEmails,
+  syncState,
+  type CrmUser,
+  type MailUser,
 } from './helpers.js';
 
 const day = (n: number) => new Date(Date.UTC(2024, 4, n, 9, 0, 0));
@@ -34,14 +47,33 @@ describe('mail sync against a real Cyrus mailbox', function () {
   async function seed(): Promise<void> {
     const me = { name: 'Staff Member', email: mail.user };
     await put(mail, 'INBOX', { from: ALICE, to: me, subject: 'Project kickoff', body: 'Hello, let us start.', messageId: mid('kickoff'), date: day(1) });
-    await put(mail, 'INBOX', {
-      from: ALICE, to: me, cc: BOB, subject: 'Re: Project kickoff', body: 'Bob joins us.', messageId: mid('reply'), inReplyTo: mid('kickoff'), date: day(5),
-    }, ['\\Seen']);
+    await put(
+      mail,
+      'INBOX',
+      {
+        from: ALICE,
+        to: me,
+        cc: BOB,
+        subject: 'Re: Project kickoff',
+        body: 'Bob joins us.',
+        messageId: mid('reply'),
+        inReplyTo: mid('kickoff'),
+        date: day(5),
+      },
+      ['\\Seen'],
+    );
     // HTML only: the stored body is the text of it.
     const html = [
-      `From: "${CAROL.name}" <${CAROL.email}>`, `To: <${mail.user}>`, 'Subject: Quarterly report', `Message-ID: <${mid('report')}>`,
-      'Date: Fri, 03 May 2024 09:00:00 +0000', 'MIME-Version: 1.0', 'Content-Type: text/html; charset=utf-8', '',
-      '<html><head><style>p{color:red}</style></head><body><h1>Report</h1><p>Revenue grew <b>12%</b>.</p><script>x()</script></body></html>', '',
+      `From: "${CAROL.name}" <${CAROL.email}>`,
+      `To: <${mail.user}>`,
+      'Subject: Quarterly report',
+      `Message-ID: <${mid('report')}>`,
+      'Date: Fri, 03 May 2024 09:00:00 +0000',
+      'MIME-Version: 1.0',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<html><head><style>p{color:red}</style></head><body><h1>Report</h1><p>Revenue grew <b>12%</b>.</p><script>x()</script></body></html>',
+      '',
     ].join('\r\n');
     await appendMessage({ user: mail.user, pass: mail.pass, mailbox: 'INBOX', raw: html, internalDate: day(3) });
     await put(mail, 'INBOX', { from: 'news@shop.example', to: me, subject: 'Weekly deals', body: 'Buy now', headers: { 'List-Id': '<deals.shop.example>' }, date: day(2) });
@@ -100,7 +132,9 @@ describe('mail sync against a real Cyrus mailbox', function () {
     expect(reply.in_reply_to).to.equal(mid('kickoff'));
     expect(reply.thread_id).to.equal(kickoff.thread_id).and.to.be.a('string');
     const report = bySubject.get('Quarterly report')!.body!;
-    expect(report).to.match(/REPORT/).and.to.match(/Revenue grew 12%\./);
+    expect(report)
+      .to.match(/REPORT/)
+      .and.to.match(/Revenue grew 12%\./);
     expect(report).not.to.match(/<|color:red|x\(\)/);
     expect(await staleLinks(ctx, accountId)).to.equal(0);
   });
@@ -109,9 +143,7 @@ describe('mail sync against a real Cyrus mailbox', function () {
     const contacts = await owner.as(request(app).get('/api/contacts').query({ emailAccountId: accountId, sort: 'name' }));
     expect(contacts.status).to.equal(200);
     const items = contacts.body.data.items as Array<{ id: string; email: string }>;
-    expect(items.map((c) => c.email)).to.have.members([
-      'alice@clients.example', 'bob@clients.example', 'carol@partner.example', 'erin@vendor.example', 'heidi@archive.example',
-    ]);
+    expect(items.map((c) => c.email)).to.have.members(['alice@clients.example', 'bob@clients.example', 'carol@partner.example', 'erin@vendor.example', 'heidi@archive.example']);
     const bob = items.find((c) => c.email === 'bob@clients.example')!;
     const bobsMail = await owner.as(request(app).get('/api/emails').query({ contactId: bob.id }));
     expect(bobsMail.status).to.equal(200);
@@ -175,14 +207,13 @@ describe('mail sync against a real Cyrus mailbox', function () {
   });
 
   it('falls back to a full resync when the server cannot calculate changes, dropping rows the server no longer has', async () => {
-    const [bob] = await ctx.db.sequelize.query<{ id: string; user_id: string }>(
-      "SELECT id, user_id FROM contacts WHERE email_account_id = $1 AND email = 'bob@clients.example'",
-      { bind: [accountId], type: 'SELECT' as never },
-    );
-    await ctx.db.sequelize.query(
-      `INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject) VALUES ($1, $2, $3, 'Mvanished0000', 'Vanished')`,
-      { bind: [bob.user_id, accountId, bob.id] },
-    );
+    const [bob] = await ctx.db.sequelize.query<{ id: string; user_id: string }>("SELECT id, user_id FROM contacts WHERE email_account_id = $1 AND email = 'bob@clients.example'", {
+      bind: [accountId],
+      type: 'SELECT' as never,
+    });
+    await ctx.db.sequelize.query(`INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject) VALUES ($1, $2, $3, 'Mvanished0000', 'Vanished')`, {
+      bind: [bob.user_id, accountId, bob.id],
+    });
     for (const bogus of ['not-a-state', '999999999']) {
       await ctx.db.sequelize.query('UPDATE mail_sync_states SET email_state = $2 WHERE email_account_id = $1', { bind: [accountId, bogus] });
       const result = await ctx.services.mailSync.syncAccount(accountId);
@@ -195,10 +226,7 @@ describe('mail sync against a real Cyrus mailbox', function () {
 
   it('keeps a read state changed in the CRM until the server has been told, then follows the server', async () => {
     const proposalId = await emailIdByMessageId(jmap, mid('proposal'));
-    await ctx.db.sequelize.query(
-      'UPDATE emails SET is_read = false, read_pending = true WHERE email_account_id = $1 AND jmap_id = $2',
-      { bind: [accountId, proposalId] },
-    );
+    await ctx.db.sequelize.query('UPDATE emails SET is_read = false, read_pending = true WHERE email_account_id = $1 AND jmap_id = $2', { bind: [accountId, proposalId] });
     // The server changes the email (so the sync sees it) while the CRM's change has not reached it.
     await emailSet(jmap, { update: { [proposalId]: { 'keywords/$flagged': true } } });
     const unreachableWriteBack = otherSyncService(ctx, {}, { readState: { push: async () => ({ pushed: 0, failed: 1 }) } });
@@ -212,7 +240,9 @@ describe('mail sync against a real Cyrus mailbox', function () {
     expect([row.is_read, row.read_pending]).to.deep.equal([false, false]);
     const accountIdOnServer = await jmap.mailAccountId();
     const got = await jmap.callOne<{ list: Array<{ keywords: Record<string, boolean> }> }>('Email/get', {
-      accountId: accountIdOnServer, ids: [proposalId], properties: ['keywords'],
+      accountId: accountIdOnServer,
+      ids: [proposalId],
+      properties: ['keywords'],
     });
     expect(got.list[0].keywords.$seen).to.equal(undefined);
   });

@@ -17,7 +17,10 @@ class PlanRecordingSql extends Sql {
   /** Per watched statement, the indexes its plan reads `emails` through. */
   readonly emailIndexes: string[][] = [];
 
-  constructor(sequelize: Sequelize, private readonly watched: string) {
+  constructor(
+    sequelize: Sequelize,
+    private readonly watched: string,
+  ) {
     super(sequelize);
   }
 

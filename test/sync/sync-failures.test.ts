@@ -35,9 +35,13 @@ describe('mail sync failures: status, backoff, no retries on wrong credentials',
 
   it('marks an unreachable server as error with a growing backoff, and recovers', async () => {
     const down = await closedPortUrl();
-    const offline = otherSyncService(ctx, {}, {
-      clientFor: (a) => new JmapClient({ sessionUrl: down, credentials: { kind: 'basic', username: a.email, password: 'irrelevant' }, timeoutMs: 2000 }),
-    });
+    const offline = otherSyncService(
+      ctx,
+      {},
+      {
+        clientFor: (a) => new JmapClient({ sessionUrl: down, credentials: { kind: 'basic', username: a.email, password: 'irrelevant' }, timeoutMs: 2000 }),
+      },
+    );
 
     const first = await offline.syncAccount(accountId);
     expect(first).to.include({ outcome: 'error', error: 'Poštový server nie je dostupný.', failureReason: 'unreachable' });
@@ -67,7 +71,9 @@ describe('mail sync failures: status, backoff, no retries on wrong credentials',
     expect(result.outcome).to.equal('auth_failed');
     const state = await syncState(ctx, accountId);
     expect(state).to.include({ status: 'auth_failed', consecutive_failures: 1, next_attempt_at: null, locked_by: null });
-    expect(state.last_error).to.match(/prihlasovacie údaje/).and.not.to.include(mail.pass);
+    expect(state.last_error)
+      .to.match(/prihlasovacie údaje/)
+      .and.not.to.include(mail.pass);
 
     // The scheduler does not try again, however often it ticks.
     expect(await ctx.services.mailSync.runDueAccounts({ accountIds: [accountId] })).to.deep.equal([]);

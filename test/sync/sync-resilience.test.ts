@@ -26,8 +26,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
   let referenceJmapIds: string[];
   const run = randomBytes(3).toString('hex');
 
-  const snapshot = async (accountId: string) =>
-    (await storedEmails(ctx, accountId)).map((e) => [e.jmap_id, e.subject, e.contact_email, e.linked, e.is_read]);
+  const snapshot = async (accountId: string) => (await storedEmails(ctx, accountId)).map((e) => [e.jmap_id, e.subject, e.contact_email, e.linked, e.is_read]);
   const contactsOf = async (accountId: string) => (await storedContacts(ctx, accountId)).map((c) => [c.email, c.name, c.last_email_at?.toISOString()]);
 
   /** A new CRM user with the same mailbox, linked without starting a sync (the test drives it). */
@@ -118,10 +117,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
 
   it('lets only one of two concurrent instances sync an account', async () => {
     const accountId = await newAccount();
-    const [a, b] = await Promise.all([
-      otherSyncService(ctx, { batchSize: 2 }).syncAccount(accountId),
-      otherSyncService(ctx, { batchSize: 2 }).syncAccount(accountId),
-    ]);
+    const [a, b] = await Promise.all([otherSyncService(ctx, { batchSize: 2 }).syncAccount(accountId), otherSyncService(ctx, { batchSize: 2 }).syncAccount(accountId)]);
     const full = [a, b].filter((r) => r.mode === 'full');
     expect(full, JSON.stringify([a, b])).to.have.length(1);
     expect(full[0].outcome).to.equal('ok');

@@ -21,7 +21,11 @@ interface Hold {
  * one account can then only overlap if the leases really did.
  */
 class RecordingRepository extends SyncRepository {
-  constructor(sql: Sql, private readonly worker: string, private readonly holds: Hold[]) {
+  constructor(
+    sql: Sql,
+    private readonly worker: string,
+    private readonly holds: Hold[],
+  ) {
     super(sql);
   }
 

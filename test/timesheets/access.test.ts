@@ -60,7 +60,13 @@ describe('timesheet list, download and delete', function () {
     before(async () => {
       // Uploaded out of order on purpose: the list orders by period, not by upload time.
       own = [];
-      for (const [year, month] of [[2025, 11], [2026, 2], [2025, 3], [2026, 2], [2026, 1]] as const) {
+      for (const [year, month] of [
+        [2025, 11],
+        [2026, 2],
+        [2025, 3],
+        [2026, 2],
+        [2026, 1],
+      ] as const) {
         own.push(await upload(aliceSession, `alice-${year}-${month}.pdf`, pdfFixture(), year, month));
       }
       await upload(bobSession, 'bob.pdf', pdfFixture(), 2026, 2);

@@ -9,11 +9,7 @@ export const MAX_BYTES = 10 * 1024 * 1024;
  */
 export function pdfFixture(totalSize?: number): Buffer {
   const build = (padding: number): Buffer => {
-    const objects = [
-      '<< /Type /Catalog /Pages 2 0 R >>',
-      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
-    ];
+    const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>'];
     if (padding > 0) objects.push(`<< /Length ${padding} >>\nstream\n${'A'.repeat(padding)}\nendstream`);
     let body = '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n';
     const offsets: number[] = [];
@@ -40,7 +36,15 @@ export function pdfFixture(totalSize?: number): Buffer {
 
 function workbook() {
   const wb = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Dátum', 'Hodiny'], ['2026-05-04', 8], ['2026-05-05', 7.5]]), 'Máj');
+  XLSX.utils.book_append_sheet(
+    wb,
+    XLSX.utils.aoa_to_sheet([
+      ['Dátum', 'Hodiny'],
+      ['2026-05-04', 8],
+      ['2026-05-05', 7.5],
+    ]),
+    'Máj',
+  );
   return wb;
 }
 

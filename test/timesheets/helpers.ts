@@ -8,9 +8,7 @@ import type { TestSession } from '../support/auth.js';
 import { testContext } from '../support/harness.js';
 import { until } from '../support/poll.js';
 
-export type FormPart =
-  | { name: string; value: string }
-  | { name: string; filename: string; content: Buffer; contentType?: string };
+export type FormPart = { name: string; value: string } | { name: string; filename: string; content: Buffer; contentType?: string };
 
 /**
  * A multipart/form-data body built by hand, the way browsers write it (raw UTF-8 names, with only
@@ -78,7 +76,10 @@ export async function expectEveryFileReferenced(): Promise<void> {
   const files = await storedFiles();
   const rows = await Timesheet.findAll({ attributes: ['filePath'] });
   const referenced = new Set(rows.map((r) => r.filePath));
-  expect(files.filter((f) => !referenced.has(f)), 'files without a row').to.deep.equal([]);
+  expect(
+    files.filter((f) => !referenced.has(f)),
+    'files without a row',
+  ).to.deep.equal([]);
 }
 
 /** Reads a response body as raw bytes, whatever its Content-Type (superagent hands the raw response in). */

@@ -102,7 +102,9 @@ describe('the month of timesheets for admins (report and export)', function () {
   });
 
   it('leaves out a file missing from storage and exports an empty month as an empty zip', async () => {
-    const empty = await asAdmin(request(app).get('/api/admin/timesheets/export').query({ year: 2001, month: 2 })).buffer(true).parse(binary);
+    const empty = await asAdmin(request(app).get('/api/admin/timesheets/export').query({ year: 2001, month: 2 }))
+      .buffer(true)
+      .parse(binary);
     expect(empty.status).to.equal(200);
     expect(readStoredZip(empty.body as Buffer)).to.deep.equal([]);
     const lost = await createUser();
@@ -166,7 +168,15 @@ describe('the month of timesheets for admins (report and export)', function () {
       expect(piped.status, piped.stderr.toString()).to.equal(0);
       expect(piped.stderr.toString()).to.contain('Exported 4 file(s)');
       const fromStdout = piped.stdout;
-      expect(readStoredZip(fromStdout).map((e) => e.name).sort()).to.deep.equal(readStoredZip(zip).map((e) => e.name).sort());
+      expect(
+        readStoredZip(fromStdout)
+          .map((e) => e.name)
+          .sort(),
+      ).to.deep.equal(
+        readStoredZip(zip)
+          .map((e) => e.name)
+          .sort(),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -38,7 +38,11 @@ describe('timesheet removal: user deletion and purge (service)', function () {
   describe('removeAllForUser', () => {
     it('removes every row and file of the user and nobody else’s', async () => {
       const [victim, bystander] = await Promise.all([createUser(), createUser()]);
-      const gone = await seed(victim, [[2026, 1], [2026, 2], [2025, 12]]);
+      const gone = await seed(victim, [
+        [2026, 1],
+        [2026, 2],
+        [2025, 12],
+      ]);
       const kept = await seed(bystander, [[2026, 1]]);
       const result = await ctx.services.timesheets.removeAllForUser(victim.user.id);
       expect(result).to.deep.equal({ count: 3, bytes: 3 * pdfFixture().length });
@@ -72,7 +76,10 @@ describe('timesheet removal: user deletion and purge (service)', function () {
     it('takes the files when the admin deletes the user through the user service', async () => {
       const admin = await createUser({ role: 'admin' });
       const owner = await createUser();
-      const rows = await seed(owner, [[2026, 4], [2026, 5]]);
+      const rows = await seed(owner, [
+        [2026, 4],
+        [2026, 5],
+      ]);
       await ctx.services.userAdmin.delete(owner.user.id, { actor: `user:${admin.user.id}` });
       expect(await Timesheet.count({ where: { userId: owner.user.id } })).to.equal(0);
       expect(await exists(rows)).to.deep.equal([false, false]);
@@ -82,7 +89,12 @@ describe('timesheet removal: user deletion and purge (service)', function () {
   describe('purge', () => {
     it('dry run counts rows and bytes before the month and removes nothing', async () => {
       const owner = await createUser();
-      const rows = await seed(owner, [[2023, 12], [2024, 2], [2024, 3], [2025, 1]]);
+      const rows = await seed(owner, [
+        [2023, 12],
+        [2024, 2],
+        [2024, 3],
+        [2025, 1],
+      ]);
       const result = await ctx.services.timesheets.purge({ before: { year: 2024, month: 3 }, userId: owner.user.id, dryRun: true }, { actor: 'test' });
       expect(result).to.deep.equal({ count: 2, bytes: 2 * pdfFixture().length });
       expect(await exists(rows)).to.deep.equal([true, true, true, true]);
@@ -90,7 +102,17 @@ describe('timesheet removal: user deletion and purge (service)', function () {
 
     it('removes rows and files of periods before the month for one user, and audits it', async () => {
       const [owner, other] = await Promise.all([createUser(), createUser()]);
-      const rows = await seed(owner, [[2023, 12], [2024, 2], [2024, 3], [2025, 1]], xlsxFixture(), 'seed.xlsx');
+      const rows = await seed(
+        owner,
+        [
+          [2023, 12],
+          [2024, 2],
+          [2024, 3],
+          [2025, 1],
+        ],
+        xlsxFixture(),
+        'seed.xlsx',
+      );
       const others = await seed(other, [[2023, 1]]);
       const result = await ctx.services.timesheets.purge({ before: { year: 2024, month: 3 }, userId: owner.user.id }, { actor: 'cli:test' });
       expect(result).to.deep.equal({ count: 2, bytes: 2 * xlsxFixture().length });
@@ -108,7 +130,9 @@ describe('timesheet removal: user deletion and purge (service)', function () {
       const rows: Timesheet[] = [];
       for (let i = 0; i < 230; i++) {
         const file = await ctx.services.timesheets.receive(Readable.from([Buffer.from(`%PDF-1.4 ${i}`)]));
-        rows.push(await Timesheet.create({ userId: owner.user.id, fileName: `${i}.pdf`, filePath: file.key, fileType: 'pdf', fileSize: file.size, year: 2001, month: 1 + (i % 12) }));
+        rows.push(
+          await Timesheet.create({ userId: owner.user.id, fileName: `${i}.pdf`, filePath: file.key, fileType: 'pdf', fileSize: file.size, year: 2001, month: 1 + (i % 12) }),
+        );
       }
       const progress: Array<[number, number]> = [];
       const result = await ctx.services.timesheets.purge(

@@ -63,7 +63,10 @@ describe('timesheet upload: form, limits and failures', function () {
     }
 
     it('accepts the bounds 2000/1 and 2100/12', async () => {
-      for (const [year, month] of [[2000, 1], [2100, 12]] as const) {
+      for (const [year, month] of [
+        [2000, 1],
+        [2100, 12],
+      ] as const) {
         const res = await uploadRequest(app, session, { file: pdf(), year, month });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         expect(res.body.data.timesheet).to.include({ year, month });
@@ -129,7 +132,11 @@ describe('timesheet upload: form, limits and failures', function () {
       // Several cut points: the race between multer's error and the storage write differs with each.
       for (const cut of [20, 45, 60, 100, 200, 300]) {
         const before = await storedFiles();
-        const { body, contentType } = multipartBody([{ name: 'year', value: '2026' }, { name: 'month', value: '5' }, { name: 'file', ...pdf() }]);
+        const { body, contentType } = multipartBody([
+          { name: 'year', value: '2026' },
+          { name: 'month', value: '5' },
+          { name: 'file', ...pdf() },
+        ]);
         const truncated = body.subarray(0, body.length - cut);
         const res = await request(app).post('/api/timesheets/upload').set('Authorization', session.bearer).set('Content-Type', contentType).send(truncated);
         await expectRejected(res, 400, before);
@@ -138,11 +145,7 @@ describe('timesheet upload: form, limits and failures', function () {
 
     it('answers 400 for a multipart content type without a boundary', async () => {
       const before = await storedFiles();
-      const res = await request(app)
-        .post('/api/timesheets/upload')
-        .set('Authorization', session.bearer)
-        .set('Content-Type', 'multipart/form-data')
-        .send(Buffer.from('garbage'));
+      const res = await request(app).post('/api/timesheets/upload').set('Authorization', session.bearer).set('Content-Type', 'multipart/form-data').send(Buffer.from('garbage'));
       await expectRejected(res, 400, before);
     });
   });

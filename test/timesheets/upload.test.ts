@@ -45,9 +45,7 @@ describe('timesheet upload (POST /api/timesheets/upload)', function () {
         expect(res.body.message).to.equal('Výkaz bol úspešne nahraný');
         expect(Object.keys(res.body.data)).to.deep.equal(['timesheet']);
         const data = res.body.data.timesheet;
-        expect(Object.keys(data).sort()).to.deep.equal(
-          ['createdAt', 'fileName', 'fileSize', 'fileType', 'id', 'month', 'updatedAt', 'userId', 'year'].sort(),
-        );
+        expect(Object.keys(data).sort()).to.deep.equal(['createdAt', 'fileName', 'fileSize', 'fileType', 'id', 'month', 'updatedAt', 'userId', 'year'].sort());
         expect(data).to.include({ userId: member.user.id, fileName: filename, fileType, fileSize: bytes.length, year: 2026, month: 5 });
 
         const after = await storedFiles();

@@ -78,7 +78,12 @@ describe('unit: user and admin schemas', () => {
 
 describe('unit: contact and email schemas', () => {
   it('a contact address is stored lower-case; blank name or notes clear the field', () => {
-    expect(createContactBody.parse({ emailAccountId: ID, email: ' Ana@X.sk ', name: '  ', notes: ' pozn. ' })).to.deep.equal({ emailAccountId: ID, email: 'ana@x.sk', name: null, notes: 'pozn.' });
+    expect(createContactBody.parse({ emailAccountId: ID, email: ' Ana@X.sk ', name: '  ', notes: ' pozn. ' })).to.deep.equal({
+      emailAccountId: ID,
+      email: 'ana@x.sk',
+      name: null,
+      notes: 'pozn.',
+    });
     expect(messages(createContactBody, { emailAccountId: 'x', email: 'ana@x.sk' })).to.deep.equal(['emailAccountId musí byť identifikátor emailového účtu']);
     expect(messages(updateContactBody, {})).to.deep.equal(['Zadajte aspoň jednu zmenu (name, notes)']);
     expect(messages(updateContactBody, { name: 'x'.repeat(201) })).to.deep.equal(['Meno môže mať najviac 200 znakov']);
@@ -149,7 +154,8 @@ describe('unit: sending schemas', () => {
 describe('unit: timesheet schemas', () => {
   it('year and month are plain digits in range: no "1e3", "2026.0" or blanks through a coercion', () => {
     expect(uploadFieldsSchema.parse({ year: ' 2026 ', month: '3' })).to.deep.equal({ year: 2026, month: 3 });
-    for (const year of ['1e3', '2026.0', '', '1999', '2101', '-2026']) expect(messages(uploadFieldsSchema, { year, month: '1' })[0], year).to.equal('Rok musí byť celé číslo od 2000 do 2100');
+    for (const year of ['1e3', '2026.0', '', '1999', '2101', '-2026'])
+      expect(messages(uploadFieldsSchema, { year, month: '1' })[0], year).to.equal('Rok musí byť celé číslo od 2000 do 2100');
     for (const month of ['0', '13', '1.0', 'máj']) expect(messages(uploadFieldsSchema, { year: '2026', month })[0], month).to.equal('Mesiac musí byť celé číslo od 1 do 12');
     expect(ownListQuery.parse({ year: '2000', month: '12' })).to.deep.equal({ page: 1, limit: 50, year: 2000, month: 12 });
   });

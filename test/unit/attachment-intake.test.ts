@@ -24,7 +24,7 @@ function slowUploadServer(delayByType: Record<string, number>): JmapClient {
 }
 
 describe('unit: attachment intake', () => {
-  it('keeps the form\'s order when a later, smaller file finishes uploading first', async () => {
+  it("keeps the form's order when a later, smaller file finishes uploading first", async () => {
     const intake = new AttachmentIntake(slowUploadServer({ 'application/x-slow': 50 }), 'acc', { perFile: 1e6, total: 1e6 });
     const first = intake.add(Readable.from([Buffer.alloc(10_000, 1)]), 'zmluva.bin', 'application/x-slow');
     const second = intake.add(Readable.from([Buffer.from('%PDF-1.4\n')]), 'list.pdf', 'application/pdf');
@@ -32,7 +32,10 @@ describe('unit: attachment intake', () => {
     await Promise.all([first.then((a) => finished.push(a.name)), second.then((a) => finished.push(a.name))]);
 
     expect(finished, 'the second upload must answer first for this test to mean anything').to.deep.equal(['list.pdf', 'zmluva.bin']);
-    expect(intake.attachments.map((a) => [a.name, a.size])).to.deep.equal([['zmluva.bin', 10_000], ['list.pdf', 9]]);
+    expect(intake.attachments.map((a) => [a.name, a.size])).to.deep.equal([
+      ['zmluva.bin', 10_000],
+      ['list.pdf', 9],
+    ]);
   });
 
   it('a refused file leaves no gap and no entry', async () => {

@@ -45,7 +45,9 @@ describe('unit: LoginThrottle.reserve', () => {
     expect(byIp.consumed).to.deep.equal(['10.0.0.1']);
     // The username is hashed into the key, never stored as such.
     expect(byUserIp.consumed).to.have.length(1);
-    expect(byUserIp.consumed[0]).to.match(/_10\.0\.0\.1$/).and.not.include('anna');
+    expect(byUserIp.consumed[0])
+      .to.match(/_10\.0\.0\.1$/)
+      .and.not.include('anna');
   });
 
   it('answers 429 with the longer of the two waits when both limits are used up', async () => {

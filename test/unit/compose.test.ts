@@ -27,8 +27,14 @@ describe('sending: composing a reply (unit)', () => {
     const original = {
       from: [{ name: 'Ana', email: 'ana@klient.sk' }],
       replyTo: null,
-      to: [{ name: null, email: 'ME@firma.sk' }, { name: 'Ben', email: 'ben@klient.sk' }],
-      cc: [{ name: null, email: 'ana@klient.sk' }, { name: null, email: 'cyril@klient.sk' }],
+      to: [
+        { name: null, email: 'ME@firma.sk' },
+        { name: 'Ben', email: 'ben@klient.sk' },
+      ],
+      cc: [
+        { name: null, email: 'ana@klient.sk' },
+        { name: null, email: 'cyril@klient.sk' },
+      ],
     };
     expect(replyRecipients(original, own, false)).to.deep.equal({ to: [{ email: 'ana@klient.sk', name: 'Ana' }], cc: [], bcc: [] });
     expect(replyRecipients(original, own, true).cc).to.deep.equal([{ email: 'ben@klient.sk', name: 'Ben' }, { email: 'cyril@klient.sk' }]);
@@ -112,7 +118,7 @@ describe('sending: composing a message (unit)', () => {
     expect(draftEmail(base)).to.not.have.property('attachments');
   });
 
-  it('makes a fresh Message-ID in the sender\'s domain, without angle brackets', () => {
+  it("makes a fresh Message-ID in the sender's domain, without angle brackets", () => {
     const a = newMessageId('ana@Firma.sk');
     const b = newMessageId('ana@Firma.sk');
     expect(a).to.match(/^[0-9a-f-]{36}@Firma\.sk$/);
@@ -138,8 +144,14 @@ describe('sending: composing a message (unit)', () => {
     const original = {
       from: [{ name: 'Ana', email: 'ana@klient.sk' }],
       replyTo: [{ name: null, email: 'ANA@klient.sk' }],
-      to: [{ name: null, email: 'me@firma.sk' }, { name: null, email: 'ana@klient.sk' }],
-      cc: [{ name: 'Ben', email: 'ben@klient.sk' }, { name: null, email: 'Ben@klient.sk' }],
+      to: [
+        { name: null, email: 'me@firma.sk' },
+        { name: null, email: 'ana@klient.sk' },
+      ],
+      cc: [
+        { name: 'Ben', email: 'ben@klient.sk' },
+        { name: null, email: 'Ben@klient.sk' },
+      ],
     };
     expect(replyRecipients(original, own, true)).to.deep.equal({ to: [{ email: 'ANA@klient.sk' }], cc: [{ email: 'ben@klient.sk', name: 'Ben' }], bcc: [] });
   });
@@ -160,7 +172,10 @@ describe('sending: header text of a draft (unit)', () => {
   it('every display name and the subject of a draft is one clean line (issue 26)', () => {
     const draft = draftEmail({
       from: { email: 'me@firma.sk', name: 'Ja\r\nSender: ceo@firma.sk' },
-      to: [{ email: 'a@x.sk', name: 'Ana\r\nReply-To: evil@x.sk\u2028\u202eX' }, { email: 'b@x.sk', name: '\r\n' }],
+      to: [
+        { email: 'a@x.sk', name: 'Ana\r\nReply-To: evil@x.sk\u2028\u202eX' },
+        { email: 'b@x.sk', name: '\r\n' },
+      ],
       cc: [{ email: 'c@x.sk', name: 'C\u0000\u0085D' }],
       bcc: [],
       subject: 'Re: Faktúra\r\nContent-Type: text/html',

@@ -36,7 +36,16 @@ describe('configuration (AppConfig.fromEnv)', () => {
   // frames, local files) a CORS origin allowed with credentials.
   it('accepts only an http(s) origin as CORS_ORIGIN, stored normalised', () => {
     const base = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), CRM_ENCRYPTION_KEY: 'ab'.repeat(32), CRM_DATA_DIR: unitTempPath('cfg-cors') };
-    for (const bad of ['file:///x', 'null', 'data:text/html,x', 'javascript:alert(1)', 'ftp://crm.example.sk', 'https://crm.example.sk/app', 'https://u:p@crm.example.sk', 'https://crm.example.sk/?a=1']) {
+    for (const bad of [
+      'file:///x',
+      'null',
+      'data:text/html,x',
+      'javascript:alert(1)',
+      'ftp://crm.example.sk',
+      'https://crm.example.sk/app',
+      'https://u:p@crm.example.sk',
+      'https://crm.example.sk/?a=1',
+    ]) {
       expect(() => AppConfig.fromEnv({ ...base, CORS_ORIGIN: bad }), bad)
         .to.throw(ConfigError)
         .with.property('problems')
@@ -77,7 +86,10 @@ describe('configuration (AppConfig.fromEnv)', () => {
     const interval = (value: string) => AppConfig.fromEnv({ CRM_DATA_DIR: dir, SYNC_INTERVAL: value }).syncIntervalSeconds;
     expect([interval('45'), interval('20s'), interval('2m'), interval('1h')]).to.deep.equal([45, 20, 120, 3600]);
     for (const bad of ['0', '25h', 'soon', '1.5m', '-5']) {
-      expect(() => interval(bad), bad).to.throw(ConfigError).with.property('problems').that.satisfies((p: string[]) => p.join().includes('SYNC_INTERVAL'));
+      expect(() => interval(bad), bad)
+        .to.throw(ConfigError)
+        .with.property('problems')
+        .that.satisfies((p: string[]) => p.join().includes('SYNC_INTERVAL'));
     }
   });
 

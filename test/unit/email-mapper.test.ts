@@ -7,26 +7,53 @@ import { backoffMinutes } from '../../src/sync/sync-errors.js';
 
 const context: MapContext = {
   roles: mailboxRoles([
-    { id: 'in', role: 'inbox' }, { id: 'sent', role: 'sent' }, { id: 'trash', role: 'trash' },
-    { id: 'junk', role: 'junk' }, { id: 'drafts', role: 'drafts' }, { id: 'arch', role: 'archive' },
+    { id: 'in', role: 'inbox' },
+    { id: 'sent', role: 'sent' },
+    { id: 'trash', role: 'trash' },
+    { id: 'junk', role: 'junk' },
+    { id: 'drafts', role: 'drafts' },
+    { id: 'arch', role: 'archive' },
   ]),
   ownAddresses: new Set(['me@staff.example']),
 };
 
 function email(overrides: Partial<Email>): Email {
   return {
-    id: 'M1', threadId: 'T1', mailboxIds: { in: true }, keywords: {}, messageId: ['m1@x'], inReplyTo: null,
-    from: [{ name: 'Ann', email: 'ann@x.example' }], to: [{ name: 'Me', email: 'me@staff.example' }], cc: null,
-    subject: 'Hi', receivedAt: '2024-05-01T09:00:00Z', sentAt: '2024-05-01T08:59:00Z',
-    textBody: [{ partId: '1', type: 'text/plain' }], bodyValues: { '1': { value: 'Hello', isEncodingProblem: false, isTruncated: false } },
+    id: 'M1',
+    threadId: 'T1',
+    mailboxIds: { in: true },
+    keywords: {},
+    messageId: ['m1@x'],
+    inReplyTo: null,
+    from: [{ name: 'Ann', email: 'ann@x.example' }],
+    to: [{ name: 'Me', email: 'me@staff.example' }],
+    cc: null,
+    subject: 'Hi',
+    receivedAt: '2024-05-01T09:00:00Z',
+    sentAt: '2024-05-01T08:59:00Z',
+    textBody: [{ partId: '1', type: 'text/plain' }],
+    bodyValues: { '1': { value: 'Hello', isEncodingProblem: false, isTruncated: false } },
     ...overrides,
   };
 }
 
 describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
   it('recognises robots by their address, not people whose names merely resemble them', () => {
-    for (const robot of ['noreply@x.io', 'no-reply@x.io', 'No_Reply@x.io', 'donotreply@x.io', 'do-not-reply@x.io', 'dont-reply@x.io',
-      'mailer-daemon@x.io', 'MAILER-DAEMON@x.io', 'postmaster@x.io', 'bounce@x.io', 'bounces+abc=me@x.io', 'bounce-123@x.io', 'info-noreply@x.io']) {
+    for (const robot of [
+      'noreply@x.io',
+      'no-reply@x.io',
+      'No_Reply@x.io',
+      'donotreply@x.io',
+      'do-not-reply@x.io',
+      'dont-reply@x.io',
+      'mailer-daemon@x.io',
+      'MAILER-DAEMON@x.io',
+      'postmaster@x.io',
+      'bounce@x.io',
+      'bounces+abc=me@x.io',
+      'bounce-123@x.io',
+      'info-noreply@x.io',
+    ]) {
       expect(isNoReplyAddress(normalizeAddress(robot)!), robot).to.equal(true);
     }
     for (const person of ['bouncer@x.io', 'norbert@x.io', 'replies@x.io', 'daemon.lover@x.io', 'post@x.io']) {
@@ -51,17 +78,35 @@ describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
     expect(received.correspondents).to.deep.equal([{ email: 'ann@x.example', name: 'Ann' }]);
     expect(received.participants).to.deep.equal(['ann@x.example', 'cc@x.example']);
 
-    const sent = mapEmail(email({
-      from: [{ name: 'Me', email: 'ME@staff.example' }],
-      to: [{ name: 'Bob', email: 'bob@x.example' }, { name: null, email: 'noreply@x.example' }],
-      cc: [{ name: 'Me again', email: 'me@staff.example' }, { name: 'bob@x.example', email: 'BOB@x.example' }, { name: 'Cy', email: 'cy@x.example' }],
-    }), context);
-    expect(sent.correspondents).to.deep.equal([{ email: 'bob@x.example', name: 'Bob' }, { email: 'cy@x.example', name: 'Cy' }]);
+    const sent = mapEmail(
+      email({
+        from: [{ name: 'Me', email: 'ME@staff.example' }],
+        to: [
+          { name: 'Bob', email: 'bob@x.example' },
+          { name: null, email: 'noreply@x.example' },
+        ],
+        cc: [
+          { name: 'Me again', email: 'me@staff.example' },
+          { name: 'bob@x.example', email: 'BOB@x.example' },
+          { name: 'Cy', email: 'cy@x.example' },
+        ],
+      }),
+      context,
+    );
+    expect(sent.correspondents).to.deep.equal([
+      { email: 'bob@x.example', name: 'Bob' },
+      { email: 'cy@x.example', name: 'Cy' },
+    ]);
 
     // In the Sent mailbox under another From (an alias): still the owner's mail.
-    const viaSentBox = mapEmail(email({
-      mailboxIds: { sent: true }, from: [{ name: 'Alias', email: 'alias@staff.example' }], to: [{ name: 'Dee', email: 'dee@x.example' }],
-    }), context);
+    const viaSentBox = mapEmail(
+      email({
+        mailboxIds: { sent: true },
+        from: [{ name: 'Alias', email: 'alias@staff.example' }],
+        to: [{ name: 'Dee', email: 'dee@x.example' }],
+      }),
+      context,
+    );
     expect(viaSentBox.correspondents).to.deep.equal([{ email: 'dee@x.example', name: 'Dee' }]);
   });
 
@@ -72,21 +117,41 @@ describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
   });
 
   it('maps fields: first Message-ID and In-Reply-To, read state, date from receivedAt, readable address lines', () => {
-    const m = mapEmail(email({
-      messageId: ['a@x', 'b@x'], inReplyTo: ['p@x'], keywords: { $seen: true },
-      to: [{ name: 'Me', email: 'me@staff.example' }, { name: null, email: 'z@x.example' }],
-    }), context);
-    expect(m).to.include({ jmapId: 'M1', messageId: 'a@x', inReplyTo: 'p@x', threadId: 'T1', isRead: true, from: 'Ann <ann@x.example>', to: 'Me <me@staff.example>, z@x.example', body: 'Hello' });
+    const m = mapEmail(
+      email({
+        messageId: ['a@x', 'b@x'],
+        inReplyTo: ['p@x'],
+        keywords: { $seen: true },
+        to: [
+          { name: 'Me', email: 'me@staff.example' },
+          { name: null, email: 'z@x.example' },
+        ],
+      }),
+      context,
+    );
+    expect(m).to.include({
+      jmapId: 'M1',
+      messageId: 'a@x',
+      inReplyTo: 'p@x',
+      threadId: 'T1',
+      isRead: true,
+      from: 'Ann <ann@x.example>',
+      to: 'Me <me@staff.example>, z@x.example',
+      body: 'Hello',
+    });
     expect(m.date!.toISOString()).to.equal('2024-05-01T09:00:00.000Z');
     expect(mapEmail(email({ receivedAt: undefined }), context).date!.toISOString()).to.equal('2024-05-01T08:59:00.000Z');
   });
 
   it('turns HTML into text, strips NUL characters and caps the body', () => {
-    const html = mapEmail(email({
-      textBody: [{ partId: '2', type: 'text/html' }],
-      bodyValues: { '2': { value: '<p>Hi <b>there</b></p><img src="x.png"><a href="http://x">link</a>', isEncodingProblem: false, isTruncated: false } },
-      subject: 'Bad\u0000subject',
-    }), context);
+    const html = mapEmail(
+      email({
+        textBody: [{ partId: '2', type: 'text/html' }],
+        bodyValues: { '2': { value: '<p>Hi <b>there</b></p><img src="x.png"><a href="http://x">link</a>', isEncodingProblem: false, isTruncated: false } },
+        subject: 'Bad\u0000subject',
+      }),
+      context,
+    );
     expect(html.body).to.equal('Hi there\n\nlink');
     expect(html.subject).to.equal('Badsubject');
 
@@ -98,14 +163,17 @@ describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
   });
 
   it('keeps attachment metadata (not content): name, type, size, inline or not, in the order of the email', () => {
-    const mapped = mapEmail(email({
-      attachments: [
-        { partId: '2', blobId: 'Gpdf', name: 'Faktúra.pdf', type: 'Application/PDF', size: 1234, disposition: 'attachment', cid: null },
-        { partId: '3', blobId: 'Gimg', name: 'logo.png', type: 'image/png', size: 99, disposition: 'inline', cid: 'logo@x' },
-        { partId: '4', blobId: 'Gcid', name: null, type: 'image/gif', size: 5, disposition: null, cid: 'pic@x' },
-        { partId: '5', blobId: null, name: 'broken', type: 'text/plain', size: 1 },
-      ],
-    }), context);
+    const mapped = mapEmail(
+      email({
+        attachments: [
+          { partId: '2', blobId: 'Gpdf', name: 'Faktúra.pdf', type: 'Application/PDF', size: 1234, disposition: 'attachment', cid: null },
+          { partId: '3', blobId: 'Gimg', name: 'logo.png', type: 'image/png', size: 99, disposition: 'inline', cid: 'logo@x' },
+          { partId: '4', blobId: 'Gcid', name: null, type: 'image/gif', size: 5, disposition: null, cid: 'pic@x' },
+          { partId: '5', blobId: null, name: 'broken', type: 'text/plain', size: 1 },
+        ],
+      }),
+      context,
+    );
     expect(mapped.attachments).to.deep.equal([
       { position: 0, blobId: 'Gpdf', partId: '2', name: 'Faktúra.pdf', type: 'application/pdf', size: 1234, disposition: 'attachment', cid: null, inline: false },
       { position: 1, blobId: 'Gimg', partId: '3', name: 'logo.png', type: 'image/png', size: 99, disposition: 'inline', cid: 'logo@x', inline: true },

@@ -37,7 +37,10 @@ function withLimits(limits: Record<string, number>, options: FakeJmapOptions = {
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(() => expect.fail('expected a rejection'), (err: Error) => err);
+  return promise.then(
+    () => expect.fail('expected a rejection'),
+    (err: Error) => err,
+  );
 }
 
 describe('unit: JMAP client', () => {
@@ -67,8 +70,17 @@ describe('unit: JMAP client', () => {
   it('sends core, mail and extra capabilities once each, authenticated, and answers the method responses in order', async () => {
     const server = new FakeJmap({ methods: { 'Core/echo': (args) => args } });
     const client = clientFor(server, { extraCapabilities: ['urn:ietf:params:jmap:mail', 'urn:ietf:params:jmap:submission'] });
-    const responses = await client.call([['Core/echo', { n: 1 }, 'a'], ['Core/echo', { n: 2 }, 'b']], { using: ['urn:ietf:params:jmap:submission'] });
-    expect(responses).to.deep.equal([['Core/echo', { n: 1 }, 'a'], ['Core/echo', { n: 2 }, 'b']]);
+    const responses = await client.call(
+      [
+        ['Core/echo', { n: 1 }, 'a'],
+        ['Core/echo', { n: 2 }, 'b'],
+      ],
+      { using: ['urn:ietf:params:jmap:submission'] },
+    );
+    expect(responses).to.deep.equal([
+      ['Core/echo', { n: 1 }, 'a'],
+      ['Core/echo', { n: 2 }, 'b'],
+    ]);
     const request = server.apiRequests[0];
     expect(request.body!.using).to.deep.equal(['urn:ietf:params:jmap:core', 'urn:ietf:params:jmap:mail', 'urn:ietf:params:jmap:submission']);
     expect(request.authorization).to.match(/^Basic /);
@@ -109,7 +121,12 @@ describe('unit: JMAP client', () => {
   });
 
   it('refuses an API answer without methodResponses or sessionState, or with a malformed response', async () => {
-    const bodies = [{ methodResponses: [] }, { sessionState: '0' }, { methodResponses: [['Core/echo', null, 'a']], sessionState: '0' }, { methodResponses: [['x', {}]], sessionState: '0' }];
+    const bodies = [
+      { methodResponses: [] },
+      { sessionState: '0' },
+      { methodResponses: [['Core/echo', null, 'a']], sessionState: '0' },
+      { methodResponses: [['x', {}]], sessionState: '0' },
+    ];
     for (const body of bodies) {
       const server = new FakeJmap({ respond: (r) => (r.body ? json(body) : undefined) });
       const err = await failure(clientFor(server).call([['Core/echo', {}, 'a']]));
@@ -125,16 +142,19 @@ describe('unit: JMAP client', () => {
     expect(server.apiRequests.map((r) => r.body!.methodCalls.length)).to.deep.equal([2, 2, 1]);
   });
 
-  it('gets many ids in parts of maxObjectsInGet, merging list and notFound, with the first part\'s state', async () => {
+  it("gets many ids in parts of maxObjectsInGet, merging list and notFound, with the first part's state", async () => {
     let part = 0;
-    const server = withLimits({ maxObjectsInGet: 3, maxCallsInRequest: 2 }, {
-      methods: {
-        'Email/get': (args) => {
-          const ids = args.ids as string[];
-          return { state: `s${++part}`, list: ids.filter((id) => id !== 'gone').map((id) => ({ id })), notFound: ids.filter((id) => id === 'gone') };
+    const server = withLimits(
+      { maxObjectsInGet: 3, maxCallsInRequest: 2 },
+      {
+        methods: {
+          'Email/get': (args) => {
+            const ids = args.ids as string[];
+            return { state: `s${++part}`, list: ids.filter((id) => id !== 'gone').map((id) => ({ id })), notFound: ids.filter((id) => id === 'gone') };
+          },
         },
       },
-    });
+    );
     const ids = ['a', 'b', 'c', 'd', 'gone', 'f', 'g'];
     const result = await getEmails(clientFor(server), ACCOUNT, ids, ['id']);
     expect(result.list.map((e) => e.id)).to.deep.equal(['a', 'b', 'c', 'd', 'f', 'g']);
@@ -152,7 +172,9 @@ describe('unit: JMAP client', () => {
     ];
     expect(responseFor(responses, 's', 'EmailSubmission/set')).to.deep.equal({ created: {} });
     expect(responseFor(responses, 's')).to.deep.equal({ updated: {} });
-    expect(() => responseFor(responses, 'x', 'Email/set')).to.throw(JmapMethodError).with.property('type', 'stateMismatch');
+    expect(() => responseFor(responses, 'x', 'Email/set'))
+      .to.throw(JmapMethodError)
+      .with.property('type', 'stateMismatch');
     expect(() => responseFor(responses, 'nope', 'Email/get')).to.throw(JmapProtocolError, 'lacks an answer to call nope (Email/get)');
   });
 
@@ -217,12 +239,20 @@ describe('unit: JMAP mail helpers', () => {
 
   it('reports "cannot calculate changes" for every way Cyrus says so', () => {
     const cyrusBadState: Array<[string, Record<string, unknown>, string]> = [['error', { type: 'invalidArguments', arguments: ['sinceState'] }, 'c']];
-    expect(() => readEmailChanges(cyrusBadState, 'c', 'abc')).to.throw(JmapMethodError).that.includes({ type: 'cannotCalculateChanges', serverType: 'invalidArguments' });
+    expect(() => readEmailChanges(cyrusBadState, 'c', 'abc'))
+      .to.throw(JmapMethodError)
+      .that.includes({ type: 'cannotCalculateChanges', serverType: 'invalidArguments' });
     const otherArgument: Array<[string, Record<string, unknown>, string]> = [['error', { type: 'invalidArguments', arguments: ['maxChanges'] }, 'c']];
-    expect(() => readEmailChanges(otherArgument, 'c', '5')).to.throw(JmapMethodError).that.includes({ type: 'invalidArguments' });
-    const changes = (oldState: string, newState: string): Array<[string, Record<string, unknown>, string]> => [['Email/changes', { oldState, newState, created: ['n'], updated: null, destroyed: ['d'] }, 'c']];
+    expect(() => readEmailChanges(otherArgument, 'c', '5'))
+      .to.throw(JmapMethodError)
+      .that.includes({ type: 'invalidArguments' });
+    const changes = (oldState: string, newState: string): Array<[string, Record<string, unknown>, string]> => [
+      ['Email/changes', { oldState, newState, created: ['n'], updated: null, destroyed: ['d'] }, 'c'],
+    ];
     // A reset server accepts a numeric state it never issued and answers a LOWER one.
-    expect(() => readEmailChanges(changes('40', '3'), 'c', '40')).to.throw(JmapMethodError).that.includes({ type: 'cannotCalculateChanges' });
+    expect(() => readEmailChanges(changes('40', '3'), 'c', '40'))
+      .to.throw(JmapMethodError)
+      .that.includes({ type: 'cannotCalculateChanges' });
     expect(readEmailChanges(changes('3', '40'), 'c', '3')).to.deep.equal({ oldState: '3', newState: '40', hasMoreChanges: false, created: ['n'], updated: [], destroyed: ['d'] });
     // Opaque (non-numeric) states are never compared.
     expect(readEmailChanges(changes('b', 'a'), 'c', 'b').newState).to.equal('a');
@@ -245,26 +275,36 @@ describe('unit: JMAP mail helpers', () => {
   });
 
   it('sets and clears $seen in parts of maxObjectsInSet, collecting what the server refused', async () => {
-    const server = withLimits({ maxObjectsInSet: 2 }, {
-      methods: {
-        'Email/set': (args) => {
-          const ids = Object.keys(args.update as object);
-          return { newState: `n${ids[0]}`, updated: Object.fromEntries(ids.filter((id) => id !== 'b').map((id) => [id, null])), notUpdated: ids.includes('b') ? { b: { type: 'notFound' } } : null };
+    const server = withLimits(
+      { maxObjectsInSet: 2 },
+      {
+        methods: {
+          'Email/set': (args) => {
+            const ids = Object.keys(args.update as object);
+            return {
+              newState: `n${ids[0]}`,
+              updated: Object.fromEntries(ids.filter((id) => id !== 'b').map((id) => [id, null])),
+              notUpdated: ids.includes('b') ? { b: { type: 'notFound' } } : null,
+            };
+          },
         },
       },
-    });
+    );
     const result = await setSeen(clientFor(server), ACCOUNT, { a: true, b: false, c: false });
     expect(result).to.deep.equal({ updated: ['a', 'c'], notUpdated: { b: { type: 'notFound' } }, newState: 'nc' });
     expect(server.calls.map((c) => c[1].update)).to.deep.equal([{ a: { 'keywords/$seen': true }, b: { 'keywords/$seen': null } }, { c: { 'keywords/$seen': null } }]);
   });
 
   it('queries and gets the first page in one request, the page no larger than maxObjectsInGet', async () => {
-    const server = withLimits({ maxObjectsInGet: 5 }, {
-      methods: {
-        'Email/query': () => ({ ids: ['a'], queryState: 'q', position: 0, total: 1 }),
-        'Email/get': () => ({ state: 's', list: [{ id: 'a' }] }),
+    const server = withLimits(
+      { maxObjectsInGet: 5 },
+      {
+        methods: {
+          'Email/query': () => ({ ids: ['a'], queryState: 'q', position: 0, total: 1 }),
+          'Email/get': () => ({ state: 's', list: [{ id: 'a' }] }),
+        },
       },
-    });
+    );
     const result = await queryAndGet(clientFor(server), ACCOUNT, { limit: 100 }, ['id']);
     expect(result).to.deep.include({ list: [{ id: 'a' }], notFound: [], state: 's' });
     expect(server.apiRequests).to.have.length(1);
@@ -275,14 +315,18 @@ describe('unit: JMAP mail helpers', () => {
 
   it('expands session URL templates with each value percent-encoded', () => {
     const template = '/jmap/download/{accountId}/{blobId}/{name}?accept={type}';
-    expect(expandUrlTemplate(template, { accountId: 'a@x.sk', blobId: 'G1', name: 'Výkaz 1/2?.pdf', type: 'application/pdf' }))
-      .to.equal('/jmap/download/a%40x.sk/G1/V%C3%BDkaz%201%2F2%3F.pdf?accept=application%2Fpdf');
+    expect(expandUrlTemplate(template, { accountId: 'a@x.sk', blobId: 'G1', name: 'Výkaz 1/2?.pdf', type: 'application/pdf' })).to.equal(
+      '/jmap/download/a%40x.sk/G1/V%C3%BDkaz%201%2F2%3F.pdf?accept=application%2Fpdf',
+    );
     expect(expandUrlTemplate('/u/{accountId}/{missing}', { accountId: 'a' })).to.equal('/u/a/');
   });
 });
 
 describe('unit: JMAP sending', () => {
-  const identities = [{ id: 'i1', email: 'alias@example.test', name: 'Alias' }, { id: 'i2', email: 'ALICE@example.test', name: 'Alice' }];
+  const identities = [
+    { id: 'i1', email: 'alias@example.test', name: 'Alias' },
+    { id: 'i2', email: 'ALICE@example.test', name: 'Alice' },
+  ];
 
   it('prepares a send: Drafts and Sent from the recorded mailboxes, the identity of the address, the original', async () => {
     const server = new FakeJmap({
@@ -325,7 +369,10 @@ describe('unit: JMAP sending', () => {
     const [create, submit] = server.calls;
     expect(create[1].create).to.deep.equal({ d1: { subject: 'x', mailboxIds: { D: true }, keywords: { $draft: true, $seen: true } } });
     expect(submit[1].onSuccessUpdateEmail).to.deep.equal({ '#s1': { 'mailboxIds/D': null, 'mailboxIds/S': true, 'keywords/$draft': null } });
-    expect((submit[1].create as Record<string, { envelope: unknown }>).s1.envelope).to.deep.equal({ mailFrom: { email: 'alice@example.test' }, rcptTo: [{ email: 'bob@example.test' }] });
+    expect((submit[1].create as Record<string, { envelope: unknown }>).s1.envelope).to.deep.equal({
+      mailFrom: { email: 'alice@example.test' },
+      rcptTo: [{ email: 'bob@example.test' }],
+    });
   });
 
   it('a refused message is stage "email"; a refused submission destroys the draft (nothing was sent)', async () => {
@@ -336,7 +383,11 @@ describe('unit: JMAP sending', () => {
         'Email/get': () => ({ list: [] }),
       },
     });
-    expect(await createAndSubmit(clientFor(refusedEmail), ACCOUNT, setup, {}, envelope, { properties: ['id'] })).to.deep.equal({ ok: false, stage: 'email', error: { type: 'overQuota' } });
+    expect(await createAndSubmit(clientFor(refusedEmail), ACCOUNT, setup, {}, envelope, { properties: ['id'] })).to.deep.equal({
+      ok: false,
+      stage: 'email',
+      error: { type: 'overQuota' },
+    });
 
     const destroyed: unknown[] = [];
     const refusedSubmission = new FakeJmap({

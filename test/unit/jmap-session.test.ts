@@ -35,7 +35,12 @@ describe('unit: JMAP session discovery', () => {
     expect(session.downloadUrl).to.equal(`${BASE}/jmap/download/{accountId}/{blobId}/{name}?accept={type}`);
     expect(session.eventSourceUrl).to.equal(`${BASE}/jmap/eventsource/?types={types}&closeafter={closeafter}&ping={ping}`);
     expect(session.limits).to.deep.equal({
-      maxSizeRequest: 10485760, maxCallsInRequest: 50, maxObjectsInGet: 4096, maxObjectsInSet: 4096, maxConcurrentRequests: 5, maxSizeUpload: 1073741824,
+      maxSizeRequest: 10485760,
+      maxCallsInRequest: 50,
+      maxObjectsInGet: 4096,
+      maxObjectsInSet: 4096,
+      maxConcurrentRequests: 5,
+      maxSizeUpload: 1073741824,
     });
     expect(session.username).to.equal(ACCOUNT);
   });
@@ -61,8 +66,7 @@ describe('unit: JMAP session discovery', () => {
   it('refuses a session without the mail capability, naming it', () => {
     const body = recordedSession();
     delete (body.capabilities as Record<string, unknown>)['urn:ietf:params:jmap:mail'];
-    expect(() => parseSession(body, SESSION_URL, [CORE_CAPABILITY, 'urn:ietf:params:jmap:mail']))
-      .to.throw(JmapProtocolError, 'lacks the capability urn:ietf:params:jmap:mail');
+    expect(() => parseSession(body, SESSION_URL, [CORE_CAPABILITY, 'urn:ietf:params:jmap:mail'])).to.throw(JmapProtocolError, 'lacks the capability urn:ietf:params:jmap:mail');
   });
 
   it('refuses core limits that are not positive whole numbers (a server saying maxCallsInRequest 0)', () => {
@@ -111,7 +115,12 @@ describe('unit: JMAP failures are classified', () => {
     const limit = await failure(fetchSession(SESSION_URL, alice, { fetchImpl: answering(() => json(problem, 400)) }));
     expect(limit).to.be.instanceOf(JmapProtocolError).and.to.include({ status: 400, problemType: problem.type, retryable: false });
     expect(limit.message).to.contain('limit maxSizeRequest');
-    for (const [status, retryable] of [[500, true], [503, true], [429, true], [404, false]] as const) {
+    for (const [status, retryable] of [
+      [500, true],
+      [503, true],
+      [429, true],
+      [404, false],
+    ] as const) {
       const err = await failure(fetchSession(SESSION_URL, alice, { fetchImpl: answering(() => new Response('<html>', { status })) }));
       expect(err, String(status)).to.be.instanceOf(JmapProtocolError).and.to.include({ status, retryable });
     }
@@ -124,15 +133,15 @@ describe('unit: JMAP failures are classified', () => {
   });
 
   it('no answer at all is "unreachable" with the system error code, and retryable', async () => {
-    const refused: FetchImpl = () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) }));
+    const refused: FetchImpl = () =>
+      Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) }));
     const err = await failure(fetchSession(SESSION_URL, alice, { fetchImpl: refused }));
     expect(err).to.be.instanceOf(JmapUnreachableError).and.to.include({ code: 'ECONNREFUSED', retryable: true });
     expect(err.message).to.contain('ECONNREFUSED');
   });
 
   it('a server that never answers times out after the configured time', async () => {
-    const stalls: FetchImpl = (_url, init) =>
-      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+    const stalls: FetchImpl = (_url, init) => new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
     const err = await failure(fetchSession(SESSION_URL, alice, { fetchImpl: stalls, timeoutMs: 30 }));
     expect(err).to.be.instanceOf(JmapTimeoutError).and.to.include({ timeoutMs: 30, retryable: true });
   });

@@ -13,10 +13,12 @@ function email(overrides: Partial<Email>): Email {
 }
 
 function bodyOf(parts: Array<[type: string, value: string]>): string | null {
-  return extractBody(email({
-    textBody: parts.map(([type], i) => ({ partId: String(i), type })),
-    bodyValues: Object.fromEntries(parts.map(([, value], i) => [String(i), { value, isEncodingProblem: false, isTruncated: false }])),
-  }));
+  return extractBody(
+    email({
+      textBody: parts.map(([type], i) => ({ partId: String(i), type })),
+      bodyValues: Object.fromEntries(parts.map(([, value], i) => [String(i), { value, isEncodingProblem: false, isTruncated: false }])),
+    }),
+  );
 }
 
 describe('unit: text cleanup', () => {
@@ -87,13 +89,21 @@ describe('unit: address rules', () => {
   });
 
   it('ignores empty bulk headers (Email/get answers null or blank when one is absent)', () => {
-    expect(isBulkMail(email({ 'header:List-Id:asText': null, 'header:List-Unsubscribe': '   ', 'header:Precedence:asText': '', 'header:Auto-Submitted:asText': null }))).to.equal(false);
+    expect(isBulkMail(email({ 'header:List-Id:asText': null, 'header:List-Unsubscribe': '   ', 'header:Precedence:asText': '', 'header:Auto-Submitted:asText': null }))).to.equal(
+      false,
+    );
     expect(isBulkMail(email({ 'header:Auto-Submitted:asText': 'no ' }))).to.equal(false);
     expect(isBulkMail(email({ 'header:Auto-Submitted:asText': 'auto-generated' }))).to.equal(true);
   });
 
   it('formats an address line as the CRM shows it', () => {
-    expect(formatAddressList([{ name: 'Ana', email: 'ana@x.sk' }, { name: null, email: 'b@x.sk' }, { name: 'c@x.sk', email: 'C@x.sk' }])).to.equal('Ana <ana@x.sk>, b@x.sk, C@x.sk');
+    expect(
+      formatAddressList([
+        { name: 'Ana', email: 'ana@x.sk' },
+        { name: null, email: 'b@x.sk' },
+        { name: 'c@x.sk', email: 'C@x.sk' },
+      ]),
+    ).to.equal('Ana <ana@x.sk>, b@x.sk, C@x.sk');
     expect(formatAddressList([{ name: 'Len meno', email: '' }])).to.equal('Len meno');
     expect(formatAddressList([{ name: '', email: '' }])).to.equal(null);
     expect(formatAddressList([])).to.equal(null);
@@ -104,7 +114,12 @@ describe('unit: address rules', () => {
 
 describe('unit: email body', () => {
   it('joins the text parts with a blank line, normalising CRLF and trimming', () => {
-    expect(bodyOf([['text/plain', '  Prvá\r\nčasť  '], ['text/plain', 'Druhá']])).to.equal('Prvá\nčasť  \n\nDruhá');
+    expect(
+      bodyOf([
+        ['text/plain', '  Prvá\r\nčasť  '],
+        ['text/plain', 'Druhá'],
+      ]),
+    ).to.equal('Prvá\nčasť  \n\nDruhá');
   });
 
   it('reads HTML as text without links, images, styles or scripts', () => {
@@ -114,14 +129,22 @@ describe('unit: email body', () => {
 
   it('has no body when every part is empty, missing or not text', () => {
     expect(bodyOf([])).to.equal(null);
-    expect(bodyOf([['text/plain', ''], ['text/plain', '   ']])).to.equal(null);
+    expect(
+      bodyOf([
+        ['text/plain', ''],
+        ['text/plain', '   '],
+      ]),
+    ).to.equal(null);
     expect(extractBody(email({ textBody: [{ partId: '9', type: 'text/plain' }], bodyValues: {} }))).to.equal(null);
     expect(extractBody(email({ textBody: [{ partId: null, type: 'text/plain' }] }))).to.equal(null);
   });
 
   it('caps the sum of several parts at BODY_CAP_BYTES', () => {
     const half = 'a'.repeat(BODY_CAP_BYTES / 2 + 10);
-    const body = bodyOf([['text/plain', half], ['text/plain', half]])!;
+    const body = bodyOf([
+      ['text/plain', half],
+      ['text/plain', half],
+    ])!;
     expect(Buffer.byteLength(body)).to.equal(BODY_CAP_BYTES);
   });
 

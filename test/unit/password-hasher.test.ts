@@ -45,9 +45,10 @@ describe('PasswordHasher', () => {
     const workers = new HashWorkers(1);
     expect(await workers.compare('x', 'not-a-bcrypt-hash')).to.equal(false);
     // An invalid salt makes bcrypt throw inside the worker: the caller gets the error, not a hang.
-    const error = await (workers as unknown as { submit(op: string, p: string, a: unknown): Promise<unknown> })
-      .submit('hash', 'x', 'bad-salt')
-      .then(() => undefined, (err: Error) => err);
+    const error = await (workers as unknown as { submit(op: string, p: string, a: unknown): Promise<unknown> }).submit('hash', 'x', 'bad-salt').then(
+      () => undefined,
+      (err: Error) => err,
+    );
     expect(error).to.be.instanceOf(Error);
     expect((error as Error).message).to.match(/salt/i);
     expect(await workers.compare('x', await workers.hash('x', 4))).to.equal(true);

@@ -31,27 +31,61 @@ function wire<S extends z.ZodType>(schema: S, value: z.input<S>): Record<string,
 }
 
 const user = {
-  id: ID(1), username: 'jana', firstName: 'Jana', lastName: 'Nováková', role: 'member', changedPassword: false, lastLogin: null,
-  createdAt: created, updatedAt: updated, passwordHash: '$2b$12$secret', tempPasswordExpiresAt: updated, emailSetupSkipped: true,
+  id: ID(1),
+  username: 'jana',
+  firstName: 'Jana',
+  lastName: 'Nováková',
+  role: 'member',
+  changedPassword: false,
+  lastLogin: null,
+  createdAt: created,
+  updatedAt: updated,
+  passwordHash: '$2b$12$secret',
+  tempPasswordExpiresAt: updated,
+  emailSetupSkipped: true,
 } as unknown as User;
 
 const emailRecord: EmailRecord = {
-  id: ID(10), userId: ID(1), emailAccountId: ID(2), contactId: ID(3), jmapId: 'M1', messageId: 'm@x', threadId: 'T1', inReplyTo: null,
-  from: 'Ana <ana@x.sk>', to: 'jana@firma.sk', subject: 'Ponuka', isRead: false, readPending: true, date: created, createdAt: created, updatedAt: updated,
-  body: 'Dobrý deň,\n\nposielam ponuku.', bodyStart: null, hasAttachments: true, addresses: null,
+  id: ID(10),
+  userId: ID(1),
+  emailAccountId: ID(2),
+  contactId: ID(3),
+  jmapId: 'M1',
+  messageId: 'm@x',
+  threadId: 'T1',
+  inReplyTo: null,
+  from: 'Ana <ana@x.sk>',
+  to: 'jana@firma.sk',
+  subject: 'Ponuka',
+  isRead: false,
+  readPending: true,
+  date: created,
+  createdAt: created,
+  updatedAt: updated,
+  body: 'Dobrý deň,\n\nposielam ponuku.',
+  bodyStart: null,
+  hasAttachments: true,
+  addresses: null,
 };
 
 describe('unit: presenters', () => {
   it('a user: never the password hash or the temporary password, dates as ISO strings', () => {
     const json = wire(userSchema, presentUser(user));
     expect(json).to.deep.equal({
-      id: ID(1), username: 'jana', firstName: 'Jana', lastName: 'Nováková', role: 'member', changedPassword: false, lastLogin: null,
-      createdAt: '2026-03-01T08:30:00.000Z', updatedAt: '2026-03-02T09:00:00.000Z',
+      id: ID(1),
+      username: 'jana',
+      firstName: 'Jana',
+      lastName: 'Nováková',
+      role: 'member',
+      changedPassword: false,
+      lastLogin: null,
+      createdAt: '2026-03-01T08:30:00.000Z',
+      updatedAt: '2026-03-02T09:00:00.000Z',
     });
     expect(JSON.stringify(json)).to.not.include('secret');
   });
 
-  it('an admin sees onboarding: the temporary password\'s expiry only while it is still the temporary one', () => {
+  it("an admin sees onboarding: the temporary password's expiry only while it is still the temporary one", () => {
     expect(wire(adminUserSchema, presentAdminUser(user))).to.include({ emailSetupSkipped: true, temporaryPasswordExpiresAt: '2026-03-02T09:00:00.000Z' });
     const changed = { ...user, changedPassword: true } as unknown as User;
     expect(presentAdminUser(changed).temporaryPasswordExpiresAt).to.equal(null);
@@ -59,8 +93,16 @@ describe('unit: presenters', () => {
 
   it('an audit record keeps its bigserial id as a string (no precision lost)', () => {
     const log = {
-      id: '9007199254740993', action: 'login', userId: ID(1), username: 'jana', actor: 'jana', success: true, ip: '127.0.0.1', userAgent: 'curl',
-      details: { attempt: 1 }, createdAt: created,
+      id: '9007199254740993',
+      action: 'login',
+      userId: ID(1),
+      username: 'jana',
+      actor: 'jana',
+      success: true,
+      ip: '127.0.0.1',
+      userAgent: 'curl',
+      details: { attempt: 1 },
+      createdAt: created,
     } as unknown as AuditLog;
     const json = wire(auditLogSchema, presentAuditLog(log));
     expect(json.id).to.equal('9007199254740993');
@@ -88,11 +130,14 @@ describe('unit: presenters', () => {
   });
 
   it('a full email: body, threading headers, contacts and attachments (metadata only)', () => {
-    const json = wire(emailSchema, presentEmail({
-      ...emailRecord,
-      contactIds: [ID(3), ID(4)],
-      attachments: [{ id: ID(20), emailId: ID(10), blobId: 'G1', name: 'a.pdf', type: 'application/pdf', size: 5, inline: false, cid: null }],
-    }));
+    const json = wire(
+      emailSchema,
+      presentEmail({
+        ...emailRecord,
+        contactIds: [ID(3), ID(4)],
+        attachments: [{ id: ID(20), emailId: ID(10), blobId: 'G1', name: 'a.pdf', type: 'application/pdf', size: 5, inline: false, cid: null }],
+      }),
+    );
     expect(json).to.include({ body: 'Dobrý deň,\n\nposielam ponuku.', messageId: 'm@x', inReplyTo: null });
     expect(json.contactIds).to.deep.equal([ID(3), ID(4)]);
     expect(json.attachments).to.deep.equal([{ id: ID(20), name: 'a.pdf', type: 'application/pdf', size: 5, inline: false }]);
@@ -106,9 +151,15 @@ describe('unit: presenters', () => {
     expect(presentSent({ ...sent, email: emailRecord }).email!.id).to.equal(ID(10));
   });
 
-  it('an email account: never the password; idle sync by default; primary only in the owner\'s view', () => {
+  it("an email account: never the password; idle sync by default; primary only in the owner's view", () => {
     const account = {
-      id: ID(2), email: 'jana@firma.sk', jmapAccountId: 'jana@firma.sk', isPrimary: true, isActive: true, createdAt: created, updatedAt: updated,
+      id: ID(2),
+      email: 'jana@firma.sk',
+      jmapAccountId: 'jana@firma.sk',
+      isPrimary: true,
+      isActive: true,
+      createdAt: created,
+      updatedAt: updated,
       passwordEncrypted: 'sealed-secret',
     } as unknown as EmailAccount;
     const own = wire(emailAccountSchema, presentEmailAccount(account));
@@ -123,17 +174,48 @@ describe('unit: presenters', () => {
   });
 
   it('a member of a shared account, and a contact (emailCount only when it was counted)', () => {
-    const member = { emailAccountId: ID(2), userId: ID(1), username: 'jana', firstName: null, lastName: null, role: 'viewer', canRead: true, canSend: false, createdAt: created, updatedAt: updated } as const;
+    const member = {
+      emailAccountId: ID(2),
+      userId: ID(1),
+      username: 'jana',
+      firstName: null,
+      lastName: null,
+      role: 'viewer',
+      canRead: true,
+      canSend: false,
+      createdAt: created,
+      updatedAt: updated,
+    } as const;
     expect(memberView.parse(presentMember(member))).to.deep.equal(member);
     const contact = {
-      id: ID(3), emailAccountId: ID(2), email: 'ana@x.sk', name: 'Ana', notes: null, lastEmailAt: null, unreadCount: 2, addedAt: created, createdAt: created, updatedAt: updated,
+      id: ID(3),
+      emailAccountId: ID(2),
+      email: 'ana@x.sk',
+      name: 'Ana',
+      notes: null,
+      lastEmailAt: null,
+      unreadCount: 2,
+      addedAt: created,
+      createdAt: created,
+      updatedAt: updated,
     };
     expect(wire(contactSchema, presentContact(contact as never))).to.not.have.property('emailCount');
     expect(presentContact({ ...contact, emailCount: 0 } as never).emailCount).to.equal(0);
   });
 
   it('a timesheet: never its storage path', () => {
-    const timesheet = { id: ID(5), userId: ID(1), fileName: 'Výkaz.pdf', fileType: 'pdf', fileSize: 1234, year: 2026, month: 3, filePath: '/srv/crm/data/x', createdAt: created, updatedAt: updated } as unknown as Timesheet;
+    const timesheet = {
+      id: ID(5),
+      userId: ID(1),
+      fileName: 'Výkaz.pdf',
+      fileType: 'pdf',
+      fileSize: 1234,
+      year: 2026,
+      month: 3,
+      filePath: '/srv/crm/data/x',
+      createdAt: created,
+      updatedAt: updated,
+    } as unknown as Timesheet;
     const json = wire(timesheetSchema, presentTimesheet(timesheet));
     expect(json).to.include({ fileName: 'Výkaz.pdf', fileType: 'pdf', year: 2026, month: 3 });
     expect(JSON.stringify(json)).to.not.include('/srv/crm');

@@ -55,7 +55,17 @@ describe('unit: email-account rights', () => {
 describe('unit: environment schema', () => {
   it('applies the documented defaults to an empty environment', () => {
     const env = envSchema.parse({});
-    expect(env).to.include({ NODE_ENV: 'development', PORT: 3000, HOST: '127.0.0.1', JMAP_TIMEOUT_MS: 15000, SYNC_INTERVAL: 30, SYNC_CONCURRENCY: 4, BCRYPT_ROUNDS: 12, LOG_FORMAT: 'auto', TRUST_PROXY: 0 });
+    expect(env).to.include({
+      NODE_ENV: 'development',
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      JMAP_TIMEOUT_MS: 15000,
+      SYNC_INTERVAL: 30,
+      SYNC_CONCURRENCY: 4,
+      BCRYPT_ROUNDS: 12,
+      LOG_FORMAT: 'auto',
+      TRUST_PROXY: 0,
+    });
     expect(env.METRICS_ALLOW).to.deep.equal(['127.0.0.0/8', '::1/128']);
     expect(env.LOG_SYSLOG_PREFIX).to.equal(false);
   });
@@ -68,7 +78,15 @@ describe('unit: environment schema', () => {
   });
 
   it('flags accept true/false, 1/0, yes/no and nothing else', () => {
-    expect(['true', '1', 'yes', 'false', '0', 'no', ''].map((v) => envSchema.parse({ ERROR_STACKS: v }).ERROR_STACKS)).to.deep.equal([true, true, true, false, false, false, false]);
+    expect(['true', '1', 'yes', 'false', '0', 'no', ''].map((v) => envSchema.parse({ ERROR_STACKS: v }).ERROR_STACKS)).to.deep.equal([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
     const bad = envSchema.safeParse({ ERROR_STACKS: 'on' });
     expect(bad.success).to.equal(false);
     // zod keeps enum values as object keys, so "0" and "1" come first: the set matters, not the order.

@@ -27,8 +27,24 @@ describe('unit: search terms', () => {
   });
 
   it('counts every word a prefix matches: "objednávk" is as common as its two words together', () => {
-    expect(searchTerms('objednávk 7', new Map([['objednavke', 0.015], ['objednavka', 0.015]]))[0].indexed).to.equal(false);
-    expect(searchTerms('objednávke 7', new Map([['objednavke', 0.015], ['objednavka', 0.015]]))[0].indexed).to.equal(true);
+    expect(
+      searchTerms(
+        'objednávk 7',
+        new Map([
+          ['objednavke', 0.015],
+          ['objednavka', 0.015],
+        ]),
+      )[0].indexed,
+    ).to.equal(false);
+    expect(
+      searchTerms(
+        'objednávke 7',
+        new Map([
+          ['objednavke', 0.015],
+          ['objednavka', 0.015],
+        ]),
+      )[0].indexed,
+    ).to.equal(true);
   });
 
   it('keeps every word in the index when all are common, or when nothing is known', () => {
@@ -63,7 +79,10 @@ describe('unit: search terms', () => {
       },
     } as unknown as Sql;
     const stats = new SearchWordStatistics(sql, 1000, () => now);
-    expect([...(await stats.shares())]).to.deep.equal([['faktúra', 0.5], ['a', 1]]);
+    expect([...(await stats.shares())]).to.deep.equal([
+      ['faktúra', 0.5],
+      ['a', 1],
+    ]);
     now = 999;
     await stats.shares();
     expect(reads).to.equal(1);

@@ -10,9 +10,21 @@ const ERASED_AT = new Date('2026-05-01T12:00:00Z');
 
 function email(jmapId: string, participants: string[], date: Date | null): MappedEmail {
   return {
-    jmapId, included: true, messageId: null, threadId: null, inReplyTo: null, from: null, to: null, subject: jmapId, body: null,
-    isRead: false, date, participants, correspondents: participants.map((a) => ({ email: a, name: null })),
-    hasAttachments: false, addresses: { from: [], to: [], cc: [], replyTo: [] },
+    jmapId,
+    included: true,
+    messageId: null,
+    threadId: null,
+    inReplyTo: null,
+    from: null,
+    to: null,
+    subject: jmapId,
+    body: null,
+    isRead: false,
+    date,
+    participants,
+    correspondents: participants.map((a) => ({ email: a, name: null })),
+    hasAttachments: false,
+    addresses: { from: [], to: [], cc: [], replyTo: [] },
   };
 }
 
@@ -57,7 +69,13 @@ describe('privacy: the sync gate (suppression-filter.ts)', () => {
     erase(new AddressHasher(OLD_KEY).hash('jana@example.com'), ERASED_AT);
     const gate = new SuppressionFilter({ suppressions: repo as unknown as SuppressionRepository, hasher }).forRun();
     expect(included(await gate.admit([email('old', ['jana@example.com'], new Date('2026-01-01'))]))).to.deep.equal([]);
-    expect(included(await new SuppressionFilter({ suppressions: repo as unknown as SuppressionRepository, hasher: new AddressHasher(KEY) }).forRun().admit([email('old', ['jana@example.com'], new Date('2026-01-01'))]))).to.deep.equal(['old']);
+    expect(
+      included(
+        await new SuppressionFilter({ suppressions: repo as unknown as SuppressionRepository, hasher: new AddressHasher(KEY) })
+          .forRun()
+          .admit([email('old', ['jana@example.com'], new Date('2026-01-01'))]),
+      ),
+    ).to.deep.equal(['old']);
   });
 
   it('loads the list once per run and again only after a new erasure', async () => {

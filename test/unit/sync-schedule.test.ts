@@ -26,12 +26,14 @@ describe('unit: sync schedule', () => {
     expect(Math.min(...perSecond)).to.be.above(20);
   });
 
-  it('puts the next turn strictly after now, at most one interval away, on the account\'s phase', () => {
+  it("puts the next turn strictly after now, at most one interval away, on the account's phase", () => {
     const interval = 30_000;
     for (const now of [0, 1, 29_999, 30_000, 1_700_000_000_123]) {
       for (const phase of [0, 1, 12_345, 29_999]) {
         const next = nextSlotMs(now, phase, interval);
-        expect(next).to.be.above(now).and.at.most(now + interval);
+        expect(next)
+          .to.be.above(now)
+          .and.at.most(now + interval);
         expect((((next - phase) % interval) + interval) % interval).to.equal(0);
       }
     }

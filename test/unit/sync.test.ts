@@ -67,10 +67,21 @@ describe('unit: sync run outcomes', () => {
 
 function mail(jmapId: string, people: Array<{ email: string; name: string | null }>, included = true): MappedEmail {
   return {
-    jmapId, included, messageId: `${jmapId}@example.test`, threadId: null, inReplyTo: null, from: null, to: null,
-    subject: jmapId, body: null, isRead: false, date: new Date('2024-01-01T00:00:00Z'),
-    participants: people.map((p) => p.email), correspondents: people,
-    hasAttachments: false, addresses: { from: [], to: [], cc: [], replyTo: [] },
+    jmapId,
+    included,
+    messageId: `${jmapId}@example.test`,
+    threadId: null,
+    inReplyTo: null,
+    from: null,
+    to: null,
+    subject: jmapId,
+    body: null,
+    isRead: false,
+    date: new Date('2024-01-01T00:00:00Z'),
+    participants: people.map((p) => p.email),
+    correspondents: people,
+    hasAttachments: false,
+    addresses: { from: [], to: [], cc: [], replyTo: [] },
   };
 }
 
@@ -109,16 +120,17 @@ describe('unit: sync batch rules', () => {
     const result = await new BatchWriter(store, noTransactions, lease).apply({
       emails: [
         mail('m1', [{ email: 'gone@example.test', name: 'Gone' }]),
-        mail('m2', [{ email: 'known@example.test', name: 'Known' }, { email: 'new@example.test', name: null }]),
+        mail('m2', [
+          { email: 'known@example.test', name: 'Known' },
+          { email: 'new@example.test', name: null },
+        ]),
         mail('m3', [{ email: 'new@example.test', name: 'New' }], false),
       ],
       checkpoint: {},
     });
     expect(writes.deleted.sort()).to.deep.equal(['m1', 'm3']);
     expect(writes.upsertedPeople).to.deep.equal(['new@example.test']);
-    expect(writes.storedEmails.map((r) => [r.mapped.jmapId, r.contactId, r.contactIds])).to.deep.equal([
-      ['m2', 'c-known', ['c-known', 'c-new@example.test']],
-    ]);
+    expect(writes.storedEmails.map((r) => [r.mapped.jmapId, r.contactId, r.contactIds])).to.deep.equal([['m2', 'c-known', ['c-known', 'c-new@example.test']]]);
     expect(result).to.deep.equal({ stored: 1, emailsCreated: 1, deleted: 2, contactsCreated: 1, createdReceivedAt: [new Date('2024-01-01T00:00:00Z')] });
   });
 

@@ -132,9 +132,16 @@ describe('unit: Slovak zod messages', () => {
   it('never answers in English, whatever the check', () => {
     const english = /\b(expected|received|invalid|must|string|number|too)\b/i;
     const samples: Array<[z.ZodType, unknown]> = [
-      [z.string(), 1], [z.string().max(1), 'ab'], [z.number().int(), 1.5], [z.date(), 'x'], [z.date().min(new Date(1000)), new Date(0)],
-      [z.strictObject({}), { a: 1 }], [z.record(z.string().min(2), z.number()), { a: 1 }], [z.union([z.string(), z.number()]), null],
-      [z.bigint(), 1], [z.set(z.string()).max(0), new Set(['a'])],
+      [z.string(), 1],
+      [z.string().max(1), 'ab'],
+      [z.number().int(), 1.5],
+      [z.date(), 'x'],
+      [z.date().min(new Date(1000)), new Date(0)],
+      [z.strictObject({}), { a: 1 }],
+      [z.record(z.string().min(2), z.number()), { a: 1 }],
+      [z.union([z.string(), z.number()]), null],
+      [z.bigint(), 1],
+      [z.set(z.string()).max(0), new Set(['a'])],
     ];
     for (const [schema, value] of samples) expect(messageOf(schema, value)).to.not.match(english);
   });

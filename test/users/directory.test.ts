@@ -33,8 +33,7 @@ describe('colleague directory (GET /api/users/directory)', function () {
     await leaver.user.update({ disabledAt: new Date() });
   });
 
-  const directory = (query: Record<string, string | number>, session = memberSession) =>
-    request(app).get('/api/users/directory').query(query).set('Authorization', session.bearer);
+  const directory = (query: Record<string, string | number>, session = memberSession) => request(app).get('/api/users/directory').query(query).set('Authorization', session.bearer);
 
   it('lists active colleagues to a member with id, username and names only', async () => {
     const res = await directory({ search: tag });
@@ -66,7 +65,10 @@ describe('colleague directory (GET /api/users/directory)', function () {
     ];
     for (const [search, ids] of cases) {
       const { users } = ((await directory({ search })).body as DirectoryBody).data;
-      expect(users.map((u) => u.id), search).to.deep.equal(ids);
+      expect(
+        users.map((u) => u.id),
+        search,
+      ).to.deep.equal(ids);
     }
     // The first name alone (shared with other tests' users): found, whatever the accents.
     const { users } = ((await directory({ search: 'lubomir', limit: 100 })).body as DirectoryBody).data;

@@ -25,10 +25,10 @@ describe("a disabled user's email accounts and the sync", function () {
 
   async function share(accountId: string, member: UserFixture): Promise<void> {
     const ctx = await testContext();
-    await ctx.db.sequelize.query(
-      "INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ($1, $2, 'viewer', true, false)",
-      { bind: [accountId, member.user.id], type: QueryTypes.INSERT },
-    );
+    await ctx.db.sequelize.query("INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ($1, $2, 'viewer', true, false)", {
+      bind: [accountId, member.user.id],
+      type: QueryTypes.INSERT,
+    });
   }
 
   it('is neither claimed from the queue nor synced on request', async () => {
@@ -37,10 +37,12 @@ describe("a disabled user's email accounts and the sync", function () {
     const forced = await mailSync.syncAccount(account.id);
     expect(forced.outcome).to.equal('skipped');
     expect(forced.requests).to.equal(0);
-    const [row] = await (await testContext()).db.sequelize.query<{ last_attempt_at: Date | null }>(
-      'SELECT last_attempt_at FROM mail_sync_states WHERE email_account_id = $1',
-      { bind: [account.id], type: QueryTypes.SELECT },
-    );
+    const [row] = await (
+      await testContext()
+    ).db.sequelize.query<{ last_attempt_at: Date | null }>('SELECT last_attempt_at FROM mail_sync_states WHERE email_account_id = $1', {
+      bind: [account.id],
+      type: QueryTypes.SELECT,
+    });
     expect(row?.last_attempt_at ?? null).to.equal(null);
   });
 

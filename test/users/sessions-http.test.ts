@@ -56,7 +56,7 @@ describe("one's own sessions (/api/auth/sessions)", function () {
     expect(raw).not.to.match(/hash|jti|token/i);
   });
 
-  it('ends another of one\'s sessions: it stops working, the current one goes on', async () => {
+  it("ends another of one's sessions: it stops working, the current one goes on", async () => {
     const phoneId = (await sessions(phone)).find((s) => s.current)!.id;
     const res = await request(app).delete(`/api/auth/sessions/${phoneId}`).set('Cookie', laptop.cookies);
     expect(res.status).to.equal(200);

@@ -8,15 +8,75 @@ import fc from 'fast-check';
  */
 
 const NASTY_STRINGS = [
-  '', ' ', '   ', '\t', '\r\n', '\u0000', 'a\u0000b', '\u0000'.repeat(16), '\uFEFF', '\u202Efdp.exe', '\u200B', '\uD800', '\uDFFF\uD800',
-  '𝕏𝕐ℤ', 'Výkaz č. 5 – ľščťžýáíé', 'e\u0301', '🙂'.repeat(30), '\u{10FFFF}', 'ﷺ',
-  "' OR '1'='1", "'; DROP TABLE users; --", '" OR ""="', '\\', '\\x00', '%00', '%', '%zz', '%E0%A4%A',
-  '../../../etc/passwd', '..\\..\\windows\\win.ini', '/etc/passwd', 'C:\\x', 'file:///etc/passwd',
-  '${7*7}', '{{7*7}}', '<script>alert(1)</script>', '<!--', ']]>', '$where', '{"$gt":""}',
-  'null', 'undefined', 'true', 'false', 'NaN', 'Infinity', '-Infinity', '1e309', '-0', '0x1F', '0b1', '1_000',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf',
-  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', 'admin', 'member', 'root',
-  '2024-02-30', '2024-13-01', '9999-12-31T23:59:59Z', '0000-01-01', '2024-05-01T25:00:00Z', '2024-05-01T08:00:00+99:00',
+  '',
+  ' ',
+  '   ',
+  '\t',
+  '\r\n',
+  '\u0000',
+  'a\u0000b',
+  '\u0000'.repeat(16),
+  '\uFEFF',
+  '\u202Efdp.exe',
+  '\u200B',
+  '\uD800',
+  '\uDFFF\uD800',
+  '𝕏𝕐ℤ',
+  'Výkaz č. 5 – ľščťžýáíé',
+  'e\u0301',
+  '🙂'.repeat(30),
+  '\u{10FFFF}',
+  'ﷺ',
+  "' OR '1'='1",
+  "'; DROP TABLE users; --",
+  '" OR ""="',
+  '\\',
+  '\\x00',
+  '%00',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '../../../etc/passwd',
+  '..\\..\\windows\\win.ini',
+  '/etc/passwd',
+  'C:\\x',
+  'file:///etc/passwd',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '<!--',
+  ']]>',
+  '$where',
+  '{"$gt":""}',
+  'null',
+  'undefined',
+  'true',
+  'false',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e309',
+  '-0',
+  '0x1F',
+  '0b1',
+  '1_000',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  'admin',
+  'member',
+  'root',
+  '2024-02-30',
+  '2024-13-01',
+  '9999-12-31T23:59:59Z',
+  '0000-01-01',
+  '2024-05-01T25:00:00Z',
+  '2024-05-01T08:00:00+99:00',
 ];
 
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
@@ -53,9 +113,37 @@ export function nastyKey(): fc.Arbitrary<string> {
 /** Text that is not (or not quite) JSON, or JSON the parser accepts but no schema expects. */
 export const brokenJsonText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '', ' ', '{', '}', '[', '{"a":', '{"a":1,}', "{'a':1}", '{a:1}', 'undefined', 'NaN', '-', '01', '{}garbage', '{"a":1}{"b":2}',
-    '\uFEFF{}', '\u0000', 'null', 'true', '0', '"text"', '[]', '[{}]', '{"":""}', '{"a":"\\ud800"}', '{"a":"\\u0000"}',
-    '{"a":1e99999}', '{"a":-1e99999}', '{"a":123456789012345678901234567890}', '{"a":"\\x41"}', '{"a"\u00a0:1}',
+    '',
+    ' ',
+    '{',
+    '}',
+    '[',
+    '{"a":',
+    '{"a":1,}',
+    "{'a':1}",
+    '{a:1}',
+    'undefined',
+    'NaN',
+    '-',
+    '01',
+    '{}garbage',
+    '{"a":1}{"b":2}',
+    '\uFEFF{}',
+    '\u0000',
+    'null',
+    'true',
+    '0',
+    '"text"',
+    '[]',
+    '[{}]',
+    '{"":""}',
+    '{"a":"\\ud800"}',
+    '{"a":"\\u0000"}',
+    '{"a":1e99999}',
+    '{"a":-1e99999}',
+    '{"a":123456789012345678901234567890}',
+    '{"a":"\\x41"}',
+    '{"a"\u00a0:1}',
   ),
   // Deep nesting: a naive recursive walk over the parsed body would overflow the stack.
   fc.tuple(fc.constantFrom('[', '{"a":'), fc.integer({ min: 100, max: 40_000 })).map(([open, depth]) => {
@@ -82,9 +170,7 @@ export function pollutingJson(valid: Record<string, unknown>): fc.Arbitrary<stri
 /** A valid body with one thing wrong: a field of the wrong type or size, a missing field, an extra key. */
 export function mutatedBody(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
   const keys = Object.keys(valid);
-  const replace = keys.length
-    ? fc.tuple(fc.constantFrom(...keys), nastyValue).map(([k, v]) => ({ ...valid, [k]: v }))
-    : nastyValue.map((v) => ({ x: v }));
+  const replace = keys.length ? fc.tuple(fc.constantFrom(...keys), nastyValue).map(([k, v]) => ({ ...valid, [k]: v })) : nastyValue.map((v) => ({ x: v }));
   const drop = keys.length ? fc.constantFrom(...keys).map((k) => Object.fromEntries(Object.entries(valid).filter(([key]) => key !== k))) : fc.constant({});
   const extra = fc.tuple(nastyKey(), nastyValue).map(([k, v]) => {
     const copy: Record<string, unknown> = { ...valid };
@@ -126,7 +212,11 @@ export function jsonBody(valid: Record<string, unknown> | undefined): fc.Arbitra
     { weight: 2, arbitrary: brokenJsonText },
     { weight: 1, arbitrary: pollutingJson(base) },
   );
-  const contentType = fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: fc.constantFrom(...JSON_TYPES) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_TYPES) });
+  const contentType = fc.oneof(
+    { weight: 6, arbitrary: fc.constant('application/json') },
+    { weight: 2, arbitrary: fc.constantFrom(...JSON_TYPES) },
+    { weight: 1, arbitrary: fc.constantFrom(...OTHER_TYPES) },
+  );
   return fc.oneof(
     { weight: 10, arbitrary: fc.record({ body: text, contentType }) },
     { weight: 1, arbitrary: fc.constant<BodyChoice>({}) },
@@ -136,8 +226,50 @@ export function jsonBody(valid: Record<string, unknown> | undefined): fc.Arbitra
 
 /** Query values that trip numeric coercion, dates, enums and length limits. */
 export const nastyQueryValue: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', '-1', '0', '1', '2', '12', '13', '50', '100', '101', '1e3', '1.5', '0x10', 'NaN', 'Infinity', '-Infinity', '9'.repeat(400), '  1', '1 ', 'true', 'false', 'yes', 'latest', 'name', '2024', '2024-05-01', '2024-05-01T08:00:00Z', '2024-13-45', 'admin', 'member'),
-  fc.constantFrom('0000-01-01', '0001-01-01T00:00:00+01:00', '9999-12-31T23:59:59-14:00', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z', '2024-02-29', '2023-02-29', '2024-05-01T08:00:00.123456789Z', '2024-05-01T08:00Z', '2024-05-01 08:00:00'),
+  fc.constantFrom(
+    '',
+    '-1',
+    '0',
+    '1',
+    '2',
+    '12',
+    '13',
+    '50',
+    '100',
+    '101',
+    '1e3',
+    '1.5',
+    '0x10',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '9'.repeat(400),
+    '  1',
+    '1 ',
+    'true',
+    'false',
+    'yes',
+    'latest',
+    'name',
+    '2024',
+    '2024-05-01',
+    '2024-05-01T08:00:00Z',
+    '2024-13-45',
+    'admin',
+    'member',
+  ),
+  fc.constantFrom(
+    '0000-01-01',
+    '0001-01-01T00:00:00+01:00',
+    '9999-12-31T23:59:59-14:00',
+    '+275760-09-13T00:00:00Z',
+    '-000001-01-01T00:00:00Z',
+    '2024-02-29',
+    '2023-02-29',
+    '2024-05-01T08:00:00.123456789Z',
+    '2024-05-01T08:00Z',
+    '2024-05-01 08:00:00',
+  ),
   nastyString.map((s) => s.slice(0, 500)),
 );
 
@@ -171,8 +303,7 @@ export function queryPairs(knownKeys: string[]): fc.Arbitrary<QueryPair[]> {
 /** Encodes pairs into "?a=b&a=c" (repeated keys stay repeated). Raw values keep only what Node lets into a path. */
 export function queryString(pairs: QueryPair[]): string {
   if (pairs.length === 0) return '';
-  const enc = (s: string, raw: boolean) =>
-    raw ? Array.from(s.replace(/[#&=]/g, ''), (c) => (/[\x21-\x7e]/.test(c) ? c : percentEncode(c))).join('') : percentEncode(s);
+  const enc = (s: string, raw: boolean) => (raw ? Array.from(s.replace(/[#&=]/g, ''), (c) => (/[\x21-\x7e]/.test(c) ? c : percentEncode(c))).join('') : percentEncode(s));
   return `?${pairs.map((p) => `${enc(p.key, p.raw)}=${enc(p.value, p.raw)}`).join('&')}`;
 }
 
@@ -185,7 +316,28 @@ export function idSegment(pool: string[]): fc.Arbitrary<string> {
     pool.length ? fc.constantFrom(...pool).map((u) => u.toUpperCase()) : fc.uuid(),
   );
   const malformed = fc.oneof(
-    fc.constantFrom('x', '1', '-1', '0', 'null', 'undefined', '..', '%2e%2e', '%2F', '%00', '%', '%zz', 'contact', 'thread', 'me', 'all', 'my', '{id}', ':id', `${'a'.repeat(2000)}`),
+    fc.constantFrom(
+      'x',
+      '1',
+      '-1',
+      '0',
+      'null',
+      'undefined',
+      '..',
+      '%2e%2e',
+      '%2F',
+      '%00',
+      '%',
+      '%zz',
+      'contact',
+      'thread',
+      'me',
+      'all',
+      'my',
+      '{id}',
+      ':id',
+      `${'a'.repeat(2000)}`,
+    ),
     fc.uuid().map((u) => `${u}x`),
     fc.uuid().map((u) => `{${u}}`),
     fc.uuid().map((u) => u.replace(/-/g, '')),
@@ -197,9 +349,11 @@ export function idSegment(pool: string[]): fc.Arbitrary<string> {
 }
 
 /** Header values Node lets through (visible ASCII, tab, latin-1); control characters cannot be sent at all. */
-export const headerText: fc.Arbitrary<string> = fc
-  .oneof(nastyString, fc.string({ unit: 'binary-ascii', maxLength: 60 }))
-  .map((s) => Array.from(s.slice(0, 1000)).map((c) => (/[\t\x20-\x7e\x80-\xff]/.test(c) ? c : '_')).join(''));
+export const headerText: fc.Arbitrary<string> = fc.oneof(nastyString, fc.string({ unit: 'binary-ascii', maxLength: 60 })).map((s) =>
+  Array.from(s.slice(0, 1000))
+    .map((c) => (/[\t\x20-\x7e\x80-\xff]/.test(c) ? c : '_'))
+    .join(''),
+);
 
 function base64url(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -46,7 +46,10 @@ export function badCredentials(world: World): fc.Arbitrary<Record<string, string
     // A refresh token where an access token belongs.
     { weight: 1, arbitrary: fc.constant({ Authorization: `Bearer ${owner.session.refreshToken}` }) },
     { weight: 1, arbitrary: headerText.map((v) => ({ Authorization: v })) },
-    { weight: 1, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'bearer  x', 'Basic Zm9vOmJhcg==', 'Bearer a b', 'Digest x', `Bearer ${'x'.repeat(8000)}`).map((v) => ({ Authorization: v })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'bearer  x', 'Basic Zm9vOmJhcg==', 'Bearer a b', 'Digest x', `Bearer ${'x'.repeat(8000)}`).map((v) => ({ Authorization: v })),
+    },
     {
       weight: 1,
       arbitrary: fc
@@ -98,7 +101,10 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
 export function requestsFor(world: World, route: FuzzRoute, auth = credentials(world)): fc.Arbitrary<RawRequest> {
   const ids = route.idPool?.(world) ?? world.ids;
   const wantsBody = ['POST', 'PATCH', 'PUT'].includes(route.method);
-  const body: fc.Arbitrary<BodyChoice> = wantsBody || route.validBody ? jsonBody(route.validBody?.(world)) : fc.oneof({ weight: 4, arbitrary: fc.constant<BodyChoice>({}) }, { weight: 1, arbitrary: jsonBody(undefined) });
+  const body: fc.Arbitrary<BodyChoice> =
+    wantsBody || route.validBody
+      ? jsonBody(route.validBody?.(world))
+      : fc.oneof({ weight: 4, arbitrary: fc.constant<BodyChoice>({}) }, { weight: 1, arbitrary: jsonBody(undefined) });
   const anyone = fc.record({ auth, id: idSegment(ids) });
   // Random identities and random ids rarely meet; an owner asking for their own record gets past the checks.
   const recordOf = route.recordOf;

@@ -65,27 +65,24 @@ function sendRaw(agent: http.Agent, base: URL, req: RawRequest, hangMs: number):
     const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
     const headers: Record<string, string> = { ...(req.headers ?? {}) };
     if (body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['Content-Length'] = String(body.length);
-    const outgoing = http.request(
-      { agent, host: base.hostname, port: base.port, method: req.method, path: req.path, headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          clearTimeout(timer);
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          if (/json/.test(String(res.headers['content-type'] ?? ''))) {
-            try {
-              json = JSON.parse(text);
-            } catch {
-              json = undefined;
-            }
+    const outgoing = http.request({ agent, host: base.hostname, port: base.port, method: req.method, path: req.path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        if (/json/.test(String(res.headers['content-type'] ?? ''))) {
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
-    );
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
     const timer = setTimeout(() => {
       outgoing.destroy(new Error(`no answer within ${hangMs} ms: ${req.method} ${req.path}`));
     }, hangMs);

@@ -15,7 +15,10 @@ const LEAK_PATTERNS: Array<[string, RegExp]> = [
   ['source position', /\.(?:ts|js|mjs|cjs):\d+/],
   ['file path', /(?:\/work\/|\/tmp\/|\/root\/|node_modules|file:\/\/)/],
   ['SQL', /\b(?:SELECT\s.+\sFROM|INSERT INTO|UPDATE\s+"?\w+"?\s+SET|DELETE FROM)\b/is],
-  ['driver internals', /Sequelize|SQLSTATE|syntax error at|violates (?:unique|foreign|check|not-null)|duplicate key value|relation "|invalid input syntax|ECONNREFUSED|TypeError|ReferenceError|RangeError|Cannot read prop/],
+  [
+    'driver internals',
+    /Sequelize|SQLSTATE|syntax error at|violates (?:unique|foreign|check|not-null)|duplicate key value|relation "|invalid input syntax|ECONNREFUSED|TypeError|ReferenceError|RangeError|Cannot read prop/,
+  ],
   ['bcrypt hash', /\$2[aby]\$\d{2}\$/],
   ['sealed secret', /\bv1:[0-9a-f]{8}:[\w-]+:[\w-]+:/],
 ];
@@ -41,7 +44,8 @@ function describeExchange(req: RawRequest, res: RawResponse): string {
 }
 
 /** Words of zod's (and other libraries') English messages; contract (docs/contract.md §7): every message is Slovak. */
-export const ENGLISH_WORDS = /\b(expected|received|invalid|must|required|string|number|too (big|small)|greater|less|characters?|unrecognized|keys?|option|input|should|cannot|not allowed|unexpected|malformed)\b/gi;
+export const ENGLISH_WORDS =
+  /\b(expected|received|invalid|must|required|string|number|too (big|small)|greater|less|characters?|unrecognized|keys?|option|input|should|cannot|not allowed|unexpected|malformed)\b/gi;
 
 /** Every `message` of an error body (the envelope's and each detail's). */
 function messagesOf(value: unknown, out: string[] = []): string[] {
@@ -78,7 +82,10 @@ export function expectErrorEnvelope(res: RawResponse, context = '', sent = ''): 
   expect(error, context).to.be.an('object');
   const keys = Object.keys(error);
   expect(keys, `error keys ${context}`).to.include.members(['message', 'statusCode', 'code']);
-  expect(keys.filter((k) => !['message', 'statusCode', 'code', 'details'].includes(k)), `extra error keys ${context}`).to.deep.equal([]);
+  expect(
+    keys.filter((k) => !['message', 'statusCode', 'code', 'details'].includes(k)),
+    `extra error keys ${context}`,
+  ).to.deep.equal([]);
   // contract (docs/contract.md §7): every error carries a documented, stable code.
   expect(Object.keys(ERROR_CODES), `documented error code ${context}`).to.include(error.code);
   expect(error.message, context).to.be.a('string').and.not.equal('');

@@ -59,7 +59,9 @@ export async function startFaultServer(fault: JmapFault, upstreamSessionUrl: str
         return;
       case 'wrong-api':
         if (isApi) {
-          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ methodResponses: [['Email/changes', { created: 'x', updated: null }, 'c0']], sessionState: 1 }));
+          res
+            .writeHead(200, { 'Content-Type': 'application/json' })
+            .end(JSON.stringify({ methodResponses: [['Email/changes', { created: 'x', updated: null }, 'c0']], sessionState: 1 }));
           return;
         }
         forward(req, res, upstream);

@@ -32,11 +32,7 @@ export interface World {
 
 export async function storeTimesheet(ctx: AppContext, userId: string, role: 'admin' | 'member', period = { year: 2026, month: 5 }): Promise<Timesheet> {
   const stored = await ctx.services.timesheets.receive(Readable.from([pdfFixture()]));
-  return ctx.services.timesheets.upload(
-    { userId, role },
-    { file: { key: stored.key, size: stored.size, originalName: 'Výkaz máj.pdf' }, ...period },
-    { actor: 'test' },
-  );
+  return ctx.services.timesheets.upload({ userId, role }, { file: { key: stored.key, size: stored.size, originalName: 'Výkaz máj.pdf' }, ...period }, { actor: 'test' });
 }
 
 export async function createActor(ctx: AppContext, role: 'admin' | 'member'): Promise<Actor> {

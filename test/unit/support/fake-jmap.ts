@@ -21,15 +21,24 @@ export function recordedSession(overrides: Record<string, unknown> = {}): Record
     state: '0',
     capabilities: {
       'urn:ietf:params:jmap:core': {
-        maxSizeUpload: 1073741824, maxConcurrentUpload: 5, maxSizeRequest: 10485760, maxConcurrentRequests: 5,
-        maxCallsInRequest: 50, maxObjectsInGet: 4096, maxObjectsInSet: 4096, collationAlgorithms: [],
+        maxSizeUpload: 1073741824,
+        maxConcurrentUpload: 5,
+        maxSizeRequest: 10485760,
+        maxConcurrentRequests: 5,
+        maxCallsInRequest: 50,
+        maxObjectsInGet: 4096,
+        maxObjectsInSet: 4096,
+        collationAlgorithms: [],
       },
       'urn:ietf:params:jmap:mail': {},
       'urn:ietf:params:jmap:submission': {},
     },
     accounts: {
       [ACCOUNT]: {
-        name: ACCOUNT, isPrimary: true, isPersonal: true, isReadOnly: false,
+        name: ACCOUNT,
+        isPrimary: true,
+        isPersonal: true,
+        isReadOnly: false,
         accountCapabilities: { 'urn:ietf:params:jmap:core': {}, 'urn:ietf:params:jmap:mail': { maxMailboxesPerEmail: 20 }, 'urn:ietf:params:jmap:submission': {} },
       },
     },
@@ -74,7 +83,7 @@ export class FakeJmap {
 
   constructor(private readonly options: FakeJmapOptions = {}) {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the client passes a string or a URL
-    this.fetch = (async (input: string | URL | Request, init?: RequestInit) => this.answer(String(input), init ?? {}));
+    this.fetch = async (input: string | URL | Request, init?: RequestInit) => this.answer(String(input), init ?? {});
   }
 
   /** The method calls of every API request so far, in order. */
