@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 /**
- * Live updates (GET /api/events, docs/adr/draft-events-outbox.md): a short outbox of change events,
+ * Live updates (GET /api/events, docs/adr/0101-events-outbox.md): a short outbox of change events,
  * filled by the database itself so that every writer produces them (an API instance, a
  * `serve --no-api` sync worker, a crm-admin command, psql) without any service knowing.
  *

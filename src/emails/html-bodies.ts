@@ -1,7 +1,7 @@
 /**
  * HTML bodies are read from the mail server when an email is opened, never stored by the CRM (like
  * attachments): the sync keeps only the text it searches and previews. See
- * docs/adr/draft-web-html-body.md. One Email/get per account covers a whole thread page. If the mail
+ * docs/adr/0107-html-body.md. One Email/get per account covers a whole thread page. If the mail
  * server cannot answer in time, the email is still served with `html: null` and its text body.
  */
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';

@@ -31,7 +31,7 @@ export interface EventHubDeps {
 }
 
 /**
- * The live updates of one API process (docs/adr/draft-events-outbox.md): one LISTEN connection, one
+ * The live updates of one API process (docs/adr/0101-events-outbox.md): one LISTEN connection, one
  * reader of the outbox, and the open streams in memory. Every event is judged for every stream
  * against that stream's current rights; nothing is buffered per stream beyond what its socket holds.
  * Started by the first stream, so crm-admin commands and `serve --no-api` never open the connection.
