@@ -54,7 +54,7 @@ async function runServer(): Promise<void> {
   const ctx = await createAppContext({ config: AppConfig.fromEnv(), migrate: true });
   const { user } = await ctx.services.users.create({ username: `bench${crypto.randomBytes(4).toString('hex')}`, role: 'member' }, { actor: 'bench' });
   const { accessToken } = await ctx.services.sessions.create(user, { rememberMe: false }, { actor: 'bench' });
-  const account = await ctx.services.emailAccounts.add(user.id, { email: setup.alice.user, emailPassword: setup.alice.pass }, { actor: 'bench' });
+  const account = await ctx.services.emailAccounts.add(user.id, { email: setup.alice.user, emailPassword: setup.alice.pass }, { actor: 'bench' }, { requestSync: false });
   const synced = await ctx.services.mailSync.syncAccount(account.id);
   if (synced.outcome !== 'ok') throw new Error(`sync failed: ${synced.error}`);
   const [rows] = (await ctx.db.sequelize.query('SELECT id, jmap_id, message_id FROM emails WHERE email_account_id = $1', { bind: [account.id] })) as [

@@ -240,7 +240,7 @@ async function waitForIndexer(): Promise<void> {
 
 async function linkAccount(ctx: AppContext, mail: { user: string; pass: string }): Promise<string> {
   const { user } = await ctx.services.users.create({ username: `bench${crypto.randomBytes(4).toString('hex')}`, role: 'member' }, { actor: 'bench' });
-  const account = await ctx.services.emailAccounts.add(user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'bench' });
+  const account = await ctx.services.emailAccounts.add(user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'bench' }, { requestSync: false });
   return account.id;
 }
 

@@ -408,7 +408,7 @@ async function main(): Promise<void> {
     const accountByUser = new Map<string, string>();
     await pool(users, 4, async (u, i) => {
       const { user } = await ctx.services.users.create({ username: `scale${i}${run}`, role: 'member' }, { actor: 'bench' });
-      accountByUser.set(u.user, (await ctx.services.emailAccounts.add(user.id, { email: u.user, emailPassword: u.pass }, { actor: 'bench' })).id);
+      accountByUser.set(u.user, (await ctx.services.emailAccounts.add(user.id, { email: u.user, emailPassword: u.pass }, { actor: 'bench' }, { requestSync: false })).id);
     });
     console.log(`linked ${accountByUser.size} accounts`);
     const one = await partOne(ctx.db.sequelize, env, proxy, users);

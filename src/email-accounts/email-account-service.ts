@@ -61,7 +61,11 @@ export class EmailAccountService {
     this.credentials = new CredentialGuard(deps);
   }
 
-  async add(userId: string, credentials: MailCredentials, meta: RequestMeta, options: { auditAction?: string } = {}, outer?: Tx): Promise<AccountWithSync> {
+  /**
+   * Links a mail account and asks for its first sync. `requestSync: false` leaves the sync to the
+   * caller (tests and benchmarks that drive the sync themselves) or to the scheduler's next tick.
+   */
+  async add(userId: string, credentials: MailCredentials, meta: RequestMeta, options: { auditAction?: string; requestSync?: boolean } = {}, outer?: Tx): Promise<AccountWithSync> {
     const { accounts, audit } = this.deps;
     const email = credentials.email.trim().toLowerCase();
     if (await accounts.findByEmail(userId, email, outer)) throw new ConflictError(DUPLICATE);
@@ -103,6 +107,7 @@ export class EmailAccountService {
     // the row is not visible to the sync yet: ask once that commits. Sequelize runs the hook even when
     // the COMMIT failed, and a failure there would fail a commit that succeeded: it is dropped (the
     // scheduler's next tick syncs a new account anyway).
+    if (options.requestSync === false) return account;
     if (outer) outer.afterCommit(() => this.deps.syncRequests.requestSync(account.id).catch(() => undefined));
     else await this.deps.syncRequests.requestSync(account.id);
     return account;

@@ -10,7 +10,7 @@ describe('crm-admin sync', function () {
   async function ownerWithAccount(email = 'alice@example.test', password = 'alicepw') {
     const owner = await createUser({ role: 'member' });
     const ctx = await testContext();
-    const account = await ctx.services.emailAccounts.add(owner.user.id, { email, emailPassword: password }, { actor: 'test' });
+    const account = await ctx.services.emailAccounts.add(owner.user.id, { email, emailPassword: password }, { actor: 'test' }, { requestSync: false });
     return { owner, account };
   }
 

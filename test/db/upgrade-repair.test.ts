@@ -43,12 +43,12 @@ describe('migration 0018: upgrading a database the hand-over race corrupted', fu
       [former],
     );
     // The hand-over as the release before it did it: the member rows and every owner column move.
-    await db.query(
-      `UPDATE email_account_members SET role = 'editor' WHERE email_account_id = $1;
-       INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ($1, $2, 'owner', true, true);
-       UPDATE email_accounts SET user_id = $2 WHERE id = $1;`,
-      { bind: [account, owner] },
-    );
+    await db.transaction(async (transaction) => {
+      const bind = [account, owner];
+      await db.query(`UPDATE email_account_members SET role = 'editor' WHERE email_account_id = $1`, { bind: [account], transaction });
+      await db.query(`INSERT INTO email_account_members (email_account_id, user_id, role, can_read, can_send) VALUES ($1, $2, 'owner', true, true)`, { bind, transaction });
+      await db.query('UPDATE email_accounts SET user_id = $2 WHERE id = $1', { bind, transaction });
+    });
     // ... and what the sync's next batch wrote under the former owner meanwhile (the triggers of 0013/0016
     // are switched off, as a restore with user triggers off, the other way in, would have them).
     await db.transaction(async (transaction) => {

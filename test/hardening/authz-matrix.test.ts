@@ -58,6 +58,8 @@ interface Attempt {
   /** Replaces the caller's own credentials (refresh cookie, a throwaway session). */
   headers?: Record<string, string>;
   multipart?: boolean;
+  /** A text/event-stream answer: judged by its status and headers, the stream itself is closed at once. */
+  stream?: boolean;
 }
 
 interface Row {
@@ -161,6 +163,8 @@ const ROWS: Record<string, Row> = {
   'GET /api/auth/session': { expect: ANY_USER, attempt: () => ({ path: '/api/auth/session' }) },
   'GET /api/auth/me': { expect: ANY_USER, attempt: () => ({ path: '/api/auth/me' }) },
   'POST /api/auth/skip-email': { expect: ANY_USER, attempt: () => ({ path: '/api/auth/skip-email' }) },
+  // Live updates: a stream of the caller's own accounts (its scoping is tested in test/events).
+  'GET /api/events': { expect: ANY_USER, attempt: () => ({ path: '/api/events', stream: true }) },
   // Changing the password or logging out ends sessions: done by a throwaway user of the same role.
   'POST /api/auth/set-password': {
     expect: ANY_USER,
@@ -339,6 +343,20 @@ describe('hardening: authorization matrix (every route × anonymous, member owne
         for (const [k, v] of Object.entries(attempt.headers ?? (actor ? { Authorization: actor.session.bearer } : {}))) req = req.set(k, v);
         if (attempt.multipart) req = req.field('year', '2026').field('month', '4').attach('file', pdfFixture(), 'matica.pdf');
         else if (attempt.body) req = req.send(attempt.body);
+        if (attempt.stream) {
+          // An open stream never ends: take its headers and close it; an error answer is read whole.
+          req = req.buffer(true).parse((response, done) => {
+            if (String(response.headers['content-type']).startsWith('text/event-stream')) {
+              (response as unknown as { destroy(): void }).destroy();
+              done(null, {});
+              return;
+            }
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', () => done(null, text ? (JSON.parse(text) as unknown) : {}));
+          });
+        }
         const res = await req;
         await m.ctx.services.mailSync.whenIdle();
         const context = `${route} (${template}) as ${who}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;

@@ -70,7 +70,7 @@ describe('faults: the mail server fails during a sync', function () {
     mail = await createTestMailUser('fault');
     for (let i = 1; i <= 3; i++) await deliver(i, `klient${i}@firma.example`, `Pred výpadkom ${i}`);
     const owner = await createUser({ password: 'Jmap-Fault-Pass-2026' });
-    account = await ctx.services.emailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+    account = await ctx.services.emailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false });
     expect((await ctx.services.mailSync.syncAccount(account.id)).outcome).to.equal('ok');
     expect(await storedRows(ctx, account.id)).to.have.length(3);
     // New mail waiting on the server while it misbehaves: the recovery run must bring exactly these.
@@ -175,7 +175,7 @@ describe('faults: the mail server fails during a sync', function () {
       raw: buildMessage({ from: { name: 'Klient', email: 'nul@firma.example' }, to: other.user, subject: 'Ahoj', body: 'Telo správy' }),
     });
     const owner = await createUser({ password: 'Jmap-Nul-Pass-2026' });
-    const nulAccount = await ctx.services.emailAccounts.add(owner.user.id, { email: other.user, emailPassword: other.pass }, { actor: 'test' });
+    const nulAccount = await ctx.services.emailAccounts.add(owner.user.id, { email: other.user, emailPassword: other.pass }, { actor: 'test' }, { requestSync: false });
     const server = await startFaultServer('nul-in-mail', testJmapSessionUrl());
     try {
       const faulty = await testContext({ JMAP_SESSION_URL: server.sessionUrl, JMAP_TIMEOUT_MS: '5000' });

@@ -152,7 +152,7 @@ describe('scale-out: a sync requested on two instances at once', function () {
     const owner = await createUser({ password: 'a long passphrase for sync', emailSetupSkipped: true });
     const ctx = await testContext();
     // Linked in-process (no sync starts), so that the two requests below are the only triggers.
-    const account = await ctx.services.emailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+    const account = await ctx.services.emailAccounts.add(owner.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false });
     const session = await sessionFor(owner);
 
     const requests = await Promise.all([a, b].map((s) => fetch(`${s.url}/api/email-accounts/${account.id}/sync`, { method: 'POST', headers: { Authorization: session.bearer } })));

@@ -39,7 +39,7 @@ describe('mail sync: new mail appears on its own', function () {
       await put(mail, 'INBOX', { from: `old${i}@customer.example`, to: mail.user, subject: `Old ${run} ${i}`, body: 'old' });
       const owner = await crmUser();
       // Linked without "sync now": only the schedule brings anything in.
-      const account = await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+      const account = await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false });
       await ctx.db.sequelize.query('UPDATE mail_sync_states SET requested_at = NULL WHERE email_account_id = $1', { bind: [account.id] });
       accounts.push({ id: account.id, owner, mail });
     }

@@ -34,7 +34,7 @@ describe('mail sync: the cost of a check', function () {
     mail = await freshMailUser('idle');
     for (let i = 1; i <= 3; i++) await put(mail, 'INBOX', { from: `sender${i}@customer.example`, to: mail.user, subject: `Hello ${i}`, body: `Body ${i}` });
     const owner = await crmUser();
-    accountId = (await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' })).id;
+    accountId = (await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false })).id;
     sync = otherSyncService(ctx, { intervalSeconds: 60 });
     const first = await check();
     expect(first).to.include({ outcome: 'ok', mode: 'full', stored: 3 });

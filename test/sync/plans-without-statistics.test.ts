@@ -81,7 +81,7 @@ describe('mail sync statements on a table without statistics', function () {
     // The rest of an installation: another account's emails, so that reading all of `emails` costs
     // what it does on a server and the planner weighs its indexes as it would there.
     const other = await crmUser();
-    const otherAccount = await ctx.services.emailAccounts.add(other.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+    const otherAccount = await ctx.services.emailAccounts.add(other.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false });
     await ctx.db.sequelize.query(
       `WITH c AS (INSERT INTO contacts (user_id, email_account_id, email) VALUES ($1, $2, 'someone@people.example') RETURNING id)
        INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, subject, body, is_read, date)
@@ -111,7 +111,7 @@ describe('mail sync statements on a table without statistics', function () {
 
   it('probes the unique Message-ID index on every page, never the account date index', async () => {
     const owner = await crmUser();
-    accountId = (await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' })).id;
+    accountId = (await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false })).id;
     const sql = new PlanRecordingSql(ctx.db.sequelize, 'INSERT INTO emails (user_id, email_account_id');
     const sync = new SyncService({ ...syncDeps(ctx), mailStore: new MailStoreRepository(sql) }, { batchSize: PAGE });
 

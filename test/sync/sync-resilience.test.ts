@@ -32,7 +32,7 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
   /** A new CRM user with the same mailbox, linked without starting a sync (the test drives it). */
   async function newAccount(): Promise<string> {
     const owner = await crmUser();
-    const account = await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' });
+    const account = await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false });
     return account.id;
   }
 

@@ -90,10 +90,10 @@ describe('unit: contact and email schemas', () => {
     expect(updateContactBody.parse({ name: 'x'.repeat(200) }).name).to.have.length(200);
   });
 
-  it('contact lists: sort latest by default, search trimmed and not empty', () => {
-    expect(listContactsQuery.parse({})).to.deep.equal({ page: 1, limit: 50, sort: 'latest' });
+  it('contact lists: sort lastEmail by default, search trimmed and not empty', () => {
+    expect(listContactsQuery.parse({})).to.deep.equal({ page: 1, limit: 50, sort: 'lastEmail' });
     expect(messages(listContactsQuery, { search: '   ' })).to.deep.equal(['Hľadaný text je prázdny']);
-    expect(messages(listContactsQuery, { sort: 'oldest' })).to.deep.equal(['sort musí byť latest alebo name']);
+    expect(messages(listContactsQuery, { sort: 'oldest' })).to.deep.equal(['sort musí byť lastEmail alebo name']);
   });
 
   it('email lists: "to" as a day includes the whole day; from must be before to', () => {
