@@ -69,7 +69,9 @@ describe('mail sync: two workers on one database', function () {
       for (let i = 1; i <= 6; i++) await put(mail, 'INBOX', { from: `p${i}@customer.example`, to: mail.user, subject: `Mail ${run} ${m}.${i}`, body: `b ${i}` });
       for (let u = 0; u < 5; u++) {
         const owner = await crmUser();
-        accountIds.push((await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false })).id);
+        accountIds.push(
+          (await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false })).id,
+        );
       }
     }
     workers = ['A', 'B'].map((name) => ({
