@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { Sequelize } from 'sequelize';
 import type { AppConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
@@ -10,6 +11,22 @@ export interface Database {
   embedded?: EmbeddedPostgresHandle;
   close(options?: { stopEmbedded?: boolean }): Promise<void>;
 }
+
+/**
+ * pg with one change: every client listens for 'error' from the moment it exists. A connection the
+ * server ends (a restart, an administrator's terminate) while Sequelize has not yet attached its own
+ * listener, or no longer has one, emitted an unhandled 'error' that ended the process (seen in
+ * test/hardening/faults-postgres.test.ts). The client is marked invalid, so the pool discards it.
+ */
+class ListeningClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {
+      (this as unknown as { _invalid: boolean })._invalid = true;
+    });
+  }
+}
+const pgWithErrorListeners = { ...pg, Client: ListeningClient };
 
 export function createSequelize(url: string, poolMax = 10): Sequelize {
   const sequelize = new Sequelize(url, {
@@ -26,6 +43,7 @@ export function createSequelize(url: string, poolMax = 10): Sequelize {
       application_name: 'staff-crm',
     },
     define: { underscored: true, timestamps: true },
+    dialectModule: pgWithErrorListeners,
   });
   initModels(sequelize);
   return sequelize;
