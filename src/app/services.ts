@@ -71,7 +71,7 @@ import { EventHub } from '../events/event-hub.js';
 import { EventMetrics } from '../events/event-metrics.js';
 import { OutboxRepository } from '../events/outbox-repository.js';
 import { OutboxPruner } from '../events/outbox-pruner.js';
-import { PgListener } from '../events/pg-listener.js';
+import { PgListener } from '../db/pg-listener.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are

@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
+import { PgListener } from '../db/pg-listener.js';
 import type { Logger } from '../logging/logger.js';
 import { EmailAccount, Session, User } from '../models/index.js';
 import type { SessionRepository, UserRow } from './session-repository.js';
@@ -17,8 +17,8 @@ const TRIGGERS = [
 /** A safety net only: changes arrive as notifications long before this. */
 const ENTRY_TTL_MS = 60_000;
 const MAX_ENTRIES = 50_000;
-const RETRY_MIN_MS = 1_000;
-const RETRY_MAX_MS = 30_000;
+/** A database whose triggers were missing is asked again after this long. */
+const TRIGGER_CHECK_RETRY_MS = 30_000;
 
 /** What a session check answers: the user's row, and whether the user has an active email account. */
 export interface CheckedSession {
@@ -49,24 +49,44 @@ export class SessionCache {
   private readonly entries = new Map<string, Entry>();
   private readonly byUser = new Map<string, Set<string>>();
   private generation = 0;
-  private listener?: pg.Client;
-  private connecting = false;
-  private nextAttemptAt = 0;
-  private retryMs = RETRY_MIN_MS;
+  private readonly listener: PgListener;
+  /** True while LISTEN is in place: only then is anything served from or stored in the cache. */
+  private listenerUp = false;
+  private triggersChecked = false;
+  private nextCheckAt = 0;
 
   constructor(
     /** Only for the connection settings of the LISTEN client. */
-    private readonly sequelize: Sequelize,
+    sequelize: Sequelize,
     private readonly sessions: Pick<SessionRepository, 'countTriggers'>,
     private readonly logger?: Logger,
   ) {
+    this.listener = new PgListener(
+      sequelize,
+      [AUTH_CHANGE_CHANNEL],
+      {
+        notification: (_channel, userId) => {
+          if (userId) this.evictUser(userId);
+        },
+        // Whatever changed while nobody listened is unknown: start empty.
+        connected: () => {
+          this.clear();
+          this.listenerUp = true;
+        },
+        lost: () => {
+          this.listenerUp = false;
+          this.clear();
+        },
+      },
+      logger,
+    );
     installHooks();
     liveCaches.add(this);
   }
 
   /** The listener starts on first use: crm-admin commands never authenticate requests, so never open it. */
   get(sessionId: string, userId: string): CheckedSession | undefined {
-    if (!this.listener) {
+    if (!this.listenerUp) {
       this.connect();
       return undefined;
     }
@@ -81,11 +101,11 @@ export class SessionCache {
 
   /** Taken before the database read; null while the cache is not safe to fill. */
   ticket(): number | null {
-    return this.listener ? this.generation : null;
+    return this.listenerUp ? this.generation : null;
   }
 
   put(ticket: number | null, sessionId: string, userId: string, session: CheckedSession, sessionExpiresAt: Date): void {
-    if (ticket === null || ticket !== this.generation || !this.listener) return;
+    if (ticket === null || ticket !== this.generation || !this.listenerUp) return;
     if (this.entries.size >= MAX_ENTRIES) this.evictSession(this.entries.keys().next().value!);
     this.entries.set(sessionId, { userId, session, until: Math.min(Date.now() + ENTRY_TTL_MS, sessionExpiresAt.getTime()) });
     let sessions = this.byUser.get(userId);
@@ -110,7 +130,7 @@ export class SessionCache {
   }
 
   get listening(): boolean {
-    return this.listener !== undefined;
+    return this.listenerUp;
   }
 
   private evictSession(sessionId: string): void {
@@ -119,58 +139,28 @@ export class SessionCache {
     if (entry) this.byUser.get(entry.userId)?.delete(sessionId);
   }
 
+  /**
+   * The first use checks once that the auth-change triggers exist (a database not migrated would
+   * never invalidate anything), then starts the listener; PgListener reconnects by itself after a loss.
+   */
   private connect(): void {
-    if (this.connecting || Date.now() < this.nextAttemptAt) return;
-    this.connecting = true;
-    void this.listen().finally(() => {
-      this.connecting = false;
-    });
-  }
-
-  private async listen(): Promise<void> {
-    const config = this.sequelize.config;
-    const client = new pg.Client({
-      ...(config.dialectOptions as pg.ClientConfig),
-      host: config.host,
-      port: Number(config.port),
-      user: config.username,
-      password: config.password ?? undefined,
-      database: config.database,
-      application_name: 'staff-crm-auth-listener',
-    });
-    client.on('error', (err) => this.lost(client, err));
-    client.on('end', () => this.lost(client));
-    client.on('notification', (msg) => {
-      if (msg.channel === AUTH_CHANGE_CHANNEL && msg.payload) this.evictUser(msg.payload);
-    });
-    try {
-      await client.connect();
-      // Never the reason a process stays alive (graceful shutdown, CLI).
-      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
-      if ((await this.sessions.countTriggers(TRIGGERS)) < TRIGGERS.length) throw new Error('auth-change triggers missing (migration 0002 not applied)');
-      await client.query(`LISTEN ${AUTH_CHANGE_CHANNEL}`);
-      this.clear();
-      this.listener = client;
-      this.retryMs = RETRY_MIN_MS;
-    } catch (err) {
-      this.backOff(err);
-      client.removeAllListeners('end');
-      await client.end().catch(() => {});
+    if (this.triggersChecked) {
+      void this.listener.start();
+      return;
     }
-  }
-
-  private lost(client: pg.Client, err?: Error): void {
-    if (this.listener !== client) return;
-    this.listener = undefined;
-    this.clear();
-    this.backOff(err ?? new Error('connection ended'));
-    void client.end().catch(() => {});
-  }
-
-  private backOff(err: unknown): void {
-    this.nextAttemptAt = Date.now() + this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
-    this.logger?.warn('session cache off: no auth-change listener', { error: err instanceof Error ? err.message : String(err) });
+    if (Date.now() < this.nextCheckAt) return;
+    this.nextCheckAt = Date.now() + TRIGGER_CHECK_RETRY_MS;
+    void this.sessions.countTriggers(TRIGGERS).then(
+      (found) => {
+        if (found < TRIGGERS.length) {
+          this.logger?.warn('session cache off: auth-change triggers missing (migrations not applied)');
+          return;
+        }
+        this.triggersChecked = true;
+        return this.listener.start();
+      },
+      (err: unknown) => this.logger?.warn('session cache off: no auth-change listener', { error: err instanceof Error ? err.message : String(err) }),
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
+import { lockAccountOwner } from '../email-accounts/account-owner-lock.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { Contact } from '../models/index.js';
 import type { PageRequest } from '../shared/pagination.js';
@@ -115,6 +116,11 @@ export class ContactRepository {
     return recomputeLastEmailAt(this.sql, contactIds, tx);
   }
 
+  /** The account's owner, locked against a hand-over (account-owner-lock.ts). */
+  lockAccountOwner(accountId: string, tx: Tx): Promise<string | undefined> {
+    return lockAccountOwner(this.sql, accountId, tx);
+  }
+
   /**
    * Deletes of contacts that share emails cascade over the same emails and links in different orders
    * and deadlocked each other. They now take the account's turn first: an advisory lock (deletes of one
@@ -122,11 +128,6 @@ export class ContactRepository {
    * commits (so a delete also waits for a batch in progress instead of crossing it). Both are held
    * until the transaction ends.
    */
-  /** The account's owner under a FOR KEY SHARE lock: a hand-over waits for this transaction, or it is read after it. */
-  async lockAccountOwner(accountId: string, tx: Tx): Promise<string | undefined> {
-    const row = await this.sql.one<{ user_id: string }>('SELECT user_id FROM email_accounts WHERE id = $accountId FOR KEY SHARE', { accountId }, tx);
-    return row?.user_id;
-  }
 
   async serialiseAccountChanges(accountId: string, tx: Tx): Promise<void> {
     await this.sql.execute('SELECT pg_advisory_xact_lock($namespace, hashtext($accountId))', { namespace: CONTACT_DELETE_LOCK, accountId }, tx);

@@ -7,7 +7,7 @@ import type { EventMetrics } from './event-metrics.js';
 import type { OutboxEvent } from './event-types.js';
 import { OutboxFollower } from './outbox-follower.js';
 import { EVENTS_CHANNEL, type OutboxRepository } from './outbox-repository.js';
-import type { ListenerHandlers } from './pg-listener.js';
+import type { ListenerHandlers } from '../db/pg-listener.js';
 import { planReplay } from './replay.js';
 import { Subscriber } from './subscriber.js';
 
@@ -22,7 +22,7 @@ export interface EventHubDeps {
   memberships: (userId: string) => Promise<Map<string, MemberRights>>;
   /** Read from the database every time (never a cache): it decides whether a stream goes on. */
   session: SessionCheck;
-  /** The LISTEN connection (src/events/pg-listener.ts), made with the hub's handlers. */
+  /** The LISTEN connection (src/db/pg-listener.ts), made with the hub's handlers. */
   listen: (channels: string[], handlers: ListenerHandlers) => { start(): Promise<void>; close(): Promise<void>; readonly listening: boolean };
   metrics?: (openStreams: () => number) => EventMetrics;
   logger?: Logger;

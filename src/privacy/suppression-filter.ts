@@ -12,6 +12,7 @@
  * only for the latest erasure time (one index probe) and reloads the list if an erasure happened
  * meanwhile, so a long first sync that is running while an address is erased stops storing it.
  */
+import type { Tx } from '../db/transactions.js';
 import type { MappedEmail } from '../sync/email-mapper.js';
 import type { MailAdmission, MailGate } from '../sync/sync-types.js';
 import type { AddressHasher } from './address-hash.js';
@@ -44,8 +45,8 @@ class RunGate implements MailGate {
 
   constructor(private readonly deps: SuppressionFilterDeps) {}
 
-  async admit(emails: MappedEmail[]): Promise<MappedEmail[]> {
-    await this.refresh();
+  async admit(emails: MappedEmail[], tx?: Tx): Promise<MappedEmail[]> {
+    await this.refresh(tx);
     const now = (this.deps.now?.() ?? new Date()).getTime();
     const oldest = this.deps.retentionDays === undefined ? null : now - this.deps.retentionDays * DAY_MS;
     return emails.map((m) => (m.included && !this.allowed(m, oldest) ? { ...m, included: false } : m));
@@ -76,10 +77,10 @@ class RunGate implements MailGate {
   }
 
   /** Loads the list at the first page, and again only when an erasure happened since. */
-  private async refresh(): Promise<void> {
-    const latest = (await this.deps.suppressions.watermark())?.getTime() ?? null;
+  private async refresh(tx?: Tx): Promise<void> {
+    const latest = (await this.deps.suppressions.watermark(tx))?.getTime() ?? null;
     if (latest === this.watermark) return;
-    const rows = await this.deps.suppressions.all();
+    const rows = await this.deps.suppressions.all(tx);
     this.erasedAt = new Map(rows.map((r) => [r.address_hash.toString('hex'), r.erased_at.getTime()]));
     this.seen.clear();
     this.watermark = latest;

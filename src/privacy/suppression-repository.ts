@@ -26,13 +26,13 @@ export class SuppressionRepository {
   }
 
   /** The latest erasure time, or null when nothing was ever erased: one probe of the index, per sync page. */
-  async watermark(): Promise<Date | null> {
-    const row = await this.sql.one<{ latest: Date | null }>('SELECT max(erased_at) AS latest FROM privacy_suppressions');
+  async watermark(tx?: Tx): Promise<Date | null> {
+    const row = await this.sql.one<{ latest: Date | null }>('SELECT max(erased_at) AS latest FROM privacy_suppressions', {}, tx);
     return row?.latest ?? null;
   }
 
   /** Every suppression (32 bytes and a time each: a few thousand erasures are a few hundred kilobytes). */
-  all(): Promise<SuppressionRow[]> {
-    return this.sql.select<SuppressionRow>('SELECT address_hash, erased_at FROM privacy_suppressions');
+  all(tx?: Tx): Promise<SuppressionRow[]> {
+    return this.sql.select<SuppressionRow>('SELECT address_hash, erased_at FROM privacy_suppressions', {}, tx);
   }
 }

@@ -30,6 +30,13 @@ export interface BatchResult {
   createdReceivedAt: Date[];
 }
 
+/** Which mapped emails may be stored at all (src/privacy/suppression-filter.ts; MailAdmission in sync-types.ts). */
+export interface MailGate {
+  /** The page as it may be written: an email the CRM must not hold comes back with included = false (any row of it goes). */
+  /** Asked inside the batch's transaction (tx), so it needs no second pooled connection. */
+  admit(emails: MappedEmail[], tx?: Tx): Promise<MappedEmail[]>;
+}
+
 export class BatchWriter {
   private readonly account: AccountRef;
   /**
@@ -42,6 +49,8 @@ export class BatchWriter {
     private readonly store: MailStoreRepository,
     private readonly transactions: Transactions,
     private readonly lease: AccountLease,
+    /** What may be stored at all (erased addresses, retention); asked inside each batch's transaction. */
+    private readonly gate?: MailGate,
   ) {
     this.account = { id: lease.account.id, userId: lease.account.userId };
   }
@@ -72,7 +81,12 @@ export class BatchWriter {
       // PostgreSQL crashes before the WAL reaches disk, both are lost and the batch is simply redone.
       // So the batch need not wait for the disk (the last synchronous commit flushes it anyway).
       await this.lease.checkpoint(input.checkpoint, tx, { relaxDurability: true });
-      return writeEmails(store, account, input, this.lease.generation, tx, { allNew });
+      // The gate is asked only now, with the account's sync state row locked by the checkpoint: an
+      // erasure commits its suppression before it takes that lock, so whatever it erases is either
+      // seen here or deleted after this batch commits. Asked before the lock, a batch could write an
+      // address erased in between.
+      const emails = this.gate && input.emails.length > 0 ? await this.gate.admit(input.emails, tx) : input.emails;
+      return writeEmails(store, account, { ...input, emails }, this.lease.generation, tx, { allNew });
     });
   }
 }

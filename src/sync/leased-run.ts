@@ -6,7 +6,6 @@ import { type JmapClient, JmapAuthError, JmapTimeoutError, JmapUnreachableError 
 import type { EmailAccount } from '../models/index.js';
 import type { AccountLease } from './account-lease.js';
 import { runAccount } from './account-run.js';
-import { admitBeforeWriting } from './admitted-writer.js';
 import { BatchWriter } from './batch-writer.js';
 import { emptyStats, RunState, type SyncTuning } from './run-state.js';
 import type { SyncClients } from './sync-clients.js';
@@ -42,7 +41,7 @@ export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, opti
   try {
     client = ctx.clients.for(lease.account);
     requestsBefore = client.requestCount;
-    const writer = admitBeforeWriting(new BatchWriter(deps.mailStore, deps.transactions, lease), deps.admission?.forRun());
+    const writer = new BatchWriter(deps.mailStore, deps.transactions, lease, deps.admission?.forRun());
     run = new RunState(lease, client, writer, ctx.tuning, deps.logger, ctx.signal, ctx.stopping, options.onProgress);
     await runAccount(run, () => pushReadState(deps, lease.account));
     await lease.finish({ outcome: 'ok' });

@@ -8,6 +8,7 @@
  */
 import { linkEarlierEmails, recomputeLastEmailAt } from '../contacts/contact-mail-links.js';
 import type { Sql } from '../db/sql.js';
+import { lockAccountOwner } from '../email-accounts/account-owner-lock.js';
 import type { Tx } from '../db/transactions.js';
 import type { Correspondent, MappedAttachment, MappedEmail } from './email-mapper.js';
 
@@ -236,13 +237,9 @@ export class MailStoreRepository {
     return row!.any;
   }
 
-  /**
-   * The account's owner, read under a FOR KEY SHARE lock held until the caller's transaction ends: a
-   * hand-over waits for the writer, or the writer reads the new owner. Undefined once the account is gone.
-   */
-  async lockOwner(accountId: string, tx: Tx): Promise<string | undefined> {
-    const row = await this.sql.one<{ user_id: string }>('SELECT user_id FROM email_accounts WHERE id = $accountId FOR KEY SHARE', { accountId }, tx);
-    return row?.user_id;
+  /** The account's owner, locked against a hand-over (account-owner-lock.ts). */
+  lockOwner(accountId: string, tx: Tx): Promise<string | undefined> {
+    return lockAccountOwner(this.sql, accountId, tx);
   }
 
   /** The account's current sync generation (0 before its first sync), for rows written outside a sync run. */

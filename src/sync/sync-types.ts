@@ -4,7 +4,7 @@ import type { JmapClient } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { AppMetrics } from '../metrics/metrics.js';
 import type { EmailAccount } from '../models/index.js';
-import type { MappedEmail } from './email-mapper.js';
+import type { MailGate } from './batch-writer.js';
 import type { MailStoreRepository } from './mail-store-repository.js';
 import { emptyStats, type RunStats, type SyncProgress, type SyncTuning } from './run-state.js';
 import type { SyncRepository } from './sync-repository.js';
@@ -25,10 +25,7 @@ export interface MailAdmission {
   forRun(): MailGate;
 }
 
-export interface MailGate {
-  /** The page as it may be written: an email the CRM must not hold comes back with included = false (any row of it goes). */
-  admit(emails: MappedEmail[]): Promise<MappedEmail[]>;
-}
+export type { MailGate } from './batch-writer.js';
 
 export interface SyncServiceDeps {
   /** Leases, checkpoints, outcomes and status (mail_sync_states). */

@@ -102,12 +102,12 @@ export class UserRepository {
 
 /**
  * Text contained in the username, first or last name, whatever the case and diacritics ("sebo" finds
- * "Šebo"): both sides folded by crm_search_fold (migration 0019); the term is bound, never spliced in.
+ * "Šebo"): both sides folded by crm_fold (migration 0018); the term is bound, never spliced in.
  */
 function foldedSearch(search: string): WhereOptions<User> {
   const pattern = `%${escapeLike(search)}%`;
-  const folded = fn('crm_search_fold', pattern);
+  const folded = fn('crm_fold', pattern);
   return {
-    [Op.or]: ['username', 'first_name', 'last_name'].map((column) => where(fn('crm_search_fold', col(column)), Op.like, folded)),
+    [Op.or]: ['username', 'first_name', 'last_name'].map((column) => where(fn('crm_fold', col(column)), Op.like, folded)),
   };
 }

@@ -4,33 +4,24 @@
  * the old and the new owner, emails and links under the old owner's copy, an orphan link. The upgrade
  * merges, corrects and removes, counts each repair in one audit entry, and then holds the keys.
  */
-import crypto from 'node:crypto';
+import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { expect } from 'chai';
-import { QueryTypes, Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { createMigrator } from '../../src/db/migrator.js';
-import { requireDatabaseUrl } from '../support/test-env.js';
 
 const BEFORE_KEYS = '0017-pending-read-index';
 
 describe('migration 0018: upgrading a database the hand-over race corrupted', function () {
   this.timeout(120_000);
-  let admin: Sequelize;
+  let scratch: ScratchDatabase;
   let db: Sequelize;
-  const dbName = `crm_upgrade_${crypto.randomBytes(4).toString('hex')}`;
 
   before(async () => {
-    admin = new Sequelize(requireDatabaseUrl(), { logging: false });
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    const url = new URL(requireDatabaseUrl());
-    url.pathname = `/${dbName}`;
-    db = new Sequelize(url.toString(), { logging: false });
+    scratch = await scratchDatabase('crm_upgrade');
+    db = scratch.db;
   });
 
-  after(async () => {
-    await db?.close();
-    await admin?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin?.close();
-  });
+  after(() => scratch?.drop());
 
   const value = async <T>(sql: string, bind: unknown[] = []): Promise<T> => (await db.query<{ v: T }>(sql, { bind, type: QueryTypes.SELECT }))[0].v;
 

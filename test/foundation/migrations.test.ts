@@ -1,8 +1,7 @@
+import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { expect } from 'chai';
-import crypto from 'node:crypto';
-import { QueryTypes, Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { createMigrator } from '../../src/db/migrator.js';
-import { requireDatabaseUrl } from '../support/test-env.js';
 
 const EXPECTED_TABLES = [
   'audit_logs',
@@ -25,23 +24,15 @@ const EXPECTED_TABLES = [
 
 /** Runs against a scratch database so that dropping the schema cannot disturb the other tests. */
 describe('migrations', function () {
-  let admin: Sequelize;
+  let database: ScratchDatabase;
   let scratch: Sequelize;
-  const dbName = `crm_migrations_${crypto.randomBytes(4).toString('hex')}`;
 
   before(async () => {
-    admin = new Sequelize(requireDatabaseUrl(), { logging: false });
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    const url = new URL(requireDatabaseUrl());
-    url.pathname = `/${dbName}`;
-    scratch = new Sequelize(url.toString(), { logging: false });
+    database = await scratchDatabase('crm_migrations');
+    scratch = database.db;
   });
 
-  after(async () => {
-    await scratch?.close();
-    await admin?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin?.close();
-  });
+  after(() => database?.drop());
 
   async function tables(): Promise<string[]> {
     const rows = await scratch.query<{ name: string }>(

@@ -1,31 +1,22 @@
+import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { expect } from 'chai';
-import crypto from 'node:crypto';
-import { QueryTypes, Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { createMigrator } from '../../src/db/migrator.js';
-import { requireDatabaseUrl } from '../support/test-env.js';
 
 const BEFORE_SHARING = '0007-email-account-names';
 
 /** Migration 0009 on a scratch database: existing accounts get their owner row, the invariants hold, down restores 0007's schema. */
 describe('migration 0009: email_account_members', function () {
   this.timeout(60_000);
-  let admin: Sequelize;
+  let scratch: ScratchDatabase;
   let db: Sequelize;
-  const dbName = `crm_sharing_${crypto.randomBytes(4).toString('hex')}`;
 
   before(async () => {
-    admin = new Sequelize(requireDatabaseUrl(), { logging: false });
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    const url = new URL(requireDatabaseUrl());
-    url.pathname = `/${dbName}`;
-    db = new Sequelize(url.toString(), { logging: false });
+    scratch = await scratchDatabase('crm_sharing');
+    db = scratch.db;
   });
 
-  after(async () => {
-    await db?.close();
-    await admin?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin?.close();
-  });
+  after(() => scratch?.drop());
 
   const rows = <T extends object>(sql: string, bind: unknown[] = []) => db.query<T>(sql, { bind, type: QueryTypes.SELECT });
   const one = async (sql: string, bind: unknown[] = []) => (await rows<{ v: unknown }>(sql, bind))[0].v;
