@@ -25,7 +25,7 @@ describe('admin audit log API (GET /api/admin/audit-logs)', function () {
     const target = await createUser({ role: 'member' });
     const web = await request(app).patch(`/api/admin/users/${target.user.id}`).set('Authorization', adminSession.bearer).send({ role: 'admin' });
     expect(web.status).to.equal(200);
-    cliJson(['users', 'set-role', target.username, 'member']);
+    await cliJson(['users', 'set-role', target.username, 'member']);
 
     const res = await get(`userId=${target.user.id}&action=${AuditActions.roleChanged}`);
     expect(res.status).to.equal(200);

@@ -17,15 +17,15 @@ export function cliEnv(overrides: Record<string, string> = {}): Record<string, s
   return { ...env, ...overrides };
 }
 
-export function cli(args: string[], input?: string, env = cliEnv()): CliResult {
+export function cli(args: string[], input?: string, env = cliEnv()): Promise<CliResult> {
   return runCli(args, env, input);
 }
 
 /** Runs a --json command that must succeed and returns its parsed output. */
 // Tests read the output's fields directly; callers that care name T.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function cliJson<T = any>(args: string[], input?: string, env = cliEnv()): T {
-  const res = runCli([...args, '--json'], env, input);
+export async function cliJson<T = any>(args: string[], input?: string, env = cliEnv()): Promise<T> {
+  const res = await runCli([...args, '--json'], env, input);
   expect(res.status, `crm-admin ${args.join(' ')}\n${res.stderr}`).to.equal(0);
   return JSON.parse(res.stdout) as T;
 }

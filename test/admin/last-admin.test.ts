@@ -52,21 +52,21 @@ describe('the last admin cannot be demoted or deleted', function () {
     });
   }
 
-  it('through crm-admin: set-role and delete of the only admin exit 1 and change nothing', () => {
-    cliJson(['users', 'create', '--username', 'solo', '--role', 'admin'], undefined, env);
-    const demote = cli(['users', 'set-role', 'solo', 'member'], undefined, env);
+  it('through crm-admin: set-role and delete of the only admin exit 1 and change nothing', async () => {
+    await cliJson(['users', 'create', '--username', 'solo', '--role', 'admin'], undefined, env);
+    const demote = await cli(['users', 'set-role', 'solo', 'member'], undefined, env);
     expect(demote.status).to.equal(1);
     expect(demote.stderr).to.contain('Posledného administrátora nemožno odobrať ani odstrániť');
-    const del = cli(['users', 'delete', 'solo', '--yes'], undefined, env);
+    const del = await cli(['users', 'delete', 'solo', '--yes'], undefined, env);
     expect(del.status, `signal ${String(del.signal)}\n${del.stderr}`).to.equal(1);
-    const admins = cliJson(['users', 'list', '--role', 'admin'], undefined, env);
+    const admins = await cliJson(['users', 'list', '--role', 'admin'], undefined, env);
     expect(admins.items.map((u: { username: string }) => u.username)).to.deep.equal(['solo']);
   });
 
   it('over HTTP: 409 for demoting or deleting the only admin; with two admins, racing demotions leave one', async () => {
     // The start line (info) names the URL the server listens on.
     serve = await startServe(['--no-sync'], { ...env, LOG_LEVEL: 'info' });
-    const solo = cliJson(['users', 'reset-password', 'solo', '--yes'], undefined, env);
+    const solo = await cliJson(['users', 'reset-password', 'solo', '--yes'], undefined, env);
     const soloToken = await login('solo', solo.temporaryPassword);
 
     const demote = await api('PATCH', `/users/${solo.user.id}`, soloToken, { role: 'member' });
@@ -84,7 +84,7 @@ describe('the last admin cannot be demoted or deleted', function () {
     const statuses = [a.status, b.status].sort();
     expect(statuses.filter((s) => s === 200)).to.have.length(1);
     expect([403, 409]).to.include(statuses[1]);
-    const admins = cliJson(['users', 'list', '--role', 'admin'], undefined, env);
+    const admins = await cliJson(['users', 'list', '--role', 'admin'], undefined, env);
     expect(admins.items).to.have.length(1);
   });
 });

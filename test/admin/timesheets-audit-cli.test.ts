@@ -26,9 +26,9 @@ describe('crm-admin timesheets purge', function () {
 
   it('--dry-run reports how many files and bytes would go, and changes nothing', async () => {
     const { owner, old, current } = await ownerWithSheets();
-    const out = cliJson(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--dry-run']);
+    const out = await cliJson(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--dry-run']);
     expect(out).to.deep.equal({ before: '2020-02', username: owner.username, dryRun: true, count: 2, bytes: 4000 });
-    const text = cli(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--dry-run']);
+    const text = await cli(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--dry-run']);
     expect(text.status).to.equal(0);
     expect(text.stdout).to.contain('Would delete 2 timesheet file(s)');
     expect(text.stdout).to.contain('3.9 KiB');
@@ -38,7 +38,7 @@ describe('crm-admin timesheets purge', function () {
 
   it('refuses without --yes when there is no terminal, and deletes nothing', async () => {
     const { owner, old, current } = await ownerWithSheets();
-    const res = cli(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username]);
+    const res = await cli(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username]);
     expect(res.status).to.equal(2);
     expect(res.stderr).to.contain('--yes');
     await stillThere([...old, current]);
@@ -46,7 +46,7 @@ describe('crm-admin timesheets purge', function () {
 
   it('with --yes deletes the rows and files of earlier periods only, and audits the purge', async () => {
     const { owner, old, current } = await ownerWithSheets();
-    const out = cliJson(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--yes']);
+    const out = await cliJson(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--yes']);
     expect(out).to.deep.equal({ before: '2020-02', username: owner.username, dryRun: false, count: 2, bytes: 4000 });
     for (const s of old) {
       expect(await Timesheet.findByPk(s.timesheet.id)).to.equal(null);
@@ -56,17 +56,17 @@ describe('crm-admin timesheets purge', function () {
     const record = await AuditLog.findOne({ where: { action: AuditActions.timesheetPurge, details: { targetUserId: owner.user.id } } });
     expect(record?.actor).to.match(/^cli:.+/);
     expect(record?.details).to.deep.include({ before: '2020-02', count: 2, bytes: 4000 });
-    const again = cli(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--yes']);
+    const again = await cli(['timesheets', 'purge', '--before', '2020-02', '--user', owner.username, '--yes']);
     expect(again.stdout).to.contain('Nothing to delete');
   });
 
-  it('answers a malformed month and an unknown user with exit 1, a missing --before with exit 2', () => {
+  it('answers a malformed month and an unknown user with exit 1, a missing --before with exit 2', async () => {
     for (const before of ['2020-13', '2020-1', 'last-year', '1999-12']) {
-      const res = cli(['timesheets', 'purge', '--before', before, '--dry-run']);
+      const res = await cli(['timesheets', 'purge', '--before', before, '--dry-run']);
       expect(res.status, before).to.equal(1);
     }
-    expect(cli(['timesheets', 'purge', '--before', '2020-01', '--user', uniqueName('ghost'), '--dry-run']).status).to.equal(1);
-    expect(cli(['timesheets', 'purge', '--dry-run']).status).to.equal(2);
+    expect((await cli(['timesheets', 'purge', '--before', '2020-01', '--user', uniqueName('ghost'), '--dry-run'])).status).to.equal(1);
+    expect((await cli(['timesheets', 'purge', '--dry-run'])).status).to.equal(2);
   });
 });
 
@@ -80,24 +80,24 @@ describe('crm-admin audit list', function () {
     await ctx.services.userAdmin.update(target.user.id, { firstName: 'Zmena' }, { actor: 'user:someone' });
     await ctx.services.audit.record({ action: 'auth.login_attempt', userId: target.user.id, username: target.username, success: false }, { actor: 'anonymous' });
 
-    const all = cliJson(['audit', 'list', '--user', target.username]);
+    const all = await cliJson(['audit', 'list', '--user', target.username]);
     expect(all.items.map((r: { action: string }) => r.action)).to.deep.equal(['auth.login_attempt', AuditActions.userUpdated, AuditActions.roleChanged, AuditActions.userCreated]);
     expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true });
     expect(all.items[2]).to.include({ actor: 'user:someone', success: true, userId: target.user.id });
 
-    const admin = cliJson(['audit', 'list', '--user', target.username, '--action', 'admin.*', '--limit', '2']);
+    const admin = await cliJson(['audit', 'list', '--user', target.username, '--action', 'admin.*', '--limit', '2']);
     expect(admin.items.map((r: { action: string }) => r.action)).to.deep.equal([AuditActions.userUpdated, AuditActions.roleChanged]);
     expect(admin.pagination.total).to.equal(3);
 
-    const failed = cliJson(['audit', 'list', '--user', target.username, '--success', 'false']);
+    const failed = await cliJson(['audit', 'list', '--user', target.username, '--success', 'false']);
     expect(failed.items.map((r: { action: string }) => r.action)).to.deep.equal(['auth.login_attempt']);
 
-    const future = cliJson(['audit', 'list', '--user', target.username, '--since', '2999-01-01']);
+    const future = await cliJson(['audit', 'list', '--user', target.username, '--since', '2999-01-01']);
     expect(future.items).to.deep.equal([]);
-    const past = cliJson(['audit', 'list', '--user', target.username, '--until', '2000-01-01T00:00:00Z']);
+    const past = await cliJson(['audit', 'list', '--user', target.username, '--until', '2000-01-01T00:00:00Z']);
     expect(past.items).to.deep.equal([]);
 
-    const table = cli(['audit', 'list', '--user', target.username]);
+    const table = await cli(['audit', 'list', '--user', target.username]);
     expect(table.status).to.equal(0);
     expect(table.stdout).to.match(/^TIME\s+ACTION\s+OK\s+USER\s+ACTOR\s+IP\s+DETAILS$/m);
     expect(table.stdout).to.match(/admin\.role_changed\s+yes\s+\S+\s+user:someone/);
@@ -108,14 +108,14 @@ describe('crm-admin audit list', function () {
     const target = await createUser({ role: 'member' });
     const ctx = await testContext();
     await ctx.services.userAdmin.delete(target.user.id, { actor: 'user:someone' });
-    const out = cliJson(['audit', 'list', '--user', target.username]);
+    const out = await cliJson(['audit', 'list', '--user', target.username]);
     expect(out.items.map((r: { action: string }) => r.action)).to.deep.equal([AuditActions.userDeleted, AuditActions.userCreated]);
   });
 
-  it('answers bad filters: invalid dates exit 1, an invalid --success or --limit exits 2', () => {
-    expect(cli(['audit', 'list', '--since', 'yesterday']).status).to.equal(1);
-    expect(cli(['audit', 'list', '--since', '2024-05-02', '--until', '2024-05-01']).status).to.equal(1);
-    expect(cli(['audit', 'list', '--success', 'maybe']).status).to.equal(2);
-    expect(cli(['audit', 'list', '--limit', '0']).status).to.equal(2);
+  it('answers bad filters: invalid dates exit 1, an invalid --success or --limit exits 2', async () => {
+    expect((await cli(['audit', 'list', '--since', 'yesterday'])).status).to.equal(1);
+    expect((await cli(['audit', 'list', '--since', '2024-05-02', '--until', '2024-05-01'])).status).to.equal(1);
+    expect((await cli(['audit', 'list', '--success', 'maybe'])).status).to.equal(2);
+    expect((await cli(['audit', 'list', '--limit', '0'])).status).to.equal(2);
   });
 });

@@ -15,7 +15,7 @@ describe('crm-admin users', function () {
   describe('users create', () => {
     it('creates a user with a verified primary email account, the password read from stdin', async () => {
       const username = uniqueName('cmail');
-      const out = cliJson(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin'], 'alicepw\n');
+      const out = await cliJson(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin'], 'alicepw\n');
       expect(out.user).to.include({ username, role: 'member', changedPassword: false });
       expect(out.temporaryPassword).to.match(/^[A-Za-z0-9]{12,}$/);
       expect(out.emailAccount).to.include({ email: 'alice@example.test', isPrimary: true, isActive: true });
@@ -30,9 +30,9 @@ describe('crm-admin users', function () {
       }
     });
 
-    it('also takes the mail password as a flag, and prints a readable summary without --json', () => {
+    it('also takes the mail password as a flag, and prints a readable summary without --json', async () => {
       const username = uniqueName('cflag');
-      const res = cli(['users', 'create', '--username', username, '--role', 'admin', '--email', 'bob@example.test', '--email-password', 'bobpw']);
+      const res = await cli(['users', 'create', '--username', username, '--role', 'admin', '--email', 'bob@example.test', '--email-password', 'bobpw']);
       expect(res.status, res.stderr).to.equal(0);
       expect(res.stdout).to.contain(`Created admin "${username}"`);
       expect(res.stdout).to.contain('Primary email account bob@example.test attached');
@@ -41,7 +41,7 @@ describe('crm-admin users', function () {
 
     it('creates no user when the mail credentials are wrong (exit 1, message on stderr)', async () => {
       const username = uniqueName('cbad');
-      const res = cli(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin'], 'wrong\n');
+      const res = await cli(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin'], 'wrong\n');
       expect(res.status).to.equal(1);
       expect(res.stderr).to.contain('Nesprávny email alebo heslo k emailovému účtu');
       expect(res.stdout).to.equal('');
@@ -58,15 +58,15 @@ describe('crm-admin users', function () {
         ['users', 'create', '--username', username, '--email', 'a@b.c', '--email-password', 'x', '--email-password-stdin'],
       ];
       for (const args of cases) {
-        const res = cli(args);
+        const res = await cli(args);
         expect(res.status, args.join(' ')).to.equal(2);
         expect(res.stderr).not.to.equal('');
       }
       expect(await (await testContext()).services.users.findByUsername(username)).to.equal(null);
     });
 
-    it('answers invalid values with exit 1 and the field problems', () => {
-      const res = cli(['users', 'create', '--username', 'a b']);
+    it('answers invalid values with exit 1 and the field problems', async () => {
+      const res = await cli(['users', 'create', '--username', 'a b']);
       expect(res.status).to.equal(1);
       expect(res.stderr).to.contain('Používateľské meno môže obsahovať');
     });
@@ -81,19 +81,19 @@ describe('crm-admin users', function () {
       await createUser({ username: `${tag}-c`, role: 'member' });
     });
 
-    it('filters by search text and role, with the list shape of the API in --json', () => {
-      const all = cliJson(['users', 'list', '--search', tag.toUpperCase()]);
+    it('filters by search text and role, with the list shape of the API in --json', async () => {
+      const all = await cliJson(['users', 'list', '--search', tag.toUpperCase()]);
       expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 3, totalExact: true });
       expect(all.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-a`, `${tag}-b`, `${tag}-c`]);
-      const admins = cliJson(['users', 'list', '--search', tag, '--role', 'admin']);
+      const admins = await cliJson(['users', 'list', '--search', tag, '--role', 'admin']);
       expect(admins.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-a`]);
-      const paged = cliJson(['users', 'list', '--search', tag, '--limit', '2', '--page', '2']);
+      const paged = await cliJson(['users', 'list', '--search', tag, '--limit', '2', '--page', '2']);
       expect(paged.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, totalExact: true });
       expect(paged.items).to.have.length(1);
     });
 
-    it('prints a table for people', () => {
-      const res = cli(['users', 'list', '--search', tag]);
+    it('prints a table for people', async () => {
+      const res = await cli(['users', 'list', '--search', tag]);
       expect(res.status, res.stderr).to.equal(0);
       const lines = res.stdout.trim().split('\n');
       expect(lines[0]).to.match(/^USERNAME\s+ROLE\s+NAME\s+ONBOARDED\s+LAST LOGIN\s+DISABLED\s+ID$/);
@@ -101,9 +101,9 @@ describe('crm-admin users', function () {
       expect(res.stdout).to.contain('1-3 of 3');
     });
 
-    it('rejects an unknown role and a limit above 100 as usage errors (exit 2)', () => {
-      expect(cli(['users', 'list', '--role', 'owner']).status).to.equal(2);
-      expect(cli(['users', 'list', '--limit', '101']).status).to.equal(2);
+    it('rejects an unknown role and a limit above 100 as usage errors (exit 2)', async () => {
+      expect((await cli(['users', 'list', '--role', 'owner'])).status).to.equal(2);
+      expect((await cli(['users', 'list', '--limit', '101'])).status).to.equal(2);
     });
   });
 
@@ -112,7 +112,7 @@ describe('crm-admin users', function () {
       const target = await createUser({ role: 'member', password: 'own-password-1234' });
       const s = await sessionFor(target);
       const before = (await User.findByPk(target.user.id))!;
-      const res = cli(['users', 'reset-password', target.username]);
+      const res = await cli(['users', 'reset-password', target.username]);
       expect(res.status).to.equal(2);
       expect(res.stderr).to.contain('--yes');
       const after = (await User.findByPk(target.user.id))!;
@@ -125,7 +125,7 @@ describe('crm-admin users', function () {
     it('prints a new temporary password once, revokes every session and audits with the CLI actor', async () => {
       const target = await createUser({ role: 'member', password: 'own-password-1234' });
       const s = await sessionFor(target);
-      const out = cliJson(['users', 'reset-password', target.username.toUpperCase(), '--yes']);
+      const out = await cliJson(['users', 'reset-password', target.username.toUpperCase(), '--yes']);
       expect(out.user).to.include({ id: target.user.id, changedPassword: false });
       const ctx = await testContext();
       const user = (await User.findByPk(target.user.id))!;
@@ -136,8 +136,8 @@ describe('crm-admin users', function () {
       expect(record?.actor).to.match(CLI_ACTOR);
     });
 
-    it('answers an unknown user with exit 1', () => {
-      const res = cli(['users', 'reset-password', uniqueName('ghost'), '--yes']);
+    it('answers an unknown user with exit 1', async () => {
+      const res = await cli(['users', 'reset-password', uniqueName('ghost'), '--yes']);
       expect(res.status).to.equal(1);
       expect(res.stderr).to.contain('Používateľ neexistuje');
     });
@@ -146,21 +146,21 @@ describe('crm-admin users', function () {
   describe('users set-role', () => {
     it('changes the role and audits old and new', async () => {
       const target = await createUser({ role: 'member' });
-      const out = cliJson(['users', 'set-role', target.username, 'admin']);
+      const out = await cliJson(['users', 'set-role', target.username, 'admin']);
       expect(out.previousRole).to.equal('member');
       expect(out.user.role).to.equal('admin');
       const record = await AuditLog.findOne({ where: { action: AuditActions.roleChanged, userId: target.user.id } });
       expect(record?.details).to.deep.equal({ from: 'member', to: 'admin' });
       expect(record?.actor).to.match(CLI_ACTOR);
-      const text = cli(['users', 'set-role', target.username, 'admin']);
+      const text = await cli(['users', 'set-role', target.username, 'admin']);
       expect(text.stdout).to.contain('is already admin');
     });
 
     it('answers a bad or missing role with exit 2 and an unknown user with exit 1', async () => {
       const target = await createUser({ role: 'member' });
-      expect(cli(['users', 'set-role', target.username, 'owner']).status).to.equal(2);
-      expect(cli(['users', 'set-role', target.username]).status).to.equal(2);
-      expect(cli(['users', 'set-role', uniqueName('ghost'), 'admin']).status).to.equal(1);
+      expect((await cli(['users', 'set-role', target.username, 'owner'])).status).to.equal(2);
+      expect((await cli(['users', 'set-role', target.username])).status).to.equal(2);
+      expect((await cli(['users', 'set-role', uniqueName('ghost'), 'admin'])).status).to.equal(1);
       expect((await User.findByPk(target.user.id))!.role).to.equal('member');
     });
   });
@@ -169,7 +169,7 @@ describe('crm-admin users', function () {
     it('refuses without --yes when there is no terminal, and deletes nothing', async () => {
       const target = await createUser({ role: 'member' });
       const { file } = await storeTimesheet(target.user.id, 2021, 3);
-      const res = cli(['users', 'delete', target.username]);
+      const res = await cli(['users', 'delete', target.username]);
       expect(res.status).to.equal(2);
       expect(await User.findByPk(target.user.id)).not.to.equal(null);
       expect(fs.existsSync(file)).to.equal(true);
@@ -180,7 +180,7 @@ describe('crm-admin users', function () {
       const ctx = await testContext();
       const account = await ctx.services.emailAccounts.add(target.user.id, { email: 'bob@example.test', emailPassword: 'bobpw' }, { actor: 'test' });
       const sheets = [await storeTimesheet(target.user.id, 2021, 3), await storeTimesheet(target.user.id, 2021, 4)];
-      const out = cliJson(['users', 'delete', target.username, '--yes']);
+      const out = await cliJson(['users', 'delete', target.username, '--yes']);
       // Nothing of it was shared with anyone: no shared account to hand over or delete.
       expect(out).to.deep.equal({ deleted: { id: target.user.id, username: target.username }, handedOver: [], deletedSharedAccounts: [] });
       expect(await User.findByPk(target.user.id)).to.equal(null);
@@ -192,9 +192,9 @@ describe('crm-admin users', function () {
       expect(record?.details).to.deep.include({ userId: target.user.id, timesheets: { count: 2, bytes: sheets.reduce((n, s) => n + s.timesheet.fileSize, 0) } });
     });
 
-    it('answers an unknown user with exit 1 and a missing argument with exit 2', () => {
-      expect(cli(['users', 'delete', uniqueName('ghost'), '--yes']).status).to.equal(1);
-      expect(cli(['users', 'delete', '--yes']).status).to.equal(2);
+    it('answers an unknown user with exit 1 and a missing argument with exit 2', async () => {
+      expect((await cli(['users', 'delete', uniqueName('ghost'), '--yes'])).status).to.equal(1);
+      expect((await cli(['users', 'delete', '--yes'])).status).to.equal(2);
     });
   });
 });

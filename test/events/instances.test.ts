@@ -61,7 +61,7 @@ describe('live updates across processes', function () {
     const mail = await freshMailUser('events');
     await put(mail, 'INBOX', { from: 'klient@customer.example', to: mail.user, subject: 'Cez workera', body: 'b' });
     const username = `events${Date.now()}`;
-    const created = cliJson(['users', 'create', '--username', username, '--email', mail.user, '--email-password-stdin'], mail.pass, env);
+    const created = await cliJson(['users', 'create', '--username', username, '--email', mail.user, '--email-password-stdin'], mail.pass, env);
     const accountId = created.emailAccount.id as string;
 
     // Onboarding over HTTP on the API instance: temporary password, then one of the user's own (same session).

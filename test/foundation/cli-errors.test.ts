@@ -23,35 +23,35 @@ function jsonError(res: CliResult): { code: string; message: string; statusCode?
 describe('crm-admin --json errors, db seed in production, audit actor', function () {
   this.timeout(60_000);
 
-  it('a missing argument is a usage error: one JSON object, exit 2', () => {
-    const res = runCli(['users', 'delete', '--json'], env());
+  it('a missing argument is a usage error: one JSON object, exit 2', async () => {
+    const res = await runCli(['users', 'delete', '--json'], env());
     expect(res.status).to.equal(2);
     const error = jsonError(res);
     expect(error.code).to.equal('usage');
     expect(error.message).to.match(/Missing 1 required arg/);
   });
 
-  it('an unknown flag and a bad flag value are usage errors, exit 2', () => {
+  it('an unknown flag and a bad flag value are usage errors, exit 2', async () => {
     for (const args of [
       ['users', 'list', '--bogus', '--json'],
       ['users', 'list', '--limit', 'many', '--json'],
     ]) {
-      const res = runCli(args, env());
+      const res = await runCli(args, env());
       expect(res.status, args.join(' ')).to.equal(2);
       expect(jsonError(res).code).to.equal('usage');
     }
   });
 
-  it('a failure (not found) is one JSON object with code and statusCode, exit 1', () => {
-    const res = runCli(['users', 'delete', 'nobody-by-this-name', '--yes', '--json'], env());
+  it('a failure (not found) is one JSON object with code and statusCode, exit 1', async () => {
+    const res = await runCli(['users', 'delete', 'nobody-by-this-name', '--yes', '--json'], env());
     expect(res.status).to.equal(1);
     const error = jsonError(res);
     expect(error.code).to.equal('not_found');
     expect(error.statusCode).to.equal(404);
   });
 
-  it("an error the API also answers carries the API's code and status (one list, src/errors/error-codes.ts)", () => {
-    const res = runCli(['users', 'create', '--username', 'a b', '--role', 'member', '--json'], env());
+  it("an error the API also answers carries the API's code and status (one list, src/errors/error-codes.ts)", async () => {
+    const res = await runCli(['users', 'create', '--username', 'a b', '--role', 'member', '--json'], env());
     expect(res.status).to.equal(1);
     const error = jsonError(res);
     expect(error.code).to.equal('validation_failed');
@@ -59,47 +59,47 @@ describe('crm-admin --json errors, db seed in production, audit actor', function
     expect(JSON.stringify(error.details)).to.contain('username');
   });
 
-  it('an invalid configuration is one JSON object listing the problems, exit 1', () => {
-    const res = runCli(['users', 'list', '--json'], env({ PORT: 'not-a-port' }));
+  it('an invalid configuration is one JSON object listing the problems, exit 1', async () => {
+    const res = await runCli(['users', 'list', '--json'], env({ PORT: 'not-a-port' }));
     expect(res.status).to.equal(1);
     const error = jsonError(res);
     expect(error.code).to.equal('invalid_configuration');
     expect(JSON.stringify(error.details)).to.contain('PORT');
   });
 
-  it('without --json, errors stay human text on stderr with the same exit codes', () => {
-    const usage = runCli(['users', 'delete'], env());
+  it('without --json, errors stay human text on stderr with the same exit codes', async () => {
+    const usage = await runCli(['users', 'delete'], env());
     expect(usage.status).to.equal(2);
     expect(usage.stderr).to.match(/Missing 1 required arg/);
-    const missing = runCli(['users', 'delete', 'nobody-by-this-name', '--yes'], env());
+    const missing = await runCli(['users', 'delete', 'nobody-by-this-name', '--yes'], env());
     expect(missing.status).to.equal(1);
     expect(missing.stderr).to.match(/^Chyba: /);
   });
 
-  it('db seed refuses in production without --yes (exit 2) and names the flag', () => {
-    const res = runCli(['db', 'seed', '--json'], env({ NODE_ENV: 'production' }));
+  it('db seed refuses in production without --yes (exit 2) and names the flag', async () => {
+    const res = await runCli(['db', 'seed', '--json'], env({ NODE_ENV: 'production' }));
     expect(res.status).to.equal(2);
     const error = jsonError(res);
     expect(error.code).to.equal('usage');
     expect(error.message).to.contain('--yes');
-    const plain = runCli(['db', 'seed'], env({ NODE_ENV: 'production' }));
+    const plain = await runCli(['db', 'seed'], env({ NODE_ENV: 'production' }));
     expect(plain.status).to.equal(2);
     expect(plain.stdout).not.to.contain('temporary password');
   });
 
-  it('records the admin named by the systemd wrapper (CRM_ADMIN_ACTOR) beside the OS account', () => {
+  it('records the admin named by the systemd wrapper (CRM_ADMIN_ACTOR) beside the OS account', async () => {
     const username = `actor.${Date.now()}`;
-    const created = runCli(['users', 'create', '--username', username, '--role', 'member', '--json'], env({ CRM_ADMIN_ACTOR: 'jana.admin' }));
+    const created = await runCli(['users', 'create', '--username', username, '--role', 'member', '--json'], env({ CRM_ADMIN_ACTOR: 'jana.admin' }));
     expect(created.status, created.stderr).to.equal(0);
-    const audit = runCli(['audit', 'list', '--user', username, '--json'], env());
+    const audit = await runCli(['audit', 'list', '--user', username, '--json'], env());
     expect(audit.status, audit.stderr).to.equal(0);
     const actors = JSON.stringify(JSON.parse(audit.stdout)).match(/"actor":"([^"]*)"/g) ?? [];
     expect(actors.length, audit.stdout).to.be.greaterThan(0);
     expect(actors[0]).to.match(/"actor":"cli:jana\.admin \(os:[^)]+\)"/);
     // Not a free-text field: anything but a plain name is ignored.
-    const odd = runCli(['users', 'create', '--username', `${username}b`, '--role', 'member', '--json'], env({ CRM_ADMIN_ACTOR: 'x"; DROP' }));
+    const odd = await runCli(['users', 'create', '--username', `${username}b`, '--role', 'member', '--json'], env({ CRM_ADMIN_ACTOR: 'x"; DROP' }));
     expect(odd.status, odd.stderr).to.equal(0);
-    const audit2 = runCli(['audit', 'list', '--user', `${username}b`, '--json'], env());
+    const audit2 = await runCli(['audit', 'list', '--user', `${username}b`, '--json'], env());
     expect(audit2.stdout).not.to.contain('DROP');
   });
 });

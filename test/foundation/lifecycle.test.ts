@@ -19,9 +19,9 @@ describe('crm-admin serve on the embedded database', function () {
     env = { CRM_DATA_DIR: dataDir, BCRYPT_ROUNDS: '4', LOG_LEVEL: 'info', SYNC_CRON: '0 0 1 1 *' };
   });
 
-  after(() => {
+  after(async () => {
     // Whatever happened above, leave no postmaster behind.
-    runCli(['db', 'migrate', '--status'], env);
+    await runCli(['db', 'migrate', '--status'], env);
   });
 
   async function ready(url: string): Promise<number> {
@@ -33,15 +33,15 @@ describe('crm-admin serve on the embedded database', function () {
     const serve = await startServe([], env);
     try {
       expect(await ready(serve.url)).to.equal(200);
-      const created = runCli(['users', 'create', '--username', 'lifecycle-admin', '--role', 'admin', '--json'], env);
+      const created = await runCli(['users', 'create', '--username', 'lifecycle-admin', '--role', 'admin', '--json'], env);
       expect(created.status, created.stderr).to.equal(0);
       const body = JSON.parse(created.stdout);
       expect(body.user.username).to.equal('lifecycle-admin');
       expect(body.temporaryPassword).to.match(/^[A-Za-z0-9]{12,}$/);
-      const again = runCli(['users', 'create', '--username', 'LIFECYCLE-admin', '--role', 'admin'], env);
+      const again = await runCli(['users', 'create', '--username', 'LIFECYCLE-admin', '--role', 'admin'], env);
       expect(again.status).to.equal(1);
       expect(again.stderr).to.contain('už existuje');
-      const seeded = runCli(['db', 'seed', '--json'], env);
+      const seeded = await runCli(['db', 'seed', '--json'], env);
       expect(seeded.status, seeded.stderr).to.equal(0);
       expect(JSON.parse(seeded.stdout).users.map((u: { username: string }) => u.username)).to.deep.equal(['admin', 'jana', 'peter']);
     } finally {
@@ -51,8 +51,8 @@ describe('crm-admin serve on the embedded database', function () {
     expect(serve.output()).to.contain('shutdown complete');
   });
 
-  it('works as a CLI alone when no server runs', () => {
-    const res = runCli(['users', 'create', '--username', 'offline-user', '--json'], env);
+  it('works as a CLI alone when no server runs', async () => {
+    const res = await runCli(['users', 'create', '--username', 'offline-user', '--json'], env);
     expect(res.status, res.stderr).to.equal(0);
     expect(JSON.parse(res.stdout).user.role).to.equal('member');
   });
@@ -70,8 +70,8 @@ describe('crm-admin serve on the embedded database', function () {
     }
   });
 
-  it('refuses to run with neither API nor sync (usage error, exit 2)', () => {
-    const res = runCli(['serve', '--no-api', '--no-sync'], env);
+  it('refuses to run with neither API nor sync (usage error, exit 2)', async () => {
+    const res = await runCli(['serve', '--no-api', '--no-sync'], env);
     expect(res.status).to.equal(2);
   });
 });

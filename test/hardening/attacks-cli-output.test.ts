@@ -30,13 +30,13 @@ describe('attack: terminal control characters in crm-admin output', function () 
       details: { error: 'x\u009b\u202ey', note: '\u2067hidden\u2069' },
     });
 
-    const table = cli(['audit', 'list', '--action', action]);
+    const table = await cli(['audit', 'list', '--action', action]);
     expect(table.status, table.stderr).to.equal(0);
     expect(table.stdout).to.include('mallory');
     expect(table.stdout, 'C1/bidi in the table').not.to.match(C1_OR_BIDI);
     expect(table.stdout, 'C0 in the table').not.to.match(C0);
 
-    const json = cli(['audit', 'list', '--action', action, '--json']);
+    const json = await cli(['audit', 'list', '--action', action, '--json']);
     expect(json.status, json.stderr).to.equal(0);
     expect(json.stdout, 'C1/bidi in --json').not.to.match(C1_OR_BIDI);
     // The data itself is not lost: --json escapes, so a script still reads the exact stored value.

@@ -59,7 +59,7 @@ describe('attack: mail-password ciphertext moved to another row', function () {
     const legacy = legacySeal(ctx.config.secrets.encryptionKey, 'bobpw');
     await EmailAccount.update({ emailPassword: legacy }, { where: { id: account.id } });
 
-    const res = cli(['email-accounts', 'list', '--json']);
+    const res = await cli(['email-accounts', 'list', '--json']);
     expect(res.status, res.stderr).to.equal(0);
     const resealed = (await EmailAccount.findByPk(account.id))!;
     expect(resealed.emailPassword).to.match(/^v2:/);

@@ -56,7 +56,7 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
     serve = await startServe(['--no-sync'], { ...env, LOG_LEVEL: 'info' });
     api = httpTarget(serve.url, { hangMs: HANG_MS });
 
-    const created = runCli(['users', 'create', '--username', 'pgfault.admin', '--role', 'admin', '--json'], env);
+    const created = await runCli(['users', 'create', '--username', 'pgfault.admin', '--role', 'admin', '--json'], env);
     expect(created.status, created.stderr).to.equal(0);
     const temporaryPassword = (JSON.parse(created.stdout) as { temporaryPassword: string }).temporaryPassword;
     const login = await api.send({

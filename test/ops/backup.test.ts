@@ -114,11 +114,11 @@ describe('crm-admin db backup / restore (ops)', function () {
     await ctx.services.audit.record({ action: 'test.backup_fixture', userId: admin.user.id, details: { nested: { a: [1, 2] } } }, { actor: 'test' });
     for (const month of [1, 2, 3]) await storeTimesheet(member.user.id, 2024, month, 2000 + month * 1000);
 
-    const summary = cliJson<{ tables: number; rows: number; files: number; bytes: number }>(['db', 'backup', archive]);
+    const summary = await cliJson<{ tables: number; rows: number; files: number; bytes: number }>(['db', 'backup', archive]);
     expect(summary.files).to.be.at.least(3);
     expect(fs.statSync(archive).mode & 0o777).to.equal(0o600);
     // The state the archive holds: the snapshot came before the backup's own audit record.
-    const verify = cliJson<{ ok: boolean; tables: Array<{ name: string }>; rows: number }>(['db', 'backup', '--verify', archive]);
+    const verify = await cliJson<{ ok: boolean; tables: Array<{ name: string }>; rows: number }>(['db', 'backup', '--verify', archive]);
     tables = verify.tables.map((t) => t.name);
     const dump = await dumpTables(requireDatabaseUrl(), tables);
     dump.audit_logs = dump.audit_logs.filter((r) => !r.includes('admin.db_backup'));
@@ -146,8 +146,8 @@ describe('crm-admin db backup / restore (ops)', function () {
     for (const [key, bytes] of sourceFiles) expect(fs.readFileSync(path.join(dataDir, 'timesheets', key)).equals(bytes), `file ${key}`).to.equal(true);
   }
 
-  it('verifies an intact archive: every table and file, counts and checksums, and the key', function () {
-    const res = cli(['db', 'backup', '--verify', archive]);
+  it('verifies an intact archive: every table and file, counts and checksums, and the key', async function () {
+    const res = await cli(['db', 'backup', '--verify', archive]);
     expect(res.status, res.stderr).to.equal(0);
     expect(res.stdout)
       .to.match(/Archive OK/)
@@ -164,14 +164,14 @@ describe('crm-admin db backup / restore (ops)', function () {
   it('fails --verify on a tampered or truncated archive', async function () {
     const tampered = path.join(work, 'tampered.tar.gz');
     await rewriteArchive(archive, tampered, (name, data) => (name.includes('-users/part-') ? Buffer.from(data.toString('utf8').replace('Test', 'Tesx')) : data));
-    let res = cli(['db', 'backup', '--verify', tampered]);
+    let res = await cli(['db', 'backup', '--verify', tampered]);
     expect(res.status).to.equal(1);
     expect(res.stderr)
       .to.match(/DAMAGED/)
       .and.match(/table users: checksum differs/);
     const truncated = path.join(work, 'truncated.tar.gz');
     fs.writeFileSync(truncated, fs.readFileSync(archive).subarray(0, Math.floor(fs.statSync(archive).size * 0.6)));
-    res = cli(['db', 'backup', '--verify', truncated]);
+    res = await cli(['db', 'backup', '--verify', truncated]);
     expect(res.status).to.equal(1);
     expect(res.stderr).to.match(/DAMAGED/);
   });
@@ -194,7 +194,7 @@ describe('crm-admin db backup / restore (ops)', function () {
       users.sha256 = crypto.createHash('sha256').update(usersPart!).digest('hex');
       return Buffer.from(JSON.stringify(manifest, null, 2));
     });
-    const verify = cli(['db', 'backup', '--verify', forged]);
+    const verify = await cli(['db', 'backup', '--verify', forged]);
     expect(verify.status, verify.stdout).to.equal(1);
     expect(verify.stderr).to.match(/HMAC does not match/);
     expect(verify.stderr).not.to.match(/checksum differs/);
@@ -203,7 +203,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     cleanups.push(db.drop);
     const dataDir = tempDir('forged');
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const res = cli(['db', 'restore', forged], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
+    const res = await cli(['db', 'restore', forged], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
     expect(res.status, res.stderr).to.equal(1);
     expect(res.stderr).to.match(/HMAC does not match/);
     const [admins] = await dumpTablesRaw(db.env.DATABASE_URL, "SELECT count(*)::text AS r FROM users WHERE role = 'admin'");
@@ -219,22 +219,22 @@ describe('crm-admin db backup / restore (ops)', function () {
       () => fs.rmSync(dataDir, { recursive: true, force: true }),
     );
     const env = cliEnv({ DATABASE_URL: '', CRM_DATA_DIR: dataDir });
-    const summary = cliJson<{ rows: number; files: number; migrationsApplied: string[] }>(['db', 'restore', archive], undefined, env);
+    const summary = await cliJson<{ rows: number; files: number; migrationsApplied: string[] }>(['db', 'restore', archive], undefined, env);
     expect(summary.files).to.equal(sourceFiles.size);
     expectRestored(await dumpTables(url, tables), dataDir);
 
     // A second restore into the now non-empty database without --yes is refused and changes nothing.
     const before = await dumpTables(url, [...tables, 'schema_migrations']);
-    const refused = cli(['db', 'restore', archive], undefined, env);
+    const refused = await cli(['db', 'restore', archive], undefined, env);
     expect(refused.status, `signal ${refused.signal}, error ${refused.error}; ${refused.stderr}`).to.equal(2);
     expect(refused.stderr).to.match(/--yes/);
     expect(await dumpTables(url, [...tables, 'schema_migrations'])).to.deep.equal(before);
 
     // With --yes it replaces the data (and the restored audit_logs sequence continues past the ids).
-    const again = cliJson<{ replacedRows: number }>(['db', 'restore', archive, '--yes'], undefined, env);
+    const again = await cliJson<{ replacedRows: number }>(['db', 'restore', archive, '--yes'], undefined, env);
     expect(again.replacedRows).to.be.above(0);
     expectRestored(await dumpTables(url, tables), dataDir);
-    expect(cli(['audit', 'list', '--action', 'admin.db_restore'], undefined, env).status).to.equal(0);
+    expect((await cli(['audit', 'list', '--action', 'admin.db_restore'], undefined, env)).status).to.equal(0);
   });
 
   it("restores into Debian's PostgreSQL 15 (another major version)", async function () {
@@ -245,7 +245,7 @@ describe('crm-admin db backup / restore (ops)', function () {
       () => server.stop(),
       () => fs.rmSync(dataDir, { recursive: true, force: true }),
     );
-    const res = cli(['db', 'restore', archive], undefined, cliEnv({ DATABASE_URL: server.url, CRM_DATA_DIR: dataDir }));
+    const res = await cli(['db', 'restore', archive], undefined, cliEnv({ DATABASE_URL: server.url, CRM_DATA_DIR: dataDir }));
     expect(res.status, res.stderr).to.equal(0);
     expectRestored(await dumpTables(server.url, tables), dataDir);
   });
@@ -255,14 +255,14 @@ describe('crm-admin db backup / restore (ops)', function () {
     cleanups.push(db.drop);
     const env: Record<string, string> = { ...db.env, CRM_DATA_DIR: tempDir('key'), CRM_ENCRYPTION_KEY: 'ab'.repeat(32) };
     cleanups.push(() => fs.rmSync(env.CRM_DATA_DIR, { recursive: true, force: true }));
-    const res = cli(['db', 'restore', archive], undefined, env);
+    const res = await cli(['db', 'restore', archive], undefined, env);
     expect(res.status).to.equal(1);
     expect(res.stderr)
       .to.match(/šifrovacím kľúčom/)
       .and.match(/--ignore-key-mismatch/);
     const [row] = (await dumpTablesRaw(env.DATABASE_URL, "SELECT to_regclass('public.schema_migrations')::text AS r")) ?? [];
     expect(row).to.equal(null); // not even the migrations ran
-    const verify = cli(['db', 'backup', '--verify', archive], undefined, env);
+    const verify = await cli(['db', 'backup', '--verify', archive], undefined, env);
     expect(verify.status).to.equal(0);
     expect(verify.stderr).to.match(/different encryption key/);
   });
@@ -279,7 +279,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     cleanups.push(db.drop);
     const dataDir = tempDir('future');
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const res = cli(['db', 'restore', future], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
+    const res = await cli(['db', 'restore', future], undefined, { ...db.env, CRM_DATA_DIR: dataDir });
     expect(res.status, `signal ${res.signal}, error ${res.error}, stderr ${res.stderr}`).to.equal(1);
     expect(res.stderr)
       .to.match(/novšiu verziu schémy/)

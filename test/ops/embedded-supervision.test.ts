@@ -78,7 +78,7 @@ describe('embedded PostgreSQL supervision', function () {
   }
 
   async function login(serve: ServeProcess, dir: string): Promise<string> {
-    const created = runCli(['users', 'create', '--username', 'sup.admin', '--role', 'admin', '--json'], { ...env, CRM_DATA_DIR: dir });
+    const created = await runCli(['users', 'create', '--username', 'sup.admin', '--role', 'admin', '--json'], { ...env, CRM_DATA_DIR: dir });
     expect(created.status, created.stderr).to.equal(0);
     const { temporaryPassword } = JSON.parse(created.stdout) as { temporaryPassword: string };
     const res = await fetch(`${serve.url}/api/auth/login`, {
@@ -200,11 +200,11 @@ describe('embedded PostgreSQL supervision', function () {
     }
   });
 
-  it('refuses a data directory of another PostgreSQL major version with one sentence and exit 1', () => {
+  it('refuses a data directory of another PostgreSQL major version with one sentence and exit 1', async () => {
     const dir = dataDir('old-major');
     fs.mkdirSync(path.join(dir, 'postgres'), { mode: 0o700 });
     fs.writeFileSync(path.join(dir, 'postgres', 'PG_VERSION'), '15\n');
-    const res = runCli(['serve'], { ...env, CRM_DATA_DIR: dir });
+    const res = await runCli(['serve'], { ...env, CRM_DATA_DIR: dir });
     expect(res.status).to.equal(1);
     const lines = (res.stdout + res.stderr).split('\n').filter((l) => l.trim() !== '');
     expect(lines, res.stdout + res.stderr).to.have.length(1);

@@ -173,7 +173,7 @@ describe('crm-admin serve: a failed start', function () {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as net.AddressInfo;
     try {
-      const res = runCli(['serve'], { ...baseTestEnv(), LOG_LEVEL: 'info', PORT: String(port), SYNC_CRON: '0 0 1 1 *' });
+      const res = await runCli(['serve'], { ...baseTestEnv(), LOG_LEVEL: 'info', PORT: String(port), SYNC_CRON: '0 0 1 1 *' });
       expect(res.status).to.equal(1);
       const errors = errorLines(res.stdout, res.stderr);
       expect(errors, res.stdout + res.stderr).to.have.length(1);
@@ -183,8 +183,8 @@ describe('crm-admin serve: a failed start', function () {
     }
   });
 
-  it('exits non-zero with one clear line, and no password, when DATABASE_URL points at a closed port', () => {
-    const res = runCli(['serve'], { ...baseTestEnv(), LOG_LEVEL: 'info', DATABASE_URL: 'postgres://crm:Sup3rSecretPw@127.0.0.1:1/crm' });
+  it('exits non-zero with one clear line, and no password, when DATABASE_URL points at a closed port', async () => {
+    const res = await runCli(['serve'], { ...baseTestEnv(), LOG_LEVEL: 'info', DATABASE_URL: 'postgres://crm:Sup3rSecretPw@127.0.0.1:1/crm' });
     expect(res.status).to.equal(1);
     const errors = errorLines(res.stdout, res.stderr);
     expect(errors, res.stdout + res.stderr).to.have.length(1);
@@ -200,7 +200,7 @@ describe('crm-admin serve: a failed start', function () {
     const { port } = blocker.address() as net.AddressInfo;
     try {
       const env = { ...baseTestEnv(), DATABASE_URL: '', CRM_DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: String(port) };
-      const res = runCli(['serve'], env);
+      const res = await runCli(['serve'], env);
       expect(res.status).to.equal(1);
       expect(errorLines(res.stdout, res.stderr)).to.have.length(1);
       // The database did start (it was initialised and migrated) and was stopped again.

@@ -149,9 +149,9 @@ describe('logs for journald', function () {
     });
   });
 
-  it('a configuration error at serve start is one JSON line (with its priority under LOG_FORMAT=journald), exit 1', () => {
+  it('a configuration error at serve start is one JSON line (with its priority under LOG_FORMAT=journald), exit 1', async () => {
     const { NODE_ENV: _test, ...base } = baseTestEnv();
-    const res = runCli(['serve'], { ...base, JWT_ACCESS_SECRET: 'short', PORT: 'not-a-port', LOG_FORMAT: 'journald' });
+    const res = await runCli(['serve'], { ...base, JWT_ACCESS_SECRET: 'short', PORT: 'not-a-port', LOG_FORMAT: 'journald' });
     expect(res.status).to.equal(1);
     const lines = (res.stdout + res.stderr).split('\n').filter((l) => l.trim() !== '');
     expect(lines, res.stdout + res.stderr).to.have.length(1);

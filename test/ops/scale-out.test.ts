@@ -259,7 +259,7 @@ describe('scale-out: two sync workers on one database', function () {
     for (let i = 1; i <= 3; i++) await put(mail, 'INBOX', { from: `w${i}@customer.example`, to: mail.user, subject: `Worker mail ${i}`, body: `b ${i}` });
     const accountIds: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const created = cliJson(['users', 'create', '--username', `worker${i}${Date.now()}`, '--email', mail.user, '--email-password-stdin'], mail.pass, env);
+      const created = await cliJson(['users', 'create', '--username', `worker${i}${Date.now()}`, '--email', mail.user, '--email-password-stdin'], mail.pass, env);
       accountIds.push(created.emailAccount.id as string);
     }
     workers.push(...(await Promise.all([startWorker(env), startWorker(env)])));

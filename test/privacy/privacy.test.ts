@@ -141,10 +141,10 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(JSON.stringify(record.details)).not.to.include(JANA);
   });
 
-  it('exports the same zip through crm-admin, to a file', () => {
+  it('exports the same zip through crm-admin, to a file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'privacy-export-'));
     const out = path.join(dir, 'jana.zip');
-    const summary = cliJson(['privacy', 'export', '--email', JANA, '--out', out]);
+    const summary = await cliJson(['privacy', 'export', '--email', JANA, '--out', out]);
     expect(summary).to.include({ accounts: 2, contacts: 2, emails: 3 });
     expect(fs.statSync(out).mode & 0o777).to.equal(0o600);
     return unzip(fs.readFileSync(out)).then((files) => expect(lines(files.get('emails.jsonl'))).to.have.length(3));
@@ -221,13 +221,13 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(await addresses(accountB)).to.deep.equal([JANA]);
   });
 
-  it('crm-admin privacy erase --yes --json answers the counts; a second erasure finds nothing more', () => {
-    const again = cliJson(['privacy', 'erase', '--email', BOB, '--yes']);
+  it('crm-admin privacy erase --yes --json answers the counts; a second erasure finds nothing more', async () => {
+    const again = await cliJson(['privacy', 'erase', '--email', BOB, '--yes']);
     expect(again).to.include({ emails: 1, contacts: 1 });
-    const nothing = cliJson(['privacy', 'erase', '--email', BOB, '--yes']);
+    const nothing = await cliJson(['privacy', 'erase', '--email', BOB, '--yes']);
     expect(nothing).to.include({ emails: 0, contacts: 0 });
     expect(nothing.accounts).to.deep.equal([]);
-    const refused = runCli(['privacy', 'erase', '--email', BOB], cliEnv());
+    const refused = await runCli(['privacy', 'erase', '--email', BOB], cliEnv());
     expect(refused.status).to.equal(2);
   });
 });

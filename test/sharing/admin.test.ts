@@ -41,38 +41,38 @@ describe('administering shares: crm-admin and /api/admin', function () {
       const [owner, jana, peter] = [await createUser(), await createUser(), await createUser()];
       const account = await sharedAccountOf(owner);
 
-      const shared = cliJson(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'editor', '--can-send']);
+      const shared = await cliJson(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'editor', '--can-send']);
       expect(shared).to.deep.include({ created: true });
       expect(shared.member).to.include({ userId: jana.user.id, role: 'editor', canRead: true, canSend: true, emailAccountId: account.id });
-      const changed = cliJson(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'viewer', '--no-read']);
+      const changed = await cliJson(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'viewer', '--no-read']);
       expect(changed).to.deep.include({ created: false });
       expect(changed.member).to.include({ role: 'viewer', canRead: false, canSend: false });
-      const viewerSends = cli(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'viewer', '--can-send']);
+      const viewerSends = await cli(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'viewer', '--can-send']);
       expect(viewerSends.status).to.equal(1);
       expect(viewerSends.stderr).to.contain('Divák');
 
-      const members = cliJson(['email-accounts', 'members', account.id]);
+      const members = await cliJson(['email-accounts', 'members', account.id]);
       expect(members.items.map((m: { username: string; role: string }) => [m.username, m.role])).to.deep.equal([
         [owner.username, 'owner'],
         [jana.username, 'viewer'],
       ]);
-      expect(cli(['email-accounts', 'members', account.id]).stdout).to.match(new RegExp(`${jana.username}\\s+${jana.user.id}\\s+viewer\\s+no\\s+no`));
+      expect((await cli(['email-accounts', 'members', account.id])).stdout).to.match(new RegExp(`${jana.username}\\s+${jana.user.id}\\s+viewer\\s+no\\s+no`));
 
-      const ownerOut = cli(['email-accounts', 'unshare', account.id, '--user', owner.username]);
+      const ownerOut = await cli(['email-accounts', 'unshare', account.id, '--user', owner.username]);
       expect(ownerOut.status).to.equal(1);
       expect(ownerOut.stderr).to.contain('Vlastníka');
-      expect(cliJson(['email-accounts', 'unshare', account.id, '--user', jana.username]).removed).to.include({ userId: jana.user.id, role: 'viewer' });
-      expect(cli(['email-accounts', 'unshare', account.id, '--user', jana.username]).status).to.equal(1);
+      expect((await cliJson(['email-accounts', 'unshare', account.id, '--user', jana.username])).removed).to.include({ userId: jana.user.id, role: 'viewer' });
+      expect((await cli(['email-accounts', 'unshare', account.id, '--user', jana.username])).status).to.equal(1);
 
-      const handed = cliJson(['email-accounts', 'share', account.id, '--user', peter.username, '--role', 'owner']);
+      const handed = await cliJson(['email-accounts', 'share', account.id, '--user', peter.username, '--role', 'owner']);
       expect(handed.member).to.include({ userId: peter.user.id, role: 'owner', canRead: true, canSend: true });
       expect(await memberRows(await testContext(), account.id)).to.deep.equal({ [owner.user.id]: 'editor', [peter.user.id]: 'owner' });
       expect(await ownersNamed(account.id)).to.deep.equal([peter.user.id]);
 
-      expect(cli(['email-accounts', 'share', '00000000-0000-4000-8000-000000000000', '--user', jana.username, '--role', 'editor']).status).to.equal(1);
-      expect(cli(['email-accounts', 'share', 'not-an-id', '--user', jana.username, '--role', 'editor']).status).to.equal(1);
-      expect(cli(['email-accounts', 'share', account.id, '--role', 'editor']).status).to.equal(2);
-      expect(cli(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'admin']).status).to.equal(2);
+      expect((await cli(['email-accounts', 'share', '00000000-0000-4000-8000-000000000000', '--user', jana.username, '--role', 'editor'])).status).to.equal(1);
+      expect((await cli(['email-accounts', 'share', 'not-an-id', '--user', jana.username, '--role', 'editor'])).status).to.equal(1);
+      expect((await cli(['email-accounts', 'share', account.id, '--role', 'editor'])).status).to.equal(2);
+      expect((await cli(['email-accounts', 'share', account.id, '--user', jana.username, '--role', 'admin'])).status).to.equal(2);
 
       const records = await AuditLog.findAll({
         where: { action: [AuditActions.emailAccountShared, AuditActions.emailAccountShareChanged, AuditActions.emailAccountUnshared, AuditActions.emailAccountOwnerChanged] },
@@ -94,13 +94,13 @@ describe('administering shares: crm-admin and /api/admin', function () {
       const account = await sharedAccountOf(owner, [member]);
       const othersAccount = await sharedAccountOf(other, [owner]);
 
-      const refused = cli(['users', 'delete', owner.username]);
+      const refused = await cli(['users', 'delete', owner.username]);
       expect(refused.status).to.equal(2);
       expect(refused.stderr).to.contain('--new-owner');
       expect(await User.findByPk(owner.user.id)).to.not.equal(null);
-      expect(cli(['users', 'delete', owner.username, '--yes', '--new-owner', owner.username]).status).to.equal(1);
+      expect((await cli(['users', 'delete', owner.username, '--yes', '--new-owner', owner.username])).status).to.equal(1);
 
-      const out = cliJson(['users', 'delete', owner.username, '--yes', '--new-owner', member.username]);
+      const out = await cliJson(['users', 'delete', owner.username, '--yes', '--new-owner', member.username]);
       expect(out).to.deep.equal({ deleted: { id: owner.user.id, username: owner.username }, handedOver: [account.id], deletedSharedAccounts: [] });
       expect(await User.findByPk(owner.user.id)).to.equal(null);
       expect(await ownersNamed(account.id)).to.deep.equal([member.user.id]);
@@ -116,7 +116,7 @@ describe('administering shares: crm-admin and /api/admin', function () {
     it('with --yes alone deletes the shared accounts with their data, saying so', async () => {
       const [owner, member] = [await createUser(), await createUser()];
       const account = await sharedAccountOf(owner, [member]);
-      const res = cli(['users', 'delete', owner.username, '--yes']);
+      const res = await cli(['users', 'delete', owner.username, '--yes']);
       expect(res.status, res.stderr).to.equal(0);
       expect(res.stdout).to.contain(`Deleted shared email account ${account.email}`);
       expect(await rowsOfAccount(await testContext(), account.id)).to.deep.equal({ members: 0, contacts: 0, emails: 0, links: 0, sync_states: 0, suppressions: 0, accounts: 0 });

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -15,17 +15,36 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built crm-admin as a child process (what an admin on the server does). */
-export function runCli(args: string[], env: Record<string, string>, input?: string): CliResult {
-  const res = spawnSync(crmAdmin, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...env },
-    encoding: 'utf8',
-    input,
-    timeout: 60_000,
+/**
+ * Runs the built crm-admin as a child process (what an admin on the server does). Asynchronously: the
+ * test process is also the server, and a command that waits for a lock its transaction holds would
+ * wait for a process whose event loop spawnSync had stopped (until the timeout killed the command).
+ */
+export function runCli(args: string[], env: Record<string, string>, input?: string, timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(crmAdmin, args, {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let error: string | undefined;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdin.on('error', () => {}); // a command that exits before reading its input
+    child.stdin.end(input);
+    const timer = setTimeout(() => {
+      error = `timed out after ${timeoutMs} ms`;
+      child.kill('SIGTERM');
+    }, timeoutMs);
+    child.once('error', (err) => (error = err.message));
+    child.once('close', (status, signal) => {
+      clearTimeout(timer);
+      // A child ended by a signal is rare: say so in whatever the test asserts next.
+      if (status === null) stderr += `\n[cli] crm-admin ${args.join(' ')}: ended by ${signal ?? 'no signal'} (${error ?? 'no spawn error'})`;
+      resolve({ status, signal, error, stdout, stderr });
+    });
   });
-  // A child ended by a signal is rare and worth seeing whatever the test asserts next.
-  if (res.status === null) console.error(`      [cli] crm-admin ${args.join(' ')}: ended by ${res.signal ?? 'no signal'} (${res.error?.message ?? 'no spawn error'})`);
-  return { status: res.status, signal: res.signal, error: res.error?.message, stdout: res.stdout, stderr: res.stderr };
 }
 
 export interface ServeProcess {

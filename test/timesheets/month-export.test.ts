@@ -132,30 +132,30 @@ describe('the month of timesheets for admins (report and export)', function () {
     }
   });
 
-  it('crm-admin timesheets report prints who is missing, and --json the same report', () => {
-    const out = cliJson(['timesheets', 'report', '--year', String(year), '--month', String(month)]);
+  it('crm-admin timesheets report prints who is missing, and --json the same report', async () => {
+    const out = await cliJson(['timesheets', 'report', '--year', String(year), '--month', String(month)]);
     const line = (u: UserFixture) => (out.users as ReportUser[]).find((r) => r.userId === u.user.id);
     expect(line(jana)).to.include({ files: 2, bytes: 9000 });
     expect(line(idle)).to.include({ files: 0 });
-    const table = cli(['timesheets', 'report', '--year', String(year), '--month', String(month)]);
+    const table = await cli(['timesheets', 'report', '--year', String(year), '--month', String(month)]);
     expect(table.status).to.equal(0);
     expect(table.stdout.split('\n').find((l) => l.startsWith(idle.username))).to.contain('MISSING');
-    const bad = cli(['timesheets', 'report', '--year', String(year), '--month', '13']);
+    const bad = await cli(['timesheets', 'report', '--year', String(year), '--month', '13']);
     expect(bad.status).to.equal(1);
     expect(bad.stderr).to.contain('Mesiac musí byť');
   });
 
-  it('crm-admin timesheets export writes the zip to a file (asking before replacing one) or to stdout', () => {
+  it('crm-admin timesheets export writes the zip to a file (asking before replacing one) or to stdout', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-export-'));
     try {
       const out = path.join(dir, 'month.zip');
-      const summary = cliJson(['timesheets', 'export', '--year', String(year), '--month', String(month), '--out', out]);
+      const summary = await cliJson(['timesheets', 'export', '--year', String(year), '--month', String(month), '--out', out]);
       expect(summary).to.include({ files: 4, bytes: 14000, missing: 0, out });
       const zip = fs.readFileSync(out);
       expect(summary.size).to.equal(zip.length);
       expect(readStoredZip(zip).map((e) => e.name)).to.include(`${peter.username}/vykaz-${year}-${month}.pdf`);
       // The file exists now: no terminal and no --yes is a refusal, and the file stays as it was.
-      const refused = cli(['timesheets', 'export', '--year', String(year), '--month', String(month), '--out', out]);
+      const refused = await cli(['timesheets', 'export', '--year', String(year), '--month', String(month), '--out', out]);
       expect(refused.status).to.equal(2);
       expect(fs.readFileSync(out).equals(zip)).to.equal(true);
       expect(fs.readdirSync(dir)).to.deep.equal(['month.zip']);

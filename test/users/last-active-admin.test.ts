@@ -18,19 +18,19 @@ describe('the last active admin cannot be disabled (crm-admin)', function () {
     await drop?.();
   });
 
-  it('refuses to disable the only admin (exit 1, 409 conflict in --json), and changes nothing', () => {
-    cliJson(['users', 'create', '--username', 'solo', '--role', 'admin'], undefined, env);
-    const res = cli(['users', 'disable', 'solo', '--yes', '--json'], undefined, env);
+  it('refuses to disable the only admin (exit 1, 409 conflict in --json), and changes nothing', async () => {
+    await cliJson(['users', 'create', '--username', 'solo', '--role', 'admin'], undefined, env);
+    const res = await cli(['users', 'disable', 'solo', '--yes', '--json'], undefined, env);
     expect(res.status).to.equal(1);
     const error = JSON.parse(res.stderr.trim()) as { error: { code: string; statusCode: number; message: string } };
     expect(error.error).to.include({ statusCode: 409, message: 'Posledného aktívneho administrátora nemožno zablokovať' });
-    const [solo] = cliJson(['users', 'list', '--role', 'admin'], undefined, env).items;
+    const [solo] = (await cliJson(['users', 'list', '--role', 'admin'], undefined, env)).items;
     expect(solo.disabledAt).to.equal(null);
   });
 
-  it('a disabled admin does not count: the only active one can be neither disabled, demoted nor deleted', () => {
-    cliJson(['users', 'create', '--username', 'other', '--role', 'admin'], undefined, env);
-    const disabled = cliJson(['users', 'disable', 'other', '--yes'], undefined, env);
+  it('a disabled admin does not count: the only active one can be neither disabled, demoted nor deleted', async () => {
+    await cliJson(['users', 'create', '--username', 'other', '--role', 'admin'], undefined, env);
+    const disabled = await cliJson(['users', 'disable', 'other', '--yes'], undefined, env);
     expect(disabled.changed).to.equal(true);
     expect(disabled.user.disabledAt).to.be.a('string');
     for (const args of [
@@ -38,14 +38,14 @@ describe('the last active admin cannot be disabled (crm-admin)', function () {
       ['users', 'set-role', 'solo', 'member', '--yes'],
       ['users', 'delete', 'solo', '--yes'],
     ]) {
-      const res = cli(args, undefined, env);
+      const res = await cli(args, undefined, env);
       expect(res.status, `${args.join(' ')}\n${res.stderr}`).to.equal(1);
       expect(res.stderr).to.match(/administrátora/);
     }
     // Enabled again, the other admin counts: now solo may be disabled.
-    cliJson(['users', 'enable', 'other'], undefined, env);
-    expect(cliJson(['users', 'disable', 'solo', '--yes'], undefined, env).changed).to.equal(true);
-    const admins = cliJson(['users', 'list', '--role', 'admin'], undefined, env).items as Array<{ username: string; disabledAt: string | null }>;
+    await cliJson(['users', 'enable', 'other'], undefined, env);
+    expect((await cliJson(['users', 'disable', 'solo', '--yes'], undefined, env)).changed).to.equal(true);
+    const admins = (await cliJson(['users', 'list', '--role', 'admin'], undefined, env)).items as Array<{ username: string; disabledAt: string | null }>;
     expect(admins.map((u) => [u.username, u.disabledAt === null])).to.deep.equal([
       ['other', true],
       ['solo', false],

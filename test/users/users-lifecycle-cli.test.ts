@@ -20,7 +20,7 @@ describe('crm-admin users disable, enable, sessions, logout', function () {
 
   it('disable: asks first (no terminal and no --yes: exit 2, nothing changes)', async () => {
     await sessionFor(user);
-    const res = cli(['users', 'disable', user.username]);
+    const res = await cli(['users', 'disable', user.username]);
     expect(res.status).to.equal(2);
     expect(res.stderr).to.contain('--yes');
     await user.user.reload();
@@ -31,21 +31,21 @@ describe('crm-admin users disable, enable, sessions, logout', function () {
   it('disable --yes ends the sessions, shows in users list, and enable undoes it; both audited with the CLI actor', async () => {
     await sessionFor(user);
     await sessionFor(user);
-    const out = cliJson(['users', 'disable', user.username, '--yes']);
+    const out = await cliJson(['users', 'disable', user.username, '--yes']);
     expect(out).to.include({ changed: true, revokedSessions: 2 });
     expect(out.user.disabledAt).to.be.a('string');
     expect(await openSessions()).to.equal(0);
-    const listed = cliJson(['users', 'list', '--search', user.username]).items[0];
+    const listed = (await cliJson(['users', 'list', '--search', user.username])).items[0];
     expect(listed.disabledAt).to.equal(out.user.disabledAt);
-    const table = cli(['users', 'list', '--search', user.username]);
+    const table = await cli(['users', 'list', '--search', user.username]);
     expect(table.stdout).to.match(/DISABLED/);
     expect(table.stdout).to.contain(out.user.disabledAt.replace(/\.\d{3}Z$/, 'Z'));
 
-    const again = cli(['users', 'disable', user.username, '--yes']);
+    const again = await cli(['users', 'disable', user.username, '--yes']);
     expect(again.status).to.equal(0);
     expect(again.stdout).to.contain('already disabled');
 
-    const enabled = cliJson(['users', 'enable', user.username]);
+    const enabled = await cliJson(['users', 'enable', user.username]);
     expect(enabled.changed).to.equal(true);
     expect(enabled.user.disabledAt).to.equal(null);
     for (const action of [AuditActions.userDisabled, AuditActions.userEnabled]) {
@@ -54,9 +54,9 @@ describe('crm-admin users disable, enable, sessions, logout', function () {
     }
   });
 
-  it('unknown users: exit 1 with not found', () => {
+  it('unknown users: exit 1 with not found', async () => {
     for (const command of ['disable', 'enable', 'sessions', 'logout']) {
-      const res = cli(['users', command, 'no-such-user-xyz', '--yes']);
+      const res = await cli(['users', command, 'no-such-user-xyz', '--yes']);
       expect(res.status, command).to.equal(1);
       expect(res.stderr).to.contain('Používateľ neexistuje');
     }
@@ -66,22 +66,22 @@ describe('crm-admin users disable, enable, sessions, logout', function () {
     const ctx = await testContext();
     const first = await ctx.services.sessions.create(user.user, { rememberMe: true }, { actor: 'test', ip: '192.0.2.7', userAgent: 'Test Browser 1.0' });
     await sessionFor(user);
-    const listed = cliJson(['users', 'sessions', user.username]);
+    const listed = await cliJson(['users', 'sessions', user.username]);
     expect(listed.username).to.equal(user.username);
     expect(listed.sessions).to.have.length(2);
     expect(listed.sessions.find((s: { id: string }) => s.id === first.session.id)).to.include({ ip: '192.0.2.7', userAgent: 'Test Browser 1.0', rememberMe: true, current: false });
     expect(JSON.stringify(listed)).not.to.contain(first.accessToken);
     expect(JSON.stringify(listed)).not.to.match(/hash|jti/i);
-    expect(cli(['users', 'sessions', user.username]).stdout).to.contain('Test Browser 1.0');
+    expect((await cli(['users', 'sessions', user.username])).stdout).to.contain('Test Browser 1.0');
 
-    expect(cli(['users', 'logout', user.username]).status).to.equal(2);
+    expect((await cli(['users', 'logout', user.username])).status).to.equal(2);
     expect(await openSessions()).to.equal(2);
-    const out = cliJson(['users', 'logout', user.username, '--yes']);
+    const out = await cliJson(['users', 'logout', user.username, '--yes']);
     expect(out).to.deep.equal({ username: user.username, revokedSessions: 2 });
     expect(await openSessions()).to.equal(0);
     expect(await ctx.services.sessions.activeSession(first.session.id, user.user.id)).to.equal(null);
     const record = await AuditLog.findOne({ where: { action: AuditActions.userLoggedOut, userId: user.user.id } });
     expect(record?.details).to.include({ revokedSessions: 2 });
-    expect(cli(['users', 'sessions', user.username]).stdout).to.contain('no open sessions');
+    expect((await cli(['users', 'sessions', user.username])).stdout).to.contain('no open sessions');
   });
 });
