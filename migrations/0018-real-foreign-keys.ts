@@ -1,4 +1,4 @@
-import type { QueryInterface } from 'sequelize';
+import type { QueryInterface, Transaction } from 'sequelize';
 import { up as restoreLinkTriggers } from './0013-link-integrity-by-statement.js';
 import { PORTABLE_UUID_V7 } from './0015-time-ordered-email-ids.js';
 import { up as restoreKeyTriggers } from './0016-contact-and-account-keys-by-statement.js';
@@ -120,15 +120,31 @@ const KEPT_FUNCTIONS = [
 ];
 
 export async function up(qi: QueryInterface): Promise<void> {
-  const schema = await currentSchema(qi);
+  // One transaction for all of it: a failure anywhere leaves the database at 0017, and the next start
+  // runs the whole migration again (the migrator's own transaction only holds its advisory lock).
+  await qi.sequelize.transaction((transaction) => upInTransaction(qi, transaction));
+  // Rows already repaired are summarised where the operator looks at start-up.
+  const [rows] = await qi.sequelize.query(
+    "SELECT details FROM audit_logs WHERE action = 'schema.repaired' AND details->>'migration' = '0018-real-foreign-keys' ORDER BY id DESC LIMIT 1",
+  );
+  const repaired = (rows as Array<{ details: unknown }>)[0];
+  if (repaired) console.warn(JSON.stringify({ level: 'warn', message: 'migration 0018 repaired rows', details: repaired.details }));
+}
+
+async function upInTransaction(qi: QueryInterface, transaction: Transaction): Promise<void> {
+  const schema = await currentSchema(qi, transaction);
   const path = `${quoteIdent(schema)}, pg_temp`;
-  await qi.sequelize.query(`
+  const unaccentSchema = await ensureUnaccent(qi, transaction);
+  await qi.sequelize.query(
+    `
     ${DROP_INTEGRITY_TRIGGERS}
     ${REPAIR}
     ${FOREIGN_KEYS}
-  `);
-  const unaccentSchema = await ensureUnaccent(qi);
-  await qi.sequelize.query(`
+  `,
+    { transaction },
+  );
+  await qi.sequelize.query(
+    `
     ${KEPT_FUNCTIONS.map((f) => `ALTER FUNCTION ${f} SET search_path = ${path};`).join('\n')}
     CREATE OR REPLACE FUNCTION crm_uuid_v7() RETURNS uuid LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
       AS $$ SELECT ${PORTABLE_UUID_V7} $$;
@@ -165,13 +181,9 @@ export async function up(qi: QueryInterface): Promise<void> {
     CREATE TRIGGER email_accounts_notify_auth_update AFTER UPDATE ON email_accounts
       FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id OR OLD.is_active IS DISTINCT FROM NEW.is_active)
       EXECUTE FUNCTION crm_notify_account_owners();
-  `);
-  // Rows already repaired are summarised where the operator looks at start-up.
-  const [rows] = await qi.sequelize.query(
-    "SELECT details FROM audit_logs WHERE action = 'schema.repaired' AND details->>'migration' = '0018-real-foreign-keys' ORDER BY id DESC LIMIT 1",
+  `,
+    { transaction },
   );
-  const repaired = (rows as Array<{ details: unknown }>)[0];
-  if (repaired) console.warn(JSON.stringify({ level: 'warn', message: 'migration 0018 repaired rows', details: repaired.details }));
 }
 
 /**
@@ -210,15 +222,17 @@ export async function down(qi: QueryInterface): Promise<void> {
   await restoreKeyTriggers(qi);
 }
 
-async function currentSchema(qi: QueryInterface): Promise<string> {
-  const [rows] = await qi.sequelize.query('SELECT current_schema() AS schema');
+async function currentSchema(qi: QueryInterface, transaction?: Transaction): Promise<string> {
+  const [rows] = await qi.sequelize.query('SELECT current_schema() AS schema', { transaction });
   return (rows as Array<{ schema: string }>)[0].schema;
 }
 
 /** unaccent ships with PostgreSQL (contrib) and is a trusted extension: the database owner may create it. */
-async function ensureUnaccent(qi: QueryInterface): Promise<string> {
-  await qi.sequelize.query('CREATE EXTENSION IF NOT EXISTS unaccent');
-  const [rows] = await qi.sequelize.query("SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'");
+async function ensureUnaccent(qi: QueryInterface, transaction: Transaction): Promise<string> {
+  await qi.sequelize.query('CREATE EXTENSION IF NOT EXISTS unaccent', { transaction });
+  const [rows] = await qi.sequelize.query("SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'", {
+    transaction,
+  });
   return (rows as Array<{ schema: string }>)[0].schema;
 }
 

@@ -61,7 +61,7 @@ export interface Removed {
  */
 const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
               contact_id = EXCLUDED.contact_id, sync_generation = EXCLUDED.sync_generation,
-              has_attachments = EXCLUDED.has_attachments, addresses = EXCLUDED.addresses,
+              has_attachments = EXCLUDED.has_attachments, addresses = COALESCE(emails.addresses, EXCLUDED.addresses),
               is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
                                   OR emails.contact_id <> EXCLUDED.contact_id

@@ -210,11 +210,11 @@ export class SyncRepository {
     // The account row is locked first (FOR KEY SHARE, as the batch's foreign keys will): a hand-over
     // holding it makes this wait, and the row is then checked again as committed, so a batch never
     // writes under an owner who lost the account meanwhile. A plain EXISTS was evaluated before the
-    // wait and not again.
+    // wait and not again. SYNCABLE: a run whose last active member was disabled meanwhile stops here.
     const touched = await this.sql.execute(
       `WITH account AS (
          SELECT a.id FROM email_accounts a
-          WHERE a.id = $accountId AND a.is_active AND a.jmap_account_id = $jmapAccountId
+          WHERE a.id = $accountId AND ${SYNCABLE} AND a.jmap_account_id = $jmapAccountId
             AND a.email_password = $emailPassword AND a.user_id = $userId
             FOR KEY SHARE)
        UPDATE mail_sync_states s SET ${sets.join(', ')}
