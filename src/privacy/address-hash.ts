@@ -9,6 +9,7 @@
  */
 import crypto from 'node:crypto';
 import { normalizeAddress } from '../sync/address-rules.js';
+import { deriveKey } from '../crypto/derive-key.js';
 
 const HKDF_INFO = 'staff-crm privacy address hash v1';
 
@@ -44,7 +45,7 @@ export function canonical(address: string): string {
 }
 
 function derive(key: Buffer): Buffer {
-  return Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), HKDF_INFO, 32));
+  return deriveKey(key, HKDF_INFO);
 }
 
 function hmac(key: Buffer, text: string): Buffer {

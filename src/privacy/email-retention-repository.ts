@@ -1,3 +1,4 @@
+import { recomputeLastEmailAt } from '../contacts/contact-mail-links.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 
@@ -29,15 +30,9 @@ export class EmailRetentionRepository {
     return { emails: row?.emails ?? 0, contactIds: row?.touched ?? [] };
   }
 
-  /** last_email_at from what is left (NULL when nothing is). */
-  async recomputeLastEmailAt(contactIds: string[], tx: Tx): Promise<void> {
-    await this.sql.execute(
-      `UPDATE contacts c SET last_email_at =
-              (SELECT max(e.date) FROM email_contacts ec JOIN emails e ON e.id = ec.email_id WHERE ec.contact_id = c.id)
-        WHERE c.id = ANY($contactIds::uuid[])`,
-      { contactIds },
-      tx,
-    );
+  /** last_email_at from what is left (NULL when nothing is): the one rule of contact-mail-links.ts. */
+  recomputeLastEmailAt(contactIds: string[], tx: Tx): Promise<void> {
+    return recomputeLastEmailAt(this.sql, contactIds, tx);
   }
 
   /** Of these contacts, deletes those with no email left (filed under them or linked); answers how many. */

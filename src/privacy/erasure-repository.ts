@@ -1,5 +1,7 @@
+import { recomputeLastEmailAt } from '../contacts/contact-mail-links.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
+import { lockAccountOwner } from '../email-accounts/account-owner-lock.js';
 
 /** An email account that holds something of an address. */
 export interface HoldingAccount {
@@ -49,13 +51,17 @@ export class ErasureRepository {
 
   /**
    * Deletes the address's emails, contact and contact suppression in one account, inside the
-   * caller's transaction. The account's sync-state row is locked first: a sync batch in flight (it
-   * writes that row with its checkpoint) commits before the deletes, and the next one waits for them.
-   * Other contacts that shared an erased email get their last_email_at recomputed.
+   * caller's transaction. The account's owner is read under the hand-over lock (a hand-over moves the
+   * contacts' user_id with it), then the sync-state row is locked, in the order a sync batch takes
+   * them: a batch in flight (it writes that row with its checkpoint) commits before the deletes, and
+   * the next one waits for them. Other contacts that shared an erased email get their last_email_at
+   * recomputed.
    */
   async eraseInAccount(account: HoldingAccount, address: string, tx: Tx): Promise<AccountErasure> {
+    const userId = await lockAccountOwner(this.sql, account.id, tx);
+    if (userId === undefined) return { emails: 0, contacts: 0, contactSuppressions: 0 };
     await this.sql.execute('SELECT 1 FROM mail_sync_states WHERE email_account_id = $accountId FOR UPDATE', { accountId: account.id }, tx);
-    const bind = { address, accountId: account.id, userId: account.userId };
+    const bind = { address, accountId: account.id, userId };
     const removed = await this.sql.one<{ emails: number; touched: string[] }>(
       `WITH doomed AS (${EMAILS_OF_ADDRESS('$accountId')}),
        touched AS (SELECT DISTINCT l.contact_id FROM email_contacts l JOIN doomed d ON d.id = l.email_id),
@@ -66,16 +72,7 @@ export class ErasureRepository {
     );
     const contacts = await this.sql.execute('DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address', bind, tx);
     const contactSuppressions = await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $address', bind, tx);
-    const touched = removed?.touched ?? [];
-    if (touched.length > 0) {
-      await this.sql.execute(
-        `UPDATE contacts c SET last_email_at =
-                (SELECT max(e.date) FROM email_contacts ec JOIN emails e ON e.id = ec.email_id WHERE ec.contact_id = c.id)
-          WHERE c.id = ANY($touched::uuid[])`,
-        { touched },
-        tx,
-      );
-    }
+    await recomputeLastEmailAt(this.sql, removed?.touched ?? [], tx);
     return { emails: removed?.emails ?? 0, contacts, contactSuppressions };
   }
 

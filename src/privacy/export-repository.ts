@@ -25,6 +25,9 @@ export class ExportRepository {
   snapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.sql.sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (tx) => {
       await this.sql.execute('SET TRANSACTION READ ONLY', {}, tx);
+      // A reader that stops reading (a stalled download) must not hold a connection and an old
+      // snapshot (which keeps VACUUM from cleaning) for ever: PostgreSQL ends the session after a minute.
+      await this.sql.execute("SET LOCAL idle_in_transaction_session_timeout = '60s'", {}, tx);
       return work(tx);
     });
   }
