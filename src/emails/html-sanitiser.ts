@@ -71,6 +71,8 @@ export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): Sani
       img: (tagName, attribs) => {
         const out: sanitizeHtml.Attributes = { ...withSafeStyle(attribs) };
         delete out.srcset;
+        // Only the sanitiser writes this attribute: a sender's own would pass for a held-back image.
+        delete out[REMOTE_IMAGE_ATTRIBUTE];
         const src = (attribs.src ?? '').trim();
         if (/^cid:/i.test(src)) {
           const cid = normaliseCid(src.slice(4));

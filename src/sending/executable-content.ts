@@ -2,7 +2,7 @@
  * What an attachment may not be (docs/hardening.md, "Attachments: executables"): a program or a
  * script, by its name or by its content, also inside a ZIP archive's listing. The content checks
  * run on the stream as it passes (the CRM never holds a whole file): the first bytes for the
- * format, then patterns further on (an ISO image's volume descriptor, a ZIP's local file names, the
+ * format, then patterns further on (an ISO image's volume descriptor, ZIP entry names anywhere, the
  * macro storage or installer class of an OLE compound file).
  */
 import { extensionOf } from '../timesheets/file-name.js';
@@ -88,6 +88,7 @@ const EXECUTABLE_NAMES = new Set([
 ]);
 
 const ZIP_LOCAL_HEADER = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+const ZIP_CENTRAL_HEADER = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
 const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 /** Directory entry names are UTF-16LE: the VBA project of a document with macros. */
 const VBA_PROJECT = Buffer.from('_VBA_PROJECT', 'utf16le');
@@ -122,8 +123,10 @@ export class ContentScan {
   private readonly cfb: boolean;
 
   constructor(head: Buffer) {
-    this.zip = head.subarray(0, 4).equals(ZIP_LOCAL_HEADER);
     this.cfb = head.subarray(0, 8).equals(CFB_MAGIC);
+    // Not only a file that starts as a ZIP: unzip tools find an archive by its directory at the end,
+    // so one behind other bytes (a self-extractor, a PDF or image with an archive appended) opens too.
+    this.zip = !this.cfb;
   }
 
   /** Feeds the next bytes (the head first); true when they show a program. */
@@ -147,25 +150,32 @@ export class ContentScan {
     return got.length === ISO_MAGIC.length && got.equals(ISO_MAGIC);
   }
 
-  /** Local file headers as they pass: signature, 26 bytes, name length, extra length, name. */
+  /**
+   * ZIP entry names as they pass, from local file headers (signature, 26 bytes, name length, extra
+   * length, name) and from the central directory (signature, 24 bytes, name length, 16 bytes, name).
+   * The directory is what an unzip tool reads: its names may differ from the local headers'.
+   */
   private scanZip(data: Buffer): boolean {
     let at = 0;
     for (;;) {
-      const found = data.indexOf(ZIP_LOCAL_HEADER, at);
+      const local = data.indexOf(ZIP_LOCAL_HEADER, at);
+      const central = data.indexOf(ZIP_CENTRAL_HEADER, at);
+      const found = local < 0 ? central : central < 0 ? local : Math.min(local, central);
       if (found < 0) {
         this.carry = Buffer.from(data.subarray(Math.max(at, data.length - (ZIP_LOCAL_HEADER.length - 1))));
         return false;
       }
-      if (found + 30 > data.length) {
+      const [lengthAt, nameAt] = found === central ? [28, 46] : [26, 30];
+      if (found + nameAt > data.length) {
         this.carry = Buffer.from(data.subarray(found));
         return false;
       }
-      const nameLength = data.readUInt16LE(found + 26);
-      if (found + 30 + nameLength > data.length) {
+      const nameLength = data.readUInt16LE(found + lengthAt);
+      if (found + nameAt + nameLength > data.length) {
         this.carry = Buffer.from(data.subarray(found));
         return false;
       }
-      const name = data.subarray(found + 30, found + 30 + nameLength).toString('utf8');
+      const name = data.subarray(found + nameAt, found + nameAt + nameLength).toString('utf8');
       if (isExecutableName(name)) return true;
       at = found + 4;
     }
