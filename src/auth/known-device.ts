@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { deriveKey } from '../crypto/derive-key.js';
 
 /** How long a browser stays known after its last successful login there. */
 export const KNOWN_DEVICE_TTL_SECONDS = 180 * 24 * 3600;
@@ -17,7 +18,7 @@ export class KnownDevices {
 
   constructor(secret: string) {
     // A key of its own derived from the refresh-token secret: no new secret to configure and share.
-    this.key = Buffer.from(crypto.hkdfSync('sha256', secret, 'staff-crm', 'known-device-cookie', 32));
+    this.key = deriveKey(secret, 'known-device-cookie', 'staff-crm');
   }
 
   issue(username: string, now = Date.now()): string {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
+import { deriveKey } from '../crypto/derive-key.js';
 
 /**
  * The archive format (a gzip'd tar, entries in this order):
@@ -105,7 +106,7 @@ const MAC_INFO = 'staff-crm backup manifest hmac v1';
 /** The manifest's HMAC under a key derived (HKDF-SHA256) from the encryption key the archive was made with. */
 export function manifestHmac(manifest: ArchiveManifest, encryptionKey: Buffer): string {
   const { hmac: _ignored, ...signed } = manifest;
-  const macKey = Buffer.from(crypto.hkdfSync('sha256', encryptionKey, Buffer.alloc(0), MAC_INFO, 32));
+  const macKey = deriveKey(encryptionKey, MAC_INFO);
   return crypto.createHmac('sha256', macKey).update(canonicalJson(signed)).digest('hex');
 }
 
