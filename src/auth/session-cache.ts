@@ -191,11 +191,20 @@ function installHooks(): void {
     [EmailAccount, 'afterSave', afterWrite((a) => (a as EmailAccount).userId)],
     [EmailAccount, 'afterDestroy', afterWrite((a) => (a as EmailAccount).userId)],
   ];
-  // Bulk hooks receive only the options: no instance, so every entry goes.
-  const bulk = (options?: { transaction?: Transaction | null }) => afterWrite(() => undefined)(undefined, options);
-  for (const model of [User, Session, EmailAccount]) {
-    hooks.push([model, 'afterBulkUpdate', (options) => bulk(options as never)]);
-    hooks.push([model, 'afterBulkDestroy', (options) => bulk(options as never)]);
+  // Bulk hooks receive only the options: a write scoped to one user (where: { userId } on sessions
+  // and email accounts, where: { id } on users) evicts that user; any other evicts every entry.
+  const bulk = (key: 'id' | 'userId') => (options: unknown) => {
+    const where = (options as { where?: Record<string, unknown> } | undefined)?.where;
+    const only = where?.[key];
+    afterWrite(() => (typeof only === 'string' ? only : undefined))(undefined, options as { transaction?: Transaction | null });
+  };
+  for (const [model, key] of [
+    [User, 'id'],
+    [Session, 'userId'],
+    [EmailAccount, 'userId'],
+  ] as const) {
+    hooks.push([model, 'afterBulkUpdate', bulk(key)]);
+    hooks.push([model, 'afterBulkDestroy', bulk(key)]);
   }
   for (const [model, type, fn] of hooks) {
     const m = model as unknown as { removeHook(t: string, n: string): void; addHook(t: string, n: string, f: (...args: unknown[]) => void): void };

@@ -28,8 +28,14 @@ export function splitDisplayList(text: string | null): AddressEntry[] {
   let match: RegExpExecArray | null;
   while (ENTRY.lastIndex < text.length && (match = ENTRY.exec(text)) !== null) {
     if (match[1]) out.push({ name: null, email: match[1] });
-    else out.push({ name: match[2]?.trim() || null, email: match[3] });
+    else out.push({ name: unquote(match[2]?.trim() ?? '') || null, email: match[3] });
     if (match[0] === '') break;
   }
   return out;
+}
+
+/** "Kováč, Ján" → Kováč, Ján: a quoted display name (RFC 5322) without its quotes and escapes. */
+function unquote(name: string): string {
+  const quoted = /^"(.*)"$/s.exec(name);
+  return quoted ? quoted[1].replace(/\\(.)/g, '$1').trim() : name;
 }

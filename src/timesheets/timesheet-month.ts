@@ -85,10 +85,25 @@ export class TimesheetMonth {
     zip.on('error', (err: Error) => out.destroy(err));
     zip.outputStream.on('error', (err: Error) => out.destroy(err));
     zip.outputStream.pipe(out);
+    // A download abandoned half-way (the client went, the response was destroyed) must not leave the
+    // entry being read open: yazl would wait for ever on a reader nobody drains.
+    const reading = new Set<Readable>();
+    out.once('close', () => {
+      zip.outputStream.unpipe(out);
+      for (const stream of reading) stream.destroy();
+    });
     for (const entry of entries) {
       zip.addReadStreamLazy(entry.entryName, { size: entry.size, compress: false, mtime: entry.createdAt }, (callback) => {
         storage.openRead(entry.filePath).then(
-          (reader) => callback(null, reader.stream),
+          (reader) => {
+            if (out.destroyed) {
+              reader.stream.destroy();
+              return;
+            }
+            reading.add(reader.stream);
+            reader.stream.once('close', () => reading.delete(reader.stream));
+            callback(null, reader.stream);
+          },
           (err: unknown) => callback(err, undefined as never),
         );
       });

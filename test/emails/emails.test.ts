@@ -116,6 +116,35 @@ describe('emails API (lists, reads, threads)', function () {
       expect(scoped.body.data.pagination.total).to.equal(1);
     });
 
+    it('searches the way Slovak staff type: without diacritics, by sender name and address, words in any order', async () => {
+      expect(ids(await get('/api/emails?search=faktura'))).to.deep.equal([mail.reply.id, mail.invoice.id]);
+      expect(ids(await get('/api/emails?search=FAKTURU'))).to.deep.equal([mail.invoice.id]);
+      expect(ids(await get('/api/emails?search=zaplatene'))).to.deep.equal([mail.reply.id]);
+      expect(ids(await get('/api/emails?search=cenova%20ponuka'))).to.deep.equal([mail.other.id]);
+
+      const colleague = await createUser();
+      const theirs = await sessionFor(colleague);
+      const box = await createEmailAccount(colleague);
+      const stastna = await createContact(box, { email: 'j.stastna@klient.sk', name: 'Jana Šťastná' });
+      const kovac = await createContact(box, { email: 'jan.kovac@dodavatel.sk', name: 'Ján Kováč' });
+      const fromStastna = await createEmail(box, stastna, { from: 'Jana Šťastná <j.stastna@klient.sk>', subject: 'Objednávka', body: 'Posielam objednávku.' });
+      const fromKovac = await createEmail(box, kovac, { from: 'Ján Kováč <jan.kovac@dodavatel.sk>', subject: 'Dodávka', body: 'Tovar je na ceste.' });
+      const search = async (text: string) => {
+        const res = await request(app)
+          .get(`/api/emails?search=${encodeURIComponent(text)}`)
+          .set('Authorization', theirs.bearer);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        return ids(res);
+      };
+      expect(await search('stastna')).to.deep.equal([fromStastna.id]);
+      expect(await search('ŠŤASTNÁ')).to.deep.equal([fromStastna.id]);
+      expect(await search('kovac jan')).to.deep.equal([fromKovac.id]);
+      expect(await search('jan.kovac@dodavatel.sk')).to.deep.equal([fromKovac.id]);
+      expect(await search('kovacova')).to.deep.equal([]);
+      // The owner's mailbox is not theirs: the same words find nothing of it.
+      expect(await search('faktura')).to.deep.equal([]);
+    });
+
     it('searches every word, however the words are written: parts without a word count for nothing, long texts keep all words', async () => {
       const search = async (text: string) => {
         const res = await get(`/api/emails?search=${encodeURIComponent(text)}`);

@@ -10,8 +10,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
-import { ConcurrencyGate } from '../../src/shared/concurrency-gate.js';
-import { RateLimitError } from '../../src/errors/app-errors.js';
 import { testApp } from '../support/harness.js';
 import { binaryParser } from '../timesheets/helpers.js';
 import { randomFile, sendFromMailUser, sendingWorld, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser } from '../sending/helpers.js';
@@ -126,24 +124,5 @@ describe('attacks: attachment downloads held open (issue 26)', function () {
     } finally {
       await server.close();
     }
-  });
-});
-
-describe('ConcurrencyGate (unit)', () => {
-  it('bounds per key and in all; a place given back twice counts once', () => {
-    const gate = new ConcurrencyGate({ perKey: 2, total: 3 }, 'plno');
-    const a1 = gate.enter('a');
-    gate.enter('a');
-    expect(() => gate.enter('a')).to.throw(RateLimitError);
-    const b1 = gate.enter('b');
-    expect(() => gate.enter('c')).to.throw(RateLimitError);
-    b1();
-    b1();
-    expect(gate.inUse).to.equal(2);
-    gate.enter('c');
-    expect(() => gate.enter('d')).to.throw(RateLimitError);
-    a1();
-    gate.enter('a');
-    expect(gate.inUse).to.equal(3);
   });
 });
