@@ -20,6 +20,7 @@ export interface AppOptions {
 
 export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   const { config, logger } = ctx;
+  ctx.services.hasher.warmUp();
   const app = express();
   app.disable('x-powered-by');
   for (const observer of options.observers ?? []) app.use(observer);

@@ -11,14 +11,21 @@ const sharedWorkers = new HashWorkers();
  */
 export class PasswordHasher {
   /** A real hash of a random value, compared against when the user does not exist (equal timing). */
-  private readonly dummyHash: Promise<string>;
+  private dummyHash?: Promise<string>;
 
   constructor(
     private readonly rounds: number,
     private readonly workers: HashWorkers = sharedWorkers,
-  ) {
-    this.dummyHash = workers.hash(crypto.randomBytes(16).toString('hex'), rounds);
-    this.dummyHash.catch(() => {}); // Reported by the first verify that needs it, not as an unhandled rejection.
+  ) {}
+
+  /**
+   * Makes the unknown-user hash ahead of need: the HTTP app does at start, so that its first login
+   * of an unknown user takes the time of any other. Not at construction: a crm-admin command that
+   * ends (process.exit) while a worker thread is inside bcrypt aborts the whole process (SIGABRT from
+   * the addon's teardown), and most commands never verify a password.
+   */
+  warmUp(): void {
+    void this.unknownUserHash();
   }
 
   hash(plain: string): Promise<string> {
@@ -27,7 +34,7 @@ export class PasswordHasher {
 
   async verify(plain: string, hash: string | null | undefined): Promise<boolean> {
     if (!hash) {
-      await this.workers.compare(prepare(plain), await this.dummyHash);
+      await this.workers.compare(prepare(plain), await this.unknownUserHash());
       return false;
     }
     return this.workers.compare(prepare(plain), hash);
@@ -35,6 +42,10 @@ export class PasswordHasher {
 
   /** The hash compared against when the user does not exist; made at the configured cost, like every new hash. */
   unknownUserHash(): Promise<string> {
+    if (!this.dummyHash) {
+      this.dummyHash = this.workers.hash(crypto.randomBytes(16).toString('hex'), this.rounds);
+      this.dummyHash.catch(() => {}); // Reported by the first verify that needs it, not as an unhandled rejection.
+    }
     return this.dummyHash;
   }
 
@@ -50,7 +61,7 @@ export class PasswordHasher {
 
   /** Burns the same time as a real check; for paths that must not reveal whether a user exists. */
   async burn(plain: string): Promise<void> {
-    await this.workers.compare(prepare(plain), await this.dummyHash);
+    await this.workers.compare(prepare(plain), await this.unknownUserHash());
   }
 }
 

@@ -24,6 +24,25 @@ describe('PasswordHasher', () => {
     expect(await hasher.verify('Správne-heslo-1', null)).to.equal(false);
   });
 
+  it('makes no hash until one is needed (a crm-admin command exiting mid-bcrypt aborted), then one unknown-user hash for good', async () => {
+    const calls: string[] = [];
+    const workers = {
+      hash: (_plain: string, rounds: number) => (calls.push(`hash ${rounds}`), Promise.resolve(`$2b$0${rounds}$dummy`)),
+      compare: (_plain: string, hash: string) => (calls.push(`compare ${hash}`), Promise.resolve(false)),
+    } as unknown as HashWorkers;
+    const hasher = new PasswordHasher(4, workers);
+    expect(calls).to.deep.equal([]);
+    expect(await hasher.verify('x', null)).to.equal(false);
+    await hasher.burn('y');
+    hasher.warmUp();
+    expect(await hasher.unknownUserHash()).to.equal('$2b$04$dummy');
+    expect(calls).to.deep.equal(['hash 4', 'compare $2b$04$dummy', 'compare $2b$04$dummy']);
+    const warmed = new PasswordHasher(4, workers);
+    calls.length = 0;
+    warmed.warmUp();
+    expect(calls).to.deep.equal(['hash 4']);
+  });
+
   it('counts every byte beyond 72 (no silent truncation)', async () => {
     const hasher = new PasswordHasher(4);
     const prefix = 'ž'.repeat(40); // 80 bytes
