@@ -1,4 +1,4 @@
-import { AuthenticationError, ConflictError, ValidationError } from '../errors/app-errors.js';
+import { AccountDisabledError, AuthenticationError, ConflictError, ValidationError } from '../errors/app-errors.js';
 import type { User } from '../models/index.js';
 import { AuditActions, type RequestMeta } from '../audit/audit-service.js';
 import type { Transactions } from '../db/transactions.js';
@@ -61,6 +61,11 @@ export class AuthService {
   async login(input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
     const authenticated = await this.guard.authenticate(input, meta);
     const tokens: SessionTokens = await this.deps.transactions.run(async (tx) => {
+      // The password was checked outside any transaction (bcrypt is slow): a disable or a deletion
+      // that committed meanwhile is seen here, under the row lock, before a session is made.
+      const current = await this.deps.userRepository.lockById(authenticated.id, tx);
+      if (!current) throw new AuthenticationError();
+      if (current.disabledAt) throw new AccountDisabledError();
       authenticated.lastLogin = new Date();
       await this.deps.userRepository.save(authenticated, tx);
       const created = await this.deps.sessions.create(authenticated, { rememberMe: input.rememberMe }, meta, tx);

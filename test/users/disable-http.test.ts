@@ -1,11 +1,13 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
+import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog, Session } from '../../src/models/index.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, uniqueName, type UserFixture } from '../support/factories.js';
-import { testApp } from '../support/harness.js';
+import { testApp, testContext } from '../support/harness.js';
+import { until } from '../support/poll.js';
 import { loginViaHttp, randomIp as ip } from '../support/login.js';
 
 describe('disabling a user (POST /api/admin/users/:id/disable and /enable)', function () {
@@ -56,6 +58,33 @@ describe('disabling a user (POST /api/admin/users/:id/disable and /enable)', fun
     const unknown = await login(uniqueName('nobody'), 'Not-The-Password-1234');
     expect(unknown.body.error).to.deep.equal(wrong.body.error);
     expect(await Session.count({ where: { userId: leaver.user.id, revokedAt: null } })).to.equal(0);
+  });
+
+  it('a login whose password check raced a disable makes no session: the disable that committed first wins', async () => {
+    const ctx = await testContext();
+    // A disable in flight: the row is written, not committed, while the login checks the password.
+    const disabling = await ctx.db.sequelize.transaction();
+    try {
+      await ctx.db.sequelize.query('UPDATE users SET disabled_at = now() WHERE id = $id', { bind: { id: leaver.user.id }, transaction: disabling });
+      const pending = login(leaver.username, leaver.password!).then((res) => res);
+      await until(
+        async () => {
+          const [row] = await ctx.db.sequelize.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
+            { bind: [leaver.user.id], type: QueryTypes.SELECT },
+          );
+          return row.n > 0;
+        },
+        { what: 'the login to wait for the disable', timeoutMs: 15_000 },
+      );
+      await disabling.commit();
+      const res = await pending;
+      expect(res.status, JSON.stringify(res.body)).to.equal(403);
+      expect(res.body.error.code).to.equal('account_disabled');
+      expect(await Session.count({ where: { userId: leaver.user.id, revokedAt: null } })).to.equal(1); // the one from before
+    } finally {
+      if (!(disabling as unknown as { finished?: string }).finished) await disabling.rollback();
+    }
   });
 
   it('shows disabledAt in the admin list and hides the user from the directory', async () => {
