@@ -1,5 +1,4 @@
-import { Router, type Response } from 'express';
-import { pipeline } from 'node:stream/promises';
+import { Router } from 'express';
 import { create as contentDisposition } from 'content-disposition';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
 import { requestMeta } from '../http/auth-context.js';
@@ -8,6 +7,7 @@ import { parseQuery } from '../http/validate.js';
 import type { TimesheetMonth } from './timesheet-month.js';
 import type { MonthReportData } from './timesheet-responses.js';
 import { monthQuery } from './timesheet-schemas.js';
+import { streamOut } from '../http/stream-out.js';
 
 /** The archive's name: timesheets-2026-03.zip. */
 export function exportFileName(year: number, month: number): string {
@@ -38,14 +38,4 @@ export function createTimesheetAdminRouter(services: { timesheetMonth: Timesheet
   });
 
   return router;
-}
-
-/** A client that stops reading mid-download is normal; a failure after the headers ends the response early. */
-async function streamOut(source: NodeJS.ReadableStream, res: Response): Promise<void> {
-  try {
-    await pipeline(source, res);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' && res.destroyed) return;
-    throw err;
-  }
 }

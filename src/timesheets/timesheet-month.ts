@@ -102,6 +102,8 @@ export class TimesheetMonth {
             }
             reading.add(reader.stream);
             reader.stream.once('close', () => reading.delete(reader.stream));
+            // yazl leaves a lazy source's errors to its owner: unheard, a read failure would end the process.
+            reader.stream.once('error', (err) => out.destroy(err));
             callback(null, reader.stream);
           },
           (err: unknown) => callback(err, undefined as never),

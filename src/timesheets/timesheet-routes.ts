@@ -1,5 +1,4 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { create as contentDisposition } from 'content-disposition';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
 import { ValidationError } from '../errors/app-errors.js';
@@ -14,6 +13,7 @@ import type { TimesheetData } from './timesheet-responses.js';
 import { allListQuery, ownListQuery, uploadFieldsSchema } from './timesheet-schemas.js';
 import type { TimesheetActor, TimesheetService } from './timesheet-service.js';
 import { createUploadMiddleware } from './upload-middleware.js';
+import { streamOut } from '../http/stream-out.js';
 
 const MISSING_FILE = 'Súbor chýba (pole "file")';
 
@@ -101,14 +101,4 @@ function uploadAllowance(timesheets: TimesheetService): { admit: RequestHandler;
       next(err);
     },
   };
-}
-
-/** A client that stops reading mid-download is normal, not a server error worth a 500 log line. */
-async function streamOut(source: NodeJS.ReadableStream, res: Response): Promise<void> {
-  try {
-    await pipeline(source, res);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' && res.destroyed) return;
-    throw err;
-  }
 }
