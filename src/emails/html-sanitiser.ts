@@ -1,7 +1,7 @@
 /**
  * The HTML body of an email as the API hands it out: cleaned by sanitize-html to markup that cannot
  * run anything or phone home unasked. No scripts, styles sheets, frames, forms or event handlers; links
- * only to http(s), mailto and tel; inline styles without url(), expression() or imports. Images:
+ * only to http(s), mailto and tel; inline styles from an allow-list (ALLOWED_STYLES). Images:
  * `cid:` references become the attachment's download URL (the CRM streams it from the mail server);
  * remote images (http/https) do not load by default: their address moves to `data-crm-src`, and the
  * app either swaps it back on the user's click or asks again with `remoteImages=1` (a tracking pixel
@@ -29,10 +29,24 @@ export const REMOTE_IMAGE_ATTRIBUTE = 'data-crm-src';
 
 const LAYOUT_ATTRIBUTES = ['align', 'valign', 'width', 'height', 'bgcolor', 'border', 'cellpadding', 'cellspacing', 'colspan', 'rowspan', 'dir', 'lang', 'title', 'style'];
 /**
- * A declaration that could fetch something or run something (old IE) is dropped from a style
- * attribute; so is one with a CSS escape, which could spell any of these (\75 rl is url).
+ * Inline styles: an allow-list of properties (sanitize-html's allowedStyles, parsed by postcss), each
+ * with a value of plain words, numbers, colours and rgb()/hsl() only. So nothing fetches (url(),
+ * image-set), runs (expression(), behavior, -moz-binding) or hides behind a CSS escape (no backslash),
+ * and nothing escapes the message's box to overlay the app (no position, z-index or transform).
  */
-const UNSAFE_STYLE = /url\s*\(|image-set|expression\s*\(|@import|behavior\s*:|-moz-binding|javascript:|\\/i;
+const PLAIN_VALUE = String.raw`[-#%.,\w\s'"!/+]`;
+const COLOUR_FUNCTION = String.raw`(?:rgba?|hsla?)\([\d\s.,%/]+\)`;
+const SAFE_STYLE_VALUE = new RegExp(`^(?:${PLAIN_VALUE}|${COLOUR_FUNCTION})*$`, 'i');
+const SIDES = ['', '-top', '-right', '-bottom', '-left'];
+const STYLE_PROPERTIES = [
+  ...['color', 'background', 'background-color', 'opacity'],
+  ...['font', 'font-family', 'font-size', 'font-weight', 'font-style', 'font-variant'],
+  ...['text-align', 'text-decoration', 'text-transform', 'text-indent', 'line-height', 'letter-spacing', 'word-spacing', 'white-space', 'word-break', 'vertical-align', 'direction'],
+  ...SIDES.flatMap((side) => [`margin${side}`, `padding${side}`, `border${side}`, `border${side}-color`, `border${side}-style`, `border${side}-width`]),
+  ...['border-collapse', 'border-spacing', 'border-radius', 'width', 'height', 'max-width', 'min-width', 'max-height', 'min-height'],
+  ...['display', 'float', 'clear', 'overflow', 'list-style', 'list-style-type', 'table-layout'],
+];
+const ALLOWED_STYLES = { '*': Object.fromEntries(STYLE_PROPERTIES.map((property) => [property, [SAFE_STYLE_VALUE]])) };
 
 /** Content-IDs compare without their angle brackets and case-insensitively (RFC 2392 allows %-encoding). */
 export function normaliseCid(cid: string): string {
@@ -59,6 +73,7 @@ export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): Sani
       td: ['nowrap'],
       th: ['nowrap'],
     },
+    allowedStyles: ALLOWED_STYLES,
     allowedSchemes: ['http', 'https', 'mailto', 'tel'],
     allowedSchemesByTag: { img: ['http', 'https', 'data'] },
     allowProtocolRelative: false,
@@ -66,10 +81,10 @@ export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): Sani
       a: (tagName, attribs) => ({
         tagName,
         // A link opens outside the app and tells the other site nothing about where it came from.
-        attribs: { ...withSafeStyle(attribs), target: '_blank', rel: 'noopener noreferrer' },
+        attribs: { ...attribs, target: '_blank', rel: 'noopener noreferrer' },
       }),
       img: (tagName, attribs) => {
-        const out: sanitizeHtml.Attributes = { ...withSafeStyle(attribs) };
+        const out: sanitizeHtml.Attributes = { ...attribs };
         delete out.srcset;
         // Only the sanitiser writes this attribute: a sender's own would pass for a held-back image.
         delete out[REMOTE_IMAGE_ATTRIBUTE];
@@ -96,20 +111,7 @@ export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): Sani
         } else delete out.src;
         return { tagName, attribs: out };
       },
-      '*': (tagName, attribs) => ({ tagName, attribs: withSafeStyle(attribs) }),
     },
   });
   return { html, referencedCids, blockedImages };
-}
-
-function withSafeStyle(attribs: sanitizeHtml.Attributes): sanitizeHtml.Attributes {
-  if (attribs.style === undefined) return attribs;
-  const style = attribs.style
-    .split(';')
-    .filter((declaration) => declaration.trim() !== '' && !UNSAFE_STYLE.test(declaration))
-    .join(';');
-  const out = { ...attribs };
-  if (style) out.style = style;
-  else delete out.style;
-  return out;
 }

@@ -56,4 +56,14 @@ describe('unit: the HTML of an email', () => {
     expect(html).to.match(/font-weight:\s*bold/);
     expect(html).not.to.match(/url|expression|t\.test|\\75/);
   });
+
+  it('keeps styles only from the allow-list: colours and boxes stay, nothing may overlay the app', () => {
+    const { html } = sanitiseEmailHtml(
+      '<div style="position: fixed; top: 0; z-index: 9999; color: rgb(10, 20, 30); border: 1px solid #ccc; transform: scale(9); content: \'x\'">x</div>',
+      none,
+    );
+    expect(html).to.match(/color:\s*rgb\(10, 20, 30\)/);
+    expect(html).to.match(/border:\s*1px solid #ccc/);
+    expect(html).not.to.match(/position|z-index|top|transform|content/);
+  });
 });
