@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { EmailAccount } from '../../src/models/index.js';
+import { sessionFor } from '../support/auth.js';
+import { createUser } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { SseClient, type SseEvent } from '../support/sse-client.js';
 import { createContact, createEmailAccount } from '../support/email-factories.js';
@@ -201,6 +203,30 @@ describe('live updates: GET /api/events', function () {
     const clients = [await stream(member), await stream(member)];
     await box.ctx.services.sessions.revokeAllForUser(member.fixture.user.id, 'admin_reset');
     for (const client of clients) await client.waitClosed(1000);
+  });
+
+  it('an admin disabling the user over HTTP ends every stream of theirs within a second', async () => {
+    const member = await crmUser();
+    const admin = await createUser({ role: 'admin' });
+    const adminSession = await sessionFor(admin);
+    const clients = [await stream(member), await stream(member)];
+    const others = await stream(box.owner);
+    const res = await request(box.app).post(`/api/admin/users/${member.fixture.user.id}/disable`).set('Authorization', adminSession.bearer);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    for (const client of clients) await client.waitClosed(1000);
+    expect(others.closed).to.equal(false);
+  });
+
+  it("a password change over HTTP ends the user's other streams and keeps the one of the session that changed it", async () => {
+    const member = await crmUser();
+    const elsewhere = await sessionFor(member.fixture);
+    const here = await stream(member);
+    const there = await SseClient.open(`${base}/api/events`, { Authorization: elsewhere.bearer });
+    open.push(there);
+    const res = await member.as(request(box.app).post('/api/auth/set-password')).send({ currentPassword: member.fixture.password, newPassword: 'Iné-dlhé-heslo-2026' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    await there.waitClosed(1000);
+    expect(here.closed).to.equal(false);
   });
 
   it('refuses more streams per user than EVENTS_MAX_STREAMS_PER_USER with 429 in the envelope', async () => {
