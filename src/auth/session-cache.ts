@@ -79,6 +79,7 @@ export class SessionCache {
         },
       },
       logger,
+      'auth',
     );
     installHooks();
     liveCaches.add(this);

@@ -14,8 +14,8 @@ export interface ListenerHandlers {
 
 /**
  * One dedicated PostgreSQL connection that LISTENs on some channels, and comes back after a loss
- * with a growing pause (as src/auth/session-cache.ts does). Notifications sent while it was away are
- * gone: `connected` tells the owner to catch up from the table.
+ * with a growing pause. Used by the session cache and the events hub. Notifications sent while it
+ * was away are gone: `connected` tells the owner to catch up from the table.
  */
 export class PgListener {
   private client?: pg.Client;
@@ -29,6 +29,8 @@ export class PgListener {
     private readonly channels: string[],
     private readonly handlers: ListenerHandlers,
     private readonly logger?: Logger,
+    /** Names the connection in pg_stat_activity: staff-crm-<purpose>-listener. */
+    private readonly purpose = 'events',
   ) {}
 
   get listening(): boolean {
@@ -62,7 +64,7 @@ export class PgListener {
       user: config.username,
       password: config.password ?? undefined,
       database: config.database,
-      application_name: 'staff-crm-events-listener',
+      application_name: `staff-crm-${this.purpose}-listener`,
     });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('connection ended')));
@@ -93,7 +95,7 @@ export class PgListener {
 
   private retryLater(err: unknown): void {
     if (this.closed) return;
-    this.logger?.warn('events listener off: no live updates until it reconnects', { error: err instanceof Error ? err.message : String(err), retryMs: this.retryMs });
+    this.logger?.warn(`${this.purpose} listener off until it reconnects`, { error: err instanceof Error ? err.message : String(err), retryMs: this.retryMs });
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.start(), this.retryMs);
     this.retryTimer.unref();
