@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { releaseVersion } from '../shared/release-version.js';
 
 /** Outcome of one account's sync run; `skipped` = another instance holds the account's lease. */
 export type SyncRunResult = 'ok' | 'error' | 'auth_failed' | 'skipped';
@@ -134,22 +132,4 @@ export class AppMetrics {
     const started = process.hrtime.bigint();
     return (result, failureReason) => this.recordSyncRun(result, Number(process.hrtime.bigint() - started) / 1e9, failureReason);
   }
-}
-
-let version: string | undefined;
-
-/** The version in the release's package.json (found upwards from this file, in src/ or dist/src/). */
-function releaseVersion(): string {
-  if (version) return version;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5 && !version; i++, dir = path.dirname(dir)) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'staff-crm') version = pkg.version;
-    } catch {
-      /* not here */
-    }
-  }
-  version ??= 'unknown';
-  return version;
 }
