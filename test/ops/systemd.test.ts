@@ -140,9 +140,9 @@ describe('systemd unit', function () {
     const example = fs.readFileSync(envExamplePath, 'utf8');
     const values = envFileEntries(example, { commented: false });
     const secrets = {
-      JWT_ACCESS_SECRET: 'a'.repeat(48),
-      JWT_REFRESH_SECRET: 'b'.repeat(48),
-      CRM_ENCRYPTION_KEY: '1f'.repeat(32),
+      JWT_ACCESS_SECRET: '1455Ctk8e5fyWaFH6d4d8TLzvd9Des6al/DOMjEWOB6IbwlPqe5drebCX8bFA3Kx',
+      JWT_REFRESH_SECRET: 'tvYe7WS41tBRHYksKcTAiytXWF7Q+uQBMy5gPqx20IETAZ4+MQ46jMSWxW8Z4uB3',
+      CRM_ENCRYPTION_KEY: '4f5edb03a4e3e27b1110244b3c52c42c759985bda1661a5ac46271f550165462',
     };
     const config = AppConfig.fromEnv({ ...values, ...secrets });
     expect(config.isProduction).to.equal(true);
