@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { register as globalRegistry } from 'prom-client';
 import request from 'supertest';
 import { AppConfig, ConfigError } from '../../src/config/config.js';
+import { releaseVersion } from '../../src/shared/release-version.js';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
 import { baseTestEnv, testApp, testContext } from '../support/harness.js';
@@ -135,7 +136,7 @@ describe('metrics endpoint (Prometheus)', () => {
     for (const result of ['ok', 'error', 'auth_failed', 'skipped']) expect(text).to.match(new RegExp(`^crm_sync_runs_total\\{result="${result}"\\} \\d+$`, 'm'));
     expect(text).to.match(/^crm_sync_failures_total\{reason="timeout"\} \d+$/m);
     expect(text).to.match(/^crm_sync_items_total\{kind="email"\} \d+$/m);
-    expect(text).to.contain(`crm_build_info{version="0.1.0",node="${process.versions.node}"} 1`);
+    expect(text).to.contain(`crm_build_info{version="${releaseVersion()}",node="${process.versions.node}"} 1`);
   });
 
   it('passes promtool check metrics on the whole scrape', async function () {
