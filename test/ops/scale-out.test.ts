@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
 import { cliJson, freshDatabase } from '../admin/cli-helpers.js';
-import { crmAdmin, startServe, type ServeProcess } from '../support/cli.js';
+import { childEnv, crmAdmin, startServe, type ServeProcess } from '../support/cli.js';
 import { createUser } from '../support/factories.js';
 import { randomIp } from '../support/login.js';
 import { sessionFor } from '../support/auth.js';
@@ -197,7 +197,7 @@ interface Worker {
 
 /** `crm-admin serve --no-api`: a sync worker, ready once it logs its start. */
 function startWorker(env: Record<string, string>): Promise<Worker> {
-  const child = spawn(crmAdmin, ['serve', '--no-api'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(crmAdmin, ['serve', '--no-api'], { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = () => {

@@ -11,7 +11,7 @@ import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../src/app/context.js';
 import { cliEnv, cliJson, storeTimesheet } from '../admin/cli-helpers.js';
 import { sessionFor } from '../support/auth.js';
-import { crmAdmin } from '../support/cli.js';
+import { childEnv, crmAdmin } from '../support/cli.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { createUser } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
@@ -36,7 +36,7 @@ async function personWithMail(): Promise<string> {
 function cliWithFileCap(args: string[], blocks: number): Promise<{ status: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f ${blocks}; exec "$0" "$@"`, crmAdmin, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...cliEnv() },
+      env: { ...childEnv(), LOG_LEVEL: 'error', ...cliEnv() },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
