@@ -26,4 +26,6 @@ const width = Math.max(...rows.map(([name]) => name.length), 'folder'.length);
 console.log(`\n${'folder'.padEnd(width)}  files   lines %  branches %`);
 for (const [name, s] of rows) console.log(`${name.padEnd(width)}  ${String(s.files).padStart(5)}  ${pct(s.lines)}    ${pct(s.branches)}`);
 const { lines, branches } = summary.total;
-console.log(`${'all of src/'.padEnd(width)}  ${String(rows.reduce((n, [, s]) => n + s.files, 0)).padStart(5)}  ${pct([lines.covered, lines.total])}    ${pct([branches.covered, branches.total])}`);
+console.log(
+  `${'all of src/'.padEnd(width)}  ${String(rows.reduce((n, [, s]) => n + s.files, 0)).padStart(5)}  ${pct([lines.covered, lines.total])}    ${pct([branches.covered, branches.total])}`,
+);

@@ -21,7 +21,10 @@ describe('CLI_LOG_LEVEL', function () {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const exportWith = (env: Record<string, string>) =>
-    runCli(['privacy', 'export', '--email', `nobody-${randomBytes(4).toString('hex')}@clients.example`, '--out', path.join(dir, `${randomBytes(4).toString('hex')}.zip`), '--json'], cliEnv(env));
+    runCli(
+      ['privacy', 'export', '--email', `nobody-${randomBytes(4).toString('hex')}@clients.example`, '--out', path.join(dir, `${randomBytes(4).toString('hex')}.zip`), '--json'],
+      cliEnv(env),
+    );
 
   it('info shows the info lines on stderr; stdout stays the JSON answer', async () => {
     const res = await exportWith({ CLI_LOG_LEVEL: 'info' });

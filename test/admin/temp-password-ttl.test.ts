@@ -23,7 +23,10 @@ describe('TEMP_PASSWORD_TTL_DAYS', function () {
   async function newUserExpiry(overrides: Record<string, string>): Promise<{ expiresAt: number; from: number; to: number }> {
     const app = await testApp(overrides);
     const from = Date.now();
-    const res = await request(app).post('/api/admin/users').set('Authorization', admin).send({ username: uniqueName('ttl'), role: 'member' });
+    const res = await request(app)
+      .post('/api/admin/users')
+      .set('Authorization', admin)
+      .send({ username: uniqueName('ttl'), role: 'member' });
     const to = Date.now();
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return { expiresAt: Date.parse(res.body.data.user.temporaryPasswordExpiresAt as string), from, to };

@@ -47,7 +47,8 @@ describe('live updates: a resync when events may have been missed', function () 
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       return res.body.data.contact.id as string;
     };
-    const createdEvent = (id: string) => client.waitFor((e) => e.event === 'contact.created' && (e.data.ids as string[] | undefined)?.includes(id) === true, 30_000, `contact.created of ${id}`);
+    const createdEvent = (id: string) =>
+      client.waitFor((e) => e.event === 'contact.created' && (e.data.ids as string[] | undefined)?.includes(id) === true, 30_000, `contact.created of ${id}`);
     // The stream is live (past its start): an event of now reaches it.
     await createdEvent(await addContact(`first-${randomBytes(3).toString('hex')}@example.com`));
 
@@ -56,7 +57,11 @@ describe('live updates: a resync when events may have been missed', function () 
     try {
       // An outbox id taken and not committed: the follower must wait for it before going past it.
       await holder.query('BEGIN');
-      await holder.query('INSERT INTO contacts (user_id, email_account_id, email) VALUES ($1, $2, $3)', [owner.fixture.user.id, account.id, `held-${randomBytes(3).toString('hex')}@example.com`]);
+      await holder.query('INSERT INTO contacts (user_id, email_account_id, email) VALUES ($1, $2, $3)', [
+        owner.fixture.user.id,
+        account.id,
+        `held-${randomBytes(3).toString('hex')}@example.com`,
+      ]);
       const past = await addContact(`past-${randomBytes(3).toString('hex')}@example.com`);
       // The follower gives the gap up after its own patience (seconds): a deadline, not a speed.
       const resync = await client.waitFor((e) => e.event === 'resync', 30_000, 'resync');

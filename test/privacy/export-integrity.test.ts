@@ -100,7 +100,13 @@ describe('exports: never half a zip under the final name', function () {
       await locker.query('LOCK TABLE audit_logs IN ACCESS EXCLUSIVE MODE');
       const answer = new Promise<{ status: number; complete: boolean; body: Buffer }>((resolve, reject) => {
         const req = http.request(
-          { host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'POST', path: '/api/admin/privacy/export', headers: { Authorization: admin, 'Content-Type': 'application/json' } },
+          {
+            host: '127.0.0.1',
+            port: (server.address() as AddressInfo).port,
+            method: 'POST',
+            path: '/api/admin/privacy/export',
+            headers: { Authorization: admin, 'Content-Type': 'application/json' },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));
@@ -113,9 +119,11 @@ describe('exports: never half a zip under the final name', function () {
       });
       const [waiting] = await until(
         () =>
-          ctx.db.sequelize.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM audit_logs%' AND pid <> pg_backend_pid()", {
-            type: QueryTypes.SELECT,
-          }).then((rows) => (rows.length > 0 ? rows : undefined)),
+          ctx.db.sequelize
+            .query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM audit_logs%' AND pid <> pg_backend_pid()", {
+              type: QueryTypes.SELECT,
+            })
+            .then((rows) => (rows.length > 0 ? rows : undefined)),
         { what: 'the export waiting to read the audit log', timeoutMs: 30_000 },
       );
       await locker.query('SELECT pg_terminate_backend($1)', [waiting.pid]);

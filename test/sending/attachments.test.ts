@@ -5,7 +5,19 @@ import type { AppContext } from '../../src/app/context.js';
 import { closedPortUrl } from '../sync/helpers.js';
 import { binaryParser } from '../timesheets/helpers.js';
 import { testApp } from '../support/harness.js';
-import { crmUser, randomFile, sendFromMailUser, sendingWorld, serverBlob, uniqueSubject, waitForServerEmails, emailsAfterMarker, markerViaCrm, type CrmUser, type MailUser } from './helpers.js';
+import {
+  crmUser,
+  randomFile,
+  sendFromMailUser,
+  sendingWorld,
+  serverBlob,
+  uniqueSubject,
+  waitForServerEmails,
+  emailsAfterMarker,
+  markerViaCrm,
+  type CrmUser,
+  type MailUser,
+} from './helpers.js';
 
 describe('sending: attachments both ways', function () {
   this.timeout(60_000);

@@ -26,7 +26,7 @@ export async function until<T>(check: () => T | Promise<T>, options: PollOptions
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what}`);
     await pause(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
   }
