@@ -85,6 +85,13 @@ export const envSchema = z.object({
   /** Retired encryption keys, comma separated, still accepted for decryption during a key rotation. */
   CRM_ENCRYPTION_OLD_KEYS: optionalString,
   /**
+   * The secret backups are signed with (`db backup`; at least 32 characters, e.g. `openssl rand -hex 32`).
+   * Unset: a key derived from CRM_ENCRYPTION_KEY, as before 0.2.0. Keep it with CRM_ENCRYPTION_KEY, apart from the archives.
+   */
+  BACKUP_SIGNING_KEY: secret('BACKUP_SIGNING_KEY'),
+  /** Retired backup signing secrets, comma separated: archives signed with them still verify and restore. */
+  BACKUP_SIGNING_KEYS_RETIRED: optionalString,
+  /**
    * How often each email account is checked for new mail: seconds ("30") or with a unit ("30s",
    * "2m", "1h"). Every account has its own turn within the interval. An idle check is one request.
    */
