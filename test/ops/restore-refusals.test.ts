@@ -159,4 +159,20 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
       await fresh.drop();
     }
   });
+
+  it('restores with --ignore-key-mismatch an archive from another encryption key, authenticated by a shared BACKUP_SIGNING_KEY', async function () {
+    const other = await site('rf_key', { env: { CRM_ENCRYPTION_KEY: 'ab'.repeat(32), BACKUP_SIGNING_KEY: s1 } });
+    try {
+      const refused = await admin(['db', 'restore', signedS1, '--yes'], other.env);
+      expect(refused.status).to.equal(1);
+      expect(refused.stderr).to.match(/--ignore-key-mismatch/);
+      const res = await admin(['db', 'restore', signedS1, '--yes', '--ignore-key-mismatch', '--json'], other.env);
+      expect(res.status, res.stderr).to.equal(0);
+      expect(JSON.parse(res.stdout.toString())).to.include({ keyStatus: 'different', authentication: 'signed' });
+      expect(res.stderr).to.match(/mail account password must be entered again/);
+      expect(await usersOf(other)).to.deep.equal(await usersOf(source));
+    } finally {
+      await other.drop();
+    }
+  });
 });
