@@ -48,6 +48,7 @@ import { BackupRepository } from '../backup/backup-repository.js';
 import { BackupService } from '../backup/backup-service.js';
 import { LocalFileRestorer } from '../backup/file-restorer.js';
 import { RestoreService } from '../backup/restore-service.js';
+import { backupKeys } from '../backup/signing.js';
 import { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { EmailSenderService } from '../sending/email-sender-service.js';
 import { IdempotencyRepository } from '../sending/idempotency-repository.js';
@@ -171,10 +172,10 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
     },
     { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds, runRequestsHere: options.runRequestedSyncs },
   );
-  const encryptionKeys = { current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys };
+  const archiveKeys = backupKeys({ current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys }, config.backupSigning);
   const backupRepository = new BackupRepository(sequelize);
-  const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });
-  const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: encryptionKeys, logger });
+  const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: archiveKeys, logger });
+  const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: archiveKeys, logger });
   // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
   const { maxTotalBytes, rateLimit, rateWindowSeconds, uploadBudgetMb } = config.sending;
   const sending = new EmailSenderService({

@@ -70,6 +70,8 @@ export class AppConfig {
   readonly emailRetention: { days?: number; deleteEmptyContacts: boolean };
   /** Open live-update streams per user per instance (EVENTS_MAX_STREAMS_PER_USER). */
   readonly eventsMaxStreamsPerUser: number;
+  /** BACKUP_SIGNING_KEY and BACKUP_SIGNING_KEYS_RETIRED (src/backup/signing.ts). */
+  readonly backupSigning: { current?: string; retired: string[] };
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -118,6 +120,13 @@ export class AppConfig {
     this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
     this.emailRetention = { days: raw.EMAIL_RETENTION_DAYS, deleteEmptyContacts: raw.EMAIL_RETENTION_DELETE_EMPTY_CONTACTS };
     this.eventsMaxStreamsPerUser = raw.EVENTS_MAX_STREAMS_PER_USER;
+    this.backupSigning = {
+      current: raw.BACKUP_SIGNING_KEY,
+      retired: (raw.BACKUP_SIGNING_KEYS_RETIRED ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+    };
   }
 
   get isProduction(): boolean {

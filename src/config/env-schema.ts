@@ -105,6 +105,10 @@ export const envSchema = z.object({
     .meta({ envDefault: 'generated likewise (outside production)' })
     .describe('32-byte key (64 hex chars or base64) for mail passwords at rest (AES-256-GCM)'),
   CRM_ENCRYPTION_OLD_KEYS: optionalString.describe('comma-separated retired keys, still accepted for decryption during a rotation'),
+  BACKUP_SIGNING_KEY: secret('BACKUP_SIGNING_KEY')
+    .meta({ envDefault: 'unset: a key derived from `CRM_ENCRYPTION_KEY` (as before 0.2.0)' })
+    .describe('the secret backups are signed with (≥ 32 chars, e.g. `openssl rand -hex 32`); keep it with the encryption key, apart from the archives'),
+  BACKUP_SIGNING_KEYS_RETIRED: optionalString.describe('comma-separated retired backup signing secrets: archives signed with them still verify and restore'),
   SYNC_INTERVAL: withDefault(
     z.string().transform((v, ctx) => {
       const seconds = parseDurationSeconds(v);
