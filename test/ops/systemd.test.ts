@@ -127,13 +127,13 @@ describe('systemd unit', function () {
     expect(Number(one('StartLimitBurst'))).to.be.greaterThan(0);
   });
 
-  it('has an EnvironmentFile example with every configuration variable, and the README documents each', () => {
+  it('has an EnvironmentFile example with every configuration variable, and docs/configuration.md documents each', () => {
     const example = fs.readFileSync(envExamplePath, 'utf8');
-    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const reference = fs.readFileSync(path.join(repoRoot, 'docs', 'configuration.md'), 'utf8');
     const listed = Object.keys(envFileEntries(example, { commented: false }));
     const known = Object.keys(envSchema.shape);
     expect([...listed].sort()).to.deep.equal([...known].sort());
-    for (const key of known) expect(readme, `README lacks ${key}`).to.contain(`\`${key}\``);
+    for (const key of known) expect(reference, `docs/configuration.md lacks ${key}`).to.contain(`\`${key}\``);
   });
 
   it('has an example that the program accepts once the secrets are filled in, and refuses without them', () => {
