@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import { migrationStatus } from '../db/migration-check.js';
 import { Sql } from '../db/sql.js';
 
-export interface ServerFacts {
+interface ServerFacts {
   version: string;
   /** unaccent installed in this database; available = the server has its files (contrib). */
   unaccent: { installed: boolean; available: boolean };
@@ -13,7 +13,7 @@ export interface ServerFacts {
   roundTripMs: number;
 }
 
-export interface LeaseActivity {
+interface LeaseActivity {
   /** Accounts the sync serves (active, with an active member). */
   syncableAccounts: number;
   /** Seconds since a lease was last taken, or 0 while one is held; null when never. */

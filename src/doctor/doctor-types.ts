@@ -1,5 +1,5 @@
 /** One line of `crm-admin doctor`: what was checked, how it stands, and what to do when it is not ok. */
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface CheckResult {
   /** Stable name (scripts branch on it): configuration, database, unaccent, migrations, connections ... */

@@ -11,7 +11,7 @@ const SYNC_ITEM_KINDS = ['email', 'contact'] as const;
 const SYNC_STATUSES = ['idle', 'syncing', 'ok', 'error', 'auth_failed'] as const;
 
 /** The cluster's sync state as the gauges show it (src/sync/sync-repository.ts SyncSnapshot). */
-export interface SyncSnapshot {
+interface SyncSnapshot {
   due: number;
   overdue: number;
   byStatus: Record<string, number>;

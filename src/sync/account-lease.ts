@@ -29,12 +29,12 @@ export interface LeaseOptions {
 type LeaseData = { repository: SyncRepository; transactions: Transactions };
 
 /** Why a lease was not taken: one line for `crm-admin sync run` and the log. */
-export interface LeaseRefusal {
+interface LeaseRefusal {
   refused: string;
 }
 
 /** An expired lease this one replaced: its holder stopped renewing it (crashed, killed, hung). */
-export interface TakenOver {
+interface TakenOver {
   holder: string;
   expiredAt: Date;
 }

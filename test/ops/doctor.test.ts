@@ -30,7 +30,8 @@ const byName = (checks: Check[]) => Object.fromEntries(checks.map((c) => [c.name
 
 /** `crm-admin doctor` through the real CLI, on a database of its own (so "every account" is this file's). */
 describe('crm-admin doctor', function () {
-  this.timeout(120_000);
+  // Each test runs the CLI a few times (a second or two each on an idle machine).
+  this.timeout(300_000);
   let env: Record<string, string>;
   let drop: () => Promise<void>;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'doctor-'));
