@@ -197,7 +197,7 @@ interface Worker {
 
 /** `crm-admin serve --no-api`: a sync worker, ready once it logs its start. */
 function startWorker(env: Record<string, string>): Promise<Worker> {
-  const child = spawn(crmAdmin, ['serve', '--no-api'], { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(crmAdmin, ['serve', '--no-api'], { env: { ...childEnv(), PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = () => {
