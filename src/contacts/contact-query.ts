@@ -30,15 +30,15 @@ const MAX_SEARCH_WORDS = 8;
 
 /**
  * Each word of a search, in any order, must occur in the contact's name or address, accents and
- * letter case aside: one LIKE per word over crm_contact_search_text (migration 0025), whose trigram
+ * letter case aside: one LIKE per word over contacts.search_text (migration 0025), whose trigram
  * index serves each word of three letters or more. The word is folded by the same crm_fold as the
- * indexed text, so "Kováč", "kovac" and "KOVÁČ" are one word.
+ * stored text, so "Kováč", "kovac" and "KOVÁČ" are one word.
  */
 export function contactSearchConditions(search: string, bind: Bind, alias = 'c'): string[] {
   const words = search.split(/\s+/).filter((w) => w !== '').slice(0, MAX_SEARCH_WORDS);
   return words.map((word, i) => {
     bind[`word${i}`] = escapeLike(word);
-    return `crm_contact_search_text(${alias}.name, ${alias}.email) LIKE '%' || crm_fold($word${i}) || '%'`;
+    return `${alias}.search_text LIKE '%' || crm_fold($word${i}) || '%'`;
   });
 }
 
