@@ -22,7 +22,7 @@ import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-me
 import { SendOrigins } from './send-origins.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
 import type { SendThrottle, UploadBudget } from './send-throttle.js';
-import { MAX_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
+import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
 
 export { OutgoingMessage, type SendTarget } from './outgoing-message.js';
 
@@ -52,7 +52,6 @@ export interface EmailSenderDeps {
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
-const TOO_MANY_RECIPIENTS = `Najviac ${MAX_RECIPIENTS} adresátov spolu`;
 
 export class EmailSenderService {
   private readonly origins: SendOrigins;

@@ -110,7 +110,7 @@ describe('email accounts API (/api/email-accounts)', function () {
     const res = await owner.as(request(app).get(BASE));
     expect(res.status).to.equal(200);
     expectNoSecrets(res);
-    expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true });
+    expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true, hasNext: false });
     expect(res.body.data.items.map((a: { id: string }) => a.id)).to.deep.equal([firstId, secondId]);
     expect(res.body.data.items[0].sync.status).to.equal('ok');
     const paged = await owner.as(request(app).get(BASE).query({ page: 2, limit: 1 }));

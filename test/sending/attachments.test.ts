@@ -147,4 +147,20 @@ describe('sending: attachments both ways', function () {
     expect(big.status, JSON.stringify(big.body)).to.equal(413);
     expect(big.body.error.code).to.equal('payload_too_large');
   });
+
+  it('a form is judged by the JSON body\'s rules: 30 `to` parts send, 101 or 150 are the JSON body\'s "too many recipients" (issue 34)', async () => {
+    const form = (count: number, address: (i: number) => string) => {
+      let req = owner.as(request(app).post('/api/emails')).field('emailAccountId', accountId).field('subject', uniqueSubject('Veľa adresátov')).field('text', 'x');
+      for (let i = 0; i < count; i++) req = req.field('to', address(i));
+      return req.attach('attachments', randomFile(10), { filename: 'a.bin' });
+    };
+    const thirty = await form(30, () => bob.user);
+    expect(thirty.status, JSON.stringify(thirty.body)).to.equal(201);
+    for (const count of [101, 150]) {
+      const res = await form(count, (i) => `r${i}@example.test`);
+      expect(res.status, `${count}: ${JSON.stringify(res.body)}`).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+      expect(res.body.error.message).to.equal('Najviac 100 adresátov spolu');
+    }
+  });
 });

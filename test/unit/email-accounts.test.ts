@@ -77,7 +77,8 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
     const { service, syncRequested } = fakeWorld();
     const hooks: Array<() => unknown> = [];
     const outer = { afterCommit: (hook: () => unknown) => hooks.push(hook) } as unknown as Tx;
-    const account = await service.add('user-1', { email: 'first@example.test', emailPassword: 'pw1' }, {}, {}, outer);
+    const verified = await service.verifyCredentials('user-1', { email: 'first@example.test', emailPassword: 'pw1' }, {});
+    const account = await service.addVerified('user-1', verified, {}, {}, outer);
     expect(syncRequested, 'before the commit').to.deep.equal([]);
     for (const hook of hooks) await hook();
     expect(syncRequested).to.deep.equal([account.id]);
