@@ -47,7 +47,15 @@ async function seedUser(ctx: AppContext, label: string, contacts: number): Promi
   const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
   const id = randomUUID();
   const address = `${user.username}@bench.test`;
-  await EmailAccount.create({ id, userId: user.id, email: address, emailPassword: ctx.services.emailAccounts.sealPassword(id, 'x'), jmapAccountId: address, isPrimary: true, isActive: true });
+  await EmailAccount.create({
+    id,
+    userId: user.id,
+    email: address,
+    emailPassword: ctx.services.emailAccounts.sealPassword(id, 'x'),
+    jmapAccountId: address,
+    isPrimary: true,
+    isActive: true,
+  });
   // In slices: one statement stays within the pool's statement timeout on a busy machine.
   for (let from = 0; from < contacts; from += 10_000) {
     await ctx.db.sequelize.query(
@@ -75,7 +83,12 @@ async function main(): Promise<void> {
   const db = await openBenchDatabase('contact-search');
   const ctx = db.ctx;
   try {
-    console.log(`PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     const started = Date.now();
     const user = await seedUser(ctx, 'own', OWN_CONTACTS);
     for (let i = 0; i < OTHER_USERS; i++) await seedUser(ctx, `other${i}`, OTHER_CONTACTS);

@@ -37,7 +37,10 @@ export async function up(qi: QueryInterface): Promise<void> {
 export async function down(qi: QueryInterface): Promise<void> {
   // pg_trgm stays: other objects of the database may use it by now, and it costs nothing unused.
   await qi.sequelize.transaction(async (transaction) => {
-    await qi.sequelize.query('DROP INDEX IF EXISTS contacts_search_trgm_idx; ALTER TABLE contacts DROP COLUMN IF EXISTS search_text; DROP FUNCTION IF EXISTS crm_contact_search_text(text, text);', { transaction });
+    await qi.sequelize.query(
+      'DROP INDEX IF EXISTS contacts_search_trgm_idx; ALTER TABLE contacts DROP COLUMN IF EXISTS search_text; DROP FUNCTION IF EXISTS crm_contact_search_text(text, text);',
+      { transaction },
+    );
   });
 }
 

@@ -17,7 +17,14 @@ const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const OUT = path.join(repoRoot, 'docs/contract-reference.md');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
-type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; required?: string[]; $ref?: string };
+type Schema = Record<string, unknown> & {
+  properties?: Record<string, Schema>;
+  required?: string[];
+  $ref?: string;
+  type?: string | string[];
+  minProperties?: number;
+  description?: string;
+};
 interface Parameter {
   name: string;
   in: string;
@@ -41,8 +48,8 @@ function rules(schema: Schema | undefined): string {
   if (!schema) return '';
   if (schema.$ref) return `see ${schema.$ref.split('/').pop()}`;
   const parts: string[] = [];
-  const type = schema.type ?? (schema.anyOf ? 'one of several' : schema.enum ? 'enum' : schema.const !== undefined ? 'constant' : '');
-  if (type) parts.push(Array.isArray(type) ? type.join(' or ') : String(type));
+  const type: string | string[] = schema.type ?? (schema.anyOf ? 'one of several' : schema.enum ? 'enum' : schema.const !== undefined ? 'constant' : '');
+  if (type.length > 0) parts.push(Array.isArray(type) ? type.join(' or ') : type);
   for (const key of ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'default'] as const) {
     if (schema[key] !== undefined) parts.push(`${key} ${typeof schema[key] === 'string' ? `\`${String(schema[key])}\`` : JSON.stringify(schema[key])}`);
   }
@@ -54,14 +61,19 @@ function rules(schema: Schema | undefined): string {
 function body(op: Operation): string[] {
   const lines: string[] = [];
   for (const [type, { schema }] of Object.entries(op.requestBody?.content ?? {})) {
-    lines.push('', `Body (\`${type}\`)${schema.minProperties ? `, at least ${String(schema.minProperties)} field` : ''}:`, '');
+    lines.push('', `Body (\`${type}\`)${schema.minProperties ? `, at least ${schema.minProperties} field` : ''}:`, '');
     const object = schema as Schema & { dependentRequired?: Record<string, string[]>; anyOf?: Array<{ required?: string[] }>; additionalProperties?: unknown };
-    if (object.dependentRequired) lines.push(`- together or not at all: ${Object.keys(object.dependentRequired).map((f) => `\`${f}\``).join(', ')}`);
+    if (object.dependentRequired)
+      lines.push(
+        `- together or not at all: ${Object.keys(object.dependentRequired)
+          .map((f) => `\`${f}\``)
+          .join(', ')}`,
+      );
     if (object.anyOf?.every((a) => a.required)) lines.push(`- at least one of: ${object.anyOf.map((a) => `\`${a.required!.join(', ')}\``).join(', ')}`);
     if (object.additionalProperties === false) lines.push('- unknown fields are refused (400)');
     lines.push('', '| field | required | rules | description |', '|---|---|---|---|');
     for (const [name, field] of Object.entries(schema.properties ?? {})) {
-      lines.push(`| \`${name}\` | ${schema.required?.includes(name) ? 'yes' : 'no'} | ${cell(rules(field))} | ${cell(String(field.description ?? ''))} |`);
+      lines.push(`| \`${name}\` | ${schema.required?.includes(name) ? 'yes' : 'no'} | ${cell(rules(field))} | ${cell(field.description ?? '')} |`);
     }
   }
   return lines;
@@ -89,7 +101,9 @@ export function contractReference(): string {
       if (params.length > 0) {
         out.push('', '| parameter | in | required | rules | description |', '|---|---|---|---|---|');
         for (const param of params) {
-          out.push(`| \`${param.name}\` | ${param.in} | ${param.required ? 'yes' : 'no'} | ${cell(rules(param.schema))} | ${cell(param.description ?? String(param.schema?.description ?? ''))} |`);
+          out.push(
+            `| \`${param.name}\` | ${param.in} | ${param.required ? 'yes' : 'no'} | ${cell(rules(param.schema))} | ${cell(param.description ?? param.schema?.description ?? '')} |`,
+          );
         }
       }
       out.push(...body(op));

@@ -36,13 +36,10 @@ export const loginData = z.object({
 /** data of POST /api/auth/refresh. */
 export const refreshData = z.object({
   accessToken: z.string().meta({ description: 'Also set as the accessToken cookie; for Authorization: Bearer' }),
-  refreshToken: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        'The rotated refresh token (the one sent is spent): also set as the refreshToken cookie when the session was opened with rememberMe. Absent when a parallel request rotated it a moment ago (within the grace period): that response carries it',
-    }),
+  refreshToken: z.string().optional().meta({
+    description:
+      'The rotated refresh token (the one sent is spent): also set as the refreshToken cookie when the session was opened with rememberMe. Absent when a parallel request rotated it a moment ago (within the grace period): that response carries it',
+  }),
   ...expiry,
 });
 

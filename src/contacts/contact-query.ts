@@ -35,7 +35,10 @@ const MAX_SEARCH_WORDS = 8;
  * stored text, so "Kováč", "kovac" and "KOVÁČ" are one word.
  */
 export function contactSearchConditions(search: string, bind: Bind, alias = 'c'): string[] {
-  const words = search.split(/\s+/).filter((w) => w !== '').slice(0, MAX_SEARCH_WORDS);
+  const words = search
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .slice(0, MAX_SEARCH_WORDS);
   return words.map((word, i) => {
     bind[`word${i}`] = escapeLike(word);
     return `${alias}.search_text LIKE '%' || crm_fold($word${i}) || '%'`;

@@ -11,9 +11,7 @@ export const createEmailAccountBody = z.strictObject({ email: emailField, emailP
 
 export const updateEmailAccountBody = changeBody(
   z.strictObject({
-    email: emailField
-      .optional()
-      .meta({ description: 'Another address needs emailPassword too (the new mailbox\'s password): 400 otherwise. The same address again does not' }),
+    email: emailField.optional().meta({ description: "Another address needs emailPassword too (the new mailbox's password): 400 otherwise. The same address again does not" }),
     emailPassword: passwordField.optional(),
     isActive: z.boolean({ error: 'isActive musí byť true alebo false' }).optional(),
     // Exactly one primary per user: an account becomes primary, it is never "un-primaried" directly.

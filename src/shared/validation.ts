@@ -63,9 +63,7 @@ export function changeBody<T extends z.ZodObject>(schema: T, message: string) {
  * second field, with `message`) and the document's `dependentRequired` both ways, from one place.
  */
 export function togetherOrNeither<T extends z.ZodObject>(schema: T, [a, b]: readonly [string, string], message: string) {
-  return schema
-    .refine((v: Record<string, unknown>) => (v[a] === undefined) === (v[b] === undefined), { message, path: [b] })
-    .meta({ dependentRequired: { [a]: [b], [b]: [a] } });
+  return schema.refine((v: Record<string, unknown>) => (v[a] === undefined) === (v[b] === undefined), { message, path: [b] }).meta({ dependentRequired: { [a]: [b], [b]: [a] } });
 }
 
 /**

@@ -120,7 +120,7 @@ describe('admin users API (/api/admin/users)', function () {
       expect(await AuditLog.count({ where: { action: AuditActions.userCreated, username } })).to.equal(0);
     });
 
-    it('keeps the audit record of refused mail credentials, as the acting admin\'s, and counts the guess against the admin (issue 34)', async () => {
+    it("keeps the audit record of refused mail credentials, as the acting admin's, and counts the guess against the admin (issue 34)", async () => {
       const username = uniqueName('lostaudit');
       const before = await AuditLog.count({ where: { action: AuditActions.emailCredentialsRejected, userId: admin.user.id } });
       const res = await asAdmin(request(app).post('/api/admin/users')).send({ username, role: 'member', email: 'alice@example.test', emailPassword: 'wrong-password' });

@@ -48,7 +48,7 @@ describe('crm-admin users', function () {
       expect(await (await testContext()).services.users.findByUsername(username)).to.equal(null);
     });
 
-    it('with --json and wrong mail credentials: one JSON document, and the refusal audited as the CLI actor\'s (issue 34)', async () => {
+    it("with --json and wrong mail credentials: one JSON document, and the refusal audited as the CLI actor's (issue 34)", async () => {
       const username = uniqueName('cjbad');
       const res = await cli(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin', '--json'], 'wrong\n');
       expect(res.status).to.equal(1);

@@ -23,7 +23,7 @@ interface Problem {
 /** Runs a linter that exits non-zero on errors; its JSON report is on stdout either way. */
 async function lint(file: string, args: string[]): Promise<string> {
   try {
-    return (await run(file, args, { env, cwd: repoRoot, maxBuffer: 32 * 1024 * 1024, timeout: 120_000 })).stdout;
+    return (await run(file, args, { env, cwd: repoRoot, maxBuffer: 32 * 1024 * 1024, timeout: 420_000 })).stdout;
   } catch (err) {
     const { stdout, stderr } = err as { stdout?: string; stderr?: string };
     const text = stdout?.trim() ?? '';
@@ -33,7 +33,7 @@ async function lint(file: string, args: string[]): Promise<string> {
 }
 
 describe('OpenAPI document lint (Redocly recommended, Spectral spectral:oas)', function () {
-  this.timeout(180_000);
+  this.timeout(900_000);
   let dir: string;
   let documentFile: string;
 
