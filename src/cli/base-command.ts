@@ -106,29 +106,16 @@ export abstract class BaseCommand extends Command {
     if (err instanceof Errors.ExitError) throw err;
     const json = this.jsonEnabled() || (this.id !== 'serve' && process.argv.includes('--json'));
     if (err instanceof ConfigError) {
-      if (this.id === 'serve') {
-        // The service's start failures are each one JSON line in its log (journald), this one too.
-        createLogger('error', { syslogPrefix: syslogPrefixFromEnv() }).error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
-      } else if (json) {
-        writeJsonError({ code: 'invalid_configuration', message: 'Neplatná konfigurácia', details: err.problems });
-      } else {
-        process.stderr.write(`${err.message}\n`);
-      }
+      reportConfigError(err, this.id === 'serve', json);
       return this.exit(1);
     }
     if (err instanceof AppError) {
-      if (json) {
-        writeJsonError({ code: err.code, message: err.message, statusCode: err.statusCode, details: err.details });
-      } else {
-        process.stderr.write(terminalSafeLines(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`));
-      }
+      reportAppError(err, json);
       return this.exit(1);
     }
     if (err instanceof Errors.CLIError || err.oclif) {
-      const usage = err instanceof Errors.CLIError && ('parse' in err || err.oclif?.exit === 2);
       if (!json) return super.catch(err);
-      writeJsonError({ code: usage ? 'usage' : 'failed', message: err.message.replace(/\nSee more help with --help$/, '') });
-      return this.exit(usage ? 2 : (err.oclif?.exit ?? 1));
+      return this.exit(reportOclifErrorAsJson(err));
     }
     if (json) writeJsonError({ code: 'failed', message: err.message });
     else process.stderr.write(terminalSafeLines(`Chyba: ${err.message}\n`));
@@ -139,6 +126,32 @@ export abstract class BaseCommand extends Command {
     await this.ctx?.close().catch(() => {});
     return super.finally(err);
   }
+}
+
+function reportConfigError(err: ConfigError, serve: boolean, json: boolean): void {
+  if (serve) {
+    // The service's start failures are each one JSON line in its log (journald), this one too.
+    createLogger('error', { syslogPrefix: syslogPrefixFromEnv() }).error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
+  } else if (json) {
+    writeJsonError({ code: 'invalid_configuration', message: 'Neplatná konfigurácia', details: err.problems });
+  } else {
+    process.stderr.write(`${err.message}\n`);
+  }
+}
+
+function reportAppError(err: AppError, json: boolean): void {
+  if (json) {
+    writeJsonError({ code: err.code, message: err.message, statusCode: err.statusCode, details: err.details });
+  } else {
+    process.stderr.write(terminalSafeLines(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`));
+  }
+}
+
+/** An oclif error (a parse error, a missing argument, this.error()) as JSON; answers the exit code. */
+function reportOclifErrorAsJson(err: Error & { oclif?: { exit?: number } }): number {
+  const usage = err instanceof Errors.CLIError && ('parse' in err || err.oclif?.exit === 2);
+  writeJsonError({ code: usage ? 'usage' : 'failed', message: err.message.replace(/\nSee more help with --help$/, '') });
+  return usage ? 2 : (err.oclif?.exit ?? 1);
 }
 
 function writeJsonError(error: { code: string; message: string; statusCode?: number; details?: unknown }): void {

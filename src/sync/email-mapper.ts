@@ -161,20 +161,14 @@ export function mapAttachments(parts: EmailBodyPart[] | undefined): MappedAttach
   const out: MappedAttachment[] = [];
   for (const [position, part] of (parts ?? []).entries()) {
     if (typeof part.blobId !== 'string' || part.blobId === '') continue;
-    const disposition =
-      cleanText(part.disposition ?? '')
-        ?.toLowerCase()
-        .slice(0, 50) || null;
-    const cid = cleanText(part.cid ?? '')?.slice(0, 500) || null;
+    const disposition = clipped(part.disposition, 50, true);
+    const cid = clipped(part.cid, 500);
     out.push({
       position,
       blobId: part.blobId,
       partId: part.partId ?? null,
-      name: cleanText(part.name ?? '')?.slice(0, 500) || null,
-      type:
-        cleanText(part.type ?? '')
-          ?.toLowerCase()
-          .slice(0, 255) || 'application/octet-stream',
+      name: clipped(part.name, 500),
+      type: clipped(part.type, 255, true) ?? 'application/octet-stream',
       size: typeof part.size === 'number' && part.size >= 0 ? part.size : 0,
       disposition,
       cid,
@@ -182,6 +176,12 @@ export function mapAttachments(parts: EmailBodyPart[] | undefined): MappedAttach
     });
   }
   return out;
+}
+
+/** A part's header value cleaned (cleanText), optionally lower-cased, cut to `max` characters; null when empty. */
+function clipped(value: string | null | undefined, max: number, lowerCase = false): string | null {
+  const text = cleanText(value ?? '');
+  return (lowerCase ? text?.toLowerCase() : text)?.slice(0, max) || null;
 }
 
 function isOwn(entry: EmailAddress, ctx: MapContext): boolean {
