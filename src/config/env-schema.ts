@@ -70,6 +70,11 @@ export const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL musí začínať postgres:// alebo postgresql://')
       .optional(),
   ),
+  /**
+   * How long `serve` keeps trying to reach the database at DATABASE_URL before its start fails (a boot
+   * where PostgreSQL comes up later); readiness answers 503 meanwhile. 0: try once.
+   */
+  DATABASE_WAIT_SECONDS: withDefault(z.coerce.number().int().min(0).max(86_400), '300'),
   CRM_DATA_DIR: withDefault(z.string().min(1), './data'),
   JMAP_SESSION_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
   JMAP_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(120_000), '15000'),
