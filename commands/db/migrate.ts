@@ -32,7 +32,7 @@ export default class DbMigrate extends BaseCommand {
     }
     const change = await schema.applyPending(this.cliMeta());
     const applied = change.steps.map((step) => step.name);
-    this.log(applied.length ? `applied: ${applied.map((name, i) => `${name} (${change.steps[i]!.durationMs} ms)`).join(', ')}` : 'database is up to date');
+    this.log(applied.length ? `applied: ${applied.map((name, i) => `${name} (${change.steps[i].durationMs} ms)`).join(', ')}` : 'database is up to date');
     // Mail passwords in an old format or under a retired key: re-sealed with the current one.
     const resealed = await ctx.services.passwordReseal.run();
     if (resealed.resealed > 0) this.log(`mail passwords re-sealed: ${resealed.resealed}`);

@@ -28,7 +28,7 @@ describe('schema changes only through db migrate (and serve)', function () {
   const applied = async () => (await database.db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name', { type: QueryTypes.SELECT })).map((r) => r.name);
   const migrateAudits = () =>
     database.db.query<MigrateAudit>("SELECT actor, success, details FROM audit_logs WHERE action = 'db.migrate' ORDER BY id", { type: QueryTypes.SELECT });
-  const auditCount = async () => (await database.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_logs', { type: QueryTypes.SELECT }))[0]!.n;
+  const auditCount = async () => (await database.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_logs', { type: QueryTypes.SELECT }))[0].n;
   /** The JSON log lines a command wrote to stderr (CLI_LOG_LEVEL=info). */
   const logLines = (res: CliResult) =>
     res.stderr
@@ -47,9 +47,9 @@ describe('schema changes only through db migrate (and serve)', function () {
     for (const line of logged) expect(line.durationMs).to.be.a('number').and.at.least(0);
     const audits = await migrateAudits();
     expect(audits).to.have.length(1);
-    expect(audits[0]!.actor).to.match(/^cli:/);
-    expect(audits[0]!.details).to.deep.include({ direction: 'up', from: null, to: names.at(-1) });
-    expect(audits[0]!.details.steps.map((s) => s.name)).to.deep.equal(names);
+    expect(audits[0].actor).to.match(/^cli:/);
+    expect(audits[0].details).to.deep.include({ direction: 'up', from: null, to: names.at(-1) });
+    expect(audits[0].details.steps.map((s) => s.name)).to.deep.equal(names);
   });
 
   it('db migrate --down reverts the newest one, logged and audited', async () => {

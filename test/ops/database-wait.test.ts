@@ -19,8 +19,8 @@ interface Serve {
 function spawnServe(env: Record<string, string>): Serve {
   const child = spawn(crmAdmin, ['serve', '--no-sync'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
 }
@@ -99,7 +99,7 @@ describe('serve waits for a database that starts later', function () {
       const audits = await db.query<{ actor: string; details: { direction: string; to: string } }>("SELECT actor, details FROM audit_logs WHERE action = 'db.migrate'", { type: QueryTypes.SELECT });
       expect(audits).to.have.length(1);
       expect(audits[0]).to.deep.include({ actor: 'serve' });
-      expect(audits[0]!.details.direction).to.equal('up');
+      expect(audits[0].details.direction).to.equal('up');
     } finally {
       await db.close();
     }

@@ -251,7 +251,7 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     const cwd = fs.realpathSync(fs.mkdtempSync(path.join(testEnv.tmpRoot!, 'admin-cwd-')));
     const res = spawnSync(path.join(systemdDir, 'crm-admin'), ['db', 'backup', 'crm.tar.gz'], { cwd, encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
     expect(res.status, res.stderr).to.equal(0);
-    const args = res.stdout.split('\n');
+    const args = res.stdout.trimEnd().split('\n');
     expect(args).to.include(`WorkingDirectory=-${cwd}`);
     expect(args.slice(-4)).to.deep.equal(['/opt/staff-crm/bin/crm-admin', 'db', 'backup', 'crm.tar.gz']);
   });
