@@ -49,8 +49,9 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
       const { SchemaMigrationService } = await import('../maintenance/schema-migration-service.js');
       await new SchemaMigrationService(db.sequelize, services.audit, logger).applyPending({ actor: options.service ? 'serve' : 'startup' });
     }
-    // Needs the encryption key, so it follows the migrations here rather than being one of them.
-    if (migrate) await services.passwordReseal.run();
+    // Needs the encryption key, so it follows the migrations here rather than being one of them. Not
+    // a schema change: crm-admin commands on a current schema do it as well.
+    if (!shared && options.migrate !== false) await services.passwordReseal.run();
   } catch (err) {
     if (!shared) await db.close().catch(() => {});
     throw err;
