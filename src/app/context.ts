@@ -39,22 +39,26 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
   const logger = options.logger ?? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
   const shared = options.db !== undefined;
   const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service }));
-  const migrate = !shared && options.migrate !== false && options.migrate !== 'require-current';
   let services: Services;
   try {
     if (!shared && options.migrate === 'require-current') await requireCurrentSchema(db.sequelize);
     services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs });
-    // The migrator (umzug) loads only when there is something to apply.
-    if (migrate && !(await schemaIsCurrent(db.sequelize))) {
-      const { SchemaMigrationService } = await import('../maintenance/schema-migration-service.js');
-      await new SchemaMigrationService(db.sequelize, services.audit, logger).applyPending({ actor: options.service ? 'serve' : 'startup' });
-    }
-    // Needs the encryption key, so it follows the migrations here rather than being one of them. Not
-    // a schema change: crm-admin commands on a current schema do it as well.
-    if (!shared && options.migrate !== false) await services.passwordReseal.run();
+    if (!shared) await prepareSchema(options, db, services, logger);
   } catch (err) {
     if (!shared) await db.close().catch(() => {});
     throw err;
   }
   return { config, logger, db, services, close: async (o) => (shared ? undefined : db.close(o)) };
+}
+
+/** Applies pending migrations (logged and audited) when asked to, then re-seals old mail passwords. */
+async function prepareSchema(options: ContextOptions, db: Database, services: Services, logger: Logger): Promise<void> {
+  // The migrator (umzug) loads only when there is something to apply.
+  if (options.migrate !== false && options.migrate !== 'require-current' && !(await schemaIsCurrent(db.sequelize))) {
+    const { SchemaMigrationService } = await import('../maintenance/schema-migration-service.js');
+    await new SchemaMigrationService(db.sequelize, services.audit, logger).applyPending({ actor: options.service ? 'serve' : 'startup' });
+  }
+  // Needs the encryption key, so it follows the migrations here rather than being one of them. Not
+  // a schema change: crm-admin commands on a current schema do it as well.
+  if (options.migrate !== false) await services.passwordReseal.run();
 }
