@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../db/database.js';
 import { schemaIsCurrent } from '../db/migration-check.js';
 import { requireCurrentSchema } from '../db/schema-gate.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import type { SyncRole } from '../sync/lease-holder.js';
 import { buildServices, type Services } from './services.js';
 
 export interface AppContext {
@@ -32,6 +33,8 @@ export interface ContextOptions {
    * crm-admin commands only mark it requested for the serving instances (SyncService.requestSync).
    */
   runRequestedSyncs?: boolean;
+  /** What kind of process this is, in the names of the sync leases it takes (sync status shows it). */
+  syncRole?: SyncRole;
 }
 
 export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
@@ -42,7 +45,7 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
   let services: Services;
   try {
     if (!shared && options.migrate === 'require-current') await requireCurrentSchema(db.sequelize);
-    services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs });
+    services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs, syncRole: options.syncRole });
     if (!shared) await prepareSchema(options, db, services, logger);
   } catch (err) {
     if (!shared) await db.close().catch(() => {});

@@ -48,8 +48,9 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
 
   let ctx: AppContext | undefined;
   try {
+    const syncRole = options.api ? (options.sync ? 'serve' : 'api') : 'worker';
     const port = await awaitDatabase(config, logger, options, waiting.signal);
-    ctx = await createAppContext({ config, logger, poolMax: 20, service: true });
+    ctx = await createAppContext({ config, logger, poolMax: 20, service: true, syncRole });
     server = await startServer(ctx, {
       ...options,
       port,

@@ -44,10 +44,12 @@ import { HtmlBodies } from '../emails/html-bodies.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
+import type { SyncRole } from '../sync/lease-holder.js';
 import { BackupRepository } from '../backup/backup-repository.js';
 import { BackupService } from '../backup/backup-service.js';
 import { LocalFileRestorer } from '../backup/file-restorer.js';
 import { RestoreService } from '../backup/restore-service.js';
+import { backupKeys } from '../backup/signing.js';
 import { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { EmailSenderService } from '../sending/email-sender-service.js';
 import { IdempotencyRepository } from '../sending/idempotency-repository.js';
@@ -77,7 +79,7 @@ import { PgListener } from '../db/pg-listener.js';
  * The composition root: every service is a plain class whose repositories and collaborators are
  * handed in here. HTTP routes, crm-admin commands and the sync job all receive this same object.
  */
-export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger, options: { runRequestedSyncs?: boolean } = {}) {
+export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger, options: { runRequestedSyncs?: boolean; syncRole?: SyncRole } = {}) {
   // Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here.
   const metrics = new AppMetrics();
   // One SQL runner and one transaction runner for every repository and service.
@@ -169,12 +171,13 @@ export function buildServices(config: AppConfig, sequelize: Sequelize, logger: L
       metrics,
       admission: mailAdmission,
     },
-    { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds, runRequestsHere: options.runRequestedSyncs },
+    { concurrency: config.syncConcurrency, intervalSeconds: config.syncIntervalSeconds, runRequestsHere: options.runRequestedSyncs, role: options.syncRole },
   );
-  const encryptionKeys = { current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys };
+  const archiveKeys = backupKeys({ current: config.secrets.encryptionKey, old: config.secrets.oldEncryptionKeys }, config.backupSigning);
+  metrics.observeSync(() => mailSync.snapshot());
   const backupRepository = new BackupRepository(sequelize);
-  const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: encryptionKeys, logger });
-  const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: encryptionKeys, logger });
+  const backup = new BackupService({ repository: backupRepository, storage: new LocalDirectoryStorage(config.timesheetDir), audit, keys: archiveKeys, logger });
+  const restore = new RestoreService({ repository: backupRepository, files: new LocalFileRestorer(config.timesheetDir), audit, keys: archiveKeys, logger });
   // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
   const { maxTotalBytes, rateLimit, rateWindowSeconds, uploadBudgetMb } = config.sending;
   const sending = new EmailSenderService({

@@ -7,7 +7,15 @@ import path from 'node:path';
  * `$CREDENTIALS_DIRECTORY/<NAME>`). Files keep secrets out of the environment, which every child
  * process inherits and /proc/<pid>/environ shows to the same user.
  */
-export const SECRET_VARIABLES = ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY', 'CRM_ENCRYPTION_OLD_KEYS', 'DATABASE_URL'] as const;
+export const SECRET_VARIABLES = [
+  'JWT_ACCESS_SECRET',
+  'JWT_REFRESH_SECRET',
+  'CRM_ENCRYPTION_KEY',
+  'CRM_ENCRYPTION_OLD_KEYS',
+  'DATABASE_URL',
+  'BACKUP_SIGNING_KEY',
+  'BACKUP_SIGNING_KEYS_RETIRED',
+] as const;
 
 export type ReadSecretFile = (file: string) => string;
 

@@ -93,8 +93,14 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
   });
 
   it('asks for no sync when the account was refused', async () => {
-    const { service, syncRequested } = fakeWorld([{ email: 'jana@example.test' }]);
-    await service.add('user-1', { email: 'jana@example.test', emailPassword: 'pw' }, {}).catch(() => undefined);
+    const { service, syncRequested, created } = fakeWorld([{ email: 'jana@example.test' }]);
+    const err = await service.add('user-1', { email: 'jana@example.test', emailPassword: 'pw' }, {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // Refused for being attached already (not for a fault of the fake world), and so nothing to sync.
+    expect(err).to.be.instanceOf(ConflictError);
+    expect(created).to.deep.equal([]);
     expect(syncRequested).to.deep.equal([]);
   });
 });
