@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Readiness: the database answers and every migration is applied
-         * @description Public. Load balancers route on it; 503 in the error envelope while not ready.
+         * @description Public. Load balancers route on it; 503 in the error envelope while not ready: the database is not reachable yet (serve waits for it up to DATABASE_WAIT_SECONDS) or migrations are pending. data.version is the release, data.schema the newest applied migration.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1910,6 +1910,16 @@ export interface operations {
                         data: {
                             /** @constant */
                             status: "ready";
+                            /**
+                             * @description This release's semantic version (the same as `crm-admin --version` and the metrics build info)
+                             * @example 0.2.0
+                             */
+                            version: string;
+                            /**
+                             * @description The newest applied migration's name: the database schema's version
+                             * @example 0023-idempotency-body-hash
+                             */
+                            schema: string;
                             /** @description Configuration an operator should fix (e.g. TRUST_PROXY behind a proxy); empty when all is well */
                             warnings: string[];
                         };

@@ -9,29 +9,34 @@ export default class DbMigrate extends BaseCommand {
     status: Flags.boolean({ description: 'only show applied and pending migrations', default: false }),
   };
 
-  async run(): Promise<{ applied?: string[]; reverted?: string[]; executed?: string[]; pending?: string[]; resealed?: { resealed: number; failed: number } }> {
+  async run(): Promise<{ applied?: string[]; reverted?: string[]; from?: string | null; to?: string | null; executed?: string[]; pending?: string[]; resealed?: { resealed: number; failed: number } }> {
     const { flags } = await this.parse(DbMigrate);
     const ctx = await this.appContext({ migrate: false });
-    const { createMigrator } = await import('../../src/db/migrator.js');
-    const migrator = createMigrator(ctx.db.sequelize);
     if (flags.status) {
+      const { createMigrator } = await import('../../src/db/migrator.js');
+      const migrator = createMigrator(ctx.db.sequelize);
       const executed = (await migrator.executed()).map((m) => m.name);
       const pending = (await migrator.pending()).map((m) => m.name);
       this.log(`applied: ${executed.join(', ') || '(none)'}\npending: ${pending.join(', ') || '(none)'}`);
       return { executed, pending };
     }
+    // Each step is logged (name, duration) on stderr and the change audited (db.migrate, from/to).
+    const { SchemaMigrationService } = await import('../../src/maintenance/schema-migration-service.js');
+    const schema = new SchemaMigrationService(ctx.db.sequelize, ctx.services.audit, ctx.logger);
     if (flags.down) {
       if (!(await this.confirm('Undo the most recent migration? Its tables and data are dropped.', flags.yes))) this.exit(1);
-      const reverted = (await migrator.down()).map((m) => m.name);
+      const change = await schema.revertNewest(this.cliMeta());
+      const reverted = change.steps.map((step) => step.name);
       this.log(`reverted: ${reverted.join(', ') || '(nothing to revert)'}`);
-      return { reverted };
+      return { reverted, from: change.from, to: change.to };
     }
-    const applied = (await migrator.up()).map((m) => m.name);
-    this.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    const change = await schema.applyPending(this.cliMeta());
+    const applied = change.steps.map((step) => step.name);
+    this.log(applied.length ? `applied: ${applied.map((name, i) => `${name} (${change.steps[i].durationMs} ms)`).join(', ')}` : 'database is up to date');
     // Mail passwords in an old format or under a retired key: re-sealed with the current one.
     const resealed = await ctx.services.passwordReseal.run();
     if (resealed.resealed > 0) this.log(`mail passwords re-sealed: ${resealed.resealed}`);
     if (resealed.failed > 0) this.warn(`mail passwords that could not be re-sealed (key missing?): ${resealed.failed}`);
-    return { applied, resealed };
+    return { applied, from: change.from, to: change.to, resealed };
   }
 }

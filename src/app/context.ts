@@ -1,6 +1,7 @@
 import { AppConfig } from '../config/config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { schemaIsCurrent } from '../db/migration-check.js';
+import { requireCurrentSchema } from '../db/schema-gate.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { SyncRole } from '../sync/lease-holder.js';
 import { buildServices, type Services } from './services.js';
@@ -16,8 +17,12 @@ export interface AppContext {
 export interface ContextOptions {
   config?: AppConfig;
   logger?: Logger;
-  /** Apply pending migrations before anything uses the schema (serve does; CLI commands do too). */
-  migrate?: boolean;
+  /**
+   * What to do about pending migrations: apply them, logged and audited (serve: `migrate: true`, the
+   * default), refuse to go on (`'require-current'`: every crm-admin command but `db migrate` and
+   * `db restore`), or leave the schema as it is (`false`).
+   */
+  migrate?: boolean | 'require-current';
   poolMax?: number;
   /** The long-running service (serve): it adopts an orphaned embedded PostgreSQL as its own. */
   service?: boolean;
@@ -37,18 +42,26 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
   const logger = options.logger ?? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
   const shared = options.db !== undefined;
   const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service }));
+  let services: Services;
   try {
-    if (options.migrate !== false && !shared) {
-      // The migrator (umzug) loads only when there is something to apply.
-      const applied = (await schemaIsCurrent(db.sequelize)) ? [] : await (await import('../db/migrator.js')).migrateUp(db.sequelize);
-      if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
-    }
+    if (!shared && options.migrate === 'require-current') await requireCurrentSchema(db.sequelize);
+    services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs, syncRole: options.syncRole });
+    if (!shared) await prepareSchema(options, db, services, logger);
   } catch (err) {
     if (!shared) await db.close().catch(() => {});
     throw err;
   }
-  const services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs, syncRole: options.syncRole });
-  // Needs the encryption key, so it follows the migrations here rather than being one of them.
-  if (options.migrate !== false && !shared) await services.passwordReseal.run();
   return { config, logger, db, services, close: async (o) => (shared ? undefined : db.close(o)) };
+}
+
+/** Applies pending migrations (logged and audited) when asked to, then re-seals old mail passwords. */
+async function prepareSchema(options: ContextOptions, db: Database, services: Services, logger: Logger): Promise<void> {
+  // The migrator (umzug) loads only when there is something to apply.
+  if (options.migrate !== false && options.migrate !== 'require-current' && !(await schemaIsCurrent(db.sequelize))) {
+    const { SchemaMigrationService } = await import('../maintenance/schema-migration-service.js');
+    await new SchemaMigrationService(db.sequelize, services.audit, logger).applyPending({ actor: options.service ? 'serve' : 'startup' });
+  }
+  // Needs the encryption key, so it follows the migrations here rather than being one of them. Not
+  // a schema change: crm-admin commands on a current schema do it as well.
+  if (options.migrate !== false) await services.passwordReseal.run();
 }

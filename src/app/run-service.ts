@@ -1,6 +1,8 @@
 import type { AppConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
+import { watchConnection, type ConnectionWatch } from '../db/connection-watch.js';
 import { createAppContext, type AppContext } from './context.js';
+import { awaitDatabase } from './database-start.js';
 import { startServer, type RunningServer, type ServeOptions } from './server.js';
 import { describeStartError } from './start-errors.js';
 
@@ -10,11 +12,15 @@ import { describeStartError } from './start-errors.js';
  */
 export async function runService(config: AppConfig, logger: Logger, options: ServeOptions): Promise<number> {
   let server: RunningServer | undefined;
+  let connectionWatch: ConnectionWatch | undefined;
   let stopRequested = false;
+  // A SIGTERM while waiting for the database ends the wait at once.
+  const waiting = new AbortController();
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
   const beginStop = (running: RunningServer, exitCode = 0) => {
+    connectionWatch?.stop();
     const deadline = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       finish(1);
@@ -32,6 +38,7 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
     if (stopRequested) return;
     stopRequested = true;
     logger.info('signal received', { signal });
+    waiting.abort();
     // A signal during the start (migrations) is answered once the start is through.
     if (server) beginStop(server);
   };
@@ -42,9 +49,11 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
   let ctx: AppContext | undefined;
   try {
     const syncRole = options.api ? (options.sync ? 'serve' : 'api') : 'worker';
+    const port = await awaitDatabase(config, logger, options, waiting.signal);
     ctx = await createAppContext({ config, logger, poolMax: 20, service: true, syncRole });
     server = await startServer(ctx, {
       ...options,
+      port,
       // Exit non-zero so that systemd's Restart= starts the whole service again.
       onDatabaseLost: () => {
         if (stopRequested || !server) return;
@@ -52,7 +61,12 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
         beginStop(server, 1);
       },
     });
+    connectionWatch = watchConnection(ctx.db.sequelize, logger);
   } catch (err) {
+    if (waiting.signal.aborted && (err as Error).name === 'AbortError') {
+      logger.info('stopped while waiting for the database');
+      return 0;
+    }
     // Leave no embedded PostgreSQL behind that this attempt started (the next start would adopt it).
     await ctx?.close().catch(() => {});
     // One clear line for journald, then a non-zero exit so systemd's restart policy sees the failure.

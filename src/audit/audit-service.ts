@@ -58,6 +58,8 @@ export const AuditActions = {
   /** An administrator ended every session of a user (crm-admin users logout). */
   userLoggedOut: 'admin.user_logged_out',
   timesheetsExported: 'admin.timesheets_exported',
+  /** Migrations applied or reverted (crm-admin db migrate, or serve at its start): from/to schema and each step's duration. */
+  dbMigrate: 'db.migrate',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

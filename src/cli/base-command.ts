@@ -34,7 +34,10 @@ export abstract class BaseCommand extends Command {
       : createLogger(config.cliLogLevel, { stderr: true, syslogPrefix: syslogPrefixFromEnv(process.env, 2) });
   }
 
-  /** Opens the database (embedded or DATABASE_URL) and, unless told otherwise, applies pending migrations. */
+  /**
+   * Opens the database (embedded or DATABASE_URL). A schema with pending migrations is refused (only
+   * serve and `db migrate` change it, see src/db/schema-gate.ts); `migrate: false` takes it as it is.
+   */
   protected async appContext(options: { migrate?: boolean } = {}): Promise<AppContext> {
     if (!this.ctx) {
       const config = this.appConfig();
@@ -43,7 +46,7 @@ export abstract class BaseCommand extends Command {
       // A sync a command asks for (email-accounts attach) is left to the serving instances: this process
       // exits when the command is done.
       const { createAppContext } = await import('../app/context.js');
-      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true, runRequestedSyncs: false, syncRole: 'cli' });
+      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate === false ? false : 'require-current', runRequestedSyncs: false, syncRole: 'cli' });
     }
     return this.ctx;
   }

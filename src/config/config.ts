@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { envSchema, type RawEnv } from './env-schema.js';
+import { resolveSecretSources } from './secret-sources.js';
 import { isGuessableSecret } from './secret-strength.js';
 import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
 import { stdoutIsJournal } from '../logging/journal.js';
@@ -29,6 +30,8 @@ export class AppConfig {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl?: string;
+  /** How long serve waits for the database at DATABASE_URL (DATABASE_WAIT_SECONDS). */
+  readonly databaseWaitSeconds: number;
   readonly dataDir: string;
   readonly jmapSessionUrl?: string;
   readonly jmapTimeoutMs: number;
@@ -78,6 +81,7 @@ export class AppConfig {
     this.port = raw.PORT;
     this.host = raw.HOST;
     this.databaseUrl = raw.DATABASE_URL;
+    this.databaseWaitSeconds = raw.DATABASE_WAIT_SECONDS;
     this.dataDir = path.resolve(raw.CRM_DATA_DIR);
     this.jmapSessionUrl = raw.JMAP_SESSION_URL;
     this.jmapTimeoutMs = raw.JMAP_TIMEOUT_MS;
@@ -142,15 +146,16 @@ export class AppConfig {
   }
 
   /** Validates everything at once and throws a ConfigError listing every problem. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  static fromEnv(input: NodeJS.ProcessEnv = process.env): AppConfig {
+    // Secrets may come from files (NAME_FILE, systemd credentials): read first, checked like the rest.
+    const { env, problems } = resolveSecretSources(input);
     const parsed = envSchema.safeParse(env);
-    const problems: string[] = [];
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         problems.push(`${issue.path.join('.') || '(env)'}: ${issue.message}`);
       }
-      throw new ConfigError(problems);
     }
+    if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
     const raw = parsed.data;
     const given = {
       jwtAccess: raw.JWT_ACCESS_SECRET,

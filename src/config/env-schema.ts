@@ -83,6 +83,9 @@ export const envSchema = z.object({
     )
     .meta({ envDefault: 'unset: embedded PostgreSQL in `CRM_DATA_DIR`' })
     .describe('any PostgreSQL 13+ with the `unaccent` extension available (tested on 15 and 18)'),
+  DATABASE_WAIT_SECONDS: withDefault(z.coerce.number().int().min(0).max(86_400), '300').describe(
+    'how long `serve` keeps retrying the database at `DATABASE_URL` at start (readiness 503 meanwhile); 0: try once',
+  ),
   CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, timesheet files, generated dev secrets'),
   JMAP_SESSION_URL: z
     .preprocess((v) => (v === '' ? undefined : v), z.url().optional())

@@ -32,6 +32,16 @@ export async function schemaIsCurrent(sequelize: Sequelize): Promise<boolean> {
   }
 }
 
+/** The newest applied migration's name (the schema version readiness reports); null before the first. */
+export async function newestAppliedMigration(sequelize: Sequelize): Promise<string | null> {
+  try {
+    const rows = await sequelize.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name DESC LIMIT 1', { type: QueryTypes.SELECT });
+    return rows[0]?.name ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * What `crm-admin doctor` reports: migrations on disk not yet applied, and applied ones this release
  * does not know (the database was migrated by a newer release). Throws when the table cannot be read.

@@ -4,8 +4,25 @@ import { migrationsDir } from './migration-check.js';
 
 export type MigrationContext = QueryInterface;
 
+/** One migration applied or reverted, and how long it took (logged and audited, see schema-changes.ts). */
+export interface MigrationStep {
+  name: string;
+  direction: 'up' | 'down';
+  durationMs: number;
+}
+
+export interface MigratorOptions {
+  /** Called after each migration that completed. */
+  onStep?: (step: MigrationStep) => void;
+}
+
 /** Migrations: the files of migrations/ (see migration-check.ts), recorded without their extension. */
-export function createMigrator(sequelize: Sequelize): Umzug<MigrationContext> {
+export function createMigrator(sequelize: Sequelize, options: MigratorOptions = {}): Umzug<MigrationContext> {
+  const timed = async (name: string, direction: MigrationStep['direction'], work: () => Promise<void>) => {
+    const started = performance.now();
+    await work();
+    options.onStep?.({ name, direction, durationMs: Math.round(performance.now() - started) });
+  };
   return new Umzug<MigrationContext>({
     migrations: {
       glob: ['*.{js,ts}', { cwd: migrationsDir, ignore: ['*.d.ts', '*.map'] }],
@@ -14,8 +31,8 @@ export function createMigrator(sequelize: Sequelize): Umzug<MigrationContext> {
         const load = async () => import(filePath!) as Promise<{ up: Fn; down: Fn }>;
         return {
           name: bareName,
-          up: async () => (await load()).up(context),
-          down: async () => (await load()).down(context),
+          up: async () => timed(bareName, 'up', async () => (await load()).up(context)),
+          down: async () => timed(bareName, 'down', async () => (await load()).down(context)),
         };
       },
     },
@@ -28,8 +45,13 @@ export function createMigrator(sequelize: Sequelize): Umzug<MigrationContext> {
 type Fn = (qi: QueryInterface) => Promise<void>;
 
 /** Serialises concurrent `migrate` calls (two instances starting together) with an advisory lock. */
-export async function migrateUp(sequelize: Sequelize): Promise<string[]> {
-  return withMigrationLock(sequelize, async () => (await createMigrator(sequelize).up()).map((m) => m.name));
+export async function migrateUp(sequelize: Sequelize, options: MigratorOptions = {}): Promise<string[]> {
+  return withMigrationLock(sequelize, async () => (await createMigrator(sequelize, options).up()).map((m) => m.name));
+}
+
+/** Undoes the most recent migration, under the same lock as migrateUp. */
+export async function migrateDownOne(sequelize: Sequelize, options: MigratorOptions = {}): Promise<string[]> {
+  return withMigrationLock(sequelize, async () => (await createMigrator(sequelize, options).down()).map((m) => m.name));
 }
 
 export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {

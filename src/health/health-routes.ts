@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import { ServiceUnavailableError } from '../errors/app-errors.js';
+import { newestAppliedMigration } from '../db/migration-check.js';
 import { pendingMigrations } from '../db/migrator.js';
+import { releaseVersion } from '../shared/release-version.js';
 import { ok } from '../http/respond.js';
 import type { LivenessData, ReadinessData } from './health-responses.js';
 
@@ -19,16 +21,18 @@ export function createHealthRouter(sequelize: Sequelize, options: { warnings?: (
   });
 
   router.get('/ready', async (_req, res) => {
+    let schema: string | null;
     try {
       await sequelize.query('SELECT 1');
       // Migrations only move forward while running; once current, checking again is wasted work.
       if (!schemaCurrent) schemaCurrent = (await pendingMigrations(sequelize)).length === 0;
+      schema = await newestAppliedMigration(sequelize);
     } catch {
       throw new ServiceUnavailableError('Databáza nie je dostupná');
     }
-    if (!schemaCurrent) throw new ServiceUnavailableError('Schéma databázy nie je aktuálna');
+    if (!schemaCurrent || schema === null) throw new ServiceUnavailableError('Schéma databázy nie je aktuálna');
     // Ready, but configured in a way an operator must fix (e.g. TRUST_PROXY behind a proxy).
-    ok(res, { status: 'ready', warnings: options.warnings?.() ?? [] } satisfies ReadinessData, 'Služba je pripravená');
+    ok(res, { status: 'ready', version: releaseVersion(), schema, warnings: options.warnings?.() ?? [] } satisfies ReadinessData, 'Služba je pripravená');
   });
 
   return router;

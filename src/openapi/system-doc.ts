@@ -21,7 +21,10 @@ export function systemArea(metricsPath: string): AreaDoc {
         operationId: 'getReadiness',
         auth: 'none',
         summary: 'Readiness: the database answers and every migration is applied',
-        description: 'Load balancers route on it; 503 in the error envelope while not ready.',
+        description:
+          'Load balancers route on it; 503 in the error envelope while not ready: the database is not reachable yet (serve waits ' +
+          'for it up to DATABASE_WAIT_SECONDS) or migrations are pending. data.version is the release, data.schema the newest ' +
+          'applied migration.',
         success: { status: 200, description: 'Ready to serve', body: 'data', data: readinessData },
       },
       {

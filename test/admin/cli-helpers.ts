@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import { expect } from 'chai';
+import { Sequelize } from 'sequelize';
+import { migrateUp } from '../../src/db/migrator.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { baseTestEnv, testContext } from '../support/harness.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
@@ -46,12 +48,23 @@ export async function storeTimesheet(userId: string, year: number, month: number
  * A database of its own on the suite's PostgreSQL server, for what is a property of a whole database
  * ("the last admin", "every account"): the shared one always holds other tests' rows.
  */
-export async function freshDatabase(prefix: string): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+export async function freshDatabase(prefix: string, options: { migrated?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
   const ctx = await testContext();
   await ctx.db.sequelize.query(`CREATE DATABASE ${name}`);
   const url = new URL(requireDatabaseUrl());
   url.pathname = `/${name}`;
+  // As after `crm-admin db migrate`: commands other than serve and db migrate refuse a schema with
+  // pending migrations. `migrated: false` keeps it empty (a restore target). A plain Sequelize, so
+  // the models stay bound to the harness's instance.
+  if (options.migrated ?? true) {
+    const migrating = new Sequelize(url.toString(), { logging: false });
+    try {
+      await migrateUp(migrating);
+    } finally {
+      await migrating.close();
+    }
+  }
   return {
     env: cliEnv({ DATABASE_URL: url.toString(), SYNC_CRON: '0 0 1 1 *' }),
     drop: async () => {

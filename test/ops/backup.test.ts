@@ -199,7 +199,7 @@ describe('crm-admin db backup / restore (ops)', function () {
     expect(verify.stderr).to.match(/HMAC does not match/);
     expect(verify.stderr).not.to.match(/checksum differs/);
 
-    const db = await freshDatabase('bk_forged');
+    const db = await freshDatabase('bk_forged', { migrated: false });
     cleanups.push(db.drop);
     const dataDir = tempDir('forged');
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -251,7 +251,7 @@ describe('crm-admin db backup / restore (ops)', function () {
   });
 
   it('refuses an archive made with another encryption key, before changing anything', async function () {
-    const db = await freshDatabase('bk_key');
+    const db = await freshDatabase('bk_key', { migrated: false });
     cleanups.push(db.drop);
     const env: Record<string, string> = { ...db.env, CRM_DATA_DIR: tempDir('key'), CRM_ENCRYPTION_KEY: 'ab'.repeat(32) };
     cleanups.push(() => fs.rmSync(env.CRM_DATA_DIR, { recursive: true, force: true }));
@@ -278,7 +278,7 @@ describe('crm-admin db backup / restore (ops)', function () {
       header.migrations.push('9999-from-the-future');
       return Buffer.from(JSON.stringify(header));
     });
-    const db = await freshDatabase('bk_future');
+    const db = await freshDatabase('bk_future', { migrated: false });
     cleanups.push(db.drop);
     const dataDir = tempDir('future');
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));

@@ -184,7 +184,7 @@ describe('crm-admin serve: a failed start', function () {
   });
 
   it('exits non-zero with one clear line, and no password, when DATABASE_URL points at a closed port', async () => {
-    const res = await runCli(['serve'], { ...baseTestEnv(), LOG_LEVEL: 'info', DATABASE_URL: 'postgres://crm:Sup3rSecretPw@127.0.0.1:1/crm' });
+    const res = await runCli(['serve'], { ...baseTestEnv(), LOG_LEVEL: 'info', DATABASE_URL: 'postgres://crm:Sup3rSecretPw@127.0.0.1:1/crm', DATABASE_WAIT_SECONDS: '0' });
     expect(res.status).to.equal(1);
     const errors = errorLines(res.stdout, res.stderr);
     expect(errors, res.stdout + res.stderr).to.have.length(1);

@@ -10,7 +10,7 @@ import { repoRoot } from '../support/cli.js';
 import { requirePrerequisite } from '../support/prerequisite.js';
 import { testEnv } from '../support/test-env.js';
 
-const unitPath = path.join(repoRoot, 'systemd/staff-crm.service');
+const unitPath = path.join(repoRoot, 'systemd/staff-crm@.service');
 const envExamplePath = path.join(repoRoot, 'systemd/staff-crm.env.example');
 const waitReady = path.join(repoRoot, 'scripts/wait-ready.mjs');
 
@@ -55,19 +55,24 @@ describe('systemd unit', function () {
     requirePrerequisite(test, verifier, 'systemd-analyze (apt-get install systemd): the unit file is NOT verified');
   }
 
-  /** verify needs the ExecStart/ExecStartPost programs to exist: a copy with /opt/staff-crm = this checkout. */
-  function verifyCopy(name: string, edit: (unit: string) => string = (u) => u): { status: number | null; lines: string[] } {
+  /**
+   * verify needs the ExecStart/ExecStartPost programs to exist: a copy of systemd/ (units and drop-ins)
+   * with /opt/staff-crm = this checkout; `units` are the names to verify in it (template instances too).
+   */
+  function verifyCopy(name: string, edit: (unit: string) => string = (u) => u, units = ['staff-crm@all.service', 'staff-crm@api.service', 'staff-crm@worker.service']): { status: number | null; lines: string[] } {
     const dir = path.join(testEnv.tmpRoot!, name);
-    fs.mkdirSync(dir, { recursive: true });
-    const unit = fs.readFileSync(unitPath, 'utf8').replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, '')).replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
-    const copy = path.join(dir, 'staff-crm.service');
-    fs.writeFileSync(copy, edit(unit));
-    const res = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8', timeout: 60_000 });
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.cpSync(path.join(repoRoot, 'systemd'), dir, { recursive: true });
+    for (const file of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(service|timer|conf)$/.test(f))) {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8').replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, '')).replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
+      fs.writeFileSync(path.join(dir, file), edit(text));
+    }
+    const res = spawnSync('systemd-analyze', ['verify', ...units.map((u) => path.join(dir, u))], { encoding: 'utf8', timeout: 60_000 });
     // Only lines about this unit: a container may add noise about the host's own units.
     return { status: res.status, lines: `${res.stdout}${res.stderr}`.split('\n').filter((l) => l.includes('staff-crm')) };
   }
 
-  it('passes `systemd-analyze verify` with no warning about the unit', function () {
+  it('passes `systemd-analyze verify` with no warning about the units (every role, drop-ins included)', function () {
     requireVerifier(this);
     const res = verifyCopy('systemd-verify');
     expect(res.lines, res.lines.join('\n')).to.deep.equal([]);
@@ -78,6 +83,9 @@ describe('systemd unit', function () {
     requireVerifier(this);
     const res = verifyCopy('systemd-verify-broken', (u) => u.replace('ProtectSystem=strict', 'ProtectSystm=strict'));
     expect(res.lines.join('\n')).to.match(/Unknown key .ProtectSystm/);
+    // A role's drop-in is read too.
+    const dropIn = verifyCopy('systemd-verify-dropin', (u) => u.replace('Environment=CRM_SERVE_FLAGS=--no-api', 'Enviroment=CRM_SERVE_FLAGS=--no-api'));
+    expect(dropIn.lines.join('\n')).to.match(/staff-crm@worker\.service\.d\/role\.conf.*Unknown key .Enviroment/);
     const missing = verifyCopy('systemd-verify-missing', (u) => u.replace(/^ExecStart=\S+/m, 'ExecStart=/nonexistent/crm-admin'));
     expect(missing.lines.join('\n')).to.match(/not executable/);
   });
@@ -86,8 +94,10 @@ describe('systemd unit', function () {
     const s = unitSettings(fs.readFileSync(unitPath, 'utf8'));
     const one = (key: string) => s.get(key)?.at(-1);
     expect(one('Type')).to.equal('exec');
-    expect(one('ExecStart')).to.equal('/opt/staff-crm/bin/crm-admin serve');
-    expect(one('ExecStartPost')).to.equal('/opt/staff-crm/scripts/wait-ready.mjs');
+    expect(one('ExecStart')).to.equal('/opt/staff-crm/bin/crm-admin serve $CRM_SERVE_FLAGS');
+    expect(one('ExecStartPost')).to.match(/^\/opt\/staff-crm\/scripts\/wait-ready\.mjs --timeout-ms \d+$/);
+    // Every instance is the one dynamic user, so they share the state directory.
+    expect(one('User')).to.equal('staff-crm');
     expect(s.get('Environment')).to.include('CRM_DATA_DIR=/var/lib/staff-crm').and.include('NODE_ENV=production');
     expect(one('StateDirectory')).to.equal('staff-crm');
     const hardening: Record<string, string> = {
@@ -157,6 +167,90 @@ describe('systemd unit', function () {
       problems = err.problems;
     }
     expect(problems.map((p) => p.split(':')[0])).to.deep.equal(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY']);
+  });
+});
+
+describe('systemd roles, credentials, backup unit and the crm-admin wrapper', function () {
+  this.timeout(300_000);
+  const systemdDir = path.join(repoRoot, 'systemd');
+  const settingsOf = (file: string) => unitSettings(fs.readFileSync(path.join(systemdDir, file), 'utf8'));
+
+  it('runs every role from the one template: all (default instance), api (--no-sync), worker (--no-api)', () => {
+    const template = settingsOf('staff-crm@.service');
+    expect(template.get('Environment')).to.include('CRM_SERVE_FLAGS=');
+    expect(template.get('DefaultInstance')).to.deep.equal(['all']);
+    expect(template.get('EnvironmentFile')).to.deep.equal(['/etc/staff-crm/staff-crm.env', '-/etc/staff-crm/%i.env']);
+    expect(settingsOf('staff-crm@api.service.d/role.conf').get('Environment')).to.deep.equal(['CRM_SERVE_FLAGS=--no-sync']);
+    expect(settingsOf('staff-crm@worker.service.d/role.conf').get('Environment')).to.include('CRM_SERVE_FLAGS=--no-api');
+    // No second way to run it beside the template.
+    expect(fs.existsSync(path.join(systemdDir, 'staff-crm.service'))).to.equal(false);
+  });
+
+  it('hands the secrets over as systemd credentials, which the program reads (and a second source is refused)', () => {
+    const secrets = ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY'];
+    for (const unit of ['staff-crm@.service', 'staff-crm-backup.service']) {
+      expect(settingsOf(unit).get('LoadCredential'), unit).to.deep.equal(secrets.map((name) => `${name}:/etc/staff-crm/credentials/${name}`));
+    }
+    // What systemd does at start: the files in $CREDENTIALS_DIRECTORY, the env file with the secrets empty.
+    const credentials = path.join(testEnv.tmpRoot!, 'systemd-credentials');
+    fs.mkdirSync(credentials, { recursive: true });
+    const values = { JWT_ACCESS_SECRET: 'a'.repeat(48), JWT_REFRESH_SECRET: 'b'.repeat(48), CRM_ENCRYPTION_KEY: '1f'.repeat(32) };
+    for (const [name, value] of Object.entries(values)) fs.writeFileSync(path.join(credentials, name), `${value}\n`, { mode: 0o600 });
+    const example = envFileEntries(fs.readFileSync(envExamplePath, 'utf8'), { commented: false });
+    const config = AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials });
+    expect(config.secrets.jwtAccessSecret).to.equal(values.JWT_ACCESS_SECRET);
+    expect(config.secrets.encryptionKey.toString('hex')).to.equal(values.CRM_ENCRYPTION_KEY);
+    let problems: string[] = [];
+    try {
+      AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials, JWT_REFRESH_SECRET: 'c'.repeat(48) });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems = err.problems;
+    }
+    expect(problems).to.have.length(1);
+    expect(problems[0]).to.match(/^JWT_REFRESH_SECRET: .*JWT_REFRESH_SECRET, .*CREDENTIALS_DIRECTORY/);
+  });
+
+  it('has a sandboxed backup unit (systemd-analyze security below 3.0) with OnFailure=, and a timer', function () {
+    requirePrerequisite(this, hasSystemdAnalyze(), 'systemd-analyze (apt-get install systemd): the backup unit is NOT checked');
+    const backup = settingsOf('staff-crm-backup.service');
+    expect(backup.get('OnFailure')).to.deep.equal(['staff-crm-failure@%n.service']);
+    expect(backup.get('Type')).to.deep.equal(['oneshot']);
+    // A relative archive name, resolved against the unit's working directory (its own state directory).
+    expect(backup.get('WorkingDirectory')).to.deep.equal(['/var/lib/staff-crm-backups']);
+    expect(backup.get('StateDirectory')).to.deep.equal(['staff-crm staff-crm-backups']);
+    expect(backup.get('ExecStart')![0]).to.match(/crm-admin db backup "crm-\$\(date/);
+    expect(settingsOf('staff-crm-backup.timer').get('Persistent')).to.deep.equal(['true']);
+
+    const dir = path.join(testEnv.tmpRoot!, 'systemd-backup-unit');
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    for (const file of ['staff-crm-backup.service', 'staff-crm-backup.timer', 'staff-crm-failure@.service']) {
+      const text = fs.readFileSync(path.join(systemdDir, file), 'utf8').replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, '')).replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    const units = ['staff-crm-backup.service', 'staff-crm-backup.timer', 'staff-crm-failure@staff-crm-backup.service.service'].map((u) => path.join(dir, u));
+    const verify = spawnSync('systemd-analyze', ['verify', ...units], { encoding: 'utf8', timeout: 60_000 });
+    const lines = `${verify.stdout}${verify.stderr}`.split('\n').filter((l) => l.includes('staff-crm'));
+    expect(lines, lines.join('\n')).to.deep.equal([]);
+    expect(verify.status).to.equal(0);
+    const security = spawnSync('systemd-analyze', ['security', '--offline=yes', path.join(dir, 'staff-crm-backup.service')], { encoding: 'utf8', timeout: 60_000 });
+    const exposure = /Overall exposure level for staff-crm-backup\.service: (\d+\.\d+)/.exec(`${security.stdout}${security.stderr}`);
+    expect(exposure, security.stdout + security.stderr).to.not.equal(null);
+    expect(Number(exposure![1])).to.be.below(3.0);
+  });
+
+  it('runs crm-admin through the wrapper in the caller\'s directory, so relative --out/backup paths land there', () => {
+    // A stand-in for systemd-run that prints the properties it was given.
+    const bin = path.join(testEnv.tmpRoot!, 'fake-systemd-run');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'systemd-run'), '#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\n', { mode: 0o755 });
+    const cwd = fs.realpathSync(fs.mkdtempSync(path.join(testEnv.tmpRoot!, 'admin-cwd-')));
+    const res = spawnSync(path.join(systemdDir, 'crm-admin'), ['db', 'backup', 'crm.tar.gz'], { cwd, encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    expect(res.status, res.stderr).to.equal(0);
+    const args = res.stdout.trimEnd().split('\n');
+    expect(args).to.include(`WorkingDirectory=-${cwd}`);
+    expect(args.slice(-4)).to.deep.equal(['/opt/staff-crm/bin/crm-admin', 'db', 'backup', 'crm.tar.gz']);
   });
 });
 

@@ -12,7 +12,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Sequelize } from 'sequelize';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { migrateUp } from '../../src/db/migrator.js';
 import { testEnv } from './test-env.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,6 +37,15 @@ export async function mochaGlobalSetup(): Promise<void> {
   } else {
     embedded = new EmbeddedPostgres(path.join(tmpRoot, 'pg'));
     testEnv.databaseUrl = (await embedded.start()).url;
+  }
+  // crm-admin commands refuse a database with pending migrations (src/db/schema-gate.ts): the suite's
+  // shared database is current before any file runs, whichever runs first. A plain Sequelize: the
+  // models stay bound to the harness's own instance.
+  const migrating = new Sequelize(testEnv.databaseUrl, { logging: false });
+  try {
+    await migrateUp(migrating);
+  } finally {
+    await migrating.close();
   }
 
   if (process.env.TEST_JMAP_SESSION_URL) {

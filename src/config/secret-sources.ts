@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The variables that hold secrets. Each may come from one of three places: the variable itself, a
+ * file named by `<NAME>_FILE`, or a systemd credential (`LoadCredential=<NAME>:/etc/...`, read from
+ * `$CREDENTIALS_DIRECTORY/<NAME>`). Files keep secrets out of the environment, which every child
+ * process inherits and /proc/<pid>/environ shows to the same user.
+ */
+export const SECRET_VARIABLES = [
+  'JWT_ACCESS_SECRET',
+  'JWT_REFRESH_SECRET',
+  'CRM_ENCRYPTION_KEY',
+  'CRM_ENCRYPTION_OLD_KEYS',
+  'DATABASE_URL',
+  'BACKUP_SIGNING_KEY',
+  'BACKUP_SIGNING_KEYS_RETIRED',
+] as const;
+
+export type ReadSecretFile = (file: string) => string;
+
+export interface ResolvedSecrets {
+  /** The environment with each secret's value in place of its file (the `_FILE` names removed). */
+  env: Record<string, string | undefined>;
+  /** One line per problem, in the form of the other configuration problems (`NAME: why`). */
+  problems: string[];
+}
+
+const readUtf8: ReadSecretFile = (file) => fs.readFileSync(file, 'utf8');
+
+/**
+ * Picks each secret's one source. Two sources for one secret are a start error (which one would win is
+ * a guess an operator should not have to make); so is a file that cannot be read or is empty. A file's
+ * value is its content without the line break editors add at the end.
+ */
+export function resolveSecretSources(input: Record<string, string | undefined>, readFile: ReadSecretFile = readUtf8, exists: (file: string) => boolean = fs.existsSync): ResolvedSecrets {
+  const env: Record<string, string | undefined> = { ...input };
+  const problems: string[] = [];
+  const credentialsDir = nonEmpty(input.CREDENTIALS_DIRECTORY);
+  for (const name of SECRET_VARIABLES) {
+    const sources: Array<{ label: string; file?: string; value?: string }> = [];
+    if (nonEmpty(input[name]) !== undefined) sources.push({ label: name, value: input[name] });
+    const named = nonEmpty(input[`${name}_FILE`]);
+    if (named !== undefined) sources.push({ label: `${name}_FILE`, file: named });
+    const credential = credentialsDir ? path.join(credentialsDir, name) : undefined;
+    if (credential && exists(credential)) sources.push({ label: `systémový credential ${name} ($CREDENTIALS_DIRECTORY)`, file: credential });
+    delete env[`${name}_FILE`];
+    if (sources.length > 1) {
+      problems.push(`${name}: zadané viackrát (${sources.map((s) => s.label).join(', ')}); ponechajte jeden zdroj`);
+      continue;
+    }
+    const [source] = sources;
+    if (!source?.file) continue;
+    try {
+      const value = readFile(source.file).replace(/\r?\n$/, '');
+      if (value === '') problems.push(`${source.label}: súbor ${source.file} je prázdny`);
+      else env[name] = value;
+    } catch (err) {
+      problems.push(`${source.label}: súbor ${source.file} sa nedá prečítať (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  }
+  return { env, problems };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
