@@ -166,8 +166,8 @@ export class AppConfig {
       if (!given.jwtAccess) problems.push('JWT_ACCESS_SECRET: povinné v produkcii');
       if (!given.jwtRefresh) problems.push('JWT_REFRESH_SECRET: povinné v produkcii');
       if (!given.encryptionKey) problems.push('CRM_ENCRYPTION_KEY: povinné v produkcii');
+      problems.push(...guessableSecretProblems(given));
     }
-    if (raw.NODE_ENV === 'production') problems.push(...guessableSecretProblems(given));
     if (given.jwtAccess && given.jwtAccess === given.jwtRefresh) {
       problems.push('JWT_REFRESH_SECRET: musí sa líšiť od JWT_ACCESS_SECRET');
     }

@@ -127,7 +127,7 @@ export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
     isRead: email.keywords?.$seen === true,
     date: parseDate(email.receivedAt) ?? parseDate(email.sentAt),
     // From, To and Cc first (the order rows stored before Reply-To, Sender and Bcc counted already have).
-    participants: uniqueAddresses([...from, ...recipients, ...(email.sender ?? []), ...(email.replyTo ?? []), ...(email.bcc ?? [])], ctx),
+    participants: uniqueAddresses([...from, ...recipients, ...otherAddressHeaders(email)], ctx),
     correspondents: isBulkMail(email) ? [] : people(sentByOwner ? recipients : from, ctx),
     ...withAttachments(email),
     addresses: {
@@ -137,6 +137,11 @@ export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
       replyTo: addressEntries(email.replyTo),
     },
   };
+}
+
+/** Sender, Reply-To and Bcc: not whom the email is filed under, but people on it all the same. */
+function otherAddressHeaders(email: Email): EmailAddress[] {
+  return [...(email.sender ?? []), ...(email.replyTo ?? []), ...(email.bcc ?? [])];
 }
 
 /** The server's hasAttachment when it says; otherwise whether a part is a download rather than inline. */

@@ -53,7 +53,7 @@ describe('attachments whose names the mail server would refuse in a URL', functi
       .filter((p) => p.startsWith('/jmap/download/'));
 
   /** The name the browser saves the file under (RFC 6266: filename* wins over filename). */
-  const offeredName = (res: request.Response) => parseDisposition(res.headers['content-disposition'] as string).parameters.filename;
+  const offeredName = (res: request.Response) => parseDisposition(res.headers['content-disposition']).parameters.filename;
 
   async function download(subject: string) {
     const list = await owner.as(request(app).get('/api/emails')).query({ emailAccountId: account, limit: 50 });
