@@ -157,7 +157,9 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
         .and.match(/--allow-unsigned/);
       const res = await admin(['db', 'restore', signedS1, '--yes', '--allow-unsigned'], fresh.env);
       expect(res.status, res.stderr).to.equal(0);
-      expect(res.stderr).to.match(/cannot be authenticated/).and.match(/"authentication":"unknown-key"/);
+      expect(res.stderr)
+        .to.match(/cannot be authenticated/)
+        .and.match(/"authentication":"unknown-key"/);
       expect(await usersOf(fresh)).to.deep.equal(await usersOf(source));
       const [audit] = await fresh.query<{ auth: string }>("SELECT details->>'authentication' AS auth FROM audit_logs WHERE action = 'admin.db_restore'");
       expect(audit.auth).to.equal('unknown-key');
