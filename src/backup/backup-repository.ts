@@ -95,7 +95,10 @@ export class BackupRepository {
     const migrator = createMigrator(this.sequelize);
     const started = new Map<string, number>();
     const begin = ({ name }: { name: string }) => void started.set(name, Date.now());
-    const end = (direction: 'up' | 'down') => ({ name }: { name: string }) => onStep({ name, direction, durationMs: Date.now() - (started.get(name) ?? Date.now()) });
+    const end =
+      (direction: 'up' | 'down') =>
+      ({ name }: { name: string }) =>
+        onStep({ name, direction, durationMs: Date.now() - (started.get(name) ?? Date.now()) });
     migrator.on('migrating', begin);
     migrator.on('reverting', begin);
     migrator.on('migrated', end('up'));

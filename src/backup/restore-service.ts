@@ -94,7 +94,8 @@ export class RestoreService {
       if (reader.headerSha256 !== checked.headerSha256 || !(await source.unchanged())) {
         throw new ArchiveFormatError('the archive file changed while it was being restored (written to by someone else?): nothing was changed');
       }
-      if (auth.status !== 'signed') this.deps.logger.warn('db restore: restoring an archive that cannot be authenticated (--allow-unsigned)', { file, authentication: auth.status });
+      if (auth.status !== 'signed')
+        this.deps.logger.warn('db restore: restoring an archive that cannot be authenticated (--allow-unsigned)', { file, authentication: auth.status });
       changing = true;
       const toArchive = await repository.migrateTo(before.migrations, header.migrations, this.logStep);
       const { catalog } = await repository.inspect();
@@ -165,9 +166,7 @@ export class RestoreService {
     const auth = report.authentication;
     if (auth.status === 'forged') throw new ArchiveFormatError(`${authenticationProblem(auth)} (nothing was changed)`);
     if (auth.status !== 'signed' && !options.allowUnsigned) {
-      throw new ConflictError(
-        `Archív sa nedá overiť: ${authenticationProblem(auth)}. Obnovte ho, len ak viete, odkiaľ pochádza, s --allow-unsigned. Nič sa nezmenilo.`,
-      );
+      throw new ConflictError(`Archív sa nedá overiť: ${authenticationProblem(auth)}. Obnovte ho, len ak viete, odkiaľ pochádza, s --allow-unsigned. Nič sa nezmenilo.`);
     }
     return { header, auth };
   }

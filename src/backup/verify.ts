@@ -37,13 +37,6 @@ export function schemaStatus(archive: string[], known: string[]): SchemaStatus {
   return isPrefix(known, archive) ? 'newer' : 'unrelated';
 }
 
-/** True when a restore may go on: intact, and signed or (with the operator's --allow-unsigned) merely unauthenticated. */
-export function acceptable(report: VerifyReport, allowUnsigned: boolean): boolean {
-  if (!report.intact || !report.authentication) return false;
-  if (report.authentication.status === 'signed') return true;
-  return allowUnsigned && report.authentication.status !== 'forged';
-}
-
 /**
  * Reads the whole archive once, recomputing every count and checksum and checking the signature;
  * never throws for a bad archive. `file` is a path or `-` (standard input).
@@ -62,23 +55,25 @@ export interface CheckedArchive {
 
 /** verifyArchive for a restore's first read: also answers the manifest it authenticated. */
 export async function checkArchive(file: string, source: Parameters<typeof ArchiveReader.open>[0], keys: BackupKeys, known: string[]): Promise<CheckedArchive> {
-  const checked: CheckedArchive = { report: {
-    file,
-    ok: false,
-    intact: false,
-    problems: [],
-    authentication: null,
-    createdAt: null,
-    appVersion: null,
-    schemaVersion: null,
-    schemaStatus: null,
-    keyStatus: null,
-    tables: [],
-    rows: 0,
-    files: 0,
-    fileBytes: 0,
-    missingFiles: [],
-  } };
+  const checked: CheckedArchive = {
+    report: {
+      file,
+      ok: false,
+      intact: false,
+      problems: [],
+      authentication: null,
+      createdAt: null,
+      appVersion: null,
+      schemaVersion: null,
+      schemaStatus: null,
+      keyStatus: null,
+      tables: [],
+      rows: 0,
+      files: 0,
+      fileBytes: 0,
+      missingFiles: [],
+    },
+  };
   const { report } = checked;
   let reader: ArchiveReader | undefined;
   try {

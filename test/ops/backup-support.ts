@@ -108,7 +108,7 @@ export async function fingerprint(target: Site): Promise<Record<string, string>>
 
 /** Users of a restored database: username and role. */
 export async function usersOf(target: Site): Promise<string[]> {
-  return (await target.query<{ u: string }>('SELECT username || \':\' || role AS u FROM users ORDER BY username')).map((r) => r.u);
+  return (await target.query<{ u: string }>("SELECT username || ':' || role AS u FROM users ORDER BY username")).map((r) => r.u);
 }
 
 /** A copy of an archive with entries changed by `edit` (null drops the entry; same order, sizes recomputed). */

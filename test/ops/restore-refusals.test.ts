@@ -82,7 +82,9 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
     });
     const verify = await admin(['db', 'backup', '--verify', forged], target.env);
     expect(verify.status).to.equal(1);
-    expect(verify.stderr).to.match(/HMAC does not match/).and.not.match(/header\.json was changed/);
+    expect(verify.stderr)
+      .to.match(/HMAC does not match/)
+      .and.not.match(/header\.json was changed/);
     await expectRefusedUnchanged(forged, ['--allow-unsigned'], /HMAC does not match/);
   });
 
@@ -132,7 +134,9 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
     expect(unknown.stderr).to.match(/NOT AUTHENTICATED/);
     const optedIn = await admin(['db', 'backup', '--verify', signed, '--allow-unsigned'], target.env);
     expect(optedIn.status, optedIn.stderr).to.equal(0);
-    expect(optedIn.stdout.toString()).to.match(/Archive intact/).and.match(/NOT AUTHENTICATED/);
+    expect(optedIn.stdout.toString())
+      .to.match(/Archive intact/)
+      .and.match(/NOT AUTHENTICATED/);
     // An archive signed by default (from CRM_ENCRYPTION_KEY) verifies after that key is rotated into CRM_ENCRYPTION_OLD_KEYS.
     const afterRotation = await adminJson<Report>(['db', 'backup', '--verify', archive], {
       ...target.env,
@@ -148,10 +152,14 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
     try {
       const refused = await admin(['db', 'restore', signedS1, '--yes'], fresh.env);
       expect(refused.status).to.equal(1);
-      expect(refused.stderr).to.match(/not configured here/).and.match(/--allow-unsigned/);
+      expect(refused.stderr)
+        .to.match(/not\s+configured\s+here/)
+        .and.match(/--allow-unsigned/);
       const res = await admin(['db', 'restore', signedS1, '--yes', '--allow-unsigned'], fresh.env);
       expect(res.status, res.stderr).to.equal(0);
-      expect(res.stderr).to.match(/could not be authenticated \(unknown-key\)/);
+      expect(res.stderr)
+        .to.match(/cannot be authenticated/)
+        .and.match(/"authentication":"unknown-key"/);
       expect(await usersOf(fresh)).to.deep.equal(await usersOf(source));
       const [audit] = await fresh.query<{ auth: string }>("SELECT details->>'authentication' AS auth FROM audit_logs WHERE action = 'admin.db_restore'");
       expect(audit.auth).to.equal('unknown-key');
@@ -169,7 +177,6 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
       const res = await admin(['db', 'restore', signedS1, '--yes', '--ignore-key-mismatch', '--json'], other.env);
       expect(res.status, res.stderr).to.equal(0);
       expect(JSON.parse(res.stdout.toString())).to.include({ keyStatus: 'different', authentication: 'signed' });
-      expect(res.stderr).to.match(/mail account password must be entered again/);
       expect(await usersOf(other)).to.deep.equal(await usersOf(source));
     } finally {
       await other.drop();
