@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -194,7 +195,7 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     // What systemd does at start: the files in $CREDENTIALS_DIRECTORY, the env file with the secrets empty.
     const credentials = path.join(testEnv.tmpRoot!, 'systemd-credentials');
     fs.mkdirSync(credentials, { recursive: true });
-    const values = { JWT_ACCESS_SECRET: 'a'.repeat(48), JWT_REFRESH_SECRET: 'b'.repeat(48), CRM_ENCRYPTION_KEY: '1f'.repeat(32) };
+    const values = { JWT_ACCESS_SECRET: crypto.randomBytes(36).toString('base64'), JWT_REFRESH_SECRET: crypto.randomBytes(36).toString('base64'), CRM_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex') };
     for (const [name, value] of Object.entries(values)) fs.writeFileSync(path.join(credentials, name), `${value}\n`, { mode: 0o600 });
     const example = envFileEntries(fs.readFileSync(envExamplePath, 'utf8'), { commented: false });
     const config = AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials });
@@ -202,7 +203,7 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     expect(config.secrets.encryptionKey.toString('hex')).to.equal(values.CRM_ENCRYPTION_KEY);
     let problems: string[] = [];
     try {
-      AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials, JWT_REFRESH_SECRET: 'c'.repeat(48) });
+      AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials, JWT_REFRESH_SECRET: crypto.randomBytes(36).toString('base64') });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       problems = err.problems;
