@@ -69,7 +69,7 @@ async function runServer(): Promise<void> {
     if (message === 'stop') void server.stop().finally(() => process.exit(0));
   });
   process.send!({
-    url: server.url!,
+    url: server.url,
     bearer: `Bearer ${accessToken}`,
     accountId: account.id,
     replyTarget: idOf(setup.replyMessageId),

@@ -9,7 +9,15 @@ export default class DbMigrate extends BaseCommand {
     status: Flags.boolean({ description: 'only show applied and pending migrations', default: false }),
   };
 
-  async run(): Promise<{ applied?: string[]; reverted?: string[]; from?: string | null; to?: string | null; executed?: string[]; pending?: string[]; resealed?: { resealed: number; failed: number } }> {
+  async run(): Promise<{
+    applied?: string[];
+    reverted?: string[];
+    from?: string | null;
+    to?: string | null;
+    executed?: string[];
+    pending?: string[];
+    resealed?: { resealed: number; failed: number };
+  }> {
     const { flags } = await this.parse(DbMigrate);
     const ctx = await this.appContext({ migrate: false });
     if (flags.status) {

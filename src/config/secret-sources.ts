@@ -33,7 +33,11 @@ const readUtf8: ReadSecretFile = (file) => fs.readFileSync(file, 'utf8');
  * a guess an operator should not have to make); so is a file that cannot be read or is empty. A file's
  * value is its content without the line break editors add at the end.
  */
-export function resolveSecretSources(input: Record<string, string | undefined>, readFile: ReadSecretFile = readUtf8, exists: (file: string) => boolean = fs.existsSync): ResolvedSecrets {
+export function resolveSecretSources(
+  input: Record<string, string | undefined>,
+  readFile: ReadSecretFile = readUtf8,
+  exists: (file: string) => boolean = fs.existsSync,
+): ResolvedSecrets {
   const env: Record<string, string | undefined> = { ...input };
   const problems: string[] = [];
   const credentialsDir = nonEmpty(input.CREDENTIALS_DIRECTORY);

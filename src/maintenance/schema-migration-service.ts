@@ -46,7 +46,10 @@ export class SchemaMigrationService {
     } catch (err) {
       const to = await newestAppliedMigration(this.sequelize);
       this.logger.error('migration failed', { err, from, to });
-      await this.audit.record({ action: AuditActions.dbMigrate, success: false, details: { direction, from, to, steps, error: err instanceof Error ? err.message : String(err) } }, meta);
+      await this.audit.record(
+        { action: AuditActions.dbMigrate, success: false, details: { direction, from, to, steps, error: err instanceof Error ? err.message : String(err) } },
+        meta,
+      );
       throw err;
     }
     const to = await newestAppliedMigration(this.sequelize);

@@ -58,7 +58,11 @@ describe('schema changes only through db migrate (and serve)', function () {
     expect(res.status, res.stderr).to.equal(0);
     expect(await applied()).to.deep.equal(before.slice(0, -1));
     expect(JSON.parse(res.stdout)).to.deep.include({ reverted: [before.at(-1)], from: before.at(-1), to: before.at(-2) });
-    expect(logLines(res).filter((l) => l.message === 'migration reverted').map((l) => l.migration)).to.deep.equal([before.at(-1)]);
+    expect(
+      logLines(res)
+        .filter((l) => l.message === 'migration reverted')
+        .map((l) => l.migration),
+    ).to.deep.equal([before.at(-1)]);
     const last = (await migrateAudits()).at(-1)!;
     expect(last.details).to.deep.include({ direction: 'down', from: before.at(-1), to: before.at(-2) });
     expect(last.details.steps).to.have.length(1);

@@ -137,7 +137,7 @@ describe('hardening: raw HTTP against the real server (malformed framing, oversi
     // services of its own: stopping it shuts its sync down, which must not be the suite's shared one.
     serverCtx = await createAppContext({ config: shared.config, logger: shared.logger, db: shared.db });
     server = await startServer(serverCtx, { api: true, sync: false, port: 0, host: '127.0.0.1' });
-    port = Number(new URL(server.url!).port);
+    port = Number(new URL(server.url).port);
   });
   after(() => server?.stop());
 

@@ -96,7 +96,9 @@ describe('serve waits for a database that starts later', function () {
     expect(count(out, /"message":"migration applied"/)).to.be.at.least(20);
     const db = new Sequelize(databaseUrl, { logging: false });
     try {
-      const audits = await db.query<{ actor: string; details: { direction: string; to: string } }>("SELECT actor, details FROM audit_logs WHERE action = 'db.migrate'", { type: QueryTypes.SELECT });
+      const audits = await db.query<{ actor: string; details: { direction: string; to: string } }>("SELECT actor, details FROM audit_logs WHERE action = 'db.migrate'", {
+        type: QueryTypes.SELECT,
+      });
       expect(audits).to.have.length(1);
       expect(audits[0]).to.deep.include({ actor: 'serve' });
       expect(audits[0].details.direction).to.equal('up');
@@ -132,11 +134,19 @@ describe('serve waits for a database that starts later', function () {
   });
 
   it('fails the start with the usual line when DATABASE_WAIT_SECONDS runs out', async () => {
-    const waiting = spawnServe({ ...baseTestEnv(), DATABASE_URL: 'postgres://crm:pw@127.0.0.1:1/crm', PORT: String(await freePort()), LOG_LEVEL: 'info', DATABASE_WAIT_SECONDS: '2' });
+    const waiting = spawnServe({
+      ...baseTestEnv(),
+      DATABASE_URL: 'postgres://crm:pw@127.0.0.1:1/crm',
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'info',
+      DATABASE_WAIT_SECONDS: '2',
+    });
     try {
       const code = await Promise.race([waiting.exited, sleep(60_000).then(() => 'still running')]);
       expect(code, waiting.output()).to.equal(1);
-      expect(waiting.output()).to.contain('giving up waiting').and.to.match(/start failed: cannot connect to the database at 127\.0\.0\.1:1\/crm/);
+      expect(waiting.output())
+        .to.contain('giving up waiting')
+        .and.to.match(/start failed: cannot connect to the database at 127\.0\.0\.1:1\/crm/);
     } finally {
       waiting.child.kill('SIGKILL');
     }

@@ -60,12 +60,19 @@ describe('systemd unit', function () {
    * verify needs the ExecStart/ExecStartPost programs to exist: a copy of systemd/ (units and drop-ins)
    * with /opt/staff-crm = this checkout; `units` are the names to verify in it (template instances too).
    */
-  function verifyCopy(name: string, edit: (unit: string) => string = (u) => u, units = ['staff-crm@all.service', 'staff-crm@api.service', 'staff-crm@worker.service']): { status: number | null; lines: string[] } {
+  function verifyCopy(
+    name: string,
+    edit: (unit: string) => string = (u) => u,
+    units = ['staff-crm@all.service', 'staff-crm@api.service', 'staff-crm@worker.service'],
+  ): { status: number | null; lines: string[] } {
     const dir = path.join(testEnv.tmpRoot!, name);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.cpSync(path.join(repoRoot, 'systemd'), dir, { recursive: true });
     for (const file of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(service|timer|conf)$/.test(f))) {
-      const text = fs.readFileSync(path.join(dir, file), 'utf8').replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, '')).replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
+      const text = fs
+        .readFileSync(path.join(dir, file), 'utf8')
+        .replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, ''))
+        .replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
       fs.writeFileSync(path.join(dir, file), edit(text));
     }
     const res = spawnSync('systemd-analyze', ['verify', ...units.map((u) => path.join(dir, u))], { encoding: 'utf8', timeout: 60_000 });
@@ -195,7 +202,11 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     // What systemd does at start: the files in $CREDENTIALS_DIRECTORY, the env file with the secrets empty.
     const credentials = path.join(testEnv.tmpRoot!, 'systemd-credentials');
     fs.mkdirSync(credentials, { recursive: true });
-    const values = { JWT_ACCESS_SECRET: crypto.randomBytes(36).toString('base64'), JWT_REFRESH_SECRET: crypto.randomBytes(36).toString('base64'), CRM_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex') };
+    const values = {
+      JWT_ACCESS_SECRET: crypto.randomBytes(36).toString('base64'),
+      JWT_REFRESH_SECRET: crypto.randomBytes(36).toString('base64'),
+      CRM_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
+    };
     for (const [name, value] of Object.entries(values)) fs.writeFileSync(path.join(credentials, name), `${value}\n`, { mode: 0o600 });
     const example = envFileEntries(fs.readFileSync(envExamplePath, 'utf8'), { commented: false });
     const config = AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials });
@@ -227,7 +238,10 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     for (const file of ['staff-crm-backup.service', 'staff-crm-backup.timer', 'staff-crm-failure@.service']) {
-      const text = fs.readFileSync(path.join(systemdDir, file), 'utf8').replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, '')).replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
+      const text = fs
+        .readFileSync(path.join(systemdDir, file), 'utf8')
+        .replaceAll('/opt/staff-crm', repoRoot.replace(/\/$/, ''))
+        .replaceAll('/etc/staff-crm/staff-crm.env', envExamplePath);
       fs.writeFileSync(path.join(dir, file), text);
     }
     const units = ['staff-crm-backup.service', 'staff-crm-backup.timer', 'staff-crm-failure@staff-crm-backup.service.service'].map((u) => path.join(dir, u));
@@ -241,7 +255,7 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     expect(Number(exposure![1])).to.be.below(3.0);
   });
 
-  it('runs crm-admin through the wrapper in the caller\'s directory, so relative --out/backup paths land there', () => {
+  it("runs crm-admin through the wrapper in the caller's directory, so relative --out/backup paths land there", () => {
     // A stand-in for systemd-run that prints the properties it was given.
     const bin = path.join(testEnv.tmpRoot!, 'fake-systemd-run');
     fs.mkdirSync(bin, { recursive: true });

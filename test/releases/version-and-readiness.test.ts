@@ -26,9 +26,11 @@ function newestMigrationOnDisk(): string {
 describe('the release version, everywhere it is shown', function () {
   this.timeout(60_000);
 
-  it('is package.json\'s semantic version, never 0.1.0 again', () => {
+  it("is package.json's semantic version, never 0.1.0 again", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
-    expect(releaseVersion()).to.equal(pkg.version).and.match(/^\d+\.\d+\.\d+$/);
+    expect(releaseVersion())
+      .to.equal(pkg.version)
+      .and.match(/^\d+\.\d+\.\d+$/);
     expect(releaseVersion()).not.to.equal('0.1.0');
   });
 

@@ -14,7 +14,15 @@ function files(entries: Record<string, string>) {
 
 describe('unit: secrets from files', () => {
   it('covers every secret variable, the database URL (it holds a password) included', () => {
-    expect([...SECRET_VARIABLES]).to.have.members(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY', 'CRM_ENCRYPTION_OLD_KEYS', 'DATABASE_URL', 'BACKUP_SIGNING_KEY', 'BACKUP_SIGNING_KEYS_RETIRED']);
+    expect([...SECRET_VARIABLES]).to.have.members([
+      'JWT_ACCESS_SECRET',
+      'JWT_REFRESH_SECRET',
+      'CRM_ENCRYPTION_KEY',
+      'CRM_ENCRYPTION_OLD_KEYS',
+      'DATABASE_URL',
+      'BACKUP_SIGNING_KEY',
+      'BACKUP_SIGNING_KEYS_RETIRED',
+    ]);
   });
 
   it('reads NAME_FILE without the trailing line break, and drops the _FILE name', () => {
