@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import tar from 'tar-stream';
+import type TarStream from 'tar-stream';
+import { lazyRequire } from '../shared/lazy-require.js';
 import {
   ArchiveFormatError,
   FORMAT_VERSION,
@@ -15,6 +16,9 @@ import {
   type ArchiveManifest,
 } from './manifest.js';
 
+/** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
+const tar = lazyRequire<typeof TarStream>('tar-stream');
+
 /** An entry's bytes; read them before asking for the next entry. */
 export type EntryStream = AsyncIterable<Buffer>;
 
@@ -23,7 +27,7 @@ export type ArchiveEntry =
   | { kind: 'file'; key: string; size: number; stream: EntryStream }
   | { kind: 'manifest'; manifest: ArchiveManifest };
 
-type TarEntry = AsyncIterable<Buffer> & { header: tar.Header; resume(): unknown };
+type TarEntry = AsyncIterable<Buffer> & { header: TarStream.Header; resume(): unknown };
 
 const PART_NAME = /^tables\/(\d{3})-([^/]+)\/part-(\d{6})\.copy$/;
 const FILE_NAME = /^files\/([^/]+)$/;
@@ -49,7 +53,7 @@ export class ArchiveReader {
       });
     }
     const source = file === '-' ? process.stdin : fs.createReadStream(file);
-    const extract = tar.extract();
+    const extract = tar().extract();
     const input = pipeline(source, zlib.createGunzip(), extract);
     input.catch(() => undefined);
     const iterator = (extract as AsyncIterable<TarEntry>)[Symbol.asyncIterator]();
