@@ -71,7 +71,9 @@ import { EventHub } from '../events/event-hub.js';
 import { EventMetrics } from '../events/event-metrics.js';
 import { OutboxRepository } from '../events/outbox-repository.js';
 import { OutboxPruner } from '../events/outbox-pruner.js';
-import { PgListener } from '../db/pg-listener.js';
+import { SharedListener } from '../db/shared-listener.js';
+import { AUTH_CHANGE_CHANNEL } from '../auth/session-cache.js';
+import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -123,6 +125,10 @@ export class Services {
   get secretBox(): SecretBox {
     return this.once('secretBox', () => new SecretBox(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
   }
+  /** The one LISTEN connection of the process (session cache and event hub), opened on first use. */
+  private get listener(): SharedListener {
+    return this.once('listener', () => new SharedListener(this.sequelize, [EVENTS_CHANNEL, AUTH_CHANGE_CHANNEL], this.logger));
+  }
   get hasher(): PasswordHasher {
     return this.once('hasher', () => new PasswordHasher(this.config.bcryptRounds));
   }
@@ -171,7 +177,7 @@ export class Services {
           transactions: this.transactions,
           tokens: this.tokens,
           audit: this.audit,
-          cache: new SessionCache(this.sequelize, this.sessionRepository, this.logger),
+          cache: new SessionCache((channels, handlers) => this.listener.subscribe(channels, handlers), this.sessionRepository, this.logger),
         }),
     );
   }
@@ -451,7 +457,7 @@ export class Services {
             const found = await this.sessionRepository.findActiveWithUser(sessionId, userId);
             return found && found.user.changedPassword ? { expiresAt: found.sessionExpiresAt } : undefined;
           },
-          listen: (channels, handlers) => new PgListener(this.sequelize, channels, handlers, this.logger),
+          listen: (channels, handlers) => this.listener.subscribe(channels, handlers),
           metrics: (openStreams) => new EventMetrics(this.metrics, openStreams),
           logger: this.logger,
           maxStreamsPerUser: this.config.eventsMaxStreamsPerUser,
