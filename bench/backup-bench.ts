@@ -25,9 +25,9 @@ const FILES = Number(process.env.BENCH_FILES ?? 200);
 const FILE_BYTES = 256 * 1024;
 const crmAdmin = fileURLToPath(new URL('../bin/crm-admin', import.meta.url));
 const secrets = {
-  JWT_ACCESS_SECRET: 'bench-access-secret-0123456789abcdef0123456789',
-  JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef012345678',
-  CRM_ENCRYPTION_KEY: 'ab'.repeat(32),
+  JWT_ACCESS_SECRET: '1455Ctk8e5fyWaFH6d4d8TLzvd9Des6al/DOMjEWOB6IbwlPqe5drebCX8bFA3Kx',
+  JWT_REFRESH_SECRET: 'tvYe7WS41tBRHYksKcTAiytXWF7Q+uQBMy5gPqx20IETAZ4+MQ46jMSWxW8Z4uB3',
+  CRM_ENCRYPTION_KEY: '4f5edb03a4e3e27b1110244b3c52c42c759985bda1661a5ac46271f550165462',
 };
 
 interface Run {

@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'error',
       JWT_ACCESS_SECRET: ctx.config.secrets.jwtAccessSecret,
       JWT_REFRESH_SECRET: ctx.config.secrets.jwtRefreshSecret,
-      CRM_ENCRYPTION_KEY: 'ab'.repeat(32),
+      CRM_ENCRYPTION_KEY: '4f5edb03a4e3e27b1110244b3c52c42c759985bda1661a5ac46271f550165462',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

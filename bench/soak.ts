@@ -173,72 +173,84 @@ class Worker {
     return this.call(op, () => api.send({ method: 'GET', path: p, headers: this.auth() }), 200);
   }
 
+  /**
+   * The traffic mix: a roll of 0-100 picks the first action whose bound it is under and whose
+   * precondition holds (an action that needs ids seen earlier falls through to the next one).
+   */
+  private readonly actions: { below: number; when?: () => boolean; run: () => Promise<unknown> }[] = [
+    { below: 3, run: () => this.login() },
+    { below: 4, run: () => this.logoutAndLogin() },
+    { below: 12, run: () => this.refresh() },
+    { below: 16, run: () => this.get('me', '/api/auth/me') },
+    { below: 28, run: () => this.listContacts() },
+    { below: 42, run: () => this.listEmails() },
+    { below: 47, when: () => this.contactIds.length > 0, run: () => this.get('contact-emails', `/api/emails?contactId=${pick(this.contactIds)}&limit=20`) },
+    { below: 55, when: () => this.emailIds.length > 0, run: () => this.get('get-email', `/api/emails/${pick(this.emailIds)}`) },
+    { below: 58, when: () => this.emailIds.length > 0, run: () => this.markRead(pick(this.emailIds)) },
+    { below: 64, run: () => this.get('list-timesheets', '/api/timesheets/my?limit=20') },
+    { below: 67, run: () => this.get('list-accounts', '/api/email-accounts') },
+    { below: 76, run: () => this.upload() },
+    { below: 92, when: () => this.timesheets.length > 0, run: () => this.get('download', `/api/timesheets/${pick(this.timesheets)}/download`) },
+    { below: Infinity, when: () => this.timesheets.length > 10, run: () => this.deleteOldestTimesheet() },
+  ];
+
   async step(): Promise<void> {
     const roll = Math.random() * 100;
-    if (roll < 3) return this.login();
-    if (roll < 4) {
-      await this.call('logout', () => post('/api/auth/logout', {}, this.bearer), 200);
-      return this.login();
-    }
-    if (roll < 12) {
-      const res = await this.call('refresh', () => post('/api/auth/refresh', undefined, undefined, `refreshToken=${this.refreshToken}`), 200);
-      if (res?.status === 200) {
-        this.bearer = `Bearer ${json(res).data.accessToken}`;
-        const rotated = /refreshToken=([^;]+)/.exec(String(res.headers['set-cookie'] ?? ''))?.[1];
-        if (rotated) this.refreshToken = decodeURIComponent(rotated);
-      }
-      return;
-    }
-    if (roll < 16) return void (await this.get('me', '/api/auth/me'));
-    if (roll < 28) {
-      const res = await this.get('list-contacts', `/api/contacts?limit=20&sort=${Math.random() < 0.5 ? 'latest' : 'name'}`);
-      if (res?.status === 200) this.contactIds = json(res).data.items.map((c: { id: string }) => c.id);
-      return;
-    }
-    if (roll < 42) {
-      const search = Math.random() < 0.3 ? `&search=${encodeURIComponent(['Invoice', 'demo', 'Quote', 'ticket'][Math.floor(Math.random() * 4)])}` : '';
-      const res = await this.get('list-emails', `/api/emails?limit=20&page=${1 + Math.floor(Math.random() * 3)}${search}`);
-      if (res?.status === 200) this.emailIds = json(res).data.items.map((e: { id: string }) => e.id);
-      return;
-    }
-    if (roll < 47 && this.contactIds.length) return void (await this.get('contact-emails', `/api/emails?contactId=${pick(this.contactIds)}&limit=20`));
-    if (roll < 55 && this.emailIds.length) return void (await this.get('get-email', `/api/emails/${pick(this.emailIds)}`));
-    if (roll < 58 && this.emailIds.length) {
-      const id = pick(this.emailIds);
-      return void (await this.call(
-        'mark-read',
-        () =>
-          api.send({
-            method: 'PATCH',
-            path: `/api/emails/${id}`,
-            headers: { ...this.auth(), 'Content-Type': 'application/json' },
-            body: JSON.stringify({ isRead: Math.random() < 0.5 }),
-          }),
-        200,
-      ));
-    }
-    if (roll < 64) return void (await this.get('list-timesheets', '/api/timesheets/my?limit=20'));
-    if (roll < 67) return void (await this.get('list-accounts', '/api/email-accounts'));
-    if (roll < 76) {
-      const { body, contentType } = multipartBody([
-        { name: 'year', value: '2026' },
-        { name: 'month', value: String(1 + Math.floor(Math.random() * 12)) },
-        { name: 'file', filename: 'vykaz.pdf', content: UPLOAD },
-      ]);
-      const res = await this.call(
-        'upload',
-        () => api.send({ method: 'POST', path: '/api/timesheets/upload', headers: { ...this.auth(), 'Content-Type': contentType }, body }),
-        201,
-      );
-      if (res?.status === 201) this.timesheets.push(json(res).data.timesheet.id);
-      return;
-    }
-    if (roll < 92 && this.timesheets.length) return void (await this.get('download', `/api/timesheets/${pick(this.timesheets)}/download`));
-    if (this.timesheets.length > 10) {
-      const id = this.timesheets.shift()!;
-      return void (await this.call('delete-timesheet', () => api.send({ method: 'DELETE', path: `/api/timesheets/${id}`, headers: this.auth() }), 200));
-    }
-    return void (await this.get('health', '/api/health/ready'));
+    const action = this.actions.find((a) => roll < a.below && (a.when?.() ?? true));
+    await (action ? action.run() : this.get('health', '/api/health/ready'));
+  }
+
+  private async logoutAndLogin(): Promise<void> {
+    await this.call('logout', () => post('/api/auth/logout', {}, this.bearer), 200);
+    await this.login();
+  }
+
+  private async refresh(): Promise<void> {
+    const res = await this.call('refresh', () => post('/api/auth/refresh', undefined, undefined, `refreshToken=${this.refreshToken}`), 200);
+    if (res?.status !== 200) return;
+    this.bearer = `Bearer ${json(res).data.accessToken}`;
+    const rotated = /refreshToken=([^;]+)/.exec(String(res.headers['set-cookie'] ?? ''))?.[1];
+    if (rotated) this.refreshToken = decodeURIComponent(rotated);
+  }
+
+  private async listContacts(): Promise<void> {
+    const res = await this.get('list-contacts', `/api/contacts?limit=20&sort=${Math.random() < 0.5 ? 'latest' : 'name'}`);
+    if (res?.status === 200) this.contactIds = json(res).data.items.map((c: { id: string }) => c.id);
+  }
+
+  private async listEmails(): Promise<void> {
+    const search = Math.random() < 0.3 ? `&search=${encodeURIComponent(['Invoice', 'demo', 'Quote', 'ticket'][Math.floor(Math.random() * 4)])}` : '';
+    const res = await this.get('list-emails', `/api/emails?limit=20&page=${1 + Math.floor(Math.random() * 3)}${search}`);
+    if (res?.status === 200) this.emailIds = json(res).data.items.map((e: { id: string }) => e.id);
+  }
+
+  private markRead(id: string) {
+    return this.call(
+      'mark-read',
+      () =>
+        api.send({
+          method: 'PATCH',
+          path: `/api/emails/${id}`,
+          headers: { ...this.auth(), 'Content-Type': 'application/json' },
+          body: JSON.stringify({ isRead: Math.random() < 0.5 }),
+        }),
+      200,
+    );
+  }
+
+  private async upload(): Promise<void> {
+    const { body, contentType } = multipartBody([
+      { name: 'year', value: '2026' },
+      { name: 'month', value: String(1 + Math.floor(Math.random() * 12)) },
+      { name: 'file', filename: 'vykaz.pdf', content: UPLOAD },
+    ]);
+    const res = await this.call('upload', () => api.send({ method: 'POST', path: '/api/timesheets/upload', headers: { ...this.auth(), 'Content-Type': contentType }, body }), 201);
+    if (res?.status === 201) this.timesheets.push(json(res).data.timesheet.id);
+  }
+
+  private deleteOldestTimesheet() {
+    const id = this.timesheets.shift()!;
+    return this.call('delete-timesheet', () => api.send({ method: 'DELETE', path: `/api/timesheets/${id}`, headers: this.auth() }), 200);
   }
 
   private async call(op: string, send: () => Promise<RawResponse>, expected: number): Promise<RawResponse | undefined> {

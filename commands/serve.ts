@@ -2,14 +2,16 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../src/cli/base-command.js';
 
 export default class Serve extends BaseCommand {
-  static override description = 'Run the HTTP API (/api) and the cron-driven JMAP mail sync in one process. Applies pending migrations first.';
+  static override description =
+    'Run the HTTP API (/api) and the cron-driven JMAP mail sync in one process. Applies pending migrations first. ' +
+    'A sync worker (--no-api) still listens on PORT, with /api/health, /api/health/ready and the metrics endpoint only.';
 
   static override enableJsonFlag = false;
 
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --no-sync            # API replica only',
-    '<%= config.bin %> serve --no-api             # sync worker only',
+    '<%= config.bin %> serve --no-api --port 3001 # sync worker only (health and metrics on 3001)',
     'PORT=8080 HOST=0.0.0.0 <%= config.bin %> serve',
   ];
 

@@ -9,7 +9,7 @@ import type { QueryInterface } from 'sequelize';
  * replaying a 20,000-email first sync into a growing database: about 5% less write time at
  * 200,000–280,000 emails, growing with the table; no difference at 20,000.
  *
- * PostgreSQL 18 has uuidv7(). For 13–17 (README: any PostgreSQL 13+, and restores run these
+ * PostgreSQL 18 has uuidv7(). For 13–17 (docs/configuration.md: any PostgreSQL 13+, and restores run these
  * migrations on the target) crm_uuid_v7() builds the same layout: the Unix time in milliseconds in
  * the first 48 bits over a random version-4 UUID, its version nibble set to 7. Both bodies are one
  * SQL expression, which PostgreSQL inlines into the INSERT. Existing ids stay as they are. An id now

@@ -4,6 +4,11 @@
 # output is not hidden by the others, and any failure fails the lint.
 #   - dependency-cruiser: the layer rules (areas derived from the folders of src/)
 #   - the generated client matches the OpenAPI document; knip: dead code and unused dependencies
+#   - docs/configuration.md is what scripts/config-docs.ts writes from the env schema
+#   - engines.node is accepted by every runtime dependency (scripts/check-engines.mjs)
+#   - every relative link and #anchor of the Markdown resolves (scripts/check-doc-links.ts, offline)
+#   - docs/contract-reference.md matches a fresh generation from the OpenAPI document
+#   - the OpenAPI document: Redocly recommended-strict and Spectral (spectral:oas + .spectral.yaml), any finding fails
 #   - prettier (its cache keys on each file's content and the config, so a cached pass is exact)
 # ESLint keeps no cache: a type-aware rule (no-floating-promises) depends on other files' types, so
 # a file unchanged since the last run can still have become wrong.
@@ -15,6 +20,11 @@ rest=0
 npx depcruise src commands --config .dependency-cruiser.cjs --output-type err || rest=1
 npx tsx scripts/client-generate.ts --check || rest=1
 npx knip || rest=1
+npx tsx scripts/check-doc-links.ts || rest=1
+npx tsx scripts/config-docs.ts --check || rest=1
+node scripts/check-engines.mjs || rest=1
+npx tsx scripts/openapi-lint.ts || rest=1
+npx tsx scripts/contract-reference.ts --check || rest=1
 npx prettier --check --cache --cache-location node_modules/.cache/prettier/.prettier-cache . || rest=1
 wait "$eslint_pid"
 eslint=$?

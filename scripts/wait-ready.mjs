@@ -3,7 +3,7 @@
 // the `crm-admin serve` just started until it answers 200, so `systemctl start` returns only once the
 // service can serve. Exit 1 when it never gets ready within the deadline (the unit then fails).
 //   wait-ready.mjs [url] [--timeout-ms N]     default url: http://HOST:PORT/api/health/ready from the env
-// A sync-only worker (`serve --no-api`) has no endpoint: set CRM_READY_URL=none to skip the check.
+// A sync-only worker (`serve --no-api`) answers readiness too, on its own PORT/--port; CRM_READY_URL=none skips the check.
 const args = process.argv.slice(2);
 const timeoutIndex = args.indexOf('--timeout-ms');
 const timeoutMs = timeoutIndex >= 0 ? Number(args.splice(timeoutIndex, 2)[1]) : 85_000;

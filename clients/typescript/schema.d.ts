@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * New access token from the refreshToken cookie (rotates the refresh token)
-         * @description Holders of the refreshToken cookie. No cookie: 401 refresh_token_missing. Invalid, expired or reused: 401 refresh_token_invalid and both cookies cleared. Sets a new accessToken cookie and, when rotated, a new refreshToken cookie.
+         * @description Holders of the refreshToken cookie. No cookie: 401 refresh_token_missing. Invalid, expired or reused: 401 refresh_token_invalid and both cookies cleared. Sets a new accessToken cookie; when rotated, answers the new refresh token in data.refreshToken and, for a session opened with rememberMe only, sets it as the refreshToken cookie (a session without rememberMe never gets the 7-day cookie).
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -1318,6 +1318,8 @@ export interface components {
             total: number;
             /** @description False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow */
             totalExact: boolean;
+            /** @description Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true) */
+            hasNext: boolean;
         };
         AuditLog: {
             /** @description A bigserial as a string (never loses precision) */
@@ -2020,7 +2022,7 @@ export interface operations {
                             accessTokenExpiresAt: string;
                             /**
                              * Format: date-time
-                             * @description When the refresh token expires; present when a refreshToken cookie was set (login with rememberMe, a rotating refresh)
+                             * @description When the refresh token expires; present when a refresh token is answered (login with rememberMe; a refresh that rotated it)
                              */
                             refreshTokenExpiresAt?: string;
                             /** @description The user still has only the temporary password: show set-password */
@@ -2067,7 +2069,10 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
+                            /** @description Also set as the accessToken cookie; for Authorization: Bearer */
                             accessToken: string;
+                            /** @description The rotated refresh token (the one sent is spent): also set as the refreshToken cookie when the session was opened with rememberMe. Absent when a parallel request rotated it a moment ago (within the grace period): that response carries it */
+                            refreshToken?: string;
                             /**
                              * Format: date-time
                              * @description When the access token (and its cookie) expires: refresh before
@@ -2076,7 +2081,7 @@ export interface operations {
                             accessTokenExpiresAt: string;
                             /**
                              * Format: date-time
-                             * @description When the refresh token expires; present when a refreshToken cookie was set (login with rememberMe, a rotating refresh)
+                             * @description When the refresh token expires; present when a refresh token is answered (login with rememberMe; a refresh that rotated it)
                              */
                             refreshTokenExpiresAt?: string;
                         };
@@ -2154,6 +2159,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: email */
                     email: string;
                     emailPassword: string;
                 };
@@ -3066,7 +3072,15 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
+                    /**
+                     * @description Year, 2000 to 2100
+                     * @example 2026
+                     */
                     year: string;
+                    /**
+                     * @description Month, 1 to 12
+                     * @example 3
+                     */
                     month: string;
                     /**
                      * Format: binary
@@ -3267,7 +3281,9 @@ export interface operations {
     timesheetMonthReport: {
         parameters: {
             query: {
+                /** @description Year, 2000 to 2100 */
                 year: string;
+                /** @description Month, 1 to 12 */
                 month: string;
             };
             header?: never;
@@ -3315,7 +3331,9 @@ export interface operations {
     exportTimesheetMonth: {
         parameters: {
             query: {
+                /** @description Year, 2000 to 2100 */
                 year: string;
+                /** @description Month, 1 to 12 */
                 month: string;
             };
             header?: never;
@@ -3397,6 +3415,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: email */
                     email: string;
                     emailPassword: string;
                 };
@@ -3480,6 +3499,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: email
+                     * @description Another address needs emailPassword too (the new mailbox's password): 400 otherwise. The same address again does not
+                     */
                     email?: string;
                     emailPassword?: string;
                     isActive?: boolean;
@@ -3804,6 +3827,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     emailAccountId: string;
+                    /** Format: email */
                     email: string;
                     name?: string | null;
                     notes?: string | null;
@@ -4046,7 +4070,7 @@ export interface operations {
                     emailAccountId?: string;
                     /** Format: uuid */
                     contactId?: string;
-                };
+                } | unknown | unknown;
                 "multipart/form-data": {
                     to?: string[];
                     cc?: string[];

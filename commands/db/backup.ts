@@ -2,13 +2,16 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
 import { formatBytes } from '../../src/cli/format.js';
 import type { BackupSummary } from '../../src/backup/backup-service.js';
+import { authenticationProblem } from '../../src/backup/signing.js';
+import { releaseVersion } from '../../src/shared/release-version.js';
 import type { VerifyReport } from '../../src/backup/verify.js';
 
 export default class DbBackup extends BaseCommand {
   static override description =
     'Write one archive of the whole service: the schema version, every table (one consistent snapshot, taken while ' +
     'the service runs), the timesheet files and a fingerprint of the encryption key (never the key), with counts and ' +
-    'checksums. With --verify, read an archive and check every count and checksum and the key instead (exit 1 if damaged). ' +
+    'checksums, signed (BACKUP_SIGNING_KEY, or a key derived from CRM_ENCRYPTION_KEY). With --verify, read an archive and check every ' +
+    'count and checksum, the signature and the key instead (exit 1 if damaged, forged, or unauthenticated without --allow-unsigned). ' +
     'Restore it with `db restore`. The encryption key is NOT in the archive: keep CRM_ENCRYPTION_KEY separately.';
 
   static override examples = [
@@ -24,15 +27,21 @@ export default class DbBackup extends BaseCommand {
 
   static override flags = {
     verify: Flags.boolean({ description: 'check an existing archive instead of writing one', default: false }),
+    'allow-unsigned': Flags.boolean({
+      description: 'with --verify: exit 0 for an intact archive whose signature cannot be checked here (unsigned, or signed with a key not configured)',
+      default: false,
+    }),
+    // Only for tests: cuts table data into small parts, which 8 MiB parts need large tables for.
+    'part-size': Flags.integer({ hidden: true, min: 1024, description: 'bytes of COPY data per archive part' }),
   };
 
   async run(): Promise<BackupSummary | VerifyReport> {
     const { args, flags } = await this.parse(DbBackup);
     if (args.file === '-' && this.jsonEnabled() && !flags.verify) this.error('--json cannot share stdout with the archive (FILE -)', { exit: 2 });
     const ctx = await this.appContext({ migrate: false });
-    if (flags.verify) return this.verify(ctx.services.backup.verify(args.file));
+    if (flags.verify) return this.verify(ctx.services.backup.verify(args.file), flags['allow-unsigned']);
 
-    const summary = await ctx.services.backup.backup(args.file, { appVersion: this.config.version }, this.cliMeta());
+    const summary = await ctx.services.backup.backup(args.file, { appVersion: releaseVersion(), partBytes: flags['part-size'] }, this.cliMeta());
     const say = (line: string) => (args.file === '-' ? this.logToStderr(line) : this.log(line));
     say(
       `Backup written: ${summary.file}\n` +
@@ -45,7 +54,7 @@ export default class DbBackup extends BaseCommand {
     return summary;
   }
 
-  private async verify(pending: Promise<VerifyReport>): Promise<VerifyReport> {
+  private async verify(pending: Promise<VerifyReport>, allowUnsigned: boolean): Promise<VerifyReport> {
     const report = await pending;
     if (report.keyStatus === 'different') {
       this.warn(
@@ -59,15 +68,23 @@ export default class DbBackup extends BaseCommand {
         `the archive's schema (${report.schemaVersion}) is not one this program knows: restore it with the crm-admin version that wrote it (${report.appVersion}) or newer`,
       );
     }
-    if (!report.ok) {
+    if (!report.intact || report.authentication?.status === 'forged') {
       process.stderr.write(`Archive DAMAGED: ${report.file}\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
       if (this.jsonEnabled()) this.logJson(report);
       this.exit(1);
     }
+    const unauthenticated = authenticationProblem(report.authentication!);
+    if (unauthenticated && !allowUnsigned) {
+      process.stderr.write(`Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`);
+      if (this.jsonEnabled()) this.logJson(report);
+      this.exit(1);
+    }
+    const signature = unauthenticated ? 'NOT AUTHENTICATED (accepted with --allow-unsigned)' : `signed (${(report.authentication as { key: string }).key})`;
+    const key = report.keyStatus === 'same' ? 'matches CRM_ENCRYPTION_KEY' : report.keyStatus === 'retired' ? 'one of CRM_ENCRYPTION_OLD_KEYS' : 'DIFFERENT';
     this.log(
-      `Archive OK: ${report.file} (created ${report.createdAt}, crm-admin ${report.appVersion}, schema ${report.schemaVersion})\n` +
+      `Archive ${unauthenticated ? 'intact' : 'OK'}: ${report.file} (created ${report.createdAt}, crm-admin ${report.appVersion}, schema ${report.schemaVersion})\n` +
         `  ${report.tables.length} tables, ${report.rows} rows, ${report.files} timesheet files (${formatBytes(report.fileBytes)}); ` +
-        `key: ${report.keyStatus === 'same' ? 'matches CRM_ENCRYPTION_KEY' : report.keyStatus === 'retired' ? 'one of CRM_ENCRYPTION_OLD_KEYS' : 'DIFFERENT'}`,
+        `signature: ${signature}; key: ${key}`,
     );
     return report;
   }

@@ -9,14 +9,18 @@ export default class DbRestore extends BaseCommand {
     'PostgreSQL 13+) and timesheet directory. The target should be empty: a database with rows is replaced only after ' +
     "a confirmation (--yes). The schema is migrated to exactly the archive's version (an archive from a newer program " +
     'is refused), all tables load in one transaction and every checksum is verified on the way: a damaged archive ' +
-    'restores nothing. An archive made with another CRM_ENCRYPTION_KEY is refused unless --ignore-key-mismatch. ' +
-    'Stop the service (and every instance using the database) first.';
+    'restores nothing. The whole archive is read and its signature checked before anything changes (standard input is ' +
+    'first copied to a private file under TMPDIR); an archive that cannot be authenticated (unsigned: written before ' +
+    'backups were signed; or signed with a key not configured) is refused unless --allow-unsigned. An archive made with ' +
+    'another CRM_ENCRYPTION_KEY is refused unless --ignore-key-mismatch. An archive of an earlier release is loaded at its ' +
+    'own schema, then migrated to this release. Stop the service (and every instance using the database) first.';
 
   static override examples = [
     '<%= config.bin %> db restore /var/backups/staff-crm/crm-2025-01-31.tar.gz',
     'DATABASE_URL=postgres://crm@db.internal/crm <%= config.bin %> db restore crm.tar.gz   # embedded -> external',
     '<%= config.bin %> db restore crm.tar.gz --yes --json',
     'ssh backup@vault "cat crm.tar.gz" | <%= config.bin %> db restore - --yes',
+    '<%= config.bin %> db restore crm-from-0.0.x.tar.gz --allow-unsigned   # an archive written before backups were signed',
   ];
 
   static override args = {
@@ -25,7 +29,11 @@ export default class DbRestore extends BaseCommand {
 
   static override flags = {
     'ignore-key-mismatch': Flags.boolean({
-      description: 'restore although the archive was made with another encryption key (its mail passwords become unreadable)',
+      description: 'restore although the archive was made with another encryption key (its mail passwords become unreadable); the signature is still checked',
+      default: false,
+    }),
+    'allow-unsigned': Flags.boolean({
+      description: 'restore an intact archive whose signature cannot be checked (written before backups were signed, or signed with a key not configured here); audited',
       default: false,
     }),
   };
@@ -37,6 +45,7 @@ export default class DbRestore extends BaseCommand {
       args.file,
       {
         ignoreKeyMismatch: flags['ignore-key-mismatch'],
+        allowUnsigned: flags['allow-unsigned'],
         confirmReplace: async ({ rows, tables }) => {
           const list = Object.entries(tables)
             .map(([t, n]) => `${t} ${n}`)
@@ -46,6 +55,7 @@ export default class DbRestore extends BaseCommand {
       },
       this.cliMeta(),
     );
+    if (summary.authentication !== 'signed') this.warn(`restored an archive that could not be authenticated (${summary.authentication}), as --allow-unsigned asked`);
     if (summary.keyStatus === 'different') this.warn('restored with a different encryption key: every mail account password must be entered again');
     const migrated = [
       summary.migrationsReverted.length ? `reverted ${summary.migrationsReverted.join(', ')}` : '',
@@ -57,8 +67,8 @@ export default class DbRestore extends BaseCommand {
         `${summary.replacedRows ? `, replacing ${summary.replacedRows} rows` : ''} in ${(summary.durationMs / 1000).toFixed(1)} s\n` +
         `  schema ${summary.schemaVersion}${migrated.length ? ` (${migrated.join('; ')})` : ''}; ${summary.sequences} sequence(s) reset`,
     );
-    if (summary.migrationsPending.length > 0) {
-      this.log(`  the archive's schema is older than this program's: \`db migrate\` (or the next serve) applies ${summary.migrationsPending.join(', ')}`);
+    if (summary.migrationsAfterLoad.length > 0) {
+      this.log(`  written by crm-admin ${summary.appVersion}: then migrated to this release (${summary.migrationsAfterLoad.join(', ')})`);
     }
     return summary;
   }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
-import { AppError } from '../../src/errors/app-errors.js';
+import { AppError, ConflictError } from '../../src/errors/app-errors.js';
 import { renderTable } from '../../src/cli/table.js';
 import { progressBar } from '../../src/cli/progress.js';
 import { idParams, parse } from '../../src/shared/validation.js';
@@ -11,7 +11,8 @@ const FAILED = new Set(['error', 'auth_failed']);
 export default class SyncRun extends BaseCommand {
   static override description =
     'Sync mail now: one account, or every active account, whatever their schedule or backoff. Accounts that ' +
-    'failed on wrong credentials are left out of --all unless --include-auth-failed. Exits 1 if any account failed.';
+    'failed on wrong credentials are left out of --all unless --include-auth-failed. Exits 1 if any account failed ' +
+    'or was skipped (another process holds its lease, it is inactive), and says why.';
 
   static override examples = ['<%= config.bin %> sync run --account 3f0c…', '<%= config.bin %> sync run --all', '<%= config.bin %> sync run --all --include-auth-failed --json'];
 
@@ -63,7 +64,7 @@ export default class SyncRun extends BaseCommand {
           { header: 'stored', get: (r) => r.stored },
           { header: 'deleted', get: (r) => r.deleted },
           { header: 'seconds', get: (r) => (r.durationMs / 1000).toFixed(1) },
-          { header: 'error', get: (r) => r.error, maxWidth: 60 },
+          { header: 'error', get: (r) => r.error ?? r.skipReason, maxWidth: 80 },
         ]),
       );
     }
@@ -72,6 +73,12 @@ export default class SyncRun extends BaseCommand {
       // Scripts get the full results on stdout and a failing exit code; the summary goes to stderr.
       if (this.jsonEnabled()) this.logJson({ results });
       throw new AppError(`Synchronizácia zlyhala pre ${failed.length} účet(y)`, 502, { failed: failed.map((r) => r.accountId) });
+    }
+    const skipped = results.filter((r) => r.outcome === 'skipped');
+    if (skipped.length > 0) {
+      // Nothing was synced for these: a script must not take it for success.
+      if (this.jsonEnabled()) this.logJson({ results });
+      throw new ConflictError(`Synchronizácia neprebehla pre ${skipped.length} účet(y)`, { skipped: skipped.map((r) => ({ accountId: r.accountId, reason: r.skipReason })) });
     }
     return { results };
   }

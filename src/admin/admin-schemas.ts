@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../shared/validation.js';
+import { changeBody, paginationQuery } from '../shared/validation.js';
 import { newUserWithMailSchema, personNameSchema, roleSchema } from '../users/user-schemas.js';
 
 export const createUserBody = newUserWithMailSchema;
@@ -9,11 +9,10 @@ export const listUsersQuery = paginationQuery.extend({
   search: z.string().trim().min(1, 'Hľadaný text je prázdny').max(100, 'Hľadaný text je príliš dlhý').optional(),
 });
 
-export const updateUserBody = z
-  .strictObject({ role: roleSchema.optional(), firstName: personNameSchema, lastName: personNameSchema })
-  .refine((v) => v.role !== undefined || v.firstName !== undefined || v.lastName !== undefined, {
-    message: 'Zadajte aspoň jednu zmenu (role, firstName, lastName)',
-  });
+export const updateUserBody = changeBody(
+  z.strictObject({ role: roleSchema.optional(), firstName: personNameSchema, lastName: personNameSchema }),
+  'Zadajte aspoň jednu zmenu (role, firstName, lastName)',
+);
 
 /**
  * DELETE /api/admin/users/:id: what happens to the email accounts the user owns and shares with

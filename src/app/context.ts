@@ -2,6 +2,7 @@ import { AppConfig } from '../config/config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { schemaIsCurrent } from '../db/migration-check.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import type { SyncRole } from '../sync/lease-holder.js';
 import { buildServices, type Services } from './services.js';
 
 export interface AppContext {
@@ -27,6 +28,8 @@ export interface ContextOptions {
    * crm-admin commands only mark it requested for the serving instances (SyncService.requestSync).
    */
   runRequestedSyncs?: boolean;
+  /** What kind of process this is, in the names of the sync leases it takes (sync status shows it). */
+  syncRole?: SyncRole;
 }
 
 export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
@@ -44,7 +47,7 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
     if (!shared) await db.close().catch(() => {});
     throw err;
   }
-  const services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs });
+  const services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs, syncRole: options.syncRole });
   // Needs the encryption key, so it follows the migrations here rather than being one of them.
   if (options.migrate !== false && !shared) await services.passwordReseal.run();
   return { config, logger, db, services, close: async (o) => (shared ? undefined : db.close(o)) };

@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { methodNotAllowed, routeNotFound } from '../http/route-fallback.js';
 import { AuthCookies } from '../auth/cookies.js';
+import { auditUnreadableLogin } from '../auth/auth-routes.js';
 import { csrfGuard, rejectDuplicateAuthCookies } from '../auth/request-guard-middleware.js';
 import { createHealthRouter } from '../health/health-routes.js';
 import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.js';
@@ -48,11 +49,15 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   // Cookies are judged before any body is read: a planted duplicate or a cross-site request is
   // refused without parsing a byte of what it sent.
   const cookies = new AuthCookies(config.isProduction);
+  // Auth answers carry tokens and personal data: never stored by a browser or proxy cache, the
+  // refusals below (CSRF, duplicate cookies, malformed JSON, 405) included.
+  app.use('/api/auth', noStore);
   app.use(cookieParser());
   app.use(rejectDuplicateAuthCookies(cookies), csrfGuard(cookies, { corsOrigins: config.corsOrigins, trustProxy: config.trustProxy }));
   // A known path with a wrong method: 405 with Allow, before any body is read or anyone authenticated.
   app.use(methodNotAllowed(app.router));
   app.use(express.json({ limit: '100kb', strict: true }));
+  app.use('/api/auth/login', auditUnreadableLogin(ctx.services.auth));
 
   // Outside the /api router so that METRICS_PATH may also be a path like /metrics.
   app.get(config.metricsPath, metricsEndpoint(ctx.services.metrics, { allow: config.metricsAllow, trustProxy: config.trustProxy }));
@@ -65,6 +70,11 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   app.use(createErrorHandler(logger, config.isDevelopment && config.errorStacks));
   return app;
 }
+
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};
 
 /**
  * Only the configured frontend origins get CORS headers (with credentials: the cookies), each its

@@ -41,7 +41,8 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
 
   let ctx: AppContext | undefined;
   try {
-    ctx = await createAppContext({ config, logger, poolMax: 20, service: true });
+    const syncRole = options.api ? (options.sync ? 'serve' : 'api') : 'worker';
+    ctx = await createAppContext({ config, logger, poolMax: 20, service: true, syncRole });
     server = await startServer(ctx, {
       ...options,
       // Exit non-zero so that systemd's Restart= starts the whole service again.

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppContext } from './context.js';
 import { makeDrainable, type Drainable } from './http-drain.js';
 import { createApp } from './http-app.js';
+import { createWorkerApp } from './worker-http-app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { SyncScheduler } from '../sync/sync-scheduler.js';
 import { MaintenanceScheduler } from '../maintenance/maintenance-scheduler.js';
@@ -18,31 +19,29 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
-  url?: string;
+  url: string;
   /** Graceful stop: no new connections, in-flight requests finish, the sync checkpoints, the pool closes. */
   stop(): Promise<void>;
 }
 
 export async function startServer(ctx: AppContext, options: ServeOptions): Promise<RunningServer> {
   const { config, logger } = ctx;
-  let server: http.Server | undefined;
-  let drainable: Drainable | undefined;
   let scheduler: SyncScheduler | undefined;
 
-  if (options.api) {
-    const app = createApp(ctx);
-    // Requests Node itself refuses (431, malformed, no Host) get the error envelope too.
-    server = createHttpServer(app);
-    // Slow-loris protection and a bound on how long a stuck client holds a socket.
-    server.headersTimeout = 20_000;
-    server.requestTimeout = 120_000;
-    server.keepAliveTimeout = 5_000;
-    drainable = makeDrainable(server, logger);
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(options.port ?? config.port, options.host ?? config.host, () => resolve());
-    });
-  }
+  // A worker (--no-api) listens too, with health and metrics only (worker-http-app.ts): a dead
+  // worker must be visible to systemd, a load balancer and Prometheus.
+  const app = options.api ? createApp(ctx) : createWorkerApp(ctx);
+  // Requests Node itself refuses (431, malformed, no Host) get the error envelope too.
+  const server: http.Server = createHttpServer(app);
+  // Slow-loris protection and a bound on how long a stuck client holds a socket.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 120_000;
+  server.keepAliveTimeout = 5_000;
+  const drainable: Drainable = makeDrainable(server, logger);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? config.port, options.host ?? config.host, () => resolve());
+  });
   // The embedded PostgreSQL is ours to keep alive: a dead postmaster is started again on its port.
   const supervisor = ctx.db.embedded?.supervise({
     log: (level, message, meta) => logger.log(level, message, meta),
@@ -60,8 +59,8 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
   // The live-update outbox is kept for minutes only: every instance prunes it every minute.
   const outboxPruning = new MaintenanceScheduler(ctx.services.outboxPruner, logger, '* * * * *');
   outboxPruning.start();
-  const address = server?.address() as AddressInfo | undefined;
-  const url = address ? `http://${formatHost(address)}:${address.port}` : undefined;
+  const address = server.address() as AddressInfo;
+  const url = `http://${formatHost(address)}:${address.port}`;
   logger.info('crm-admin serve started', { url, api: options.api, sync: options.sync, pid: process.pid });
 
   let stopping: Promise<void> | undefined;
@@ -75,7 +74,7 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
       await Promise.all([
         // Built only where a stream was opened or the API mounted it: closing must not build it.
         ctx.services.isBuilt('events') ? ctx.services.events.close() : undefined,
-        drainable?.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
+        drainable.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
         scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
         maintenance.stop(),
         outboxPruning.stop(),

@@ -44,10 +44,12 @@ import { HtmlBodies } from '../emails/html-bodies.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
+import type { SyncRole } from '../sync/lease-holder.js';
 import { BackupRepository } from '../backup/backup-repository.js';
 import { BackupService } from '../backup/backup-service.js';
 import { LocalFileRestorer } from '../backup/file-restorer.js';
 import { RestoreService } from '../backup/restore-service.js';
+import { backupKeys } from '../backup/signing.js';
 import { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { EmailSenderService } from '../sending/email-sender-service.js';
 import { IdempotencyRepository } from '../sending/idempotency-repository.js';
@@ -91,7 +93,7 @@ export class Services {
     private readonly config: AppConfig,
     private readonly sequelize: Sequelize,
     private readonly logger: Logger,
-    private readonly options: { runRequestedSyncs?: boolean } = {},
+    private readonly options: { runRequestedSyncs?: boolean; syncRole?: SyncRole } = {},
   ) {}
 
   /** Builds the part the first time it is asked for; the same instance afterwards. */
@@ -120,7 +122,12 @@ export class Services {
   }
   /** Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here. */
   get metrics(): AppMetrics {
-    return this.once('metrics', () => new AppMetrics());
+    return this.once('metrics', () => {
+      const metrics = new AppMetrics();
+      // Read at each scrape: the sync of a serving instance exists by then.
+      metrics.observeSync(() => this.mailSync.snapshot());
+      return metrics;
+    });
   }
   get secretBox(): SecretBox {
     return this.once('secretBox', () => new SecretBox(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
@@ -353,7 +360,12 @@ export class Services {
           metrics: this.metrics,
           admission,
         },
-        { concurrency: this.config.syncConcurrency, intervalSeconds: this.config.syncIntervalSeconds, runRequestsHere: this.options.runRequestedSyncs },
+        {
+          concurrency: this.config.syncConcurrency,
+          intervalSeconds: this.config.syncIntervalSeconds,
+          runRequestsHere: this.options.runRequestedSyncs,
+          role: this.options.syncRole,
+        },
       );
     });
   }
@@ -384,7 +396,7 @@ export class Services {
     return this.once('backupRepository', () => new BackupRepository(this.sequelize));
   }
   private get encryptionKeys() {
-    return { current: this.config.secrets.encryptionKey, old: this.config.secrets.oldEncryptionKeys };
+    return backupKeys({ current: this.config.secrets.encryptionKey, old: this.config.secrets.oldEncryptionKeys }, this.config.backupSigning);
   }
   get backup(): BackupService {
     return this.once(
@@ -470,6 +482,6 @@ export class Services {
 }
 
 /** The composition root of one process; nothing is built until it is asked for (see Services). */
-export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger, options: { runRequestedSyncs?: boolean } = {}): Services {
+export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger, options: { runRequestedSyncs?: boolean; syncRole?: SyncRole } = {}): Services {
   return new Services(config, sequelize, logger, options);
 }

@@ -17,7 +17,7 @@ const expiry = {
   refreshTokenExpiresAt: z.iso
     .datetime()
     .optional()
-    .meta({ description: 'When the refresh token expires; present when a refreshToken cookie was set (login with rememberMe, a rotating refresh)' }),
+    .meta({ description: 'When the refresh token expires; present when a refresh token is answered (login with rememberMe; a refresh that rotated it)' }),
 };
 
 /** data of POST /api/auth/login. */
@@ -34,7 +34,17 @@ export const loginData = z.object({
 });
 
 /** data of POST /api/auth/refresh. */
-export const refreshData = z.object({ accessToken: z.string(), ...expiry });
+export const refreshData = z.object({
+  accessToken: z.string().meta({ description: 'Also set as the accessToken cookie; for Authorization: Bearer' }),
+  refreshToken: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The rotated refresh token (the one sent is spent): also set as the refreshToken cookie when the session was opened with rememberMe. Absent when a parallel request rotated it a moment ago (within the grace period): that response carries it',
+    }),
+  ...expiry,
+});
 
 /** data of POST /api/auth/link-email: the contract fixes `accountId` (the JMAP account id); the account beside it. */
 export const linkEmailData = z.object({

@@ -1,10 +1,11 @@
-import { Router, type Request } from 'express';
+import { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { AuthService } from './auth-service.js';
 import type { SessionService } from './session-service.js';
 import { AuditActions } from '../audit/audit-service.js';
 import { AuthenticationError } from '../errors/app-errors.js';
 import { requestMeta, requireAuthContext, type AuthContext } from '../http/auth-context.js';
+import { fromFrameworkError } from '../http/error-handler.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validate.js';
 import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
@@ -34,11 +35,7 @@ export interface AuthRouteDeps {
 export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, cookies: AuthCookies): Router {
   const router = Router();
 
-  // Responses carry tokens and personal data: never stored by a browser or proxy cache.
-  router.use((_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
+  // Every answer is Cache-Control: no-store (set in http-app.ts, before the CSRF check and the body parser).
 
   router.post('/login', async (req, res) => {
     let body;
@@ -90,11 +87,14 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
     }
     cookies.setAccess(res, result.accessToken);
     // Absent when a parallel tab rotated the token a moment ago: that tab's response carries the new one.
-    if (result.refreshToken) cookies.setRefresh(res, result.refreshToken);
+    // A session without rememberMe ends with its access token: it never gets the 7-day cookie (its
+    // client keeps the rotated token from data.refreshToken, as from login's tokens.refreshToken).
+    const rotated = result.refreshToken;
+    if (rotated && result.session.rememberMe) cookies.setRefresh(res, rotated);
     const data: RefreshData = {
       accessToken: result.accessToken,
       accessTokenExpiresAt: tokenExpiresAt(result.accessToken),
-      ...(result.refreshToken ? { refreshTokenExpiresAt: tokenExpiresAt(result.refreshToken) } : {}),
+      ...(rotated ? { refreshToken: rotated, refreshTokenExpiresAt: tokenExpiresAt(rotated) } : {}),
     };
     ok(res, data, 'Token obnovený');
   });
@@ -170,6 +170,19 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
   addSessionRoutes(router, services, auth, cookies);
 
   return router;
+}
+
+/**
+ * A login whose body never became one (malformed JSON, too large, a charset it cannot read) is a
+ * failed attempt too: throttled and audited like any malformed login (docs/contract.md §4.1 rule 2),
+ * then answered as before. An error handler beside the body parser (http-app.ts): errors skip routers.
+ */
+export function auditUnreadableLogin(auth: Pick<AuthService, 'rejectMalformedLogin'>): ErrorRequestHandler {
+  return (err: unknown, req: Request, _res: Response, next: NextFunction) => {
+    const refused = req.method === 'POST' ? fromFrameworkError(err) : undefined;
+    if (!refused || refused.statusCode >= 500 || refused.statusCode === 409) return next(err);
+    auth.rejectMalformedLogin(null, refused, requestMeta(req)).catch(next);
+  };
 }
 
 function presentState(state: UserState): UserStateData {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseBoolean } from '../shared/validation.js';
+import { looseBoolean, mailAddressField } from '../shared/validation.js';
 
 /**
  * Request bodies of docs/contract.md §4.1, strict like every request body (an unknown field is a 400). Upper bounds here only keep absurd input out (a megabyte
@@ -28,10 +28,6 @@ export const setPasswordSchema = z.strictObject({
 });
 
 export const linkEmailSchema = z.strictObject({
-  email: z
-    .string({ error: 'Email je povinný' })
-    .trim()
-    .max(254, 'Email môže mať najviac 254 znakov')
-    .pipe(z.email({ error: 'Neplatná emailová adresa' })),
+  email: mailAddressField({ required: 'Email je povinný', tooLong: 'Email môže mať najviac 254 znakov', invalid: 'Neplatná emailová adresa' }),
   emailPassword: z.string({ error: 'Heslo k emailu je povinné' }).min(1, 'Heslo k emailu je povinné').max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé'),
 });

@@ -9,7 +9,7 @@ export const REFRESH_COOKIE = 'refreshToken';
  * Path=/, without Domain and set by this very host. A sibling subdomain (or a man in the middle on
  * plain http) therefore cannot plant ("toss") a cookie of that name that the browser would send
  * before ours. Plain-http development cannot use the prefix (it needs Secure), so it keeps the plain
- * names. docs/adr/0027-browser-session-protection.md, README.
+ * names. docs/adr/0027-browser-session-protection.md, README.md (first login).
  */
 export const HOST_PREFIX = '__Host-';
 

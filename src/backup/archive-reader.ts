@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type TarStream from 'tar-stream';
@@ -46,13 +47,14 @@ export class ArchiveReader {
     private readonly input: Promise<void>,
   ) {}
 
-  static async open(file: string): Promise<ArchiveReader> {
-    if (file !== '-') {
+  /** Opens a path, `-` (standard input), or a stream of the archive's bytes. */
+  static async open(file: string | Readable): Promise<ArchiveReader> {
+    if (typeof file === 'string' && file !== '-') {
       await fs.promises.access(file, fs.constants.R_OK).catch((err: NodeJS.ErrnoException) => {
         throw new ArchiveFormatError(`cannot read ${file}: ${err.code ?? err.message}`);
       });
     }
-    const source = file === '-' ? process.stdin : fs.createReadStream(file);
+    const source = typeof file !== 'string' ? file : file === '-' ? process.stdin : fs.createReadStream(file);
     const extract = tar().extract();
     const input = pipeline(source, zlib.createGunzip(), extract);
     input.catch(() => undefined);

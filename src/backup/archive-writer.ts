@@ -62,6 +62,7 @@ export class ArchiveWriter {
   constructor(
     target: ArchiveTarget,
     private readonly mtime: Date,
+    private readonly partBytes = PART_BYTES,
   ) {
     this.done = pipeline(this.pack, zlib.createGzip(), this.counter, target.stream, { end: target.end });
     this.failed = this.done.then(() => new Promise<never>(() => undefined));
@@ -85,7 +86,7 @@ export class ArchiveWriter {
     await Promise.race([written, this.failed]);
   }
 
-  /** One table's COPY output as parts of at most PART_BYTES (more only for a single larger row). */
+  /** One table's COPY output as parts of about partBytes (PART_BYTES; more only for a single larger row). */
   async addTable(index: number, table: string, copy: Readable): Promise<TableSum> {
     const digest = new Digest();
     let pending: Buffer[] = [];
@@ -98,7 +99,7 @@ export class ArchiveWriter {
     for await (const chunk of copy as AsyncIterable<Buffer>) {
       pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes < PART_BYTES) continue;
+      if (pendingBytes < this.partBytes) continue;
       const joined = Buffer.concat(pending);
       const cut = rowBoundary(joined);
       pending = cut < joined.length ? [joined.subarray(cut)] : [];

@@ -14,6 +14,9 @@ export interface CatalogTable {
   columns: string[];
 }
 
+/** Told of each migration a restore applies or reverts, when it is done. */
+export type MigrationStepListener = (step: { name: string; direction: 'up' | 'down'; durationMs: number }) => void;
+
 export interface Catalog {
   tables: CatalogTable[];
   edges: ForeignKeyEdge[];
@@ -87,10 +90,21 @@ export class BackupRepository {
     return (await createMigrator(this.sequelize).migrations(this.sequelize.getQueryInterface())).map((m) => m.name);
   }
 
-  /** Brings the schema to exactly `target` (the archive's migrations): reverts what is beyond it, applies what is missing. */
-  async migrateTo(applied: string[], target: string[]): Promise<{ reverted: string[]; applied: string[] }> {
+  /**
+   * Brings the schema to exactly `target` (the archive's migrations): reverts what is beyond it, applies
+   * what is missing. `target` undefined: every migration this program ships (after the load).
+   */
+  async migrateTo(applied: string[], target: string[] | undefined, onStep: MigrationStepListener): Promise<{ reverted: string[]; applied: string[] }> {
     const { createMigrator } = await import('../db/migrator.js');
     const migrator = createMigrator(this.sequelize);
+    const started = new Map<string, number>();
+    const begin = ({ name }: { name: string }) => void started.set(name, Date.now());
+    const end = (direction: 'up' | 'down') => ({ name }: { name: string }) => onStep({ name, direction, durationMs: Date.now() - (started.get(name) ?? Date.now()) });
+    migrator.on('migrating', begin);
+    migrator.on('reverting', begin);
+    migrator.on('migrated', end('up'));
+    migrator.on('reverted', end('down'));
+    if (target === undefined) return { reverted: [], applied: (await migrator.up()).map((m) => m.name) };
     const firstExtra = applied.find((name) => !target.includes(name));
     const reverted = firstExtra ? (await migrator.down({ to: firstExtra })).map((m) => m.name) : [];
     const missing = target.filter((name) => !applied.includes(name) || reverted.includes(name));

@@ -14,13 +14,12 @@ import {
   MANIFEST_ENTRY,
   fileEntryName,
   keyFingerprint,
-  manifestHmac,
   type ArchiveHeader,
   type ArchiveManifest,
-  type EncryptionKeys,
   type FileSum,
   type TableSum,
 } from './manifest.js';
+import { manifestHmac, type BackupKeys } from './signing.js';
 import { restoreOrder } from './table-order.js';
 import { verifyArchive, type VerifyReport } from './verify.js';
 import crypto from 'node:crypto';
@@ -30,7 +29,7 @@ export interface BackupDeps {
   /** Where the timesheet files are read from (the same store the timesheets service writes). */
   storage: TimesheetStorage;
   audit: AuditService;
-  keys: EncryptionKeys;
+  keys: BackupKeys;
   logger: Logger;
 }
 
@@ -56,12 +55,13 @@ export interface BackupSummary {
 export class BackupService {
   constructor(private readonly deps: BackupDeps) {}
 
-  async backup(file: string, options: { appVersion: string }, meta: RequestMeta): Promise<BackupSummary> {
+  /** `partBytes`: where table data is cut into parts (PART_BYTES; smaller only to exercise the cutting in tests). */
+  async backup(file: string, options: { appVersion: string; partBytes?: number }, meta: RequestMeta): Promise<BackupSummary> {
     const started = Date.now();
     const createdAt = new Date();
     const { repository, storage, keys } = this.deps;
     const target = await openArchiveTarget(file);
-    const writer = new ArchiveWriter(target, createdAt);
+    const writer = new ArchiveWriter(target, createdAt, options.partBytes);
     try {
       const snapshot = await repository.inTransaction('snapshot', async (s) => {
         const migrations = await s.appliedMigrations();
@@ -79,7 +79,7 @@ export class BackupService {
           createdAt: createdAt.toISOString(),
           appVersion: options.appVersion,
           migrations,
-          key: { algorithm: FINGERPRINT_ALGORITHM, fingerprint: keyFingerprint(keys.current), oldFingerprints: keys.old.map(keyFingerprint) },
+          key: { algorithm: FINGERPRINT_ALGORITHM, fingerprint: keyFingerprint(keys.encryption.current), oldFingerprints: keys.encryption.old.map(keyFingerprint) },
           copyFormat: 'text',
           tables: order.map((name) => ({ name, columns: byName.get(name)!.columns })),
           excludedTables: EXCLUDED_TABLES,
@@ -121,8 +121,9 @@ export class BackupService {
         tables: snapshot.tables,
         files,
         missingFiles,
+        signingKey: keys.signing.fingerprint,
       };
-      manifest.hmac = manifestHmac(manifest, this.deps.keys.current);
+      manifest.hmac = manifestHmac(manifest, keys.signing);
       await writer.addBuffer(MANIFEST_ENTRY, Buffer.from(JSON.stringify(manifest, null, 2)));
       await writer.finish();
       await target.commit();

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { deriveKey } from '../crypto/derive-key.js';
 
 /**
  * The archive format (a gzip'd tar, entries in this order):
@@ -66,10 +65,13 @@ export const manifestSchema = z.object({
   files: z.array(fileSumSchema),
   /** Keys of timesheet rows whose file was gone when the backup read it (deleted meanwhile, or lost before). */
   missingFiles: z.array(z.string()),
+  /** The fingerprint of the key the archive is signed with (signing.ts); archives of 0.1.0 name none. */
+  signingKey: z.string().optional(),
   /**
    * HMAC-SHA256 of everything above (which holds the header's sha256 and every table's and file's),
-   * under a key derived from the encryption key: recomputed checksums do not make an edited archive
-   * pass (issue 26). Optional in the schema only so that an archive without it is reported clearly.
+   * under the signing key (signing.ts): recomputed checksums do not make an edited archive pass
+   * (issue 26). Optional: archives written before signing existed have none, and are restored only
+   * with --allow-unsigned.
    */
   hmac: z.string().optional(),
 });
@@ -99,40 +101,6 @@ export const FINGERPRINT_ALGORITHM = 'hmac-sha256("staff-crm backup key fingerpr
 /** Identifies an encryption key without revealing it: the HMAC of a constant under the key. */
 export function keyFingerprint(key: Buffer): string {
   return crypto.createHmac('sha256', key).update('staff-crm backup key fingerprint v1').digest('hex').slice(0, 16);
-}
-
-const MAC_INFO = 'staff-crm backup manifest hmac v1';
-
-/** The manifest's HMAC under a key derived (HKDF-SHA256) from the encryption key the archive was made with. */
-export function manifestHmac(manifest: ArchiveManifest, encryptionKey: Buffer): string {
-  const { hmac: _ignored, ...signed } = manifest;
-  const macKey = deriveKey(encryptionKey, MAC_INFO);
-  return crypto.createHmac('sha256', macKey).update(canonicalJson(signed)).digest('hex');
-}
-
-/**
- * Why the manifest cannot be trusted, or null when its HMAC checks out under the configured key the
- * archive names (the current one or a retired one).
- */
-export function manifestAuthProblem(header: Pick<ArchiveHeader, 'key'>, manifest: ArchiveManifest, keys: EncryptionKeys): string | null {
-  if (manifest.hmac === undefined) return 'the manifest carries no HMAC: the archive cannot be authenticated (made by an older version, or edited)';
-  const key = [keys.current, ...keys.old].find((k) => keyFingerprint(k) === header.key.fingerprint);
-  if (!key) return 'the manifest HMAC cannot be checked without the encryption key the archive was made with';
-  const expected = Buffer.from(manifestHmac(manifest, key), 'hex');
-  const given = Buffer.from(manifest.hmac, 'hex');
-  return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? null : 'the manifest HMAC does not match: the archive was edited (forged)';
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 export interface EncryptionKeys {

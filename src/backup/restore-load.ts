@@ -5,7 +5,7 @@ import { ArchiveChecker } from './archive-check.js';
 import type { ArchiveReader } from './archive-reader.js';
 import type { DbSession } from './backup-repository.js';
 import type { StagedFiles } from './file-restorer.js';
-import { ArchiveFormatError, manifestAuthProblem, type ArchiveManifest, type EncryptionKeys } from './manifest.js';
+import { ArchiveFormatError, type ArchiveManifest } from './manifest.js';
 
 /** One table's COPY FROM STDIN, fed part by part as the parts stream out of the archive. */
 class CopyIn {
@@ -42,10 +42,11 @@ export interface LoadResult {
 /**
  * Reads the rest of the archive into the open transaction: each table's parts through one COPY (in
  * the archive's order, parents before children), each file to a temporary name, every count and
- * checksum recomputed on the way. A disagreement with the manifest at the end throws, so the caller
- * rolls back and discards the staged files: nothing of a damaged archive is ever committed.
+ * checksum recomputed on the way and compared with `checked`, the manifest the first read of the
+ * archive authenticated. A disagreement at the end throws, so the caller rolls back and discards the
+ * staged files: nothing that differs from what was checked is ever committed.
  */
-export async function loadArchive(reader: ArchiveReader, session: DbSession, staged: StagedFiles, keys: EncryptionKeys | null): Promise<LoadResult> {
+export async function loadArchive(reader: ArchiveReader, session: DbSession, staged: StagedFiles, checked: ArchiveManifest): Promise<LoadResult> {
   const { header } = reader;
   const checker = new ArchiveChecker(header, reader.headerSha256);
   let copy: CopyIn | undefined;
@@ -72,12 +73,10 @@ export async function loadArchive(reader: ArchiveReader, session: DbSession, sta
       checker.fileDone(entry.key, await staged.stage(entry.key, entry.stream));
     } else {
       await endCopy();
-      const problems = checker.compare(entry.manifest);
-      // keys null: --ignore-key-mismatch with another key, the HMAC cannot be checked (the operator chose so).
-      const forged = keys ? manifestAuthProblem(header, entry.manifest, keys) : null;
-      if (forged) problems.push(forged);
-      if (problems.length > 0) throw new ArchiveFormatError(`the archive does not match its manifest (nothing was restored):\n  - ${problems.join('\n  - ')}`);
-      manifest = entry.manifest;
+      const problems = checker.compare(checked);
+      if (JSON.stringify(entry.manifest) !== JSON.stringify(checked)) problems.push('manifest.json differs from the one checked before the restore began');
+      if (problems.length > 0) throw new ArchiveFormatError(`the archive changed since it was checked (nothing was restored):\n  - ${problems.join('\n  - ')}`);
+      manifest = checked;
     }
   }
   if (!manifest) throw new ArchiveFormatError('the archive has no manifest');

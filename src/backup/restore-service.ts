@@ -3,24 +3,28 @@ import { AuditActions, type AuditService, type RequestMeta } from '../audit/audi
 import { ConflictError, ValidationError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
 import { ArchiveReader } from './archive-reader.js';
-import type { BackupRepository, Catalog } from './backup-repository.js';
+import { ArchiveSource } from './archive-source.js';
+import type { BackupRepository, Catalog, MigrationStepListener } from './backup-repository.js';
 import type { LocalFileRestorer } from './file-restorer.js';
-import { EXCLUDED_TABLES, keyFingerprint, keyStatus, type ArchiveHeader, type EncryptionKeys } from './manifest.js';
+import { ArchiveFormatError, EXCLUDED_TABLES, keyFingerprint, keyStatus, type ArchiveHeader } from './manifest.js';
 import { loadArchive } from './restore-load.js';
+import { authenticationProblem, type Authentication, type BackupKeys } from './signing.js';
 import { firstOrderViolation } from './table-order.js';
-import { schemaStatus } from './verify.js';
+import { checkArchive, schemaStatus, type CheckedArchive } from './verify.js';
 
 export interface RestoreDeps {
   repository: BackupRepository;
   files: LocalFileRestorer;
   audit: AuditService;
-  keys: EncryptionKeys;
+  keys: BackupKeys;
   logger: Logger;
 }
 
 export interface RestoreOptions {
   /** Restore although the configured key cannot read the archive's mail passwords (they must be entered again). */
   ignoreKeyMismatch: boolean;
+  /** Restore an intact archive whose signature cannot be checked here (unsigned, or signed with a key not configured). */
+  allowUnsigned: boolean;
   /** Asked when the target database holds rows: true replaces them, false refuses with nothing changed. */
   confirmReplace(existing: { rows: number; tables: Record<string, number> }): Promise<boolean>;
 }
@@ -32,21 +36,27 @@ export interface RestoreSummary {
   files: number;
   fileBytes: number;
   replacedRows: number;
+  /** The archive's schema (its newest migration) and the release that wrote it. */
   schemaVersion: string | null;
+  appVersion: string;
+  /** Migrations applied or reverted before the load, to bring the target to the archive's schema. */
   migrationsApplied: string[];
   migrationsReverted: string[];
-  /** Migrations this program has beyond the archive's schema: `db migrate` (or the next serve) applies them. */
-  migrationsPending: string[];
+  /** Migrations applied after the load: the archive's data brought to this release's schema. */
+  migrationsAfterLoad: string[];
   sequences: number;
   keyStatus: 'same' | 'retired' | 'different';
+  authentication: Authentication['status'];
   durationMs: number;
 }
 
 /**
- * `crm-admin db restore`: everything that can refuse is checked before anything changes (format, schema
- * version, key, an empty target or a confirmation); then the schema is migrated to exactly the archive's
- * version, the tables are loaded in one transaction, sequences moved past the restored ids, and the
- * timesheet files renamed into place once the database committed.
+ * `crm-admin db restore` (docs/adr/0108-backups-authenticated-before-restore.md): the whole archive is
+ * read and authenticated first, and every refusal (damage, signature, schema, key, a non-empty target
+ * without confirmation) comes before any change. Then the schema is migrated to exactly the archive's
+ * version, the tables are loaded in one transaction from a second read of the same bytes (checked
+ * against the authenticated manifest again), the timesheet files renamed into place once the
+ * database committed, and the migrations this release has beyond the archive run last.
  */
 export class RestoreService {
   constructor(private readonly deps: RestoreDeps) {}
@@ -54,17 +64,19 @@ export class RestoreService {
   async restore(file: string, options: RestoreOptions, meta: RequestMeta): Promise<RestoreSummary> {
     const started = Date.now();
     const { repository, keys } = this.deps;
-    const reader = await ArchiveReader.open(file);
+    const source = await ArchiveSource.open(file);
+    let reader: ArchiveReader | undefined;
     let changing = false;
     const staged = this.deps.files.begin();
     try {
-      const { header } = reader;
       const known = await repository.knownMigrations();
+      const checked = await checkArchive(file, source.stream(), keys, known);
+      const { header, auth } = this.assertRestorable(checked, options);
       this.assertSchemaKnown(header, known);
-      const key = keyStatus(header, keys);
+      const key = keyStatus(header, keys.encryption);
       if (key === 'different' && !options.ignoreKeyMismatch) {
         throw new ConflictError(
-          `Archív bol vytvorený s iným šifrovacím kľúčom (odtlačok ${header.key.fingerprint}, nastavený ${keyFingerprint(keys.current)}): ` +
+          `Archív bol vytvorený s iným šifrovacím kľúčom (odtlačok ${header.key.fingerprint}, nastavený ${keyFingerprint(keys.encryption.current)}): ` +
             'heslá k e-mailovým schránkam by boli nečitateľné. Nastavte pôvodný CRM_ENCRYPTION_KEY, alebo spustite s --ignore-key-mismatch. Nič sa nezmenilo.',
         );
       }
@@ -77,11 +89,18 @@ export class RestoreService {
       const knownPrefix = before.migrations.every((name, i) => known[i] === name);
       if (!knownPrefix) throw new ConflictError('Cieľová databáza má migrácie, ktoré tento program nepozná: obnovte do prázdnej databázy');
 
+      // The second read must be the bytes just authenticated before the header drives any migration.
+      reader = await ArchiveReader.open(source.stream());
+      if (reader.headerSha256 !== checked.headerSha256 || !(await source.unchanged())) {
+        throw new ArchiveFormatError('the archive file changed while it was being restored (written to by someone else?): nothing was changed');
+      }
+      if (auth.status !== 'signed') this.deps.logger.warn('db restore: restoring an archive that cannot be authenticated (--allow-unsigned)', { file, authentication: auth.status });
       changing = true;
-      const migrations = await repository.migrateTo(before.migrations, header.migrations);
+      const toArchive = await repository.migrateTo(before.migrations, header.migrations, this.logStep);
       const { catalog } = await repository.inspect();
       this.assertTablesMatch(header, catalog);
       const oldFiles: string[] = [];
+      const loadReader = reader;
       const loaded = await repository.inTransaction('write', async (s) => {
         if (replacedRows > 0) {
           if (catalog.tables.some((t) => t.name === 'timesheets')) oldFiles.push(...(await s.timesheetKeys()));
@@ -89,13 +108,15 @@ export class RestoreService {
         }
         const loadedTables = header.tables.map((t) => t.name);
         await s.setUserTriggers(loadedTables, false);
-        const result = await loadArchive(reader, s, staged, key === 'different' ? null : keys);
+        const result = await loadArchive(loadReader, s, staged, checked.manifest!);
         await s.setUserTriggers(loadedTables, true);
-        return { ...result, sequences: await s.fixSequences(header.tables.map((t) => t.name)) };
+        return { ...result, sequences: await s.fixSequences(loadedTables) };
       });
       await staged.commit();
       const restoredKeys = new Set(loaded.manifest.files.map((f) => f.key));
       await this.deps.files.removeAll(oldFiles.filter((k) => !restoredKeys.has(k)));
+      // An archive of an earlier release: its data now goes through the migrations written since.
+      const afterLoad = await repository.migrateTo(header.migrations, undefined, this.logStep);
 
       const summary: RestoreSummary = {
         file: file === '-' ? '-' : path.resolve(file),
@@ -105,25 +126,50 @@ export class RestoreService {
         fileBytes: loaded.fileBytes,
         replacedRows,
         schemaVersion: header.migrations.at(-1) ?? null,
-        migrationsApplied: migrations.applied,
-        migrationsReverted: migrations.reverted,
-        migrationsPending: known.slice(header.migrations.length),
+        appVersion: header.appVersion,
+        migrationsApplied: toArchive.applied,
+        migrationsReverted: toArchive.reverted,
+        migrationsAfterLoad: afterLoad.applied,
         sequences: loaded.sequences,
         keyStatus: key,
+        authentication: auth.status,
         durationMs: Date.now() - started,
       };
-      await this.deps.audit.record({ action: AuditActions.dbRestore, details: { ...summary, createdAt: header.createdAt } }, meta);
+      await this.deps.audit.record({ action: AuditActions.dbRestore, details: { ...summary, createdAt: header.createdAt, allowUnsigned: options.allowUnsigned } }, meta);
       return summary;
     } catch (err) {
       await staged.abort();
       // Refusals before any change leave no trace in the database they refused to touch.
       if (changing) {
-        await this.deps.audit.record({ action: AuditActions.dbRestore, success: false, details: { file, error: err instanceof Error ? err.message : String(err) } }, meta);
+        await this.deps.audit
+          .record({ action: AuditActions.dbRestore, success: false, details: { file, error: err instanceof Error ? err.message : String(err) } }, meta)
+          .catch(() => undefined);
       }
       throw err;
     } finally {
-      await reader.close().catch(() => undefined);
+      await reader?.close().catch(() => undefined);
+      await source.close();
     }
+  }
+
+  private readonly logStep: MigrationStepListener = ({ name, direction, durationMs }) => {
+    this.deps.logger.info(direction === 'up' ? 'db restore: migration applied' : 'db restore: migration reverted', { migration: name, durationMs });
+  };
+
+  /** Damage, a forgery, or (without --allow-unsigned) an archive that cannot be authenticated: refused. */
+  private assertRestorable(checked: CheckedArchive, options: RestoreOptions): { header: ArchiveHeader; auth: Authentication } {
+    const { report, header } = checked;
+    if (!report.intact || !header || !checked.manifest || !report.authentication) {
+      throw new ArchiveFormatError(`the archive is damaged or incomplete (nothing was changed):\n  - ${report.problems.join('\n  - ')}`);
+    }
+    const auth = report.authentication;
+    if (auth.status === 'forged') throw new ArchiveFormatError(`${authenticationProblem(auth)} (nothing was changed)`);
+    if (auth.status !== 'signed' && !options.allowUnsigned) {
+      throw new ConflictError(
+        `Archív sa nedá overiť: ${authenticationProblem(auth)}. Obnovte ho, len ak viete, odkiaľ pochádza, s --allow-unsigned. Nič sa nezmenilo.`,
+      );
+    }
+    return { header, auth };
   }
 
   private assertSchemaKnown(header: ArchiveHeader, known: string[]): void {

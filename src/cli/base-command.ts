@@ -43,7 +43,7 @@ export abstract class BaseCommand extends Command {
       // A sync a command asks for (email-accounts attach) is left to the serving instances: this process
       // exits when the command is done.
       const { createAppContext } = await import('../app/context.js');
-      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true, runRequestedSyncs: false });
+      this.ctx = await createAppContext({ config, logger: this.commandLogger(config), poolMax: 4, migrate: options.migrate ?? true, runRequestedSyncs: false, syncRole: 'cli' });
     }
     return this.ctx;
   }

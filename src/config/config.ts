@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { envSchema, type RawEnv } from './env-schema.js';
+import { isGuessableSecret } from './secret-strength.js';
 import { loadOrCreateDevSecrets, type Secrets } from './secrets.js';
 import { stdoutIsJournal } from '../logging/journal.js';
 
@@ -69,6 +70,8 @@ export class AppConfig {
   readonly emailRetention: { days?: number; deleteEmptyContacts: boolean };
   /** Open live-update streams per user per instance (EVENTS_MAX_STREAMS_PER_USER). */
   readonly eventsMaxStreamsPerUser: number;
+  /** BACKUP_SIGNING_KEY and BACKUP_SIGNING_KEYS_RETIRED (src/backup/signing.ts). */
+  readonly backupSigning: { current?: string; retired: string[] };
 
   private constructor(raw: RawEnv, secrets: Secrets) {
     this.env = raw.NODE_ENV;
@@ -117,6 +120,13 @@ export class AppConfig {
     this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
     this.emailRetention = { days: raw.EMAIL_RETENTION_DAYS, deleteEmptyContacts: raw.EMAIL_RETENTION_DELETE_EMPTY_CONTACTS };
     this.eventsMaxStreamsPerUser = raw.EVENTS_MAX_STREAMS_PER_USER;
+    this.backupSigning = {
+      current: raw.BACKUP_SIGNING_KEY,
+      retired: (raw.BACKUP_SIGNING_KEYS_RETIRED ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+    };
   }
 
   get isProduction(): boolean {
@@ -152,6 +162,7 @@ export class AppConfig {
       if (!given.jwtRefresh) problems.push('JWT_REFRESH_SECRET: povinné v produkcii');
       if (!given.encryptionKey) problems.push('CRM_ENCRYPTION_KEY: povinné v produkcii');
     }
+    if (raw.NODE_ENV === 'production') problems.push(...guessableSecretProblems(given));
     if (given.jwtAccess && given.jwtAccess === given.jwtRefresh) {
       problems.push('JWT_REFRESH_SECRET: musí sa líšiť od JWT_ACCESS_SECRET');
     }
@@ -168,6 +179,22 @@ export class AppConfig {
       .map(decodeKey);
     return new AppConfig(raw, { ...secrets, oldEncryptionKeys: oldKeys });
   }
+}
+
+/**
+ * Production refuses secrets a person typed ("aaaa…", "changeme-changeme-…"): whoever guesses a JWT
+ * secret signs tokens of any user, whoever guesses the key reads the mail passwords. The rule is in
+ * secret-strength.ts; development and test keep whatever they are given (their generated secrets pass).
+ */
+function guessableSecretProblems(given: { jwtAccess?: string; jwtRefresh?: string; encryptionKey?: string }): string[] {
+  const checked: Array<[string, string | undefined, string]> = [
+    ['JWT_ACCESS_SECRET', given.jwtAccess, 'openssl rand -base64 48'],
+    ['JWT_REFRESH_SECRET', given.jwtRefresh, 'openssl rand -base64 48'],
+    ['CRM_ENCRYPTION_KEY', given.encryptionKey, 'openssl rand -base64 32'],
+  ];
+  return checked
+    .filter(([, value]) => value !== undefined && isGuessableSecret(value))
+    .map(([name, , command]) => `${name}: ľahko uhádnuteľná hodnota (opakujúce sa alebo postupné znaky); vygenerujte náhodnú, napr. \`${command}\``);
 }
 
 export function decodeKey(text: string): Buffer {

@@ -10,7 +10,9 @@ const nodeCron = lazyRequire<typeof NodeCron>('node-cron');
 
 /** systemd EnvironmentFiles often carry `KEY=` lines: an empty value means "not set", not "empty string". */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
-const withDefault = <T extends z.ZodType>(schema: T, fallback: unknown) => z.preprocess((v) => (v === undefined || v === '' ? fallback : v), schema);
+/** The fallback is also recorded as metadata (`envDefault`): docs/configuration.md is generated from it. */
+const withDefault = <T extends z.ZodType>(schema: T, fallback: string) =>
+  z.preprocess((v) => (v === undefined || v === '' ? fallback : v), schema).meta({ envDefault: `\`${fallback}\`` });
 
 const secret = (name: string) => z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, `${name} musí mať aspoň 32 znakov`).optional());
 
@@ -50,10 +52,11 @@ const corsOrigin = z.preprocess(
     .optional(),
 );
 
-const booleanFlag = withDefault(
-  z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v)),
-  'false',
-);
+const booleanFlag = () =>
+  withDefault(
+    z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v)),
+    'false',
+  );
 
 /** "30" (seconds), "30s", "2m", "1h"; null when it is none of these. */
 export function parseDurationSeconds(text: string): number | null {
@@ -63,35 +66,53 @@ export function parseDurationSeconds(text: string): number | null {
   return Number(match[1]) * factor;
 }
 
+/**
+ * Every setting the program reads from the environment. Each has a description (and withDefault its
+ * default): `npm run docs:config` writes docs/configuration.md from them, and the lint fails when that
+ * file is out of date.
+ */
 export const envSchema = z.object({
-  NODE_ENV: withDefault(z.enum(['development', 'production', 'test']), 'development'),
-  PORT: withDefault(z.coerce.number().int().min(0).max(65535), '3000'),
-  HOST: withDefault(z.string().min(1), '127.0.0.1'),
-  DATABASE_URL: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL musí začínať postgres:// alebo postgresql://')
-      .optional(),
+  NODE_ENV: withDefault(z.enum(['development', 'production', 'test']), 'development').describe(
+    '`production`: `__Host-` prefixed Secure + SameSite=strict cookies, no stacks, secrets required',
   ),
-  CRM_DATA_DIR: withDefault(z.string().min(1), './data'),
-  JMAP_SESSION_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
-  JMAP_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(120_000), '15000'),
-  JWT_ACCESS_SECRET: secret('JWT_ACCESS_SECRET'),
-  JWT_REFRESH_SECRET: secret('JWT_REFRESH_SECRET'),
-  CRM_ENCRYPTION_KEY: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'CRM_ENCRYPTION_KEY musí byť 32 bajtov (64 hex znakov alebo base64)')
-      .optional(),
-  ),
-  /** Retired encryption keys, comma separated, still accepted for decryption during a key rotation. */
-  CRM_ENCRYPTION_OLD_KEYS: optionalString,
-  /**
-   * How often each email account is checked for new mail: seconds ("30") or with a unit ("30s",
-   * "2m", "1h"). Every account has its own turn within the interval. An idle check is one request.
-   */
+  PORT: withDefault(z.coerce.number().int().min(0).max(65535), '3000').describe('HTTP listener: port'),
+  HOST: withDefault(z.string().min(1), '127.0.0.1').describe('HTTP listener: address'),
+  DATABASE_URL: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL musí začínať postgres:// alebo postgresql://')
+        .optional(),
+    )
+    .meta({ envDefault: 'unset: embedded PostgreSQL in `CRM_DATA_DIR`' })
+    .describe('any PostgreSQL 13+ with the `unaccent` extension available (tested on 15 and 18)'),
+  CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, timesheet files, generated dev secrets'),
+  JMAP_SESSION_URL: z
+    .preprocess((v) => (v === '' ? undefined : v), z.url().optional())
+    .describe('JMAP session resource, e.g. `http://127.0.0.1:8080/.well-known/jmap`; link-email answers 503 when unset'),
+  JMAP_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(120_000), '15000').describe('timeout of one JMAP request'),
+  JWT_ACCESS_SECRET: secret('JWT_ACCESS_SECRET')
+    .meta({ envDefault: 'generated once into `CRM_DATA_DIR/secrets.json` (0600) outside production' })
+    .describe('access token signing key (≥ 32 chars, different from `JWT_REFRESH_SECRET`)'),
+  JWT_REFRESH_SECRET: secret('JWT_REFRESH_SECRET')
+    .meta({ envDefault: 'generated once into `CRM_DATA_DIR/secrets.json` (0600) outside production' })
+    .describe('refresh token signing key (≥ 32 chars, different from `JWT_ACCESS_SECRET`)'),
+  CRM_ENCRYPTION_KEY: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'CRM_ENCRYPTION_KEY musí byť 32 bajtov (64 hex znakov alebo base64)')
+        .optional(),
+    )
+    .meta({ envDefault: 'generated likewise (outside production)' })
+    .describe('32-byte key (64 hex chars or base64) for mail passwords at rest (AES-256-GCM)'),
+  CRM_ENCRYPTION_OLD_KEYS: optionalString.describe('comma-separated retired keys, still accepted for decryption during a rotation'),
+  BACKUP_SIGNING_KEY: secret('BACKUP_SIGNING_KEY')
+    .meta({ envDefault: 'unset: a key derived from `CRM_ENCRYPTION_KEY` (as before 0.2.0)' })
+    .describe('the secret backups are signed with (≥ 32 chars, e.g. `openssl rand -hex 32`); keep it with the encryption key, apart from the archives'),
+  BACKUP_SIGNING_KEYS_RETIRED: optionalString.describe('comma-separated retired backup signing secrets: archives signed with them still verify and restore'),
   SYNC_INTERVAL: withDefault(
     z.string().transform((v, ctx) => {
       const seconds = parseDurationSeconds(v);
@@ -102,41 +123,44 @@ export const envSchema = z.object({
       return seconds;
     }),
     '30s',
+  ).describe(
+    'how often each email account is checked for new mail (`45`, `30s`, `2m`, `1h`; 1 s to 24 h); every account has its own turn within the interval. Cost per idle account: one JMAP request per check, `3600 / interval` per hour (120 at the default)',
   ),
-  /** Accounts one process syncs at the same time. */
-  SYNC_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), '4'),
-  /** Open GET /api/events streams one user may hold on one instance (tabs, devices); 429 beyond. */
-  EVENTS_MAX_STREAMS_PER_USER: withDefault(z.coerce.number().int().min(1).max(100), '5'),
-  /**
-   * Optional (older setting): when set, the scheduler looks for due accounts only at these cron times
-   * instead of every few seconds, so mail can be as late as the cron period. Empty = every few seconds.
-   */
-  SYNC_CRON: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .refine((v) => nodeCron().validate(v), 'SYNC_CRON nie je platný cron výraz')
-      .optional(),
+  SYNC_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(64), '4').describe('accounts one process syncs at the same time'),
+  EVENTS_MAX_STREAMS_PER_USER: withDefault(z.coerce.number().int().min(1).max(100), '5').describe(
+    'open live-update streams (`GET /api/events`) one user may hold on one instance; 429 beyond',
   ),
-  CORS_ORIGIN: corsOrigin,
-  BCRYPT_ROUNDS: withDefault(z.coerce.number().int().min(4).max(15), '12'),
-  LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'info'),
+  SYNC_CRON: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .refine((v) => nodeCron().validate(v), 'SYNC_CRON nie je platný cron výraz')
+        .optional(),
+    )
+    .describe(
+      'older setting: when set, due accounts are looked for only at these cron times instead of every few seconds (mail then waits for the next firing); leave it empty for mail within a minute',
+    ),
+  CORS_ORIGIN: corsOrigin.describe(
+    'the frontend origins allowed with credentials (and by the CSRF check): `http(s)://host[:port]`, nothing else; several comma-separated (`https://crm.example.sk,https://staging.crm.example.sk`)',
+  ),
+  BCRYPT_ROUNDS: withDefault(z.coerce.number().int().min(4).max(15), '12').describe('password hash cost (tests use 4)'),
+  LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'info').describe('winston JSON lines to stdout (`http` logs every request)'),
   // crm-admin commands log to stderr; only warnings by default so their output stays readable.
-  CLI_LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'warn'),
-  /**
-   * Log line format: `json`, or `journald` (each JSON line prefixed with its syslog priority, <3> error ...
-   * <7> debug, so `journalctl -p err` works). `auto`: journald when stdout is the journal (JOURNAL_STREAM).
-   */
-  LOG_FORMAT: withDefault(z.enum(['auto', 'json', 'journald']), 'auto'),
-  /** Same as LOG_FORMAT=journald (for setups that pipe stdout to a syslog-aware collector). */
-  LOG_SYSLOG_PREFIX: booleanFlag,
+  CLI_LOG_LEVEL: withDefault(z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']), 'warn').describe(
+    "level of `crm-admin` commands' log lines (stderr; stdout stays clean for `--json`)",
+  ),
+  LOG_FORMAT: withDefault(z.enum(['auto', 'json', 'journald']), 'auto').describe(
+    '`json`; `journald`: each line prefixed with its syslog priority (`<3>` error, `<4>` warn, `<6>` info, `<7>` http/debug, sd-daemon(3)) so `journalctl -p err` works; `auto`: journald when stdout is the journal (`JOURNAL_STREAM` matches stdout)',
+  ),
+  LOG_SYSLOG_PREFIX: booleanFlag().describe('`true` = `LOG_FORMAT=journald`'),
   /** The contract (docs/contract.md §7) shows `error.stack` only in development AND when stack output is enabled. */
-  ERROR_STACKS: booleanFlag,
-  TEMP_PASSWORD_TTL_DAYS: withDefault(z.coerce.number().int().min(1).max(90), '7'),
-  /** Number of reverse proxies in front of the service, for the client IP in audit records and throttling. */
-  TRUST_PROXY: withDefault(z.coerce.number().int().min(0).max(10), '0'),
-  METRICS_PATH: withDefault(z.string().regex(/^\/[A-Za-z0-9/_-]*$/), '/api/metrics'),
-  /** Who may scrape METRICS_PATH: `none` or comma-separated addresses/CIDR ranges (client IP per TRUST_PROXY). */
+  ERROR_STACKS: booleanFlag().describe('with `NODE_ENV=development`, include `error.stack` in error responses'),
+  TEMP_PASSWORD_TTL_DAYS: withDefault(z.coerce.number().int().min(1).max(90), '7').describe('lifetime of a temporary password'),
+  TRUST_PROXY: withDefault(z.coerce.number().int().min(0).max(10), '0').describe(
+    'number of reverse proxies in front (for the client IP in audit and throttling): **`1` behind the recommended proxy** (the systemd example sets it); with `0` and forwarding headers the service warns in its log and in `/api/health/ready`',
+  ),
+  METRICS_PATH: withDefault(z.string().regex(/^\/[A-Za-z0-9/_-]*$/), '/api/metrics').describe('Prometheus metrics'),
   METRICS_ALLOW: withDefault(
     z.string().transform((v, ctx) => {
       const parsed = parseAllowList(v);
@@ -147,9 +171,8 @@ export const envSchema = z.object({
       return parsed.entries;
     }),
     DEFAULT_METRICS_ALLOW,
-  ),
-  SHUTDOWN_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(60_000), '8000'),
-  /** All attachments of one sent email together, in bytes (the mail server's own limit applies as well). */
+  ).describe('who may scrape the metrics: addresses/CIDR ranges, or `none` (endpoint off); client IP per `TRUST_PROXY`'),
+  SHUTDOWN_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(60_000), '8000').describe('graceful shutdown bound after SIGTERM'),
   SEND_MAX_TOTAL_BYTES: withDefault(
     z.coerce
       .number()
@@ -157,36 +180,37 @@ export const envSchema = z.object({
       .min(1024)
       .max(1024 * 1024 * 1024),
     String(25 * 1024 * 1024),
+  )
+    .meta({ envDefault: '`26214400` (25 MiB)' })
+    .describe("all attachments of one sent email together (the mail server's `maxSizeAttachmentsPerEmail` and per-file `maxSizeUpload` apply too)"),
+  SEND_RATE_LIMIT: withDefault(z.coerce.number().int().min(1).max(100_000), '60').describe('emails one user may send per `SEND_RATE_WINDOW_SECONDS` (429 beyond)'),
+  SEND_RATE_WINDOW_SECONDS: withDefault(z.coerce.number().int().min(1).max(86_400), '3600').describe('the window of `SEND_RATE_LIMIT` and `SEND_UPLOAD_BUDGET_MB`, in seconds'),
+  SEND_UPLOAD_BUDGET_MB: withDefault(z.coerce.number().int().min(1).max(1_000_000), '250').describe(
+    'attachment megabytes one user may upload per `SEND_RATE_WINDOW_SECONDS` (failed sends count too; 429 beyond)',
   ),
-  /** Emails one user may send per SEND_RATE_WINDOW_SECONDS (429 beyond). */
-  SEND_RATE_LIMIT: withDefault(z.coerce.number().int().min(1).max(100_000), '60'),
-  SEND_RATE_WINDOW_SECONDS: withDefault(z.coerce.number().int().min(1).max(86_400), '3600'),
-  /** Megabytes of attachments one user may upload to the mail server per SEND_RATE_WINDOW_SECONDS (429 beyond; failed sends count too). */
-  SEND_UPLOAD_BUDGET_MB: withDefault(z.coerce.number().int().min(1).max(1_000_000), '250'),
-  /** Multipart sends (uploads) in progress at once, per user and in this process (429 beyond). */
-  SEND_UPLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '2'),
-  SEND_UPLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16'),
-  /** Attachment downloads in progress at once, per user and in this process (429 beyond). */
-  ATTACHMENT_DOWNLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '4'),
-  ATTACHMENT_DOWNLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16'),
-  /** A download whose mail server or client moves no byte for this long is ended. */
-  ATTACHMENT_IDLE_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(600_000), '30000'),
-  /** Per-user timesheet quota: number of files, and megabytes in all. */
-  TIMESHEET_QUOTA_FILES: withDefault(z.coerce.number().int().min(1).max(1_000_000), '500'),
-  TIMESHEET_QUOTA_MB: withDefault(z.coerce.number().int().min(1).max(10_000_000), '500'),
-  /** Successful timesheet uploads per user and hour. */
-  TIMESHEET_UPLOADS_PER_HOUR: withDefault(z.coerce.number().int().min(1).max(100_000), '20'),
-  /** Free space (MB) kept on the disk of CRM_DATA_DIR (it also holds the embedded database): uploads below it get 507. */
-  STORAGE_RESERVE_MB: withDefault(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), '1024'),
-  /** Audit records older than this many days are deleted by the hourly maintenance of `serve`. */
-  AUDIT_RETENTION_DAYS: withDefault(z.coerce.number().int().min(1).max(36_500), '365'),
-  /**
-   * Emails older than this many days (by their date) are not stored by the sync and are deleted from
-   * the CRM's copy by the hourly maintenance (never from the mail server). Empty or unset: kept forever.
-   */
-  EMAIL_RETENTION_DAYS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(36_500).optional()),
-  /** With EMAIL_RETENTION_DAYS: also delete contacts the retention left without any email (their notes go with them). */
-  EMAIL_RETENTION_DELETE_EMPTY_CONTACTS: booleanFlag,
+  SEND_UPLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '2').describe('multipart sends in progress at once per user (429 beyond)'),
+  SEND_UPLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16').describe('multipart sends in progress at once per process (429 beyond)'),
+  ATTACHMENT_DOWNLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '4').describe('attachment downloads in progress at once per user (429 beyond)'),
+  ATTACHMENT_DOWNLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16').describe('attachment downloads in progress at once per process (429 beyond)'),
+  ATTACHMENT_IDLE_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(600_000), '30000').describe('a download that moves no byte for this long is cut off'),
+  TIMESHEET_QUOTA_FILES: withDefault(z.coerce.number().int().min(1).max(1_000_000), '500').describe('per-user timesheet quota: files (403 `quota_exceeded` beyond it)'),
+  TIMESHEET_QUOTA_MB: withDefault(z.coerce.number().int().min(1).max(10_000_000), '500').describe('per-user timesheet quota: megabytes (403 `quota_exceeded` beyond it)'),
+  TIMESHEET_UPLOADS_PER_HOUR: withDefault(z.coerce.number().int().min(1).max(100_000), '20').describe(
+    'stored uploads per user and hour (429 beyond it; failed uploads do not count)',
+  ),
+  STORAGE_RESERVE_MB: withDefault(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), '1024').describe(
+    'free space kept on the disk of `CRM_DATA_DIR` (it also holds the embedded database): uploads below it get 507 `insufficient_storage`',
+  ),
+  AUDIT_RETENTION_DAYS: withDefault(z.coerce.number().int().min(1).max(36_500), '365').describe('audit records older than this are deleted by the hourly maintenance of `serve`'),
+  EMAIL_RETENTION_DAYS: z
+    .preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(36_500).optional())
+    .meta({ envDefault: 'unset (off)' })
+    .describe(
+      "emails older than this many days (by their date) are not stored by the sync and are deleted from the CRM's copy by the hourly maintenance of `serve`; never from the mail server (see [Personal data](personal-data.md))",
+    ),
+  EMAIL_RETENTION_DELETE_EMPTY_CONTACTS: booleanFlag().describe(
+    'with `EMAIL_RETENTION_DAYS`: `true` also deletes contacts the retention left without any email (their notes go with them); `false` keeps them',
+  ),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

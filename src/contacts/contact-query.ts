@@ -2,13 +2,13 @@ import { escapeLike } from '../db/escape-like.js';
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
-import { offsetOf, type PageRequest } from '../shared/pagination.js';
+import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
 
 export type ContactSort = 'lastEmail' | 'name';
 
 export interface ContactFilter {
   emailAccountId?: string;
-  /** Part of the name or the address, case-insensitive. */
+  /** Words that must each occur in the name or the address, in any order; accents and letter case aside. */
   search?: string;
   sort: ContactSort;
 }
@@ -25,37 +25,57 @@ const ORDER_BY: Record<ContactSort, (alias: string) => string> = {
   name: (a) => `lower(coalesce(${a}.name, ${a}.email)), ${a}.id`,
 };
 
+/** At most this many words of a search count (the rest would only narrow an already narrow list). */
+const MAX_SEARCH_WORDS = 8;
+
+/**
+ * Each word of a search, in any order, must occur in the contact's name or address, accents and
+ * letter case aside: one LIKE per word over contacts.search_text (migration 0025), whose trigram
+ * index serves each word of three letters or more. The word is folded by the same crm_fold as the
+ * stored text, so "Kováč", "kovac" and "KOVÁČ" are one word.
+ */
+export function contactSearchConditions(search: string, bind: Bind, alias = 'c'): string[] {
+  const words = search.split(/\s+/).filter((w) => w !== '').slice(0, MAX_SEARCH_WORDS);
+  return words.map((word, i) => {
+    bind[`word${i}`] = escapeLike(word);
+    return `${alias}.search_text LIKE '%' || crm_fold($word${i}) || '%'`;
+  });
+}
+
 /**
  * One page of the contacts of every account the caller may see (own and shared), and its total.
- * Per account, the first offset + limit contacts in the page's order are one index range; the few
- * accounts' ranges are merged and cut to the page. So a page costs the same on 1,000 or 100,000
- * emails and grows only with the caller's number of accounts, never with anyone else's. The unread
- * count runs only for the rows of the page and reads the partial index of unread links.
+ * Without a search, per account the first offset + limit contacts in the page's order are one index
+ * range; the few accounts' ranges are merged and cut to the page. So a page costs the same on 1,000
+ * or 100,000 emails and grows only with the caller's number of accounts, never with anyone else's.
+ * With a search, the trigram index finds the matching contacts first (page and total alike), and
+ * only those are sorted. The unread count runs only for the rows of the page and reads the partial
+ * index of unread links.
  */
 export function contactListQuery(userId: string, filter: ContactFilter, page: PageRequest) {
-  const conditions = ['c.email_account_id = m.email_account_id'];
   const members = ['m.user_id = $userId', rightCondition('view')];
-  const bind: Bind = { userId, limit: page.limit, offset: offsetOf(page), window: offsetOf(page) + page.limit };
+  // One row past the page (lookAheadBind): ContactRepository cuts it off and answers hasNext.
+  const bind: Bind = { userId, ...lookAheadBind(page) };
   if (filter.emailAccountId) {
     members.push('m.email_account_id = $accountId');
     bind.accountId = filter.emailAccountId;
   }
-  if (filter.search) {
-    conditions.push('(c.email LIKE $pattern OR lower(c.name) LIKE $pattern)');
-    bind.pattern = `%${escapeLike(filter.search.toLowerCase())}%`;
-  }
   const order = ORDER_BY[filter.sort];
   const scope = `${accountsWith('view')}${filter.emailAccountId ? ' AND m.email_account_id = $accountId' : ''}`;
-  const countWhere = [`c.email_account_id IN (${scope})`, ...conditions.slice(1)].join(' AND ');
+  const words = filter.search ? contactSearchConditions(filter.search, bind) : [];
+  const matching = [`c.email_account_id IN (${scope})`, ...words].join(' AND ');
+  const pageRows =
+    words.length > 0
+      ? `SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${matching} ORDER BY ${order('c')} LIMIT $limit OFFSET $offset`
+      : `SELECT p.* FROM email_account_members m
+           CROSS JOIN LATERAL (SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.email_account_id = m.email_account_id
+                                ORDER BY ${order('c')} LIMIT $window) p
+          WHERE ${members.join(' AND ')}
+          ORDER BY ${order('p')} LIMIT $limit OFFSET $offset`;
   return {
     bind,
     pageSql: `SELECT c.*, ${UNREAD_COUNT_OF('c')} AS unread_count
-                FROM (SELECT p.* FROM email_account_members m
-                        CROSS JOIN LATERAL (SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${conditions.join(' AND ')}
-                                             ORDER BY ${order('c')} LIMIT $window) p
-                       WHERE ${members.join(' AND ')}
-                       ORDER BY ${order('p')} LIMIT $limit OFFSET $offset) c
+                FROM (${pageRows}) c
                ORDER BY ${order('c')}`,
-    countSql: countWithAccess(`SELECT 1 FROM contacts c WHERE ${countWhere}`, filter, 'view'),
+    countSql: countWithAccess(`SELECT 1 FROM contacts c WHERE ${matching}`, filter, 'view'),
   };
 }

@@ -4,7 +4,7 @@ import type { CountRow } from '../email-accounts/account-access.js';
 import { lockAccountOwner } from '../email-accounts/account-owner-lock.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { Contact } from '../models/index.js';
-import type { PageRequest } from '../shared/pagination.js';
+import { cutPage, type PageRequest } from '../shared/pagination.js';
 import { linkEarlierEmails, recomputeLastEmailAt } from './contact-mail-links.js';
 import { CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
 import { toContactRecord, type ContactRecord, type ContactRow } from './contact-records.js';
@@ -33,10 +33,11 @@ export class ContactRepository {
   constructor(private readonly sql: Sql) {}
 
   /** One page of the contacts the caller may see, and the count row that also answers their right on the filter ids. */
-  async listPage(userId: string, filter: ContactFilter, page: PageRequest, tx?: Tx): Promise<{ items: ContactRecord[]; count: CountRow }> {
+  async listPage(userId: string, filter: ContactFilter, page: PageRequest, tx?: Tx): Promise<{ items: ContactRecord[]; count: CountRow; hasNext: boolean }> {
     const { pageSql, countSql, bind } = contactListQuery(userId, filter, page);
     const [rows, count] = await Promise.all([this.sql.select<ContactRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
-    return { items: rows.map(toContactRecord), count: count! };
+    const cut = cutPage(rows, page);
+    return { items: cut.rows.map(toContactRecord), count: count!, hasNext: cut.hasNext };
   }
 
   /** A contact of an account the caller may see, with its unread and email counts, or undefined. */

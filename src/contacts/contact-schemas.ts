@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../shared/validation.js';
+import { changeBody, mailAddressField, paginationQuery } from '../shared/validation.js';
 
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;
@@ -13,12 +13,10 @@ const clearableText = (max: number, label: string) =>
     .transform((v) => (v === '' ? null : v))
     .nullable();
 
-export const contactEmailSchema = z
-  .string({ error: 'Email je povinný' })
-  .trim()
-  .toLowerCase()
-  .max(254, 'Email môže mať najviac 254 znakov')
-  .pipe(z.email({ error: 'Neplatná emailová adresa' }));
+export const contactEmailSchema = mailAddressField(
+  { required: 'Email je povinný', tooLong: 'Email môže mať najviac 254 znakov', invalid: 'Neplatná emailová adresa' },
+  { lowerCase: true },
+);
 
 export const searchText = z.string({ error: 'Hľadaný text musí byť text' }).trim().min(1, 'Hľadaný text je prázdny').max(200, 'Hľadaný text je príliš dlhý');
 
@@ -40,9 +38,10 @@ export const createContactBody = z.strictObject({
   notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
 });
 
-export const updateContactBody = z
-  .strictObject({
+export const updateContactBody = changeBody(
+  z.strictObject({
     name: clearableText(MAX_NAME, 'Meno').optional(),
     notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
-  })
-  .refine((v) => v.name !== undefined || v.notes !== undefined, { message: 'Zadajte aspoň jednu zmenu (name, notes)' });
+  }),
+  'Zadajte aspoň jednu zmenu (name, notes)',
+);

@@ -42,8 +42,8 @@ export class ContactService {
   ) {}
 
   async list(userId: string, filter: ContactFilter, page: PageRequest): Promise<Page<ContactRecord>> {
-    const { items, count } = await this.deps.contacts.listPage(userId, filter, page);
-    return { ...boundedTotal(totalOrDenied(count, 'view')), items };
+    const { items, count, hasNext } = await this.deps.contacts.listPage(userId, filter, page);
+    return { ...boundedTotal(totalOrDenied(count, 'view')), items, hasNext };
   }
 
   async get(userId: string, contactId: string): Promise<ContactRecord> {

@@ -31,3 +31,16 @@ export async function schemaIsCurrent(sequelize: Sequelize): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * What `crm-admin doctor` reports: migrations on disk not yet applied, and applied ones this release
+ * does not know (the database was migrated by a newer release). Throws when the table cannot be read.
+ */
+export async function migrationStatus(sequelize: Sequelize): Promise<{ applied: number; pending: string[]; unknown: string[] }> {
+  const exists = await sequelize.query<{ found: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS found", { type: QueryTypes.SELECT });
+  const rows = exists[0]?.found ? await sequelize.query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT }) : [];
+  const applied = new Set(rows.map((row) => row.name));
+  const onDisk = migrationNames();
+  const known = new Set(onDisk);
+  return { applied: applied.size, pending: onDisk.filter((name) => !applied.has(name)).sort(), unknown: [...applied].filter((name) => !known.has(name)).sort() };
+}

@@ -1,4 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
+import { runInTransactionScope } from './transaction-scope.js';
 
 /**
  * A database transaction as services see it: an opaque handle they pass, as the last argument, to
@@ -12,7 +13,16 @@ export interface Transactions {
 }
 
 export function sequelizeTransactions(sequelize: Sequelize): Transactions {
-  return { run: (work) => sequelize.transaction(work) };
+  // The scope lets the network layer refuse calls made while the transaction is open (transaction-scope.ts).
+  return {
+    run: (work) =>
+      runInTransactionScope((close) =>
+        sequelize.transaction((tx) => {
+          tx.afterCommit(close);
+          return work(tx);
+        }),
+      ),
+  };
 }
 
 /**

@@ -9,7 +9,6 @@
  * email; can_send allows sending from the account.
  */
 export type AccountRole = 'owner' | 'editor' | 'viewer';
-export const ACCOUNT_ROLES: readonly AccountRole[] = ['owner', 'editor', 'viewer'];
 
 export type AccountRight =
   /** The account in my lists, its contacts, its member list. */

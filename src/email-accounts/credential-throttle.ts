@@ -59,30 +59,54 @@ const THROTTLED_AUDIT_WINDOW_SECONDS = 15 * 60;
 export class CredentialGuard {
   constructor(private readonly deps: { throttle: CredentialThrottle; validate: CredentialValidator; audit: AuditService }) {}
 
-  async check(userId: string, credentials: MailCredentials, meta: RequestMeta): Promise<{ accountId: string }> {
+  /**
+   * `subject` is whom the guesses are counted against and whose record the refusal is: the CRM user
+   * who links the account, or (creating a user with a mailbox) the administrator doing it, as the new
+   * user does not exist yet (its record could not point at it).
+   */
+  async check(subject: string | CredentialSubject, credentials: MailCredentials, meta: RequestMeta): Promise<{ accountId: string }> {
     const { throttle, audit } = this.deps;
+    const who: CredentialSubject = typeof subject === 'string' ? { throttleKey: subject, userId: subject } : subject;
     const entry = (error: Error & { statusCode: number }) => ({
       action: AuditActions.emailCredentialsRejected,
-      userId,
+      userId: who.userId,
       success: false,
-      details: { email: credentials.email, statusCode: error.statusCode, error: error.message },
+      details: { email: credentials.email, statusCode: error.statusCode, error: error.message, ...(who.forUsername !== undefined ? { forUsername: who.forUsername } : {}) },
     });
     try {
-      await throttle.reserve(userId, credentials.email);
+      await throttle.reserve(who.throttleKey, credentials.email);
     } catch (err) {
-      if (err instanceof RateLimitError) await audit.recordCounted(entry(err), meta, { scope: `mail-credentials:${userId}`, seconds: THROTTLED_AUDIT_WINDOW_SECONDS });
+      if (err instanceof RateLimitError) await audit.recordCounted(entry(err), meta, { scope: `mail-credentials:${who.throttleKey}`, seconds: THROTTLED_AUDIT_WINDOW_SECONDS });
       throw err;
     }
     try {
       const result = await this.deps.validate(credentials);
-      await throttle.release(userId, credentials.email);
+      await throttle.release(who.throttleKey, credentials.email);
       return result;
     } catch (err) {
       if (err instanceof MailCredentialsRejectedError) await audit.record(entry(err), meta);
-      else await throttle.release(userId, credentials.email);
+      else await throttle.release(who.throttleKey, credentials.email);
       throw err;
     }
   }
+}
+
+/** Whom a credential check is counted against (throttleKey) and whose audit record a refusal is (userId: an existing user, or null). */
+export interface CredentialSubject {
+  throttleKey: string;
+  userId: string | null;
+  /** The user about to be created with this mailbox (details.forUsername of the record). */
+  forUsername?: string;
+}
+
+/**
+ * The subject of a check made on behalf of a user who does not exist yet: the acting administrator
+ * ("user:<id>" on the web, counted with their own checks; "cli:<os user>" for crm-admin).
+ */
+export function actingSubject(meta: RequestMeta, username: string): CredentialSubject {
+  const actor = meta.actor ?? 'anonymous';
+  const userId = actor.startsWith('user:') ? actor.slice('user:'.length) : null;
+  return { throttleKey: userId ?? actor, userId, forUsername: username };
 }
 
 /** Hashed: the table holds no addresses, and keys stay short. */

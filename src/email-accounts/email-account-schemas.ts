@@ -1,29 +1,26 @@
 import { z } from 'zod';
-import { paginationQuery } from '../shared/validation.js';
+import { changeBody, mailAddressField, paginationQuery } from '../shared/validation.js';
 
 const MAX_SECRET_LENGTH = 1024;
 
-const emailField = z
-  .string({ error: 'Email je povinný' })
-  .trim()
-  .max(254, 'Email môže mať najviac 254 znakov')
-  .pipe(z.email({ error: 'Neplatná emailová adresa' }));
+const emailField = mailAddressField({ required: 'Email je povinný', tooLong: 'Email môže mať najviac 254 znakov', invalid: 'Neplatná emailová adresa' });
 
 const passwordField = z.string({ error: 'Heslo k emailu je povinné' }).min(1, 'Heslo k emailu je povinné').max(MAX_SECRET_LENGTH, 'Heslo k emailu je príliš dlhé');
 
 export const createEmailAccountBody = z.strictObject({ email: emailField, emailPassword: passwordField });
 
-export const updateEmailAccountBody = z
-  .strictObject({
-    email: emailField.optional(),
+export const updateEmailAccountBody = changeBody(
+  z.strictObject({
+    email: emailField
+      .optional()
+      .meta({ description: 'Another address needs emailPassword too (the new mailbox\'s password): 400 otherwise. The same address again does not' }),
     emailPassword: passwordField.optional(),
     isActive: z.boolean({ error: 'isActive musí byť true alebo false' }).optional(),
     // Exactly one primary per user: an account becomes primary, it is never "un-primaried" directly.
     isPrimary: z.literal(true, { error: 'isPrimary môže byť iba true (iný účet sa tým stane vedľajším)' }).optional(),
-  })
-  .refine((v) => Object.values(v).some((value) => value !== undefined), {
-    message: 'Zadajte aspoň jednu zmenu (email, emailPassword, isActive, isPrimary)',
-  });
+  }),
+  'Zadajte aspoň jednu zmenu (email, emailPassword, isActive, isPrimary)',
+);
 
 export const listEmailAccountsQuery = paginationQuery;
 
@@ -53,16 +50,17 @@ export const shareBody = z
   )
   .refine((v) => !(v.role === 'viewer' && v.canSend), { message: VIEWER_SENDS, path: ['canSend'] });
 
-export const changeShareBody = z
-  .strictObject(
+export const changeShareBody = changeBody(
+  z.strictObject(
     {
       role: z.enum(['owner', 'editor', 'viewer'], { error: 'role musí byť owner, editor alebo viewer' }).optional(),
       canRead: flag('canRead').optional(),
       canSend: flag('canSend').optional(),
     },
     unknownKeys('Nepovolené pole (meniť sa dá role, canRead, canSend)'),
-  )
-  .refine((v) => v.role !== undefined || v.canRead !== undefined || v.canSend !== undefined, { message: 'Zadajte aspoň jednu zmenu (role, canRead, canSend)' });
+  ),
+  'Zadajte aspoň jednu zmenu (role, canRead, canSend)',
+);
 
 const instant = z.date().meta({ type: 'string', format: 'date-time' });
 

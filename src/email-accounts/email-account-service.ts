@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../db/db-errors.js';
 import { inTransaction, type Transactions, type Tx } from '../db/transactions.js';
 import type { JmapClient } from '../jmap/index.js';
 import type { CredentialValidator, JmapClientFactory, MailCredentials } from './credential-validator.js';
-import { CredentialGuard, type CredentialThrottle } from './credential-throttle.js';
+import { CredentialGuard, type CredentialSubject, type CredentialThrottle } from './credential-throttle.js';
 import type { AccountWithSync, EmailAccountRepository } from './email-account-repository.js';
 import { passwordContext } from './password-seal.js';
 import { ACCOUNT_NOT_FOUND, type AccountRight, type EmailAccountAccess } from './account-access.js';
@@ -28,6 +28,18 @@ export interface EmailAccountChanges {
   isPrimary?: boolean;
 }
 
+export interface AddOptions {
+  auditAction?: string;
+  requestSync?: boolean;
+}
+
+/** Mail credentials the mail server accepted, with the JMAP account they open. */
+export interface VerifiedCredentials {
+  email: string;
+  emailPassword: string;
+  jmapAccountId: string;
+}
+
 export interface EmailAccountServiceDeps {
   accounts: EmailAccountRepository;
   members: EmailAccountMemberRepository;
@@ -45,6 +57,10 @@ export interface EmailAccountServiceDeps {
 const DUPLICATE = 'Tento emailový účet je už pripojený';
 const INACTIVE = 'Emailový účet je vypnutý; zapnite ho pred synchronizáciou';
 const ADDRESS_NEEDS_PASSWORD = 'Pri zmene adresy zadajte aj heslo k novej schránke (emailPassword)';
+
+function normalizeAddress(email: string): string {
+  return email.trim().toLowerCase();
+}
 
 /**
  * A user's email accounts: validated against the JMAP server before they are stored, passwords sealed
@@ -65,12 +81,28 @@ export class EmailAccountService {
    * Links a mail account and asks for its first sync. `requestSync: false` leaves the sync to the
    * caller (tests and benchmarks that drive the sync themselves) or to the scheduler's next tick.
    */
-  async add(userId: string, credentials: MailCredentials, meta: RequestMeta, options: { auditAction?: string; requestSync?: boolean } = {}, outer?: Tx): Promise<AccountWithSync> {
-    const { accounts, audit } = this.deps;
-    const email = credentials.email.trim().toLowerCase();
-    if (await accounts.findByEmail(userId, email, outer)) throw new ConflictError(DUPLICATE);
+  async add(userId: string, credentials: MailCredentials, meta: RequestMeta, options: AddOptions = {}): Promise<AccountWithSync> {
+    const email = normalizeAddress(credentials.email);
+    if (await this.deps.accounts.findByEmail(userId, email)) throw new ConflictError(DUPLICATE);
     // Validation talks to the network: do it before any transaction holds locks.
-    const { accountId } = await this.credentials.check(userId, { email, emailPassword: credentials.emailPassword }, meta);
+    const verified = await this.verifyCredentials(userId, { email, emailPassword: credentials.emailPassword }, meta);
+    return this.addVerified(userId, verified, meta, options);
+  }
+
+  /**
+   * Asks the mail server (throttled, refusals audited): the step of `add` that must run before any
+   * transaction. `subject` is the CRM user, or whoever acts for a user who does not exist yet.
+   */
+  async verifyCredentials(subject: string | CredentialSubject, credentials: MailCredentials, meta: RequestMeta): Promise<VerifiedCredentials> {
+    const email = normalizeAddress(credentials.email);
+    const { accountId } = await this.credentials.check(subject, { email, emailPassword: credentials.emailPassword }, meta);
+    return { email, emailPassword: credentials.emailPassword, jmapAccountId: accountId };
+  }
+
+  /** Stores credentials the mail server accepted (verifyCredentials), in the caller's transaction when given. */
+  async addVerified(userId: string, verified: VerifiedCredentials, meta: RequestMeta, options: AddOptions = {}, outer?: Tx): Promise<AccountWithSync> {
+    const { accounts, audit } = this.deps;
+    const { email } = verified;
     const work = async (tx: Tx) => {
       const user = await accounts.lockOwner(userId, tx);
       if (!user) throw new NotFoundError('Používateľ neexistuje');
@@ -81,8 +113,8 @@ export class EmailAccountService {
           id,
           userId,
           email,
-          emailPassword: this.sealPassword(id, credentials.emailPassword),
-          jmapAccountId: accountId,
+          emailPassword: this.sealPassword(id, verified.emailPassword),
+          jmapAccountId: verified.jmapAccountId,
           // The first account of a user is the primary one.
           isPrimary: existing === 0,
           isActive: true,

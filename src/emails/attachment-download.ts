@@ -4,6 +4,7 @@ import { NotFoundError, UpstreamError } from '../errors/app-errors.js';
 import { ConcurrencyGate } from '../shared/concurrency-gate.js';
 import { downloadBlob, JmapError, JmapProtocolError, JmapTimeoutError, type JmapClient } from '../jmap/index.js';
 import type { EmailAccount } from '../models/index.js';
+import { extensionOf, sanitiseFileName } from '../timesheets/file-name.js';
 import type { AttachmentRecord } from './email-records.js';
 import type { EmailService } from './email-service.js';
 
@@ -65,7 +66,7 @@ export class AttachmentDownloads {
     try {
       const client = this.deps.mail.clientFor(account);
       const download = await downloadBlob(client, account.jmapAccountId, attachment.blobId, {
-        name: attachment.name ?? 'attachment',
+        name: mailServerName(attachment.name),
         type: attachment.type,
         signal,
         idleTimeoutMs: this.deps.limits.idleTimeoutMs,
@@ -78,6 +79,18 @@ export class AttachmentDownloads {
       throw downloadError(err);
     }
   }
+}
+
+/**
+ * The name in the mail server's download URL. It is the sender's to choose, and the server reads it
+ * as part of a path: Cyrus answers 400 to a ".." segment (an encoded "/" counts as one) and other
+ * servers to any encoded "/", so such an attachment could never be downloaded. The server only
+ * echoes it in its own Content-Disposition, which the CRM does not pass on (the browser gets the
+ * cleaned original, email-routes.ts): a fixed name with the original's plain extension is enough.
+ */
+function mailServerName(original: string | null): string {
+  const extension = extensionOf(sanitiseFileName(original ?? ''));
+  return /^[a-z0-9]{1,10}$/.test(extension) ? `attachment.${extension}` : 'attachment';
 }
 
 /** A blob the server no longer has is a 404; any other mail-server failure an outage of the server (502/504). */

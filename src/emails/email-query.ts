@@ -1,7 +1,7 @@
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
-import { offsetOf, type PageRequest } from '../shared/pagination.js';
+import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
 import { searchConditions, type WordShares } from './search-terms.js';
 
 export interface EmailFilter {
@@ -39,7 +39,9 @@ export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
  * same on 1,000 or 100,000 emails, however many people the account is shared with.
  */
 export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map()) {
-  const bind: Bind = { userId, limit: page.limit, offset: offsetOf(page) };
+  // One row past the page (lookAheadBind): EmailRepository cuts it off and answers hasNext.
+  const { window, ...limits } = lookAheadBind(page);
+  const bind: Bind = { userId, ...limits };
   const emailConditions: string[] = [];
   if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
   if (filter.search) emailConditions.push(...searchConditions(filter.search, wordShares, bind));
@@ -92,7 +94,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
     };
   }
   const where = ['e.email_account_id = m.email_account_id', ...conditions].join(' AND ');
-  bind.window = offsetOf(page) + page.limit;
+  bind.window = window;
   return {
     bind,
     // Per account the first offset + limit (id, date) pairs, merged and cut to the page; only then the

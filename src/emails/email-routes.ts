@@ -39,8 +39,8 @@ export function createEmailRouter(
 
   router.get('/', async (req, res) => {
     const { page, limit, to, ...filter } = parseQuery(listEmailsQuery, req);
-    const { items, total, totalExact } = await emails.list(requireAuthContext(req).userId, { ...filter, before: to }, { page, limit });
-    ok(res, listResult(items.map(presentEmailSummary), page, limit, total, totalExact), 'Zoznam emailov');
+    const { items, total, totalExact, hasNext } = await emails.list(requireAuthContext(req).userId, { ...filter, before: to }, { page, limit });
+    ok(res, listResult(items.map(presentEmailSummary), page, limit, total, totalExact, hasNext), 'Zoznam emailov');
   });
 
   // Before /:id routes so "contact" is never taken for an email id.

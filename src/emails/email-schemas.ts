@@ -47,7 +47,7 @@ export const emailDetailQuery = z.object({ remoteImages });
 
 export const threadQuery = paginationQuery.extend({ remoteImages });
 
-export const updateEmailBody = z.strictObject({ isRead: z.boolean({ error: 'isRead musí byť true alebo false' }) });
+export const updateEmailBody = z.strictObject({ isRead: z.boolean({ error: 'isRead musí byť true alebo false' }) }).meta({ minProperties: 1 });
 
 export const attachmentParams = z.object({
   id: z.uuid('Neplatný identifikátor'),

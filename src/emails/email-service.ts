@@ -36,8 +36,8 @@ export class EmailService {
   ) {}
 
   async list(userId: string, filter: EmailFilter, page: PageRequest): Promise<Page<EmailRecord>> {
-    const { items, count } = await this.deps.emails.listPage(userId, filter, page);
-    return { ...boundedTotal(totalOrDenied(count, 'readEmails')), items };
+    const { items, count, hasNext } = await this.deps.emails.listPage(userId, filter, page);
+    return { ...boundedTotal(totalOrDenied(count, 'readEmails')), items, hasNext };
   }
 
   async get(userId: string, emailId: string): Promise<EmailRecord> {

@@ -14,7 +14,10 @@ const MAX_QUEUED = 10_000;
  */
 export class Subscriber {
   rights = new Map<string, Pick<MemberRights, 'canRead'>>();
-  /** Events up to this id were seen by the client already (Last-Event-ID ahead of this instance). */
+  /**
+   * Events up to this id were seen by the client already (Last-Event-ID ahead of this instance): not
+   * sent again, but a membership change among them is still applied to the rights.
+   */
   skipUpTo = 0;
   private queue: OutboxEvent[] | undefined = [];
   ended = false;
@@ -55,11 +58,13 @@ export class Subscriber {
 
   /** Applied to the stream (set-up replay or live). */
   deliver(event: OutboxEvent): boolean {
-    if (event.id <= this.skipUpTo) return true;
     if (event.type === 'membership.changed') {
       if (event.userId !== this.userId) return true;
+      // Applied even when the client saw it elsewhere (id <= skipUpTo): the rights were read before the
+      // outbox's bounds, and a change committed in between has an id the Last-Event-ID may cover.
       this.apply(event.payload as MembershipChange);
     }
+    if (event.id <= this.skipUpTo) return true;
     if (!this.maySee(event)) return true;
     this.sent(event.type);
     return this.sink.send(event.id, event.type, event.payload);

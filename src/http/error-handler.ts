@@ -10,7 +10,7 @@ interface ErrorBody {
 }
 
 /** Errors raised by body-parser/multer before our code runs, mapped to the contract's kinds. */
-function fromFrameworkError(err: unknown): AppError | undefined {
+export function fromFrameworkError(err: unknown): AppError | undefined {
   const e = err as { type?: string; status?: number; statusCode?: number; code?: string };
   // The database being down or restarting is an outage of ours, not a bug: 503 with Retry-After.
   if (isDatabaseUnavailable(err)) return new ServiceUnavailableError();

@@ -47,37 +47,55 @@ export const routeNotFound: RequestHandler = (_req, _res, next) => {
 };
 
 interface RouterLayer {
-  match(path: string): false | { path: string };
+  match(path: string): false | { path: string; params?: Record<string, unknown> };
   route?: { methods: Record<string, boolean | undefined> };
   handle: { stack?: RouterLayer[] };
 }
 
-/** The methods the routes matching `path` answer (GET implies HEAD), in a stable order. */
+/**
+ * The methods the routes matching `path` answer (GET implies HEAD), in a stable order. Where both a
+ * fixed path and a template match (GET /timesheets/my beside DELETE /timesheets/:id), the fixed one
+ * is the path, as in OpenAPI ("concrete paths are matched before templated ones"): only the routes
+ * with the fewest parameters count, so DELETE /timesheets/my is a 405, not a 400 for a bad id.
+ */
 export function allowedMethods(stack: RouterLayer[], path: string): string[] {
+  const matches: RouteMatch[] = [];
+  collect(stack, path, 0, matches, 0);
+  if (matches.length === 0) return [];
+  const fewest = Math.min(...matches.map((m) => m.params));
   const found = new Set<string>();
-  collect(stack, path, found, 0);
+  for (const match of matches) if (match.params === fewest) for (const method of match.methods) found.add(method);
   return [...found].sort();
+}
+
+interface RouteMatch {
+  methods: string[];
+  /** Path parameters bound on the way to the route (mounted routers' included). */
+  params: number;
 }
 
 const MAX_DEPTH = 8;
 const KNOWN_PATHS = 1000;
 
-function collect(stack: RouterLayer[], path: string, found: Set<string>, depth: number): void {
+function collect(stack: RouterLayer[], path: string, params: number, out: RouteMatch[], depth: number): void {
   if (depth > MAX_DEPTH) return;
   for (const layer of stack) {
     if (typeof layer.match !== 'function') continue;
     const matched = layer.match(path);
     if (!matched) continue;
+    const bound = params + Object.keys(matched.params ?? {}).length;
     if (layer.route) {
+      const methods: string[] = [];
       for (const [method, on] of Object.entries(layer.route.methods)) {
         if (!on || method === '_all') continue;
-        found.add(method.toUpperCase());
-        if (method === 'get') found.add('HEAD');
+        methods.push(method.toUpperCase());
+        if (method === 'get') methods.push('HEAD');
       }
+      out.push({ methods, params: bound });
     } else if (Array.isArray(layer.handle.stack)) {
       // A mounted router: the rest of the path is matched inside it, as routing does.
       const rest = path.slice(matched.path.length);
-      if (rest === '' || rest.startsWith('/')) collect(layer.handle.stack, rest || '/', found, depth + 1);
+      if (rest === '' || rest.startsWith('/')) collect(layer.handle.stack, rest || '/', bound, out, depth + 1);
     }
   }
 }

@@ -4,6 +4,7 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { assertNoOpenTransaction } from '../db/transaction-scope.js';
 import { JmapAuthError, JmapProtocolError, JmapTimeoutError, JmapUnreachableError } from './errors.js';
 import type { JmapCredentials } from './types.js';
 
@@ -34,6 +35,7 @@ export function authorizationHeader(credentials: JmapCredentials): string {
  * body: a server that sends headers and then stalls must not hang a sync run.
  */
 export async function fetchJson(url: string, init: RequestInit, options: HttpOptions): Promise<JsonResponse> {
+  assertNoOpenTransaction(`JMAP request to ${url}`);
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const fail = (err: unknown): never => {
@@ -80,6 +82,7 @@ export async function fetchJson(url: string, init: RequestInit, options: HttpOpt
  * answers throw like fetchJson's, with the status kept (a missing blob is a JmapProtocolError 404).
  */
 export async function fetchStream(url: string, init: RequestInit, options: HttpOptions): Promise<Response> {
+  assertNoOpenTransaction(`JMAP transfer to ${url}`);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal;

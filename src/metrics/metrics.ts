@@ -1,4 +1,5 @@
 import type * as PromClient from 'prom-client';
+import type { Gauge } from 'prom-client';
 import { releaseVersion } from '../shared/release-version.js';
 import { lazyRequire } from '../shared/lazy-require.js';
 
@@ -12,6 +13,17 @@ const SYNC_RESULTS: readonly SyncRunResult[] = ['ok', 'error', 'auth_failed', 's
 /** The reasons the sync reports (src/sync/sync-errors.ts describeFailure), known before the first failure. */
 const SYNC_FAILURE_REASONS = ['auth', 'auth_failed', 'timeout', 'unreachable', 'method', 'protocol', 'config', 'internal'] as const;
 const SYNC_ITEM_KINDS = ['email', 'contact'] as const;
+const SYNC_STATUSES = ['idle', 'syncing', 'ok', 'error', 'auth_failed'] as const;
+
+/** The cluster's sync state as the gauges show it (src/sync/sync-repository.ts SyncSnapshot). */
+interface SyncSnapshot {
+  due: number;
+  overdue: number;
+  byStatus: Record<string, number>;
+  leasesHeld: number;
+  leasesExpired: number;
+  oldestSuccessAgeSeconds: number;
+}
 
 /**
  * Every Prometheus metric of one service instance, in a registry of its own: prom-client's global
@@ -92,17 +104,49 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
-  readonly syncAccountsDue = new (prom().Gauge)({
-    name: 'crm_sync_accounts_due',
-    help: 'Active email accounts whose turn has come and that no worker is syncing yet (whole database, at the last scheduler tick)',
-    registers: [this.registry],
-  });
+  /*
+   * The sync gauges are read from the database when scraped (observeSync), not kept by the process
+   * that syncs: every instance, API replica or worker, reports the whole cluster, so a dead worker
+   * shows on any of them (due and overdue grow, an expired lease stays).
+   */
+  readonly syncAccountsDue = this.syncGauge(
+    'crm_sync_accounts_due',
+    'Active email accounts whose turn has come and that no worker is syncing yet (whole database, read when scraped)',
+    (s, g) => g.set(s.due),
+  );
 
-  readonly syncAccountsOverdue = new (prom().Gauge)({
-    name: 'crm_sync_accounts_overdue',
-    help: 'Of the due accounts, those waiting for longer than one SYNC_INTERVAL (workers cannot keep up)',
-    registers: [this.registry],
-  });
+  readonly syncAccountsOverdue = this.syncGauge(
+    'crm_sync_accounts_overdue',
+    'Of the due accounts, those waiting for longer than one SYNC_INTERVAL (workers cannot keep up, or none runs)',
+    (s, g) => g.set(s.overdue),
+  );
+
+  readonly syncAccounts = this.syncGauge(
+    'crm_sync_accounts',
+    'Syncable email accounts by sync status (idle, syncing, ok, error, auth_failed), whole database',
+    (s, g) => {
+      for (const status of SYNC_STATUSES) g.set({ status }, s.byStatus[status] ?? 0);
+    },
+    ['status'],
+  );
+
+  readonly syncLeasesHeld = this.syncGauge('crm_sync_leases_held', 'Accounts a process is syncing right now (live leases), whole database', (s, g) => g.set(s.leasesHeld));
+
+  readonly syncLeasesExpired = this.syncGauge(
+    'crm_sync_leases_expired',
+    'Leases whose holder stopped renewing them (a crashed or hung worker) and that nobody has taken over yet',
+    (s, g) => g.set(s.leasesExpired),
+  );
+
+  readonly syncOldestSuccessAge = this.syncGauge(
+    'crm_sync_oldest_success_age_seconds',
+    'Seconds since the least recently synced account last synced successfully (0 before any success)',
+    (s, g) => g.set(s.oldestSuccessAgeSeconds),
+  );
+
+  private syncSource?: () => Promise<SyncSnapshot>;
+  /** One database read per scrape, shared by the gauges prom-client collects together. */
+  private pendingSnapshot?: Promise<SyncSnapshot | undefined>;
 
   constructor() {
     prom().collectDefaultMetrics({ register: this.registry });
@@ -122,6 +166,34 @@ export class AppMetrics {
     }
     for (const reason of SYNC_FAILURE_REASONS) this.syncFailures.inc({ reason }, 0);
     for (const kind of SYNC_ITEM_KINDS) this.syncItems.inc({ kind }, 0);
+  }
+
+  /** Where the crm_sync_* gauges read the cluster's state (SyncService.snapshot); wired in services.ts. */
+  observeSync(source: () => Promise<SyncSnapshot>): void {
+    this.syncSource = source;
+  }
+
+  private syncGauge<L extends string = never>(name: string, help: string, apply: (s: SyncSnapshot, g: Gauge<L>) => void, labelNames: readonly L[] = []): Gauge<L> {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect with the gauge as `this`
+    const metrics = this;
+    return new (prom().Gauge)<L>({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        const snapshot = await metrics.readSnapshot();
+        if (snapshot) apply(snapshot, this);
+      },
+    });
+  }
+
+  private readSnapshot(): Promise<SyncSnapshot | undefined> {
+    if (!this.syncSource) return Promise.resolve(undefined);
+    this.pendingSnapshot ??= this.syncSource()
+      .catch(() => undefined) // the database is down: the gauges keep their last values, /ready says why
+      .finally(() => setImmediate(() => (this.pendingSnapshot = undefined)));
+    return this.pendingSnapshot;
   }
 
   /** Convenience for the sync: counts the run, its duration and (when it failed) its reason at once. */

@@ -33,7 +33,9 @@ export const authArea: AreaDoc = {
       summary: 'New access token from the refreshToken cookie (rotates the refresh token)',
       description:
         'No cookie: 401 refresh_token_missing. Invalid, expired or reused: 401 refresh_token_invalid and both cookies ' +
-        'cleared. Sets a new accessToken cookie and, when rotated, a new refreshToken cookie.',
+        'cleared. Sets a new accessToken cookie; when rotated, answers the new refresh token in data.refreshToken and, for a ' +
+        'session opened with rememberMe only, sets it as the refreshToken cookie (a session without rememberMe never gets ' +
+        'the 7-day cookie).',
       success: { status: 200, description: "message 'Token obnovený'", body: 'data', data: refreshData },
       setsCookies: true,
     },

@@ -183,7 +183,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): ReturnType<typeof
       title: 'Staff CRM API',
       version: options.version ?? '0.1.0',
       contact: { name: 'Staff CRM backend team (see docs/api.md in the repository)' },
-      license: { name: 'Proprietary (UNLICENSED): internal use only' },
+      license: { name: 'Proprietary (UNLICENSED): internal use only', identifier: 'LicenseRef-Proprietary' },
       description:
         'HTTP/JSON API of the staff CRM. Successes: { success: true, data?, message }, where a single resource is ' +
         'data.<name> and a list is data.items + data.pagination; failures: the ErrorEnvelope, whose error.code is stable ' +

@@ -17,8 +17,8 @@ export interface AccountErasure {
 }
 
 /**
- * The emails of one account that an address took part in: those that name it on From, To or Cc (the
- * GIN index on participants), and those linked to its contact there (a contact added by hand links
+ * The emails of one account that an address took part in: those that name it on any address header
+ * (From, Sender, Reply-To, To, Cc, Bcc: the GIN index on participants), and those linked to its contact there (a contact added by hand links
  * them the same way; the union covers a row whose participants were never filled in).
  */
 export const EMAILS_OF_ADDRESS = (account: string) => `

@@ -11,8 +11,9 @@ accounts.jsonl              the staff email accounts that hold something of this
                             and the users they are shared with (role, whether they may read and send)
 contacts.jsonl              the contact of this address in each account: name, the staff's notes,
                             when it was added and when it last had an email
-emails.jsonl                every email this address took part in (From, To or Cc): headers, the text
-                            of the body, read state, and the name, type and size of each attachment
+emails.jsonl                every email this address took part in (From, Sender, Reply-To, To, Cc or
+                            Bcc): headers, the text of the body, read state, and the name, type and
+                            size of each attachment
                             (attachment contents stay on the mail server and are not copied here)
 contact-suppressions.jsonl  accounts where a user deleted this contact and asked the CRM not to
                             recreate it from mail

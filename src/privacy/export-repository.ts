@@ -75,7 +75,7 @@ export class ExportRepository {
   emails(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
     return this.cursor(
       `SELECT e.id, e.email_account_id AS "emailAccountId", a.email AS "emailAccount", e.message_id AS "messageId",
-              e.thread_id AS "threadId", e.in_reply_to AS "inReplyTo", e."from", e."to", e.participants, e.subject,
+              e.thread_id AS "threadId", e.in_reply_to AS "inReplyTo", e."from", e."to", e.addresses, e.participants, e.subject,
               e.date, e.is_read AS "isRead", e.body AS text,
               COALESCE((SELECT json_agg(json_build_object('name', t.name, 'type', t.type, 'size', t.size, 'inline', t.is_inline) ORDER BY t.position)
                           FROM email_attachments t WHERE t.email_id = e.id), '[]') AS attachments

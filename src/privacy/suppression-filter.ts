@@ -2,7 +2,7 @@
  * What the sync may store (sync-types.ts MailAdmission), checked on every page before it is written:
  *
  * - nothing exchanged with an erased address up to its erasure: an email any of whose participants
- *   (From, To, Cc) is suppressed and whose date is not after the erasure (or unknown) is left out.
+ *   (any address header: From, Sender, Reply-To, To, Cc, Bcc) is suppressed and whose date is not after the erasure (or unknown) is left out.
  *   Mail dated after the erasure is a new relationship and is stored.
  * - with EMAIL_RETENTION_DAYS, nothing older than the retention period (by the email's date; an email
  *   without a date is kept, its age being unknown).

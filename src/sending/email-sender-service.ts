@@ -22,7 +22,7 @@ import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-me
 import { SendOrigins } from './send-origins.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
 import type { SendThrottle, UploadBudget } from './send-throttle.js';
-import { MAX_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
+import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
 
 export { OutgoingMessage, type SendTarget } from './outgoing-message.js';
 
@@ -52,7 +52,6 @@ export interface EmailSenderDeps {
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
-const TOO_MANY_RECIPIENTS = `Najviac ${MAX_RECIPIENTS} adresátov spolu`;
 
 export class EmailSenderService {
   private readonly origins: SendOrigins;
@@ -108,23 +107,18 @@ export class EmailSenderService {
 
   async send(message: OutgoingMessage, body: ReplyBody | ComposeBody, meta: RequestMeta): Promise<SendResult> {
     const origin = await this.origins.of(message, body);
-    const { account, client } = origin;
-    let setup: SendSetup;
-    try {
-      setup = await prepareSend(client, account.jmapAccountId, account.email, origin.original?.jmapId);
-    } catch (err) {
-      throw mailServerError(err);
-    }
+    const { account } = origin;
+    const setup = await prepare(origin);
     const own = new Set([account.email, account.jmapAccountId, setup.identity.email].map((a) => a.toLowerCase()));
     const recipients = this.recipients(origin, setup, body, own);
     const messageId = newMessageId(setup.identity.email);
     const draft = draftEmail({
       ...recipients,
       from: setup.identity.name ? { email: setup.identity.email, name: setup.identity.name } : { email: setup.identity.email },
-      subject: body.subject ?? (origin.original ? replySubject(setup.original?.subject ?? origin.original.subject) : ''),
+      subject: subjectOf(origin, setup, body),
       text: body.text,
       html: body.html,
-      original: setup.original ?? (origin.original ? { messageId: origin.original.messageId ? [origin.original.messageId] : null } : undefined),
+      original: originalOf(origin, setup),
       attachments: origin.intake.attachments,
       messageId,
       sentAt: new Date(),
@@ -134,6 +128,30 @@ export class EmailSenderService {
     // The right was checked when the send began, possibly minutes ago (a long upload): a member
     // removed or signed out since must not send from the account (issue 26).
     await this.stillAllowed(message, account);
+    const sent = await this.submit(message, origin, setup, draft, envelope);
+    const details = {
+      emailAccountId: account.id,
+      recipients: envelope.rcptTo.length,
+      messageId,
+      attachments: origin.intake.attachments.length,
+      ...(origin.original ? { inReplyTo: origin.original.id } : {}),
+    };
+    const emailId = await this.record(account, sent && withSentText(sent, body.text), setup, own, details, message.userId, meta);
+    return {
+      email: emailId ? await this.readable(message.userId, emailId) : null,
+      messageId,
+      emailAccountId: account.id,
+      recipients: envelope.rcptTo.length,
+    };
+  }
+
+  /**
+   * Draft, submission and move to Sent in one JMAP request; records on `message` whether anything may
+   * have gone out (the guards give the rate-limit point back only when nothing did). Answers the sent
+   * email as the server returned it (absent when it did not).
+   */
+  private async submit(message: OutgoingMessage, origin: SendOrigin, setup: SendSetup, draft: EmailDraft, envelope: Envelope): Promise<Email | undefined> {
+    const { account, client } = origin;
     message.outcome = 'unknown';
     let outcome;
     try {
@@ -153,20 +171,7 @@ export class EmailSenderService {
       throw outcome.stage === 'email' ? emailRefused(outcome.error) : submissionRefused(outcome.error, envelope);
     }
     message.outcome = 'sent';
-    const details = {
-      emailAccountId: account.id,
-      recipients: envelope.rcptTo.length,
-      messageId,
-      attachments: origin.intake.attachments.length,
-      ...(origin.original ? { inReplyTo: origin.original.id } : {}),
-    };
-    const emailId = await this.record(account, outcome.email && withSentText(outcome.email, body.text), setup, own, details, message.userId, meta);
-    return {
-      email: emailId ? await this.readable(message.userId, emailId) : null,
-      messageId,
-      emailAccountId: account.id,
-      recipients: envelope.rcptTo.length,
-    };
+    return outcome.email;
   }
 
   /** The sent email into the CRM with its audit record; a failure here must not turn a sent email into an error. */
@@ -236,6 +241,32 @@ export class EmailSenderService {
       throw err;
     }
   }
+}
+
+type EmailDraft = ReturnType<typeof draftEmail>;
+type Envelope = ReturnType<typeof envelopeOf>;
+
+/** The identity, the Sent and Drafts mailboxes and the original of a reply, from the mail server. */
+async function prepare(origin: SendOrigin): Promise<SendSetup> {
+  try {
+    return await prepareSend(origin.client, origin.account.jmapAccountId, origin.account.email, origin.original?.jmapId);
+  } catch (err) {
+    throw mailServerError(err);
+  }
+}
+
+/** The subject given, else "Re: " the original's (as the mail server has it, else as synced), else none. */
+function subjectOf(origin: SendOrigin, setup: SendSetup, body: ReplyBody | ComposeBody): string {
+  if (body.subject !== undefined) return body.subject;
+  if (!origin.original) return '';
+  return replySubject(setup.original?.subject ?? origin.original.subject);
+}
+
+/** What a reply threads under: the original as the mail server has it, else its Message-ID as synced. */
+function originalOf(origin: SendOrigin, setup: SendSetup) {
+  if (setup.original) return setup.original;
+  if (!origin.original) return undefined;
+  return { messageId: origin.original.messageId ? [origin.original.messageId] : null };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Recipient } from './compose.js';
 
 /** To + Cc + Bcc together: more is a mailing, not correspondence. */
 export const MAX_RECIPIENTS = 100;
+export const TOO_MANY_RECIPIENTS = `Najviac ${MAX_RECIPIENTS} adresátov spolu`;
 
 interface MessageFields {
   to?: Recipient[];

@@ -14,7 +14,7 @@ import type { RequestContent } from './idempotency.js';
 import { requestHash } from './request-hash.js';
 import { presentSent } from './sending-presenter.js';
 import { composeBody, idempotencyKey, MAX_BODY_CHARS, replyBody } from './sending-schemas.js';
-import type { ComposeBody, ReplyBody } from './send-request.js';
+import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
 
 const MAX_FILES = 20;
 /** Boundaries, part headers and the text fields around the attachments. */
@@ -137,8 +137,24 @@ async function hashForm(req: Request, res: Response, maxBytes: number): Promise<
   return requestHash(req.body ?? {}, files);
 }
 
+/**
+ * A form is judged by the JSON body's rules (issue 34): one part per recipient is how forms repeat
+ * `to`, so the form takes as many text parts as the JSON body takes recipients (MAX_RECIPIENTS over
+ * to, cc and bcc), plus the other fields once each. More than that is refused with the JSON body's
+ * message for too many recipients (formError).
+ */
+const MAX_FORM_FIELDS = MAX_RECIPIENTS + Object.keys(composeBody.shape).length + 1;
+
 function formLimits(maxBytes: number) {
-  return { fileSize: maxBytes + 1, files: MAX_FILES, fields: 20, parts: MAX_FILES + 20, fieldNameSize: 32, fieldSize: MAX_BODY_CHARS * 4, headerPairs: 20 };
+  return {
+    fileSize: maxBytes + 1,
+    files: MAX_FILES,
+    fields: MAX_FORM_FIELDS,
+    parts: MAX_FILES + MAX_FORM_FIELDS,
+    fieldNameSize: 32,
+    fieldSize: MAX_BODY_CHARS * 4,
+    headerPairs: 20,
+  };
 }
 
 function fieldsOf(target: SendTarget, fields: unknown): ReplyBody | ComposeBody {
@@ -190,6 +206,9 @@ async function readForm(sending: EmailSenderService, message: OutgoingMessage, r
   return validated ?? fieldsOf(message.target, { ...(req.body as Record<string, unknown>) });
 }
 function formError(err: unknown): unknown {
+  if (err instanceof MulterError && (err.code === 'LIMIT_FIELD_COUNT' || err.code === 'LIMIT_PART_COUNT')) {
+    return new ValidationError(TOO_MANY_RECIPIENTS, [{ field: 'to', message: TOO_MANY_RECIPIENTS }]);
+  }
   if (err instanceof MulterError && (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT')) {
     const text = `Prílohy posielajte v poli "attachments", najviac ${MAX_FILES}`;
     return new ValidationError(text, [{ field: 'attachments', message: text }]);

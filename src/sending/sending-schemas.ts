@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseBoolean } from '../shared/validation.js';
+import { looseBoolean, oneOfRequired } from '../shared/validation.js';
 import type { Recipient } from './compose.js';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE, MAX_DISPLAY_NAME } from './header-text.js';
 
@@ -57,13 +57,15 @@ const common = {
 export const replyBody = z.strictObject({ ...common, replyAll: flag.optional() });
 
 /** POST /api/emails: from emailAccountId, or from the account of contactId (whose address is then the default To). */
-export const composeBody = z
-  .strictObject({
+export const composeBody = oneOfRequired(
+  z.strictObject({
     ...common,
     emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
     contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
-  })
-  .refine((b) => b.emailAccountId !== undefined || b.contactId !== undefined, { message: 'Uveďte emailAccountId alebo contactId', path: ['emailAccountId'] });
+  }),
+  ['emailAccountId', 'contactId'],
+  'Uveďte emailAccountId alebo contactId',
+);
 
 /** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): any visible ASCII, at most 255 characters. */
 export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Neplatná hlavička Idempotency-Key (1 až 255 viditeľných ASCII znakov)');

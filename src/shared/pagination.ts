@@ -10,6 +10,8 @@ export interface Page<T> {
   total: number;
   /** False when the count stopped at COUNT_BOUND (total is then the bound, not the size of the list). */
   totalExact?: boolean;
+  /** Whether a row follows this page: from one row fetched past it (exact beyond COUNT_BOUND too). */
+  hasNext?: boolean;
 }
 
 /**
@@ -26,7 +28,25 @@ export function boundedTotal(counted: number): { total: number; totalExact: bool
 
 export const offsetOf = (page: PageRequest): number => (page.page - 1) * page.limit;
 
-/** The list shape of the API and the CLI's --json output: data.items + data.pagination. */
-export function listResult<T>(items: T[], page: number, limit: number, total: number, totalExact = true) {
-  return { items, pagination: { page, limit, total, totalExact } };
+/**
+ * A page query fetches one row more than the page (`limit` + 1; `window`, for per-account ranges
+ * merged later, the rows up to and including it): whether that row came is `hasNext`, exact however
+ * long the list is, where a bounded total could not say (cutPage).
+ */
+export function lookAheadBind(page: PageRequest): { limit: number; offset: number; window: number } {
+  const offset = offsetOf(page);
+  return { limit: page.limit + 1, offset, window: offset + page.limit + 1 };
+}
+
+/** The page's rows of a lookAheadBind() query, and whether a row follows them. */
+export function cutPage<T>(rows: T[], page: PageRequest): { rows: T[]; hasNext: boolean } {
+  return { rows: rows.slice(0, page.limit), hasNext: rows.length > page.limit };
+}
+
+/**
+ * The list shape of the API and the CLI's --json output: data.items + data.pagination. `hasNext`
+ * comes from the page query when it looked ahead (bounded lists); an exact total answers it otherwise.
+ */
+export function listResult<T>(items: T[], page: number, limit: number, total: number, totalExact = true, hasNext?: boolean) {
+  return { items, pagination: { page, limit, total, totalExact, hasNext: hasNext ?? page * limit < total } };
 }

@@ -25,6 +25,7 @@ export const pagination = z
     limit: z.number().int().min(1).max(100),
     total: z.number().int().min(0).meta({ description: 'Rows of all pages; for emails and contacts at most 10,000 (see totalExact)' }),
     totalExact: z.boolean().meta({ description: 'False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow' }),
+    hasNext: z.boolean().meta({ description: 'Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true)' }),
   })
   .meta({ id: 'Pagination', description: 'page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts)' });
 

@@ -48,3 +48,44 @@ export const paginationQuery = z.strictObject({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
+
+/**
+ * A PATCH body: at least one field, or a 400 with `message`. The refusal and the document's
+ * `minProperties: 1` come from this one place, so the service and the OpenAPI document cannot
+ * disagree about `{}` (issue 34).
+ */
+export function changeBody<T extends z.ZodObject>(schema: T, message: string) {
+  return schema.refine((v) => Object.values(v).some((value) => value !== undefined), { message }).meta({ minProperties: 1 });
+}
+
+/**
+ * Fields given together or not at all (e.g. a mail address and its password): the refusal (on the
+ * second field, with `message`) and the document's `dependentRequired` both ways, from one place.
+ */
+export function togetherOrNeither<T extends z.ZodObject>(schema: T, [a, b]: readonly [string, string], message: string) {
+  return schema
+    .refine((v: Record<string, unknown>) => (v[a] === undefined) === (v[b] === undefined), { message, path: [b] })
+    .meta({ dependentRequired: { [a]: [b], [b]: [a] } });
+}
+
+/**
+ * At least one of these fields (e.g. emailAccountId or contactId): the refusal and the document's
+ * `anyOf` of `required`, from one place.
+ */
+export function oneOfRequired<T extends z.ZodObject>(schema: T, fields: readonly string[], message: string) {
+  return schema
+    .refine((v: Record<string, unknown>) => fields.some((f) => v[f] !== undefined), { message, path: [fields[0]] })
+    .meta({ anyOf: fields.map((f) => ({ required: [f] })) });
+}
+
+/**
+ * A mail address in a request: trimmed text of at most 254 characters that z.email accepts, documented
+ * as `format: email` (the document shows a pipe's input side, a plain string, otherwise).
+ */
+export function mailAddressField(messages: { required: string; tooLong: string; invalid: string }, options: { lowerCase?: boolean } = {}) {
+  const text = z.string({ error: messages.required }).trim();
+  return (options.lowerCase ? text.toLowerCase() : text)
+    .max(254, messages.tooLong)
+    .pipe(z.email({ error: messages.invalid }))
+    .meta({ format: 'email' });
+}

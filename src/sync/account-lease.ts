@@ -9,7 +9,17 @@ import type { Transactions, Tx } from '../db/transactions.js';
 import type { EmailAccount, SyncStatus } from '../models/index.js';
 import { SyncSupersededError } from './sync-errors.js';
 import type { CheckpointFields, Finish, FullSyncCheckpoint, HeldLease, StateRow, SyncRepository } from './sync-repository.js';
+import { describeHolder } from './lease-holder.js';
 import { phaseMs, type SyncSchedule } from './sync-schedule.js';
+
+function refusalReason(row: StateRow): string {
+  if (!row.syncable) return 'the email account is inactive, or none of its users is active';
+  if (row.leased) {
+    return `another process is syncing it: ${describeHolder(row.locked_by ?? 'unknown')} holds the lease until ${row.locked_until?.toISOString() ?? '?'}`;
+  }
+  if (!row.due) return 'it is not due yet (its turn or the backoff after a failure has not come)';
+  return 'its lease could not be taken';
+}
 
 export interface LeaseOptions {
   leaseSeconds: number;
@@ -18,11 +28,24 @@ export interface LeaseOptions {
 
 type LeaseData = { repository: SyncRepository; transactions: Transactions };
 
+/** Why a lease was not taken: one line for `crm-admin sync run` and the log. */
+interface LeaseRefusal {
+  refused: string;
+}
+
+/** An expired lease this one replaced: its holder stopped renewing it (crashed, killed, hung). */
+interface TakenOver {
+  holder: string;
+  expiredAt: Date;
+}
+
+type LeaseRow = Pick<StateRow, 'status' | 'email_state' | 'full_sync_checkpoint' | 'sync_generation' | 'consecutive_failures' | 'locked_by' | 'locked_until'>;
+
 export class AccountLease {
   private constructor(
     private readonly repository: SyncRepository,
     readonly account: EmailAccount,
-    private readonly owner: string,
+    readonly owner: string,
     private readonly options: LeaseOptions,
     readonly previousStatus: SyncStatus,
     readonly consecutiveFailures: number,
@@ -31,12 +54,27 @@ export class AccountLease {
     public generation: number,
     /** The turn this run serves, when it was taken from the queue of due accounts. */
     readonly dueAt: Date | null = null,
+    readonly takenOver: TakenOver | null = null,
   ) {}
 
-  private static from(data: LeaseData, account: EmailAccount, owner: string, options: LeaseOptions, row: Omit<StateRow, 'acquired'>, dueAt: Date | null = null): AccountLease {
+  private static from(data: LeaseData, account: EmailAccount, owner: string, options: LeaseOptions, row: LeaseRow, dueAt: Date | null = null): AccountLease {
     // A crashed run left 'syncing' behind; what it replaced is unknown, so call it idle.
     const previous = row.status === 'syncing' ? 'idle' : row.status;
-    return new AccountLease(data.repository, account, owner, options, previous, row.consecutive_failures, row.email_state, row.full_sync_checkpoint, row.sync_generation, dueAt);
+    // A lease is given up with locked_by cleared: one still named here expired under its holder.
+    const takenOver = row.locked_by !== null && row.locked_until !== null ? { holder: row.locked_by, expiredAt: row.locked_until } : null;
+    return new AccountLease(
+      data.repository,
+      account,
+      owner,
+      options,
+      previous,
+      row.consecutive_failures,
+      row.email_state,
+      row.full_sync_checkpoint,
+      row.sync_generation,
+      dueAt,
+      takenOver,
+    );
   }
 
   /** What every write of this run checks against: the lease and the account as the run started with it. */
@@ -56,16 +94,17 @@ export class AccountLease {
     };
   }
 
-  /** Null when the account is inactive, gone, leased by someone else, or (dueOnly) not due. */
-  static async acquire(data: LeaseData, accountId: string, owner: string, options: LeaseOptions & { dueOnly: boolean }): Promise<AccountLease | null> {
+  /** A refusal (with its reason) when the account is inactive, gone, leased by someone else, or (dueOnly) not due. */
+  static async acquire(data: LeaseData, accountId: string, owner: string, options: LeaseOptions & { dueOnly: boolean }): Promise<AccountLease | LeaseRefusal> {
     const { repository } = data;
     return data.transactions.run(async (tx) => {
       await repository.ensureStateRow(accountId, tx);
       const row = await repository.lockState(accountId, options.dueOnly, tx);
-      if (!row?.acquired) return null;
+      if (!row) return { refused: 'the email account does not exist' };
+      if (!row.acquired) return { refused: refusalReason(row) };
       await repository.takeLease(accountId, owner, options.leaseSeconds, tx);
       const account = await repository.findAccount(accountId, tx);
-      if (!account) return null;
+      if (!account) return { refused: 'the email account does not exist' };
       return AccountLease.from(data, account, owner, options, row);
     });
   }

@@ -25,6 +25,9 @@ export const EMAIL_PROPERTIES = [
   'attachments',
   ...BULK_HEADER_PROPERTIES,
   'replyTo',
+  // Not stored as lists, but counted among the participants (export, erasure, suppression filter).
+  'sender',
+  'bcc',
   'hasAttachment',
 ];
 
@@ -86,7 +89,10 @@ export interface MappedEmail {
   body: string | null;
   isRead: boolean;
   date: Date | null;
-  /** Everyone on From, To and Cc except the account itself (lower-cased, unique). */
+  /**
+   * Everyone on any address header (From, Sender, Reply-To, To, Cc and, on mail the account sent, Bcc)
+   * except the account itself (lower-cased, unique): whom an access request or an erasure finds it by.
+   */
   participants: string[];
   /** Who the email was exchanged with, main correspondent first; empty for bulk mail. */
   correspondents: Correspondent[];
@@ -120,7 +126,8 @@ export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
     body: extractBody(email),
     isRead: email.keywords?.$seen === true,
     date: parseDate(email.receivedAt) ?? parseDate(email.sentAt),
-    participants: uniqueAddresses([...from, ...recipients], ctx),
+    // From, To and Cc first (the order rows stored before Reply-To, Sender and Bcc counted already have).
+    participants: uniqueAddresses([...from, ...recipients, ...(email.sender ?? []), ...(email.replyTo ?? []), ...(email.bcc ?? [])], ctx),
     correspondents: isBulkMail(email) ? [] : people(sentByOwner ? recipients : from, ctx),
     ...withAttachments(email),
     addresses: {

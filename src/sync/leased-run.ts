@@ -6,6 +6,7 @@ import { type JmapClient, JmapAuthError, JmapTimeoutError, JmapUnreachableError 
 import type { EmailAccount } from '../models/index.js';
 import type { AccountLease } from './account-lease.js';
 import { runAccount } from './account-run.js';
+import { describeHolder } from './lease-holder.js';
 import { BatchWriter } from './batch-writer.js';
 import { emptyStats, RunState, type SyncTuning } from './run-state.js';
 import type { SyncClients } from './sync-clients.js';
@@ -37,6 +38,11 @@ export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, opti
     error,
     failureReason,
   });
+  if (lease.takenOver) {
+    // The holder stopped renewing (crashed, killed, hung): the operator wants to know which one.
+    const { holder, expiredAt } = lease.takenOver;
+    deps.logger.warn('mail sync lease taken over', { accountId: lease.account.id, from: holder, fromHolder: describeHolder(holder), expiredAt, by: lease.owner });
+  }
   let outcome: SyncResult;
   try {
     client = ctx.clients.for(lease.account);

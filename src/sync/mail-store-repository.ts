@@ -57,11 +57,15 @@ export interface Removed {
  * is filed under and the sync generation are written, and the small columns of migration 0020 (filled
  * in for rows stored before it; they are not indexed and live in the row, so they cost no TOAST). Rewriting the other columns made every
  * re-upsert a non-HOT update that copied the body's TOAST again (docs/adr/0100). is_read follows the
- * server except where the CRM changed it and has not told the server yet (read_pending).
+ * server except where the CRM changed it and has not told the server yet (read_pending). participants
+ * is refreshed only when its set of addresses changed (a row stored before Sender, Reply-To and Bcc
+ * counted, ADR 0114): the same set keeps the stored value, so the update stays HOT.
  */
 const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
               contact_id = EXCLUDED.contact_id, sync_generation = EXCLUDED.sync_generation,
               has_attachments = EXCLUDED.has_attachments, addresses = COALESCE(emails.addresses, EXCLUDED.addresses),
+              participants = CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
+                                  THEN emails.participants ELSE EXCLUDED.participants END,
               is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
                                   OR emails.contact_id <> EXCLUDED.contact_id

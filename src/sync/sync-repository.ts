@@ -6,6 +6,7 @@
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { EmailAccount, type SyncStatus } from '../models/index.js';
+import { parseHolder, type LeaseHolder } from './lease-holder.js';
 
 /** Where an unfinished full sync stands; null once it completed. */
 export interface FullSyncCheckpoint {
@@ -34,6 +35,13 @@ export interface StateRow {
   consecutive_failures: number;
   /** Active, not leased by anyone, and (when asked) due: the lease may be taken. */
   acquired: boolean;
+  /** Why not, when not acquired: the account is synced at all, someone holds it, it is due. */
+  syncable: boolean;
+  leased: boolean;
+  due: boolean;
+  /** The lease as found: a live holder (not acquired), or an expired one this lease takes over. */
+  locked_by: string | null;
+  locked_until: Date | null;
 }
 
 /**
@@ -57,7 +65,7 @@ export interface HeldLease {
 }
 
 /** An account claimed from the queue of due accounts: its state as a lease sees it. */
-export interface ClaimedRow extends Omit<StateRow, 'acquired'> {
+export interface ClaimedRow extends Omit<StateRow, 'acquired' | 'syncable' | 'leased' | 'due'> {
   account_id: string;
   /** The turn this run serves (next_sync_at), null when the account had none yet. */
   due_at: Date | null;
@@ -87,6 +95,21 @@ export interface SyncStatusRow {
   consecutiveFailures: number;
   /** When it is next due: its next turn or the end of a backoff; null while it waits for new credentials. */
   nextAttemptAt: Date | null;
+  /** The lease as stored: who holds (or held, when expired) the account, and until when. */
+  lease: { holder: LeaseHolder; until: Date; expired: boolean } | null;
+}
+
+/** The whole cluster's sync, as the crm_sync_* gauges report it (every instance the same figures). */
+export interface SyncSnapshot extends Backlog {
+  /** Syncable accounts by status (idle, syncing, ok, error, auth_failed). */
+  byStatus: Record<string, number>;
+  /** Leases held now, and leases whose holder stopped renewing them (a dead worker's). */
+  leasesHeld: number;
+  leasesExpired: number;
+  /** Seconds since the least recently synced syncable account last succeeded (0 when none has). */
+  oldestSuccessAgeSeconds: number;
+  /** Seconds since any lease was last taken or renewed (-1 when never): the workers' heartbeat. */
+  lastLeaseActivityAgeSeconds: number;
 }
 
 interface StatusRow {
@@ -103,6 +126,9 @@ interface StatusRow {
   last_error: string | null;
   consecutive_failures: number | null;
   next_attempt_at: Date | null;
+  locked_by: string | null;
+  locked_until: Date | null;
+  lease_expired: boolean;
 }
 
 /** Mail an account may be due for: explicitly requested, or its turn has come and any backoff is over. */
@@ -134,7 +160,8 @@ export class SyncRepository {
   lockState(accountId: string, dueOnly: boolean, tx?: Tx): Promise<StateRow | undefined> {
     return this.sql.one<StateRow>(
       `SELECT s.status, s.email_state, s.full_sync_checkpoint, s.sync_generation, s.consecutive_failures,
-              (${SYNCABLE} AND ${UNLEASED}${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired
+              (${SYNCABLE} AND ${UNLEASED}${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired,
+              ${SYNCABLE} AS syncable, NOT ${UNLEASED} AS leased, ${DUE_CONDITION} AS due, s.locked_by, s.locked_until
          FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
         WHERE s.email_account_id = $accountId
           FOR UPDATE OF s`,
@@ -161,7 +188,7 @@ export class SyncRepository {
   claimNextDue(owner: string, leaseSeconds: number, accountIds: string[] | null, tx?: Tx): Promise<ClaimedRow | undefined> {
     return this.sql.one<ClaimedRow>(
       `WITH next AS (
-         SELECT s.email_account_id, s.status, s.next_sync_at, s.requested_at
+         SELECT s.email_account_id, s.status, s.next_sync_at, s.requested_at, s.locked_by, s.locked_until
            FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
           WHERE ${SYNCABLE} AND ${DUE_CONDITION} AND ${UNLEASED}
             AND ($accountIds::uuid[] IS NULL OR s.email_account_id = ANY($accountIds::uuid[]))
@@ -172,7 +199,7 @@ export class SyncRepository {
               last_attempt_at = now(), requested_at = NULL, updated_at = now()
          FROM next WHERE s.email_account_id = next.email_account_id
        RETURNING s.email_account_id AS account_id, next.status, s.email_state, s.full_sync_checkpoint, s.sync_generation,
-                 s.consecutive_failures, next.next_sync_at AS due_at`,
+                 s.consecutive_failures, next.next_sync_at AS due_at, next.locked_by, next.locked_until`,
       { owner, leaseSeconds, accountIds },
       tx,
     );
@@ -309,7 +336,8 @@ export class SyncRepository {
               coalesce(s.locked_until > now(), false) AS running, s.email_state IS NOT NULL AS initial_sync_done,
               s.last_attempt_at, s.last_success_at, s.last_error, s.consecutive_failures,
               CASE WHEN s.requested_at IS NOT NULL THEN s.requested_at WHEN s.status = 'auth_failed' THEN NULL
-                   ELSE GREATEST(s.next_attempt_at, s.next_sync_at) END AS next_attempt_at
+                   ELSE GREATEST(s.next_attempt_at, s.next_sync_at) END AS next_attempt_at,
+              s.locked_by, s.locked_until, coalesce(s.locked_until <= now(), false) AS lease_expired
          FROM email_accounts a
          JOIN users u ON u.id = a.user_id
          LEFT JOIN mail_sync_states s ON s.email_account_id = a.id
@@ -331,6 +359,32 @@ export class SyncRepository {
       lastError: r.last_error,
       consecutiveFailures: r.consecutive_failures ?? 0,
       nextAttemptAt: r.next_attempt_at,
+      lease: r.locked_by !== null && r.locked_until !== null ? { holder: parseHolder(r.locked_by), until: r.locked_until, expired: r.lease_expired } : null,
     }));
+  }
+
+  /** One statement for every crm_sync_* gauge, read at scrape time (src/metrics). */
+  async snapshot(intervalSeconds: number): Promise<SyncSnapshot> {
+    const backlog = await this.backlog(intervalSeconds);
+    const rows = await this.sql.select<{ status: string; accounts: number }>(
+      `SELECT coalesce(s.status, 'idle') AS status, count(*)::int AS accounts
+         FROM email_accounts a LEFT JOIN mail_sync_states s ON s.email_account_id = a.id
+        WHERE ${SYNCABLE} GROUP BY 1`,
+    );
+    const leases = await this.sql.one<{ held: number; expired: number; oldest_success: number; last_activity: number }>(
+      `SELECT count(*) FILTER (WHERE s.locked_until > now())::int AS held,
+              count(*) FILTER (WHERE s.locked_by IS NOT NULL AND s.locked_until <= now())::int AS expired,
+              coalesce(extract(epoch FROM now() - min(s.last_success_at) FILTER (WHERE ${SYNCABLE})), 0)::float8 AS oldest_success,
+              coalesce(extract(epoch FROM now() - max(CASE WHEN s.locked_until > now() THEN now() ELSE s.last_attempt_at END)), -1)::float8 AS last_activity
+         FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id`,
+    );
+    return {
+      ...backlog,
+      byStatus: Object.fromEntries(rows.map((r) => [r.status, r.accounts])),
+      leasesHeld: leases?.held ?? 0,
+      leasesExpired: leases?.expired ?? 0,
+      oldestSuccessAgeSeconds: Math.max(0, leases?.oldest_success ?? 0),
+      lastLeaseActivityAgeSeconds: leases?.last_activity ?? -1,
+    };
   }
 }

@@ -5,13 +5,12 @@
  * accounts, and due accounts are taken from one queue (SKIP LOCKED), so together they cover every
  * account once per turn.
  */
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import { AccountLease, type LeaseOptions } from './account-lease.js';
+import { newInstanceId } from './lease-holder.js';
 import { recordMetrics, runLeased, type LeasedRunContext } from './leased-run.js';
 import { SyncClients } from './sync-clients.js';
 import { SyncInterruptedError } from './sync-errors.js';
-import type { SyncStatusRow } from './sync-repository.js';
+import type { SyncSnapshot, SyncStatusRow } from './sync-repository.js';
 import type { SyncRunner } from './sync-scheduler.js';
 import { DEFAULT_INTERVAL_SECONDS } from './sync-schedule.js';
 import { skippedResult, type RunOptions, type SyncResult, type SyncServiceDeps, type SyncServiceOptions } from './sync-types.js';
@@ -37,7 +36,7 @@ export class SyncService implements SyncRunner {
     private readonly deps: SyncServiceDeps,
     options: SyncServiceOptions = {},
   ) {
-    this.instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.instanceId = options.instanceId ?? newInstanceId(options.role ?? 'serve');
     this.concurrency = Math.max(1, options.concurrency ?? 2);
     this.intervalSeconds = options.intervalSeconds ?? DEFAULT_INTERVAL_SECONDS;
     this.runRequestsHere = options.runRequestsHere ?? true;
@@ -60,7 +59,6 @@ export class SyncService implements SyncRunner {
   async runDueAccounts(scope: { accountIds?: string[] } = {}): Promise<SyncResult[]> {
     if (this.stopping) return [];
     await this.deps.repository.ensureStateRows();
-    await this.recordBacklog();
     const results: SyncResult[] = [];
     const free = Math.max(0, this.concurrency - this.workers);
     await Promise.all(Array.from({ length: free }, () => this.worker(scope.accountIds ?? null, results)));
@@ -133,7 +131,8 @@ export class SyncService implements SyncRunner {
   }
 
   private runOne(accountId: string, options: RunOptions & { dueOnly: boolean }): Promise<SyncResult> {
-    if (this.stopping || this.running.has(accountId)) return Promise.resolve(skippedResult(accountId));
+    if (this.stopping) return Promise.resolve(skippedResult(accountId, 'this process is stopping'));
+    if (this.running.has(accountId)) return Promise.resolve(skippedResult(accountId, 'this process is syncing it already'));
     return this.track(accountId, this.leaseAndRun(accountId, options));
   }
 
@@ -148,20 +147,16 @@ export class SyncService implements SyncRunner {
 
   private async leaseAndRun(accountId: string, options: RunOptions & { dueOnly: boolean }): Promise<SyncResult> {
     const lease = await AccountLease.acquire(this.deps, accountId, this.instanceId, { ...this.lease, dueOnly: options.dueOnly });
-    if (!lease) {
-      const skipped = skippedResult(accountId);
+    if (!(lease instanceof AccountLease)) {
+      const skipped = skippedResult(accountId, lease.refused);
       recordMetrics(this.deps, skipped);
       return skipped;
     }
     return runLeased(this.context, lease, options);
   }
 
-  /** The due/overdue gauges, database-wide (every worker reports the same figures). */
-  private async recordBacklog(): Promise<void> {
-    const metrics = this.deps.metrics;
-    if (!metrics) return;
-    const { due, overdue } = await this.deps.repository.backlog(this.intervalSeconds);
-    metrics.syncAccountsDue.set(due);
-    metrics.syncAccountsOverdue.set(overdue);
+  /** The crm_sync_* gauges, database-wide: every instance (API replica, worker) reports the same figures. */
+  snapshot(): Promise<SyncSnapshot> {
+    return this.deps.repository.snapshot(this.intervalSeconds);
   }
 }

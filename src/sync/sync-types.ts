@@ -7,6 +7,7 @@ import type { EmailAccount } from '../models/index.js';
 import type { MailGate } from './batch-writer.js';
 import type { MailStoreRepository } from './mail-store-repository.js';
 import { emptyStats, type RunStats, type SyncProgress, type SyncTuning } from './run-state.js';
+import type { SyncRole } from './lease-holder.js';
 import type { SyncRepository } from './sync-repository.js';
 
 export type { RunStats, SyncProgress } from './run-state.js';
@@ -49,8 +50,10 @@ export interface SyncServiceOptions extends Partial<SyncTuning> {
   concurrency?: number;
   /** Each account's polling period (SYNC_INTERVAL); its turns are spread over it (sync-schedule.ts). */
   intervalSeconds?: number;
-  /** Names this process in locked_by (default host:pid:random). */
+  /** Names this process in locked_by (default host:pid:role:random, lease-holder.ts). */
   instanceId?: string;
+  /** What kind of process this is, for the lease holder's name (default serve). */
+  role?: SyncRole;
   /**
    * Whether requestSync also starts the run in this process (default). A short-lived crm-admin
    * command only marks the account requested: a serving instance's next tick takes it, and a run
@@ -72,6 +75,8 @@ export interface SyncResult extends RunStats {
   error?: string;
   /** A short cause for metrics and logs (auth, unreachable, timeout, method, protocol, config, internal, database). */
   failureReason?: string;
+  /** Why the account was not synced, for a skipped run (e.g. who holds its lease). */
+  skipReason?: string;
 }
 
 export interface RunOptions {
@@ -79,6 +84,6 @@ export interface RunOptions {
   onProgress?: (progress: SyncProgress) => void | Promise<void>;
 }
 
-export function skippedResult(accountId: string): SyncResult {
-  return { accountId, email: null, outcome: 'skipped', ...emptyStats(), requests: 0, durationMs: 0 };
+export function skippedResult(accountId: string, skipReason: string): SyncResult {
+  return { accountId, email: null, outcome: 'skipped', ...emptyStats(), requests: 0, durationMs: 0, skipReason };
 }

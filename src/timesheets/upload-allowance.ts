@@ -2,7 +2,7 @@ import type { ThrottleCounter } from '../auth/throttle-repository.js';
 import { consumeAll } from '../auth/throttle-repository.js';
 import type { UploadLimits } from '../config/config.js';
 import type { Tx } from '../db/transactions.js';
-import { InsufficientStorageError, QuotaExceededError } from '../errors/app-errors.js';
+import { InsufficientStorageError, QuotaExceededError, RateLimitError } from '../errors/app-errors.js';
 import type { TimesheetStorage } from './storage.js';
 import type { TimesheetRepository } from './timesheet-repository.js';
 
@@ -21,9 +21,11 @@ export interface UploadAllowanceDeps {
  * embedded database: a quota of files and bytes per user, a rate of uploads per hour, and a reserve
  * of free space below which nobody uploads (507).
  *
- * `admit` runs before a byte is read; the upload's point of the
- * rate is reserved then (a parallel burst cannot slip past) and given back by `release` when the
- * upload fails, so only stored files count. The quota is checked again, exactly and under a lock,
+ * `admit` runs before a byte is read; the upload's point of the rate is reserved then (one atomic
+ * increment in rate_limits: a parallel burst cannot slip past) and given back when the upload is
+ * refused at the door (429), and by `release` when an admitted upload fails or is abandoned, so only
+ * stored files count. A reservation of an upload in flight counts until it ends: a burst may see 429
+ * while earlier uploads are still arriving, never more stored uploads than the limit. The quota is checked again, exactly and under a lock,
  * in the transaction that records the file (`assertWithinQuota`).
  */
 export class UploadAllowance {
@@ -32,7 +34,14 @@ export class UploadAllowance {
   async admit(userId: string): Promise<void> {
     await this.assertFreeSpace();
     await this.assertQuota(userId, 0);
-    await consumeAll([this.deps.rate.consume(userId)], UPLOADS_THROTTLED_MESSAGE);
+    try {
+      await consumeAll([this.deps.rate.consume(userId)], UPLOADS_THROTTLED_MESSAGE);
+    } catch (err) {
+      // The counter takes the point even when it refuses (rate-limiter-flexible counts past the limit):
+      // a refused upload gives it back, or a burst of refusals would hold the user at 429 for the hour.
+      if (err instanceof RateLimitError) await this.deps.rate.reward(userId);
+      throw err;
+    }
   }
 
   /** The admitted upload failed: it does not count against the rate. */

@@ -3,6 +3,7 @@ import type { EmailAccount, MailSyncState, Role, User } from '../models/index.js
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { OwnedSharedAccount, OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
+import { actingSubject } from '../email-accounts/credential-throttle.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { PageRequest, Page } from '../shared/pagination.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -20,8 +21,8 @@ export interface UserSessionRevoker {
   revokeAllForUser(userId: string, reason: string, options: { except?: string }, tx?: Tx): Promise<number>;
 }
 
-/** What creating a user with a mailbox needs from the email accounts: attach one inside the creation's transaction. */
-export type UserEmailAccounts = Pick<EmailAccountService, 'add'>;
+/** What creating a user with a mailbox needs from the email accounts: check it first, attach it inside the creation's transaction. */
+export type UserEmailAccounts = Pick<EmailAccountService, 'verifyCredentials' | 'addVerified'>;
 
 /** What user deletion needs from email-account sharing: the deleted user's shared accounts and shares. */
 export type UserEmailAccountOwnership = Pick<OwnershipTransfer, 'sharedAccountsOwnedBy' | 'handOver' | 'recordSharesEnding'>;
@@ -64,6 +65,7 @@ export interface CreatedUserWithMail extends CreatedUser {
 const LAST_ADMIN = 'Posledného administrátora nemožno odobrať ani odstrániť';
 const OWNS_SHARED = 'Používateľ vlastní emailové účty zdieľané s ďalšími používateľmi: zvoľte nového vlastníka, alebo ich výslovne odstráňte aj s údajmi';
 const NOT_FOUND = 'Používateľ neexistuje';
+const USERNAME_TAKEN = 'Používateľské meno už existuje';
 
 /**
  * What an administrator does to other users, for the admin API and crm-admin alike: list, create
@@ -101,14 +103,19 @@ export class UserAdminService {
 
   /**
    * One transaction for the user and the email account: wrong mail credentials leave no user behind.
-   * The mail server is asked before the account row is written (EmailAccountService.add).
+   * The mail server is asked before that transaction opens (no network call while it holds locks),
+   * on behalf of the acting administrator: the user does not exist yet, so the throttle counts the
+   * administrator's guesses and a refusal is recorded as theirs (details.forUsername names the user).
    */
   async create(input: NewUser & { email?: string; emailPassword?: string }, meta: RequestMeta): Promise<CreatedUserWithMail> {
     const { email, emailPassword, ...user } = input;
     if (email === undefined || emailPassword === undefined) return this.deps.users.create(user, meta);
+    // A taken name is refused before the mail server is asked (and a guess is counted).
+    if (await this.deps.users.findByUsername(user.username)) throw new ConflictError(USERNAME_TAKEN);
+    const verified = await this.deps.emailAccounts.verifyCredentials(actingSubject(meta, user.username), { email, emailPassword }, meta);
     return this.deps.transactions.run(async (tx) => {
       const created = await this.deps.users.create(user, meta, tx);
-      const emailAccount = await this.deps.emailAccounts.add(created.user.id, { email, emailPassword }, meta, { auditAction: AuditActions.emailAccountAttached }, tx);
+      const emailAccount = await this.deps.emailAccounts.addVerified(created.user.id, verified, meta, { auditAction: AuditActions.emailAccountAttached }, tx);
       return { ...created, emailAccount };
     });
   }

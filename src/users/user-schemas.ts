@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../shared/validation.js';
+import { paginationQuery, togetherOrNeither } from '../shared/validation.js';
 
 const name = z.string().trim().max(100, 'Najviac 100 znakov').optional().nullable();
 export const personNameSchema = name;
@@ -27,12 +27,11 @@ export const mailPasswordSchema = z.string({ error: 'Heslo k emailu je povinné'
 export const mailCredentialsSchema = z.strictObject({ email: mailAddressSchema, emailPassword: mailPasswordSchema });
 
 /** Mail credentials given at creation: both or neither, so a half-filled form is an error, not a silent skip. */
-export const newUserWithMailSchema = newUserSchema
-  .extend({ email: mailAddressSchema.optional(), emailPassword: mailPasswordSchema.optional() })
-  .refine((v) => (v.email === undefined) === (v.emailPassword === undefined), {
-    message: 'Email a heslo k emailu sa zadávajú spolu',
-    path: ['emailPassword'],
-  });
+export const newUserWithMailSchema = togetherOrNeither(
+  newUserSchema.extend({ email: mailAddressSchema.optional(), emailPassword: mailPasswordSchema.optional() }),
+  ['email', 'emailPassword'],
+  'Email a heslo k emailu sa zadávajú spolu',
+);
 
 /** GET /api/users/directory: a page of active colleagues, optionally those whose names contain `search`. */
 export const directoryQuery = paginationQuery.extend({

@@ -30,7 +30,7 @@ describe('admin audit log API (GET /api/admin/audit-logs)', function () {
     const res = await get(`userId=${target.user.id}&action=${AuditActions.roleChanged}`);
     expect(res.status).to.equal(200);
     expect(res.body.message).to.equal('Záznamy auditu');
-    expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true });
+    expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true, hasNext: false });
     const [cliRecord, webRecord] = res.body.data.items;
     expect(cliRecord.actor).to.match(/^cli:.+/);
     expect(cliRecord.details).to.deep.equal({ from: 'admin', to: 'member' });
@@ -56,7 +56,7 @@ describe('admin audit log API (GET /api/admin/audit-logs)', function () {
       AuditActions.userCreated,
     ]);
     const page2 = await get(`username=${target.username}&action=admin.*&limit=3&page=2`);
-    expect(page2.body.data.pagination).to.deep.equal({ page: 2, limit: 3, total: 4, totalExact: true });
+    expect(page2.body.data.pagination).to.deep.equal({ page: 2, limit: 3, total: 4, totalExact: true, hasNext: false });
     expect(page2.body.data.items.map((r: { action: string }) => r.action)).to.deep.equal([AuditActions.userCreated]);
 
     const failures = await get(`username=${target.username}&success=false`);

@@ -120,6 +120,34 @@ describe('admin users API (/api/admin/users)', function () {
       expect(await AuditLog.count({ where: { action: AuditActions.userCreated, username } })).to.equal(0);
     });
 
+    it('keeps the audit record of refused mail credentials, as the acting admin\'s, and counts the guess against the admin (issue 34)', async () => {
+      const username = uniqueName('lostaudit');
+      const before = await AuditLog.count({ where: { action: AuditActions.emailCredentialsRejected, userId: admin.user.id } });
+      const res = await asAdmin(request(app).post('/api/admin/users')).send({ username, role: 'member', email: 'alice@example.test', emailPassword: 'wrong-password' });
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('mail_credentials_rejected');
+      const records = await AuditLog.findAll({ where: { action: AuditActions.emailCredentialsRejected, userId: admin.user.id }, order: [['id', 'ASC']] });
+      expect(records).to.have.length(before + 1);
+      const record = records[records.length - 1];
+      expect(record.actor).to.equal(`user:${admin.user.id}`);
+      expect(record.success).to.equal(false);
+      expect(record.details).to.include({ email: 'alice@example.test', forUsername: username });
+      // The throttle counts the admin's guess (rate_limits keyed by the admin, not by a rolled-back id).
+      const ctx = await testContext();
+      const [row] = await ctx.db.sequelize.query<{ points: number }>('SELECT points FROM rate_limits WHERE key = :key', {
+        replacements: { key: `mail_cred_user:${admin.user.id}` },
+        type: QueryTypes.SELECT,
+      });
+      expect(row?.points, 'a guess counted against the admin').to.be.greaterThan(0);
+    });
+
+    it('refuses a taken username before the mail server is asked (no guess counted, nothing recorded)', async () => {
+      const before = await AuditLog.count({ where: { action: AuditActions.emailCredentialsRejected } });
+      const res = await asAdmin(request(app).post('/api/admin/users')).send({ username: member.username, email: 'alice@example.test', emailPassword: 'wrong-password' });
+      expect(res.status).to.equal(409);
+      expect(await AuditLog.count({ where: { action: AuditActions.emailCredentialsRejected } })).to.equal(before);
+    });
+
     it('creates the user and its primary email account from valid credentials, in one go', async () => {
       const username = uniqueName('mail');
       const res = await asAdmin(request(app).post('/api/admin/users')).send({ username, role: 'member', email: 'Alice@Example.test', emailPassword: 'alicepw' });
@@ -155,12 +183,12 @@ describe('admin users API (/api/admin/users)', function () {
       }
       const all = await asAdmin(request(app).get(`/api/admin/users?search=${tag.toUpperCase()}`));
       expect(all.status).to.equal(200);
-      expect(all.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 3, totalExact: true });
+      expect(all.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 3, totalExact: true, hasNext: false });
       expect(all.body.data.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-0`, `${tag}-1`, `${tag}-2`]);
       expect(all.body.data.items[0]).not.to.have.any.keys('password', 'tempPassword');
 
       const members = await asAdmin(request(app).get(`/api/admin/users?search=${tag}&role=member&limit=1&page=2`));
-      expect(members.body.data.pagination).to.deep.equal({ page: 2, limit: 1, total: 2, totalExact: true });
+      expect(members.body.data.pagination).to.deep.equal({ page: 2, limit: 1, total: 2, totalExact: true, hasNext: false });
       expect(members.body.data.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-2`]);
     });
 

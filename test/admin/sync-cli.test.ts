@@ -21,7 +21,7 @@ describe('crm-admin sync', function () {
     expect(out.items[0]).to.include({ accountId: account.id, username: owner.username, email: 'alice@example.test', status: 'idle', running: false });
     expect(JSON.stringify(out)).not.to.contain('alicepw');
     const table = await cli(['sync', 'status', owner.username]);
-    expect(table.stdout).to.match(/^ACCOUNT\s+USER\s+EMAIL\s+STATUS\s+LAST SUCCESS\s+FAILURES\s+NEXT ATTEMPT\s+LAST ERROR$/m);
+    expect(table.stdout).to.match(/^ACCOUNT\s+USER\s+EMAIL\s+STATUS\s+LEASE HOLDER\s+LEASE UNTIL\s+LAST SUCCESS\s+FAILURES\s+NEXT ATTEMPT\s+LAST ERROR$/m);
     expect(table.stdout).to.contain(account.id);
     expect((await cli(['sync', 'status', uniqueName('ghost')])).status).to.equal(1);
   });

@@ -82,7 +82,7 @@ describe('crm-admin audit list', function () {
 
     const all = await cliJson(['audit', 'list', '--user', target.username]);
     expect(all.items.map((r: { action: string }) => r.action)).to.deep.equal(['auth.login_attempt', AuditActions.userUpdated, AuditActions.roleChanged, AuditActions.userCreated]);
-    expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true });
+    expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true, hasNext: false });
     expect(all.items[2]).to.include({ actor: 'user:someone', success: true, userId: target.user.id });
 
     const admin = await cliJson(['audit', 'list', '--user', target.username, '--action', 'admin.*', '--limit', '2']);

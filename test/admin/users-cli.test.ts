@@ -48,6 +48,22 @@ describe('crm-admin users', function () {
       expect(await (await testContext()).services.users.findByUsername(username)).to.equal(null);
     });
 
+    it('with --json and wrong mail credentials: one JSON document, and the refusal audited as the CLI actor\'s (issue 34)', async () => {
+      const username = uniqueName('cjbad');
+      const res = await cli(['users', 'create', '--username', username, '--email', 'alice@example.test', '--email-password-stdin', '--json'], 'wrong\n');
+      expect(res.status).to.equal(1);
+      const output = `${res.stdout}${res.stderr}`.trim();
+      // Exactly one JSON document in all the output (no "audit write failed" log line beside the error).
+      const parsed = JSON.parse(output) as { error?: { code?: string } };
+      expect(parsed.error?.code).to.equal('mail_credentials_rejected');
+      expect(await (await testContext()).services.users.findByUsername(username)).to.equal(null);
+      const records = await AuditLog.findAll({ where: { action: AuditActions.emailCredentialsRejected }, order: [['id', 'DESC']], limit: 5 });
+      const record = records.find((r) => (r.details as { forUsername?: string }).forUsername === username);
+      expect(record, 'the refusal is recorded').to.exist;
+      expect(record!.actor).to.match(CLI_ACTOR);
+      expect(record!.userId).to.equal(null);
+    });
+
     it('answers usage errors with exit 2 and creates nothing', async () => {
       const username = uniqueName('cusage');
       const cases = [
@@ -83,12 +99,12 @@ describe('crm-admin users', function () {
 
     it('filters by search text and role, with the list shape of the API in --json', async () => {
       const all = await cliJson(['users', 'list', '--search', tag.toUpperCase()]);
-      expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 3, totalExact: true });
+      expect(all.pagination).to.deep.equal({ page: 1, limit: 50, total: 3, totalExact: true, hasNext: false });
       expect(all.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-a`, `${tag}-b`, `${tag}-c`]);
       const admins = await cliJson(['users', 'list', '--search', tag, '--role', 'admin']);
       expect(admins.items.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}-a`]);
       const paged = await cliJson(['users', 'list', '--search', tag, '--limit', '2', '--page', '2']);
-      expect(paged.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, totalExact: true });
+      expect(paged.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, totalExact: true, hasNext: false });
       expect(paged.items).to.have.length(1);
     });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { User } from '../../src/models/index.js';
+import { AuditLog, User } from '../../src/models/index.js';
 import { createUser, uniqueName } from '../support/factories.js';
 import { loginViaHttp, parseSetCookies, randomIp } from '../support/login.js';
 import { authApp, auditRows, expectErrorEnvelope, me, onboardedUser } from './helpers.js';
@@ -149,10 +149,18 @@ describe('POST /api/auth/login', () => {
       });
     }
 
-    it('rejects malformed JSON', async () => {
+    it('rejects malformed JSON, no-store, and audits it as a failed attempt (issue 34)', async () => {
       const app = await authApp();
-      const res = await request(app).post('/api/auth/login').set('Content-Type', 'application/json').send('{"username": "a", ');
+      const ip = randomIp();
+      const ua = `Broken/${uniqueName('json')}`;
+      const res = await request(app).post('/api/auth/login').set('X-Forwarded-For', ip).set('User-Agent', ua).set('Content-Type', 'application/json').send('{"username": "a", ');
       expectErrorEnvelope(res, 400);
+      expect(res.body.error.code).to.equal('invalid_json');
+      expect(res.headers['cache-control']).to.equal('no-store');
+      const rows = await AuditLog.findAll({ where: { action: 'auth.login_attempt', userAgent: ua } });
+      expect(rows).to.have.length(1);
+      expect(rows[0]).to.include({ success: false, ip, userId: null });
+      expect((rows[0].details as { statusCode: number }).statusCode).to.equal(400);
     });
 
     it('rejects a form-encoded or text body with 415 (not as missing fields)', async () => {

@@ -51,7 +51,7 @@ describe('POST /api/auth/refresh', () => {
     const res = await refresh(app, refreshToken);
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ success: true, message: 'Token obnovený' });
-    expect(Object.keys(res.body.data)).to.deep.equal(['accessToken', 'accessTokenExpiresAt', 'refreshTokenExpiresAt']);
+    expect(Object.keys(res.body.data)).to.deep.equal(['accessToken', 'accessTokenExpiresAt', 'refreshToken', 'refreshTokenExpiresAt']);
     // The exp claims of the tokens, which the frontend cannot read from the HttpOnly cookies.
     const exp = (token: string) => new Date(JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp * 1000).toISOString();
     expect(res.body.data.accessTokenExpiresAt).to.equal(exp(res.body.data.accessToken));
@@ -62,6 +62,8 @@ describe('POST /api/auth/refresh', () => {
     expect(meRes.status).to.equal(200);
     const rotated = parseSetCookies(res).refreshToken.value;
     expect(rotated).to.be.a('string').and.not.equal(refreshToken);
+    // The body carries the rotated token too (issue 34), as login does: a client that stores tokens keeps working.
+    expect(res.body.data.refreshToken).to.equal(rotated);
     // The rotated token works in turn.
     expect((await refresh(app, rotated)).status).to.equal(200);
   });
@@ -119,5 +121,17 @@ describe('POST /api/auth/refresh', () => {
     const b = await loggedIn(app, deleted.username, deleted.password);
     await User.destroy({ where: { id: deleted.user.id } });
     expectErrorEnvelope(await refresh(app, b.refreshToken), 401, INVALID);
+  });
+
+  it('a session without rememberMe gets no refresh cookie from a refresh, only the rotated token in the body (issue 34)', async () => {
+    const app = await authApp();
+    const user = await onboardedUser();
+    const { refreshToken, res: login } = await loggedIn(app, user.username, user.password, false);
+    expect(parseSetCookies(login).refreshToken?.value ?? '', 'login sets no refresh cookie').to.equal('');
+    const res = await refresh(app, refreshToken);
+    expect(res.status).to.equal(200);
+    expect(parseSetCookies(res)).to.not.have.property('refreshToken');
+    expect(res.body.data.refreshToken).to.be.a('string').and.not.equal(refreshToken);
+    expect((await refresh(app, res.body.data.refreshToken)).status).to.equal(200);
   });
 });

@@ -30,15 +30,22 @@ describe('contacts API: a bounded count for large lists', function () {
 
     const first = await owner.as(request(app).get(`/api/contacts?emailAccountId=${big.id}&limit=1`));
     expect(first.status).to.equal(200);
-    expect(first.body.data.pagination).to.deep.equal({ page: 1, limit: 1, total: COUNT_BOUND, totalExact: false });
+    expect(first.body.data.pagination).to.deep.equal({ page: 1, limit: 1, total: COUNT_BOUND, totalExact: false, hasNext: true });
 
     // Paging goes on past the bound: the last row is still there.
     const last = await owner.as(request(app).get(`/api/contacts?emailAccountId=${big.id}&limit=1&page=${rows}`));
     expect(last.body.data.items).to.have.length(1);
+    // hasNext stays exact past the bound (issue 34): the one-but-last page says more, the last says no more.
+    expect(last.body.data.pagination).to.include({ totalExact: false, hasNext: false });
+    const butLast = await owner.as(request(app).get(`/api/contacts?emailAccountId=${big.id}&limit=1&page=${rows - 1}`));
+    expect(butLast.body.data.pagination).to.include({ totalExact: false, hasNext: true });
+    const lastOf100 = await owner.as(request(app).get(`/api/contacts?emailAccountId=${big.id}&limit=100&page=${Math.ceil(rows / 100)}`));
+    expect(lastOf100.body.data.items).to.have.length(rows % 100 || 100);
+    expect(lastOf100.body.data.pagination.hasNext).to.equal(false);
     const beyond = await owner.as(request(app).get(`/api/contacts?emailAccountId=${big.id}&limit=1&page=${rows + 1}`));
     expect(beyond.body.data.items).to.have.length(0);
 
     const exact = await owner.as(request(app).get(`/api/contacts?emailAccountId=${small.id}`));
-    expect(exact.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 1, totalExact: true });
+    expect(exact.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 1, totalExact: true, hasNext: false });
   });
 });

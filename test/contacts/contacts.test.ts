@@ -66,7 +66,7 @@ describe('contacts API', function () {
       const res = await list('');
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ success: true, message: 'Zoznam kontaktov' });
-      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true });
+      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 4, totalExact: true, hasNext: false });
       const items = res.body.data.items as Array<Record<string, unknown>>;
       expect(items.map((c) => c.email)).to.deep.equal(['adam@dodavatel.sk', 'peter@iny.sk', 'zuzana@firma.sk', 'bez-posty@firma.sk']);
       expect(Object.keys(items[0]).sort()).to.deep.equal(CONTACT_FIELDS);
@@ -106,15 +106,41 @@ describe('contacts API', function () {
       expect((await list('?search=bez_posty')).body.data.pagination.total).to.equal(0);
     });
 
+    it('searches with Slovak habits: accents and case aside, several words in any order, over name and address (issue 34)', async () => {
+      const slovak = await createUser();
+      const slovakSession = await sessionFor(slovak);
+      const mailbox = await createEmailAccount(slovak);
+      await createContact(mailbox, { email: 'jan.kovac@firma.sk', name: 'Ján Kováč' });
+      await createContact(mailbox, { email: 'zuzka@obchod.sk', name: 'Šťastná Zuzana' });
+      await createContact(mailbox, { email: 'peter.kovac@firma.sk', name: 'Peter Kováč' });
+      await createContact(mailbox, { email: 'janka@firma.sk', name: 'Janka Šťastná' });
+      const found = async (search: string) => {
+        const res = await request(app).get('/api/contacts').query({ search, sort: 'name' }).set('Authorization', slovakSession.bearer);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const emails = res.body.data.items.map((c: { email: string }) => c.email);
+        expect(res.body.data.pagination.total, search).to.equal(emails.length);
+        return emails;
+      };
+      expect(await found('kovac jan')).to.deep.equal(['jan.kovac@firma.sk']);
+      expect(await found('JAN KOVÁČ')).to.deep.equal(['jan.kovac@firma.sk']);
+      expect(await found('stastna')).to.deep.equal(['janka@firma.sk', 'zuzka@obchod.sk']);
+      expect(await found('zuzana šťastná')).to.deep.equal(['zuzka@obchod.sk']);
+      expect(await found('kovac')).to.deep.equal(['jan.kovac@firma.sk', 'peter.kovac@firma.sk']);
+      // The address counts as much as the name, and both words must match somewhere.
+      expect(await found('firma stastna')).to.deep.equal(['janka@firma.sk']);
+      expect(await found('obchod')).to.deep.equal(['zuzka@obchod.sk']);
+      expect(await found('kovac zuzana')).to.deep.equal([]);
+    });
+
     it('pages: page size, a page beyond the end (empty, right total)', async () => {
       const first = await list('?limit=3&page=1');
       expect(first.body.data.items).to.have.length(3);
       const second = await list('?limit=3&page=2');
       expect(second.body.data.items).to.have.length(1);
-      expect(second.body.data.pagination).to.deep.equal({ page: 2, limit: 3, total: 4, totalExact: true });
+      expect(second.body.data.pagination).to.deep.equal({ page: 2, limit: 3, total: 4, totalExact: true, hasNext: false });
       const beyond = await list('?limit=3&page=9');
       expect(beyond.status).to.equal(200);
-      expect(beyond.body.data).to.deep.equal({ items: [], pagination: { page: 9, limit: 3, total: 4, totalExact: true } });
+      expect(beyond.body.data).to.deep.equal({ items: [], pagination: { page: 9, limit: 3, total: 4, totalExact: true, hasNext: false } });
       const ids = [...first.body.data.items, ...second.body.data.items].map((c: { id: string }) => c.id);
       expect(new Set(ids).size).to.equal(4);
     });

@@ -46,9 +46,9 @@ describe('contacts and emails: each user sees only their own', function () {
       it('lists none of the other user’s contacts or emails', async () => {
         const contacts = await as('get', '/api/contacts?search=tajn');
         expect(contacts.status).to.equal(200);
-        expect(contacts.body.data).to.deep.equal({ items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true } });
+        expect(contacts.body.data).to.deep.equal({ items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true, hasNext: false } });
         const emails = await as('get', '/api/emails?search=dôverné');
-        expect(emails.body.data).to.deep.equal({ items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true } });
+        expect(emails.body.data).to.deep.equal({ items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true, hasNext: false } });
         const all = await as('get', '/api/emails');
         expect(all.body.data.items.map((e: { id: string }) => e.id)).to.not.include(aliceEmail.id);
       });

@@ -13,10 +13,7 @@ describe('email accounts API (/api/email-accounts)', function () {
   let ctx: AppContext;
   let first: MailUser;
   let second: MailUser;
-  let owner: CrmUser;
   let stranger: CrmUser;
-  let firstId: string;
-  let secondId: string;
 
   /** No response may ever carry a mail password, in any field or form. */
   function expectNoSecrets(res: request.Response): void {
@@ -30,9 +27,25 @@ describe('email accounts API (/api/email-accounts)', function () {
     ctx = await testContext();
     [first, second] = await Promise.all([freshMailUser('api'), freshMailUser('api')]);
     await put(first, 'INBOX', { from: { name: 'Pavol', email: 'pavol@client.example' }, to: first.user, subject: 'Hello', body: 'Hi' });
-    owner = await crmUser();
     stranger = await crmUser();
   });
+
+  /**
+   * A fresh CRM user with both mailboxes attached over HTTP (the first one primary) and synced: what
+   * each test after the first builds for itself, so any test runs alone or in any order.
+   */
+  async function ownerWithTwo(): Promise<{ owner: CrmUser; firstId: string; secondId: string }> {
+    const owner = await crmUser();
+    const add = async (mail: MailUser) => {
+      const res = await owner.as(request(app).post(BASE)).send({ email: mail.user, emailPassword: mail.pass });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body.data.emailAccount.id as string;
+    };
+    const firstId = await add(first);
+    const secondId = await add(second);
+    await ctx.services.mailSync.whenIdle();
+    return { owner, firstId, secondId };
+  }
 
   it('answers 401 without a session on every endpoint', async () => {
     const id = '00000000-0000-4000-8000-000000000000';
@@ -50,24 +63,25 @@ describe('email accounts API (/api/email-accounts)', function () {
   });
 
   it('adds an account validated against the server (201), the first one primary, and syncs it', async () => {
+    const owner = await crmUser();
     const res = await owner.as(request(app).post(BASE)).send({ email: first.user.toUpperCase(), emailPassword: first.pass });
     expect(res.status).to.equal(201);
     expectNoSecrets(res);
     const account = res.body.data.emailAccount;
     expect(account).to.include({ email: first.user, jmapAccountId: first.user, isPrimary: true, isActive: true });
     expect(account.sync).to.have.keys('status', 'lastSuccessAt', 'lastAttemptAt', 'lastError', 'consecutiveFailures', 'nextAttemptAt');
-    firstId = account.id;
+    const firstId = account.id as string;
     await ctx.services.mailSync.whenIdle();
     expect((await storedContacts(ctx, firstId)).map((c) => c.email)).to.deep.equal(['pavol@client.example']);
 
     const more = await owner.as(request(app).post(BASE)).send({ email: second.user, emailPassword: second.pass });
     expect(more.status).to.equal(201);
     expect(more.body.data.emailAccount.isPrimary).to.equal(false);
-    secondId = more.body.data.emailAccount.id;
     await ctx.services.mailSync.whenIdle();
   });
 
   it('refuses wrong credentials, duplicates and bad input with clear errors', async () => {
+    const { owner } = await ownerWithTwo();
     const wrong = await owner.as(request(app).post(BASE)).send({ email: first.user, emailPassword: 'not-the-password' });
     expect(wrong.status).to.equal(409); // already linked: refused before asking the server
     const other = await freshMailUser('api');
@@ -92,10 +106,11 @@ describe('email accounts API (/api/email-accounts)', function () {
   });
 
   it("lists only the caller's accounts, primary first, with their sync status and never a password", async () => {
+    const { owner, firstId, secondId } = await ownerWithTwo();
     const res = await owner.as(request(app).get(BASE));
     expect(res.status).to.equal(200);
     expectNoSecrets(res);
-    expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true });
+    expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true, hasNext: false });
     expect(res.body.data.items.map((a: { id: string }) => a.id)).to.deep.equal([firstId, secondId]);
     expect(res.body.data.items[0].sync.status).to.equal('ok');
     const paged = await owner.as(request(app).get(BASE).query({ page: 2, limit: 1 }));
@@ -106,6 +121,7 @@ describe('email accounts API (/api/email-accounts)', function () {
   });
 
   it('changes primary, active state and credentials (re-validated) of own accounts', async () => {
+    const { owner, firstId, secondId } = await ownerWithTwo();
     const primary = await owner.as(request(app).patch(`${BASE}/${secondId}`)).send({ isPrimary: true });
     expect(primary.status).to.equal(200);
     expectNoSecrets(primary);
@@ -138,6 +154,7 @@ describe('email accounts API (/api/email-accounts)', function () {
   });
 
   it('starts a sync on request (202) and answers with the account and its status', async () => {
+    const { owner, firstId } = await ownerWithTwo();
     const res = await owner.as(request(app).post(`${BASE}/${firstId}/sync`));
     expect(res.status).to.equal(202);
     expect(res.body.message).to.equal('Synchronizácia spustená');
@@ -150,6 +167,7 @@ describe('email accounts API (/api/email-accounts)', function () {
   });
 
   it("hides other users' accounts (404) and rejects ids that are not UUIDs (400)", async () => {
+    const { owner, firstId } = await ownerWithTwo();
     for (const [method, path] of [
       ['patch', `${BASE}/${firstId}`],
       ['delete', `${BASE}/${firstId}`],
@@ -165,6 +183,7 @@ describe('email accounts API (/api/email-accounts)', function () {
   });
 
   it('deletes an account with its contacts and emails; the other account becomes primary', async () => {
+    const { owner, firstId, secondId } = await ownerWithTwo();
     await owner.as(request(app).patch(`${BASE}/${firstId}`)).send({ isPrimary: true });
     expect(await storedEmails(ctx, firstId)).to.have.length(1);
     const res = await owner.as(request(app).delete(`${BASE}/${firstId}`));

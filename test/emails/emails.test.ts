@@ -74,7 +74,7 @@ describe('emails API (lists, reads, threads)', function () {
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ success: true, message: 'Zoznam emailov' });
       expect(ids(res)).to.deep.equal([mail.noThread.id, mail.other.id, mail.reply.id, mail.meeting.id, mail.invoice.id]);
-      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 5, totalExact: true });
+      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 5, totalExact: true, hasNext: false });
       const invoice = res.body.data.items.find((e: { id: string }) => e.id === mail.invoice.id);
       expect(Object.keys(invoice).sort()).to.deep.equal(SUMMARY_FIELDS);
       expect(invoice).to.include({ emailAccountId: account.id, contactId: jana.id, threadId: 'T-invoice', subject: 'Faktúra za marec', isRead: true, readPending: false });
@@ -257,7 +257,7 @@ describe('emails API (lists, reads, threads)', function () {
       expect([...ids(first), ...ids(second), ...ids(third)]).to.have.length(5);
       expect(new Set([...ids(first), ...ids(second), ...ids(third)]).size).to.equal(5);
       const beyond = await get('/api/emails?limit=2&page=40');
-      expect(beyond.body.data).to.deep.equal({ items: [], pagination: { page: 40, limit: 2, total: 5, totalExact: true } });
+      expect(beyond.body.data).to.deep.equal({ items: [], pagination: { page: 40, limit: 2, total: 5, totalExact: true, hasNext: false } });
     });
 
     for (const [query, what] of [
@@ -310,7 +310,7 @@ describe('emails API (lists, reads, threads)', function () {
       // mail.other has the same thread id but lives in another account: not part of this conversation.
       expect(ids(res)).to.deep.equal([mail.invoice.id, mail.reply.id]);
       expect(res.body.data.items[1].body).to.equal('Ďakujem, zaplatené.');
-      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true });
+      expect(res.body.data.pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true, hasNext: false });
       expect(ids(await get(`/api/emails/${mail.reply.id}/thread?limit=1&page=2`))).to.deep.equal([mail.reply.id]);
     });
 

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { cliJson, freshDatabase } from '../admin/cli-helpers.js';
-import { crmAdmin, startServe, type ServeProcess } from '../support/cli.js';
+import { childEnv, crmAdmin, startServe, type ServeProcess } from '../support/cli.js';
 import { randomIp } from '../support/login.js';
 import { SseClient } from '../support/sse-client.js';
 import { freshMailUser, put } from '../sync/helpers.js';
 
 /** `crm-admin serve --no-api`: a sync worker, ready once it logs its start. */
 function startWorker(env: Record<string, string>): Promise<{ stop: () => Promise<number | null> }> {
-  const child = spawn(crmAdmin, ['serve', '--no-api'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(crmAdmin, ['serve', '--no-api'], { env: { ...childEnv(), PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

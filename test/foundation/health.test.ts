@@ -5,7 +5,8 @@ import { createAppContext } from '../../src/app/context.js';
 import { AppConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/app/http-app.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { baseTestEnv, testApp } from '../support/harness.js';
+import { pendingMigrations } from '../../src/db/migrator.js';
+import { baseTestEnv, testApp, testContext } from '../support/harness.js';
 
 describe('health', () => {
   it('GET /api/health answers 200 while the process lives', async () => {
@@ -15,7 +16,9 @@ describe('health', () => {
     expect(res.body.data.status).to.equal('ok');
   });
 
-  it('GET /api/health/ready answers 200 once the database is reachable and migrated', async () => {
+  it('GET /api/health/ready answers 200 when the database is reachable and no migration is pending', async () => {
+    // The situation the title names, checked rather than assumed (503 with a migration pending: test/ops/).
+    expect(await pendingMigrations((await testContext()).db.sequelize)).to.deep.equal([]);
     const res = await request(await testApp()).get('/api/health/ready');
     expect(res.status).to.equal(200);
     expect(res.body.data.status).to.equal('ready');

@@ -81,9 +81,8 @@ describe('faults: the mail server fails during a sync', function () {
   });
 
   async function expectCleanFailure(run: () => Promise<{ outcome: string; error?: string }>, rowsBefore: StoredRow[], failuresBefore: number) {
-    const started = Date.now();
+    // The run ends (this test's timeout is the deadline): a fault must not hang the sync.
     const result = await run();
-    expect(Date.now() - started, 'the run ended within a few JMAP timeouts').to.be.below(15_000);
     expect(result.outcome, JSON.stringify(result)).to.equal('error');
     const state = await syncState(ctx, account.id);
     expect(state.status).to.equal('error');

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { runCli, startServe, type ServeProcess } from '../support/cli.js';
 import { baseTestEnv } from '../support/harness.js';
-import { poll, until } from '../support/poll.js';
+import { until } from '../support/poll.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
 import { multipartBody } from '../timesheets/helpers.js';
 import { httpTarget, type HttpTarget, type RawResponse } from './support/http-target.js';
@@ -159,11 +159,11 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
     await pg.start({ port });
 
     // Recovery without a restart: the same process answers ready again.
-    const { met } = await poll(async () => (await api.send({ method: 'GET', path: '/api/health/ready' }).catch(() => undefined))?.status === 200, {
+    const met = await until(async () => (await api.send({ method: 'GET', path: '/api/health/ready' }).catch(() => undefined))?.status === 200, {
       what: 'ready again',
       timeoutMs: 60_000,
       intervalMs: 200,
-    });
+    }).catch(() => false);
     // The server's last lines say why (it once ended on an unhandled 'error' of a pooled client).
     expect(met, `the service did not recover within a minute of the database coming back:\n${serve!.output().split('\n').slice(-20).join('\n')}`).to.equal(true);
     const recoveredAt = Date.now();

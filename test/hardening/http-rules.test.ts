@@ -99,6 +99,11 @@ describe('hardening: CSRF (docs/contract.md §5): cookie-authenticated state cha
     const res = await request(app).post('/api/auth/refresh').set('Origin', FOREIGN).set('Cookie', `refreshToken=${login.refreshToken}`);
     expect(res.status).to.equal(403);
     expect(res.body.error.code).to.equal('csrf_rejected');
+    // Every /api/auth answer is no-store, refusals before the auth routes included (issue 34).
+    expect(res.headers['cache-control']).to.equal('no-store');
+    const wrongMethod = await request(app).get('/api/auth/refresh');
+    expect(wrongMethod.status).to.equal(405);
+    expect(wrongMethod.headers['cache-control']).to.equal('no-store');
     expect((await Session.findByPk(sessionId))!.currentJtiHash).to.equal(before);
   });
 

@@ -4,9 +4,11 @@ import { expect } from 'chai';
 import { register as globalRegistry } from 'prom-client';
 import request from 'supertest';
 import { AppConfig, ConfigError } from '../../src/config/config.js';
+import { releaseVersion } from '../../src/shared/release-version.js';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
 import { baseTestEnv, testApp, testContext } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 /** The value of one series in Prometheus text output, 0 when absent. */
 function sample(text: string, name: string, labels: Record<string, string>): number {
@@ -18,6 +20,18 @@ function sample(text: string, name: string, labels: Record<string, string>): num
     if (wanted.every((w) => have.includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return 0;
+}
+
+/** The sum of every series of `name` whose labels include `labels` (all routes, say). */
+function total(text: string, name: string, labels: Record<string, string>): number {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const have = line.slice(name.length + 1, line.lastIndexOf('}')).split(',');
+    if (wanted.every((w) => have.includes(w))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 async function scrape(overrides: Record<string, string> = {}, path = '/api/metrics'): Promise<string> {
@@ -74,11 +88,19 @@ describe('metrics endpoint (Prometheus)', () => {
 
   it('labels a path with a malformed percent-escape without throwing (regression: the label lookup crashed the process)', async () => {
     const app = await testApp();
-    // An uncaught exception in the 'close' handler would fail this test (mocha reports it) and kill a server.
-    const res = await request(app).post('/api/admin/users/%/reset-password');
-    expect(res.status).to.be.within(400, 404);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await scrape()).to.contain('crm_http_requests_total');
+    const path = '/api/admin/users/%/reset-password';
+    const counted = async (status: number) => {
+      const text = await scrape();
+      return { any: total(text, 'crm_http_requests_total', { method: 'POST', status: String(status) }), text };
+    };
+    const probe = await request(app).post(path);
+    const before = (await counted(probe.status)).any;
+    // An exception in the 'close' handler (where the label is looked up) would leave the request uncounted.
+    const res = await request(app).post(path);
+    expect(res.status).to.equal(probe.status).and.to.be.within(400, 404);
+    const after = await until(async () => ((await counted(res.status)).any >= before + 1 ? await counted(res.status) : undefined), { what: 'the request counted' });
+    expect(after.any).to.equal(before + 1);
+    expect(after.text).not.to.contain('%/reset-password');
   });
 
   it('attributes requests refused before routing to the route they were meant for (400 bad JSON, 413, 401)', async () => {
@@ -114,7 +136,7 @@ describe('metrics endpoint (Prometheus)', () => {
     for (const result of ['ok', 'error', 'auth_failed', 'skipped']) expect(text).to.match(new RegExp(`^crm_sync_runs_total\\{result="${result}"\\} \\d+$`, 'm'));
     expect(text).to.match(/^crm_sync_failures_total\{reason="timeout"\} \d+$/m);
     expect(text).to.match(/^crm_sync_items_total\{kind="email"\} \d+$/m);
-    expect(text).to.contain(`crm_build_info{version="0.1.0",node="${process.versions.node}"} 1`);
+    expect(text).to.contain(`crm_build_info{version="${releaseVersion()}",node="${process.versions.node}"} 1`);
   });
 
   it('passes promtool check metrics on the whole scrape', async function () {

@@ -86,7 +86,7 @@ describe('the OpenAPI response check (test/support/openapi-contract.ts)', () => 
   });
 
   it('prefers the static path over a template (/api/timesheets/my is not /api/timesheets/{id})', () => {
-    const page = { success: true, data: { items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true } }, message: 'Zoznam výkazov' };
+    const page = { success: true, data: { items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true, hasNext: false } }, message: 'Zoznam výkazov' };
     expect(check(response('GET', '/api/timesheets/my', 200, page))).to.deep.equal([]);
   });
 

@@ -24,13 +24,24 @@ const day = (n: number) => new Date(Date.UTC(2025, 2, n, 9, 0, 0));
  * zip holds, that the erasure removes everything everywhere, survives an incremental run, a full
  * resync and a re-linked mailbox's first sync, and still lets mail sent after it in.
  */
+interface World {
+  JANA: string;
+  BOB: string;
+  mailA: MailUser;
+  mailB: MailUser;
+  ownerA: CrmUser;
+  ownerB: CrmUser;
+  accountA: string;
+  accountB: string;
+}
+
 describe('privacy: export and erasure of an address across email accounts', function () {
   this.timeout(90_000);
-  const run = randomBytes(4).toString('hex');
-  const JANA = `jana-${run}@clients.example`;
-  const BOB = `bob-${run}@clients.example`;
   let app: Express;
   let ctx: AppContext;
+  // The world the tests that only read share (built once); a test that erases builds its own.
+  let JANA: string;
+  let BOB: string;
   let mailA: MailUser;
   let mailB: MailUser;
   let ownerA: CrmUser;
@@ -50,29 +61,49 @@ describe('privacy: export and erasure of an address across email accounts', func
   const subjects = async (accountId: string) => (await storedEmails(ctx, accountId)).map((e) => e.subject).sort();
   const addresses = async (accountId: string) => (await storedContacts(ctx, accountId)).map((c) => c.email);
 
-  before(async () => {
-    app = await testApp();
-    ctx = await testContext();
-    [mailA, mailB] = await Promise.all([freshMailUser('privacy-a'), freshMailUser('privacy-b')]);
+  /**
+   * Two staff mailboxes on the real Cyrus holding mail of Jana (and of Bob, who is in one thread with
+   * her), each linked by its own CRM user and synced. Addresses are new for every world.
+   */
+  async function buildWorld(): Promise<World> {
+    const run = randomBytes(4).toString('hex');
+    const jana = `jana-${run}@clients.example`;
+    const bob = `bob-${run}@clients.example`;
+    const [a, b] = await Promise.all([freshMailUser('privacy-a'), freshMailUser('privacy-b')]);
     const raw = messageWithAttachment({
-      from: `"Jana Novakova" <${JANA}>`,
-      to: `<${mailA.user}>`,
+      from: `"Jana Novakova" <${jana}>`,
+      to: `<${a.user}>`,
       subject: 'Offer',
       body: 'The offer is attached.',
       date: day(1),
       file: 'offer.pdf',
       size: 1200,
     });
-    await appendMessage({ user: mailA.user, pass: mailA.pass, mailbox: 'INBOX', raw, internalDate: day(1) });
-    await put(mailA, 'Sent', { from: mailA.user, to: JANA, cc: BOB, subject: 'Re: Offer', body: 'Thanks, Bob joins.', date: day(2) }, ['\\Seen']);
-    await put(mailA, 'INBOX', { from: BOB, to: mailA.user, subject: 'Unrelated', body: 'Only Bob.', date: day(3) });
-    await put(mailB, 'INBOX', { from: JANA, to: mailB.user, subject: 'Hello B', body: 'Hi from Jana.', date: day(2) });
-    [ownerA, ownerB] = await Promise.all([crmUser(), crmUser()]);
-    accountA = await linkViaApi(app, ctx, ownerA, mailA);
-    accountB = await linkViaApi(app, ctx, ownerB, mailB);
+    await appendMessage({ user: a.user, pass: a.pass, mailbox: 'INBOX', raw, internalDate: day(1) });
+    await put(a, 'Sent', { from: a.user, to: jana, cc: bob, subject: 'Re: Offer', body: 'Thanks, Bob joins.', date: day(2) }, ['\\Seen']);
+    await put(a, 'INBOX', { from: bob, to: a.user, subject: 'Unrelated', body: 'Only Bob.', date: day(3) });
+    await put(b, 'INBOX', { from: jana, to: b.user, subject: 'Hello B', body: 'Hi from Jana.', date: day(2) });
+    const [oA, oB] = await Promise.all([crmUser(), crmUser()]);
+    const aId = await linkViaApi(app, ctx, oA, a);
+    const bId = await linkViaApi(app, ctx, oB, b);
     await ctx.db.sequelize.query('UPDATE contacts SET notes = $notes WHERE email_account_id = $account AND email = $email', {
-      bind: { notes: 'Prefers phone calls', account: accountA, email: JANA },
+      bind: { notes: 'Prefers phone calls', account: aId, email: jana },
     });
+    return { JANA: jana, BOB: bob, mailA: a, mailB: b, ownerA: oA, ownerB: oB, accountA: aId, accountB: bId };
+  }
+
+  /** A world of its own in which Jana has been erased over HTTP (for the tests of what follows an erasure). */
+  async function erasedWorld(): Promise<World> {
+    const world = await buildWorld();
+    const res = await asAdmin(request(app).post('/api/admin/privacy/erase')).send({ email: world.JANA });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return world;
+  }
+
+  before(async () => {
+    app = await testApp();
+    ctx = await testContext();
+    ({ JANA, BOB, mailA, mailB, ownerA, ownerB, accountA, accountB } = await buildWorld());
     admin = (await sessionFor(await createUser({ role: 'admin' }))).bearer;
     member = (await sessionFor(await createUser())).bearer;
   });
@@ -151,6 +182,7 @@ describe('privacy: export and erasure of an address across email accounts', func
   });
 
   it('erases the address in every account, keeps everyone else, and audits it by hash only', async () => {
+    const { JANA, BOB, accountA, accountB } = await buildWorld();
     const res = await asAdmin(request(app).post('/api/admin/privacy/erase')).send({ email: JANA });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     const erasure = res.body.data.erasure;
@@ -182,6 +214,7 @@ describe('privacy: export and erasure of an address across email accounts', func
   });
 
   it('an incremental run and a full resync do not bring the erased mail back', async () => {
+    const { BOB, mailA, accountA, accountB } = await erasedWorld();
     // The server changes the erased mail (read state): the incremental run fetches it again.
     const jmap = jmapAs(mailA);
     const accountId = await jmap.mailAccountId();
@@ -204,6 +237,9 @@ describe('privacy: export and erasure of an address across email accounts', func
   });
 
   it('the first sync of a re-linked mailbox stores nothing of the erased address', async () => {
+    const world = await erasedWorld();
+    const { ownerB, mailB } = world;
+    let { accountB } = world;
     const removed = await ownerB.as(request(app).delete(`/api/email-accounts/${accountB}`));
     expect(removed.status).to.equal(200);
     accountB = await linkViaApi(app, ctx, ownerB, mailB);
@@ -213,6 +249,7 @@ describe('privacy: export and erasure of an address across email accounts', func
   });
 
   it('mail the person sends after the erasure is a new relationship: it is stored', async () => {
+    const { JANA, mailB, accountB } = await erasedWorld();
     const later = new Date(Date.now() + 5_000);
     await put(mailB, 'INBOX', { from: { name: 'Jana Nováková', email: JANA }, to: mailB.user, subject: 'New request', body: 'A new question.', date: later });
     const result = await ctx.services.mailSync.syncAccount(accountB);
@@ -222,6 +259,7 @@ describe('privacy: export and erasure of an address across email accounts', func
   });
 
   it('crm-admin privacy erase --yes --json answers the counts; a second erasure finds nothing more', async () => {
+    const { BOB } = await erasedWorld();
     const again = await cliJson(['privacy', 'erase', '--email', BOB, '--yes']);
     expect(again).to.include({ emails: 1, contacts: 1 });
     const nothing = await cliJson(['privacy', 'erase', '--email', BOB, '--yes']);

@@ -5,7 +5,19 @@ import type { AppContext } from '../../src/app/context.js';
 import { closedPortUrl } from '../sync/helpers.js';
 import { binaryParser } from '../timesheets/helpers.js';
 import { testApp } from '../support/harness.js';
-import { crmUser, randomFile, sendFromMailUser, sendingWorld, serverBlob, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser } from './helpers.js';
+import {
+  crmUser,
+  randomFile,
+  sendFromMailUser,
+  sendingWorld,
+  serverBlob,
+  uniqueSubject,
+  waitForServerEmails,
+  emailsAfterMarker,
+  markerViaCrm,
+  type CrmUser,
+  type MailUser,
+} from './helpers.js';
 
 describe('sending: attachments both ways', function () {
   this.timeout(60_000);
@@ -111,7 +123,7 @@ describe('sending: attachments both ways', function () {
       expect(res.status, `${filename}: ${JSON.stringify(res.body)}`).to.equal(400);
       expect(res.body.error.code).to.equal('attachment_not_allowed');
     }
-    expect(await waitForServerEmails(bob, subject, 1, 500)).to.have.length(0);
+    expect(await emailsAfterMarker(bob, subject, markerViaCrm(app, owner, accountId, bob.user))).to.have.length(0);
   });
 
   it('the text fields must come before the files, and a form over the limit is 413', async () => {
@@ -134,5 +146,21 @@ describe('sending: attachments both ways', function () {
       .attach('attachments', randomFile(60_000), { filename: 'b.bin' });
     expect(big.status, JSON.stringify(big.body)).to.equal(413);
     expect(big.body.error.code).to.equal('payload_too_large');
+  });
+
+  it('a form is judged by the JSON body\'s rules: 30 `to` parts send, 101 or 150 are the JSON body\'s "too many recipients" (issue 34)', async () => {
+    const form = (count: number, address: (i: number) => string) => {
+      let req = owner.as(request(app).post('/api/emails')).field('emailAccountId', accountId).field('subject', uniqueSubject('Veľa adresátov')).field('text', 'x');
+      for (let i = 0; i < count; i++) req = req.field('to', address(i));
+      return req.attach('attachments', randomFile(10), { filename: 'a.bin' });
+    };
+    const thirty = await form(30, () => bob.user);
+    expect(thirty.status, JSON.stringify(thirty.body)).to.equal(201);
+    for (const count of [101, 150]) {
+      const res = await form(count, (i) => `r${i}@example.test`);
+      expect(res.status, `${count}: ${JSON.stringify(res.body)}`).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+      expect(res.body.error.message).to.equal('Najviac 100 adresátov spolu');
+    }
   });
 });

@@ -5,11 +5,13 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
+import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { SUBMISSION_CAPABILITY, type Email, type JmapClient } from '../../src/jmap/index.js';
 import type { Express } from 'express';
 import { testApp, testContext } from '../support/harness.js';
-import { poll } from '../support/poll.js';
+import { lookAfterMarker } from '../support/absence.js';
+import { until } from '../support/poll.js';
 import { crmUser, freshMailUser, jmapAs, linkViaApi, type CrmUser, type MailUser } from '../sync/helpers.js';
 
 export { crmUser, freshMailUser, jmapAs, linkViaApi, put, type CrmUser, type MailUser } from '../sync/helpers.js';
@@ -71,11 +73,44 @@ export async function serverEmails(mail: MailUser, subject: string): Promise<Ema
   return list.filter((e) => e.subject === subject);
 }
 
-/** Waits (briefly) until the mail user's mailbox holds `count` emails with this subject. */
+/** Waits until the mail user's mailbox holds (at least) `count` emails with this subject; fails after `timeoutMs`. */
 export async function waitForServerEmails(mail: MailUser, subject: string, count = 1, timeoutMs = 10_000): Promise<Email[]> {
   let found: Email[] = [];
-  await poll(async () => (found = await serverEmails(mail, subject)).length >= count, { what: `${count} email(s) "${subject}"`, timeoutMs, intervalMs: 100 });
+  await until(async () => (found = await serverEmails(mail, subject)).length >= count, { what: `${count} email(s) "${subject}"`, timeoutMs, intervalMs: 100 });
   return found;
+}
+
+let markerSender: Promise<MailUser> | undefined;
+
+/** A marker for emailsAfterMarker sent by the CRM from `accountId` to `to`: the path of the send under test. */
+export function markerViaCrm(app: Express, owner: CrmUser, accountId: string, to: string): (markerSubject: string) => Promise<void> {
+  return async (markerSubject) => {
+    const res = await owner.as(request(app).post('/api/emails')).send({ emailAccountId: accountId, to, subject: markerSubject, text: 'Značka' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  };
+}
+
+/**
+ * The recipient's emails with `subject`, looked at once a marker email sent after the act under test
+ * has arrived (lookAfterMarker): for "nothing was delivered" (expect none) and "sent once" (expect
+ * one). The relay delivers in order and answers a submission only once it is in the mailbox, so what
+ * the act sent is there before the marker. `sendMarker` sends the marker subject down the act's own
+ * path (the CRM, the same account); by default it comes straight from another mail user via Cyrus.
+ */
+export async function emailsAfterMarker(recipient: MailUser, subject: string, sendMarker?: (markerSubject: string) => Promise<unknown>): Promise<Email[]> {
+  const marker = uniqueSubject('Značka');
+  const send =
+    sendMarker ??
+    (async (markerSubject: string) => {
+      markerSender ??= freshMailUser('marker');
+      await sendFromMailUser(await markerSender, recipient.user, markerSubject);
+    });
+  return lookAfterMarker({
+    what: `the marker email "${marker}" to ${recipient.user}`,
+    sendMarker: () => send(marker),
+    markerSeen: async () => (await serverEmails(recipient, marker)).length > 0,
+    look: () => serverEmails(recipient, subject),
+  });
 }
 
 export async function mailboxRoleIds(client: JmapClient): Promise<Record<string, string>> {
@@ -108,22 +143,14 @@ export async function serverBlob(mail: MailUser, blobId: string): Promise<Buffer
 }
 
 /**
- * The mail user sends an email with one attachment to `to`, through Cyrus's own submission (JMAP
- * Blob upload + Email/set + EmailSubmission/set, written out here so the fixture does not depend on
- * the code under test).
+ * The mail user sends an email (with one attachment, if given) to `to`, through Cyrus's own
+ * submission (JMAP Blob upload + Email/set + EmailSubmission/set, written out here so the fixture
+ * does not depend on the code under test).
  */
-export async function sendFromMailUser(mail: MailUser, to: string, subject: string, file: { name: string; type: string; bytes: Buffer }): Promise<void> {
+export async function sendFromMailUser(mail: MailUser, to: string, subject: string, file?: { name: string; type: string; bytes: Buffer }): Promise<void> {
   const client = jmapAs(mail);
   const accountId = await client.mailAccountId();
-  const session = await client.session();
-  const auth = `Basic ${Buffer.from(`${mail.user}:${mail.pass}`).toString('base64')}`;
-  const up = await fetch(session.uploadUrl!.replace('{accountId}', encodeURIComponent(accountId)), {
-    method: 'POST',
-    headers: { Authorization: auth, 'Content-Type': file.type },
-    body: new Uint8Array(file.bytes),
-  });
-  expect(up.status).to.equal(201);
-  const { blobId } = (await up.json()) as { blobId: string };
+  const attachments = file ? [{ blobId: await uploadBlob(mail, accountId, file), type: file.type, name: file.name, disposition: 'attachment' }] : [];
   const roles = await mailboxRoleIds(client);
   const responses = await client.call(
     [
@@ -138,9 +165,9 @@ export async function sendFromMailUser(mail: MailUser, to: string, subject: stri
               from: [{ email: mail.user }],
               to: [{ email: to }],
               subject,
-              bodyValues: { t: { value: `Posielam súbor ${file.name}.` } },
+              bodyValues: { t: { value: file ? `Posielam súbor ${file.name}.` : 'Bez prílohy.' } },
               textBody: [{ partId: 't', type: 'text/plain' }],
-              attachments: [{ blobId, type: file.type, name: file.name, disposition: 'attachment' }],
+              attachments,
             },
           },
         },
@@ -160,6 +187,18 @@ export async function sendFromMailUser(mail: MailUser, to: string, subject: stri
   );
   const created = responses.find((r) => r[0] === 'EmailSubmission/set')![1].created as Record<string, unknown> | null;
   expect(created?.s, JSON.stringify(responses)).to.exist;
+}
+
+async function uploadBlob(mail: MailUser, accountId: string, file: { type: string; bytes: Buffer }): Promise<string> {
+  const session = await jmapAs(mail).session();
+  const auth = `Basic ${Buffer.from(`${mail.user}:${mail.pass}`).toString('base64')}`;
+  const up = await fetch(session.uploadUrl!.replace('{accountId}', encodeURIComponent(accountId)), {
+    method: 'POST',
+    headers: { Authorization: auth, 'Content-Type': file.type },
+    body: new Uint8Array(file.bytes),
+  });
+  expect(up.status).to.equal(201);
+  return ((await up.json()) as { blobId: string }).blobId;
 }
 
 export function uniqueSubject(prefix: string): string {

@@ -10,6 +10,7 @@ import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import { Sql } from '../../src/db/sql.js';
 import { SyncRepository, type HeldLease } from '../../src/sync/sync-repository.js';
+import { until } from '../support/poll.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 import { sharedMailbox, type SharedMailbox } from './helpers.js';
 
@@ -32,15 +33,16 @@ describe('sharing: a hand-over racing the writers of the account', function () {
 
   /** Polls until some backend waits on a lock while running a statement containing `fragment`. */
   async function someoneWaits(fragment: string): Promise<void> {
-    for (let i = 0; i < 400; i++) {
-      const [row] = await box.ctx.db.sequelize.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
-        { bind: [fragment], type: QueryTypes.SELECT },
-      );
-      if (row.n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`nobody waited on a lock in "${fragment}"`);
+    await until(
+      async () => {
+        const [row] = await box.ctx.db.sequelize.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
+          { bind: [fragment], type: QueryTypes.SELECT },
+        );
+        return row.n > 0;
+      },
+      { what: `someone waiting on a lock in "${fragment}"`, timeoutMs: 20_000 },
+    );
   }
 
   it('a sync batch renewing its lease during a hand-over loses the lease and writes nothing under the former owner', async () => {
@@ -77,7 +79,8 @@ describe('sharing: a hand-over racing the writers of the account', function () {
 
       // The next batch starts while the hand-over waits: its renewal must wait for it and then see the new owner.
       const renewed = box.ctx.db.sequelize.transaction(async (tx) => sync.renewLease(lease, {}, tx));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The renewal is under way (waiting behind the hand-over) before the batch lets the hand-over go.
+      await someoneWaits('UPDATE mail_sync_states s SET locked_until');
       await batch.query('COMMIT');
       expect((await answered).status).to.equal(200);
       expect(await renewed, 'the renewal must see the hand-over').to.equal(false);

@@ -11,12 +11,13 @@ describe('migration 0009: email_account_members', function () {
   let scratch: ScratchDatabase;
   let db: Sequelize;
 
-  before(async () => {
+  // A database of its own for every test: each one migrates it from before sharing.
+  beforeEach(async () => {
     scratch = await scratchDatabase('crm_sharing');
     db = scratch.db;
   });
 
-  after(() => scratch?.drop());
+  afterEach(() => scratch?.drop());
 
   const rows = <T extends object>(sql: string, bind: unknown[] = []) => db.query<T>(sql, { bind, type: QueryTypes.SELECT });
   const one = async (sql: string, bind: unknown[] = []) => (await rows<{ v: unknown }>(sql, bind))[0].v;
@@ -38,7 +39,8 @@ describe('migration 0009: email_account_members', function () {
   let peter: string;
   let account: string;
 
-  it('turns every existing single-owner account into an owner row', async () => {
+  /** Jana's and Peter's accounts (Jana's with a contact and an email) made before sharing, then every migration up. */
+  async function migratedFromBeforeSharing(): Promise<void> {
     await createMigrator(db).up({ to: BEFORE_SHARING });
     jana = (await one("INSERT INTO users (username) VALUES ('jana') RETURNING id::text AS v")) as string;
     peter = (await one("INSERT INTO users (username) VALUES ('peter') RETURNING id::text AS v")) as string;
@@ -48,8 +50,11 @@ describe('migration 0009: email_account_members', function () {
     await db.query(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'peter@x.test', 'v1:x', 'p')`);
     const contact = (await one(`INSERT INTO contacts (user_id, email_account_id, email) VALUES ('${jana}', '${account}', 'k@x.test') RETURNING id::text AS v`)) as string;
     await db.query(`INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id) VALUES ('${jana}', '${account}', '${contact}', 'M1')`);
-
     await createMigrator(db).up();
+  }
+
+  it('turns every existing single-owner account into an owner row', async () => {
+    await migratedFromBeforeSharing();
     const members = await rows<{ email: string; username: string; role: string; can_read: boolean; can_send: boolean }>(
       `SELECT a.email, u.username, m.role, m.can_read, m.can_send FROM email_account_members m
          JOIN email_accounts a ON a.id = m.email_account_id JOIN users u ON u.id = m.user_id ORDER BY a.email`,
@@ -63,6 +68,7 @@ describe('migration 0009: email_account_members', function () {
   });
 
   it('gives a new account its owner row, whoever inserts it, and keeps exactly one owner that matches the account', async () => {
+    await migratedFromBeforeSharing();
     const other = (await one(
       `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ('${peter}', 'second@x.test', 'v1:x', 's') RETURNING id::text AS v`,
     )) as string;
@@ -85,6 +91,7 @@ describe('migration 0009: email_account_members', function () {
   });
 
   it('goes down to the schema before sharing (its indexes back, the data kept) and up again', async () => {
+    await migratedFromBeforeSharing();
     const accountsBefore = await one('SELECT count(*)::int AS v FROM email_accounts');
     await createMigrator(db).down({ to: '0009-email-account-members' });
     expect(await one("SELECT to_regclass('email_account_members')::text AS v")).to.equal(null);

@@ -5,6 +5,17 @@ import path from 'node:path';
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const crmAdmin = path.join(repoRoot, 'bin/crm-admin');
 
+/**
+ * What a child the tests start inherits: nothing of the test process's environment (a child must
+ * see only what the test gives it) but PATH, HOME and, under `npm run coverage`, NODE_V8_COVERAGE,
+ * so that what the children run is counted too.
+ */
+export function childEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' };
+  if (process.env.NODE_V8_COVERAGE) env.NODE_V8_COVERAGE = process.env.NODE_V8_COVERAGE;
+  return env;
+}
+
 export interface CliResult {
   status: number | null;
   /** The signal that ended it (e.g. SIGTERM from the 60 s timeout), when it did not exit by itself. */
@@ -23,7 +34,7 @@ export interface CliResult {
 export function runCli(args: string[], env: Record<string, string>, input?: string, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(crmAdmin, args, {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...env },
+      env: { ...childEnv(), LOG_LEVEL: 'error', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -57,7 +68,7 @@ export interface ServeProcess {
 /** Starts `crm-admin serve` and resolves once its start line names the URL it listens on. */
 export function startServe(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<ServeProcess> {
   const child = spawn(crmAdmin, ['serve', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', PORT: '0', ...env },
+    env: { ...childEnv(), PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

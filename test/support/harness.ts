@@ -22,9 +22,10 @@ export function baseTestEnv(): Record<string, string> {
     JMAP_TIMEOUT_MS: '5000',
     BCRYPT_ROUNDS: '4',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
-    JWT_ACCESS_SECRET: 'test-access-secret-0123456789abcdef0123456789',
-    JWT_REFRESH_SECRET: 'test-refresh-secret-0123456789abcdef012345678',
-    CRM_ENCRYPTION_KEY: '0f'.repeat(32),
+    // Random (openssl rand): production mode refuses guessable secrets (src/config/secret-strength.ts).
+    JWT_ACCESS_SECRET: 'culaLqDF7tP/NDC5RM0GGX48ifLfOmC6ypjkbPpM30I8L6DFhtWcRjgVSU4F98kV',
+    JWT_REFRESH_SECRET: 'LcjfZC8qRiCa/apScUgj7g4SUOmLtwp0/FcNCnSMNh9m4HrqUSr0cLqHHKt33BC5',
+    CRM_ENCRYPTION_KEY: '057b000f0d4fd07f0f0b8475f15876fa0011d8568268312dd54e5fab212fe71a',
   };
 }
 

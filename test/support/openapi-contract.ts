@@ -108,9 +108,17 @@ export class ResponseContract {
     return new Map(this.operations.map((o) => [o.operationId, o.successStatus]));
   }
 
+  /**
+   * The operation of this method on the path's template. A concrete path wins over a templated one
+   * (OpenAPI: /timesheets/my before /timesheets/{id}), whatever methods each has: a method the
+   * concrete path lacks has no operation (the service answers 405), even where the template has it.
+   */
   private find(method: string, path: string): Operation | undefined {
     const m = method === 'head' ? 'get' : method;
-    return this.operations.find((o) => o.method === m && o.pattern.test(path));
+    const matching = this.operations.filter((o) => o.pattern.test(path));
+    if (matching.length === 0) return undefined;
+    const fewest = Math.min(...matching.map((o) => o.params));
+    return matching.find((o) => o.params === fewest && o.method === m);
   }
 
   private validator(pointer: string): ValidateFunction {

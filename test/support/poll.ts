@@ -1,7 +1,8 @@
 /**
  * The one way tests wait for something another process, connection or timer completes: ask again
  * every `intervalMs` until it holds or `timeoutMs` has passed. Instead of a fixed sleep, which is
- * either too long (slow suite) or too short (flaky test).
+ * either too long (slow suite) or too short (flaky test). A timeout is always a failure, never an
+ * answer: to show that something did NOT happen, see lookAfterMarker() in absence.ts.
  */
 export interface PollOptions {
   /** What is awaited, for the timeout message ("the sync has finished"). */
@@ -20,23 +21,13 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * there is none in time. An error thrown by `check` ends the wait at once.
  */
 export async function until<T>(check: () => T | Promise<T>, options: PollOptions): Promise<NonNullable<T>> {
-  const { met, value } = await poll(check, options);
-  if (!met) throw new Error(`timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms waiting for ${options.what}`);
-  return value as NonNullable<T>;
-}
-
-/**
- * Like until(), but a timeout is an answer, not an error: `met` false and the last result. For
- * "this must NOT happen within N ms" and for callers that decide themselves what a timeout means.
- */
-export async function poll<T>(check: () => T | Promise<T>, options: PollOptions): Promise<{ met: boolean; value: T }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return { met: true, value };
-    if (Date.now() >= deadline) return { met: false, value };
+    if (value) return value;
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what}`);
     await pause(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
   }
 }

@@ -45,13 +45,16 @@ export class SseClient {
     return JSON.parse(text);
   }
 
-  /** The first event (from the start of the stream) matching, or a failure after `timeoutMs`. */
-  waitFor(match: (e: SseEvent) => boolean, timeoutMs = 5000, what = 'an event'): Promise<SseEvent> {
+  /**
+   * The first event (from the start of the stream) matching, or a failure after `timeoutMs`: a
+   * deadline for a loaded machine, not a speed the test asserts.
+   */
+  waitFor(match: (e: SseEvent) => boolean, timeoutMs = 15_000, what = 'an event'): Promise<SseEvent> {
     return this.until(() => this.events.find(match), timeoutMs, `${what}; got ${JSON.stringify(this.events.map((e) => e.event))}`);
   }
 
   /** Resolves when the server ended the stream, or fails after `timeoutMs`. */
-  async waitClosed(timeoutMs = 5000): Promise<void> {
+  async waitClosed(timeoutMs = 15_000): Promise<void> {
     await this.until(() => (this.closed ? true : undefined), timeoutMs, 'the stream to end');
   }
 

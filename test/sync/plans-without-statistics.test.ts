@@ -3,14 +3,17 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Sequelize, Transaction } from 'sequelize';
-import type { AppContext } from '../../src/app/context.js';
+import { migrateUp } from '../../src/db/migrator.js';
 import { Sql, type Bind } from '../../src/db/sql.js';
+import { sequelizeTransactions } from '../../src/db/transactions.js';
 import { EmailRepository } from '../../src/emails/email-repository.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
+import { SyncRepository } from '../../src/sync/sync-repository.js';
 import { SyncService } from '../../src/sync/sync-service.js';
-import { testContext } from '../support/harness.js';
 import { testImapPort } from '../support/imap.js';
-import { crmUser, freshMailUser, storedEmails, syncDeps, type MailUser } from './helpers.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
+import { freshMailUser, jmapAs, type MailUser } from './helpers.js';
 
 /** An Sql that also asks PostgreSQL for the plan of every statement it is told to watch. */
 class PlanRecordingSql extends Sql {
@@ -62,36 +65,51 @@ function indexesReadOn(table: string, plan: unknown): string[] {
  *   of many Message-IDs (hundreds), hence full pages of the default size.
  * - The read states still to be told to the server, looked up at the start of every run (idle checks
  *   included), come from the small partial index of pending rows (migration 0017).
+ * On a database of its own (the statistics of the suite's shared `emails` stay as they are); the
+ * sync runs with the repositories on that database and a JMAP client of the mail user.
  */
 const MESSAGES = 1_200;
 const PAGE = 500;
 const OTHER_EMAILS = 30_000;
 
 describe('mail sync statements on a table without statistics', function () {
-  this.timeout(60_000);
-  let ctx: AppContext;
+  this.timeout(120_000);
+  let scratch: ScratchDatabase;
+  let db: Sequelize;
   let mail: MailUser;
-  let accountId: string;
+  let otherAccountId: string;
+
+  /** A user and an email account of the mail user on the scratch database (the password is never read: the client is given). */
+  async function account(): Promise<string> {
+    const [[user]] = (await db.query(`INSERT INTO users (username) VALUES ('u' || md5(random()::text)) RETURNING id::text`)) as [Array<{ id: string }>, unknown];
+    const [[row]] = (await db.query(
+      `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id, is_primary) VALUES ($1, $2, 'v1:unused', $2, true) RETURNING id::text`,
+      { bind: [user.id, mail.user] },
+    )) as [Array<{ id: string }>, unknown];
+    return row.id;
+  }
 
   before(async () => {
-    ctx = await testContext();
+    scratch = await scratchDatabase('crm_plans');
+    db = scratch.db;
+    await migrateUp(db);
     mail = await freshMailUser('midcheck');
     const seed = fileURLToPath(new URL('../../scripts/jmap/seed.sh', import.meta.url));
     await promisify(execFile)('bash', [seed, mail.user, mail.pass, String(MESSAGES)], { env: { ...process.env, JMAP_IMAP_PORT: String(testImapPort()) } });
     // The rest of an installation: another account's emails, so that reading all of `emails` costs
     // what it does on a server and the planner weighs its indexes as it would there.
-    const other = await crmUser();
-    const otherAccount = await ctx.services.emailAccounts.add(other.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false });
-    await ctx.db.sequelize.query(
-      `WITH c AS (INSERT INTO contacts (user_id, email_account_id, email) VALUES ($1, $2, 'someone@people.example') RETURNING id)
+    otherAccountId = await account();
+    await db.query(
+      `WITH c AS (INSERT INTO contacts (user_id, email_account_id, email)
+                  SELECT user_id, id, 'someone@people.example' FROM email_accounts WHERE id = $1 RETURNING id, user_id)
        INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, subject, body, is_read, date)
-       SELECT $1, $2, c.id, 'other-' || n, 'other-' || n || '@people.example', 'Other ' || n, 'Body ' || n, n % 2 = 0, now() - n * interval '1 minute'
+       SELECT c.user_id, $1, c.id, 'other-' || n, 'other-' || n || '@people.example', 'Other ' || n, 'Body ' || n, n % 2 = 0, now() - n * interval '1 minute'
          FROM c, generate_series(1, ${OTHER_EMAILS}) AS n`,
-      { bind: [other.fixture.user.id, otherAccount.id] },
+      { bind: [otherAccountId] },
     );
     // No statistics, and none arriving from autovacuum while the test runs. PostgreSQL 18 has functions
     // for it; on 13-17 the superuser the suite runs as clears the catalog rows themselves.
-    await ctx.db.sequelize.query(`
+    await db.query(`
       ALTER TABLE emails SET (autovacuum_enabled = false);
       DO $$ BEGIN
         IF to_regprocedure('pg_clear_relation_stats(text, text)') IS NOT NULL THEN
@@ -105,30 +123,36 @@ describe('mail sync statements on a table without statistics', function () {
       END $$;`);
   });
 
-  after(async () => {
-    await ctx.db.sequelize.query('ALTER TABLE emails RESET (autovacuum_enabled); ANALYZE emails;');
-  });
+  after(() => scratch?.drop());
 
   it('probes the unique Message-ID index on every page, never the account date index', async () => {
-    const owner = await crmUser();
-    accountId = (await ctx.services.emailAccounts.add(owner.fixture.user.id, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false })).id;
-    const sql = new PlanRecordingSql(ctx.db.sequelize, 'INSERT INTO emails (user_id, email_account_id');
-    const sync = new SyncService({ ...syncDeps(ctx), mailStore: new MailStoreRepository(sql) }, { batchSize: PAGE });
+    const accountId = await account();
+    const sql = new PlanRecordingSql(db, 'INSERT INTO emails (user_id, email_account_id');
+    const sync = new SyncService(
+      {
+        repository: new SyncRepository(new Sql(db)),
+        mailStore: new MailStoreRepository(sql),
+        transactions: sequelizeTransactions(db),
+        logger: createLogger('error', { silent: true }),
+        clientFor: () => jmapAs(mail),
+      },
+      { batchSize: PAGE },
+    );
 
     const result = await sync.syncAccount(accountId);
 
     expect(result.outcome, JSON.stringify(result)).to.equal('ok');
-    expect(await storedEmails(ctx, accountId)).to.have.length(MESSAGES);
+    const [[stored]] = (await db.query('SELECT count(*)::int AS n FROM emails WHERE email_account_id = $1', { bind: [accountId] })) as [Array<{ n: number }>, unknown];
+    expect(stored.n).to.equal(MESSAGES);
     expect(sql.emailIndexes).to.have.length(Math.ceil(MESSAGES / PAGE));
     for (const indexes of sql.emailIndexes) expect(indexes).to.deep.equal(['emails_message_id_account_key']);
   });
 
   it('finds the read states still to be told to the server through the partial index of pending rows', async () => {
-    expect(accountId, 'the account the first test synced').to.be.a('string');
-    const sql = new PlanRecordingSql(ctx.db.sequelize, 'read_pending AND id > $after');
+    const sql = new PlanRecordingSql(db, 'read_pending AND id > $after');
     const emails = new EmailRepository(sql);
 
-    const pending = await emails.pendingReadStates(accountId, '00000000-0000-0000-0000-000000000000', 100);
+    const pending = await emails.pendingReadStates(otherAccountId, '00000000-0000-0000-0000-000000000000', 100);
 
     expect(pending).to.deep.equal([]);
     expect(sql.emailIndexes).to.deep.equal([['emails_read_pending_id_idx']]);

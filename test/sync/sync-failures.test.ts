@@ -26,6 +26,10 @@ describe('mail sync failures: status, backoff, no retries on wrong credentials',
   before(async () => {
     app = await testApp();
     ctx = await testContext();
+  });
+
+  // Every test has a mail user (its password is changed by one of them) and an account of its own.
+  beforeEach(async () => {
     mail = await freshMailUser('fail');
     await put(mail, 'INBOX', { from: { name: 'Olga', email: 'olga@customer.example' }, to: mail.user, subject: 'Order', body: 'One please' });
     owner = await crmUser();
@@ -88,7 +92,6 @@ describe('mail sync failures: status, backoff, no retries on wrong credentials',
     expect(fixed.status).to.equal(200);
     await ctx.services.mailSync.whenIdle();
     expect(await syncState(ctx, accountId)).to.include({ status: 'ok', consecutive_failures: 0, last_error: null });
-    mail.pass = newPassword;
   });
 
   it('skips inactive accounts', async () => {

@@ -41,7 +41,16 @@ class RecordingRepository extends SyncRepository {
     return row;
   }
 
-  override finishLease(lease: HeldLease, result: Finish): Promise<void> {
+  /** Set by a test: this worker's next run, done but its lease still held, waits here for `release`. */
+  holdNextLease?: { reached: () => void; release: Promise<void> };
+
+  override async finishLease(lease: HeldLease, result: Finish): Promise<void> {
+    const gate = this.holdNextLease;
+    if (gate) {
+      this.holdNextLease = undefined;
+      gate.reached();
+      await gate.release;
+    }
     const open = [...this.holds].reverse().find((h) => h.worker === this.worker && h.accountId === lease.accountId && h.to === undefined);
     if (open) open.to = performance.now();
     return super.finishLease(lease, result);
@@ -59,7 +68,7 @@ describe('mail sync: two workers on one database', function () {
   const holds: Hold[] = [];
   const accountIds: string[] = [];
   const run = randomBytes(3).toString('hex');
-  let workers: Array<{ name: string; service: SyncService }>;
+  let workers: Array<{ name: string; service: SyncService; repository: RecordingRepository }>;
 
   before(async () => {
     ctx = await testContext();
@@ -74,14 +83,18 @@ describe('mail sync: two workers on one database', function () {
         );
       }
     }
-    workers = ['A', 'B'].map((name) => ({
-      name,
-      service: new SyncService(
-        { ...syncDeps(ctx), repository: new RecordingRepository(new Sql(ctx.db.sequelize), name, holds) },
-        // Small pages: a first sync takes several batches, so the holds are long enough to collide.
-        { instanceId: `worker-${name}-${run}`, concurrency: 3, batchSize: 2, intervalSeconds: 3600 },
-      ),
-    }));
+    workers = ['A', 'B'].map((name) => {
+      const repository = new RecordingRepository(new Sql(ctx.db.sequelize), name, holds);
+      return {
+        name,
+        repository,
+        service: new SyncService(
+          { ...syncDeps(ctx), repository },
+          // Small pages: a first sync takes several batches, so the holds are long enough to collide.
+          { instanceId: `worker-${name}-${run}`, concurrency: 3, batchSize: 2, intervalSeconds: 3600 },
+        ),
+      };
+    });
   });
 
   after(async () => {
@@ -115,13 +128,27 @@ describe('mail sync: two workers on one database', function () {
   });
 
   it('keeps off an account the other worker is syncing, also for "sync now"', async () => {
-    const [a, b] = workers.map((w) => w.service);
+    const [a, b] = workers;
     const id = accountIds[0];
     await ctx.db.sequelize.query('UPDATE mail_sync_states SET next_sync_at = now() WHERE email_account_id = $1', { bind: [id] });
-    const [fromQueue, direct] = await Promise.all([a.runDueAccounts({ accountIds: [id] }), b.syncAccount(id)]);
-    const runs = [...fromQueue, direct].filter((r) => r.outcome !== 'skipped');
-    // One of them ran it; the other found the lease taken (or, arriving after, ran it after the first).
-    expect(runs.length).to.be.within(1, 2);
+    // A takes the account from the queue and stops at the end of its run with the lease still held:
+    // the collision is forced, not hoped for.
+    let reached!: () => void;
+    let release!: () => void;
+    const atTheEnd = new Promise<void>((resolve) => (reached = resolve));
+    a.repository.holdNextLease = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
+    const fromQueue = a.service.runDueAccounts({ accountIds: [id] });
+    await atTheEnd;
+    try {
+      // B is told to sync it now (dueOnly false), and B's own queue is asked: both keep off it.
+      expect((await b.service.syncAccount(id)).outcome).to.equal('skipped');
+      expect(await b.service.runDueAccounts({ accountIds: [id] })).to.deep.equal([]);
+    } finally {
+      release();
+    }
+    expect((await fromQueue).map((r) => r.outcome)).to.deep.equal(['ok']);
+    // Once A has let go, B's "sync now" runs.
+    expect((await b.service.syncAccount(id)).outcome).to.equal('ok');
     const mine = holds.filter((h) => h.accountId === id).sort((x, y) => x.from - y.from);
     for (let i = 1; i < mine.length; i++) expect(mine[i].from).to.be.greaterThan(mine[i - 1].to!);
   });

@@ -78,7 +78,7 @@ describe('timesheet list, download and delete', function () {
       expect(res.body.success).to.equal(true);
       expect(res.body.message).to.be.a('string');
       const { items, pagination } = res.body.data;
-      expect(pagination).to.deep.equal({ page: 1, limit: 50, total: 5, totalExact: true });
+      expect(pagination).to.deep.equal({ page: 1, limit: 50, total: 5, totalExact: true, hasNext: false });
       expect(items.map((t: { id: string }) => t.id)).to.deep.equal([own[3].id, own[1].id, own[4].id, own[0].id, own[2].id]);
       for (const item of items) {
         expect(item.userId).to.equal(alice.user.id);
@@ -95,7 +95,7 @@ describe('timesheet list, download and delete', function () {
 
     it('pages the result', async () => {
       const page2 = await get('/api/timesheets/my?page=2&limit=2', aliceSession);
-      expect(page2.body.data.pagination).to.deep.equal({ page: 2, limit: 2, total: 5, totalExact: true });
+      expect(page2.body.data.pagination).to.deep.equal({ page: 2, limit: 2, total: 5, totalExact: true, hasNext: true });
       expect(page2.body.data.items.map((t: { id: string }) => t.id)).to.deep.equal([own[4].id, own[0].id]);
       const beyond = await get('/api/timesheets/my?page=4&limit=2', aliceSession);
       expect(beyond.body.data.items).to.deep.equal([]);
@@ -143,13 +143,13 @@ describe('timesheet list, download and delete', function () {
       expect(july.body.data.items.map((t: { fileType: string }) => t.fileType)).to.deep.equal(['xls', 'xlsx']);
 
       const page = await get(`/api/timesheets/all?userId=${carol.user.id}&limit=1&page=3`, adminSession);
-      expect(page.body.data.pagination).to.deep.equal({ page: 3, limit: 1, total: 3, totalExact: true });
+      expect(page.body.data.pagination).to.deep.equal({ page: 3, limit: 1, total: 3, totalExact: true, hasNext: false });
       expect(page.body.data.items[0].id).to.equal(carolFiles[0].id);
     });
 
     it('answers an unknown user with an empty list and a malformed userId with 400', async () => {
       const unknown = await get(`/api/timesheets/all?userId=${crypto.randomUUID()}`, adminSession);
-      expect(unknown.body.data).to.deep.equal({ items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true } });
+      expect(unknown.body.data).to.deep.equal({ items: [], pagination: { page: 1, limit: 50, total: 0, totalExact: true, hasNext: false } });
       const bad = await get('/api/timesheets/all?userId=not-a-uuid', adminSession);
       expect(bad.status).to.equal(400);
     });

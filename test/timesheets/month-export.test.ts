@@ -8,7 +8,7 @@ import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog, Timesheet } from '../../src/models/index.js';
 import { cli, cliEnv, cliJson, storeTimesheet } from '../admin/cli-helpers.js';
 import { spawnSync } from 'node:child_process';
-import { crmAdmin } from '../support/cli.js';
+import { childEnv, crmAdmin } from '../support/cli.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createUser, uniqueName, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
@@ -162,7 +162,7 @@ describe('the month of timesheets for admins (report and export)', function () {
 
       // Bytes, not text: the zip on stdout must arrive unchanged.
       const piped = spawnSync(crmAdmin, ['timesheets', 'export', '--year', String(year), '--month', String(month), '--out', '-'], {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...cliEnv() },
+        env: { ...childEnv(), LOG_LEVEL: 'error', ...cliEnv() },
         timeout: 60_000,
       });
       expect(piped.status, piped.stderr.toString()).to.equal(0);

@@ -77,7 +77,8 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
     const { service, syncRequested } = fakeWorld();
     const hooks: Array<() => unknown> = [];
     const outer = { afterCommit: (hook: () => unknown) => hooks.push(hook) } as unknown as Tx;
-    const account = await service.add('user-1', { email: 'first@example.test', emailPassword: 'pw1' }, {}, {}, outer);
+    const verified = await service.verifyCredentials('user-1', { email: 'first@example.test', emailPassword: 'pw1' }, {});
+    const account = await service.addVerified('user-1', verified, {}, {}, outer);
     expect(syncRequested, 'before the commit').to.deep.equal([]);
     for (const hook of hooks) await hook();
     expect(syncRequested).to.deep.equal([account.id]);
@@ -93,8 +94,14 @@ describe('unit: email accounts (EmailAccountService.add)', () => {
   });
 
   it('asks for no sync when the account was refused', async () => {
-    const { service, syncRequested } = fakeWorld([{ email: 'jana@example.test' }]);
-    await service.add('user-1', { email: 'jana@example.test', emailPassword: 'pw' }, {}).catch(() => undefined);
+    const { service, syncRequested, created } = fakeWorld([{ email: 'jana@example.test' }]);
+    const err = await service.add('user-1', { email: 'jana@example.test', emailPassword: 'pw' }, {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // Refused for being attached already (not for a fault of the fake world), and so nothing to sync.
+    expect(err).to.be.instanceOf(ConflictError);
+    expect(created).to.deep.equal([]);
     expect(syncRequested).to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@
  * metrics allow-list (src/shared/ip-allow-list.ts).
  */
 import { expect } from 'chai';
-import { accessToAccount, accessToContact, ACCOUNT_ROLES, accountsWith, deniedMessage, rightCondition, type AccountRight } from '../../src/email-accounts/account-rights.js';
+import { accessToAccount, accessToContact, accountsWith, deniedMessage, rightCondition, type AccountRight } from '../../src/email-accounts/account-rights.js';
 import { envSchema, parseDurationSeconds } from '../../src/config/env-schema.js';
 import { createAllowMatcher, DEFAULT_METRICS_ALLOW, parseAllowList } from '../../src/shared/ip-allow-list.js';
 import { nextSlotMs, phaseMs, tickMs } from '../../src/sync/sync-schedule.js';
@@ -31,7 +31,6 @@ describe('unit: email-account rights', () => {
     expect(granted(row('viewer', true, false))).to.deep.equal(['view', 'readEmails']);
     // can_read false: the account and its contacts, no email, and so no read state to change.
     expect(granted(row('editor', false, false))).to.deep.equal(['view', 'editContacts', 'sync']);
-    expect(ACCOUNT_ROLES).to.deep.equal(['owner', 'editor', 'viewer']);
   });
 
   it('has a Slovak 403 message for every right, each different', () => {

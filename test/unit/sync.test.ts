@@ -22,7 +22,19 @@ const account = { id: 'acc-1', userId: 'user-1', email: 'me@example.test', jmapA
 /** A sync state whose lease can be taken, after `failures` failed runs in a row. */
 function fakeSyncRepository(failures: number): { repository: SyncRepository; finished: Finish[] } {
   const finished: Finish[] = [];
-  const state: StateRow = { status: 'error', email_state: null, full_sync_checkpoint: null, sync_generation: 0, consecutive_failures: failures, acquired: true };
+  const state: StateRow = {
+    status: 'error',
+    email_state: null,
+    full_sync_checkpoint: null,
+    sync_generation: 0,
+    consecutive_failures: failures,
+    acquired: true,
+    syncable: true,
+    leased: false,
+    due: true,
+    locked_by: null,
+    locked_until: null,
+  };
   const repository = {
     ensureStateRow: async () => {},
     lockState: async () => state,

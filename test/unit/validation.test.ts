@@ -8,6 +8,8 @@ import { ValidationError } from '../../src/errors/app-errors.js';
 import { COUNT_BOUND, boundedTotal, listResult, offsetOf } from '../../src/shared/pagination.js';
 import { idParams, issueDetails, looseBoolean, paginationQuery, parse } from '../../src/shared/validation.js';
 import { slovakMessage, unknownFieldMessage } from '../../src/shared/zod-slovak.js';
+import { MAX_YEAR, MIN_YEAR } from '../../src/timesheets/period.js';
+import { MONTH_PATTERN, YEAR_PATTERN, monthField, yearField } from '../../src/timesheets/timesheet-schemas.js';
 
 /** The message zod (with the Slovak map installed) gives for `value` against `schema`. */
 function messageOf(schema: z.ZodType, value: unknown): string {
@@ -82,8 +84,8 @@ describe('unit: validation', () => {
   it('computes the row offset of a page and the list shape of every answer', () => {
     expect(offsetOf({ page: 1, limit: 50 })).to.equal(0);
     expect(offsetOf({ page: 3, limit: 20 })).to.equal(40);
-    expect(listResult(['a'], 2, 10, 11)).to.deep.equal({ items: ['a'], pagination: { page: 2, limit: 10, total: 11, totalExact: true } });
-    expect(listResult([], 1, 50, COUNT_BOUND, false).pagination).to.deep.equal({ page: 1, limit: 50, total: COUNT_BOUND, totalExact: false });
+    expect(listResult(['a'], 2, 10, 11)).to.deep.equal({ items: ['a'], pagination: { page: 2, limit: 10, total: 11, totalExact: true, hasNext: false } });
+    expect(listResult([], 1, 50, COUNT_BOUND, false).pagination).to.deep.equal({ page: 1, limit: 50, total: COUNT_BOUND, totalExact: false, hasNext: true });
     // A count made with the bound + 1 as its limit: exact up to the bound, the bound and "not exact" past it.
     expect(boundedTotal(COUNT_BOUND)).to.deep.equal({ total: COUNT_BOUND, totalExact: true });
     expect(boundedTotal(COUNT_BOUND + 1)).to.deep.equal({ total: COUNT_BOUND, totalExact: false });
@@ -149,5 +151,22 @@ describe('unit: Slovak zod messages', () => {
   it('names several unknown keys together, one unknown key by itself', () => {
     expect(unknownFieldMessage('x')).to.equal('Neznáme pole: x');
     expect(slovakMessage({ code: 'unrecognized_keys', keys: ['a', 'b'], input: {}, path: [] } as never)).to.equal('Neznáme polia: a, b');
+  });
+});
+
+describe('unit: timesheet periods, pattern and bounds agree (issue 34)', () => {
+  it('the documented pattern accepts exactly the years and months the service accepts', () => {
+    for (let n = 0; n <= 3000; n++) {
+      for (const text of [String(n), `0${n}`, ` ${n} `]) {
+        expect(YEAR_PATTERN.test(text), `year ${text}`).to.equal(n >= MIN_YEAR && n <= MAX_YEAR);
+        expect(yearField.safeParse(text).success, `year field ${text}`).to.equal(n >= MIN_YEAR && n <= MAX_YEAR);
+        expect(MONTH_PATTERN.test(text), `month ${text}`).to.equal(n >= 1 && n <= 12);
+        expect(monthField.safeParse(text).success, `month field ${text}`).to.equal(n >= 1 && n <= 12);
+      }
+    }
+    for (const text of ['', '1e3', '2026.0', '+2026', '-1', '20 26', '0x7e6']) {
+      expect(yearField.safeParse(text).success, text).to.equal(false);
+      expect(monthField.safeParse(text).success, text).to.equal(false);
+    }
   });
 });

@@ -40,7 +40,7 @@ describe('colleague directory (GET /api/users/directory)', function () {
     expect(res.status).to.equal(200);
     const { users, pagination } = (res.body as DirectoryBody).data;
     expect(users.map((u) => u.username)).to.have.members([`${tag}-sebo`, `${tag}-zuz`]);
-    expect(pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true });
+    expect(pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true, hasNext: false });
     for (const user of users) expect(Object.keys(user).sort()).to.deep.equal(['firstName', 'id', 'lastName', 'username']);
     expect(users.find((u) => u.username === `${tag}-sebo`)).to.deep.equal({ id: sebo.user.id, username: `${tag}-sebo`, firstName: 'Ľubomír', lastName: `Šebo${tag}` });
   });
@@ -83,8 +83,8 @@ describe('colleague directory (GET /api/users/directory)', function () {
   it('pages like every list', async () => {
     const first = ((await directory({ search: tag, limit: 1 })).body as DirectoryBody).data;
     const second = ((await directory({ search: tag, limit: 1, page: 2 })).body as DirectoryBody).data;
-    expect(first.pagination).to.deep.equal({ page: 1, limit: 1, total: 2, totalExact: true });
-    expect(second.pagination).to.deep.equal({ page: 2, limit: 1, total: 2, totalExact: true });
+    expect(first.pagination).to.deep.equal({ page: 1, limit: 1, total: 2, totalExact: true, hasNext: true });
+    expect(second.pagination).to.deep.equal({ page: 2, limit: 1, total: 2, totalExact: true, hasNext: false });
     expect([first.users[0].id, second.users[0].id]).to.deep.equal([zuzana.user.id, sebo.user.id]);
   });
 

@@ -1,0 +1,143 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { cliJson, freshDatabase } from '../admin/cli-helpers.js';
+import { runCli } from '../support/cli.js';
+import { freshMailUser } from '../sync/helpers.js';
+
+const ALL_CHECKS = ['configuration', 'database', 'unaccent', 'connections', 'clock', 'migrations', 'mail-server', 'data-dir', 'disk-space', 'secrets', 'proxy', 'workers'];
+
+/** A local port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Check {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  summary: string;
+  fix?: string;
+}
+
+const byName = (checks: Check[]) => Object.fromEntries(checks.map((c) => [c.name, c]));
+
+/** `crm-admin doctor` through the real CLI, on a database of its own (so "every account" is this file's). */
+describe('crm-admin doctor', function () {
+  // Each test runs the CLI a few times (a second or two each on an idle machine).
+  this.timeout(300_000);
+  let env: Record<string, string>;
+  let drop: () => Promise<void>;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'doctor-'));
+
+  before(async () => {
+    ({ env, drop } = await freshDatabase('crm_doctor'));
+    env = { ...env, STORAGE_RESERVE_MB: '1', CRM_DATA_DIR: path.join(tmp, 'data') };
+  });
+
+  after(async () => {
+    await drop?.();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('on a database with pending migrations reports them, migrates nothing, and exits 0 (warnings only)', async () => {
+    const res = await runCli(['doctor', '--json'], env);
+    expect(res.status, res.stderr).to.equal(0);
+    const report = JSON.parse(res.stdout) as { ok: boolean; checks: Check[] };
+    const checks = byName(report.checks);
+    expect(checks.migrations.status).to.equal('warn');
+    expect(checks.migrations.summary).to.match(/pending: 0001-initial-schema/);
+    expect(checks.migrations.fix).to.contain('crm-admin db migrate');
+    const db = new pg.Client({ connectionString: env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query("SELECT to_regclass('schema_migrations') IS NULL AS untouched");
+      expect(rows[0].untouched, 'doctor applied migrations').to.equal(true);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('a healthy installation: every check listed and ok, exit 0, in --json and as a table', async () => {
+    const migrated = await runCli(['db', 'migrate'], env);
+    expect(migrated.status, migrated.stderr).to.equal(0);
+    const mail = await freshMailUser('doctor');
+    const created = await cliJson(['users', 'create', '--username', `doctor${Date.now()}`, '--email', mail.user, '--email-password-stdin'], mail.pass, env);
+    // A sync that took a lease just now: the workers check sees activity.
+    const synced = await runCli(['sync', 'run', '--account', created.emailAccount.id as string], env);
+    expect(synced.status, synced.stderr).to.equal(0);
+
+    const res = await runCli(['doctor', '--json'], env);
+    expect(res.status, res.stderr).to.equal(0);
+    const report = JSON.parse(res.stdout) as { ok: boolean; checks: Check[] };
+    expect(report.ok).to.equal(true);
+    expect(report.checks.map((c) => c.name)).to.have.members(ALL_CHECKS);
+    for (const check of report.checks) {
+      expect(check.status, JSON.stringify(check)).to.equal('ok');
+      expect(check.summary).to.be.a('string').and.not.equal('');
+    }
+    expect(byName(report.checks).workers.summary).to.match(/^1 account\(s\); last lease \d+ s ago$/);
+
+    const table = await runCli(['doctor'], env);
+    expect(table.status, table.stderr).to.equal(0);
+    for (const name of ALL_CHECKS) expect(table.stdout).to.contain(name);
+    expect(table.stdout).to.contain(`${ALL_CHECKS.length} ok, 0 warn, 0 fail`);
+  });
+
+  it('a mail server that does not answer and a data dir that is not writable fail with their fix, exit 1', async () => {
+    const notADir = path.join(tmp, 'a-file');
+    fs.writeFileSync(notADir, 'not a directory');
+    const broken = { ...env, JMAP_SESSION_URL: `http://127.0.0.1:${await closedPort()}/.well-known/jmap`, CRM_DATA_DIR: path.join(notADir, 'data') };
+    const res = await runCli(['doctor', '--json'], broken);
+    expect(res.status).to.equal(1);
+    const report = JSON.parse(res.stdout) as { ok: boolean; checks: Check[] };
+    expect(report.ok).to.equal(false);
+    const checks = byName(report.checks);
+    expect(checks['mail-server']).to.include({ status: 'fail' });
+    expect(checks['mail-server'].summary).to.contain('does not answer (ECONNREFUSED)');
+    expect(checks['mail-server'].fix).to.contain('JMAP_SESSION_URL');
+    expect(checks['data-dir']).to.include({ status: 'fail' });
+    expect(checks['data-dir'].fix).to.contain('CRM_DATA_DIR');
+    // What still works is still checked.
+    expect(checks.database.status).to.equal('ok');
+
+    const table = await runCli(['doctor'], broken);
+    expect(table.status).to.equal(1);
+    expect(table.stdout)
+      .to.match(/mail-server\s+FAIL/)
+      .and.contain('start the mail server or correct JMAP_SESSION_URL');
+  });
+
+  it('a secrets file readable by others fails with chmod 600 as its fix; 0600 passes', async () => {
+    const file = path.join(tmp, 'jwt-access');
+    fs.writeFileSync(file, 'doctor-access-secret-0123456789abcdef0123456789', { mode: 0o644 });
+    fs.chmodSync(file, 0o644);
+    const { JWT_ACCESS_SECRET: _given, ...rest } = env;
+    const withFile = { ...rest, JWT_ACCESS_SECRET_FILE: file };
+    const open = await runCli(['doctor', '--json'], withFile);
+    expect(open.status).to.equal(1);
+    const secrets = byName((JSON.parse(open.stdout) as { checks: Check[] }).checks).secrets;
+    expect(secrets).to.include({ status: 'fail' });
+    expect(secrets.summary).to.contain(`${file} (644)`);
+    expect(secrets.fix).to.equal(`chmod 600 ${file}`);
+
+    fs.chmodSync(file, 0o600);
+    const closed = await runCli(['doctor', '--json'], withFile);
+    expect(closed.status, closed.stdout).to.equal(0);
+    expect(byName((JSON.parse(closed.stdout) as { checks: Check[] }).checks).secrets.status).to.equal('ok');
+  });
+
+  it('an invalid configuration fails the configuration check and exits 1', async () => {
+    const res = await runCli(['doctor', '--json'], { ...env, PORT: 'not-a-port' });
+    expect(res.status).to.equal(1);
+    const report = JSON.parse(res.stdout) as { ok: boolean; checks: Check[] };
+    expect(report.checks[0]).to.include({ name: 'configuration', status: 'fail' });
+    expect(report.checks[0].summary).to.contain('PORT');
+  });
+});
