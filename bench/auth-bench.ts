@@ -35,6 +35,9 @@ const PASSWORD = 'Bench-heslo-2024!';
 const USERS = 200;
 const ROUNDS_PER_PART = Number(process.env.BENCH_ROUNDS ?? 3);
 const thisFile = fileURLToPath(import.meta.url);
+/** BENCH_PARTS=1 runs only the /me comparison; BENCH_CPU_PROF=DIR profiles the servers' process (node --cpu-prof). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3').split(',').map(Number));
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
 function serverEnv(databaseUrl: string, dataDir: string): Record<string, string> {
   return {
@@ -70,10 +73,13 @@ async function runServers(): Promise<void> {
   const listen = (s: http.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
   const ports = { full: await listen(full), bare: await listen(bareServer) };
   process.stdout.write(`${JSON.stringify({ ports })}\n`);
+  // An exit rather than death by signal, so that --cpu-prof writes its profile.
+  process.once('SIGINT', () => process.exit(0));
 }
 
 function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; full: string; bare: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', thisFile, 'server'], {
+  const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', thisFile, 'server'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -200,16 +206,19 @@ async function main(): Promise<void> {
     const seconds = SECONDS;
 
     // 1. /me full stack vs bare handler
-    await meLoad(servers.full, '/api/auth/me', token, { connections: 10 }, 3); // warm-up (JIT, pool, session cache)
-    const me: Array<[number, number]> = [];
-    for (let round = 0; round < ROUNDS_PER_PART; round++) {
-      const bare = await meLoad(servers.bare, '/me', undefined, { connections: 50 }, seconds);
-      const full = await meLoad(servers.full, '/api/auth/me', token, { connections: 50 }, seconds);
-      check(bare, 'bare /me');
-      check(full, 'full /me');
-      me.push([full.requests.average, bare.requests.average]);
+    if (PARTS.has(1)) {
+      await meLoad(servers.full, '/api/auth/me', token, { connections: 10 }, 3); // warm-up (JIT, pool, session cache)
+      const me: Array<[number, number]> = [];
+      for (let round = 0; round < ROUNDS_PER_PART; round++) {
+        const bare = await meLoad(servers.bare, '/me', undefined, { connections: 50 }, seconds);
+        const full = await meLoad(servers.full, '/api/auth/me', token, { connections: 50 }, seconds);
+        check(bare, 'bare /me');
+        check(full, 'full /me');
+        me.push([full.requests.average, bare.requests.average]);
+      }
+      report('1. GET /me req/s (full stack vs bare express handler)', me, 'target >= 0.5');
     }
-    report('1. GET /me req/s (full stack vs bare express handler)', me, 'target >= 0.5');
+    if (!PARTS.has(2) && !PARTS.has(3)) return;
 
     // 2. login vs raw bcrypt.compare
     const logins: Array<[number, number]> = [];
@@ -238,7 +247,7 @@ async function main(): Promise<void> {
     }
     report(`3. /me p99 ms at ${rate} req/s (during a login flood of ${fmt(floodRate, 1)} logins/s vs idle)`, p99, 'target <= 3');
   } finally {
-    child?.kill('SIGTERM');
+    child?.kill('SIGINT');
     await pg.stop().catch(() => {});
     fs.rmSync(tmpRoot, { recursive: true, force: true });
   }

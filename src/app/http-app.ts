@@ -24,6 +24,9 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   ctx.services.hasher.warmUp();
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: every authenticated answer is no-store (nothing revalidates it), and hashing each body
+  // (SHA-1 of the JSON) was the largest single cost of a GET /api/auth/me (ADR 0113).
+  app.set('etag', false);
   for (const observer of options.observers ?? []) app.use(observer);
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');

@@ -72,7 +72,8 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
       // An API-only replica runs no scheduler but may run a "sync now" in the background: stop that too.
       // Event streams never end by themselves: they are closed first (clients reconnect elsewhere).
       await Promise.all([
-        ctx.services.events.close(),
+        // Built only where a stream was opened or the API mounted it: closing must not build it.
+        ctx.services.isBuilt('events') ? ctx.services.events.close() : undefined,
         drainable.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
         scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
         maintenance.stop(),

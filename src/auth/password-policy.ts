@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import { ValidationError } from '../errors/app-errors.js';
+import { lazyRequire } from '../shared/lazy-require.js';
 
-// A CommonJS package without types: ~50k most common passwords from real breaches (Mozilla).
-const require = createRequire(import.meta.url);
-const commonPasswords = require('fxa-common-password-list') as { test(password: string): boolean };
+// A CommonJS package without types: ~50k most common passwords from real breaches (Mozilla). Loaded
+// when a password is first checked (ADR 0113), not by every command that imports the user area.
+const commonPasswordList = lazyRequire<{ test(password: string): boolean }>('fxa-common-password-list');
 
 /** docs/contract.md §4.1: 10 to 128 characters, counted as the user sees them (code points, not UTF-16 units or bytes). */
 export const PASSWORD_MIN_LENGTH = 10;
@@ -28,7 +28,7 @@ export function passwordPolicyProblem(password: string, username: string): strin
   if (length > PASSWORD_MAX_LENGTH) return PasswordMessages.tooLong;
   if (password.trim().toLowerCase() === username.trim().toLowerCase()) return PasswordMessages.equalsUsername;
   // The list holds lower-case entries; "Password123" is as guessable as "password123".
-  if (commonPasswords.test(password) || commonPasswords.test(password.toLowerCase())) return PasswordMessages.common;
+  if (commonPasswordList().test(password) || commonPasswordList().test(password.toLowerCase())) return PasswordMessages.common;
   return null;
 }
 

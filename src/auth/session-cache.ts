@@ -1,5 +1,6 @@
-import type { Sequelize, Transaction } from 'sequelize';
-import { PgListener } from '../db/pg-listener.js';
+import type { Transaction } from 'sequelize';
+import type { ListenerHandlers } from '../db/pg-listener.js';
+import type { ListenerSubscription } from '../db/shared-listener.js';
 import type { Logger } from '../logging/logger.js';
 import { EmailAccount, Session, User } from '../models/index.js';
 import type { SessionRepository, UserRow } from './session-repository.js';
@@ -49,38 +50,32 @@ export class SessionCache {
   private readonly entries = new Map<string, Entry>();
   private readonly byUser = new Map<string, Set<string>>();
   private generation = 0;
-  private readonly listener: PgListener;
+  private readonly listener: ListenerSubscription;
   /** True while LISTEN is in place: only then is anything served from or stored in the cache. */
   private listenerUp = false;
   private triggersChecked = false;
   private nextCheckAt = 0;
 
   constructor(
-    /** Only for the connection settings of the LISTEN client. */
-    sequelize: Sequelize,
+    /** The process's LISTEN connection (src/db/shared-listener.ts), subscribed to the auth channel. */
+    listen: (channels: string[], handlers: ListenerHandlers) => ListenerSubscription,
     private readonly sessions: Pick<SessionRepository, 'countTriggers'>,
     private readonly logger?: Logger,
   ) {
-    this.listener = new PgListener(
-      sequelize,
-      [AUTH_CHANGE_CHANNEL],
-      {
-        notification: (_channel, userId) => {
-          if (userId) this.evictUser(userId);
-        },
-        // Whatever changed while nobody listened is unknown: start empty.
-        connected: () => {
-          this.clear();
-          this.listenerUp = true;
-        },
-        lost: () => {
-          this.listenerUp = false;
-          this.clear();
-        },
+    this.listener = listen([AUTH_CHANGE_CHANNEL], {
+      notification: (_channel, userId) => {
+        if (userId) this.evictUser(userId);
       },
-      logger,
-      'auth',
-    );
+      // Whatever changed while nobody listened is unknown: start empty.
+      connected: () => {
+        this.clear();
+        this.listenerUp = true;
+      },
+      lost: () => {
+        this.listenerUp = false;
+        this.clear();
+      },
+    });
     installHooks();
     liveCaches.add(this);
   }

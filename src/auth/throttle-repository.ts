@@ -1,7 +1,17 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type * as RateLimiterFlexible from 'rate-limiter-flexible';
+import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitError } from '../errors/app-errors.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
+import { lazyRequire } from '../shared/lazy-require.js';
+
+/** Loaded with the first counter (ADR 0113): most crm-admin commands never throttle anything. */
+const rateLimiter = lazyRequire<typeof RateLimiterFlexible>('rate-limiter-flexible');
+
+/** A counter's "over the limit" answer, as opposed to a failure of its store. */
+export function isOverLimit(err: unknown): err is RateLimiterRes {
+  return err instanceof rateLimiter().RateLimiterRes;
+}
 
 /**
  * One counter of failures per key; `consume` rejects with a RateLimiterRes (rate-limiter-flexible)
@@ -22,7 +32,19 @@ export class ThrottleRepository {
 
   /** A counter of `points` per `durationSeconds` for the keys under `keyPrefix`. */
   counter(keyPrefix: string, limit: { points: number; durationSeconds: number }): ThrottleCounter {
-    return new RateLimiterPostgres({
+    // Made on the first count, not when the service holding it is built (a command that lists users
+    // builds the timesheet area for its file clean-up, and never counts an upload).
+    let made: ThrottleCounter | undefined;
+    const counter = () => (made ??= this.limiter(keyPrefix, limit));
+    return {
+      consume: (key, points) => counter().consume(key, points),
+      delete: (key) => counter().delete(key),
+      reward: (key) => counter().reward(key),
+    };
+  }
+
+  private limiter(keyPrefix: string, limit: { points: number; durationSeconds: number }): ThrottleCounter {
+    return new (rateLimiter().RateLimiterPostgres)({
       storeClient: this.sql.sequelize,
       storeType: 'sequelize',
       tableName: 'rate_limits',
@@ -50,7 +72,7 @@ export async function consumeAll(attempts: Array<Promise<unknown>>, message: str
   let waitMs: number | undefined;
   for (const result of results) {
     if (result.status === 'fulfilled') continue;
-    if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
+    if (!isOverLimit(result.reason)) throw result.reason;
     waitMs = Math.max(waitMs ?? 0, result.reason.msBeforeNext);
   }
   if (waitMs !== undefined) throw new RateLimitError(message, Math.max(1, waitMs / 1000));

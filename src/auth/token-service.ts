@@ -1,7 +1,10 @@
 import crypto, { type KeyObject } from 'node:crypto';
-import jwt from 'jsonwebtoken';
+import type * as Jwt from 'jsonwebtoken';
+import { lazyRequire } from '../shared/lazy-require.js';
 import { AuthenticationError } from '../errors/app-errors.js';
 import type { Role } from '../models/index.js';
+
+const jsonwebtoken = lazyRequire<typeof Jwt>('jsonwebtoken');
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
@@ -40,7 +43,7 @@ export class TokenService {
   }
 
   signAccess(claims: AccessClaims): string {
-    return jwt.sign({ id: claims.id, username: claims.username, role: claims.role, sid: claims.sid, typ: 'access' }, this.accessKey, {
+    return jsonwebtoken().sign({ id: claims.id, username: claims.username, role: claims.role, sid: claims.sid, typ: 'access' }, this.accessKey, {
       algorithm: 'HS256',
       expiresIn: ACCESS_TOKEN_TTL_SECONDS,
       issuer: ISSUER,
@@ -50,7 +53,7 @@ export class TokenService {
 
   /** `expiresInSeconds`: the session's remaining lifetime when shorter (a token never outlives its session). */
   signRefresh(claims: RefreshClaims, expiresInSeconds = REFRESH_TOKEN_TTL_SECONDS): string {
-    return jwt.sign({ sid: claims.sid, typ: 'refresh' }, this.refreshKey, {
+    return jsonwebtoken().sign({ sid: claims.sid, typ: 'refresh' }, this.refreshKey, {
       algorithm: 'HS256',
       expiresIn: Math.max(1, Math.min(REFRESH_TOKEN_TTL_SECONDS, expiresInSeconds)),
       issuer: ISSUER,
@@ -83,10 +86,10 @@ export class TokenService {
     return { sub, sid, jti };
   }
 
-  private verify(token: string, key: KeyObject, audience: string, refused = () => new AuthenticationError()): jwt.JwtPayload {
+  private verify(token: string, key: KeyObject, audience: string, refused = () => new AuthenticationError()): Jwt.JwtPayload {
     try {
       // algorithms pinned: "alg: none" and algorithm-confusion tokens fail here.
-      const payload = jwt.verify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience });
+      const payload = jsonwebtoken().verify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience });
       if (typeof payload === 'string' || payload.typ !== audience) throw new Error('wrong token type');
       // jsonwebtoken accepts a token without `exp` as valid forever; every token we sign has one, so a
       // token without it was not minted by this service's rules (a leaked key, a hand-made token).
@@ -107,7 +110,7 @@ export function hashTokenId(jti: string): string {
  * the frontend, which cannot read the HttpOnly cookies, when to refresh. Not a verification.
  */
 export function tokenExpiresAt(token: string): string {
-  const exp = (jwt.decode(token) as { exp?: unknown } | null)?.exp;
+  const exp = (jsonwebtoken().decode(token) as { exp?: unknown } | null)?.exp;
   if (typeof exp !== 'number') throw new Error('token without exp');
   return new Date(exp * 1000).toISOString();
 }

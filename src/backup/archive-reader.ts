@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import tar from 'tar-stream';
+import type TarStream from 'tar-stream';
+import { lazyRequire } from '../shared/lazy-require.js';
 import {
   ArchiveFormatError,
   FORMAT_VERSION,
@@ -16,6 +17,9 @@ import {
   type ArchiveManifest,
 } from './manifest.js';
 
+/** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
+const tar = lazyRequire<typeof TarStream>('tar-stream');
+
 /** An entry's bytes; read them before asking for the next entry. */
 export type EntryStream = AsyncIterable<Buffer>;
 
@@ -24,7 +28,7 @@ export type ArchiveEntry =
   | { kind: 'file'; key: string; size: number; stream: EntryStream }
   | { kind: 'manifest'; manifest: ArchiveManifest };
 
-type TarEntry = AsyncIterable<Buffer> & { header: tar.Header; resume(): unknown };
+type TarEntry = AsyncIterable<Buffer> & { header: TarStream.Header; resume(): unknown };
 
 const PART_NAME = /^tables\/(\d{3})-([^/]+)\/part-(\d{6})\.copy$/;
 const FILE_NAME = /^files\/([^/]+)$/;
@@ -51,7 +55,7 @@ export class ArchiveReader {
       });
     }
     const source = typeof file !== 'string' ? file : file === '-' ? process.stdin : fs.createReadStream(file);
-    const extract = tar.extract();
+    const extract = tar().extract();
     const input = pipeline(source, zlib.createGunzip(), extract);
     input.catch(() => undefined);
     const iterator = (extract as AsyncIterable<TarEntry>)[Symbol.asyncIterator]();

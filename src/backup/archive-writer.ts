@@ -5,9 +5,13 @@ import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import tar from 'tar-stream';
+import type TarStream from 'tar-stream';
+import { lazyRequire } from '../shared/lazy-require.js';
 import { Digest, DigestStream, rowBoundary } from './digest.js';
 import { PART_BYTES, partEntryName, type FileSum, type TableSum } from './manifest.js';
+
+/** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
+const tar = lazyRequire<typeof TarStream>('tar-stream');
 
 /** Where an archive goes: a file written under a temporary name and renamed when complete (mode 0600), or stdout. */
 export interface ArchiveTarget {
@@ -50,7 +54,7 @@ export async function openArchiveTarget(file: string): Promise<ArchiveTarget> {
  * table's size. Entry writes wait for the output (backpressure), and fail at once if the output fails.
  */
 export class ArchiveWriter {
-  private readonly pack = tar.pack();
+  private readonly pack = tar().pack();
   private readonly counter = new DigestStream();
   private readonly done: Promise<void>;
   private readonly failed: Promise<never>;

@@ -1,8 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
-import copyStreams from 'pg-copy-streams';
+import type PgCopyStreams from 'pg-copy-streams';
+import { lazyRequire } from '../shared/lazy-require.js';
 import type { Client } from 'pg';
 import type { Sequelize } from 'sequelize';
 import type { ForeignKeyEdge } from './table-order.js';
+
+/** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
+const copyStreams = lazyRequire<typeof PgCopyStreams>('pg-copy-streams');
 
 export interface CatalogTable {
   name: string;
@@ -154,11 +158,11 @@ export class DbSession {
   }
 
   copyOut(table: string, columns: string[]): Readable {
-    return this.client.query(copyStreams.to(`COPY ${quoteIdent(table)} (${columnList(columns)}) TO STDOUT`));
+    return this.client.query(copyStreams().to(`COPY ${quoteIdent(table)} (${columnList(columns)}) TO STDOUT`));
   }
 
   copyIn(table: string, columns: string[]): Writable & { rowCount: number } {
-    return this.client.query(copyStreams.from(`COPY ${quoteIdent(table)} (${columnList(columns)}) FROM STDIN`));
+    return this.client.query(copyStreams().from(`COPY ${quoteIdent(table)} (${columnList(columns)}) FROM STDIN`));
   }
 
   /**

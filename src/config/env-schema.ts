@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import cron from 'node-cron';
+import type NodeCron from 'node-cron';
+import { lazyRequire } from '../shared/lazy-require.js';
 import { DEFAULT_METRICS_ALLOW, parseAllowList } from '../shared/ip-allow-list.js';
 // Configuration problems are reported in Slovak like every other message.
 import '../shared/zod-slovak.js';
+
+/** Loaded only to check SYNC_CRON when it is set (ADR 0113). */
+const nodeCron = lazyRequire<typeof NodeCron>('node-cron');
 
 /** systemd EnvironmentFiles often carry `KEY=` lines: an empty value means "not set", not "empty string". */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -134,7 +138,7 @@ export const envSchema = z.object({
       (v) => (v === '' ? undefined : v),
       z
         .string()
-        .refine((v) => cron.validate(v), 'SYNC_CRON nie je platný cron výraz')
+        .refine((v) => nodeCron().validate(v), 'SYNC_CRON nie je platný cron výraz')
         .optional(),
     )
     .describe(

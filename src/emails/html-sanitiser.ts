@@ -7,7 +7,11 @@
  * app either swaps it back on the user's click or asks again with `remoteImages=1` (a tracking pixel
  * then reaches its sender). data: images stay (an image element cannot run script).
  */
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
+import { lazyRequire } from '../shared/lazy-require.js';
+
+/** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
+const sanitizeHtml = lazyRequire<typeof SanitizeHtml>('sanitize-html');
 
 export interface SanitiseOptions {
   /** Content-ID (without angle brackets, lower-cased) → the URL the image downloads from. */
@@ -74,8 +78,8 @@ export function normaliseCid(cid: string): string {
 export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): SanitisedHtml {
   const referencedCids = new Set<string>();
   let blockedImages = 0;
-  const html = sanitizeHtml(dirty, {
-    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'font', 'center', 'u', 's', 'strike', 'big', 'small'],
+  const html = sanitizeHtml()(dirty, {
+    allowedTags: [...sanitizeHtml().defaults.allowedTags, 'img', 'font', 'center', 'u', 's', 'strike', 'big', 'small'],
     disallowedTagsMode: 'discard',
     allowedAttributes: {
       '*': LAYOUT_ATTRIBUTES,
@@ -96,7 +100,7 @@ export function sanitiseEmailHtml(dirty: string, options: SanitiseOptions): Sani
         attribs: { ...attribs, target: '_blank', rel: 'noopener noreferrer' },
       }),
       img: (tagName, attribs) => {
-        const out: sanitizeHtml.Attributes = { ...attribs };
+        const out: SanitizeHtml.Attributes = { ...attribs };
         delete out.srcset;
         // Only the sanitiser writes this attribute: a sender's own would pass for a held-back image.
         delete out[REMOTE_IMAGE_ATTRIBUTE];

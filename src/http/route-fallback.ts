@@ -11,8 +11,21 @@ import { MethodNotAllowedError, NotFoundError } from '../errors/app-errors.js';
  * before routing, so the stack it walks is the complete one.
  */
 export function methodNotAllowed(root: Router): RequestHandler {
+  // The walk repeats the routing for every request: its answer per path is kept (bounded, so paths
+  // with ids cannot grow it without limit; a forgotten path is only walked again). Routes are all
+  // mounted before the first request, so a kept answer never goes stale.
+  const known = new Map<string, string[]>();
+  const methodsOf = (path: string): string[] => {
+    let methods = known.get(path);
+    if (!methods) {
+      methods = allowedMethods(root.stack as unknown as RouterLayer[], path);
+      if (known.size >= KNOWN_PATHS) known.clear();
+      known.set(path, methods);
+    }
+    return methods;
+  };
   return (req, res, next) => {
-    const methods = allowedMethods(root.stack as unknown as RouterLayer[], req.path);
+    const methods = methodsOf(req.path);
     if (methods.length === 0 || methods.includes(req.method)) {
       next();
       return;
@@ -62,6 +75,7 @@ interface RouteMatch {
 }
 
 const MAX_DEPTH = 8;
+const KNOWN_PATHS = 1000;
 
 function collect(stack: RouterLayer[], path: string, params: number, out: RouteMatch[], depth: number): void {
   if (depth > MAX_DEPTH) return;

@@ -1,5 +1,10 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Gauge } from 'prom-client';
 import { releaseVersion } from '../shared/release-version.js';
+import { lazyRequire } from '../shared/lazy-require.js';
+
+/** Loaded when an instance first builds its metrics (ADR 0113): a crm-admin command never does. */
+const prom = lazyRequire<typeof PromClient>('prom-client');
 
 /** Outcome of one account's sync run; `skipped` = another instance holds the account's lease. */
 export type SyncRunResult = 'ok' | 'error' | 'auth_failed' | 'skipped';
@@ -27,16 +32,16 @@ interface SyncSnapshot {
  * sync both write here, the metrics endpoint reads it.
  */
 export class AppMetrics {
-  readonly registry = new Registry();
+  readonly registry = new (prom().Registry)();
 
-  readonly httpRequests = new Counter({
+  readonly httpRequests = new (prom().Counter)({
     name: 'crm_http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status code',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
   });
 
-  readonly httpDuration = new Histogram({
+  readonly httpDuration = new (prom().Histogram)({
     name: 'crm_http_request_duration_seconds',
     help: 'Time from receiving the request to the end of the response, by method, route pattern and status code',
     labelNames: ['method', 'route', 'status'] as const,
@@ -45,7 +50,7 @@ export class AppMetrics {
   });
 
   /** One increment per account sync run. */
-  readonly syncRuns = new Counter({
+  readonly syncRuns = new (prom().Counter)({
     name: 'crm_sync_runs_total',
     help: 'Mail sync runs of one account, by result (ok, error, auth_failed, skipped)',
     labelNames: ['result'] as const,
@@ -53,14 +58,14 @@ export class AppMetrics {
   });
 
   /** Failed runs by cause, e.g. unreachable, timeout, auth, cannot_calculate_changes, database. */
-  readonly syncFailures = new Counter({
+  readonly syncFailures = new (prom().Counter)({
     name: 'crm_sync_failures_total',
     help: 'Failed mail sync runs, by reason',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
-  readonly syncDuration = new Histogram({
+  readonly syncDuration = new (prom().Histogram)({
     name: 'crm_sync_run_duration_seconds',
     help: 'Duration of one account sync run, by result',
     labelNames: ['result'] as const,
@@ -69,7 +74,7 @@ export class AppMetrics {
   });
 
   /** Emails and contacts written by the sync (new rows), by kind. */
-  readonly syncItems = new Counter({
+  readonly syncItems = new (prom().Counter)({
     name: 'crm_sync_items_total',
     help: 'Rows created by the mail sync, by kind (email, contact)',
     labelNames: ['kind'] as const,
@@ -77,7 +82,7 @@ export class AppMetrics {
   });
 
   /** Always 1; the labels say which release on which Node runs (join on it in queries and alerts). */
-  readonly buildInfo = new Gauge({
+  readonly buildInfo = new (prom().Gauge)({
     name: 'crm_build_info',
     help: 'Build information of the running service: version of the release and of Node.js; always 1',
     labelNames: ['version', 'node'] as const,
@@ -85,7 +90,7 @@ export class AppMetrics {
   });
 
   /** Freshness: how long new mail took from the mail server to the CRM's database. */
-  readonly syncLag = new Histogram({
+  readonly syncLag = new (prom().Histogram)({
     name: 'crm_sync_lag_seconds',
     help: "Time from the mail server's receivedAt to the email being stored, for new mail found by incremental runs",
     buckets: [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300, 900, 3600],
@@ -93,7 +98,7 @@ export class AppMetrics {
   });
 
   /** Cost: HTTP requests to the JMAP server (an idle check is one). */
-  readonly syncJmapRequests = new Counter({
+  readonly syncJmapRequests = new (prom().Counter)({
     name: 'crm_sync_jmap_requests_total',
     help: 'HTTP requests the mail sync made to the JMAP server',
     registers: [this.registry],
@@ -144,7 +149,7 @@ export class AppMetrics {
   private pendingSnapshot?: Promise<SyncSnapshot | undefined>;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    prom().collectDefaultMetrics({ register: this.registry });
     // prom-client's nodejs_active_{handles,requests,resources}_total are gauges named like counters
     // (promtool check metrics: "non-counter metrics should not have _total suffix"); their per-type
     // versions without the suffix (nodejs_active_handles{type=...}) stay and carry the same numbers.
@@ -171,7 +176,7 @@ export class AppMetrics {
   private syncGauge<L extends string = never>(name: string, help: string, apply: (s: SyncSnapshot, g: Gauge<L>) => void, labelNames: readonly L[] = []): Gauge<L> {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect with the gauge as `this`
     const metrics = this;
-    return new Gauge<L>({
+    return new (prom().Gauge)<L>({
       name,
       help,
       labelNames,

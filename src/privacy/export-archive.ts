@@ -6,10 +6,14 @@
  */
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
+import type Yazl from 'yazl';
+import { lazyRequire } from '../shared/lazy-require.js';
+
+/** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
+const yazl = lazyRequire<typeof Yazl>('yazl');
 
 export class ExportArchive {
-  private readonly zip = new yazl.ZipFile();
+  private readonly zip = new (yazl().ZipFile)();
   private readonly done: Promise<void>;
   private failure?: Error;
 

@@ -4,7 +4,6 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { fileTypeFromBuffer } from 'file-type';
 import { AppError, PayloadTooLargeError } from '../errors/app-errors.js';
 import { uploadBlob, type JmapClient } from '../jmap/index.js';
 import { sanitiseFileName } from '../timesheets/file-name.js';
@@ -51,6 +50,8 @@ export class AttachmentIntake {
     let detected: { mime: string } | undefined;
     const digest = createHash('sha256');
     const checked = this.checked(stream, digest, async (head) => {
+      // file-type loads with the first attachment (ADR 0113), not with every process that imports this.
+      const { fileTypeFromBuffer } = await import('file-type');
       const type = await fileTypeFromBuffer(head).catch(() => undefined);
       if (isExecutableHead(head, type?.ext)) throw notAllowed();
       detected = type;

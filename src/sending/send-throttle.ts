@@ -1,5 +1,4 @@
-import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { ThrottleCounter, ThrottleRepository } from '../auth/throttle-repository.js';
+import { isOverLimit, type ThrottleCounter, type ThrottleRepository } from '../auth/throttle-repository.js';
 import { RateLimitError } from '../errors/app-errors.js';
 import type { OutgoingMessage } from './outgoing-message.js';
 
@@ -57,7 +56,7 @@ async function consume(counter: ThrottleCounter, key: string, points: number, me
   try {
     await counter.consume(key, points);
   } catch (err) {
-    if (err instanceof RateLimiterRes) throw new RateLimitError(message, Math.max(1, err.msBeforeNext / 1000));
+    if (isOverLimit(err)) throw new RateLimitError(message, Math.max(1, err.msBeforeNext / 1000));
     throw err;
   }
 }

@@ -1,10 +1,13 @@
-import CFB from 'cfb';
+import type CfbLibrary from 'cfb';
 import type { CFB$Container } from 'cfb';
-import { fileTypeFromStream } from 'file-type';
 import type { Readable } from 'node:stream';
 import { PayloadTooLargeError, ValidationError } from '../errors/app-errors.js';
 import { extensionOf } from './file-name.js';
 import type { TimesheetStorage } from './storage.js';
+import { lazyRequire } from '../shared/lazy-require.js';
+
+/** Loaded on first use (ADR 0113): only an upload inspects a file, never a crm-admin command. */
+const cfb = lazyRequire<typeof CfbLibrary>('cfb');
 
 /** Exactly 10 MiB is allowed; one byte more is rejected. */
 export const TIMESHEET_MAX_BYTES = 10 * 1024 * 1024;
@@ -59,6 +62,7 @@ export class FileInspector {
   private async detectContainer(key: string): Promise<string | undefined> {
     const { stream } = await this.storage.openRead(key);
     try {
+      const { fileTypeFromStream } = await import('file-type');
       return (await fileTypeFromStream(stream))?.ext;
     } catch (err) {
       // A read failure is ours (500); a parser choking on hostile bytes just means "not a format we know".
@@ -83,11 +87,11 @@ export class FileInspector {
     }
     let container: CFB$Container;
     try {
-      container = CFB.read(bytes, { type: 'buffer' });
+      container = cfb().read(bytes, { type: 'buffer' });
     } catch {
       return false; // not a parseable container
     }
-    const entry = CFB.find(container, '/Workbook') ?? CFB.find(container, '/Book');
+    const entry = cfb().find(container, '/Workbook') ?? cfb().find(container, '/Book');
     return entry !== null && entry.type === CFB_STREAM && entry.size > 0;
   }
 }

@@ -1,10 +1,14 @@
 import { PassThrough, type Readable } from 'node:stream';
-import yazl from 'yazl';
+import type Yazl from 'yazl';
+import { lazyRequire } from '../shared/lazy-require.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { Logger } from '../logging/logger.js';
 import { assertPeriod } from './period.js';
 import { StoredObjectNotFoundError, type TimesheetStorage } from './storage.js';
 import type { MonthFileRow, MonthReportRow, TimesheetRepository } from './timesheet-repository.js';
+
+/** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
+const yazl = lazyRequire<typeof Yazl>('yazl');
 
 export interface MonthReport {
   year: number;
@@ -79,7 +83,7 @@ export class TimesheetMonth {
     const bytes = entries.reduce((sum, e) => sum + e.size, 0);
     await this.deps.audit.record({ action: AuditActions.timesheetsExported, details: { year, month, files: entries.length, bytes, missing } }, meta);
 
-    const zip = new yazl.ZipFile();
+    const zip = new (yazl().ZipFile)();
     const out = new PassThrough();
     // An entry that cannot be read half-way (its file deleted meanwhile) ends the download with an error, never a silently short archive.
     zip.on('error', (err: Error) => out.destroy(err));
