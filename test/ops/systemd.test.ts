@@ -314,7 +314,7 @@ describe("readiness gate (scripts/wait-ready.mjs, the unit's ExecStartPost)", ()
     }
   });
 
-  it('is skipped for a sync-only worker (CRM_READY_URL=none)', async () => {
+  it('is skipped with CRM_READY_URL=none', async () => {
     expect((await run([], { CRM_READY_URL: 'none', PORT: '1' })).code).to.equal(0);
   });
 });
