@@ -5,7 +5,9 @@
  * import()`, the program's own lazy imports) came in a second time as ESM: two copies of each
  * module, two sets of module state, and coverage that mapped neither right. Only tsx's ESM loader is
  * registered now (`--import=tsx/esm` in .mocharc*.json); require() of a .ts file fails there and
- * mocha falls back to import().
+ * mocha falls back to import(). On Node 22.18 and later require() itself loads a .ts file of this
+ * "type": "module" package as an ES module (type stripping and require(esm)): it then sits in
+ * require.cache, but as the one ES module namespace, not a CommonJS copy.
  */
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
@@ -17,7 +19,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 describe('unit: one module system in the test process', () => {
   it('has loaded no TypeScript module of the project through require() (as CommonJS)', () => {
     const cache = createRequire(import.meta.url).cache;
-    const commonJs = Object.keys(cache).filter((file) => file.startsWith(root) && !file.includes('/node_modules/') && /\.[cm]?ts$/.test(file));
+    const isEsModule = (exports: unknown) => Object.prototype.toString.call(exports) === '[object Module]';
+    const commonJs = Object.entries(cache)
+      .filter(([file, mod]) => file.startsWith(root) && !file.includes('/node_modules/') && /\.[cm]?ts$/.test(file) && !isEsModule(mod?.exports))
+      .map(([file]) => file);
     expect(commonJs).to.deep.equal([]);
   });
 
