@@ -141,7 +141,7 @@ describe('error envelope (docs/contract.md §7)', () => {
         ['post', '/api/contacts/00000000-0000-4000-8000-000000000000', 'DELETE, GET, HEAD, PATCH'],
         ['put', '/api/health', 'GET, HEAD'],
         ['post', '/api/openapi.json', 'GET, HEAD'],
-        ['put', '/api/timesheets/upload', 'DELETE, POST'], // /:id matches "upload" too
+        ['put', '/api/timesheets/upload', 'POST'], // the fixed path wins over its /:id sibling
         ['patch', '/api/emails/contact/00000000-0000-4000-8000-000000000000/read', 'POST'],
       ];
       for (const [method, path, allow] of cases) {
