@@ -37,7 +37,7 @@ describe('crm-admin doctor', function () {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'doctor-'));
 
   before(async () => {
-    ({ env, drop } = await freshDatabase('crm_doctor'));
+    ({ env, drop } = await freshDatabase('crm_doctor', { migrated: false }));
     env = { ...env, STORAGE_RESERVE_MB: '1', CRM_DATA_DIR: path.join(tmp, 'data') };
   });
 
