@@ -3,12 +3,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
 import { expect } from 'chai';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
-import tar from 'tar-stream';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { cli, cliEnv, cliJson, freshDatabase, storeTimesheet } from '../admin/cli-helpers.js';
 import { createUser } from '../support/factories.js';
@@ -16,6 +13,7 @@ import { createContact, createEmail, createEmailAccount } from '../support/email
 import { testContext } from '../support/harness.js';
 import { requirePrerequisite } from '../support/prerequisite.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
+import { rewriteArchive } from './backup-support.js';
 
 const DEBIAN_PG = '/usr/lib/postgresql/15/bin';
 type Dump = Record<string, string[]>;
@@ -36,22 +34,6 @@ async function dumpTables(url: string, tables: string[]): Promise<Dump> {
   } finally {
     await client.end();
   }
-}
-
-/** A copy of an archive with entries changed by `edit` (same order, sizes recomputed). */
-async function rewriteArchive(src: string, dst: string, edit: (name: string, data: Buffer) => Buffer): Promise<void> {
-  const extract = tar.extract();
-  const pack = tar.pack();
-  const output = pipeline(pack, zlib.createGzip(), fs.createWriteStream(dst));
-  const input = pipeline(fs.createReadStream(src), zlib.createGunzip(), extract);
-  for await (const entry of extract as AsyncIterable<AsyncIterable<Buffer> & { header: { name: string } }>) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of entry) chunks.push(chunk);
-    pack.entry({ name: entry.header.name }, edit(entry.header.name, Buffer.concat(chunks)));
-  }
-  pack.finalize();
-  await input;
-  await output;
 }
 
 function freePort(): Promise<number> {
