@@ -1,7 +1,6 @@
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import express, { type Express, type RequestHandler, type Router } from 'express';
-import helmet from 'helmet';
 import type { AppContext } from './context.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { methodNotAllowed, routeNotFound } from '../http/route-fallback.js';
@@ -9,10 +8,9 @@ import { AuthCookies } from '../auth/cookies.js';
 import { auditUnreadableLogin } from '../auth/auth-routes.js';
 import { csrfGuard, rejectDuplicateAuthCookies } from '../auth/request-guard-middleware.js';
 import { createHealthRouter } from '../health/health-routes.js';
-import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.js';
-import { requestIdMiddleware } from '../http/middleware/request-id.js';
+import { metricsEndpoint } from '../metrics/metrics-http.js';
 import { mountApiRoutes } from './api-routes.js';
-import { ProxyHeaderCheck } from './proxy-check.js';
+import { mountHttpHead } from './http-head.js';
 
 export interface AppOptions {
   /** Run before everything else, on every request: the test suite's OpenAPI response check. */
@@ -28,23 +26,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): Express {
   // (SHA-1 of the JSON) was the largest single cost of a GET /api/auth/me (ADR 0113).
   app.set('etag', false);
   for (const observer of options.observers ?? []) app.use(observer);
-  app.set('trust proxy', config.trustProxy);
-  app.set('query parser', 'simple');
-  app.use(httpMetricsMiddleware(ctx.services.metrics));
-  app.use(requestIdMiddleware(logger));
-  const proxyCheck = new ProxyHeaderCheck(config.trustProxy, logger);
-  app.use(proxyCheck.middleware);
-  // A JSON API serves no HTML: a CSP that allows nothing (helmet's defaults are for pages: script-src
-  // 'self', style-src ...), and no framing anywhere. HSTS (helmet's default) only counts behind TLS.
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
-      },
-      xFrameOptions: { action: 'deny' },
-    }),
-  );
+  const proxyCheck = mountHttpHead(app, ctx);
   if (config.corsOrigins.length > 0) app.use(corsForOrigins(config.corsOrigins));
   // Cookies are judged before any body is read: a planted duplicate or a cross-site request is
   // refused without parsing a byte of what it sent.

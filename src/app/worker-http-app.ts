@@ -1,12 +1,10 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { AppContext } from './context.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { methodNotAllowed, routeNotFound } from '../http/route-fallback.js';
 import { createHealthRouter } from '../health/health-routes.js';
-import { httpMetricsMiddleware, metricsEndpoint } from '../metrics/metrics-http.js';
-import { requestIdMiddleware } from '../http/middleware/request-id.js';
-import { ProxyHeaderCheck } from './proxy-check.js';
+import { metricsEndpoint } from '../metrics/metrics-http.js';
+import { mountHttpHead } from './http-head.js';
 
 /**
  * What a sync worker (`serve --no-api`) answers on PORT: liveness, readiness and the metrics endpoint,
@@ -17,13 +15,7 @@ export function createWorkerApp(ctx: AppContext): Express {
   const { config, logger } = ctx;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
-  app.set('query parser', 'simple');
-  app.use(httpMetricsMiddleware(ctx.services.metrics));
-  app.use(requestIdMiddleware(logger));
-  const proxyCheck = new ProxyHeaderCheck(config.trustProxy, logger);
-  app.use(proxyCheck.middleware);
-  app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, xFrameOptions: { action: 'deny' } }));
+  const proxyCheck = mountHttpHead(app, ctx);
   app.use(methodNotAllowed(app.router));
   app.get(config.metricsPath, metricsEndpoint(ctx.services.metrics, { allow: config.metricsAllow, trustProxy: config.trustProxy }));
   const api = express.Router();
