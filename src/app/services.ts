@@ -1,81 +1,44 @@
 import type { Sequelize } from 'sequelize';
 import type { AppConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
-import { Sql } from '../db/sql.js';
-import { sequelizeTransactions } from '../db/transactions.js';
-import { SecretBox } from '../crypto/secret-box.js';
-import { AppMetrics } from '../metrics/metrics.js';
-import { AuditService } from '../audit/audit-service.js';
-import { AuditRepository } from '../audit/audit-repository.js';
-import { AuditQueryService } from '../audit/audit-query-service.js';
-import { PasswordHasher } from '../users/password-hasher.js';
-import { UserService } from '../users/user-service.js';
-import { UserRepository } from '../users/user-repository.js';
-import { UserAdminService } from '../users/user-admin-service.js';
-import { AuthService } from '../auth/auth-service.js';
-import { KnownDevices } from '../auth/known-device.js';
-import { LoginThrottle } from '../auth/login-throttle.js';
-import { SessionCache } from '../auth/session-cache.js';
-import { SessionRepository } from '../auth/session-repository.js';
-import { SessionService } from '../auth/session-service.js';
-import { ThrottleRepository } from '../auth/throttle-repository.js';
-import { TokenService } from '../auth/token-service.js';
-import { EmailAccountAccess } from '../email-accounts/account-access.js';
-import { jmapClientFactory, jmapCredentialValidator } from '../email-accounts/credential-validator.js';
-import { CredentialThrottle } from '../email-accounts/credential-throttle.js';
-import { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
-import { EmailAccountRepository } from '../email-accounts/email-account-repository.js';
-import { EmailAccountService } from '../email-accounts/email-account-service.js';
-import { PasswordReseal } from '../email-accounts/password-seal.js';
-import { EmailAccountMemberRepository } from '../email-accounts/member-repository.js';
-import { EmailAccountSharingService } from '../email-accounts/email-account-sharing-service.js';
-import { OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
-import type { SyncRequests } from '../email-accounts/sync-requests.js';
-import { LocalDirectoryStorage } from '../timesheets/local-storage.js';
-import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
-import { TimesheetService } from '../timesheets/timesheet-service.js';
-import { ContactRepository } from '../contacts/contact-repository.js';
-import { ContactService } from '../contacts/contact-service.js';
-import { EmailRepository } from '../emails/email-repository.js';
-import { EmailService } from '../emails/email-service.js';
-import { ReadStatePusher } from '../emails/read-state-pusher.js';
-import { AttachmentDownloads } from '../emails/attachment-download.js';
-import { HtmlBodies } from '../emails/html-bodies.js';
-import { MailStoreRepository } from '../sync/mail-store-repository.js';
-import { SyncRepository } from '../sync/sync-repository.js';
-import { SyncService } from '../sync/sync-service.js';
-import type { SyncRole } from '../sync/lease-holder.js';
-import { BackupRepository } from '../backup/backup-repository.js';
-import { BackupService } from '../backup/backup-service.js';
-import { LocalFileRestorer } from '../backup/file-restorer.js';
-import { RestoreService } from '../backup/restore-service.js';
-import { backupKeys } from '../backup/signing.js';
-import { SentEmailWriter } from '../sync/sent-email-writer.js';
-import { EmailSenderService } from '../sending/email-sender-service.js';
-import { IdempotencyRepository } from '../sending/idempotency-repository.js';
-import { SendIdempotency } from '../sending/idempotency.js';
-import { SendThrottle, UploadBudget } from '../sending/send-throttle.js';
-import { MaintenanceRepository } from '../maintenance/maintenance-repository.js';
-import { UserDirectory } from '../users/user-directory.js';
-import { UserLifecycleService } from '../users/user-lifecycle-service.js';
-import { SessionManagement } from '../auth/session-management.js';
-import { TimesheetMonth } from '../timesheets/timesheet-month.js';
-import { RetentionService } from '../maintenance/retention-service.js';
-import { AddressHasher } from '../privacy/address-hash.js';
-import { EmailRetention } from '../privacy/email-retention.js';
-import { EmailRetentionRepository } from '../privacy/email-retention-repository.js';
-import { ErasureRepository } from '../privacy/erasure-repository.js';
-import { ExportRepository } from '../privacy/export-repository.js';
-import { PrivacyService } from '../privacy/privacy-service.js';
-import { SuppressionFilter } from '../privacy/suppression-filter.js';
-import { SuppressionRepository } from '../privacy/suppression-repository.js';
-import { EventHub } from '../events/event-hub.js';
-import { EventMetrics } from '../events/event-metrics.js';
-import { OutboxRepository } from '../events/outbox-repository.js';
-import { OutboxPruner } from '../events/outbox-pruner.js';
-import { SharedListener } from '../db/shared-listener.js';
-import { AUTH_CHANGE_CHANNEL } from '../auth/session-cache.js';
-import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { PasswordHasher } from '../users/password-hasher.js';
+import type { AppMetrics } from '../metrics/metrics.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { AuditQueryService } from '../audit/audit-query-service.js';
+import type { UserService } from '../users/user-service.js';
+import type { TokenService } from '../auth/token-service.js';
+import type { SessionService } from '../auth/session-service.js';
+import type { UserAdminService } from '../users/user-admin-service.js';
+import type { AuthService } from '../auth/auth-service.js';
+import type { UserDirectory } from '../users/user-directory.js';
+import type { UserLifecycleService } from '../users/user-lifecycle-service.js';
+import type { SessionManagement } from '../auth/session-management.js';
+import type { EmailAccountSharingService } from '../email-accounts/email-account-sharing-service.js';
+import type { EmailAccountService } from '../email-accounts/email-account-service.js';
+import type { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
+import type { PasswordReseal } from '../email-accounts/password-seal.js';
+import type { TimesheetService } from '../timesheets/timesheet-service.js';
+import type { TimesheetMonth } from '../timesheets/timesheet-month.js';
+import type { ContactService } from '../contacts/contact-service.js';
+import type { ReadStatePusher } from '../emails/read-state-pusher.js';
+import type { EmailService } from '../emails/email-service.js';
+import type { AttachmentDownloads } from '../emails/attachment-download.js';
+import type { HtmlBodies } from '../emails/html-bodies.js';
+import type { SyncService } from '../sync/sync-service.js';
+import type { EmailSenderService } from '../sending/email-sender-service.js';
+import type { BackupService } from '../backup/backup-service.js';
+import type { RestoreService } from '../backup/restore-service.js';
+import type { RetentionService } from '../maintenance/retention-service.js';
+import type { PrivacyService } from '../privacy/privacy-service.js';
+import type { EventHub } from '../events/event-hub.js';
+import type { OutboxPruner } from '../events/outbox-pruner.js';
+import { Plumbing, type ServicesOptions } from './wiring/plumbing.js';
+import * as people from './wiring/people.js';
+import * as accounts from './wiring/email-accounts.js';
+import * as records from './wiring/records.js';
+import * as mail from './wiring/mail.js';
+import * as operations from './wiring/operations.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -84,404 +47,138 @@ import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
  * Every part is built on first use and then kept (ADR 0113): a crm-admin command asks for one area
  * and builds only it and what it needs, never the event hub, the sync or the metrics registry of a
  * serving instance. Heavy libraries load where they are used (src/shared/lazy-require.ts), so a part
- * that is never built costs nothing but its own small module. The getters' order follows the areas.
+ * that is never built costs nothing but its own small module. How each part is built lives in
+ * src/app/wiring/<area>.ts (ADR 0122); what several areas share (SQL, transactions, repositories) in
+ * src/app/wiring/plumbing.ts, reached here as `this.p`. The getters' order follows the areas.
  */
 export class Services {
-  private readonly parts = new Map<string, unknown>();
+  /** The shared plumbing and the one cache of built parts. */
+  private readonly p: Plumbing;
 
-  constructor(
-    private readonly config: AppConfig,
-    private readonly sequelize: Sequelize,
-    private readonly logger: Logger,
-    private readonly options: { runRequestedSyncs?: boolean; syncRole?: SyncRole } = {},
-  ) {}
+  constructor(config: AppConfig, sequelize: Sequelize, logger: Logger, options: ServicesOptions = {}) {
+    this.p = new Plumbing(config, sequelize, logger, options);
+  }
 
   /** Builds the part the first time it is asked for; the same instance afterwards. */
-  private once<T>(name: string, build: () => T): T {
-    if (!this.parts.has(name)) this.parts.set(name, build());
-    return this.parts.get(name) as T;
+  private once<T>(name: keyof Services, build: () => T): T {
+    return this.p.once(name, build);
   }
 
   /** Whether a part has been built (shutdown closes only what exists). */
   isBuilt(name: keyof Services): boolean {
-    return this.parts.has(name);
+    return this.p.has(name);
   }
 
-  // Shared plumbing: one SQL runner and one transaction runner for every repository and service.
-  private get sql(): Sql {
-    return this.once('sql', () => new Sql(this.sequelize));
-  }
-  private get transactions() {
-    return this.once('transactions', () => sequelizeTransactions(this.sequelize));
-  }
-  private get throttles(): ThrottleRepository {
-    return this.once('throttles', () => new ThrottleRepository(this.sql));
-  }
-  private get storage(): LocalDirectoryStorage {
-    return this.once('storage', () => new LocalDirectoryStorage(this.config.timesheetDir));
-  }
-  /** Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here. */
+  // Shared by every area
   get metrics(): AppMetrics {
-    return this.once('metrics', () => {
-      const metrics = new AppMetrics();
-      // Read at each scrape: the sync of a serving instance exists by then.
-      metrics.observeSync(() => this.mailSync.snapshot());
-      return metrics;
-    });
+    return this.once('metrics', () => operations.metrics(this));
   }
   get secretBox(): SecretBox {
-    return this.once('secretBox', () => new SecretBox(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
-  }
-  /** The one LISTEN connection of the process (session cache and event hub), opened on first use. */
-  private get listener(): SharedListener {
-    return this.once('listener', () => new SharedListener(this.sequelize, [EVENTS_CHANNEL, AUTH_CHANGE_CHANNEL], this.logger));
+    return this.p.secretBox;
   }
   get hasher(): PasswordHasher {
-    return this.once('hasher', () => new PasswordHasher(this.config.bcryptRounds));
+    return this.p.hasher;
   }
 
-  // Audit
-  private get auditRepository(): AuditRepository {
-    return this.once('auditRepository', () => new AuditRepository(this.sql));
-  }
+  // Audit, users and sessions
   get audit(): AuditService {
-    return this.once('audit', () => new AuditService(this.auditRepository, this.logger, this.transactions));
+    return this.once('audit', () => people.audit(this.p));
   }
   get auditQuery(): AuditQueryService {
-    return this.once('auditQuery', () => new AuditQueryService(this.auditRepository, this.userRepository));
-  }
-
-  // Users and sessions
-  private get userRepository(): UserRepository {
-    return this.once('userRepository', () => new UserRepository());
+    return this.once('auditQuery', () => people.auditQuery(this.p));
   }
   get users(): UserService {
-    return this.once(
-      'users',
-      () =>
-        new UserService({
-          repository: this.userRepository,
-          transactions: this.transactions,
-          hasher: this.hasher,
-          audit: this.audit,
-          tempPasswordTtlDays: this.config.tempPasswordTtlDays,
-        }),
-    );
+    return this.once('users', () => people.users(this.p, this));
   }
   get tokens(): TokenService {
-    return this.once('tokens', () => new TokenService(this.config.secrets.jwtAccessSecret, this.config.secrets.jwtRefreshSecret));
-  }
-  private get sessionRepository(): SessionRepository {
-    return this.once('sessionRepository', () => new SessionRepository(this.sql));
+    return this.once('tokens', () => people.tokens(this.p));
   }
   get sessions(): SessionService {
-    return this.once(
-      'sessions',
-      () =>
-        new SessionService({
-          sessions: this.sessionRepository,
-          users: this.userRepository,
-          transactions: this.transactions,
-          tokens: this.tokens,
-          audit: this.audit,
-          cache: new SessionCache((channels, handlers) => this.listener.subscribe(channels, handlers), this.sessionRepository, this.logger),
-        }),
-    );
+    return this.once('sessions', () => people.sessions(this.p, this));
   }
   get userAdmin(): UserAdminService {
-    return this.once(
-      'userAdmin',
-      () =>
-        new UserAdminService({
-          repository: this.userRepository,
-          transactions: this.transactions,
-          users: this.users,
-          hasher: this.hasher,
-          sessions: this.sessions,
-          emailAccounts: this.emailAccounts,
-          ownership: this.ownership,
-          audit: this.audit,
-          files: this.timesheets,
-        }),
-    );
+    return this.once('userAdmin', () => people.userAdmin(this.p, this));
   }
   get auth(): AuthService {
-    return this.once(
-      'auth',
-      () =>
-        new AuthService({
-          users: this.users,
-          userRepository: this.userRepository,
-          transactions: this.transactions,
-          hasher: this.hasher,
-          sessions: this.sessions,
-          emailAccounts: this.emailAccounts,
-          audit: this.audit,
-          throttle: new LoginThrottle(this.throttles),
-          devices: new KnownDevices(this.config.secrets.jwtRefreshSecret),
-        }),
-    );
+    return this.once('auth', () => people.auth(this.p, this));
   }
-  // The staff lifecycle (issue 29): the colleague directory, disabling leavers, one's sessions.
   get userDirectory(): UserDirectory {
-    return this.once('userDirectory', () => new UserDirectory(this.userRepository));
+    return this.once('userDirectory', () => people.userDirectory(this.p));
   }
   get userLifecycle(): UserLifecycleService {
-    return this.once(
-      'userLifecycle',
-      () => new UserLifecycleService({ repository: this.userRepository, transactions: this.transactions, sessions: this.sessions, audit: this.audit }),
-    );
+    return this.once('userLifecycle', () => people.userLifecycle(this.p, this));
   }
   get sessionManagement(): SessionManagement {
-    return this.once('sessionManagement', () => new SessionManagement({ sessions: this.sessionRepository, transactions: this.transactions, audit: this.audit }));
+    return this.once('sessionManagement', () => people.sessionManagement(this.p, this));
   }
 
-  // Email accounts: who may do what on an account (own or shared) is one answer for every area.
-  private get emailAccountRepository(): EmailAccountRepository {
-    return this.once('emailAccountRepository', () => new EmailAccountRepository());
-  }
-  private get memberRepository(): EmailAccountMemberRepository {
-    return this.once('memberRepository', () => new EmailAccountMemberRepository(this.sql));
-  }
-  private get accountAccess(): EmailAccountAccess {
-    return this.once('accountAccess', () => new EmailAccountAccess(this.memberRepository));
-  }
-  private get ownership(): OwnershipTransfer {
-    return this.once('ownership', () => new OwnershipTransfer(this.memberRepository, this.emailAccountRepository, this.audit));
-  }
+  // Email accounts
   get emailAccountSharing(): EmailAccountSharingService {
-    return this.once(
-      'emailAccountSharing',
-      () =>
-        new EmailAccountSharingService({
-          members: this.memberRepository,
-          access: this.accountAccess,
-          ownership: this.ownership,
-          transactions: this.transactions,
-          audit: this.audit,
-        }),
-    );
+    return this.once('emailAccountSharing', () => accounts.emailAccountSharing(this.p, this));
   }
   get emailAccounts(): EmailAccountService {
-    const { jmapSessionUrl, jmapTimeoutMs } = this.config;
-    // The sync is reached once a sync is asked for, not when the accounts are built.
-    const syncRequests: SyncRequests = { requestSync: (accountId) => this.mailSync.requestSync(accountId) };
-    return this.once(
-      'emailAccounts',
-      () =>
-        new EmailAccountService({
-          accounts: this.emailAccountRepository,
-          members: this.memberRepository,
-          access: this.accountAccess,
-          transactions: this.transactions,
-          secretBox: this.secretBox,
-          audit: this.audit,
-          validate: jmapCredentialValidator(jmapSessionUrl, jmapTimeoutMs),
-          clientFactory: jmapClientFactory(jmapSessionUrl, jmapTimeoutMs),
-          throttle: new CredentialThrottle(this.throttles),
-          syncRequests,
-        }),
-    );
+    return this.once('emailAccounts', () => accounts.emailAccounts(this.p, this));
   }
   get emailAccountAdmin(): EmailAccountAdminService {
-    return this.once('emailAccountAdmin', () => new EmailAccountAdminService(this.emailAccounts, this.emailAccountRepository));
+    return this.once('emailAccountAdmin', () => accounts.emailAccountAdmin(this.p, this));
   }
   get passwordReseal(): PasswordReseal {
-    return this.once('passwordReseal', () => new PasswordReseal({ accounts: this.emailAccountRepository, secretBox: this.secretBox, logger: this.logger }));
+    return this.once('passwordReseal', () => accounts.passwordReseal(this.p));
   }
 
-  // Timesheets
+  // Timesheets and contacts
   get timesheets(): TimesheetService {
-    return this.once('timesheets', () => {
-      const { uploadLimits } = this.config;
-      return new TimesheetService({
-        timesheets: new TimesheetRepository(this.sql),
-        transactions: this.transactions,
-        storage: this.storage,
-        audit: this.audit,
-        logger: this.logger,
-        uploadLimits,
-        uploadRate: this.throttles.counter('timesheet_uploads', { points: uploadLimits.uploadsPerHour, durationSeconds: 3600 }),
-      });
-    });
+    return this.once('timesheets', () => records.timesheets(this.p, this));
   }
   get timesheetMonth(): TimesheetMonth {
-    return this.once('timesheetMonth', () => new TimesheetMonth({ timesheets: new TimesheetRepository(this.sql), storage: this.storage, audit: this.audit, logger: this.logger }));
+    return this.once('timesheetMonth', () => records.timesheetMonth(this.p, this));
+  }
+  get contacts(): ContactService {
+    return this.once('contacts', () => records.contacts(this.p, this));
   }
 
-  // Contacts and emails ask the same EmailAccountAccess (the accounts a user owns or that are shared with them).
-  get contacts(): ContactService {
-    return this.once(
-      'contacts',
-      () => new ContactService({ contacts: new ContactRepository(this.sql), accounts: this.accountAccess, transactions: this.transactions, audit: this.audit }),
-    );
-  }
-  private get emailRepository(): EmailRepository {
-    return this.once('emailRepository', () => new EmailRepository(this.sql));
-  }
-  /** The sync calls push(account) at the start of each account's run to retry failed write-backs. */
+  // Emails, the mail sync and sending
   get readStatePusher(): ReadStatePusher {
-    return this.once('readStatePusher', () => new ReadStatePusher(this.emailRepository, this.emailAccounts, this.logger));
+    return this.once('readStatePusher', () => mail.readStatePusher(this.p, this));
   }
   get emails(): EmailService {
-    return this.once('emails', () => new EmailService({ emails: this.emailRepository, accounts: this.accountAccess, pusher: this.readStatePusher, logger: this.logger }));
+    return this.once('emails', () => mail.emails(this.p, this));
   }
   get emailAttachments(): AttachmentDownloads {
-    return this.once(
-      'emailAttachments',
-      () => new AttachmentDownloads({ emails: this.emails, accounts: this.accountAccess, mail: this.emailAccounts, limits: this.config.attachmentDownloads }),
-    );
+    return this.once('emailAttachments', () => mail.emailAttachments(this.p, this));
   }
   get emailHtml(): HtmlBodies {
-    return this.once('emailHtml', () => new HtmlBodies({ accounts: this.accountAccess, mail: this.emailAccounts, logger: this.logger }));
-  }
-
-  // Mail sync. Erased addresses and EMAIL_RETENTION_DAYS: what the sync must not store (src/privacy).
-  private get mailStore(): MailStoreRepository {
-    return this.once('mailStore', () => new MailStoreRepository(this.sql));
-  }
-  private get addressHasher(): AddressHasher {
-    return this.once('addressHasher', () => new AddressHasher(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
-  }
-  private get suppressions(): SuppressionRepository {
-    return this.once('suppressions', () => new SuppressionRepository(this.sql));
+    return this.once('emailHtml', () => mail.emailHtml(this.p, this));
   }
   get mailSync(): SyncService {
-    return this.once('mailSync', () => {
-      const admission = new SuppressionFilter({ suppressions: this.suppressions, hasher: this.addressHasher, retentionDays: this.config.emailRetention.days });
-      return new SyncService(
-        {
-          repository: new SyncRepository(this.sql),
-          mailStore: this.mailStore,
-          transactions: this.transactions,
-          logger: this.logger,
-          clientFor: (account) => this.emailAccounts.clientFor(account),
-          readState: this.readStatePusher,
-          metrics: this.metrics,
-          admission,
-        },
-        {
-          concurrency: this.config.syncConcurrency,
-          intervalSeconds: this.config.syncIntervalSeconds,
-          runRequestsHere: this.options.runRequestedSyncs,
-          role: this.options.syncRole,
-        },
-      );
-    });
+    return this.once('mailSync', () => mail.mailSync(this.p, this));
   }
-
-  // Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it.
   get sending(): EmailSenderService {
-    return this.once('sending', () => {
-      const { maxTotalBytes, rateLimit, rateWindowSeconds, uploadBudgetMb } = this.config.sending;
-      return new EmailSenderService({
-        accounts: this.accountAccess,
-        emails: this.emails,
-        contacts: this.contacts,
-        mail: this.emailAccounts,
-        sentWriter: new SentEmailWriter(this.mailStore, this.transactions),
-        throttle: new SendThrottle(this.throttles, { points: rateLimit, durationSeconds: rateWindowSeconds }),
-        idempotency: new SendIdempotency(new IdempotencyRepository(this.sql)),
-        audit: this.audit,
-        logger: this.logger,
-        maxTotalBytes,
-        uploadBudget: new UploadBudget(this.throttles, { megabytes: uploadBudgetMb, durationSeconds: rateWindowSeconds }),
-        sessions: this.sessions,
-      });
-    });
+    return this.once('sending', () => mail.sending(this.p, this));
   }
 
-  // Backup and restore
-  private get backupRepository(): BackupRepository {
-    return this.once('backupRepository', () => new BackupRepository(this.sequelize));
-  }
-  private get encryptionKeys() {
-    return backupKeys({ current: this.config.secrets.encryptionKey, old: this.config.secrets.oldEncryptionKeys }, this.config.backupSigning);
-  }
+  // Backup and restore, retention and privacy, live updates
   get backup(): BackupService {
-    return this.once(
-      'backup',
-      () => new BackupService({ repository: this.backupRepository, storage: this.storage, audit: this.audit, keys: this.encryptionKeys, logger: this.logger }),
-    );
+    return this.once('backup', () => operations.backup(this.p, this));
   }
   get restore(): RestoreService {
-    return this.once(
-      'restore',
-      () =>
-        new RestoreService({
-          repository: this.backupRepository,
-          files: new LocalFileRestorer(this.config.timesheetDir),
-          audit: this.audit,
-          keys: this.encryptionKeys,
-          logger: this.logger,
-        }),
-    );
+    return this.once('restore', () => operations.restore(this.p, this));
   }
-
-  // Retention and privacy
   get retention(): RetentionService {
-    return this.once(
-      'retention',
-      () =>
-        new RetentionService({
-          transactions: this.transactions,
-          maintenance: new MaintenanceRepository(this.sql),
-          sessions: this.sessionRepository,
-          auditRecords: this.auditRepository,
-          throttles: this.throttles,
-          audit: this.audit,
-          logger: this.logger,
-          auditRetentionDays: this.config.auditRetentionDays,
-          emails: new EmailRetention(new EmailRetentionRepository(this.sql), this.transactions, this.config.emailRetention),
-        }),
-    );
+    return this.once('retention', () => operations.retention(this.p, this));
   }
   get privacy(): PrivacyService {
-    return this.once(
-      'privacy',
-      () =>
-        new PrivacyService({
-          erasure: new ErasureRepository(this.sql),
-          exports: new ExportRepository(this.sql),
-          suppressions: this.suppressions,
-          hasher: this.addressHasher,
-          transactions: this.transactions,
-          audit: this.audit,
-          logger: this.logger,
-        }),
-    );
-  }
-
-  // Live updates (GET /api/events): the database fills the outbox (migration 0021); the hub of an API
-  // process follows it. Sessions are checked in the database, never in the session cache: a stream
-  // ends on the very notification that evicts the cache.
-  private get outbox(): OutboxRepository {
-    return this.once('outbox', () => new OutboxRepository(this.sql));
+    return this.once('privacy', () => operations.privacy(this.p, this));
   }
   get events(): EventHub {
-    return this.once(
-      'events',
-      () =>
-        new EventHub({
-          outbox: this.outbox,
-          memberships: (userId) => this.memberRepository.membershipsOf(userId),
-          session: async (sessionId, userId) => {
-            const found = await this.sessionRepository.findActiveWithUser(sessionId, userId);
-            return found && found.user.changedPassword ? { expiresAt: found.sessionExpiresAt } : undefined;
-          },
-          listen: (channels, handlers) => this.listener.subscribe(channels, handlers),
-          metrics: (openStreams) => new EventMetrics(this.metrics, openStreams),
-          logger: this.logger,
-          maxStreamsPerUser: this.config.eventsMaxStreamsPerUser,
-        }),
-    );
+    return this.once('events', () => operations.events(this.p, this));
   }
   get outboxPruner(): OutboxPruner {
-    return this.once('outboxPruner', () => new OutboxPruner(this.outbox, this.logger));
+    return this.once('outboxPruner', () => operations.outboxPruner(this.p));
   }
 }
 
 /** The composition root of one process; nothing is built until it is asked for (see Services). */
-export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger, options: { runRequestedSyncs?: boolean; syncRole?: SyncRole } = {}): Services {
+export function buildServices(config: AppConfig, sequelize: Sequelize, logger: Logger, options: ServicesOptions = {}): Services {
   return new Services(config, sequelize, logger, options);
 }

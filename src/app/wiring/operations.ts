@@ -1,0 +1,105 @@
+import type { AuditService } from '../../audit/audit-service.js';
+import { BackupRepository } from '../../backup/backup-repository.js';
+import { BackupService } from '../../backup/backup-service.js';
+import { LocalFileRestorer } from '../../backup/file-restorer.js';
+import { RestoreService } from '../../backup/restore-service.js';
+import { backupKeys } from '../../backup/signing.js';
+import { EventHub } from '../../events/event-hub.js';
+import { EventMetrics } from '../../events/event-metrics.js';
+import { OutboxPruner } from '../../events/outbox-pruner.js';
+import { MaintenanceRepository } from '../../maintenance/maintenance-repository.js';
+import { RetentionService } from '../../maintenance/retention-service.js';
+import { AppMetrics } from '../../metrics/metrics.js';
+import { EmailRetention } from '../../privacy/email-retention.js';
+import { EmailRetentionRepository } from '../../privacy/email-retention-repository.js';
+import { ErasureRepository } from '../../privacy/erasure-repository.js';
+import { ExportRepository } from '../../privacy/export-repository.js';
+import { PrivacyService } from '../../privacy/privacy-service.js';
+import type { SyncService } from '../../sync/sync-service.js';
+import type { Plumbing } from './plumbing.js';
+
+// Running the service: metrics, backup and restore, retention and privacy, live updates.
+
+interface Audited {
+  audit: AuditService;
+}
+
+/** Per instance (not prom-client's global registry): HTTP middleware and mail sync both record here. */
+export function metrics(s: { readonly mailSync: SyncService }): AppMetrics {
+  const built = new AppMetrics();
+  // Read at each scrape: the sync of a serving instance exists by then.
+  built.observeSync(() => s.mailSync.snapshot());
+  return built;
+}
+
+function backupRepository(p: Plumbing): BackupRepository {
+  return p.once('backupRepository', () => new BackupRepository(p.sequelize));
+}
+
+function encryptionKeys(p: Plumbing) {
+  return backupKeys({ current: p.config.secrets.encryptionKey, old: p.config.secrets.oldEncryptionKeys }, p.config.backupSigning);
+}
+
+export function backup(p: Plumbing, s: Audited): BackupService {
+  return new BackupService({ repository: backupRepository(p), storage: p.storage, audit: s.audit, keys: encryptionKeys(p), logger: p.logger });
+}
+
+export function restore(p: Plumbing, s: Audited): RestoreService {
+  return new RestoreService({
+    repository: backupRepository(p),
+    files: new LocalFileRestorer(p.config.timesheetDir),
+    audit: s.audit,
+    keys: encryptionKeys(p),
+    logger: p.logger,
+  });
+}
+
+export function retention(p: Plumbing, s: Audited): RetentionService {
+  return new RetentionService({
+    transactions: p.transactions,
+    maintenance: new MaintenanceRepository(p.sql),
+    sessions: p.sessionRepository,
+    auditRecords: p.auditRepository,
+    throttles: p.throttles,
+    audit: s.audit,
+    logger: p.logger,
+    auditRetentionDays: p.config.auditRetentionDays,
+    emails: new EmailRetention(new EmailRetentionRepository(p.sql), p.transactions, p.config.emailRetention),
+  });
+}
+
+export function privacy(p: Plumbing, s: Audited): PrivacyService {
+  return new PrivacyService({
+    erasure: new ErasureRepository(p.sql),
+    exports: new ExportRepository(p.sql),
+    suppressions: p.suppressions,
+    hasher: p.addressHasher,
+    transactions: p.transactions,
+    audit: s.audit,
+    logger: p.logger,
+  });
+}
+
+/**
+ * Live updates (GET /api/events): the database fills the outbox (migration 0021); the hub of an API
+ * process follows it. Sessions are checked in the database, never in the session cache: a stream
+ * ends on the very notification that evicts the cache.
+ */
+export function events(p: Plumbing, s: { metrics: AppMetrics }): EventHub {
+  return new EventHub({
+    outbox: p.outbox,
+    memberships: (userId) => p.memberRepository.membershipsOf(userId),
+    session: async (sessionId, userId) => {
+      const found = await p.sessionRepository.findActiveWithUser(sessionId, userId);
+      return found && found.user.changedPassword ? { expiresAt: found.sessionExpiresAt } : undefined;
+    },
+    listen: (channels, handlers) => p.listener.subscribe(channels, handlers),
+    metrics: (openStreams) => new EventMetrics(s.metrics, openStreams),
+    logger: p.logger,
+    maxStreamsPerUser: p.config.eventsMaxStreamsPerUser,
+  });
+}
+
+export function outboxPruner(p: Plumbing): OutboxPruner {
+  return new OutboxPruner(p.outbox, p.logger);
+}

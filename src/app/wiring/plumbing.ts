@@ -1,0 +1,117 @@
+import type { Sequelize } from 'sequelize';
+import type { AppConfig } from '../../config/config.js';
+import type { Logger } from '../../logging/logger.js';
+import { Sql } from '../../db/sql.js';
+import { sequelizeTransactions, type Transactions } from '../../db/transactions.js';
+import { SharedListener } from '../../db/shared-listener.js';
+import { SecretBox } from '../../crypto/secret-box.js';
+import { AuditRepository } from '../../audit/audit-repository.js';
+import { PasswordHasher } from '../../users/password-hasher.js';
+import { UserRepository } from '../../users/user-repository.js';
+import { SessionRepository } from '../../auth/session-repository.js';
+import { ThrottleRepository } from '../../auth/throttle-repository.js';
+import { AUTH_CHANGE_CHANNEL } from '../../auth/session-cache.js';
+import { EmailAccountAccess } from '../../email-accounts/account-access.js';
+import { EmailAccountRepository } from '../../email-accounts/email-account-repository.js';
+import { EmailAccountMemberRepository } from '../../email-accounts/member-repository.js';
+import { LocalDirectoryStorage } from '../../timesheets/local-storage.js';
+import { EmailRepository } from '../../emails/email-repository.js';
+import { MailStoreRepository } from '../../sync/mail-store-repository.js';
+import type { SyncRole } from '../../sync/lease-holder.js';
+import { AddressHasher } from '../../privacy/address-hash.js';
+import { SuppressionRepository } from '../../privacy/suppression-repository.js';
+import { EVENTS_CHANNEL, OutboxRepository } from '../../events/outbox-repository.js';
+
+export interface ServicesOptions {
+  runRequestedSyncs?: boolean;
+  syncRole?: SyncRole;
+}
+
+/**
+ * What the areas of the composition root share and nobody outside it sees: the process's config,
+ * database and logger, the one cache of built parts, and the repositories and helpers more than one
+ * area uses. Each is built on first use (ADR 0113); src/app/wiring/<area>.ts builds an area's
+ * services from these, and src/app/services.ts is the public face that names them.
+ */
+export class Plumbing {
+  private readonly parts = new Map<string, unknown>();
+
+  constructor(
+    readonly config: AppConfig,
+    readonly sequelize: Sequelize,
+    readonly logger: Logger,
+    readonly options: ServicesOptions,
+  ) {}
+
+  /** Builds the part the first time it is asked for; the same instance afterwards. */
+  once<T>(name: string, build: () => T): T {
+    if (!this.parts.has(name)) this.parts.set(name, build());
+    return this.parts.get(name) as T;
+  }
+
+  /** Whether a part has been built (shutdown closes only what exists). */
+  has(name: string): boolean {
+    return this.parts.has(name);
+  }
+
+  // One SQL runner and one transaction runner for every repository and service.
+  get sql(): Sql {
+    return this.once('sql', () => new Sql(this.sequelize));
+  }
+  get transactions(): Transactions {
+    return this.once('transactions', () => sequelizeTransactions(this.sequelize));
+  }
+  get throttles(): ThrottleRepository {
+    return this.once('throttles', () => new ThrottleRepository(this.sql));
+  }
+  get storage(): LocalDirectoryStorage {
+    return this.once('storage', () => new LocalDirectoryStorage(this.config.timesheetDir));
+  }
+  get secretBox(): SecretBox {
+    return this.once('secretBox', () => new SecretBox(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
+  }
+  /** The one LISTEN connection of the process (session cache and event hub), opened on first use. */
+  get listener(): SharedListener {
+    return this.once('listener', () => new SharedListener(this.sequelize, [EVENTS_CHANNEL, AUTH_CHANGE_CHANNEL], this.logger));
+  }
+  get hasher(): PasswordHasher {
+    return this.once('hasher', () => new PasswordHasher(this.config.bcryptRounds));
+  }
+
+  // Repositories that several areas read.
+  get auditRepository(): AuditRepository {
+    return this.once('auditRepository', () => new AuditRepository(this.sql));
+  }
+  get userRepository(): UserRepository {
+    return this.once('userRepository', () => new UserRepository());
+  }
+  get sessionRepository(): SessionRepository {
+    return this.once('sessionRepository', () => new SessionRepository(this.sql));
+  }
+  get emailAccountRepository(): EmailAccountRepository {
+    return this.once('emailAccountRepository', () => new EmailAccountRepository());
+  }
+  get memberRepository(): EmailAccountMemberRepository {
+    return this.once('memberRepository', () => new EmailAccountMemberRepository(this.sql));
+  }
+  /** Who may do what on an account (own or shared): one answer for every area. */
+  get accountAccess(): EmailAccountAccess {
+    return this.once('accountAccess', () => new EmailAccountAccess(this.memberRepository));
+  }
+  get emailRepository(): EmailRepository {
+    return this.once('emailRepository', () => new EmailRepository(this.sql));
+  }
+  get mailStore(): MailStoreRepository {
+    return this.once('mailStore', () => new MailStoreRepository(this.sql));
+  }
+  /** Erased addresses: what the sync must not store and what privacy erases (src/privacy). */
+  get addressHasher(): AddressHasher {
+    return this.once('addressHasher', () => new AddressHasher(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
+  }
+  get suppressions(): SuppressionRepository {
+    return this.once('suppressions', () => new SuppressionRepository(this.sql));
+  }
+  get outbox(): OutboxRepository {
+    return this.once('outbox', () => new OutboxRepository(this.sql));
+  }
+}

@@ -1,0 +1,34 @@
+import type { AuditService } from '../../audit/audit-service.js';
+import { ContactRepository } from '../../contacts/contact-repository.js';
+import { ContactService } from '../../contacts/contact-service.js';
+import { TimesheetMonth } from '../../timesheets/timesheet-month.js';
+import { TimesheetRepository } from '../../timesheets/timesheet-repository.js';
+import { TimesheetService } from '../../timesheets/timesheet-service.js';
+import type { Plumbing } from './plumbing.js';
+
+// What staff keep in the CRM besides mail: timesheets (src/timesheets) and contacts (src/contacts).
+
+interface Audited {
+  audit: AuditService;
+}
+
+export function timesheets(p: Plumbing, s: Audited): TimesheetService {
+  const { uploadLimits } = p.config;
+  return new TimesheetService({
+    timesheets: new TimesheetRepository(p.sql),
+    transactions: p.transactions,
+    storage: p.storage,
+    audit: s.audit,
+    logger: p.logger,
+    uploadLimits,
+    uploadRate: p.throttles.counter('timesheet_uploads', { points: uploadLimits.uploadsPerHour, durationSeconds: 3600 }),
+  });
+}
+
+export function timesheetMonth(p: Plumbing, s: Audited): TimesheetMonth {
+  return new TimesheetMonth({ timesheets: new TimesheetRepository(p.sql), storage: p.storage, audit: s.audit, logger: p.logger });
+}
+
+export function contacts(p: Plumbing, s: Audited): ContactService {
+  return new ContactService({ contacts: new ContactRepository(p.sql), accounts: p.accountAccess, transactions: p.transactions, audit: s.audit });
+}
