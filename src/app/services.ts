@@ -44,6 +44,8 @@ import { HtmlBodies } from '../emails/html-bodies.js';
 import { MailStoreRepository } from '../sync/mail-store-repository.js';
 import { SyncRepository } from '../sync/sync-repository.js';
 import { SyncService } from '../sync/sync-service.js';
+import { ResyncRepository } from '../sync/resync-repository.js';
+import { ResyncService } from '../sync/resync-service.js';
 import type { SyncRole } from '../sync/lease-holder.js';
 import { BackupRepository } from '../backup/backup-repository.js';
 import { BackupService } from '../backup/backup-service.js';
@@ -367,6 +369,25 @@ export class Services {
           role: this.options.syncRole,
         },
       );
+    });
+  }
+
+  // Resync (branch resync): `crm-admin sync resync` reads mail again through the sync's writer, under the
+  // account's sync lease, with the same gate (erased addresses, retention) as the sync.
+  get mailResync(): ResyncService {
+    return this.once('mailResync', () => {
+      const admission = new SuppressionFilter({ suppressions: this.suppressions, hasher: this.addressHasher, retentionDays: this.config.emailRetention.days });
+      return new ResyncService({
+        repository: new SyncRepository(this.sql),
+        mailStore: this.mailStore,
+        progress: new ResyncRepository(this.sql),
+        transactions: this.transactions,
+        clientFor: (account) => this.emailAccounts.clientFor(account),
+        admission,
+        audit: this.audit,
+        logger: this.logger,
+        intervalSeconds: this.config.syncIntervalSeconds,
+      });
     });
   }
 
