@@ -16,7 +16,7 @@ import type { RequestMeta } from '../shared/request-meta.js';
 import { ACCOUNT_NOT_FOUND } from '../email-accounts/account-access.js';
 import { AccountLease } from './account-lease.js';
 import { BatchWriter } from './batch-writer.js';
-import { newInstanceId } from './lease-holder.js';
+import { describeHolder, newInstanceId } from './lease-holder.js';
 import type { MailStoreRepository } from './mail-store-repository.js';
 import { resyncPass, type PassStats, type ResyncPacing, type ResyncPageEvent } from './resync-pass.js';
 import type { ResyncRepository } from './resync-repository.js';
@@ -97,58 +97,85 @@ export class ResyncService {
     });
     if (!(lease instanceof AccountLease)) {
       if (lease.refused === 'the email account does not exist') throw new NotFoundError(ACCOUNT_NOT_FOUND);
+      // Refused: nothing changed, nothing to audit.
       return { ...blank(accountId, null, 'refused'), reason: lease.refused };
     }
-    const counts: PassStats = { ...NO_STATS };
-    let outcome: ResyncOutcome = 'error';
-    let reason: string | undefined;
-    let resumed = false;
-    let before: number | null = null;
+    if (lease.takenOver) {
+      const { holder, expiredAt } = lease.takenOver;
+      deps.logger.warn('mail sync lease taken over', { accountId, from: holder, fromHolder: describeHolder(holder), expiredAt, by: lease.owner });
+    }
+    let ran: PassRun;
     try {
-      const start = await deps.progress.begin(accountId, lease.account.jmapAccountId, options.restart === true);
-      resumed = start.resumed;
-      if (start.finishedAt !== null) outcome = 'already_finished';
-      else {
-        before = await deps.progress.emailsWithoutAddresses(accountId);
-        const writer = new BatchWriter(deps.mailStore, deps.transactions, lease, deps.admission?.forRun());
-        const pass = { lease, client: deps.clientFor(lease.account), writer, progress: deps.progress, logger: deps.logger, signal: options.signal, onPage: options.onPage, stats: counts };
-        outcome = await resyncPass(pass, start, options.pacing);
-      }
-    } catch (err) {
-      // Aborted requests fail in their own ways; the signal is what stopped them. Pages committed before stay, with their progress.
-      if (options.signal.aborted) outcome = 'interrupted';
-      else {
-        deps.logger.warn('mail resync failed', { accountId, err });
-        reason = describeFailure(err).message;
-      }
+      ran = await this.pass(lease, options);
     } finally {
       // The sync's status stays as it was; the account is due again at once, so its next sync replays what changed meanwhile.
       await lease.finish({ outcome: 'released' });
     }
-    const progress = await deps.progress.current(accountId);
+    return this.report(lease.account, ran, meta);
+  }
+
+  /** The pass under the lease; a failure is an outcome (pages committed before it stay, with their progress). */
+  private async pass(lease: AccountLease, options: ResyncOptions): Promise<PassRun> {
+    const { deps } = this;
+    const accountId = lease.account.id;
+    const ran: PassRun = { outcome: 'error', counts: { ...NO_STATS }, resumed: false, before: null };
+    try {
+      const start = await deps.progress.begin(accountId, lease.account.jmapAccountId, options.restart === true);
+      ran.resumed = start.resumed;
+      if (start.finishedAt !== null) return { ...ran, outcome: 'already_finished' };
+      ran.before = await deps.progress.emailsWithoutAddresses(accountId);
+      const writer = new BatchWriter(deps.mailStore, deps.transactions, lease, deps.admission?.forRun());
+      const context = { lease, client: deps.clientFor(lease.account), writer, progress: deps.progress, logger: deps.logger, signal: options.signal, onPage: options.onPage };
+      ran.outcome = await resyncPass({ ...context, stats: ran.counts }, start, options.pacing);
+    } catch (err) {
+      // Aborted requests fail in their own ways: the signal is what stopped them.
+      if (options.signal.aborted) ran.outcome = 'interrupted';
+      else {
+        deps.logger.warn('mail resync failed', { accountId, err });
+        ran.reason = describeFailure(err).message;
+      }
+    }
+    return ran;
+  }
+
+  /** The result with the pass's totals as stored, one log line and the audit record (sync.resync). */
+  private async report(account: EmailAccount, ran: PassRun, meta: RequestMeta): Promise<ResyncResult> {
+    const { deps } = this;
+    const progress = await deps.progress.current(account.id);
+    const after = ran.before === null ? null : await deps.progress.emailsWithoutAddresses(account.id);
     const result: ResyncResult = {
-      ...blank(accountId, lease.account.email, outcome),
-      ...counts,
-      resumed,
+      ...blank(account.id, account.email, ran.outcome),
+      ...ran.counts,
+      resumed: ran.resumed,
       pagesDone: progress?.pagesDone ?? 0,
       emailsDone: progress?.emailsDone ?? 0,
       startedAt: progress?.startedAt.toISOString() ?? null,
       finishedAt: progress?.finishedAt?.toISOString() ?? null,
-      withoutAddresses: before === null ? null : { before, after: await deps.progress.emailsWithoutAddresses(accountId) },
-      reason,
+      withoutAddresses: ran.before === null ? null : { before: ran.before, after: after! },
+      reason: ran.reason,
     };
-    const { pages, fetched, stored, emailsCreated, deleted, contactsCreated, pagesDone } = result;
-    deps.logger.info('mail resync run', { accountId, outcome, pages, fetched, stored, pagesDone, resumed });
+    const { outcome, resumed, pages, fetched, stored, emailsCreated, deleted, contactsCreated, pagesDone, withoutAddresses, reason } = result;
+    deps.logger.info('mail resync run', { accountId: account.id, outcome, pages, fetched, stored, pagesDone, resumed });
     await deps.audit.record(
       {
         action: AuditActions.syncResync,
         success: outcome !== 'error',
-        details: { emailAccountId: accountId, outcome, resumed, pages, fetched, stored, emailsCreated, deleted, contactsCreated, pagesDone, withoutAddresses: result.withoutAddresses, reason },
+        details: { emailAccountId: account.id, outcome, resumed, pages, fetched, stored, emailsCreated, deleted, contactsCreated, pagesDone, withoutAddresses, reason },
       },
       meta,
     );
     return result;
   }
+}
+
+/** What one pass under the lease did. */
+interface PassRun {
+  outcome: ResyncOutcome;
+  counts: PassStats;
+  resumed: boolean;
+  /** Emails without address lists when the pass began (null: it did not begin). */
+  before: number | null;
+  reason?: string;
 }
 
 function blank(accountId: string, email: string | null, outcome: ResyncOutcome): ResyncResult {
