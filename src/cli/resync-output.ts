@@ -20,7 +20,9 @@ export function pageReporter(interactive: boolean): { page: (event: PageEvent) =
     page(event) {
       const total = Math.max(event.total ?? 0, event.emailsDone, 1);
       if (!useBar) {
-        process.stderr.write(terminalSafeLines(`resync ${event.email}: page ${event.pagesDone} done, ${event.emailsDone}${event.total === undefined ? '' : ` of ${event.total}`} emails\n`));
+        process.stderr.write(
+          terminalSafeLines(`resync ${event.email}: page ${event.pagesDone} done, ${event.emailsDone}${event.total === undefined ? '' : ` of ${event.total}`} emails\n`),
+        );
         return;
       }
       if (!started) bar.start(total);

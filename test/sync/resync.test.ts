@@ -43,8 +43,7 @@ describe('sync resync: mail read again after an upgrade', function () {
   let env: Record<string, string>;
 
   const q = <T extends object>(sql: string, bind: unknown[] = []) => ctx.db.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT });
-  const rows = () =>
-    q<Row>('SELECT id, subject, addresses, participants, is_read, read_pending FROM emails WHERE email_account_id = $1 ORDER BY subject', [accountId]);
+  const rows = () => q<Row>('SELECT id, subject, addresses, participants, is_read, read_pending FROM emails WHERE email_account_id = $1 ORDER BY subject', [accountId]);
   const row = async (subject: string) => (await rows()).find((r) => r.subject === subject)!;
   /** As mail synced before migrations 0020 and 0026 looks: no address lists, Reply-To not among the participants. */
   const makeOld = (subjects?: string[]) =>
