@@ -16,6 +16,7 @@ export default class DbMigrate extends BaseCommand {
     to?: string | null;
     executed?: string[];
     pending?: string[];
+    needsResync?: string[];
     resealed?: { resealed: number; failed: number };
   }> {
     const { flags } = await this.parse(DbMigrate);
@@ -42,9 +43,10 @@ export default class DbMigrate extends BaseCommand {
     const applied = change.steps.map((step) => step.name);
     this.log(applied.length ? `applied: ${applied.map((name, i) => `${name} (${change.steps[i].durationMs} ms)`).join(', ')}` : 'database is up to date');
     // Mail passwords in an old format or under a retired key: re-sealed with the current one.
+    if (change.needsResync.length > 0) this.log(`mail synced earlier needs a backfill after ${change.needsResync.join(', ')}: run crm-admin sync resync --all`);
     const resealed = await ctx.services.passwordReseal.run();
     if (resealed.resealed > 0) this.log(`mail passwords re-sealed: ${resealed.resealed}`);
     if (resealed.failed > 0) this.warn(`mail passwords that could not be re-sealed (key missing?): ${resealed.failed}`);
-    return { applied, from: change.from, to: change.to, resealed };
+    return { applied, from: change.from, to: change.to, needsResync: change.needsResync, resealed };
   }
 }

@@ -26,6 +26,7 @@ import type { EmailService } from '../emails/email-service.js';
 import type { AttachmentDownloads } from '../emails/attachment-download.js';
 import type { HtmlBodies } from '../emails/html-bodies.js';
 import type { SyncService } from '../sync/sync-service.js';
+import type { ResyncService } from '../sync/resync-service.js';
 import type { EmailSenderService } from '../sending/email-sender-service.js';
 import type { BackupService } from '../backup/backup-service.js';
 import type { RestoreService } from '../backup/restore-service.js';
@@ -152,6 +153,9 @@ export class Services {
   }
   get mailSync(): SyncService {
     return this.once('mailSync', () => mail.mailSync(this.p, this));
+  }
+  get mailResync(): ResyncService {
+    return this.once('mailResync', () => mail.mailResync(this.p, this));
   }
   get sending(): EmailSenderService {
     return this.once('sending', () => mail.sending(this.p, this));

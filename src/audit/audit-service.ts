@@ -60,6 +60,8 @@ export const AuditActions = {
   timesheetsExported: 'admin.timesheets_exported',
   /** Migrations applied or reverted (crm-admin db migrate, or serve at its start): from/to schema and each step's duration. */
   dbMigrate: 'db.migrate',
+  /** Mail of an email account read again from the server (crm-admin sync resync): outcome and counts, never addresses. */
+  syncResync: 'sync.resync',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

@@ -54,3 +54,13 @@ export async function migrationStatus(sequelize: Sequelize): Promise<{ applied: 
   const known = new Set(onDisk);
   return { applied: applied.size, pending: onDisk.filter((name) => !applied.has(name)).sort(), unknown: [...applied].filter((name) => !known.has(name)).sort() };
 }
+
+/** Whether any email is stored (a migration that needs mail read again matters only then); false before the table exists. */
+export async function anyStoredEmail(sequelize: Sequelize): Promise<boolean> {
+  try {
+    const rows = await sequelize.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM emails) AS any', { type: QueryTypes.SELECT });
+    return rows[0]?.any === true;
+  } catch {
+    return false;
+  }
+}

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { AuditService, RequestMeta } from '../audit/audit-service.js';
 import { AuditActions } from '../audit/audit-service.js';
-import { newestAppliedMigration } from '../db/migration-check.js';
+import { anyStoredEmail, newestAppliedMigration } from '../db/migration-check.js';
 import { migrateDownOne, migrateUp, type MigrationStep } from '../db/migrator.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -12,7 +12,20 @@ export interface SchemaChange {
   from: string | null;
   to: string | null;
   steps: MigrationStep[];
+  /** Applied migrations after which mail synced earlier lacks what they added (MIGRATIONS_NEEDING_RESYNC), when mail is stored. */
+  needsResync: string[];
 }
+
+/** The command that fills in what such a migration added, for the log line and `db migrate`'s output. */
+export const RESYNC_COMMAND = 'crm-admin sync resync --all';
+
+/**
+ * Migrations that add what the sync stores of each email, so that mail synced before them lacks it until
+ * it is read from the server again (RESYNC_COMMAND). Keyed by name: the migrations themselves are
+ * never edited. 0020: addresses (From, To, Cc, Reply-To as lists); 0026: participants of every address
+ * header (Sender and Bcc were never stored).
+ */
+export const MIGRATIONS_NEEDING_RESYNC: ReadonlySet<string> = new Set(['0020-email-detail-columns', '0026-participants-every-address-header']);
 
 /**
  * The only two ways the schema changes outside a restore: apply what is pending, or revert the newest.
@@ -57,6 +70,18 @@ export class SchemaMigrationService {
       // Reverting the very first migration drops audit_logs itself: then the log line is the only record.
       await this.audit.record({ action: AuditActions.dbMigrate, details: { direction, from, to, steps } }, meta);
     }
-    return { direction, from, to, steps };
+    const needsResync = await this.needingResync(steps);
+    if (needsResync.length > 0) {
+      // The upgrade says so itself: an operator reads the log of the serve or db migrate that applied it.
+      this.logger.warn(`mail synced before these migrations lacks what they add: run ${RESYNC_COMMAND}`, { migrations: needsResync, command: RESYNC_COMMAND });
+    }
+    return { direction, from, to, steps, needsResync };
+  }
+
+  /** Of the migrations just applied, those after which stored mail needs a resync (none on an install without mail). */
+  private async needingResync(steps: MigrationStep[]): Promise<string[]> {
+    const names = steps.filter((step) => step.direction === 'up' && MIGRATIONS_NEEDING_RESYNC.has(step.name)).map((step) => step.name);
+    if (names.length === 0 || !(await anyStoredEmail(this.sequelize))) return [];
+    return names;
   }
 }

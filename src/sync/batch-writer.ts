@@ -17,6 +17,8 @@ export interface BatchInput {
   checkpoint: CheckpointFields;
   /** A full sync's final batch: remove rows of earlier generations that this sync did not see. */
   sweepGeneration?: number;
+  /** More writes that must commit with the batch, in its transaction (a resync's progress, resync-repository.ts). */
+  alongside?: (tx: Tx) => Promise<void>;
 }
 
 export interface BatchResult {
@@ -86,7 +88,9 @@ export class BatchWriter {
       // seen here or deleted after this batch commits. Asked before the lock, a batch could write an
       // address erased in between.
       const emails = this.gate && input.emails.length > 0 ? await this.gate.admit(input.emails, tx) : input.emails;
-      return writeEmails(store, account, { ...input, emails }, this.lease.generation, tx, { allNew });
+      const result = await writeEmails(store, account, { ...input, emails }, this.lease.generation, tx, { allNew });
+      await input.alongside?.(tx);
+      return result;
     });
   }
 }

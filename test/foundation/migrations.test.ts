@@ -16,6 +16,7 @@ const EXPECTED_TABLES = [
   'mail_sync_states',
   'privacy_suppressions',
   'rate_limits',
+  'resync_progress',
   'send_idempotency_keys',
   'sessions',
   'timesheets',

@@ -15,6 +15,8 @@ import { SendThrottle, UploadBudget } from '../../sending/send-throttle.js';
 import { SentEmailWriter } from '../../sync/sent-email-writer.js';
 import { SyncRepository } from '../../sync/sync-repository.js';
 import { SyncService } from '../../sync/sync-service.js';
+import { ResyncRepository } from '../../sync/resync-repository.js';
+import { ResyncService } from '../../sync/resync-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // Mail: the stored emails (src/emails), the mail sync (src/sync) and sending (src/sending). Contacts
@@ -62,6 +64,23 @@ export function mailSync(p: Plumbing, s: Mailboxes & { readStatePusher: ReadStat
       role: p.options.syncRole,
     },
   );
+}
+
+/** `crm-admin sync resync` reads mail again through the sync's writer, under the account's sync lease,
+ * with the same gate (erased addresses, retention) as the sync. */
+export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }): ResyncService {
+  const admission = new SuppressionFilter({ suppressions: p.suppressions, hasher: p.addressHasher, retentionDays: p.config.emailRetention.days });
+  return new ResyncService({
+    repository: new SyncRepository(p.sql),
+    mailStore: p.mailStore,
+    progress: new ResyncRepository(p.sql),
+    transactions: p.transactions,
+    clientFor: (account) => s.emailAccounts.clientFor(account),
+    admission,
+    audit: s.audit,
+    logger: p.logger,
+    intervalSeconds: p.config.syncIntervalSeconds,
+  });
 }
 
 type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; audit: AuditService; sessions: SessionService };
