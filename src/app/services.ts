@@ -36,6 +36,8 @@ import { TimesheetRepository } from '../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../timesheets/timesheet-service.js';
 import { ContactRepository } from '../contacts/contact-repository.js';
 import { ContactService } from '../contacts/contact-service.js';
+import { CompanyRepository } from '../companies/company-repository.js';
+import { CompanyService } from '../companies/company-service.js';
 import { EmailRepository } from '../emails/email-repository.js';
 import { EmailService } from '../emails/email-service.js';
 import { ReadStatePusher } from '../emails/read-state-pusher.js';
@@ -316,6 +318,11 @@ export class Services {
       () => new ContactService({ contacts: new ContactRepository(this.sql), accounts: this.accountAccess, transactions: this.transactions, audit: this.audit }),
     );
   }
+  // Companies (branch companies, issue 38): the organisations behind the correspondents' mail domains.
+  get companies(): CompanyService {
+    return this.once('companies', () => new CompanyService({ companies: new CompanyRepository(this.sql), transactions: this.transactions, audit: this.audit }));
+  }
+
   private get emailRepository(): EmailRepository {
     return this.once('emailRepository', () => new EmailRepository(this.sql));
   }
