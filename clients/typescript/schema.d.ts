@@ -824,6 +824,50 @@ export interface paths {
         patch: operations["updateContact"];
         trace?: never;
     };
+    "/api/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the companies of the contacts the caller may see
+         * @description Signed-in users (accessToken cookie or Bearer). contactCount and lastEmailAt count only the contacts of email accounts the caller may see. The total is exact.
+         */
+        get: operations["listCompanies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One company
+         * @description Signed-in users (accessToken cookie or Bearer). A company none of whose contacts the caller sees (or of an own domain): 404.
+         */
+        get: operations["getCompany"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a company's name or notes
+         * @description Signed-in users (accessToken cookie or Bearer). Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again. Audited (company.updated). A company the caller does not see: 404.
+         */
+        patch: operations["updateCompany"];
+        trace?: never;
+    };
     "/api/emails": {
         parameters: {
             query?: never;
@@ -1408,6 +1452,8 @@ export interface components {
             name: string | null;
             notes: string | null;
             lastEmailAt: string | null;
+            /** @description The company of the address's domain (GET /api/companies/{id}); null for free-mail domains and the staff's own domains */
+            companyId: string | null;
             unreadCount: number;
             /** @description Only on a single contact (GET/PATCH/POST), not in lists */
             emailCount?: number;
@@ -1416,6 +1462,29 @@ export interface components {
              * @example 2026-03-01T08:30:00.000Z
              */
             addedAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        Company: {
+            /** Format: uuid */
+            id: string;
+            /** @description The mail domain the company stands for (lower case) */
+            domain: string;
+            /** @description The name staff gave it, else the domain */
+            name: string;
+            notes: string | null;
+            /** @description The caller's contacts at this domain (over the email accounts they may see) */
+            contactCount: number;
+            /** @description The newest email of those contacts; null when they have none */
+            lastEmailAt: string | null;
             /**
              * Format: date-time
              * @example 2026-03-01T08:30:00.000Z
@@ -3785,6 +3854,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 emailAccountId?: string;
+                /** @description Only the contacts of this company; a company the caller does not see (unknown, or none of its contacts visible to them): 404 */
+                companyId?: string;
                 search?: string;
                 /** @description lastEmail (default): the most recent correspondence first; name: A to Z (the address where there is no name); latest: old name of lastEmail */
                 sort?: "lastEmail" | "name" | "latest";
@@ -3990,6 +4061,139 @@ export interface operations {
                         success: true;
                         data: {
                             contact: components["schemas"]["Contact"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCompanies: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Words that must each occur in the name or the domain, in any order; accents and letter case aside ("kovac" finds "Kováč s.r.o.") */
+                search?: string;
+                /** @description lastEmail (default): the most recent correspondence first; name: A to Z by the shown name; contactCount: the most contacts first */
+                sort?: "lastEmail" | "name" | "contactCount";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of companies */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Company"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company, with its figures over the contacts the caller sees */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            company: components["schemas"]["Company"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    notes?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The changed company */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            company: components["schemas"]["Company"];
                         };
                         /** @description Slovak, for people */
                         message: string;

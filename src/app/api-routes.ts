@@ -7,6 +7,7 @@ import { createAuthRouter } from '../auth/auth-routes.js';
 import { createAdminRouter } from '../admin/admin-routes.js';
 import { createTimesheetRouter } from '../timesheets/timesheet-routes.js';
 import { createContactRouter } from '../contacts/contact-routes.js';
+import { createCompanyRouter } from '../companies/company-routes.js';
 import { createEmailRouter } from '../emails/email-routes.js';
 import { createSendingRouter } from '../sending/sending-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
@@ -24,6 +25,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/admin', createAdminRouter(ctx.services, auth));
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   api.use('/contacts', createContactRouter(ctx.services, auth));
+  api.use('/companies', createCompanyRouter(ctx.services, auth));
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
   api.use('/emails', createEmailRouter(ctx.services, auth, { corsOrigins: ctx.config.corsOrigins }));

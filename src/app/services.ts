@@ -21,6 +21,7 @@ import type { PasswordReseal } from '../email-accounts/password-seal.js';
 import type { TimesheetService } from '../timesheets/timesheet-service.js';
 import type { TimesheetMonth } from '../timesheets/timesheet-month.js';
 import type { ContactService } from '../contacts/contact-service.js';
+import type { CompanyService } from '../companies/company-service.js';
 import type { ReadStatePusher } from '../emails/read-state-pusher.js';
 import type { EmailService } from '../emails/email-service.js';
 import type { AttachmentDownloads } from '../emails/attachment-download.js';
@@ -136,6 +137,9 @@ export class Services {
   }
   get contacts(): ContactService {
     return this.once('contacts', () => records.contacts(this.p, this));
+  }
+  get companies(): CompanyService {
+    return this.once('companies', () => records.companies(this.p, this));
   }
 
   // Emails, the mail sync and sending

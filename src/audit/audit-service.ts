@@ -42,6 +42,8 @@ export const AuditActions = {
   auditPruned: 'admin.audit_pruned',
   contactCreated: 'contact.created',
   contactDeleted: 'contact.deleted',
+  /** A company's name or notes changed (src/companies): its id, domain and the fields changed, never their text. */
+  companyUpdated: 'company.updated',
   dbBackup: 'admin.db_backup',
   dbRestore: 'admin.db_restore',
   /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */

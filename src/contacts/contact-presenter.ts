@@ -10,6 +10,7 @@ export function presentContact(contact: ContactRecord): ContactResponse {
     name: contact.name,
     notes: contact.notes,
     lastEmailAt: contact.lastEmailAt,
+    companyId: contact.companyId,
     unreadCount: contact.unreadCount,
     ...(contact.emailCount !== undefined ? { emailCount: contact.emailCount } : {}),
     addedAt: contact.addedAt,

@@ -1,3 +1,4 @@
+import { accessToCompany, shownCompanyIdOf } from '../companies/company-visibility.js';
 import { escapeLike } from '../db/escape-like.js';
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
@@ -8,6 +9,8 @@ export type ContactSort = 'lastEmail' | 'name';
 
 export interface ContactFilter {
   emailAccountId?: string;
+  /** Only the contacts of this company (a company the caller does not see: 404, like an account filter). */
+  companyId?: string;
   /** Words that must each occur in the name or the address, in any order; accents and letter case aside. */
   search?: string;
   sort: ContactSort;
@@ -15,6 +18,9 @@ export interface ContactFilter {
 
 // The SQL text of the contacts area, run by ContactRepository (and by the bench's EXPLAIN).
 export const CONTACT_COLUMNS = `c.id, c.user_id, c.email_account_id, c.email, c.name, c.notes, c.added_at, c.last_email_at, c.created_at, c.updated_at`;
+
+/** The company id of the contact row `alias` as the caller sees it (company-visibility.ts). */
+export const COMPANY_ID_OF = shownCompanyIdOf;
 
 /** Unread emails of one contact, from the partial index on the links (never a visit to the emails). */
 export const UNREAD_COUNT_OF = (alias: string) => `(SELECT count(*) FROM email_contacts u WHERE u.contact_id = ${alias}.id AND NOT u.is_read)::int`;
@@ -65,6 +71,11 @@ export function contactListQuery(userId: string, filter: ContactFilter, page: Pa
   const order = ORDER_BY[filter.sort];
   const scope = `${accountsWith('view')}${filter.emailAccountId ? ' AND m.email_account_id = $accountId' : ''}`;
   const words = filter.search ? contactSearchConditions(filter.search, bind) : [];
+  // A company's contacts are one range of contacts_company_idx (migration 0027), so they take the narrow path too.
+  if (filter.companyId) {
+    words.push('c.company_id = $companyId');
+    bind.companyId = filter.companyId;
+  }
   const matching = [`c.email_account_id IN (${scope})`, ...words].join(' AND ');
   const pageRows =
     words.length > 0
@@ -76,9 +87,9 @@ export function contactListQuery(userId: string, filter: ContactFilter, page: Pa
           ORDER BY ${order('p')} LIMIT $limit OFFSET $offset`;
   return {
     bind,
-    pageSql: `SELECT c.*, ${UNREAD_COUNT_OF('c')} AS unread_count
+    pageSql: `SELECT c.*, ${UNREAD_COUNT_OF('c')} AS unread_count, ${COMPANY_ID_OF('c')} AS company_id
                 FROM (${pageRows}) c
                ORDER BY ${order('c')}`,
-    countSql: countWithAccess(`SELECT 1 FROM contacts c WHERE ${matching}`, filter, 'view'),
+    countSql: countWithAccess(`SELECT 1 FROM contacts c WHERE ${matching}`, filter, 'view') + (filter.companyId ? `, ${accessToCompany()} AS company_access` : ''),
   };
 }

@@ -10,6 +10,8 @@ export interface ContactRecord {
   notes: string | null;
   addedAt: Date;
   lastEmailAt: Date | null;
+  /** The company of the contact's domain as the caller may see it: null for free-mail and the staff's own domains. */
+  companyId: string | null;
   createdAt: Date;
   updatedAt: Date;
   unreadCount: number;
@@ -26,6 +28,7 @@ export interface ContactRow {
   notes: string | null;
   added_at: Date;
   last_email_at: Date | null;
+  company_id: string | null;
   created_at: Date;
   updated_at: Date;
   unread_count: number;
@@ -42,6 +45,7 @@ export function toContactRecord(row: ContactRow): ContactRecord {
     notes: row.notes,
     addedAt: row.added_at,
     lastEmailAt: row.last_email_at,
+    companyId: row.company_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     unreadCount: row.unread_count,

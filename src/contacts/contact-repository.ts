@@ -1,3 +1,4 @@
+import { companyIdOfDomain, ensureCompanies } from '../companies/company-assignment.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
@@ -6,8 +7,11 @@ import { accountsWith } from '../email-accounts/account-rights.js';
 import { Contact } from '../models/index.js';
 import { cutPage, type PageRequest } from '../shared/pagination.js';
 import { linkEarlierEmails, recomputeLastEmailAt } from './contact-mail-links.js';
-import { CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
+import { COMPANY_ID_OF, CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
 import { toContactRecord, type ContactRecord, type ContactRow } from './contact-records.js';
+
+/** The list's count row; company_access only with a company filter (null: not a company the caller sees). */
+export type ContactCountRow = CountRow & { company_access?: boolean | null };
 
 /** The columns of a contact added by hand; the id, timestamps and defaults come from the database. */
 export interface NewContactRow {
@@ -17,6 +21,7 @@ export interface NewContactRow {
   name: string | null;
   notes: string | null;
   lastEmailAt: Date | null;
+  companyId: string | null;
 }
 
 export type ContactEdits = Partial<Pick<Contact, 'name' | 'notes'>>;
@@ -33,9 +38,9 @@ export class ContactRepository {
   constructor(private readonly sql: Sql) {}
 
   /** One page of the contacts the caller may see, and the count row that also answers their right on the filter ids. */
-  async listPage(userId: string, filter: ContactFilter, page: PageRequest, tx?: Tx): Promise<{ items: ContactRecord[]; count: CountRow; hasNext: boolean }> {
+  async listPage(userId: string, filter: ContactFilter, page: PageRequest, tx?: Tx): Promise<{ items: ContactRecord[]; count: ContactCountRow; hasNext: boolean }> {
     const { pageSql, countSql, bind } = contactListQuery(userId, filter, page);
-    const [rows, count] = await Promise.all([this.sql.select<ContactRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
+    const [rows, count] = await Promise.all([this.sql.select<ContactRow>(pageSql, bind, tx), this.sql.one<ContactCountRow>(countSql, bind, tx)]);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toContactRecord), count: count!, hasNext: cut.hasNext };
   }
@@ -43,7 +48,7 @@ export class ContactRepository {
   /** A contact of an account the caller may see, with its unread and email counts, or undefined. */
   async findRecord(userId: string, contactId: string, tx?: Tx): Promise<ContactRecord | undefined> {
     const row = await this.sql.one<ContactRow>(
-      `SELECT ${CONTACT_COLUMNS}, ${UNREAD_COUNT_OF('c')} AS unread_count,
+      `SELECT ${CONTACT_COLUMNS}, ${UNREAD_COUNT_OF('c')} AS unread_count, ${COMPANY_ID_OF('c')} AS company_id,
               (SELECT count(*) FROM email_contacts a WHERE a.contact_id = c.id)::int AS email_count
          FROM contacts c WHERE c.id = $contactId AND c.email_account_id IN (${accountsWith('view')})`,
       { contactId, userId },
@@ -65,6 +70,14 @@ export class ContactRepository {
 
   create(values: NewContactRow, tx?: Tx): Promise<Contact> {
     return Contact.create(values, { transaction: tx });
+  }
+
+  /** The company a new contact of this address is filed under, as the sync files it (company-assignment.ts); null for a free-mail domain. */
+  async companyIdFor(email: string, tx?: Tx): Promise<string | null> {
+    const domain = (await ensureCompanies(this.sql, [email], tx)).get(email);
+    if (!domain) return null;
+    const row = await this.sql.one<{ id: string | null }>(`SELECT ${companyIdOfDomain('$domain')} AS id`, { domain }, tx);
+    return row?.id ?? null;
   }
 
   /**

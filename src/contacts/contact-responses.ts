@@ -10,6 +10,7 @@ export const contactSchema = z
     name: z.string().nullable(),
     notes: z.string().nullable(),
     lastEmailAt: nullableTimestamp,
+    companyId: uuid.nullable().meta({ description: "The company of the address's domain (GET /api/companies/{id}); null for free-mail domains and the staff's own domains" }),
     unreadCount: z.number().int().min(0),
     emailCount: z.number().int().min(0).optional().meta({ description: 'Only on a single contact (GET/PATCH/POST), not in lists' }),
     addedAt: timestamp,

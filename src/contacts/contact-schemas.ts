@@ -22,6 +22,10 @@ export const searchText = z.string({ error: 'Hľadaný text musí byť text' }).
 
 export const listContactsQuery = paginationQuery.extend({
   emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
+  companyId: z
+    .uuid('Neplatný identifikátor firmy')
+    .optional()
+    .meta({ description: 'Only the contacts of this company; a company the caller does not see (unknown, or none of its contacts visible to them): 404' }),
   search: searchText.optional(),
   sort: z
     .enum(['lastEmail', 'name', 'latest'], { error: 'sort musí byť lastEmail alebo name' })

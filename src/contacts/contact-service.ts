@@ -4,6 +4,7 @@ import { boundedTotal, type Page, type PageRequest } from '../shared/pagination.
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
 import { ACCOUNT_NOT_FOUND, totalOrDenied, type EmailAccountAccess } from '../email-accounts/account-access.js';
+import { COMPANY_NOT_FOUND } from '../companies/company-visibility.js';
 import type { ContactFilter } from './contact-query.js';
 import { CONTACT_NOT_FOUND, type ContactRecord } from './contact-records.js';
 import type { ContactEdits, ContactRepository } from './contact-repository.js';
@@ -43,7 +44,10 @@ export class ContactService {
 
   async list(userId: string, filter: ContactFilter, page: PageRequest): Promise<Page<ContactRecord>> {
     const { items, count, hasNext } = await this.deps.contacts.listPage(userId, filter, page);
-    return { ...boundedTotal(totalOrDenied(count, 'view')), items, hasNext };
+    const total = totalOrDenied(count, 'view');
+    // A company the caller does not see is a 404, as an account filter is (company-visibility.ts).
+    if ('company_access' in count && !count.company_access) throw new NotFoundError(COMPANY_NOT_FOUND);
+    return { ...boundedTotal(total), items, hasNext };
   }
 
   async get(userId: string, contactId: string): Promise<ContactRecord> {
@@ -66,7 +70,8 @@ export class ContactService {
         // read under a lock, so a hand-over in between cannot leave the row under the former owner.
         const ownerId = await contacts.lockAccountOwner(accountId, tx);
         if (!ownerId) throw new NotFoundError(ACCOUNT_NOT_FOUND);
-        const contact = await contacts.create({ userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null }, tx);
+        const companyId = await contacts.companyIdFor(email, tx);
+        const contact = await contacts.create({ userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null, companyId }, tx);
         await contacts.linkEarlierEmails(contact.id, tx);
         await audit.record({ action: AuditActions.contactCreated, userId, details: { contactId: contact.id, emailAccountId: accountId, email } }, meta, tx);
         return contact.id;

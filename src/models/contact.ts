@@ -10,6 +10,8 @@ export class Contact extends Model<InferAttributes<Contact>, InferCreationAttrib
   declare notes: string | null;
   declare addedAt: CreationOptional<Date>;
   declare lastEmailAt: Date | null;
+  /** The company of the address's domain (migration 0027); NULL for a free-mail domain. */
+  declare companyId: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -24,6 +26,7 @@ export class Contact extends Model<InferAttributes<Contact>, InferCreationAttrib
         notes: { type: DataTypes.TEXT, allowNull: true },
         addedAt: { type: DataTypes.DATE, allowNull: false, defaultValue: DataTypes.NOW },
         lastEmailAt: { type: DataTypes.DATE, allowNull: true },
+        companyId: { type: DataTypes.UUID, allowNull: true },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

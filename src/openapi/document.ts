@@ -11,6 +11,7 @@ import { adminArea } from './admin-doc.js';
 import { authArea } from './auth-doc.js';
 import { dataEnvelope, errorResponses, listEnvelope, messageEnvelope, requestIdHeader, securitySchemes } from './components.js';
 import { contactArea } from './contact-doc.js';
+import { companyArea } from './company-doc.js';
 import { emailArea } from './email-doc.js';
 import { emailAccountArea } from './email-account-doc.js';
 import { privacyArea } from './privacy-doc.js';
@@ -32,7 +33,7 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, privacyArea, eventArea, userArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, companyArea, emailArea, privacyArea, eventArea, userArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */

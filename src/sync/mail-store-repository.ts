@@ -6,6 +6,7 @@
  * contacts unless the user deleted them (contact_suppressions); an existing contact keeps its name
  * and notes.
  */
+import { companyIdOfDomain, ensureCompanies } from '../companies/company-assignment.js';
 import { linkEarlierEmails, recomputeLastEmailAt } from '../contacts/contact-mail-links.js';
 import type { Sql } from '../db/sql.js';
 import { lockAccountOwner } from '../email-accounts/account-owner-lock.js';
@@ -92,15 +93,22 @@ export class MailStoreRepository {
    * INSERT ... ON CONFLICT on (user_id, email_account_id, email): a new contact gets the name from
    * the mail, an existing one keeps its own and only fills a missing one.
    */
-  upsertContacts(account: AccountRef, people: Correspondent[], tx?: Tx): Promise<UpsertedContact[]> {
-    if (people.length === 0) return Promise.resolve([]);
+  async upsertContacts(account: AccountRef, people: Correspondent[], tx?: Tx): Promise<UpsertedContact[]> {
+    if (people.length === 0) return [];
+    // The companies of their domains first, in a statement of their own (company-assignment.ts).
+    const domainOf = await ensureCompanies(
+      this.sql,
+      people.map((p) => p.email),
+      tx,
+    );
     // Sorted: concurrent writers then lock rows in the same order.
-    const rows = [...people].sort((a, b) => (a.email < b.email ? -1 : 1));
+    const rows = [...people].sort((a, b) => (a.email < b.email ? -1 : 1)).map((p) => ({ email: p.email, name: p.name, domain: domainOf.get(p.email) ?? null }));
     return this.sql.select<UpsertedContact>(
-      `INSERT INTO contacts (user_id, email_account_id, email, name)
-       SELECT $userId, $accountId, v.email, v.name FROM jsonb_to_recordset($people::jsonb) AS v(email text, name text)
+      `INSERT INTO contacts (user_id, email_account_id, email, name, company_id)
+       SELECT $userId, $accountId, v.email, v.name, ${companyIdOfDomain('v.domain')} FROM jsonb_to_recordset($people::jsonb) AS v(email text, name text, domain text)
        ON CONFLICT (user_id, email_account_id, email) DO UPDATE
           SET name = COALESCE(contacts.name, EXCLUDED.name),
+              company_id = COALESCE(contacts.company_id, EXCLUDED.company_id),
               updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL THEN now() ELSE contacts.updated_at END
        RETURNING id, email, (xmax = 0) AS inserted`,
       { userId: account.userId, accountId: account.id, people: JSON.stringify(rows) },

@@ -28,6 +28,8 @@ function fakeContacts(overrides: Partial<Record<keyof ContactRepository, unknown
     liftSuppression: async () => {},
     // The owner as the locked account row names it (an editor's contact still carries the owner).
     lockAccountOwner: async () => OWNER,
+    // The company of the address's domain, as the sync files it (company-assignment.ts).
+    companyIdFor: async () => 'company-1',
     create: async (values: NewContactRow) => {
       calls.created.push(values);
       return { id: 'contact-1' } as Contact;
@@ -72,7 +74,7 @@ describe('unit: ContactService', () => {
       await service(repo).create(USER, { emailAccountId: ACCOUNT, email: '  Klient@Partner.TEST ' }, {});
       expect(calls.exists).to.deep.equal(['klient@partner.test']);
       expect(calls.created.map((c) => c.email)).to.deep.equal(['klient@partner.test']);
-      expect(calls.created[0]).to.include({ userId: OWNER, emailAccountId: ACCOUNT, name: null, notes: null });
+      expect(calls.created[0]).to.include({ userId: OWNER, emailAccountId: ACCOUNT, name: null, notes: null, companyId: 'company-1' });
     });
 
     it('answers 409 for an existing address without inserting', async () => {

@@ -194,6 +194,7 @@ describe('unit: presenters', () => {
       name: 'Ana',
       notes: null,
       lastEmailAt: null,
+      companyId: null,
       unreadCount: 2,
       addedAt: created,
       createdAt: created,

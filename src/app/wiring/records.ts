@@ -1,12 +1,15 @@
 import type { AuditService } from '../../audit/audit-service.js';
 import { ContactRepository } from '../../contacts/contact-repository.js';
 import { ContactService } from '../../contacts/contact-service.js';
+import { CompanyRepository } from '../../companies/company-repository.js';
+import { CompanyService } from '../../companies/company-service.js';
 import { TimesheetMonth } from '../../timesheets/timesheet-month.js';
 import { TimesheetRepository } from '../../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../../timesheets/timesheet-service.js';
 import type { Plumbing } from './plumbing.js';
 
-// What staff keep in the CRM besides mail: timesheets (src/timesheets) and contacts (src/contacts).
+// What staff keep in the CRM besides mail: timesheets (src/timesheets), contacts (src/contacts) and the
+// companies behind the correspondents' mail domains (src/companies).
 
 interface Audited {
   audit: AuditService;
@@ -31,4 +34,8 @@ export function timesheetMonth(p: Plumbing, s: Audited): TimesheetMonth {
 
 export function contacts(p: Plumbing, s: Audited): ContactService {
   return new ContactService({ contacts: new ContactRepository(p.sql), accounts: p.accountAccess, transactions: p.transactions, audit: s.audit });
+}
+
+export function companies(p: Plumbing, s: Audited): CompanyService {
+  return new CompanyService({ companies: new CompanyRepository(p.sql), transactions: p.transactions, audit: s.audit });
 }

@@ -1,0 +1,36 @@
+/** A company as the service hands it out: the stored row plus the figures over the contacts the reader sees. */
+export interface CompanyRecord {
+  id: string;
+  domain: string;
+  /** The name staff gave it, or null (the API then shows the domain). */
+  name: string | null;
+  notes: string | null;
+  contactCount: number;
+  lastEmailAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface CompanyRow {
+  id: string;
+  domain: string;
+  name: string | null;
+  notes: string | null;
+  contact_count: number;
+  last_email_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toCompanyRecord(row: CompanyRow): CompanyRecord {
+  return {
+    id: row.id,
+    domain: row.domain,
+    name: row.name,
+    notes: row.notes,
+    contactCount: row.contact_count,
+    lastEmailAt: row.last_email_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

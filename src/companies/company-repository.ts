@@ -1,0 +1,46 @@
+import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import { cutPage, type PageRequest } from '../shared/pagination.js';
+import { companyListQuery, companyQuery, type CompanyFilter, type CompanyScope } from './company-query.js';
+import { toCompanyRecord, type CompanyRecord, type CompanyRow } from './company-records.js';
+import { accessToCompany } from './company-visibility.js';
+
+export interface CompanyEdits {
+  name?: string | null;
+  notes?: string | null;
+}
+
+/** All data access of the companies area; every lookup for a caller is scoped by what they see (company-visibility.ts). */
+export class CompanyRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async listPage(scope: CompanyScope, filter: CompanyFilter, page: PageRequest, tx?: Tx): Promise<{ items: CompanyRecord[]; total: number; hasNext: boolean }> {
+    const { pageSql, countSql, bind } = companyListQuery(scope, filter, page);
+    const [rows, count] = await Promise.all([this.sql.select<CompanyRow>(pageSql, bind, tx), this.sql.one<{ total: number }>(countSql, bind, tx)]);
+    const cut = cutPage(rows, page);
+    return { items: cut.rows.map(toCompanyRecord), total: count!.total, hasNext: cut.hasNext };
+  }
+
+  /** The company with its figures over the caller's contacts, or undefined when they see none. */
+  async find(userId: string, companyId: string, tx?: Tx): Promise<CompanyRecord | undefined> {
+    const { sql, bind } = companyQuery(userId, companyId);
+    const row = await this.sql.one<CompanyRow>(sql, bind, tx);
+    return row && toCompanyRecord(row);
+  }
+
+  /**
+   * Changes a company the caller sees (checked in the same statement, so a share removed a moment
+   * ago cannot let the write through); answers its domain, or undefined when nothing changed.
+   */
+  async update(userId: string, companyId: string, values: CompanyEdits, tx?: Tx): Promise<string | undefined> {
+    const sets = ['updated_at = now()'];
+    if (values.name !== undefined) sets.push('name = $name');
+    if (values.notes !== undefined) sets.push('notes = $notes');
+    const row = await this.sql.one<{ domain: string }>(
+      `UPDATE companies SET ${sets.join(', ')} WHERE id = $companyId AND ${accessToCompany()} RETURNING domain`,
+      { userId, companyId, name: values.name ?? null, notes: values.notes ?? null },
+      tx,
+    );
+    return row?.domain;
+  }
+}
