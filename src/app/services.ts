@@ -76,6 +76,9 @@ import { OutboxPruner } from '../events/outbox-pruner.js';
 import { SharedListener } from '../db/shared-listener.js';
 import { AUTH_CHANGE_CHANNEL } from '../auth/session-cache.js';
 import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
+import { FollowUpRepository } from '../follow-ups/follow-up-repository.js';
+import { FollowUpService } from '../follow-ups/follow-up-service.js';
+import { FollowUpDueJob } from '../follow-ups/follow-up-due-job.js';
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -478,6 +481,18 @@ export class Services {
   }
   get outboxPruner(): OutboxPruner {
     return this.once('outboxPruner', () => new OutboxPruner(this.outbox, this.logger));
+  }
+
+  // Follow-ups (branch followups, issue 38): private reminders per contact and user; the due job of
+  // every serve announces them through the events outbox (ADR 0119).
+  private get followUpRepository(): FollowUpRepository {
+    return this.once('followUpRepository', () => new FollowUpRepository(this.sql));
+  }
+  get followUps(): FollowUpService {
+    return this.once('followUps', () => new FollowUpService({ followUps: this.followUpRepository, accounts: this.accountAccess, transactions: this.transactions }));
+  }
+  get followUpDue(): FollowUpDueJob {
+    return this.once('followUpDue', () => new FollowUpDueJob(this.followUpRepository, this.transactions, this.logger));
   }
 }
 

@@ -19,6 +19,7 @@ import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
+import { followUpArea } from './follow-up-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 
 export interface OpenApiOptions {
@@ -32,7 +33,7 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, emailArea, privacyArea, eventArea, userArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, followUpArea, emailArea, privacyArea, eventArea, userArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */
@@ -95,6 +96,8 @@ function successContent(route: RouteDoc): ZodOpenApiResponseObject {
   });
   const json = (schema: ZodOpenApiMediaTypeObject['schema']) => ({ description: success.description, headers, content: { 'application/json': { schema } } });
   switch (success.body) {
+    case 'none':
+      return { description: success.description, headers };
     case 'data':
       return json(dataEnvelope(success.data));
     case 'list':
