@@ -21,6 +21,7 @@ export type EmailAddress = components['schemas']['EmailAddress'];
 export type EmailAccount = components['schemas']['EmailAccount'];
 export type Timesheet = components['schemas']['Timesheet'];
 export type Pagination = components['schemas']['Pagination'];
+export type FollowUp = components['schemas']['FollowUp'];
 
 /** Live updates (GET /api/events): the JSON of each server-sent event's `data:`, by its `event:` name. */
 export interface LiveEvents {
@@ -32,6 +33,7 @@ export interface LiveEvents {
   'contact.deleted': components['schemas']['ContactDeletedEvent'];
   'sync.status': components['schemas']['SyncStatusEvent'];
   'membership.changed': components['schemas']['MembershipChangedEvent'];
+  'follow_up.due': components['schemas']['FollowUpDueEvent'];
   resync: components['schemas']['ResyncEvent'];
 }
 export type LiveEventType = keyof LiveEvents;
@@ -44,6 +46,7 @@ export const LIVE_EVENT_TYPES: readonly LiveEventType[] = [
   'contact.deleted',
   'sync.status',
   'membership.changed',
+  'follow_up.due',
   'resync',
 ];
 

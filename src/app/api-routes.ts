@@ -15,6 +15,7 @@ import { createPrivacyRouter } from '../privacy/privacy-routes.js';
 import { createEventRouter } from '../events/event-routes.js';
 import { createDirectoryRouter } from '../users/directory-routes.js';
 import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes.js';
+import { createContactFollowUpRouter, createFollowUpRouter } from '../follow-ups/follow-up-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -24,8 +25,11 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/admin/privacy', createPrivacyRouter(ctx.services, auth));
   api.use('/admin', createAdminRouter(ctx.services, auth));
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
+  // Follow-ups first: their sub-path of a contact is their own, everything else under /contacts falls through.
+  api.use('/contacts', createContactFollowUpRouter(ctx.services, auth));
   api.use('/contacts', createContactRouter(ctx.services, auth));
   api.use('/companies', createCompanyRouter(ctx.services, auth));
+  api.use('/follow-ups', createFollowUpRouter(ctx.services, auth));
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
   api.use('/emails', createEmailRouter(ctx.services, auth, { corsOrigins: ctx.config.corsOrigins }));

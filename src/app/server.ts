@@ -59,6 +59,9 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
   // The live-update outbox is kept for minutes only: every instance prunes it every minute.
   const outboxPruning = new MaintenanceScheduler(ctx.services.outboxPruner, logger, '* * * * *');
   outboxPruning.start();
+  // Follow-ups that came due: every instance checks, one claims each (ADR 0119).
+  const followUpsDue = new MaintenanceScheduler(ctx.services.followUpDue, logger, followUpCron(config.followUpCheckSeconds));
+  followUpsDue.start();
   const address = server.address() as AddressInfo;
   const url = `http://${formatHost(address)}:${address.port}`;
   logger.info('crm-admin serve started', { url, api: options.api, sync: options.sync, pid: process.pid });
@@ -78,6 +81,7 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
         scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
         maintenance.stop(),
         outboxPruning.stop(),
+        followUpsDue.stop(),
       ]);
       // Stop watching before the pool closes and the database stops: our own stop is not a crash.
       await supervisor?.stop();
@@ -87,6 +91,11 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
       logger.info('shutdown complete');
     })());
   return { url, stop };
+}
+
+/** Every `seconds` (a divisor of 60, FOLLOW_UP_CHECK_SECONDS) of each minute. */
+function followUpCron(seconds: number): string {
+  return seconds === 60 ? '0 * * * * *' : `*/${seconds} * * * * *`;
 }
 
 function formatHost(address: AddressInfo): string {

@@ -22,6 +22,8 @@ import type { TimesheetService } from '../timesheets/timesheet-service.js';
 import type { TimesheetMonth } from '../timesheets/timesheet-month.js';
 import type { ContactService } from '../contacts/contact-service.js';
 import type { CompanyService } from '../companies/company-service.js';
+import type { FollowUpService } from '../follow-ups/follow-up-service.js';
+import type { FollowUpDueJob } from '../follow-ups/follow-up-due-job.js';
 import type { ReadStatePusher } from '../emails/read-state-pusher.js';
 import type { EmailService } from '../emails/email-service.js';
 import type { AttachmentDownloads } from '../emails/attachment-download.js';
@@ -140,6 +142,13 @@ export class Services {
   }
   get companies(): CompanyService {
     return this.once('companies', () => records.companies(this.p, this));
+  }
+  get followUps(): FollowUpService {
+    return this.once('followUps', () => records.followUps(this.p));
+  }
+  /** The due job of every serve announces follow-ups through the events outbox (ADR 0119). */
+  get followUpDue(): FollowUpDueJob {
+    return this.once('followUpDue', () => records.followUpDue(this.p));
   }
 
   // Emails, the mail sync and sending

@@ -73,6 +73,8 @@ export class AppConfig {
   readonly emailRetention: { days?: number; deleteEmptyContacts: boolean };
   /** Open live-update streams per user per instance (EVENTS_MAX_STREAMS_PER_USER). */
   readonly eventsMaxStreamsPerUser: number;
+  /** FOLLOW_UP_CHECK_SECONDS: the period of the due follow-up check of every serve. */
+  readonly followUpCheckSeconds: number;
   /** BACKUP_SIGNING_KEY and BACKUP_SIGNING_KEYS_RETIRED (src/backup/signing.ts). */
   readonly backupSigning: { current?: string; retired: string[] };
 
@@ -124,6 +126,7 @@ export class AppConfig {
     this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
     this.emailRetention = { days: raw.EMAIL_RETENTION_DAYS, deleteEmptyContacts: raw.EMAIL_RETENTION_DELETE_EMPTY_CONTACTS };
     this.eventsMaxStreamsPerUser = raw.EVENTS_MAX_STREAMS_PER_USER;
+    this.followUpCheckSeconds = raw.FOLLOW_UP_CHECK_SECONDS;
     this.backupSigning = {
       current: raw.BACKUP_SIGNING_KEY,
       retired: (raw.BACKUP_SIGNING_KEYS_RETIRED ?? '')

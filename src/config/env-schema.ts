@@ -133,6 +133,17 @@ export const envSchema = z.object({
   EVENTS_MAX_STREAMS_PER_USER: withDefault(z.coerce.number().int().min(1).max(100), '5').describe(
     'open live-update streams (`GET /api/events`) one user may hold on one instance; 429 beyond',
   ),
+  FOLLOW_UP_CHECK_SECONDS: withDefault(
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .refine((n) => 60 % n === 0, 'FOLLOW_UP_CHECK_SECONDS musí deliť 60 (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 alebo 60)'),
+    '30',
+  ).describe(
+    'how often every `serve` looks for follow-ups that came due, in seconds (a divisor of 60; the check runs at those seconds of each minute); one instance claims each due follow-up and its owner gets one `follow_up.due` live event',
+  ),
   SYNC_CRON: z
     .preprocess(
       (v) => (v === '' ? undefined : v),

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'contact.deleted',
   'sync.status',
   'membership.changed',
+  'follow_up.due',
   'resync',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -81,6 +82,21 @@ export const membershipChangedEvent = z
     description: 'An account was shared with you, your rights on it changed, or it was unshared (or deleted). Reload your account list.',
   });
 
+export const followUpDueEvent = z
+  .object({
+    followUpId: uuid(),
+    contactId: uuid().meta({ description: 'The contact to follow up' }),
+    emailAccountId: uuid().meta({ description: "The contact's email account" }),
+    dueAt: z.iso.datetime({ offset: true }).meta({ description: 'When it came due' }),
+  })
+  .strict()
+  .meta({
+    id: 'FollowUpDueEvent',
+    description:
+      'One of your follow-ups came due (GET /api/follow-ups?status=due lists it): sent once, within FOLLOW_UP_CHECK_SECONDS of dueAt, only to you, ' +
+      'and only when the contact is still visible to you and has not written since the follow-up was set (answered). A PUT with a new dueAt is announced again.',
+  });
+
 export const resyncEvent = z
   .object({ reason: z.enum(['window_exceeded', 'unknown_event_id', 'outbox_gap']) })
   .strict()
@@ -98,6 +114,7 @@ export const EVENT_SCHEMAS = {
   'contact.deleted': contactDeletedEvent,
   'sync.status': syncStatusEvent,
   'membership.changed': membershipChangedEvent,
+  'follow_up.due': followUpDueEvent,
   resync: resyncEvent,
 } as const satisfies Record<EventType, z.ZodType>;
 
@@ -109,7 +126,7 @@ export interface OutboxEvent {
   id: number;
   type: OutboxEventType;
   emailAccountId: string | null;
-  /** membership.changed: the member it concerns. */
+  /** membership.changed: the member it concerns; follow_up.due: the follow-up's owner. */
   userId: string | null;
   payload: Record<string, unknown>;
   createdAt: Date;

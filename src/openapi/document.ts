@@ -20,6 +20,7 @@ import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
+import { followUpArea } from './follow-up-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 
 export interface OpenApiOptions {
@@ -33,7 +34,7 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, companyArea, emailArea, privacyArea, eventArea, userArea];
+  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, companyArea, followUpArea, emailArea, privacyArea, eventArea, userArea];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */
@@ -96,6 +97,8 @@ function successContent(route: RouteDoc): ZodOpenApiResponseObject {
   });
   const json = (schema: ZodOpenApiMediaTypeObject['schema']) => ({ description: success.description, headers, content: { 'application/json': { schema } } });
   switch (success.body) {
+    case 'none':
+      return { description: success.description, headers };
     case 'data':
       return json(dataEnvelope(success.data));
     case 'list':

@@ -13,7 +13,12 @@ export type RouteAuth = 'none' | 'user' | 'admin' | 'refresh' | 'userOrRefresh';
  * against, from the area's *-responses.ts): the envelope with `data`, a paged list of `item`s, only a
  * message, a file, plain text, or a bare JSON document.
  */
-export type SuccessDoc = { status: 200 | 201 | 202; description: string } & (
+export type SuccessDoc =
+  /** No content (a DELETE that answers nothing but its status). */
+  | { status: 204; description: string; body: 'none' }
+  | SuccessWithBody;
+
+type SuccessWithBody = { status: 200 | 201 | 202; description: string } & (
   | { body: 'data'; data: z.ZodType }
   | { body: 'list'; item: z.ZodType }
   | { body: 'message' }

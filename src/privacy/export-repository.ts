@@ -49,11 +49,14 @@ export class ExportRepository {
     );
   }
 
-  /** The address's contact in each account, with the staff's notes on it. */
+  /** The address's contact in each account, with the staff's notes on it and their follow-ups of it (with their notes). */
   contacts(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
     return this.cursor(
       `SELECT c.id, c.email_account_id AS "emailAccountId", a.email AS "emailAccount", c.email, c.name, c.notes,
-              c.added_at AS "addedAt", c.last_email_at AS "lastEmailAt", c.created_at AS "createdAt", c.updated_at AS "updatedAt"
+              c.added_at AS "addedAt", c.last_email_at AS "lastEmailAt", c.created_at AS "createdAt", c.updated_at AS "updatedAt",
+              COALESCE((SELECT json_agg(json_build_object('username', u.username, 'dueAt', f.due_at, 'note', f.note,
+                                                          'createdAt', f.created_at, 'updatedAt', f.updated_at) ORDER BY f.due_at, f.id)
+                          FROM follow_ups f JOIN users u ON u.id = f.user_id WHERE f.contact_id = c.id), '[]') AS "followUps"
          FROM email_accounts a JOIN contacts c ON c.user_id = a.user_id AND c.email_account_id = a.id AND c.email = $address
         ORDER BY a.email, c.id`,
       { address },

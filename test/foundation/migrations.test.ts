@@ -13,6 +13,7 @@ const EXPECTED_TABLES = [
   'email_contacts',
   'emails',
   'events',
+  'follow_ups',
   'mail_sync_states',
   'privacy_suppressions',
   'rate_limits',

@@ -208,6 +208,23 @@ const ROWS: Record<string, Row> = {
   'GET /api/contacts/:id': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
   'PATCH /api/contacts/:id': { expect: SHARED_EDIT, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },
   'DELETE /api/contacts/:id': { expect: SHARED_EDIT, attempt: async (m) => ({ path: `/api/contacts/${(await freshOwnerRecords(m)).contact.id}` }) },
+  // Follow-ups: anyone who sees the contact may keep their own (private) follow-up of it.
+  'PUT /api/contacts/:id/follow-up': {
+    expect: SHARED_VIEW,
+    status: 200,
+    attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}/follow-up`, body: { dueAt: '2030-01-01T08:00:00Z', note: 'matica' } }),
+  },
+  'DELETE /api/contacts/:id/follow-up': {
+    expect: SHARED_VIEW,
+    status: 204,
+    // The caller's own follow-up of the owner's contact, where they may have one.
+    attempt: async (m, who) => {
+      const actor = m.actor(who);
+      if (actor) await m.ctx.services.followUps.set(actor.id, m.world.owner.contact.id, { dueAt: new Date('2030-01-01T08:00:00Z') }).catch(() => undefined);
+      return { path: `/api/contacts/${m.world.owner.contact.id}/follow-up` };
+    },
+  },
+  'GET /api/follow-ups': { expect: ANY_USER, attempt: () => ({ path: '/api/follow-ups' }) },
 
   // --- emails: those of the accounts shared with canRead; the read state by owner and editors
   'GET /api/emails': { expect: ANY_USER, attempt: () => ({ path: '/api/emails' }), check: listShows((w) => w.owner.email.id, ['owner', 'editor', 'viewer']) },

@@ -89,6 +89,12 @@ describe('privacy: export and erasure of an address across email accounts', func
     await ctx.db.sequelize.query('UPDATE contacts SET notes = $notes WHERE email_account_id = $account AND email = $email', {
       bind: { notes: 'Prefers phone calls', account: aId, email: jana },
     });
+    const [janaA] = await ctx.db.sequelize.query<{ id: string }>('SELECT id FROM contacts WHERE email_account_id = $1 AND email = $2', {
+      bind: [aId, jana],
+      type: QueryTypes.SELECT,
+    });
+    const followUp = await oA.as(request(app).put(`/api/contacts/${janaA.id}/follow-up`)).send({ dueAt: '2030-01-02T09:00:00Z', note: 'Call about the offer' });
+    expect(followUp.status, JSON.stringify(followUp.body)).to.equal(200);
     return { JANA: jana, BOB: bob, mailA: a, mailB: b, ownerA: oA, ownerB: oB, accountA: aId, accountB: bId };
   }
 
@@ -154,6 +160,15 @@ describe('privacy: export and erasure of an address across email accounts', func
         [mailB.user, JANA, null, null],
       ].sort(),
     );
+    // The staff's follow-up of her (its note is about her) goes with her contact.
+    const followUpsOf = (mailbox: string) =>
+      (contacts.find((c) => c.emailAccount === mailbox).followUps as Array<{ username: string; note: string; dueAt: string }>).map((f) => [
+        f.username,
+        f.note,
+        new Date(f.dueAt).toISOString(),
+      ]);
+    expect(followUpsOf(mailA.user)).to.deep.equal([[ownerA.fixture.username, 'Call about the offer', '2030-01-02T09:00:00.000Z']]);
+    expect(followUpsOf(mailB.user)).to.deep.equal([]);
 
     const emails = lines(files.get('emails.jsonl'));
     expect(emails.map((e) => e.subject).sort()).to.deep.equal(['Hello B', 'Offer', 'Re: Offer']);
@@ -198,6 +213,12 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(await subjects(accountB)).to.deep.equal([]);
     expect(await addresses(accountA)).to.deep.equal([BOB]);
     expect(await addresses(accountB)).to.deep.equal([]);
+    // The follow-up of her contact went with it.
+    const [followUpsLeft] = await ctx.db.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM follow_ups f JOIN contacts c ON c.id = f.contact_id WHERE c.email_account_id IN ($1, $2)',
+      { bind: [accountA, accountB], type: QueryTypes.SELECT },
+    );
+    expect(followUpsLeft.n).to.equal(0);
     // Bob lost "Re: Offer": his newest email is now the unrelated one.
     const bob = (await storedContacts(ctx, accountA))[0];
     expect(bob.last_email_at!.toISOString()).to.equal(day(3).toISOString());

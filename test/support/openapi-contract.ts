@@ -161,6 +161,11 @@ export class ResponseContract {
       if (header.required && res.headers[name.toLowerCase()] === undefined) problems.push(`header ${name} missing (documented as required)`);
     }
     if (method === 'head') return problems;
+    // A documented empty answer (204): no content to check, and none may come.
+    if (res.status === 204 && response.doc.content === undefined) {
+      if (res.body !== undefined && res.body.length > 0) problems.push('a 204 with a body');
+      return problems;
+    }
     const content = response.doc.content ?? {};
     // Exact type first, then a documented range (an attachment download carries the type its email declared: */*).
     const mediaType =

@@ -3,13 +3,17 @@ import { ContactRepository } from '../../contacts/contact-repository.js';
 import { ContactService } from '../../contacts/contact-service.js';
 import { CompanyRepository } from '../../companies/company-repository.js';
 import { CompanyService } from '../../companies/company-service.js';
+import { FollowUpDueJob } from '../../follow-ups/follow-up-due-job.js';
+import { FollowUpRepository } from '../../follow-ups/follow-up-repository.js';
+import { FollowUpService } from '../../follow-ups/follow-up-service.js';
 import { TimesheetMonth } from '../../timesheets/timesheet-month.js';
 import { TimesheetRepository } from '../../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../../timesheets/timesheet-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // What staff keep in the CRM besides mail: timesheets (src/timesheets), contacts (src/contacts) and the
-// companies behind the correspondents' mail domains (src/companies).
+// companies behind the correspondents' mail domains (src/companies), and private follow-up reminders
+// per contact and user (src/follow-ups).
 
 interface Audited {
   audit: AuditService;
@@ -38,4 +42,12 @@ export function contacts(p: Plumbing, s: Audited): ContactService {
 
 export function companies(p: Plumbing, s: Audited): CompanyService {
   return new CompanyService({ companies: new CompanyRepository(p.sql), transactions: p.transactions, audit: s.audit });
+}
+
+export function followUps(p: Plumbing): FollowUpService {
+  return new FollowUpService({ followUps: new FollowUpRepository(p.sql), accounts: p.accountAccess, transactions: p.transactions });
+}
+
+export function followUpDue(p: Plumbing): FollowUpDueJob {
+  return new FollowUpDueJob(new FollowUpRepository(p.sql), p.transactions, p.logger);
 }
