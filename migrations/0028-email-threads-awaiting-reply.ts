@@ -1,4 +1,4 @@
-import type { QueryInterface } from 'sequelize';
+import type { QueryInterface, Transaction } from 'sequelize';
 
 /**
  * Conversations awaiting a reply (docs/adr/0118-awaiting-reply.md):
@@ -18,7 +18,14 @@ import type { QueryInterface } from 'sequelize';
  *   backwards (oldest first).
  */
 export async function up(qi: QueryInterface): Promise<void> {
-  await qi.sequelize.query(`
+  await qi.sequelize.transaction(async (transaction) => {
+    // Trigger functions run with the writer's search_path: each pins the schema's.
+    const path = `${quoteIdent(await scalar(qi, 'SELECT current_schema() AS value', transaction))}, pg_temp`;
+    await qi.sequelize.query(upSql(path), { transaction });
+  });
+}
+
+const upSql = (path: string) => `
     ALTER TABLE emails ADD COLUMN outbound boolean NOT NULL DEFAULT false;
 
     UPDATE emails e SET outbound = true
@@ -42,7 +49,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     CREATE INDEX email_threads_inbound_email_idx ON email_threads (last_inbound_email_id);
 
     -- Inserted emails fold into their threads: newest inbound (date, then id) and newest outbound win.
-    CREATE FUNCTION crm_email_threads_add() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION crm_email_threads_add() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
     BEGIN
       INSERT INTO email_threads AS t (email_account_id, thread_id, last_inbound_at, last_inbound_email_id, last_outbound_at)
       SELECT n.email_account_id, n.thread_id,
@@ -72,7 +79,7 @@ export async function up(qi: QueryInterface): Promise<void> {
 
     -- The threads named, recomputed from their emails. Their rows are locked first (in key order) and
     -- only then read in a new statement: it sees every email a writer that held the lock committed.
-    CREATE FUNCTION crm_email_threads_refresh(accounts uuid[], threads text[]) RETURNS void LANGUAGE plpgsql AS $$
+    CREATE FUNCTION crm_email_threads_refresh(accounts uuid[], threads text[]) RETURNS void LANGUAGE plpgsql SET search_path = ${path} AS $$
     BEGIN
       PERFORM 1 FROM email_threads t
         JOIN unnest(accounts, threads) AS k(email_account_id, thread_id) USING (email_account_id, thread_id)
@@ -98,7 +105,7 @@ export async function up(qi: QueryInterface): Promise<void> {
             IS DISTINCT FROM (EXCLUDED.last_inbound_at, EXCLUDED.last_inbound_email_id, EXCLUDED.last_outbound_at);
     END $$;
 
-    CREATE FUNCTION crm_email_threads_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION crm_email_threads_remove() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
     DECLARE
       accounts uuid[];
       threads text[];
@@ -111,7 +118,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       RETURN NULL;
     END $$;
 
-    CREATE FUNCTION crm_email_threads_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION crm_email_threads_change() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
     BEGIN
       PERFORM crm_email_threads_refresh(ARRAY[OLD.email_account_id, NEW.email_account_id], ARRAY[OLD.thread_id, NEW.thread_id])
         WHERE OLD.thread_id IS NOT NULL OR NEW.thread_id IS NOT NULL;
@@ -139,11 +146,15 @@ export async function up(qi: QueryInterface): Promise<void> {
       FROM emails e
      WHERE e.thread_id IS NOT NULL AND e.date IS NOT NULL
      GROUP BY e.email_account_id, e.thread_id;
-  `);
-}
+  `;
 
 export async function down(qi: QueryInterface): Promise<void> {
-  await qi.sequelize.query(`
+  await qi.sequelize.transaction(async (transaction) => {
+    await qi.sequelize.query(DOWN_SQL, { transaction });
+  });
+}
+
+const DOWN_SQL = `
     DROP TRIGGER emails_threads_change ON emails;
     DROP TRIGGER emails_threads_remove ON emails;
     DROP TRIGGER emails_threads_add ON emails;
@@ -153,5 +164,13 @@ export async function down(qi: QueryInterface): Promise<void> {
     DROP FUNCTION crm_email_threads_add();
     DROP TABLE email_threads;
     ALTER TABLE emails DROP COLUMN outbound;
-  `);
+  `;
+
+async function scalar(qi: QueryInterface, sql: string, transaction: Transaction): Promise<string> {
+  const [rows] = await qi.sequelize.query(sql, { transaction });
+  return (rows as Array<{ value: string }>)[0].value;
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
