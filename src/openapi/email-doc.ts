@@ -50,8 +50,8 @@ export const emailArea: AreaDoc = {
       summary: 'Conversations awaiting a reply: per thread of the readable accounts, its newest email when it came from outside',
       description:
         "A thread is listed when its newest email is inbound (not from the mailbox's own address, nor in its Sent mailbox) and no later " +
-        'email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through POST /api/emails ' +
-        'takes it off at once. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads ' +
+        'email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM ' +
+        '(POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads ' +
         'waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.',
       query: awaitingReplyQuery,
       success: { status: 200, description: 'A page of the awaiting threads, oldest waiting first', body: 'list', item: awaitingReplySchema },

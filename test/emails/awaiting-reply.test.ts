@@ -121,6 +121,20 @@ describe('emails awaiting a reply', function () {
     expect((await awaitingItems(w)).filter((i) => (i.subject as string).endsWith(subject))).to.deep.equal([]);
   });
 
+  it('an email whose direction the sync corrects (found in Sent by a later full sync) moves its thread on and off the list', async () => {
+    const subject = uniqueSubject('Smer');
+    await fromBob(w, subject, hoursAgo(4));
+    await sync(w);
+    const [item] = (await awaitingItems(w)).filter((i) => i.subject === subject);
+    expect(item).to.exist;
+    // The sync's upsert writes outbound like this when the mapper's answer changed.
+    const setOutbound = (value: boolean) => w.ctx.db.sequelize.query('UPDATE emails SET outbound = $2 WHERE id = $1', { bind: [item.id, value] });
+    await setOutbound(true);
+    expect((await awaitingItems(w)).map((i) => i.id)).to.not.include(item.id);
+    await setOutbound(false);
+    expect((await awaitingItems(w)).map((i) => i.id)).to.include(item.id);
+  });
+
   it('GET /api/emails?awaitingReply=true gives the same set, combinable with the other filters', async () => {
     const subject = uniqueSubject('Kombinácia');
     await fromBob(w, subject, hoursAgo(12));
