@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
+import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../src/app/http-app.js';
 import { Sql } from '../src/db/sql.js';
@@ -53,7 +54,14 @@ async function main(): Promise<void> {
     for (const m of seeded) {
       await ctx.services.emailAccountSharing.share({ kind: 'admin' }, m.account.id, { userId: team.id, role: 'viewer', canRead: true, canSend: false }, { actor: 'bench' });
     }
-    await ctx.db.sequelize.query('VACUUM ANALYZE contacts, emails, email_contacts, email_threads, email_account_members');
+    // What autovacuum does on a live system; on its own connection without the pool's statement timeout.
+    const maintenance = new pg.Client({ connectionString: db.url });
+    await maintenance.connect();
+    try {
+      await maintenance.query('VACUUM ANALYZE contacts, emails, email_contacts, email_threads, email_account_members');
+    } finally {
+      await maintenance.end();
+    }
     console.log(
       `database: ${await scalar(ctx, 'SELECT count(*) FROM emails')} emails (${await scalar(ctx, 'SELECT count(*) FROM emails WHERE outbound')} outbound), ` +
         `${await scalar(ctx, 'SELECT count(*) FROM email_threads')} threads, ${await scalar(ctx, 'SELECT count(*) FROM email_threads WHERE awaiting')} awaiting; ` +
