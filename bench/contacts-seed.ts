@@ -49,18 +49,27 @@ export async function seedMailbox(ctx: AppContext, label: string, sizes: { conta
     { bind },
   );
   // random() in a subquery with OFFSET 0 is drawn once per email, not once per join candidate.
-  await sequelize.query(
-    `WITH c AS (SELECT id, email, (row_number() OVER (ORDER BY email) - 1)::int AS idx FROM contacts WHERE user_id = $userId)
-     INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, "from", "to", subject, body, is_read, date)
-     SELECT $userId::uuid, $accountId::uuid, c.id, 'M' || s.g, format('<%s.%s>', s.g, $address::text), 'T' || (s.g / 4), c.email, $address,
+  // Threads of four emails (g / 4; the smallest g is the newest): the second newest is always the
+  // mailbox's own reply, the newest is one in 70% of threads, so about 30% of threads await a reply
+  // (bench/awaiting-reply-bench.ts). Outbound mail is from the mailbox, to the contact it is filed under.
+  // One statement for the whole mailbox: on a loaded machine it may outlast the pool's statement timeout.
+  await sequelize.transaction(async (transaction) => {
+    await sequelize.query("SET LOCAL statement_timeout = '15min'", { transaction });
+    await sequelize.query(
+      `WITH c AS (SELECT id, email, (row_number() OVER (ORDER BY email) - 1)::int AS idx FROM contacts WHERE user_id = $userId)
+     INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, "from", "to", subject, body, is_read, date, outbound)
+     SELECT $userId::uuid, $accountId::uuid, c.id, 'M' || s.g, format('<%s.%s>', s.g, $address::text), 'T' || (s.g / 4),
+            CASE WHEN s.outbound THEN $address ELSE c.email END, CASE WHEN s.outbound THEN c.email ELSE $address END,
             format('Objednávka %s: faktúra a dodací list', s.g),
             repeat(format('Dobrý deň, posielam podklady k objednávke číslo %s a prosím o potvrdenie. ', s.g), 8),
-            s.r > 0.15, now() - s.g * interval '10 minutes'
-       FROM (SELECT g, least(floor($contacts::int * power(random(), 3))::int, $contacts::int - 1) AS idx, random() AS r
+            s.r > 0.15 OR s.outbound, now() - s.g * interval '10 minutes', s.outbound
+       FROM (SELECT g, least(floor($contacts::int * power(random(), 3))::int, $contacts::int - 1) AS idx, random() AS r,
+                    (g % 4 = 1 OR (g % 4 = 0 AND random() < 0.7)) AS outbound
                FROM generate_series(0, $emails::int - 1) g OFFSET 0) s
        JOIN c ON c.idx = s.idx`,
-    { bind },
-  );
+      { bind, transaction },
+    );
+  });
   await sequelize.query(
     `WITH c AS (SELECT id, (row_number() OVER (ORDER BY email) - 1)::int AS idx FROM contacts WHERE user_id = $userId)
      INSERT INTO email_contacts (email_id, contact_id)

@@ -46,6 +46,7 @@ function mailbox(): MappedEmail[] {
       correspondents: [{ email: who, name: `Klient ${i % 200}` }],
       attachments: [],
       hasAttachments: false,
+      outbound: false,
       addresses: { from: [{ name: `Klient ${i % 200}`, email: who }], to: [{ name: 'Tím', email: 'tim@firma.test' }], cc: [], replyTo: [] },
     };
   });

@@ -876,8 +876,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to)
-         * @description Signed-in users (accessToken cookie or Bearer). A contactId or emailAccountId filter that is not visible to the caller: 404.
+         * List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to, awaitingReply)
+         * @description Signed-in users (accessToken cookie or Bearer). A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).
          */
         get: operations["listEmails"];
         put?: never;
@@ -886,6 +886,26 @@ export interface paths {
          * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A sender who may send but not read the account (canRead false) gets data.email null. Give emailAccountId, or contactId (its account; its address is the default To).
          */
         post: operations["sendEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/emails/awaiting-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversations awaiting a reply: per thread of the readable accounts, its newest email when it came from outside
+         * @description Signed-in users (accessToken cookie or Bearer). A thread is listed when its newest email is inbound (not from the mailbox's own address, nor in its Sent mailbox) and no later email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM (POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.
+         */
+        get: operations["listEmailsAwaitingReply"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1625,6 +1645,50 @@ export interface components {
             size: number;
             /** @description Shown within the body (a Content-ID image the HTML refers to) rather than offered as a file */
             inline: boolean;
+        };
+        AwaitingReplyEmail: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The email account the email was synced from
+             */
+            emailAccountId: string;
+            /**
+             * Format: uuid
+             * @description The main correspondent
+             */
+            contactId: string;
+            threadId: string | null;
+            /** @description From, in header order (empty when absent) */
+            from: components["schemas"]["EmailAddress"][];
+            /** @description To, in header order (empty when absent) */
+            to: components["schemas"]["EmailAddress"][];
+            /**
+             * @deprecated
+             * @description Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from
+             */
+            fromText: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: To as one display string; use to
+             */
+            toText: string | null;
+            subject: string | null;
+            /** @description The email has files to download (inline images do not count) */
+            hasAttachments: boolean;
+            date: string | null;
+            isRead: boolean;
+            /** @description The read state was changed here and the mail server has not confirmed it yet */
+            readPending: boolean;
+            /** @description About 200 characters of the body, whitespace collapsed */
+            preview: string;
+            /**
+             * Format: date-time
+             * @description When the thread's newest inbound email arrived (its date): waiting since then
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            waitingSince: string;
         };
         Erasure: {
             /** @description HMAC-SHA256 of the address (hex) under a key derived from CRM_ENCRYPTION_KEY: how the audit log names it */
@@ -4224,6 +4288,8 @@ export interface operations {
                 to?: string;
                 /** @description newest (default): by date, newest first; oldest: oldest first */
                 sort?: "newest" | "oldest";
+                /** @description true: only the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply; its date is waitingSince, so sort=oldest gives that endpoint's order); false or absent: no such filter. Combines with the other filters. */
+                awaitingReply?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -4334,6 +4400,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listEmailsAwaitingReply: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                emailAccountId?: string;
+                /** @description Only threads waiting at least this many hours (waitingSince at or before now minus the hours) */
+                olderThanHours?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the awaiting threads, oldest waiting first */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["AwaitingReplyEmail"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     markContactEmailsRead: {

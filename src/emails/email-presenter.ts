@@ -1,6 +1,6 @@
 import { addressListsOf } from './email-addresses.js';
 import type { AttachmentRecord, EmailRecord } from './email-records.js';
-import type { EmailResponse, EmailSummaryResponse } from './email-responses.js';
+import type { AwaitingReplyResponse, EmailResponse, EmailSummaryResponse } from './email-responses.js';
 
 export const PREVIEW_LENGTH = 200;
 
@@ -37,6 +37,11 @@ function common(email: EmailRecord): Omit<EmailSummaryResponse, 'preview'> {
 /** List item: no body, only a short preview. */
 export function presentEmailSummary(email: EmailRecord): EmailSummaryResponse {
   return { ...common(email), preview: previewOf(email.bodyStart ?? email.body) };
+}
+
+/** An awaiting thread's newest inbound email: its date is when the wait began (only dated emails are listed). */
+export function presentAwaitingReply(email: EmailRecord): AwaitingReplyResponse {
+  return { ...presentEmailSummary(email), waitingSince: email.date! };
 }
 
 /** Full email: body, headers for threading, every participating contact. */

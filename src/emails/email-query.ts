@@ -18,7 +18,16 @@ export interface EmailFilter {
   before?: Date;
   /** Default newest first; oldest first reads the same indexes backwards. */
   sort?: 'newest' | 'oldest';
+  /** Only the newest inbound email of each thread awaiting a reply (awaiting-query.ts). */
+  awaitingReply?: boolean;
 }
+
+/**
+ * The email `e` is the newest inbound email of a thread awaiting a reply (email_threads, migration
+ * 0028): one probe of the threads' email index per row. The mailbox view without a contact or a
+ * search is driven by the threads' own index instead (awaiting-query.ts).
+ */
+export const AWAITING_REPLY_CONDITION = 'EXISTS (SELECT 1 FROM email_threads t WHERE t.last_inbound_email_id = e.id AND t.awaiting)';
 
 // The SQL text of the emails area, run by EmailRepository (and by the bench's EXPLAIN).
 const BASE_COLUMNS = `e.id, e.user_id, e.email_account_id, e.contact_id, e.jmap_id, e.message_id, e.thread_id, e.in_reply_to,
@@ -47,6 +56,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
   if (filter.search) emailConditions.push(...searchConditions(filter.search, wordShares, bind));
   if (filter.from) bind.from = filter.from;
   if (filter.before) bind.before = filter.before;
+  if (filter.awaitingReply) emailConditions.push(AWAITING_REPLY_CONDITION);
 
   if (filter.contactId) {
     bind.contactId = filter.contactId;
@@ -114,7 +124,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
  * The page order: newest is the indexes' own order (date DESC, id); oldest is exactly that order read
  * backwards (date ASC NULLS LAST, id DESC), so both are one index range and neither needs a sort.
  */
-function pageOrder(filter: EmailFilter, date: string, id: string): string {
+export function pageOrder(filter: EmailFilter, date: string, id: string): string {
   return filter.sort === 'oldest' ? `${date} ASC, ${id} DESC` : `${date} DESC, ${id}`;
 }
 

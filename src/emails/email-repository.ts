@@ -3,7 +3,8 @@ import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
 import { cutPage, offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
-import { FULL_COLUMNS, emailListQuery, type EmailFilter } from './email-query.js';
+import { FULL_COLUMNS, type EmailFilter } from './email-query.js';
+import { mailboxListQuery } from './awaiting-query.js';
 import { SearchWordStatistics } from './search-terms.js';
 import { toAttachmentRecord, toEmailRecord, type AttachmentRecord, type AttachmentRow, type EmailRecord, type EmailRow } from './email-records.js';
 
@@ -30,7 +31,7 @@ export class EmailRepository {
   /** One page of a mailbox view, and the count row that also answers the caller's right on the filter ids. */
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow; hasNext: boolean }> {
     const shares = filter.search ? await this.searchWords.shares() : undefined;
-    const { pageSql, countSql, bind } = emailListQuery(userId, filter, page, shares);
+    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares);
     const [rows, count] = await Promise.all([this.sql.select<EmailRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toEmailRecord), count: count!, hasNext: cut.hasNext };

@@ -32,6 +32,14 @@ export const emailSummarySchema = z
   .object({ ...common, preview: z.string().meta({ description: 'About 200 characters of the body, whitespace collapsed' }) })
   .meta({ id: 'EmailSummary' });
 
+/** An item of GET /api/emails/awaiting-reply: the newest inbound email of a thread nobody has answered yet. */
+export const awaitingReplySchema = z
+  .object({
+    ...emailSummarySchema.shape,
+    waitingSince: timestamp.meta({ description: "When the thread's newest inbound email arrived (its date): waiting since then" }),
+  })
+  .meta({ id: 'AwaitingReplyEmail' });
+
 /** An attachment of a synced or sent email (metadata only; the content streams from the mail server). */
 export const attachmentSchema = z
   .object({
@@ -84,3 +92,4 @@ export type EmailSummaryResponse = z.input<typeof emailSummarySchema>;
 export type EmailResponse = z.input<typeof emailSchema>;
 export type EmailData = z.input<typeof emailData>;
 export type MarkReadData = z.input<typeof markReadData>;
+export type AwaitingReplyResponse = z.input<typeof awaitingReplySchema>;

@@ -7,9 +7,9 @@ import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
-import { presentEmail, presentEmailSummary } from './email-presenter.js';
+import { presentAwaitingReply, presentEmail, presentEmailSummary } from './email-presenter.js';
 import type { EmailData, MarkReadData } from './email-responses.js';
-import { attachmentParams, contactIdParams, emailDetailQuery, listEmailsQuery, threadQuery, updateEmailBody } from './email-schemas.js';
+import { attachmentParams, awaitingReplyQuery, contactIdParams, emailDetailQuery, listEmailsQuery, threadQuery, updateEmailBody } from './email-schemas.js';
 import type { EmailRecord } from './email-records.js';
 import type { HtmlBodies } from './html-bodies.js';
 import type { EmailService } from './email-service.js';
@@ -41,6 +41,13 @@ export function createEmailRouter(
     const { page, limit, to, ...filter } = parseQuery(listEmailsQuery, req);
     const { items, total, totalExact, hasNext } = await emails.list(requireAuthContext(req).userId, { ...filter, before: to }, { page, limit });
     ok(res, listResult(items.map(presentEmailSummary), page, limit, total, totalExact, hasNext), 'Zoznam emailov');
+  });
+
+  // Before /:id routes so "awaiting-reply" is never taken for an email id.
+  router.get('/awaiting-reply', async (req, res) => {
+    const { page, limit, emailAccountId, olderThanHours } = parseQuery(awaitingReplyQuery, req);
+    const { items, total, totalExact, hasNext } = await emails.awaitingReply(requireAuthContext(req).userId, { emailAccountId, olderThanHours }, { page, limit });
+    ok(res, listResult(items.map(presentAwaitingReply), page, limit, total, totalExact, hasNext), 'Konverzácie čakajúce na odpoveď');
   });
 
   // Before /:id routes so "contact" is never taken for an email id.

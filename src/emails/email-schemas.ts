@@ -33,8 +33,29 @@ export const listEmailsQuery = paginationQuery
       .enum(['newest', 'oldest'], { error: 'sort musí byť newest alebo oldest' })
       .default('newest')
       .meta({ description: 'newest (default): by date, newest first; oldest: oldest first' }),
+    awaitingReply: booleanText
+      .optional()
+      .meta({
+        description:
+          'true: only the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply; its date is ' +
+          'waitingSince, so sort=oldest gives that endpoint\'s order); false or absent: no such filter. Combines with the other filters.',
+      }),
   })
   .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'from musí byť pred to', path: ['to'] });
+
+const HOURS_MESSAGE = 'olderThanHours musí byť celé číslo od 0 do 87600';
+
+/** GET /api/emails/awaiting-reply: the awaiting threads of the readable accounts (or one of them), oldest waiting first. */
+export const awaitingReplyQuery = paginationQuery.extend({
+  emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
+  olderThanHours: z.coerce
+    .number({ error: HOURS_MESSAGE })
+    .int(HOURS_MESSAGE)
+    .min(0, HOURS_MESSAGE)
+    .max(87_600, HOURS_MESSAGE)
+    .optional()
+    .meta({ description: 'Only threads waiting at least this many hours (waitingSince at or before now minus the hours)' }),
+});
 
 /** Opt-in to remote images in the HTML body (tracking pixels then reach their senders). */
 const remoteImages = z

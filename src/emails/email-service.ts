@@ -17,6 +17,7 @@ export interface MarkReadResult {
 }
 
 const EMAIL_NOT_FOUND = 'Email neexistuje';
+const HOUR_MS = 3_600_000;
 
 /**
  * The emails of the accounts a user may read (own, and shared with can_read): lists, full reads,
@@ -38,6 +39,15 @@ export class EmailService {
   async list(userId: string, filter: EmailFilter, page: PageRequest): Promise<Page<EmailRecord>> {
     const { items, count, hasNext } = await this.deps.emails.listPage(userId, filter, page);
     return { ...boundedTotal(totalOrDenied(count, 'readEmails')), items, hasNext };
+  }
+
+  /**
+   * Threads awaiting a reply, oldest waiting first: GET /api/emails?awaitingReply=true&sort=oldest with
+   * the wait as an upper bound of the date (docs/adr/0118-awaiting-reply.md).
+   */
+  awaitingReply(userId: string, options: { emailAccountId?: string; olderThanHours?: number }, page: PageRequest): Promise<Page<EmailRecord>> {
+    const before = options.olderThanHours === undefined ? undefined : new Date(Date.now() - options.olderThanHours * HOUR_MS + 1);
+    return this.list(userId, { emailAccountId: options.emailAccountId, awaitingReply: true, sort: 'oldest', before }, page);
   }
 
   async get(userId: string, emailId: string): Promise<EmailRecord> {

@@ -20,6 +20,8 @@ export class Email extends Model<InferAttributes<Email>, InferCreationAttributes
   /** JMAP's hasAttachment, stored by the sync (migration 0020). */
   declare hasAttachments: CreationOptional<boolean>;
   /** From, To, Cc, Reply-To as [{name, email}] lists (migration 0020); NULL on rows stored before it. */
+  /** Sent by the mailbox itself (migration 0028, ADR 0118); kept by the sync. */
+  declare outbound: CreationOptional<boolean>;
   declare addresses: CreationOptional<Record<string, Array<{ name: string | null; email: string }>> | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
@@ -45,6 +47,7 @@ export class Email extends Model<InferAttributes<Email>, InferCreationAttributes
         date: { type: DataTypes.DATE, allowNull: true },
         hasAttachments: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         addresses: { type: DataTypes.JSONB, allowNull: true },
+        outbound: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

@@ -1,5 +1,5 @@
-import { emailData, emailSchema, emailSummarySchema, markReadData } from '../emails/email-responses.js';
-import { attachmentParams, contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
+import { awaitingReplySchema, emailData, emailSchema, emailSummarySchema, markReadData } from '../emails/email-responses.js';
+import { attachmentParams, awaitingReplyQuery, contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
 import { idParams } from '../shared/validation.js';
 import { z } from 'zod';
 import { composeBody, replyBody } from '../sending/sending-schemas.js';
@@ -33,10 +33,28 @@ export const emailArea: AreaDoc = {
       path: '/api/emails',
       operationId: 'listEmails',
       auth: 'user',
-      summary: 'List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to)',
-      description: 'A contactId or emailAccountId filter that is not visible to the caller: 404.',
+      summary: 'List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to, awaitingReply)',
+      description:
+        'A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of ' +
+        'each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays ' +
+        'sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).',
       query: listEmailsQuery,
       success: { status: 200, description: 'A page of email summaries, newest first', body: 'list', item: emailSummarySchema },
+      errors: [403, 404],
+    },
+    {
+      method: 'get',
+      path: '/api/emails/awaiting-reply',
+      operationId: 'listEmailsAwaitingReply',
+      auth: 'user',
+      summary: 'Conversations awaiting a reply: per thread of the readable accounts, its newest email when it came from outside',
+      description:
+        "A thread is listed when its newest email is inbound (not from the mailbox's own address, nor in its Sent mailbox) and no later " +
+        'email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM ' +
+        '(POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads ' +
+        'waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.',
+      query: awaitingReplyQuery,
+      success: { status: 200, description: 'A page of the awaiting threads, oldest waiting first', body: 'list', item: awaitingReplySchema },
       errors: [403, 404],
     },
     {

@@ -90,6 +90,11 @@ export interface MappedEmail {
   isRead: boolean;
   date: Date | null;
   /**
+   * The mailbox itself sent it: From is one of its own addresses, or it sits in the Sent mailbox. Mail
+   * from anyone else, a colleague's mailbox of the same installation included, is inbound (ADR 0118).
+   */
+  outbound: boolean;
+  /**
    * Everyone on any address header (From, Sender, Reply-To, To, Cc and, on mail the account sent, Bcc)
    * except the account itself (lower-cased, unique): whom an access request or an erasure finds it by.
    */
@@ -126,6 +131,7 @@ export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
     body: extractBody(email),
     isRead: email.keywords?.$seen === true,
     date: parseDate(email.receivedAt) ?? parseDate(email.sentAt),
+    outbound: sentByOwner,
     // From, To and Cc first (the order rows stored before Reply-To, Sender and Bcc counted already have).
     participants: uniqueAddresses([...from, ...recipients, ...otherAddressHeaders(email)], ctx),
     correspondents: isBulkMail(email) ? [] : people(sentByOwner ? recipients : from, ctx),

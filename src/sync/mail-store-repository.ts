@@ -64,7 +64,7 @@ export interface Removed {
  */
 const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
               contact_id = EXCLUDED.contact_id, sync_generation = EXCLUDED.sync_generation,
-              has_attachments = EXCLUDED.has_attachments, addresses = COALESCE(emails.addresses, EXCLUDED.addresses),
+              has_attachments = EXCLUDED.has_attachments, outbound = EXCLUDED.outbound, addresses = COALESCE(emails.addresses, EXCLUDED.addresses),
               participants = CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
                                   THEN emails.participants ELSE EXCLUDED.participants END,
               is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
@@ -165,6 +165,7 @@ export class MailStoreRepository {
       contact_ids: contactIds,
       has_attachments: m.hasAttachments,
       addresses: m.addresses,
+      outbound: m.outbound,
     }));
     // allNew: the caller knows no row of this batch can exist yet (a mailbox's first sync). Plain
     // INSERTs (emails and links) then skip the speculative insertion (arbiter probe, confirm record)
@@ -174,7 +175,7 @@ export class MailStoreRepository {
       `WITH v AS (
          SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
                 in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
-                participants text[], contact_ids uuid[], has_attachments boolean, addresses jsonb)),
+                participants text[], contact_ids uuid[], has_attachments boolean, addresses jsonb, outbound boolean)),
        -- Rows of this account holding one of these Message-IDs under another JMAP id: one probe per email
        -- of the unique (message_id, email_account_id) index (migration 0014), whatever the statistics
        -- say. As a join the planner was free to read all of the account's rows (along one of its other
@@ -190,9 +191,9 @@ export class MailStoreRepository {
             LIMIT 1) AS found),
        stored AS (
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
-                             "from", "to", subject, body, is_read, date, participants, sync_generation, has_attachments, addresses)
+                             "from", "to", subject, body, is_read, date, participants, sync_generation, has_attachments, addresses, outbound)
          SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
-                v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation, v.has_attachments, v.addresses
+                v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation, v.has_attachments, v.addresses, v.outbound
            FROM v
           WHERE v.jmap_id NOT IN (SELECT jmap_id FROM duplicate)
          ${allNew ? '' : UPSERT_EMAIL}

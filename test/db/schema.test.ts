@@ -29,6 +29,8 @@ const EXPECTED_KEYS = [
   'email_attachments(email_id) -> emails(id) update a delete c',
   'email_contacts(contact_id) -> contacts(id) update a delete c',
   'email_contacts(email_id) -> emails(id) update a delete c',
+  'email_threads(email_account_id) -> email_accounts(id) update a delete c',
+  'email_threads(last_inbound_email_id) -> emails(id) update a delete n',
   'emails(contact_id) -> contacts(id) update a delete c',
   'emails(email_account_id,user_id) -> email_accounts(id,user_id) update c delete c',
   'mail_sync_states(email_account_id) -> email_accounts(id) update a delete c',

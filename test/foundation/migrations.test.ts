@@ -11,6 +11,7 @@ const EXPECTED_TABLES = [
   'email_accounts',
   'email_attachments',
   'email_contacts',
+  'email_threads',
   'emails',
   'events',
   'follow_ups',

@@ -110,6 +110,14 @@ describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
     expect(viaSentBox.correspondents).to.deep.equal([{ email: 'dee@x.example', name: 'Dee' }]);
   });
 
+  it('marks mail as outbound when From is the account’s own address or it sits in Sent; a colleague’s mailbox is outside (ADR 0118)', () => {
+    expect(mapEmail(email({}), context).outbound).to.equal(false);
+    expect(mapEmail(email({ from: [{ name: 'Me', email: 'ME@staff.example' }], to: [{ name: 'Ann', email: 'ann@x.example' }] }), context).outbound).to.equal(true);
+    const viaAlias = email({ mailboxIds: { sent: true }, from: [{ name: 'Alias', email: 'alias@staff.example' }], to: [{ name: 'Ann', email: 'ann@x.example' }] });
+    expect(mapEmail(viaAlias, context).outbound).to.equal(true);
+    expect(mapEmail(email({ from: [{ name: 'Kolega', email: 'kolega@staff.example' }] }), context).outbound).to.equal(false);
+  });
+
   it('leaves out mail only in Trash, Junk or Drafts, and keeps mail that is also elsewhere', () => {
     expect(mapEmail(email({ mailboxIds: { trash: true } }), context).included).to.equal(false);
     expect(mapEmail(email({ mailboxIds: { junk: true, drafts: true } }), context).included).to.equal(false);

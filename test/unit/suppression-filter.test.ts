@@ -24,6 +24,7 @@ function email(jmapId: string, participants: string[], date: Date | null): Mappe
     participants,
     correspondents: participants.map((a) => ({ email: a, name: null })),
     hasAttachments: false,
+    outbound: false,
     addresses: { from: [], to: [], cc: [], replyTo: [] },
   };
 }

@@ -93,6 +93,7 @@ function mail(jmapId: string, people: Array<{ email: string; name: string | null
     participants: people.map((p) => p.email),
     correspondents: people,
     hasAttachments: false,
+    outbound: false,
     addresses: { from: [], to: [], cc: [], replyTo: [] },
   };
 }
