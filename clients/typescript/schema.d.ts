@@ -868,6 +868,50 @@ export interface paths {
         patch: operations["updateCompany"];
         trace?: never;
     };
+    "/api/follow-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your follow-ups
+         * @description Signed-in users (accessToken cookie or Bearer). Only your own, on contacts you may see now (a follow-up of a contact whose account is no longer shared with you is left out, and shows again if the share comes back). Ordered by dueAt, then id. status: due (dueAt <= now), upcoming (dueAt > now) or all (default).
+         */
+        get: operations["listFollowUps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/follow-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or replace your follow-up of a contact
+         * @description Signed-in users (accessToken cookie or Bearer). One follow-up per contact and user: a PUT replaces the one there is (same id, new dueAt and note; it counts as set anew: answered starts over and a new follow_up.due is sent when it comes due). 200 in both cases. Any member of the contact's account may set one (viewers too). A dueAt in the past is due at once.
+         */
+        put: operations["setFollowUp"];
+        post?: never;
+        /**
+         * Delete your follow-up of a contact
+         * @description Signed-in users (accessToken cookie or Bearer). Also 404 when the contact is visible but you have no follow-up on it.
+         */
+        delete: operations["deleteFollowUp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/emails": {
         parameters: {
             query?: never;
@@ -1065,7 +1109,7 @@ export interface paths {
         };
         /**
          * Live updates of your email accounts (server-sent events)
-         * @description Signed-in users (accessToken cookie or Bearer). Server-sent events (text/event-stream; use EventSource with withCredentials: true, or send the Bearer header). Each event: `id:` (a growing number; absent on resync), `event:` (its type), one `data:` line of JSON (ids and the email account, never content: fetch what changed with the ordinary endpoints). Comment lines (`:`) every ~25 s keep proxies from closing it. Scope: only accounts you are a member of now, with your rights now: email events need canRead; membership.changed only about you; a share removed, a logout, a revoked session or a password change ends or narrows the stream within a second. Header Last-Event-ID (EventSource sends it when it reconnects) replays what was missed within the last ~10 minutes / 10,000 events; beyond that (or an unknown id) a `resync` event says: reload your lists. A write touching more than 50 rows of an account (a first sync) comes as one event with `count` and no `ids`. At most EVENTS_MAX_STREAMS_PER_USER (default 5) streams per user per instance (429 beyond). A client that stops reading is disconnected, never buffered for.
+         * @description Signed-in users (accessToken cookie or Bearer). Server-sent events (text/event-stream; use EventSource with withCredentials: true, or send the Bearer header). Each event: `id:` (a growing number; absent on resync), `event:` (its type), one `data:` line of JSON (ids and the email account, never content: fetch what changed with the ordinary endpoints). Comment lines (`:`) every ~25 s keep proxies from closing it. Scope: only accounts you are a member of now, with your rights now: email events need canRead; membership.changed and follow_up.due only about you; a share removed, a logout, a revoked session or a password change ends or narrows the stream within a second. Header Last-Event-ID (EventSource sends it when it reconnects) replays what was missed within the last ~10 minutes / 10,000 events; beyond that (or an unknown id) a `resync` event says: reload your lists. A write touching more than 50 rows of an account (a first sync) comes as one event with `count` and no `ids`. At most EVENTS_MAX_STREAMS_PER_USER (default 5) streams per user per instance (429 beyond). A client that stops reading is disconnected, never buffered for.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -1516,6 +1560,47 @@ export interface components {
              */
             updatedAt: string;
         };
+        FollowUp: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            contactId: string;
+            /** @description Enough of the contact to show the reminder without another request */
+            contact: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                emailAccountId: string;
+                email: string;
+                name: string | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            dueAt: string;
+            note: string | null;
+            /**
+             * @description due: dueAt is now or past; upcoming: dueAt in the future
+             * @enum {string}
+             */
+            status: "due" | "upcoming";
+            /** @description Mail from the contact dated after the follow-up was last set (updatedAt) has arrived in its email account (counted only where you may read its emails). An answered follow-up stays listed until deleted, and gets no follow_up.due event */
+            answered: boolean;
+            /** @description When the follow_up.due check handled it (null until it came due; a PUT clears it) */
+            notifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last set (PUT)
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
         EmailSummary: {
             /** Format: uuid */
             id: string;
@@ -1716,8 +1801,8 @@ export interface components {
             contacts: number;
             contactSuppressions: number;
         };
-        /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, resync ResyncEvent. */
-        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["ResyncEvent"];
+        /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, follow_up.due FollowUpDueEvent, resync ResyncEvent. */
+        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ResyncEvent"];
         /** @description New emails stored (sync, sending). Only to members with canRead. */
         EmailCreatedEvent: {
             /**
@@ -1814,6 +1899,26 @@ export interface components {
             role: ("owner" | "editor" | "viewer") | null;
             canRead: boolean;
             canSend: boolean;
+        };
+        /** @description One of your follow-ups came due (GET /api/follow-ups?status=due lists it): sent once, within FOLLOW_UP_CHECK_SECONDS of dueAt, only to you, and only when the contact is still visible to you and has not written since the follow-up was set (answered). A PUT with a new dueAt is announced again. */
+        FollowUpDueEvent: {
+            /** Format: uuid */
+            followUpId: string;
+            /**
+             * Format: uuid
+             * @description The contact to follow up
+             */
+            contactId: string;
+            /**
+             * Format: uuid
+             * @description The contact's email account
+             */
+            emailAccountId: string;
+            /**
+             * Format: date-time
+             * @description When it came due
+             */
+            dueAt: string;
         };
         /** @description What you missed is no longer kept (Last-Event-ID older than the window, unknown, or events lost): reload every list you show. */
         ResyncEvent: {
@@ -4263,6 +4368,133 @@ export interface operations {
                         message: string;
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFollowUps: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description due: dueAt is now or past (oldest first); upcoming: dueAt in the future (soonest first); all (default): both, by dueAt */
+                status?: "due" | "upcoming" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of follow-ups */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["FollowUp"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setFollowUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the reminder comes due: ISO 8601 date and time with an offset (Z or +02:00)
+                     */
+                    dueAt: string;
+                    /** @description Why (at most 2000 characters); absent, null or blank: no note */
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The follow-up as it now stands */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            followUp: components["schemas"]["FollowUp"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFollowUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
