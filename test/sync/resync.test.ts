@@ -159,9 +159,13 @@ describe('sync resync: mail read again after an upgrade', function () {
     expect(rest.result.withoutAddresses).to.deep.equal({ before: 3, after: 3 });
     expect((await rows()).filter((r) => r.addresses === null).map((r) => r.subject)).to.deep.equal(['Resync 2 offer', 'Resync 4 unread', 'Resync 5 order']);
 
+    const audits = async () =>
+      (await q<{ n: number }>(`SELECT count(*)::int AS n FROM audit_logs WHERE action = 'sync.resync' AND details->>'emailAccountId' = $1`, [accountId]))[0].n;
+    const auditsBefore = await audits();
     const again = await resync();
     expect(again.res.status, again.res.stderr).to.equal(0);
     expect(again.result).to.include({ outcome: 'already_finished', pages: 0 });
+    expect(await audits(), 'a run that did nothing is not audited').to.equal(auditsBefore);
 
     const restarted = await resync('--restart');
     expect(restarted.res.status, restarted.res.stderr).to.equal(0);
