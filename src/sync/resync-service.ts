@@ -156,6 +156,8 @@ export class ResyncService {
     };
     const { outcome, resumed, pages, fetched, stored, emailsCreated, deleted, contactsCreated, pagesDone, withoutAddresses, reason } = result;
     deps.logger.info('mail resync run', { accountId: account.id, outcome, pages, fetched, stored, pagesDone, resumed });
+    // A pass finished earlier and not restarted read and wrote nothing: no record.
+    if (outcome === 'already_finished') return result;
     await deps.audit.record(
       {
         action: AuditActions.syncResync,

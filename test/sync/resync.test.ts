@@ -159,9 +159,13 @@ describe('sync resync: mail read again after an upgrade', function () {
     expect(rest.result.withoutAddresses).to.deep.equal({ before: 3, after: 3 });
     expect((await rows()).filter((r) => r.addresses === null).map((r) => r.subject)).to.deep.equal(['Resync 2 offer', 'Resync 4 unread', 'Resync 5 order']);
 
+    const audits = async () =>
+      (await q<{ n: number }>(`SELECT count(*)::int AS n FROM audit_logs WHERE action = 'sync.resync' AND details->>'emailAccountId' = $1`, [accountId]))[0].n;
+    const auditsBefore = await audits();
     const again = await resync();
     expect(again.res.status, again.res.stderr).to.equal(0);
     expect(again.result).to.include({ outcome: 'already_finished', pages: 0 });
+    expect(await audits(), 'a run that did nothing is not audited').to.equal(auditsBefore);
 
     const restarted = await resync('--restart');
     expect(restarted.res.status, restarted.res.stderr).to.equal(0);
@@ -171,7 +175,9 @@ describe('sync resync: mail read again after an upgrade', function () {
   });
 
   it('is refused (exit 1, naming the holder) while another process holds the account sync lease', async () => {
-    const [progress] = await q<{ updated_at: Date }>('SELECT updated_at FROM resync_progress WHERE email_account_id = $1', [accountId]);
+    // Whatever progress there is (none when this test runs alone) stays as it was.
+    const progress = () => q<{ updated_at: Date; pages_done: number }>('SELECT updated_at, pages_done FROM resync_progress WHERE email_account_id = $1', [accountId]);
+    const before = await progress();
     await ctx.db.sequelize.query(`UPDATE mail_sync_states SET locked_by = $2, locked_until = now() + interval '5 minutes', status = 'syncing' WHERE email_account_id = $1`, {
       bind: [accountId, HOLDER],
     });
@@ -181,8 +187,7 @@ describe('sync resync: mail read again after an upgrade', function () {
       const error = JSON.parse(res.stderr.slice(res.stderr.indexOf('{'))).error;
       expect(error.code).to.equal('conflict');
       expect(error.details.refused[0].reason).to.contain('worker pid 4242 on web2');
-      const [now] = await q<{ updated_at: Date }>('SELECT updated_at FROM resync_progress WHERE email_account_id = $1', [accountId]);
-      expect(now.updated_at.getTime()).to.equal(progress.updated_at.getTime());
+      expect(await progress()).to.deep.equal(before);
     } finally {
       await ctx.db.sequelize.query(`UPDATE mail_sync_states SET locked_by = NULL, locked_until = NULL, status = 'ok' WHERE email_account_id = $1`, { bind: [accountId] });
     }
