@@ -1,6 +1,8 @@
-import type { FollowUpStatusFilter } from './follow-up-schemas.js';
-
 // The SQL text of the follow-ups area, run by FollowUpRepository (see ADR 0119).
+
+/** The list's status filter (GET /api/follow-ups?status=). */
+export const FOLLOW_UP_STATUSES = ['due', 'upcoming', 'all'] as const;
+export type FollowUpStatusFilter = (typeof FOLLOW_UP_STATUSES)[number];
 
 /**
  * Whether email `e` came from contact `c`: an address of its From header is the contact's address

@@ -3,7 +3,7 @@ import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
 import { CLAIM_DUE, followUpListQuery, ONE_FOLLOW_UP, UPSERT } from './follow-up-query.js';
-import type { FollowUpStatusFilter } from './follow-up-schemas.js';
+import type { FollowUpStatusFilter } from './follow-up-query.js';
 
 /** A follow-up as the service returns it. */
 export interface FollowUpRecord {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../shared/validation.js';
+import { FOLLOW_UP_STATUSES } from './follow-up-query.js';
 
 /** Bound of the note, also a CHECK of migrations/0029-follow-ups.ts. */
 export const MAX_FOLLOW_UP_NOTE = 2000;
@@ -28,9 +29,6 @@ export const putFollowUpBody = z.strictObject({
     .optional()
     .meta({ description: 'Why (at most 2000 characters); absent, null or blank: no note' }),
 });
-
-export const FOLLOW_UP_STATUSES = ['due', 'upcoming', 'all'] as const;
-export type FollowUpStatusFilter = (typeof FOLLOW_UP_STATUSES)[number];
 
 export const listFollowUpsQuery = paginationQuery.extend({
   status: z

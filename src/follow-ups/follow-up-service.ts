@@ -5,7 +5,7 @@ import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import { CONTACT_NOT_FOUND } from '../contacts/contact-records.js';
 import type { Page, PageRequest } from '../shared/pagination.js';
 import type { FollowUpRecord, FollowUpRepository } from './follow-up-repository.js';
-import type { FollowUpStatusFilter } from './follow-up-schemas.js';
+import type { FollowUpStatusFilter } from './follow-up-query.js';
 
 export const FOLLOW_UP_NOT_FOUND = 'Pripomienka pre tento kontakt neexistuje';
 

@@ -15,8 +15,7 @@ export type RouteAuth = 'none' | 'user' | 'admin' | 'refresh' | 'userOrRefresh';
  */
 export type SuccessDoc =
   /** No content (a DELETE that answers nothing but its status). */
-  | { status: 204; description: string; body: 'none' }
-  | SuccessWithBody;
+  { status: 204; description: string; body: 'none' } | SuccessWithBody;
 
 type SuccessWithBody = { status: 200 | 201 | 202; description: string } & (
   | { body: 'data'; data: z.ZodType }

@@ -140,12 +140,15 @@ describe('follow-ups: the due check and the follow_up.due event', function () {
     expect(items.find((i) => i.id === earlierId)).to.include({ answered: false });
   });
 
-  it("mail sent to the contact (from the mailbox) does not answer it; the viewer without canRead never sees it answered", async () => {
+  it('mail sent to the contact (from the mailbox) does not answer it; the viewer without canRead never sees it answered', async () => {
     const id = await setDue(box.owner, box.contact.id, inMinutes(30));
     await createEmail(box.account, box.contact, { from: box.account.email, to: box.contact.email, date: new Date(Date.now() + 60_000) });
     const mine = (await listFollowUps(app, box.owner)).body.data.items as Array<{ id: string; answered: boolean }>;
     expect(mine.find((i) => i.id === id)).to.include({ answered: false });
-    await box.owner.as(request(app).patch(`/api/email-accounts/${box.account.id}/share/${box.viewer.fixture.user.id}`)).send({ canRead: false }).expect(200);
+    await box.owner
+      .as(request(app).patch(`/api/email-accounts/${box.account.id}/share/${box.viewer.fixture.user.id}`))
+      .send({ canRead: false })
+      .expect(200);
     const viewers = await setDue(box.viewer, box.contact.id, inMinutes(30));
     await createEmail(box.account, box.contact, { date: new Date(Date.now() + 120_000) });
     const theirs = (await listFollowUps(app, box.viewer)).body.data.items as Array<{ id: string; answered: boolean }>;

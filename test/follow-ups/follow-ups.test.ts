@@ -98,7 +98,7 @@ describe('follow-ups: set, replace, list, delete', function () {
     expect((await box.owner.as(request(app).delete('/api/contacts/not-a-uuid/follow-up'))).status).to.equal(404);
   });
 
-  it("a second member of the shared mailbox neither sees nor deletes mine; theirs is their own", async () => {
+  it('a second member of the shared mailbox neither sees nor deletes mine; theirs is their own', async () => {
     const mine = await putFollowUp(app, box.owner, box.contact.id, { dueAt: inMinutes(-1), note: 'moja' });
     expect(mine.status).to.equal(200);
     const editorList = await listFollowUps(app, box.editor, '?status=all');
@@ -113,14 +113,17 @@ describe('follow-ups: set, replace, list, delete', function () {
     expect(await rowsOf(box.contact.id)).to.have.length(2);
   });
 
-  it('revoking the share hides the member\'s follow-up and refuses new ones (404); re-sharing shows it again', async () => {
+  it("revoking the share hides the member's follow-up and refuses new ones (404); re-sharing shows it again", async () => {
     await putFollowUp(app, box.editor, box.contact.id, { dueAt: inMinutes(-1) }).expect(200);
     const revoked = await box.owner.as(request(app).delete(`/api/email-accounts/${box.account.id}/share/${box.editor.fixture.user.id}`));
     expect(revoked.status, JSON.stringify(revoked.body)).to.equal(200);
     expect((await listFollowUps(app, box.editor)).body.data.items).to.deep.equal([]);
     expect((await putFollowUp(app, box.editor, box.contact.id, { dueAt: inMinutes(5) })).status).to.equal(404);
     expect((await box.editor.as(request(app).delete(`/api/contacts/${box.contact.id}/follow-up`))).status).to.equal(404);
-    await box.owner.as(request(app).post(`/api/email-accounts/${box.account.id}/share`)).send({ userId: box.editor.fixture.user.id, role: 'viewer' }).expect(201);
+    await box.owner
+      .as(request(app).post(`/api/email-accounts/${box.account.id}/share`))
+      .send({ userId: box.editor.fixture.user.id, role: 'viewer' })
+      .expect(201);
     expect((await listFollowUps(app, box.editor)).body.data.items).to.have.length(1);
   });
 
@@ -167,7 +170,13 @@ describe('follow-ups: set, replace, list, delete', function () {
 
     it('no authentication: 401 on every route', async () => {
       expect((await request(app).get('/api/follow-ups')).status).to.equal(401);
-      expect((await request(app).put(`/api/contacts/${box.contact.id}/follow-up`).send({ dueAt: inMinutes(5) })).status).to.equal(401);
+      expect(
+        (
+          await request(app)
+            .put(`/api/contacts/${box.contact.id}/follow-up`)
+            .send({ dueAt: inMinutes(5) })
+        ).status,
+      ).to.equal(401);
       expect((await request(app).delete(`/api/contacts/${box.contact.id}/follow-up`)).status).to.equal(401);
       expect(await rowsOf(box.contact.id)).to.have.length(0);
     });
