@@ -36,7 +36,12 @@ async function main(): Promise<void> {
   const ctx = db.ctx;
   const server = http.createServer(createApp(ctx));
   try {
-    console.log(`PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(
+      `PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} on ${os.cpus().length} CPUs`,
+    );
     const started = Date.now();
     const seeded: SeededMailbox[] = [];
     for (let i = 0; i < ACCOUNTS; i++) {
@@ -89,11 +94,16 @@ async function main(): Promise<void> {
     report(scenarios);
 
     const onTheFly = await timeSql(ctx, ON_THE_FLY, { accountId: m.account.id }, 30);
-    console.log(`\nAlternative measured: the same page computed on the fly from emails (no email_threads), one account: p50 ${onTheFly.p50.toFixed(2)} ms, p99 ${onTheFly.p99.toFixed(2)} ms`);
+    console.log(
+      `\nAlternative measured: the same page computed on the fly from emails (no email_threads), one account: p50 ${onTheFly.p50.toFixed(2)} ms, p99 ${onTheFly.p99.toFixed(2)} ms`,
+    );
 
     const writes = await writeCost(ctx, m);
     console.log('\nWrite cost of the triggers (ms per batch; "before" = the triggers disabled, as before migration 0028)');
-    for (const w of writes) console.log(`  ${w.name.padEnd(44)} before p50 ${w.before.p50.toFixed(2).padStart(7)}  after p50 ${w.after.p50.toFixed(2).padStart(7)}  (p99 ${w.before.p99.toFixed(2)} / ${w.after.p99.toFixed(2)})`);
+    for (const w of writes)
+      console.log(
+        `  ${w.name.padEnd(44)} before p50 ${w.before.p50.toFixed(2).padStart(7)}  after p50 ${w.after.p50.toFixed(2).padStart(7)}  (p99 ${w.before.p99.toFixed(2)} / ${w.after.p99.toFixed(2)})`,
+      );
     const p50 = (s: Scenario) => +percentile(s.samples, 50).toFixed(2);
     console.log(JSON.stringify({ emails: ACCOUNTS * EMAILS, awaitingReplyP50Ms: p50(scenarios[0]), teamAwaitingReplyP50Ms: p50(scenarios[3]), target: '< 20' }, null, 2));
 

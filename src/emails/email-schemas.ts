@@ -33,13 +33,11 @@ export const listEmailsQuery = paginationQuery
       .enum(['newest', 'oldest'], { error: 'sort musí byť newest alebo oldest' })
       .default('newest')
       .meta({ description: 'newest (default): by date, newest first; oldest: oldest first' }),
-    awaitingReply: booleanText
-      .optional()
-      .meta({
-        description:
-          'true: only the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply; its date is ' +
-          'waitingSince, so sort=oldest gives that endpoint\'s order); false or absent: no such filter. Combines with the other filters.',
-      }),
+    awaitingReply: booleanText.optional().meta({
+      description:
+        'true: only the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply; its date is ' +
+        "waitingSince, so sort=oldest gives that endpoint's order); false or absent: no such filter. Combines with the other filters.",
+    }),
   })
   .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'from musí byť pred to', path: ['to'] });
 

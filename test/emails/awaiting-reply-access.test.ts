@@ -79,7 +79,10 @@ describe('emails awaiting a reply: shared mailboxes, other users, malformed para
       const res = await w.owner.as(request(w.app).get('/api/emails/awaiting-reply').query(query));
       expect(res.status, JSON.stringify(query)).to.equal(400);
       expect(res.body.success).to.equal(false);
-      expect((res.body.error.details as Array<{ field: string }>).map((d) => d.field), JSON.stringify(res.body)).to.include(field);
+      expect(
+        (res.body.error.details as Array<{ field: string }>).map((d) => d.field),
+        JSON.stringify(res.body),
+      ).to.include(field);
     }
     const hours = await w.owner.as(request(w.app).get('/api/emails/awaiting-reply').query({ olderThanHours: 'abc' }));
     expect(JSON.stringify(hours.body.error.details)).to.contain('olderThanHours musí byť celé číslo od 0 do 87600');

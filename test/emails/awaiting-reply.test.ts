@@ -1,7 +1,18 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { emailIdByMessageId, emailSet, jmapAs } from '../sync/helpers.js';
-import { aliceRepliesElsewhere, awaitingItems, awaitingSubjects, awaitingWorld, fromBob, hoursAgo, sync, uniqueSubject, type AwaitingWorld, type Json } from './awaiting-reply-helpers.js';
+import {
+  aliceRepliesElsewhere,
+  awaitingItems,
+  awaitingSubjects,
+  awaitingWorld,
+  fromBob,
+  hoursAgo,
+  sync,
+  uniqueSubject,
+  type AwaitingWorld,
+  type Json,
+} from './awaiting-reply-helpers.js';
 
 /**
  * GET /api/emails/awaiting-reply (issue 38, docs/adr/0118-awaiting-reply.md) over HTTP on a mailbox
@@ -154,10 +165,24 @@ describe('emails awaiting a reply', function () {
     expect((searched.body.data.items as Json[]).map((i) => i.subject)).to.deep.equal([subject]);
     const item = endpoint.find((i) => i.subject === subject)!;
     const byContact = await w.owner.as(request(w.app).get('/api/emails').query({ awaitingReply: 'true', contactId: item.contactId, limit: 100 }));
-    expect((byContact.body.data.items as Json[]).map((i) => i.id).sort()).to.deep.equal(endpoint.filter((i) => i.contactId === item.contactId).map((i) => i.id).sort());
+    expect((byContact.body.data.items as Json[]).map((i) => i.id).sort()).to.deep.equal(
+      endpoint
+        .filter((i) => i.contactId === item.contactId)
+        .map((i) => i.id)
+        .sort(),
+    );
     const unread = await w.owner.as(request(w.app).get('/api/emails').query({ awaitingReply: 'true', unread: 'true', emailAccountId: w.accountId, limit: 100 }));
-    expect((unread.body.data.items as Json[]).map((i) => i.id).sort()).to.deep.equal(endpoint.filter((i) => !i.isRead).map((i) => i.id).sort());
-    const ranged = await w.owner.as(request(w.app).get('/api/emails').query({ awaitingReply: 'true', from: hoursAgo(13).toISOString(), to: hoursAgo(11).toISOString() }));
+    expect((unread.body.data.items as Json[]).map((i) => i.id).sort()).to.deep.equal(
+      endpoint
+        .filter((i) => !i.isRead)
+        .map((i) => i.id)
+        .sort(),
+    );
+    const ranged = await w.owner.as(
+      request(w.app)
+        .get('/api/emails')
+        .query({ awaitingReply: 'true', from: hoursAgo(13).toISOString(), to: hoursAgo(11).toISOString() }),
+    );
     expect((ranged.body.data.items as Json[]).map((i) => i.subject)).to.deep.equal([subject]);
   });
 });
