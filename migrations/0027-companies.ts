@@ -49,10 +49,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     const [rows] = await qi.sequelize.query('SELECT DISTINCT crm_mail_domain(email) AS domain FROM contacts WHERE crm_mail_domain(email) IS NOT NULL', { transaction });
     const domains = (rows as Array<{ domain: string }>).map((r) => r.domain).filter((d) => !isFreeMailDomain(d));
     if (domains.length === 0) return;
-    await qi.sequelize.query(
-      `INSERT INTO companies (domain) SELECT d FROM unnest($1::text[]) AS d ORDER BY d ON CONFLICT (domain) DO NOTHING;`,
-      { bind: [domains], transaction },
-    );
+    await qi.sequelize.query(`INSERT INTO companies (domain) SELECT d FROM unnest($1::text[]) AS d ORDER BY d ON CONFLICT (domain) DO NOTHING;`, { bind: [domains], transaction });
     await qi.sequelize.query('UPDATE contacts c SET company_id = co.id FROM companies co WHERE co.domain = crm_mail_domain(c.email) AND c.company_id IS DISTINCT FROM co.id', {
       transaction,
     });

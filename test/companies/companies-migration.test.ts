@@ -46,9 +46,7 @@ describe('migration 0027: companies', function () {
   }
 
   const filed = () =>
-    rows<{ email: string; domain: string | null }>(
-      'SELECT c.email, co.domain FROM contacts c LEFT JOIN companies co ON co.id = c.company_id ORDER BY c.email, c.email_account_id',
-    );
+    rows<{ email: string; domain: string | null }>('SELECT c.email, co.domain FROM contacts c LEFT JOIN companies co ON co.id = c.company_id ORDER BY c.email, c.email_account_id');
 
   it('files existing contacts under their domain, free-mail domains under none', async () => {
     await contactsBeforeCompanies();
