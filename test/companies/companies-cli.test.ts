@@ -7,7 +7,8 @@ import { addContact, companiesOf, member, setLastEmailAt } from './support.js';
 
 /** `crm-admin companies list`: every company of the installation, counted over every mailbox. */
 describe('crm-admin companies list', function () {
-  this.timeout(60_000);
+  // Every case starts the real crm-admin (oclif, a database connection): seconds each on a busy machine.
+  this.timeout(240_000);
   const run = randomBytes(4).toString('hex');
   const TEHLA = `tehla-${run}.sk`;
   const VAPNO = `vapno-${run}.sk`;
