@@ -45,7 +45,7 @@ function searchConditions(search: string, bind: Bind): string[] {
 
 /**
  * The companies with at least one contact in scope, each with its figures over those contacts only:
- * the scope's contacts that have a company are grouped by it (contacts_company_idx holds them), the
+ * the scope's contacts that have a company are grouped by it (contacts_account_company_idx holds them, last_email_at included: one index-only range per account), the
  * own domains' companies are left out, then the search and the order apply. A user sees few
  * companies (those of their mailboxes' correspondents), so the count is exact.
  */

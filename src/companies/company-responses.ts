@@ -9,7 +9,7 @@ export const companySchema = z
     name: z.string().meta({ description: 'The name staff gave it, else the domain' }),
     notes: z.string().nullable(),
     contactCount: z.number().int().min(1).meta({ description: "The caller's contacts at this domain (over the email accounts they may see)" }),
-    lastEmailAt: nullableTimestamp.meta({ description: "The newest email of those contacts; null when they have none" }),
+    lastEmailAt: nullableTimestamp.meta({ description: 'The newest email of those contacts; null when they have none' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

@@ -7,7 +7,7 @@ import type { CompanyRecord } from './company-records.js';
 import type { CompanyEdits, CompanyRepository } from './company-repository.js';
 import { COMPANY_NOT_FOUND } from './company-visibility.js';
 
-export type { CompanyFilter, CompanySort } from './company-query.js';
+export type { CompanyFilter } from './company-query.js';
 export type CompanyChanges = CompanyEdits;
 
 /**

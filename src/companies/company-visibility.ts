@@ -31,5 +31,4 @@ export const shownCompanyIdOf = (alias: string): string =>
  * The caller's sight of the company `$companyId` as one SQL value: true when they see it, NULL when
  * not (unknown, an own domain, or none of its contacts visible to them): a 404, no existence leak.
  */
-export const accessToCompany = (): string =>
-  `(SELECT true FROM companies co WHERE co.id = $companyId AND NOT ${isOwnDomain('co.domain')} AND EXISTS (${visibleContactsOf('co')}))`;
+export const accessToCompany = (): string => `(SELECT true FROM companies co WHERE co.id = $companyId AND NOT ${isOwnDomain('co.domain')} AND EXISTS (${visibleContactsOf('co')}))`;

@@ -89,7 +89,13 @@ export function isFreeMailDomain(domain: string): boolean {
 /** The lower-case domain of a mail address (after its last "@"), or null when it has none. */
 export function mailDomainOf(address: string): string | null {
   const at = address.lastIndexOf('@');
-  const domain = at < 0 ? '' : address.slice(at + 1).trim().toLowerCase();
+  const domain =
+    at < 0
+      ? ''
+      : address
+          .slice(at + 1)
+          .trim()
+          .toLowerCase();
   return domain === '' ? null : domain;
 }
 

@@ -71,7 +71,7 @@ export function contactListQuery(userId: string, filter: ContactFilter, page: Pa
   const order = ORDER_BY[filter.sort];
   const scope = `${accountsWith('view')}${filter.emailAccountId ? ' AND m.email_account_id = $accountId' : ''}`;
   const words = filter.search ? contactSearchConditions(filter.search, bind) : [];
-  // A company's contacts are one range of contacts_company_idx (migration 0027), so they take the narrow path too.
+  // A company's contacts are one probe per account of contacts_account_company_idx (migration 0027): the narrow path.
   if (filter.companyId) {
     words.push('c.company_id = $companyId');
     bind.companyId = filter.companyId;

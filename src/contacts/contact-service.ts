@@ -71,7 +71,10 @@ export class ContactService {
         const ownerId = await contacts.lockAccountOwner(accountId, tx);
         if (!ownerId) throw new NotFoundError(ACCOUNT_NOT_FOUND);
         const companyId = await contacts.companyIdFor(email, tx);
-        const contact = await contacts.create({ userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null, companyId }, tx);
+        const contact = await contacts.create(
+          { userId: ownerId, emailAccountId: accountId, email, name: input.name ?? null, notes: input.notes ?? null, lastEmailAt: null, companyId },
+          tx,
+        );
         await contacts.linkEarlierEmails(contact.id, tx);
         await audit.record({ action: AuditActions.contactCreated, userId, details: { contactId: contact.id, emailAccountId: accountId, email } }, meta, tx);
         return contact.id;

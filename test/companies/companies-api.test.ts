@@ -53,7 +53,7 @@ describe('companies API', function () {
     expect(res.body.data.company).to.include({ id: companyId(), domain: KOVAC, name: KOVAC, notes: null });
   });
 
-  it('makes no company of free-mail domains nor of the staff\'s own domain', async () => {
+  it("makes no company of free-mail domains nor of the staff's own domain", async () => {
     const box = await createEmailAccount(jana.fixture);
     const own = box.email.split('@')[1];
     const free = ['anna@gmail.com', 'bob@outlook.com', 'cyril@azet.sk', 'dana@zoznam.sk', 'emil@centrum.sk', 'fero@seznam.cz', 'gita@gmx.de', 'hana@post.sk', `kolega@${own}`];
@@ -116,7 +116,7 @@ describe('companies API', function () {
     expect(malformed.body.error.details).to.deep.include({ field: 'companyId', message: 'Neplatný identifikátor firmy' });
   });
 
-  it('hides a company at once when its domain becomes one of the staff\'s own, and shows it again when that mailbox goes', async () => {
+  it("hides a company at once when its domain becomes one of the staff's own, and shows it again when that mailbox goes", async () => {
     const domain = `later-${run}.test`;
     const contact = await addContact(jana, janaBox.id, `obchod@${domain}`);
     expect(contact.companyId).to.be.a('string');

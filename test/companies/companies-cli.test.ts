@@ -7,7 +7,8 @@ import { addContact, companiesOf, member, setLastEmailAt } from './support.js';
 
 /** `crm-admin companies list`: every company of the installation, counted over every mailbox. */
 describe('crm-admin companies list', function () {
-  this.timeout(60_000);
+  // Every case starts the real crm-admin (oclif, a database connection): seconds each on a busy machine.
+  this.timeout(240_000);
   const run = randomBytes(4).toString('hex');
   const TEHLA = `tehla-${run}.sk`;
   const VAPNO = `vapno-${run}.sk`;
@@ -31,7 +32,9 @@ describe('crm-admin companies list', function () {
   it('lists every company with its contacts over all mailboxes (--json in the list envelope)', async () => {
     const out = await cliJson(['companies', 'list', '--search', run]);
     expect(out.pagination).to.deep.equal({ page: 1, limit: 100, total: 2, totalExact: true, hasNext: false });
-    expect(out.items.map((c: { domain: string; name: string; contactCount: number; lastEmailAt: string | null }) => [c.domain, c.name, c.contactCount, c.lastEmailAt])).to.deep.equal([
+    expect(
+      out.items.map((c: { domain: string; name: string; contactCount: number; lastEmailAt: string | null }) => [c.domain, c.name, c.contactCount, c.lastEmailAt]),
+    ).to.deep.equal([
       [TEHLA, TEHLA, 3, '2026-04-03T08:00:00.000Z'],
       [VAPNO, VAPNO, 1, null],
     ]);

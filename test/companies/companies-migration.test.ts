@@ -46,9 +46,7 @@ describe('migration 0027: companies', function () {
   }
 
   const filed = () =>
-    rows<{ email: string; domain: string | null }>(
-      'SELECT c.email, co.domain FROM contacts c LEFT JOIN companies co ON co.id = c.company_id ORDER BY c.email, c.email_account_id',
-    );
+    rows<{ email: string; domain: string | null }>('SELECT c.email, co.domain FROM contacts c LEFT JOIN companies co ON co.id = c.company_id ORDER BY c.email, c.email_account_id');
 
   it('files existing contacts under their domain, free-mail domains under none', async () => {
     await contactsBeforeCompanies();
@@ -70,7 +68,9 @@ describe('migration 0027: companies', function () {
       { email: 'g@Druha-Firma.SK', domain: 'druha-firma.sk' },
     ]);
     expect(await one("SELECT crm_mail_domain('x@Staff.SK') AS v")).to.equal('staff.sk');
-    expect(await one("SELECT count(*)::int AS v FROM pg_indexes WHERE indexname IN ('contacts_company_idx', 'email_accounts_domain_idx')")).to.equal(2);
+    expect(
+      await one("SELECT count(*)::int AS v FROM pg_indexes WHERE indexname IN ('contacts_company_idx', 'contacts_account_company_idx', 'email_accounts_domain_idx')"),
+    ).to.equal(3);
   });
 
   it('keeps contacts when a company is deleted (ON DELETE SET NULL) and refuses a second row of a domain', async () => {

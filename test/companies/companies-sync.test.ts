@@ -63,7 +63,10 @@ describe('companies from synced mail', function () {
     expect(firm.every((c) => c.companyId === listed[0].id)).to.equal(true);
     const others = people.filter((c) => !c.email.endsWith(`@${FIRMA}`));
     expect(others.map((c) => c.email)).to.include.members([`anna.${run}@gmail.com`, `jozef.${run}@azet.sk`]);
-    expect(others.every((c) => c.companyId === null), JSON.stringify(others)).to.equal(true);
+    expect(
+      others.every((c) => c.companyId === null),
+      JSON.stringify(others),
+    ).to.equal(true);
   });
 
   it('adds the company of a new domain in a later sync and moves the figures of a known one', async () => {

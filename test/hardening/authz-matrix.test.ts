@@ -105,6 +105,10 @@ const listShows = (pick: (w: World) => string, seers: Who[]) => (body: Record<st
   const shown = ids(body).includes(pick(m.world));
   expect(shown, `${who} sees the owner's record in the list`).to.equal(seers.includes(who));
 };
+/** The company list shows the owner's company (resolved by the row's attempt) to exactly these callers. */
+const companyListShows = (seers: Who[]) => (body: Record<string, unknown>, m: Matrix, who: Who) => {
+  expect(ids(body).includes(companyIds.get(m)!), `${who} sees the owner's company in the list`).to.equal(seers.includes(who));
+};
 const timesheetOf = (w: World) => w.owner.timesheet.id;
 const accountOf = (m: Matrix) => m.world.owner.account.id;
 
@@ -122,6 +126,24 @@ async function freshOwnerRecords(m: Matrix) {
   const contact = await createContact(account);
   const email = await createEmail(account, contact);
   return { account, contact, email };
+}
+
+/** A company of a contact in the owner's shared account (added as the sync files it), one per matrix. */
+const companies = new WeakMap<Matrix, Promise<string>>();
+const companyIds = new WeakMap<Matrix, string>();
+function ownerCompany(m: Matrix): Promise<string> {
+  if (!companies.has(m)) {
+    const email = `kontakt@matica-${crypto.randomBytes(4).toString('hex')}.test`;
+    const created = m.ctx.services.contacts.create(m.world.owner.id, { emailAccountId: accountOf(m), email }, { actor: 'test' });
+    companies.set(
+      m,
+      created.then((c) => {
+        companyIds.set(m, c.companyId!);
+        return c.companyId!;
+      }),
+    );
+  }
+  return companies.get(m)!;
 }
 
 /** A user who is a viewer of the owner's account, for rows that change or end a share. */
@@ -205,6 +227,17 @@ const ROWS: Record<string, Row> = {
     status: 201,
     attempt: (m) => ({ path: '/api/contacts', body: { emailAccountId: accountOf(m), email: `${crypto.randomBytes(4).toString('hex')}@matrix.test` } }),
   },
+  // --- companies: those of the contacts the caller sees; any user who sees one may change it
+  'GET /api/companies': {
+    expect: ANY_USER,
+    attempt: async (m) => {
+      await ownerCompany(m);
+      return { path: '/api/companies?limit=100' };
+    },
+    check: companyListShows(['owner', ...MEMBERS]),
+  },
+  'GET /api/companies/:id': { expect: SHARED_VIEW, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}` }) },
+  'PATCH /api/companies/:id': { expect: SHARED_VIEW, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}`, body: { notes: 'matica' } }) },
   'GET /api/contacts/:id': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
   'PATCH /api/contacts/:id': { expect: SHARED_EDIT, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },
   'DELETE /api/contacts/:id': { expect: SHARED_EDIT, attempt: async (m) => ({ path: `/api/contacts/${(await freshOwnerRecords(m)).contact.id}` }) },

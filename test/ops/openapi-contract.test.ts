@@ -15,6 +15,7 @@ const CONTACT = {
   name: 'Jana',
   notes: null,
   lastEmailAt: null,
+  companyId: null,
   unreadCount: 0,
   addedAt: '2026-03-01T08:30:00.000Z',
   createdAt: '2026-03-01T08:30:00.000Z',

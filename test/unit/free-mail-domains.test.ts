@@ -4,14 +4,33 @@ import { companyDomainOf, isFreeMailDomain, mailDomainOf } from '../../src/compa
 
 describe('unit: companies from mail domains', () => {
   it('knows the free-mail providers of the list, Slovak and Czech ones included', () => {
-    for (const domain of ['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'yahoo.com', 'icloud.com', 'proton.me', 'azet.sk', 'zoznam.sk', 'centrum.sk', 'post.sk', 'atlas.sk', 'pobox.sk', 'seznam.cz', 'email.cz', 'centrum.cz', 'volny.cz']) {
+    for (const domain of [
+      'gmail.com',
+      'googlemail.com',
+      'outlook.com',
+      'hotmail.com',
+      'yahoo.com',
+      'icloud.com',
+      'proton.me',
+      'azet.sk',
+      'zoznam.sk',
+      'centrum.sk',
+      'post.sk',
+      'atlas.sk',
+      'pobox.sk',
+      'seznam.cz',
+      'email.cz',
+      'centrum.cz',
+      'volny.cz',
+    ]) {
       expect(isFreeMailDomain(domain), domain).to.equal(true);
     }
   });
 
   it("takes a provider's country domains (gmx.de, yahoo.co.uk) but not a firm's domain under the same label", () => {
     for (const domain of ['gmx.de', 'gmx.net', 'gmx.at', 'yahoo.co.uk', 'web.de', 'hotmail.sk']) expect(isFreeMailDomain(domain), domain).to.equal(true);
-    for (const domain of ['gmx.firma.sk', 'web.kovac.sk', 'gmxfirma.sk', 'mail.gmail.com.firma.sk', 'firma.sk', 'gmail.company.com']) expect(isFreeMailDomain(domain), domain).to.equal(false);
+    for (const domain of ['gmx.firma.sk', 'web.kovac.sk', 'gmxfirma.sk', 'mail.gmail.com.firma.sk', 'firma.sk', 'gmail.company.com'])
+      expect(isFreeMailDomain(domain), domain).to.equal(false);
   });
 
   it('reads the lower-case domain after the last "@", and no company domain for free mail', () => {
