@@ -2,7 +2,8 @@ import { QueryTypes } from 'sequelize';
 import os from 'node:os';
 import type { AppContext } from '../src/app/context.js';
 import { User } from '../src/models/index.js';
-import { seedMailbox, shareMailbox } from './contacts-seed.js';
+import pg from 'pg';
+import { seedMailbox, shareMailbox, type SeededMailbox } from './contacts-seed.js';
 
 /** The users a search benchmark reads as: an owner of one busy account, and a member who sees it and an account of their own. */
 export interface SearchInstall {
@@ -34,9 +35,12 @@ export async function searchInstall(ctx: AppContext, sizes: { accounts: number; 
   const owner = (await User.findOne({ where: { username: ownerName } }))!;
   const [ownerAccount] = await rows<{ id: string }>(ctx, 'SELECT id FROM email_accounts WHERE user_id = $1', [owner.id]);
   if ((await names(ctx, 'bench-member-%')).length === 0) {
-    const { account } = { account: { id: ownerAccount.id } };
-    await shareMailbox(ctx, { account } as never, 2, { contacts: sizes.contacts, emails: sizes.emails });
-    await ctx.db.sequelize.query('VACUUM ANALYZE');
+    await shareMailbox(ctx, { account: { id: ownerAccount.id } } as unknown as SeededMailbox, 2, { contacts: sizes.contacts, emails: sizes.emails });
+    // What autovacuum does on a live system; on its own connection (the pool's statements time out after 30 s).
+    const client = new pg.Client({ connectionString: ctx.config.databaseUrl });
+    await client.connect();
+    await client.query('VACUUM ANALYZE');
+    await client.end();
   }
   const member = (await User.findOne({ where: { username: (await names(ctx, 'bench-member-%'))[0] } }))!;
   const memberAccounts = await rows<{ id: string }>(

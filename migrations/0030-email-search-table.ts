@@ -74,6 +74,9 @@ export async function up(qi: QueryInterface): Promise<void> {
     const path = `${quoteIdent(await scalar(qi, 'SELECT current_schema() AS value', transaction))}, pg_temp`;
     await qi.sequelize.query(
       `
+      -- The backfill and the index builds take minutes on a large installation: past the pool's 30 s
+      -- statement timeout (for this transaction only), with more memory for the GIN build.
+      SET LOCAL statement_timeout = 0;
       SET LOCAL maintenance_work_mem = '256MB';
       CREATE TABLE email_search (
         email_id uuid NOT NULL,
