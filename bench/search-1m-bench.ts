@@ -103,7 +103,7 @@ async function main(): Promise<void> {
         oldCols = [oldSql.p50.toFixed(1), oldSql.p99.toFixed(1), same ? 'same' : 'DIFFERENT'];
       }
       rows.push([c.name, percentile(s.samples, 50).toFixed(1), percentile(s.samples, 99).toFixed(1), newSql.p50.toFixed(1), ...oldCols, String(newSql.result.total)]);
-      console.log(`  measured: ${c.name} (load ${os.loadavg()[0].toFixed(2)})`);
+      console.log(`  ${rows.at(-1)!.join(' | ')} (load ${os.loadavg()[0].toFixed(2)})`);
     }
     agent.destroy();
     console.log(`\nSearch at ${await scalar(ctx, 'SELECT count(*) FROM emails')} emails, pages of 50 (ms; HTTP: ${ITERATIONS} requests, old SQL: ${OLD_ITERATIONS} runs)`);
