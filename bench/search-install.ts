@@ -43,11 +43,9 @@ export async function searchInstall(ctx: AppContext, sizes: { accounts: number; 
     await client.end();
   }
   const member = (await User.findOne({ where: { username: (await names(ctx, 'bench-member-%'))[0] } }))!;
-  const memberAccounts = await rows<{ id: string }>(
-    ctx,
-    'SELECT email_account_id AS id FROM email_account_members WHERE user_id = $1 AND can_read ORDER BY email_account_id',
-    [member.id],
-  );
+  const memberAccounts = await rows<{ id: string }>(ctx, 'SELECT email_account_id AS id FROM email_account_members WHERE user_id = $1 AND can_read ORDER BY email_account_id', [
+    member.id,
+  ]);
   const [busiest] = await rows<{ id: string }>(
     ctx,
     `SELECT l.contact_id AS id FROM email_contacts l JOIN contacts c ON c.id = l.contact_id

@@ -1,7 +1,7 @@
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
-import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
+import { COUNT_BOUND, lookAheadBind, type PageRequest } from '../shared/pagination.js';
 import { searchConditions, type WordShares } from './search-terms.js';
 
 export interface EmailFilter {
@@ -68,7 +68,17 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
                        ORDER BY ${order} LIMIT $limit OFFSET $offset) page
                 JOIN emails e ON e.id = page.id
                ORDER BY ${pageOrder(filter, 'e.date', 'e.id')}`,
-    countSql: countWithAccess(`SELECT 1 FROM email_account_members m JOIN ${source.from.includes(' JOIN ') ? `(${source.from})` : source.from} ON ${source.where.join(' AND ')} WHERE ${members.join(' AND ')}`, filter, 'readEmails'),
+    // A search counts per account too (each account's range read at most up to the bound): as one join
+    // over several accounts the planner may scan the whole table for the bound's rows.
+    countSql: countWithAccess(
+      searchWhere.length > 0
+        ? `SELECT 1 FROM email_account_members m
+             CROSS JOIN LATERAL (SELECT 1 FROM ${source.from} WHERE ${source.where.join(' AND ')} LIMIT ${COUNT_BOUND + 1}) found
+            WHERE ${members.join(' AND ')}`
+        : `SELECT 1 FROM email_account_members m JOIN ${source.from} ON ${source.where.join(' AND ')} WHERE ${members.join(' AND ')}`,
+      filter,
+      'readEmails',
+    ),
   };
 }
 

@@ -70,12 +70,23 @@ describe('email search: stored documents find what the computed ones found', fun
     accounts.shared = await createEmailAccount(sharer);
     accounts.unreadable = await createEmailAccount(sharer, { isPrimary: false });
     accounts.foreign = await createEmailAccount(stranger);
-    await ctx.services.emailAccountSharing.share({ kind: 'admin' }, accounts.shared.id, { userId: owner.user.id, role: 'editor', canRead: true, canSend: false }, { actor: 'test' });
-    await ctx.services.emailAccountSharing.share({ kind: 'admin' }, accounts.unreadable.id, { userId: owner.user.id, role: 'viewer', canRead: false, canSend: false }, { actor: 'test' });
+    await ctx.services.emailAccountSharing.share(
+      { kind: 'admin' },
+      accounts.shared.id,
+      { userId: owner.user.id, role: 'editor', canRead: true, canSend: false },
+      { actor: 'test' },
+    );
+    await ctx.services.emailAccountSharing.share(
+      { kind: 'admin' },
+      accounts.unreadable.id,
+      { userId: owner.user.id, role: 'viewer', canRead: false, canSend: false },
+      { actor: 'test' },
+    );
     const random = generator(36);
     const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
     for (const account of Object.values(accounts)) {
-      for (let c = 0; c < 3; c++) contacts.push(await createContact(account, { email: `${['kovac', 'stastna', 'novak'][c]}${c}@firma.sk`, name: ['Ján Kováč', 'Eva Šťastná', null][c] }));
+      for (let c = 0; c < 3; c++)
+        contacts.push(await createContact(account, { email: `${['kovac', 'stastna', 'novak'][c]}${c}@firma.sk`, name: ['Ján Kováč', 'Eva Šťastná', null][c] }));
       const own = contacts.slice(-3);
       for (let i = 0; i < 60; i++) {
         const words = Array.from({ length: 2 + Math.floor(random() * 6) }, () => pick(WORDS));
@@ -152,7 +163,10 @@ describe('email search: stored documents find what the computed ones found', fun
     for (const [filter, query] of cases) {
       const expected = await run(oldEmailListQuery(owner.user.id, filter, { page: 1, limit: 50 }));
       const res = await request(app).get(`/api/emails?${query}`).set('Authorization', session.bearer).expect(200);
-      expect(res.body.data.items.map((e: { id: string }) => e.id), query).to.deep.equal(expected.ids.slice(0, 50));
+      expect(
+        res.body.data.items.map((e: { id: string }) => e.id),
+        query,
+      ).to.deep.equal(expected.ids.slice(0, 50));
       expect(res.body.data.pagination.total, query).to.equal((expected.count as { total: number }).total);
     }
     // canRead=false: 403 as before; another user's account: 404 as before.
@@ -162,7 +176,8 @@ describe('email search: stored documents find what the computed ones found', fun
 
   it('keeps each email’s document, account and date in step with the email: written with it, rewritten when its text changes, gone with it', async () => {
     const email = await createEmail(accounts.own, contacts[0], { subject: 'Jedinečný predmet', body: 'Text' });
-    const docOf = async () => sql.one<{ n: number }>(`SELECT count(*)::int AS n FROM email_search s WHERE s.email_id = $id AND s.document @@ crm_search_tsquery('jedinecny')`, { id: email.id });
+    const docOf = async () =>
+      sql.one<{ n: number }>(`SELECT count(*)::int AS n FROM email_search s WHERE s.email_id = $id AND s.document @@ crm_search_tsquery('jedinecny')`, { id: email.id });
     expect((await docOf())!.n).to.equal(1);
     await sql.execute(`UPDATE emails SET subject = 'Iný predmet', date = '2026-05-05T00:00:00Z' WHERE id = $id`, { id: email.id });
     expect((await docOf())!.n).to.equal(0);

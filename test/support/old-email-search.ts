@@ -13,7 +13,6 @@ import { lookAheadBind, type PageRequest } from '../../src/shared/pagination.js'
 import { foldWord, type WordShares } from '../../src/emails/search-terms.js';
 import { LIST_COLUMNS, type EmailFilter } from '../../src/emails/email-query.js';
 
-
 const MAX_SEARCH_TERMS = 8;
 const COMMON_WORD_SHARE = 0.02;
 const EMAIL_SEARCH_VECTOR = 'crm_email_search_vector(e.subject, e.body, e."from", e."to")';

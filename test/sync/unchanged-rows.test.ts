@@ -100,7 +100,17 @@ describe('sync writer: unchanged emails are not written again', function () {
     // The colleague is a contact already (from another email): only the unchanged row's links can add them here.
     await write(mail({ jmapId: 'M-unchanged-2', messageId: '<unchanged-2@bench.test>', participants: [other], correspondents: [{ email: other, name: 'Kolega' }] }), 2);
     const before = await row();
-    await write(mail({ isRead: true, participants: ['klient@partner.test'], correspondents: [{ email: 'klient@partner.test', name: 'Klient' }, { email: other, name: 'Kolega' }] }), 2);
+    await write(
+      mail({
+        isRead: true,
+        participants: ['klient@partner.test'],
+        correspondents: [
+          { email: 'klient@partner.test', name: 'Klient' },
+          { email: other, name: 'Kolega' },
+        ],
+      }),
+      2,
+    );
     const after = await row();
     expect(after.version).to.equal(before.version);
     expect(after.links).to.equal(before.links + 1);
