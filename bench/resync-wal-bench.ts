@@ -10,7 +10,13 @@
  * and the time. No mail server: the rows are synthetic, with bodies of 1-12 KB (a quarter over the
  * 2 KB TOAST threshold) and 200 correspondents. Runs unchanged against the code of an earlier release
  * (copy it into that checkout) for a before/after pair in the same conditions.
+ *
+ * Also: new mail (BENCH_NEW, 50 emails written into the synced mailbox as the incremental sync writes
+ * them), and an incremental sync seeing an unchanged page again (same generation). With
+ * BENCH_SEARCH_WRITE=app (release 0.3, migration 0030) the search documents are written by a statement
+ * of the writer instead of the emails trigger (the alternative of docs/adr/0120), to compare the two.
  */
+import os from 'node:os';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { openBenchDatabase } from './bench-database.js';
@@ -21,10 +27,13 @@ import { Sql } from '../src/db/sql.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const PAGE = Number(process.env.BENCH_PAGE ?? 500);
+const NEW = Number(process.env.BENCH_NEW ?? 50);
+const APP_WRITE = process.env.BENCH_SEARCH_WRITE === 'app';
 
-function mailbox(): MappedEmail[] {
+function mailbox(count: number, first = 0): MappedEmail[] {
   const words = 'faktúra objednávka dodávka ponuka zmluva termín platba tovar služba kontrola'.split(' ');
-  return Array.from({ length: MESSAGES }, (_, i) => {
+  return Array.from({ length: count }, (_, n) => {
+    const i = first + n;
     const who = `klient${i % 200}@partner${i % 17}.test`;
     const size = i % 4 === 0 ? 6_000 + (i % 7) * 1_000 : 1_000 + (i % 5) * 200;
     const body = Array.from({ length: Math.ceil(size / 8) }, (_, w) => words[(i + w) % words.length])
@@ -63,16 +72,30 @@ try {
   );
   const store = new MailStoreRepository(new Sql(sequelize));
   const account = { id: accountId, userId: userId };
-  const emails = mailbox();
+  const emails = mailbox(MESSAGES);
+  if (APP_WRITE) await sequelize.query('ALTER TABLE emails DISABLE TRIGGER emails_search_insert');
 
-  const writeAll = async (generation: number, allNew: boolean) => {
+  const writeAll = async (generation: number, allNew: boolean, batch = emails) => {
     const started = process.hrtime.bigint();
-    for (let i = 0; i < emails.length; i += PAGE) {
+    for (let i = 0; i < batch.length; i += PAGE) {
       await sequelize.transaction(async (tx) => {
-        await writeEmails(store, account, { emails: emails.slice(i, i + PAGE) }, generation, tx, { allNew });
+        await writeEmails(store, account, { emails: batch.slice(i, i + PAGE) }, generation, tx, { allNew });
+        // The application's own write of the documents, as the upsert would carry it (the rows it inserted).
+        if (APP_WRITE) {
+          await sequelize.query(
+            `INSERT INTO email_search (email_id, email_account_id, date, document)
+             SELECT e.id, e.email_account_id, e.date, strip(crm_email_search_vector(e.subject, e.body, e."from", e."to"))
+               FROM emails e WHERE e.email_account_id = $1 AND e.jmap_id = ANY($2::text[]) ON CONFLICT (email_id) DO NOTHING`,
+            { bind: [accountId, batch.slice(i, i + PAGE).map((m) => m.jmapId)], transaction: tx },
+          );
+        }
       });
     }
     return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  const walSince = async (lsn: string) => {
+    const [{ wal }] = await select<{ wal: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '${lsn}')::text AS wal`);
+    return `${(Number(wal) / 1048576).toFixed(2)} MB`;
   };
   const snapshot = async () => {
     await sequelize.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
@@ -96,13 +119,26 @@ try {
   const [{ wal }] = await select<{ wal: string }>(`SELECT pg_wal_lsn_diff('${after.lsn}', '${before.lsn}')::text AS wal`);
   const updated = Number(after.upd) - Number(before.upd);
   const hot = Number(after.hot) - Number(before.hot);
+  // An incremental sync that sees a page it has seen (same generation, nothing changed).
+  const again = await snapshot();
+  const againMs = await writeAll(2, false, emails.slice(0, PAGE));
+  const againAfter = await snapshot();
+  const againWal = await walSince(again.lsn);
+  // New mail: a page of NEW emails that the mailbox did not have, written as the incremental sync writes them.
+  const fresh = mailbox(NEW, MESSAGES);
+  const newLsn = (await snapshot()).lsn;
+  const newMs = await writeAll(2, false, fresh);
+  const newWal = await walSince(newLsn);
   const [{ version }] = await select<{ version: string }>("SELECT current_setting('server_version') AS version");
-  console.log(`PostgreSQL ${version}; ${MESSAGES} emails, pages of ${PAGE}`);
-  console.log(`first sync: ${firstMs.toFixed(0)} ms`);
+  const per1000 = (ms: number, n: number) => `${((ms * 1000) / n).toFixed(0)} ms / 1,000 emails`;
+  console.log(`PostgreSQL ${version}; ${MESSAGES} emails, pages of ${PAGE}${APP_WRITE ? '; search documents written by the application' : ''}; load ${os.loadavg()[0].toFixed(2)}`);
+  console.log(`first sync: ${firstMs.toFixed(0)} ms (${per1000(firstMs, MESSAGES)})`);
   console.log(
-    `full resync of the unchanged mailbox: ${resyncMs.toFixed(0)} ms, WAL ${(Number(wal) / 1048576).toFixed(2)} MB, ` +
+    `full resync of the unchanged mailbox: ${resyncMs.toFixed(0)} ms (${per1000(resyncMs, MESSAGES)}), WAL ${(Number(wal) / 1048576).toFixed(2)} MB, ` +
       `${updated} rows updated, ${hot} HOT (${updated ? ((100 * hot) / updated).toFixed(1) : '0'}%)`,
   );
+  console.log(`incremental sync seeing an unchanged page of ${PAGE} again: ${againMs.toFixed(0)} ms, WAL ${againWal}, ${Number(againAfter.upd) - Number(again.upd)} rows updated`);
+  console.log(`new mail, ${NEW} emails: ${newMs.toFixed(0)} ms, WAL ${newWal}`);
 } finally {
   await db.close();
 }

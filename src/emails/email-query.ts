@@ -1,7 +1,7 @@
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
-import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
+import { COUNT_BOUND, lookAheadBind, type PageRequest } from '../shared/pagination.js';
 import { searchConditions, type WordShares } from './search-terms.js';
 
 export interface EmailFilter {
@@ -27,7 +27,14 @@ export interface EmailFilter {
  * 0028): one probe of the threads' email index per row. The mailbox view without a contact or a
  * search is driven by the threads' own index instead (awaiting-query.ts).
  */
-export const AWAITING_REPLY_CONDITION = 'EXISTS (SELECT 1 FROM email_threads t WHERE t.last_inbound_email_id = e.id AND t.awaiting)';
+export function awaitingReplyCondition(emailId: string): string {
+  return `EXISTS (SELECT 1 FROM email_threads t WHERE t.last_inbound_email_id = ${emailId} AND t.awaiting)`;
+}
+
+/** The email-side filters that are neither the search nor the date range / read state. */
+function awaitingConditions(filter: EmailFilter, emailId: string): string[] {
+  return filter.awaitingReply ? [awaitingReplyCondition(emailId)] : [];
+}
 
 // The SQL text of the emails area, run by EmailRepository (and by the bench's EXPLAIN).
 const BASE_COLUMNS = `e.id, e.user_id, e.email_account_id, e.contact_id, e.jmap_id, e.message_id, e.thread_id, e.in_reply_to,
@@ -43,80 +50,102 @@ export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
 /**
  * One page of a mailbox view and its total, over the accounts whose emails the caller may read (own
  * and shared with can_read). Both orders follow an index: (email_account_id, date DESC, id) per
- * account for the whole mailbox (or its partial twin for unread), merged over the caller's few
- * accounts; (contact_id, email_date DESC, email_id) on the links for one contact. So a page costs the
- * same on 1,000 or 100,000 emails, however many people the account is shared with.
+ * account for the whole mailbox (or its partial twin for unread, or email_search's twin for a
+ * search), merged over the caller's few accounts; (contact_id, email_date DESC, email_id) on the
+ * links for one contact. So a page costs the same on 1,000 or 100,000 emails, however many people the
+ * account is shared with.
  */
 export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map()) {
   // One row past the page (lookAheadBind): EmailRepository cuts it off and answers hasNext.
   const { window, ...limits } = lookAheadBind(page);
   const bind: Bind = { userId, ...limits };
-  const emailConditions: string[] = [];
   if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
-  if (filter.search) emailConditions.push(...searchConditions(filter.search, wordShares, bind));
+  // The search's conditions name the stored document of email_search (alias s, migration 0030).
+  const searchWhere = filter.search ? searchConditions(filter.search, wordShares, bind) : [];
   if (filter.from) bind.from = filter.from;
   if (filter.before) bind.before = filter.before;
-  if (filter.awaitingReply) emailConditions.push(AWAITING_REPLY_CONDITION);
-
-  if (filter.contactId) {
-    bind.contactId = filter.contactId;
-    if (filter.emailAccountId) emailConditions.push('e.email_account_id = $accountId');
-    const linkConditions = ['l.contact_id = $contactId', ...rangeAndState('l.email_date', 'l.is_read', filter)];
-    // Every email linked to a contact is of the contact's account: one check of the caller's right on
-    // that account (evaluated once, not per row) scopes the whole page.
-    const where = [...linkConditions, `${accessToContact('readEmails')} IS TRUE`, ...emailConditions].join(' AND ');
-    const from = 'email_contacts l JOIN emails e ON e.id = l.email_id';
-    const linkOrder = pageOrder(filter, 'l.email_date', 'l.email_id');
-    // Without email-side filters the page is cut from the contact's links alone (their index is in
-    // page order) and only then joined: the planner cannot know that all of a contact's emails are
-    // visible to the caller, and would otherwise sort every link of a busy contact in a large installation.
-    const pageSql =
-      emailConditions.length === 0
-        ? `SELECT ${LIST_COLUMNS} FROM (SELECT l.email_id, l.email_date FROM email_contacts l WHERE ${linkConditions.join(' AND ')}
-                                         ORDER BY ${linkOrder} LIMIT $limit OFFSET $offset) l
-             JOIN emails e ON e.id = l.email_id WHERE ${accessToContact('readEmails')} IS TRUE ORDER BY ${linkOrder}`
-        : `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${where} ORDER BY ${linkOrder} LIMIT $limit OFFSET $offset`;
-    return {
-      bind,
-      pageSql,
-      // Without email-side filters the links alone count; if the caller may not read the contact's
-      // emails, the access check beside the count turns the answer into a 404 / 403 anyway.
-      countSql: countWithAccess(
-        emailConditions.length === 0
-          ? `SELECT 1 FROM email_contacts l WHERE ${linkConditions.join(' AND ')}`
-          : `SELECT 1 FROM ${from} WHERE ${linkConditions.join(' AND ')} AND ${emailConditions.join(' AND ')}`,
-        filter,
-        'readEmails',
-      ),
-    };
-  }
+  if (filter.contactId) return contactQuery(filter, bind, searchWhere);
 
   const members = ['m.user_id = $userId', rightCondition('readEmails'), ...(filter.emailAccountId ? ['m.email_account_id = $accountId'] : [])];
-  const conditions = [...rangeAndState('e.date', 'e.is_read', filter), ...emailConditions];
-  if (filter.search) {
-    // A search finds few rows through its own (GIN) index, once for all accounts; they are then
-    // filtered by account and sorted. Per account (below) the index would be read once per account.
-    const where = [`e.email_account_id IN (SELECT m.email_account_id FROM email_account_members m WHERE ${members.join(' AND ')})`, ...conditions].join(' AND ');
-    return {
-      bind,
-      pageSql: `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where} ORDER BY ${pageOrder(filter, 'e.date', 'e.id')} LIMIT $limit OFFSET $offset`,
-      countSql: countWithAccess(`SELECT 1 FROM emails e WHERE ${where}`, filter, 'readEmails'),
-    };
-  }
-  const where = ['e.email_account_id = m.email_account_id', ...conditions].join(' AND ');
   bind.window = window;
+  // Per account the first offset + limit (id, date) pairs, merged and cut to the page; only then the
+  // page's rows are read (a preview is never computed for a row that is not shown). A search reads the
+  // account's search documents in the same order (a common word fills a page within a few rows) or
+  // finds a selective word through their GIN index; either way no document is computed at query time.
+  const source = accountSource(filter, searchWhere);
+  const order = pageOrder(filter, 'p.date', 'p.id');
   return {
     bind,
-    // Per account the first offset + limit (id, date) pairs, merged and cut to the page; only then the
-    // page's rows are read (a preview is never computed for a row that is not shown).
     pageSql: `SELECT ${LIST_COLUMNS}
                 FROM (SELECT p.id, p.date FROM email_account_members m
-                        CROSS JOIN LATERAL (SELECT e.id, e.date FROM emails e WHERE ${where} ORDER BY ${pageOrder(filter, 'e.date', 'e.id')} LIMIT $window) p
+                        CROSS JOIN LATERAL (SELECT ${source.id} AS id, ${source.date} AS date FROM ${source.from}
+                                             WHERE ${source.where.join(' AND ')} ORDER BY ${pageOrder(filter, source.date, source.id)} LIMIT $window) p
                        WHERE ${members.join(' AND ')}
-                       ORDER BY ${pageOrder(filter, 'p.date', 'p.id')} LIMIT $limit OFFSET $offset) page
+                       ORDER BY ${order} LIMIT $limit OFFSET $offset) page
                 JOIN emails e ON e.id = page.id
                ORDER BY ${pageOrder(filter, 'e.date', 'e.id')}`,
-    countSql: countWithAccess(`SELECT 1 FROM email_account_members m JOIN emails e ON ${where} WHERE ${members.join(' AND ')}`, filter, 'readEmails'),
+    // A search counts per account too (each account's range read at most up to the bound): as one join
+    // over several accounts the planner may scan the whole table for the bound's rows.
+    countSql: countWithAccess(
+      searchWhere.length > 0
+        ? `SELECT 1 FROM email_account_members m
+             CROSS JOIN LATERAL (SELECT 1 FROM ${source.from} WHERE ${source.where.join(' AND ')} LIMIT ${COUNT_BOUND + 1}) found
+            WHERE ${members.join(' AND ')}`
+        : `SELECT 1 FROM email_account_members m JOIN ${source.from} ON ${source.where.join(' AND ')} WHERE ${members.join(' AND ')}`,
+      filter,
+      'readEmails',
+    ),
+  };
+}
+
+/**
+ * The rows of one account (m.email_account_id) in page order. The read state is only in emails: with
+ * an unread / read filter the emails' (partial) date index leads and each row's document is looked up
+ * by its key; otherwise a search reads email_search alone and the plain list emails alone.
+ */
+function accountSource(filter: EmailFilter, searchWhere: string[]): { from: string; id: string; date: string; where: string[] } {
+  if (searchWhere.length > 0 && filter.unread === undefined) {
+    const where = ['s.email_account_id = m.email_account_id', ...rangeAndState('s.date', '', filter), ...searchWhere, ...awaitingConditions(filter, 's.email_id')];
+    return { from: 'email_search s', id: 's.email_id', date: 's.date', where };
+  }
+  const from = searchWhere.length > 0 ? 'emails e JOIN email_search s ON s.email_id = e.id' : 'emails e';
+  const where = ['e.email_account_id = m.email_account_id', ...rangeAndState('e.date', 'e.is_read', filter), ...searchWhere, ...awaitingConditions(filter, 'e.id')];
+  return { from, id: 'e.id', date: 'e.date', where };
+}
+
+/**
+ * A contact's emails: every email linked to a contact is of the contact's account, so one check of
+ * the caller's right on that account (evaluated once, not per row) scopes the whole page. The links'
+ * index (contact_id, email_date DESC, email_id) gives the page order.
+ */
+function contactQuery(filter: EmailFilter, bind: Bind, searchWhere: string[]) {
+  bind.contactId = filter.contactId;
+  const emailConditions = [...(filter.emailAccountId ? ['e.email_account_id = $accountId'] : []), ...searchWhere, ...awaitingConditions(filter, 'e.id')];
+  const linkConditions = ['l.contact_id = $contactId', ...rangeAndState('l.email_date', 'l.is_read', filter)];
+  const where = [...linkConditions, `${accessToContact('readEmails')} IS TRUE`, ...emailConditions].join(' AND ');
+  const from = `email_contacts l JOIN emails e ON e.id = l.email_id${searchWhere.length > 0 ? ' JOIN email_search s ON s.email_id = l.email_id' : ''}`;
+  const linkOrder = pageOrder(filter, 'l.email_date', 'l.email_id');
+  // Without email-side filters the page is cut from the contact's links alone (their index is in
+  // page order) and only then joined: the planner cannot know that all of a contact's emails are
+  // visible to the caller, and would otherwise sort every link of a busy contact in a large installation.
+  const pageSql =
+    emailConditions.length === 0
+      ? `SELECT ${LIST_COLUMNS} FROM (SELECT l.email_id, l.email_date FROM email_contacts l WHERE ${linkConditions.join(' AND ')}
+                                       ORDER BY ${linkOrder} LIMIT $limit OFFSET $offset) l
+           JOIN emails e ON e.id = l.email_id WHERE ${accessToContact('readEmails')} IS TRUE ORDER BY ${linkOrder}`
+      : `SELECT ${LIST_COLUMNS} FROM ${from} WHERE ${where} ORDER BY ${linkOrder} LIMIT $limit OFFSET $offset`;
+  return {
+    bind,
+    pageSql,
+    // Without email-side filters the links alone count; if the caller may not read the contact's
+    // emails, the access check beside the count turns the answer into a 404 / 403 anyway.
+    countSql: countWithAccess(
+      emailConditions.length === 0
+        ? `SELECT 1 FROM email_contacts l WHERE ${linkConditions.join(' AND ')}`
+        : `SELECT 1 FROM ${from} WHERE ${linkConditions.join(' AND ')} AND ${emailConditions.join(' AND ')}`,
+      filter,
+      'readEmails',
+    ),
   };
 }
 
@@ -128,9 +157,10 @@ export function pageOrder(filter: EmailFilter, date: string, id: string): string
   return filter.sort === 'oldest' ? `${date} ASC, ${id} DESC` : `${date} DESC, ${id}`;
 }
 
+/** The date range, and the read state when readColumn is given. */
 function rangeAndState(dateColumn: string, readColumn: string, filter: EmailFilter): string[] {
   const out: string[] = [];
-  if (filter.unread !== undefined) out.push(filter.unread ? `NOT ${readColumn}` : readColumn);
+  if (filter.unread !== undefined && readColumn) out.push(filter.unread ? `NOT ${readColumn}` : readColumn);
   if (filter.from) out.push(`${dateColumn} >= $from`);
   if (filter.before) out.push(`${dateColumn} < $before`);
   return out;

@@ -4,14 +4,16 @@ import type { Bind, Sql } from '../db/sql.js';
  * How the words of a mailbox search become SQL conditions, and what the database knows about how
  * common each word is.
  *
- * Every word matches as itself or as a prefix ("fakt" finds "faktúra"). In the GIN index a prefix
- * term has to collect every email holding a word with that prefix before anything is intersected:
- * for a word found in nearly every email of a large installation that alone is ~35 ms per million
- * emails, even when another word of the search occurs only once. So each word gets a condition of
- * its own, and a word that PostgreSQL's statistics show in a large share of all emails is checked on
- * the rows the other words found instead of being looked up in the index ("objednávke 12345" at a
- * million emails: 49 ms -> 2 ms). When every word is that common, all stay in the index and the
- * planner walks the mailbox's date index instead (a common word fills a page within a few rows).
+ * Every word matches as itself or as a prefix ("fakt" finds "faktúra"), against the stored search
+ * document of each email (email_search.document, migration 0030). In the GIN index a prefix term has
+ * to collect every email holding a word with that prefix before anything is intersected: for a word
+ * found in nearly every email of a large installation that alone is ~35 ms per million emails, even
+ * when another word of the search occurs only once. So each word gets a condition of its own, and a
+ * word that is not selective is never an index condition: it is tested on the rows that the selective
+ * words found, or, when no word is selective, on the account's documents read in page order (a common
+ * word fills a page within a few rows). Not selective: a word PostgreSQL's statistics show in a large
+ * share of all emails, or a prefix shorter than SHORT_PREFIX (it matches too many different words for
+ * the statistics to know).
  */
 
 /** Words beyond this share one condition: a long pasted text does not make a statement of hundreds of them. */
@@ -20,18 +22,22 @@ export const MAX_SEARCH_TERMS = 8;
 /** A word in at least this share of all emails is checked on the found rows, not looked up in the index. */
 export const COMMON_WORD_SHARE = 0.02;
 
+/** A word (folded) shorter than this is a prefix of too many words to look up in the index. */
+export const SHORT_PREFIX = 3;
+
 /**
- * The indexed search document of an email (migration 0018): subject, sender, recipients and body,
- * folded to lower case without diacritics. Written exactly as emails_search_idx's expression.
+ * The stored search document of an email (email_search, migration 0030): subject, sender, recipients
+ * and body, folded to lower case without diacritics (crm_email_search_vector of migration 0018),
+ * without positions. Queries name the side table `s`.
  */
-export const EMAIL_SEARCH_VECTOR = 'crm_email_search_vector(e.subject, e.body, e."from", e."to")';
+export const EMAIL_SEARCH_DOCUMENT = 's.document';
 
 /** Lexeme -> share of all emails containing it (PostgreSQL's most common elements of the search index). */
 export type WordShares = ReadonlyMap<string, number>;
 
 export interface SearchTerm {
   text: string;
-  /** false: a common word, tested on the rows the other words found. */
+  /** false: not selective, tested on the rows found otherwise. */
   indexed: boolean;
 }
 
@@ -39,9 +45,7 @@ export interface SearchTerm {
 export function searchTerms(search: string, shares: WordShares): SearchTerm[] {
   const words = search.split(/\s+/).filter(Boolean);
   const texts = words.length > MAX_SEARCH_TERMS ? [...words.slice(0, MAX_SEARCH_TERMS - 1), words.slice(MAX_SEARCH_TERMS - 1).join(' ')] : words;
-  const common = texts.map((text) => shareOf(text, shares) >= COMMON_WORD_SHARE);
-  const allCommon = common.every(Boolean);
-  return texts.map((text, i) => ({ text, indexed: allCommon || !common[i] }));
+  return texts.map((text) => ({ text, indexed: foldWord(text).length >= SHORT_PREFIX && shareOf(text, shares) < COMMON_WORD_SHARE }));
 }
 
 /** The share of emails with a word starting with `text` (a prefix term matches all of them), as far as the statistics know. */
@@ -65,7 +69,7 @@ export function searchConditions(search: string, shares: WordShares, bind: Bind)
   const conditions = ['crm_search_tsquery($search) IS NOT NULL'];
   searchTerms(search, shares).forEach((term, i) => {
     bind[`search${i}`] = term.text;
-    const match = `${EMAIL_SEARCH_VECTOR} @@ crm_search_tsquery($search${i})`;
+    const match = `${EMAIL_SEARCH_DOCUMENT} @@ crm_search_tsquery($search${i})`;
     conditions.push(`(crm_search_tsquery($search${i}) IS NULL OR ${term.indexed ? match : `(${match}) IS TRUE`})`);
   });
   return conditions;
@@ -100,7 +104,7 @@ export class SearchWordStatistics {
   private async read(): Promise<WordShares> {
     const row = await this.sql.one<{ lexemes: string[] | null; shares: number[] | null }>(
       `SELECT most_common_elems::text::text[] AS lexemes, most_common_elem_freqs::float8[] AS shares
-         FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'emails_search_idx' AND attname = 'crm_email_search_vector'`,
+         FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'email_search' AND attname = 'document'`,
     );
     const shares = new Map<string, number>();
     row?.lexemes?.forEach((lexeme, i) => shares.set(lexeme, row.shares?.[i] ?? 0));

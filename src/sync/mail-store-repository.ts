@@ -61,16 +61,33 @@ export interface Removed {
  * server except where the CRM changed it and has not told the server yet (read_pending). participants
  * is refreshed only when its set of addresses changed (a row stored before Sender, Reply-To and Bcc
  * counted, ADR 0114): the same set keeps the stored value, so the update stays HOT.
+ * A row that would stay exactly as it is is not written at all (the WHERE of DO UPDATE): no new row
+ * version, no index entries, no WAL, no event trigger row (an incremental sync seeing a page again, a
+ * replayed batch, a sent email the next sync finds). A column stored NULL that the mail now fills
+ * (addresses of rows from before migration 0020) differs, so that row is written.
  */
-const UPSERT_EMAIL = `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
-              contact_id = EXCLUDED.contact_id, sync_generation = EXCLUDED.sync_generation,
-              has_attachments = EXCLUDED.has_attachments, outbound = EXCLUDED.outbound, addresses = COALESCE(emails.addresses, EXCLUDED.addresses),
-              participants = CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
-                                  THEN emails.participants ELSE EXCLUDED.participants END,
-              is_read = CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END,
+const UPSERT_EMAIL = (() => {
+  const refreshed: Array<[column: string, value: string]> = [
+    ['contact_id', 'EXCLUDED.contact_id'],
+    ['sync_generation', 'EXCLUDED.sync_generation'],
+    ['has_attachments', 'EXCLUDED.has_attachments'],
+    ['outbound', 'EXCLUDED.outbound'],
+    ['addresses', 'COALESCE(emails.addresses, EXCLUDED.addresses)'],
+    [
+      'participants',
+      `CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
+            THEN emails.participants ELSE EXCLUDED.participants END`,
+    ],
+    ['is_read', 'CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END'],
+  ];
+  return `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
+              ${refreshed.map(([column, value]) => `${column} = ${value}`).join(',\n              ')},
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
                                   OR emails.contact_id <> EXCLUDED.contact_id
-                                THEN now() ELSE emails.updated_at END`;
+                                THEN now() ELSE emails.updated_at END
+            WHERE (${refreshed.map(([column]) => `emails.${column}`).join(', ')})
+                  IS DISTINCT FROM (${refreshed.map(([, value]) => value).join(', ')})`;
+})();
 
 export class MailStoreRepository {
   constructor(private readonly sql: Sql) {}
@@ -198,8 +215,15 @@ export class MailStoreRepository {
           WHERE v.jmap_id NOT IN (SELECT jmap_id FROM duplicate)
          ${allNew ? '' : UPSERT_EMAIL}
          RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted),
+       -- Rows the upsert left as they were (nothing to change) return nothing from it: they are read as
+       -- they stand (the statement's snapshot, from before it, is exactly that) and are stored all the same.
+       unchanged AS (
+         SELECT x.id, x.jmap_id, x.date, x.is_read, false AS inserted FROM v
+           JOIN emails x ON x.email_account_id = $accountId::uuid AND x.jmap_id = v.jmap_id
+          WHERE ${allNew ? 'false' : 'true'} AND v.jmap_id NOT IN (SELECT jmap_id FROM duplicate) AND v.jmap_id NOT IN (SELECT jmap_id FROM stored)),
+       kept AS (SELECT * FROM stored UNION ALL SELECT * FROM unchanged),
        links AS (
-         SELECT s.id AS email_id, l.contact_id, s.date, s.is_read FROM stored s JOIN v ON v.jmap_id = s.jmap_id
+         SELECT s.id AS email_id, l.contact_id, s.date, s.is_read FROM kept s JOIN v ON v.jmap_id = s.jmap_id
           CROSS JOIN LATERAL unnest(v.contact_ids) AS l(contact_id)),
        linked AS (
          INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) SELECT * FROM links
@@ -208,7 +232,7 @@ export class MailStoreRepository {
          UPDATE contacts c SET last_email_at = n.newest
            FROM (SELECT contact_id, max(date) AS newest FROM links WHERE date IS NOT NULL GROUP BY contact_id) n
           WHERE c.id = n.contact_id AND (c.last_email_at IS NULL OR c.last_email_at < n.newest))
-       SELECT id, jmap_id, inserted FROM stored`,
+       SELECT id, jmap_id, inserted FROM kept`,
       {
         userId: account.userId,
         accountId: account.id,

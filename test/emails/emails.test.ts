@@ -8,7 +8,7 @@ import { testApp, testContext } from '../support/harness.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { Sql } from '../../src/db/sql.js';
 import { emailListQuery } from '../../src/emails/email-query.js';
-import { EMAIL_SEARCH_VECTOR, SearchWordStatistics } from '../../src/emails/search-terms.js';
+import { EMAIL_SEARCH_DOCUMENT, SearchWordStatistics } from '../../src/emails/search-terms.js';
 
 const SUMMARY_FIELDS = [
   'contactId',
@@ -163,14 +163,14 @@ describe('emails API (lists, reads, threads)', function () {
 
     it('finds the same emails when a common word is checked on the found rows instead of in the index', async () => {
       const sql = new Sql((await testContext()).db.sequelize);
-      await sql.execute('ANALYZE emails');
+      await sql.execute('ANALYZE email_search');
       // The shares read are what the table holds: the most common word's share is the fraction of
       // emails that contain it (ANALYZE reads every row of a table this small).
       const known = await new SearchWordStatistics(sql).shares();
       expect(known.size).to.be.above(0);
       const [top, share] = [...known].sort((a, b) => b[1] - a[1])[0];
       const actual = await sql.one<{ share: number }>(
-        `SELECT (count(*) FILTER (WHERE ${EMAIL_SEARCH_VECTOR} @@ to_tsquery('simple', quote_literal($word))))::float8 / count(*) AS share FROM emails e`,
+        `SELECT (count(*) FILTER (WHERE ${EMAIL_SEARCH_DOCUMENT} @@ to_tsquery('simple', quote_literal($word))))::float8 / count(*) AS share FROM email_search s`,
         { word: top },
       );
       expect(share, top).to.be.closeTo(actual!.share, 0.01);

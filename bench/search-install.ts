@@ -1,0 +1,64 @@
+import { QueryTypes } from 'sequelize';
+import os from 'node:os';
+import type { AppContext } from '../src/app/context.js';
+import { User } from '../src/models/index.js';
+import pg from 'pg';
+import { seedMailbox, shareMailbox, type SeededMailbox } from './contacts-seed.js';
+
+/** The users a search benchmark reads as: an owner of one busy account, and a member who sees it and an account of their own. */
+export interface SearchInstall {
+  owner: User;
+  ownerAccountId: string;
+  busiestContactId: string;
+  member: User;
+  memberAccountIds: string[];
+}
+
+/**
+ * A large installation for the search benchmark, seeded once and found again: `accounts` mailboxes of
+ * `emails` each (bench/contacts-seed.ts), the middle one shared with two members, the first of whom has
+ * a mailbox of their own (so their search spans two accounts). Seeding 1,000,000 emails takes many
+ * minutes; with BENCH_DATABASE_URL pointing at a database seeded before, the mailboxes already there
+ * are reused (found by their users' names) and only the missing ones are added.
+ */
+export async function searchInstall(ctx: AppContext, sizes: { accounts: number; emails: number; contacts: number }): Promise<SearchInstall> {
+  const started = Date.now();
+  const have = await names(ctx, 'bench-large%');
+  for (let i = 0; i < sizes.accounts; i++) {
+    if (have.some((n) => n.startsWith(`bench-large${i}-`))) continue;
+    await seedMailbox(ctx, `large${i}`, { contacts: sizes.contacts, emails: sizes.emails });
+    if ((i + 1) % 5 === 0) {
+      console.log(`  seeded ${i + 1}/${sizes.accounts} mailboxes in ${((Date.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg()[0].toFixed(2)}`);
+    }
+  }
+  const ownerName = (await names(ctx, `bench-large${Math.floor(sizes.accounts / 2)}-%`))[0];
+  const owner = (await User.findOne({ where: { username: ownerName } }))!;
+  const [ownerAccount] = await rows<{ id: string }>(ctx, 'SELECT id FROM email_accounts WHERE user_id = $1', [owner.id]);
+  if ((await names(ctx, 'bench-member-%')).length === 0) {
+    await shareMailbox(ctx, { account: { id: ownerAccount.id } } as unknown as SeededMailbox, 2, { contacts: sizes.contacts, emails: sizes.emails });
+    // What autovacuum does on a live system; on its own connection (the pool's statements time out after 30 s).
+    const client = new pg.Client({ connectionString: ctx.config.databaseUrl });
+    await client.connect();
+    await client.query('VACUUM ANALYZE');
+    await client.end();
+  }
+  const member = (await User.findOne({ where: { username: (await names(ctx, 'bench-member-%'))[0] } }))!;
+  const memberAccounts = await rows<{ id: string }>(ctx, 'SELECT email_account_id AS id FROM email_account_members WHERE user_id = $1 AND can_read ORDER BY email_account_id', [
+    member.id,
+  ]);
+  const [busiest] = await rows<{ id: string }>(
+    ctx,
+    `SELECT l.contact_id AS id FROM email_contacts l JOIN contacts c ON c.id = l.contact_id
+      WHERE c.email_account_id = $1 GROUP BY l.contact_id ORDER BY count(*) DESC, l.contact_id LIMIT 1`,
+    [ownerAccount.id],
+  );
+  return { owner, ownerAccountId: ownerAccount.id, busiestContactId: busiest.id, member, memberAccountIds: memberAccounts.map((a) => a.id) };
+}
+
+async function names(ctx: AppContext, pattern: string): Promise<string[]> {
+  return (await rows<{ username: string }>(ctx, 'SELECT username FROM users WHERE username LIKE $1 ORDER BY created_at', [pattern])).map((r) => r.username);
+}
+
+function rows<T extends object>(ctx: AppContext, sql: string, bind: unknown[]): Promise<T[]> {
+  return ctx.db.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT });
+}

@@ -1,0 +1,10 @@
+/** Seeds (or completes) the search benchmark's installation and keeps the database: `npx tsx bench/search-seed-run.ts`. */
+import { openBenchDatabase } from './bench-database.js';
+import { searchInstall } from './search-install.js';
+
+const db = await openBenchDatabase('search', { BCRYPT_ROUNDS: '4' });
+console.log(`database: ${db.url}`);
+const t0 = Date.now();
+await searchInstall(db.ctx, { accounts: Number(process.env.BENCH_ACCOUNTS ?? 50), emails: Number(process.env.BENCH_EMAILS ?? 20_000), contacts: 500 });
+console.log(`seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+await db.close({ keep: true });
