@@ -63,7 +63,7 @@ const grouped = (alias: string) =>
  * Every column of contacts but the noise of migration 0021 (last_email_at, updated_at, user_id) and
  * search_text (derived from name and email).
  */
-const CONTACT_NEWS_COLUMNS = ['email_account_id', 'email', 'name', 'notes', 'added_at', 'created_at'];
+const CONTACT_NEWS_COLUMNS = ['email_account_id', 'email', 'name', 'notes', 'added_at', 'created_at', 'company_id'];
 const CONTACT_CHANGED = `(${CONTACT_NEWS_COLUMNS.map((c) => `n.${c}`).join(', ')}) IS DISTINCT FROM (${CONTACT_NEWS_COLUMNS.map((c) => `o.${c}`).join(', ')})`;
 const CONTACT_CHANGED_0021 = `(to_jsonb(n) - '{last_email_at,updated_at,user_id}'::text[]) IS DISTINCT FROM (to_jsonb(o) - '{last_email_at,updated_at,user_id}'::text[])`;
 

@@ -5,12 +5,14 @@ import { createMigrator } from '../../src/db/migrator.js';
 
 const EXPECTED_TABLES = [
   'audit_logs',
+  'companies',
   'contact_suppressions',
   'contacts',
   'email_account_members',
   'email_accounts',
   'email_attachments',
   'email_contacts',
+  'email_search',
   'email_threads',
   'emails',
   'events',
