@@ -110,7 +110,12 @@ async function main(): Promise<void> {
   const server = new EmbeddedPostgres(path.join(root, 'pg'));
   const handle = await server.start();
   try {
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${EMAILS} emails; ${CONCURRENT} searches at once; pool ${POOL}`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; ${EMAILS} emails; ${CONCURRENT} searches at once; pool ${POOL}`,
+    );
     const { username, password } = await seed(handle.url);
     const watcher = new pg.Client({ connectionString: handle.superuserUrl });
     await watcher.connect();

@@ -57,9 +57,7 @@ export class LoginThrottle {
   async reserve(username: string, ip: string | null | undefined, device?: string | null): Promise<void> {
     const client = clientKey(ip);
     await consumeAll(
-      device
-        ? [() => this.byKnownDevice.consume(userKey(username, device))]
-        : [() => this.byUsernameAndIp.consume(userKey(username, client)), () => this.byIp.consume(client)],
+      device ? [() => this.byKnownDevice.consume(userKey(username, device))] : [() => this.byUsernameAndIp.consume(userKey(username, client)), () => this.byIp.consume(client)],
       THROTTLED_MESSAGE,
     );
   }

@@ -19,7 +19,8 @@ export async function checkDatabase(db: DoctorRepository, poolMax: number): Prom
   const left = max - reserved - used;
   const line = `${used} of ${max} connections used (${reserved} reserved for superusers), ${left} left`;
   if (left <= 0) results.push(fail('connections', line, 'raise max_connections or lower DATABASE_POOL_MAX / the number of instances (docs/scale-out.md)'));
-  else if (left < oneMoreServe) results.push(warn('connections', line, `one more serve opens up to ${oneMoreServe}: raise max_connections before adding instances (docs/scale-out.md)`));
+  else if (left < oneMoreServe)
+    results.push(warn('connections', line, `one more serve opens up to ${oneMoreServe}: raise max_connections before adding instances (docs/scale-out.md)`));
   else results.push(ok('connections', line));
 
   // A superuser takes the slots reserved for the administrator and may change anything on the server.

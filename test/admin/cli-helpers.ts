@@ -48,10 +48,7 @@ export async function storeTimesheet(userId: string, year: number, month: number
  * A database of its own on the suite's PostgreSQL server, for what is a property of a whole database
  * ("the last admin", "every account"): the shared one always holds other tests' rows.
  */
-export async function freshDatabase(
-  prefix: string,
-  options: { migrated?: boolean; appRole?: boolean } = {},
-): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+export async function freshDatabase(prefix: string, options: { migrated?: boolean; appRole?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
   const ctx = await testContext();
   await ctx.db.sequelize.query(`CREATE DATABASE ${name}`);

@@ -29,10 +29,7 @@ interface ConnectionManager {
 }
 
 /** Charges every checkout of the pool to the request in scope; answers a handler that opens a scope per request. */
-function countCheckouts(
-  sequelize: Sequelize,
-  app: Express,
-): { handler: (req: IncomingMessage, res: ServerResponse) => void; tallies: RequestTally[]; restore: () => void } {
+function countCheckouts(sequelize: Sequelize, app: Express): { handler: (req: IncomingMessage, res: ServerResponse) => void; tallies: RequestTally[]; restore: () => void } {
   const tallies: RequestTally[] = [];
   const scope = new AsyncLocalStorage<RequestTally>();
   const manager = (sequelize as unknown as { connectionManager: ConnectionManager }).connectionManager;
@@ -127,8 +124,14 @@ describe('database pool: one connection per request', function () {
     }
 
     // Every request reached the database (the count is real) and none held two connections at once.
-    expect(seen.filter((s) => s.status >= 500).map((s) => s.what), 'requests that failed').to.deep.equal([]);
-    expect(seen.filter((s) => s.tally.total === 0).map((s) => s.what), 'requests with no checkout counted').to.deep.equal([]);
+    expect(
+      seen.filter((s) => s.status >= 500).map((s) => s.what),
+      'requests that failed',
+    ).to.deep.equal([]);
+    expect(
+      seen.filter((s) => s.tally.total === 0).map((s) => s.what),
+      'requests with no checkout counted',
+    ).to.deep.equal([]);
     expect(
       seen.filter((s) => s.tally.most !== 1).map((s) => `${s.what}: ${s.tally.most}`),
       'requests that held two or more connections at once',

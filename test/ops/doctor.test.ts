@@ -9,7 +9,21 @@ import { runCli } from '../support/cli.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 import { freshMailUser } from '../sync/helpers.js';
 
-const ALL_CHECKS = ['configuration', 'database', 'unaccent', 'connections', 'database-role', 'clock', 'migrations', 'mail-server', 'data-dir', 'disk-space', 'secrets', 'proxy', 'workers'];
+const ALL_CHECKS = [
+  'configuration',
+  'database',
+  'unaccent',
+  'connections',
+  'database-role',
+  'clock',
+  'migrations',
+  'mail-server',
+  'data-dir',
+  'disk-space',
+  'secrets',
+  'proxy',
+  'workers',
+];
 
 /** A local port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {
