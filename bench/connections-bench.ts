@@ -79,7 +79,11 @@ async function burst(label: string, base: string, token: string, watcher: pg.Cli
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const { rows } = await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'staff-crm%'");
+      // A watcher whose connection was ended (an administrator's terminate) stops counting, not the bench.
+      const rows = await watcher
+        .query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'staff-crm%'")
+        .then((r) => r.rows)
+        .catch(() => [{ n: 0 }]);
       most = Math.max(most, rows[0].n);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -118,6 +122,7 @@ async function main(): Promise<void> {
     );
     const { username, password } = await seed(handle.url);
     const watcher = new pg.Client({ connectionString: handle.superuserUrl });
+    watcher.on('error', () => undefined);
     await watcher.connect();
     for (const [label, tree] of trees) {
       const env = {
