@@ -40,6 +40,11 @@ export default tseslint.config(
           ],
         },
       ],
+      // ADR 0121: a request holds at most one pool connection at a time; findAndCountAll takes two at once.
+      'no-restricted-properties': [
+        'error',
+        { property: 'findAndCountAll', message: 'Use findAndCountInTurn (src/db/find-and-count.ts): findAndCountAll runs its two queries on two pool connections at once.' },
+      ],
     },
   },
   {

@@ -50,7 +50,7 @@ export async function runService(config: AppConfig, logger: Logger, options: Ser
   try {
     const syncRole = options.api ? (options.sync ? 'serve' : 'api') : 'worker';
     const port = await awaitDatabase(config, logger, options, waiting.signal);
-    ctx = await createAppContext({ config, logger, poolMax: 20, service: true, syncRole });
+    ctx = await createAppContext({ config, logger, poolMax: config.databasePoolMax, service: true, syncRole });
     server = await startServer(ctx, {
       ...options,
       port,

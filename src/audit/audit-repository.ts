@@ -4,6 +4,7 @@ import type { Tx } from '../db/transactions.js';
 import { escapeLike } from '../db/escape-like.js';
 import type { Sql } from '../db/sql.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
+import { findAndCountInTurn } from '../db/find-and-count.js';
 
 export interface AuditFilter {
   userId?: string;
@@ -69,7 +70,7 @@ export class AuditRepository {
     if (filter.since) conditions.push({ createdAt: { [Op.gte]: filter.since } });
     if (filter.until) conditions.push({ createdAt: { [Op.lt]: filter.until } });
     if (filter.success !== undefined) conditions.push({ success: filter.success });
-    const { rows, count } = await AuditLog.findAndCountAll({
+    const { rows, count } = await findAndCountInTurn(AuditLog, {
       where: { [Op.and]: conditions },
       order: [
         ['createdAt', 'DESC'],

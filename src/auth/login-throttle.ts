@@ -57,21 +57,25 @@ export class LoginThrottle {
   async reserve(username: string, ip: string | null | undefined, device?: string | null): Promise<void> {
     const client = clientKey(ip);
     await consumeAll(
-      device ? [this.byKnownDevice.consume(userKey(username, device))] : [this.byUsernameAndIp.consume(userKey(username, client)), this.byIp.consume(client)],
+      device ? [() => this.byKnownDevice.consume(userKey(username, device))] : [() => this.byUsernameAndIp.consume(userKey(username, client)), () => this.byIp.consume(client)],
       THROTTLED_MESSAGE,
     );
   }
 
   /** A request that never reached a password check (a malformed login) still uses up the client's points. */
   async reserveClient(ip: string | null | undefined): Promise<void> {
-    await consumeAll([this.byIp.consume(clientKey(ip))], THROTTLED_MESSAGE);
+    await consumeAll([() => this.byIp.consume(clientKey(ip))], THROTTLED_MESSAGE);
   }
 
   /** The password was right: this username+client starts from zero again and the client gets its point back. */
   async succeeded(username: string, ip: string | null | undefined, device?: string | null): Promise<void> {
     const client = clientKey(ip);
     if (device) await this.byKnownDevice.delete(userKey(username, device));
-    else await Promise.all([this.byUsernameAndIp.delete(userKey(username, client)), this.byIp.reward(client)]);
+    else {
+      // One after the other: at most one pool connection per request (ADR 0121).
+      await this.byUsernameAndIp.delete(userKey(username, client));
+      await this.byIp.reward(client);
+    }
   }
 }
 

@@ -64,11 +64,20 @@ export class ThrottleRepository {
 }
 
 /**
- * Waits for every counter's consume: a RateLimiterRes rejection means "over the limit" and ends in one
- * RateLimitError with the longest wait as Retry-After; anything else is a store failure, passed on.
+ * Runs every counter's consume, one after the other (a request holds at most one pool connection at a
+ * time, ADR 0121), each whatever the one before answered: a RateLimiterRes rejection means "over the
+ * limit" and ends in one RateLimitError with the longest wait as Retry-After; anything else is a store
+ * failure, passed on.
  */
-export async function consumeAll(attempts: Array<Promise<unknown>>, message: string): Promise<void> {
-  const results = await Promise.allSettled(attempts);
+export async function consumeAll(attempts: Array<() => Promise<unknown>>, message: string): Promise<void> {
+  const results: PromiseSettledResult<unknown>[] = [];
+  for (const attempt of attempts) {
+    try {
+      results.push({ status: 'fulfilled', value: await attempt() });
+    } catch (reason) {
+      results.push({ status: 'rejected', reason });
+    }
+  }
   let waitMs: number | undefined;
   for (const result of results) {
     if (result.status === 'fulfilled') continue;

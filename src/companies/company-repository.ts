@@ -16,7 +16,9 @@ export class CompanyRepository {
 
   async listPage(scope: CompanyScope, filter: CompanyFilter, page: PageRequest, tx?: Tx): Promise<{ items: CompanyRecord[]; total: number; hasNext: boolean }> {
     const { pageSql, countSql, bind } = companyListQuery(scope, filter, page);
-    const [rows, count] = await Promise.all([this.sql.select<CompanyRow>(pageSql, bind, tx), this.sql.one<{ total: number }>(countSql, bind, tx)]);
+    // One after the other: a request holds at most one pool connection at a time (ADR 0121).
+    const rows = await this.sql.select<CompanyRow>(pageSql, bind, tx);
+    const count = await this.sql.one<{ total: number }>(countSql, bind, tx);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toCompanyRecord), total: count!.total, hasNext: cut.hasNext };
   }

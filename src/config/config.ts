@@ -32,6 +32,8 @@ export class AppConfig {
   readonly databaseUrl?: string;
   /** How long serve waits for the database at DATABASE_URL (DATABASE_WAIT_SECONDS). */
   readonly databaseWaitSeconds: number;
+  /** The pool size of a service process (DATABASE_POOL_MAX); commands use a small pool of their own. */
+  readonly databasePoolMax: number;
   readonly dataDir: string;
   readonly jmapSessionUrl?: string;
   readonly jmapTimeoutMs: number;
@@ -84,6 +86,7 @@ export class AppConfig {
     this.host = raw.HOST;
     this.databaseUrl = raw.DATABASE_URL;
     this.databaseWaitSeconds = raw.DATABASE_WAIT_SECONDS;
+    this.databasePoolMax = raw.DATABASE_POOL_MAX;
     this.dataDir = path.resolve(raw.CRM_DATA_DIR);
     this.jmapSessionUrl = raw.JMAP_SESSION_URL;
     this.jmapTimeoutMs = raw.JMAP_TIMEOUT_MS;

@@ -90,6 +90,9 @@ export const envSchema = z.object({
   DATABASE_WAIT_SECONDS: withDefault(z.coerce.number().int().min(0).max(86_400), '300').describe(
     'how long `serve` keeps retrying the database at `DATABASE_URL` at start (readiness 503 meanwhile); 0: try once',
   ),
+  DATABASE_POOL_MAX: withDefault(z.coerce.number().int().min(1).max(1000), '20').describe(
+    'database connections one `serve` (or `serve --no-api` worker) pools at most; it also holds one LISTEN connection beside them (docs/scale-out.md: sizing `max_connections`)',
+  ),
   CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, timesheet files, generated dev secrets'),
   JMAP_SESSION_URL: z
     .preprocess((v) => (v === '' ? undefined : v), z.url().optional())

@@ -40,7 +40,9 @@ export class ContactRepository {
   /** One page of the contacts the caller may see, and the count row that also answers their right on the filter ids. */
   async listPage(userId: string, filter: ContactFilter, page: PageRequest, tx?: Tx): Promise<{ items: ContactRecord[]; count: ContactCountRow; hasNext: boolean }> {
     const { pageSql, countSql, bind } = contactListQuery(userId, filter, page);
-    const [rows, count] = await Promise.all([this.sql.select<ContactRow>(pageSql, bind, tx), this.sql.one<ContactCountRow>(countSql, bind, tx)]);
+    // One after the other: a request holds at most one pool connection at a time (ADR 0121).
+    const rows = await this.sql.select<ContactRow>(pageSql, bind, tx);
+    const count = await this.sql.one<ContactCountRow>(countSql, bind, tx);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toContactRecord), count: count!, hasNext: cut.hasNext };
   }

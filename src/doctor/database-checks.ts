@@ -1,12 +1,14 @@
-/** Checks that ask the database: reachable, unaccent, migrations, connections left, workers, clock. */
+/** Checks that ask the database: reachable, unaccent, connections left, its role, workers, clock. */
 import type { AppConfig } from '../config/config.js';
 import type { DoctorRepository } from './doctor-repository.js';
 import { fail, ok, warn, type CheckResult } from './doctor-types.js';
 
-/** Connections one more `serve` would open (its pool): fewer left than this is worth a warning. */
-const SERVE_POOL = 20;
-
-export async function checkDatabase(db: DoctorRepository): Promise<CheckResult[]> {
+/**
+ * `poolMax`: DATABASE_POOL_MAX; one more `serve` opens up to that many plus its LISTEN connection, so
+ * fewer slots left than this is worth a warning.
+ */
+export async function checkDatabase(db: DoctorRepository, poolMax: number): Promise<CheckResult[]> {
+  const oneMoreServe = poolMax + 1;
   const facts = await db.serverFacts();
   const results: CheckResult[] = [ok('database', `PostgreSQL ${facts.version} answers`)];
   if (facts.unaccent.installed) results.push(ok('unaccent', 'the unaccent extension is installed'));
@@ -16,9 +18,17 @@ export async function checkDatabase(db: DoctorRepository): Promise<CheckResult[]
   const { used, max, reserved } = facts.connections;
   const left = max - reserved - used;
   const line = `${used} of ${max} connections used (${reserved} reserved for superusers), ${left} left`;
-  if (left <= 0) results.push(fail('connections', line, 'raise max_connections or lower SYNC_CONCURRENCY / the number of instances'));
-  else if (left < SERVE_POOL) results.push(warn('connections', line, `one more serve opens up to ${SERVE_POOL}: raise max_connections before adding instances`));
+  if (left <= 0) results.push(fail('connections', line, 'raise max_connections or lower DATABASE_POOL_MAX / the number of instances (docs/scale-out.md)'));
+  else if (left < oneMoreServe)
+    results.push(warn('connections', line, `one more serve opens up to ${oneMoreServe}: raise max_connections before adding instances (docs/scale-out.md)`));
   else results.push(ok('connections', line));
+
+  // A superuser takes the slots reserved for the administrator and may change anything on the server.
+  if (facts.role.superuser) {
+    results.push(
+      warn('database-role', `connected as ${facts.role.name}, a superuser`, 'connect as a role of its own that owns the database (docs/operations.md, "The database role")'),
+    );
+  } else results.push(ok('database-role', `connected as ${facts.role.name}, not a superuser`));
 
   // The database's clock decides leases and retention, this host's decides tokens: they must agree.
   const skewMs = Math.abs(facts.now.getTime() + facts.roundTripMs / 2 - Date.now());

@@ -7,7 +7,10 @@ interface ServerFacts {
   version: string;
   /** unaccent installed in this database; available = the server has its files (contrib). */
   unaccent: { installed: boolean; available: boolean };
+  /** Client connections now, max_connections, and the slots only superusers (and pg_use_reserved_connections, 16+) may take. */
   connections: { used: number; max: number; reserved: number };
+  /** The role this process connected as, and whether it is a superuser (the app should not be: ADR 0121). */
+  role: { name: string; superuser: boolean };
   /** The database's clock, and how long the query took (half of it is the uncertainty). */
   now: Date;
   roundTripMs: number;
@@ -30,12 +33,24 @@ export class DoctorRepository {
 
   async serverFacts(): Promise<ServerFacts> {
     const started = Date.now();
-    const row = await this.sql.one<{ now: Date; version: string; installed: boolean; available: boolean; used: number; max: string; reserved: string }>(
+    const row = await this.sql.one<{
+      now: Date;
+      version: string;
+      installed: boolean;
+      available: boolean;
+      used: number;
+      max: string;
+      reserved: string;
+      role: string;
+      superuser: boolean;
+    }>(
       `SELECT now() AS now, current_setting('server_version') AS version,
               EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'unaccent') AS installed,
               EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'unaccent') AS available,
               (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') AS used,
-              current_setting('max_connections') AS max, current_setting('superuser_reserved_connections') AS reserved`,
+              current_setting('max_connections') AS max,
+              (current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true)::int, 0))::text AS reserved,
+              current_user AS role, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS superuser`,
     );
     const roundTripMs = Date.now() - started;
     if (!row) throw new Error('the database answered no row');
@@ -43,6 +58,7 @@ export class DoctorRepository {
       version: row.version,
       unaccent: { installed: row.installed, available: row.available },
       connections: { used: row.used, max: Number(row.max), reserved: Number(row.reserved) },
+      role: { name: row.role, superuser: row.superuser },
       now: row.now,
       roundTripMs,
     };

@@ -43,7 +43,7 @@ export class DoctorService {
     }
     if (db) {
       const repository = db;
-      checks.push(...(await guarded('database', () => checkDatabase(repository))));
+      checks.push(...(await guarded('database', () => checkDatabase(repository, config.databasePoolMax))));
       checks.push(...(await guarded('migrations', async () => [await checkMigrations(repository)])));
     }
     checks.push(await checkMailServer(config));

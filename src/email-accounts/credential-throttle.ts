@@ -39,12 +39,14 @@ export class CredentialThrottle {
 
   /** Throws RateLimitError (Retry-After) when the user or the address has no guesses left. */
   async reserve(userId: string, address: string): Promise<void> {
-    await consumeAll([this.byUser.consume(userId), this.byAddress.consume(addressKey(address))], CREDENTIALS_THROTTLED_MESSAGE);
+    await consumeAll([() => this.byUser.consume(userId), () => this.byAddress.consume(addressKey(address))], CREDENTIALS_THROTTLED_MESSAGE);
   }
 
   /** The check did not end in refused credentials (accepted, or the server was unreachable): no guess spent. */
   async release(userId: string, address: string): Promise<void> {
-    await Promise.all([this.byUser.reward(userId), this.byAddress.reward(addressKey(address))]);
+    // One after the other: at most one pool connection per request (ADR 0121).
+    await this.byUser.reward(userId);
+    await this.byAddress.reward(addressKey(address));
   }
 }
 

@@ -159,16 +159,15 @@ export class EmailAccountMemberRepository {
   /** The members of an account: the owner first, then by username. */
   async list(accountId: string, page: PageRequest, tx?: Tx): Promise<Page<MemberRecord>> {
     const bind = { accountId, limit: page.limit, offset: offsetOf(page) };
-    const [rows, count] = await Promise.all([
-      this.sql.select<MemberRow>(
-        `SELECT ${MEMBER_COLUMNS} FROM email_account_members m JOIN users u ON u.id = m.user_id
-          WHERE m.email_account_id = $accountId
-          ORDER BY (m.role = 'owner') DESC, lower(u.username), m.user_id LIMIT $limit OFFSET $offset`,
-        bind,
-        tx,
-      ),
-      this.sql.one<{ n: number }>('SELECT count(*)::int AS n FROM email_account_members WHERE email_account_id = $accountId', bind, tx),
-    ]);
+    // One after the other: a request holds at most one pool connection at a time (ADR 0121).
+    const rows = await this.sql.select<MemberRow>(
+      `SELECT ${MEMBER_COLUMNS} FROM email_account_members m JOIN users u ON u.id = m.user_id
+        WHERE m.email_account_id = $accountId
+        ORDER BY (m.role = 'owner') DESC, lower(u.username), m.user_id LIMIT $limit OFFSET $offset`,
+      bind,
+      tx,
+    );
+    const count = await this.sql.one<{ n: number }>('SELECT count(*)::int AS n FROM email_account_members WHERE email_account_id = $accountId', bind, tx);
     return { items: rows.map(toRecord), total: count!.n };
   }
 

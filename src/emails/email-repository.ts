@@ -32,7 +32,9 @@ export class EmailRepository {
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow; hasNext: boolean }> {
     const shares = filter.search ? await this.searchWords.shares() : undefined;
     const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares);
-    const [rows, count] = await Promise.all([this.sql.select<EmailRow>(pageSql, bind, tx), this.sql.one<CountRow>(countSql, bind, tx)]);
+    // One after the other: a request holds at most one pool connection at a time (ADR 0121).
+    const rows = await this.sql.select<EmailRow>(pageSql, bind, tx);
+    const count = await this.sql.one<CountRow>(countSql, bind, tx);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toEmailRecord), count: count!, hasNext: cut.hasNext };
   }
@@ -70,10 +72,9 @@ export class EmailRepository {
   async threadPage(accountId: string, threadId: string, page: PageRequest, tx?: Tx): Promise<Page<EmailRecord>> {
     const bind = { accountId, threadId, limit: page.limit, offset: offsetOf(page) };
     const where = 'e.email_account_id = $accountId AND e.thread_id = $threadId';
-    const [rows, count] = await Promise.all([
-      this.sql.select<EmailRow>(`SELECT ${FULL_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date ASC NULLS LAST, e.id LIMIT $limit OFFSET $offset`, bind, tx),
-      this.sql.one<{ total: number }>(`SELECT count(*)::int AS total FROM emails e WHERE ${where}`, bind, tx),
-    ]);
+    // One after the other: a request holds at most one pool connection at a time (ADR 0121).
+    const rows = await this.sql.select<EmailRow>(`SELECT ${FULL_COLUMNS} FROM emails e WHERE ${where} ORDER BY e.date ASC NULLS LAST, e.id LIMIT $limit OFFSET $offset`, bind, tx);
+    const count = await this.sql.one<{ total: number }>(`SELECT count(*)::int AS total FROM emails e WHERE ${where}`, bind, tx);
     return { items: rows.map(toEmailRecord), total: count!.total };
   }
 

@@ -53,10 +53,9 @@ export class FollowUpRepository {
 
   async list(userId: string, status: FollowUpStatusFilter, page: PageRequest): Promise<{ items: FollowUpRecord[]; total: number }> {
     const { pageSql, countSql } = followUpListQuery(status);
-    const [rows, count] = await Promise.all([
-      this.sql.select<FollowUpRow>(pageSql, { userId, limit: page.limit, offset: offsetOf(page) }),
-      this.sql.one<{ total: number }>(countSql, { userId }),
-    ]);
+    // One after the other: a request holds at most one pool connection at a time (ADR 0121).
+    const rows = await this.sql.select<FollowUpRow>(pageSql, { userId, limit: page.limit, offset: offsetOf(page) });
+    const count = await this.sql.one<{ total: number }>(countSql, { userId });
     return { items: rows.map(toRecord), total: count?.total ?? 0 };
   }
 

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from 'express';
 import { AppError, BadRequestError, type ErrorCode, ConflictError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/app-errors.js';
 import { isConcurrencyConflict, isDatabaseUnavailable } from '../db/db-errors.js';
 import type { Logger } from '../logging/logger.js';
+import { BurstLog } from './burst-log.js';
 import { originalPath } from './middleware/request-id.js';
 
 interface ErrorBody {
@@ -62,15 +63,21 @@ export function renderError(err: unknown, showStack: boolean): { status: number;
 /**
  * Unexpected errors (bugs) are logged at error with their stack. Expected ones are not: a 4xx at
  * debug, a 503 the code chose (JMAP not configured, the database down or restarting) at warn with its
- * message and cause, no stack.
+ * message and cause, no stack. The database out of reach (down, "too many clients", the pool's wait
+ * ran out) fails every request for a while: said once per burst, with how many went unsaid.
  */
 export function createErrorHandler(logger: Logger, showStack: boolean): ErrorRequestHandler {
+  const databaseOutage = new BurstLog();
   return (err: unknown, req, res, _next) => {
     const { status, body, headers } = renderError(err, showStack);
     const path = originalPath(req);
     const expected = err instanceof AppError || status < 500 || fromFrameworkError(err) !== undefined;
     if (!expected) {
       logger.error('request failed', { err, method: req.method, path, status });
+    } else if (isDatabaseUnavailable(err)) {
+      const { log, suppressedBefore } = databaseOutage.occur();
+      const cause = (err as { message?: unknown }).message;
+      if (log) logger.warn('database unavailable: answering 503', { method: req.method, path, status, ...(typeof cause === 'string' ? { cause } : {}), suppressedBefore });
     } else if (status >= 500) {
       const cause = err instanceof AppError ? undefined : (err as { message?: unknown }).message;
       logger.warn('request failed', { method: req.method, path, status, reason: body.error.message, ...(typeof cause === 'string' ? { cause } : {}) });

@@ -3,6 +3,7 @@ import { Timesheet } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 import type { Sql } from '../db/sql.js';
+import { findAndCountInTurn } from '../db/find-and-count.js';
 
 /** Namespace of the advisory locks that count one user's uploads one at a time (the key within it is the user). */
 const UPLOAD_QUOTA_LOCK = 0x71756f74;
@@ -90,7 +91,7 @@ export class TimesheetRepository {
     if (filter.userId !== undefined) where.userId = filter.userId;
     if (filter.year !== undefined) where.year = filter.year;
     if (filter.month !== undefined) where.month = filter.month;
-    const { rows, count } = await Timesheet.findAndCountAll({
+    const { rows, count } = await findAndCountInTurn(Timesheet, {
       where,
       // Newest period first; within a period the latest upload first; id keeps pages stable.
       order: [

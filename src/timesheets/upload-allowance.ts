@@ -35,7 +35,7 @@ export class UploadAllowance {
     await this.assertFreeSpace();
     await this.assertQuota(userId, 0);
     try {
-      await consumeAll([this.deps.rate.consume(userId)], UPLOADS_THROTTLED_MESSAGE);
+      await consumeAll([() => this.deps.rate.consume(userId)], UPLOADS_THROTTLED_MESSAGE);
     } catch (err) {
       // The counter takes the point even when it refuses (rate-limiter-flexible counts past the limit):
       // a refused upload gives it back, or a burst of refusals would hold the user at 429 for the hour.

@@ -3,6 +3,7 @@ import { User, type Role } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
 import { escapeLike } from '../db/escape-like.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
+import { findAndCountInTurn } from '../db/find-and-count.js';
 
 export interface UserFilter {
   role?: Role;
@@ -56,7 +57,7 @@ export class UserRepository {
     if (filter.role) conditions.push({ role: filter.role });
     if (filter.search) conditions.push(foldedSearch(filter.search));
     if (filter.activeOnly) conditions.push({ disabledAt: null });
-    const { rows, count } = await User.findAndCountAll({
+    const { rows, count } = await findAndCountInTurn(User, {
       where: { [Op.and]: conditions },
       order: filter.byName
         ? [

@@ -48,12 +48,28 @@ export async function storeTimesheet(userId: string, year: number, month: number
  * A database of its own on the suite's PostgreSQL server, for what is a property of a whole database
  * ("the last admin", "every account"): the shared one always holds other tests' rows.
  */
-export async function freshDatabase(prefix: string, options: { migrated?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+export async function freshDatabase(prefix: string, options: { migrated?: boolean; appRole?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
   const ctx = await testContext();
   await ctx.db.sequelize.query(`CREATE DATABASE ${name}`);
   const url = new URL(requireDatabaseUrl());
   url.pathname = `/${name}`;
+  // `appRole`: as an external database set up by its DBA (docs/operations.md, "The database role"):
+  // a role of its own, no superuser, owner of the database, the extensions created for it.
+  const role = options.appRole ? `${name}_app` : undefined;
+  if (role) {
+    const password = crypto.randomBytes(18).toString('base64url');
+    await ctx.db.sequelize.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
+    await ctx.db.sequelize.query(`ALTER DATABASE ${name} OWNER TO ${role}`);
+    const asSuperuser = new Sequelize(url.toString(), { logging: false });
+    try {
+      await asSuperuser.query(`ALTER SCHEMA public OWNER TO ${role}; CREATE EXTENSION IF NOT EXISTS unaccent; CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+    } finally {
+      await asSuperuser.close();
+    }
+    url.username = role;
+    url.password = password;
+  }
   // As after `crm-admin db migrate`: commands other than serve and db migrate refuse a schema with
   // pending migrations. `migrated: false` keeps it empty (a restore target). A plain Sequelize, so
   // the models stay bound to the harness's instance.
@@ -69,6 +85,7 @@ export async function freshDatabase(prefix: string, options: { migrated?: boolea
     env: cliEnv({ DATABASE_URL: url.toString(), SYNC_CRON: '0 0 1 1 *' }),
     drop: async () => {
       await ctx.db.sequelize.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      if (role) await ctx.db.sequelize.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
     },
   };
 }

@@ -6,9 +6,24 @@ import path from 'node:path';
 import pg from 'pg';
 import { cliJson, freshDatabase } from '../admin/cli-helpers.js';
 import { runCli } from '../support/cli.js';
+import { requireDatabaseUrl } from '../support/test-env.js';
 import { freshMailUser } from '../sync/helpers.js';
 
-const ALL_CHECKS = ['configuration', 'database', 'unaccent', 'connections', 'clock', 'migrations', 'mail-server', 'data-dir', 'disk-space', 'secrets', 'proxy', 'workers'];
+const ALL_CHECKS = [
+  'configuration',
+  'database',
+  'unaccent',
+  'connections',
+  'database-role',
+  'clock',
+  'migrations',
+  'mail-server',
+  'data-dir',
+  'disk-space',
+  'secrets',
+  'proxy',
+  'workers',
+];
 
 /** A local port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -37,7 +52,8 @@ describe('crm-admin doctor', function () {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'doctor-'));
 
   before(async () => {
-    ({ env, drop } = await freshDatabase('crm_doctor', { migrated: false }));
+    // Connected as a role of its own: doctor warns about a superuser (ADR 0121).
+    ({ env, drop } = await freshDatabase('crm_doctor', { migrated: false, appRole: true }));
     env = { ...env, STORAGE_RESERVE_MB: '1', CRM_DATA_DIR: path.join(tmp, 'data') };
   });
 
@@ -88,6 +104,18 @@ describe('crm-admin doctor', function () {
     expect(table.status, table.stderr).to.equal(0);
     for (const name of ALL_CHECKS) expect(table.stdout).to.contain(name);
     expect(table.stdout).to.contain(`${ALL_CHECKS.length} ok, 0 warn, 0 fail`);
+  });
+
+  it('warns when connected as a superuser, naming the role and the fix', async () => {
+    const asSuperuser = new URL(env.DATABASE_URL);
+    const suite = new URL(requireDatabaseUrl());
+    asSuperuser.username = suite.username;
+    asSuperuser.password = suite.password;
+    const res = await runCli(['doctor', '--json'], { ...env, DATABASE_URL: asSuperuser.toString() });
+    const role = byName((JSON.parse(res.stdout) as { checks: Check[] }).checks)['database-role'];
+    expect(role.status, JSON.stringify(role)).to.equal('warn');
+    expect(role.summary).to.equal(`connected as ${suite.username}, a superuser`);
+    expect(role.fix).to.contain('docs/operations.md');
   });
 
   it('a mail server that does not answer and a data dir that is not writable fail with their fix, exit 1', async () => {

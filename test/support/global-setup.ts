@@ -36,7 +36,9 @@ export async function mochaGlobalSetup(): Promise<void> {
     testEnv.databaseUrl = process.env.TEST_DATABASE_URL;
   } else {
     embedded = new EmbeddedPostgres(path.join(tmpRoot, 'pg'));
-    testEnv.databaseUrl = (await embedded.start()).url;
+    // As the superuser: the suite makes scratch databases and watches other sessions. The app role of
+    // the embedded database (ADR 0121) is tested where a test starts a data directory of its own.
+    testEnv.databaseUrl = (await embedded.start()).superuserUrl;
   }
   // crm-admin commands refuse a database with pending migrations (src/db/schema-gate.ts): the suite's
   // shared database is current before any file runs, whichever runs first. A plain Sequelize: the
