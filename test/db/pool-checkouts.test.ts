@@ -131,12 +131,15 @@ describe('database pool: one connection per request', function () {
       seen.filter((s) => s.status >= 500).map((s) => s.what),
       'requests that failed',
     ).to.deep.equal([]);
+    // /me may be answered from the session cache alone once its LISTEN connection is up (ADR 0113):
+    // whether it reaches the database depends on when the listener started, not on the request.
+    const mayBeCached = new Set(['me']);
     expect(
-      seen.filter((s) => s.tally.total === 0).map((s) => s.what),
+      seen.filter((s) => s.tally.total === 0 && !mayBeCached.has(s.what)).map((s) => s.what),
       'requests with no checkout counted',
     ).to.deep.equal([]);
     expect(
-      seen.filter((s) => s.tally.most !== 1).map((s) => `${s.what}: ${s.tally.most}`),
+      seen.filter((s) => s.tally.most > 1).map((s) => `${s.what}: ${s.tally.most}`),
       'requests that held two or more connections at once',
     ).to.deep.equal([]);
   });

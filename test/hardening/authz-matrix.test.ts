@@ -261,6 +261,7 @@ const ROWS: Record<string, Row> = {
 
   // --- emails: those of the accounts shared with canRead; the read state by owner and editors
   'GET /api/emails': { expect: ANY_USER, attempt: () => ({ path: '/api/emails' }), check: listShows((w) => w.owner.email.id, ['owner', 'editor', 'viewer']) },
+  'GET /api/emails/awaiting-reply': { expect: ANY_USER, attempt: () => ({ path: '/api/emails/awaiting-reply' }) },
   'GET /api/emails/:id': { expect: SHARED_READ, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}` }) },
   'GET /api/emails/:id/thread': { expect: SHARED_READ, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}/thread` }) },
   'PATCH /api/emails/:id': { expect: SHARED_MARK_READ, attempt: (m) => ({ path: `/api/emails/${m.world.owner.email.id}`, body: { isRead: false } }) },
