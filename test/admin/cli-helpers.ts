@@ -2,11 +2,10 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Sequelize } from 'sequelize';
-import { migrateUp } from '../../src/db/migrator.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { baseTestEnv, testContext } from '../support/harness.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
+import { templateDatabase } from '../support/worker-environment.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
 
 /**
@@ -51,20 +50,13 @@ export async function storeTimesheet(userId: string, year: number, month: number
 export async function freshDatabase(prefix: string, options: { migrated?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
   const ctx = await testContext();
-  await ctx.db.sequelize.query(`CREATE DATABASE ${name}`);
+  // As after `crm-admin db migrate`: commands other than serve and db migrate refuse a schema with
+  // pending migrations. A clone of the run's migrated template (test/support/worker-environment.ts),
+  // not every migration again; `migrated: false` keeps it empty (a restore target).
+  const template = (options.migrated ?? true) ? ` TEMPLATE ${templateDatabase()}` : '';
+  await ctx.db.sequelize.query(`CREATE DATABASE ${name}${template}`);
   const url = new URL(requireDatabaseUrl());
   url.pathname = `/${name}`;
-  // As after `crm-admin db migrate`: commands other than serve and db migrate refuse a schema with
-  // pending migrations. `migrated: false` keeps it empty (a restore target). A plain Sequelize, so
-  // the models stay bound to the harness's instance.
-  if (options.migrated ?? true) {
-    const migrating = new Sequelize(url.toString(), { logging: false });
-    try {
-      await migrateUp(migrating);
-    } finally {
-      await migrating.close();
-    }
-  }
   return {
     env: cliEnv({ DATABASE_URL: url.toString(), SYNC_CRON: '0 0 1 1 *' }),
     drop: async () => {
