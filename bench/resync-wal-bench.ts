@@ -68,7 +68,7 @@ try {
     const started = process.hrtime.bigint();
     for (let i = 0; i < emails.length; i += PAGE) {
       await sequelize.transaction(async (tx) => {
-        await writeEmails(store, account, { emails: emails.slice(i, i + PAGE) }, generation, tx, { allNew });
+        await writeEmails(store, account, { emails: emails.slice(i, i + PAGE), generation, allNew }, tx);
       });
     }
     return Number(process.hrtime.bigint() - started) / 1e6;

@@ -40,7 +40,7 @@ export function createEmailRouter(
   router.get('/', async (req, res) => {
     const { page, limit, to, ...filter } = parseQuery(listEmailsQuery, req);
     const { items, total, totalExact, hasNext } = await emails.list(requireAuthContext(req).userId, { ...filter, before: to }, { page, limit });
-    ok(res, listResult(items.map(presentEmailSummary), page, limit, total, totalExact, hasNext), 'Zoznam emailov');
+    ok(res, listResult(items.map(presentEmailSummary), { page, limit }, { total, totalExact, hasNext }), 'Zoznam emailov');
   });
 
   // Before /:id routes so "contact" is never taken for an email id.
@@ -63,7 +63,7 @@ export function createEmailRouter(
     const { page, limit, remoteImages } = parseQuery(threadQuery, req);
     const { items, total } = await emails.thread(requireAuthContext(req).userId, id, { page, limit });
     await withHtml(req, items, remoteImages);
-    ok(res, listResult(items.map(presentEmail), page, limit, total), 'Vlákno emailov');
+    ok(res, listResult(items.map(presentEmail), { page, limit }, total), 'Vlákno emailov');
   });
 
   // Streamed from the mail server as it arrives: never buffered whole, never stored.
