@@ -33,7 +33,7 @@ export interface RequestContent {
 }
 
 /** Whose request under which key, what it asked (path and fields: the fingerprint), and its body when it has one. */
-export interface KeyedRequest {
+interface KeyedRequest {
   userId: string;
   key: string;
   fingerprint: string;

@@ -53,7 +53,7 @@ export function listResult<T>(items: T[], { page, limit }: { page: number; limit
 }
 
 /** How many rows a list has: exact, or bounded (COUNT_BOUND) with the page query's look-ahead saying whether more follow. */
-export interface ListCount {
+interface ListCount {
   total: number;
   totalExact?: boolean;
   hasNext?: boolean;

@@ -46,7 +46,7 @@ export interface Page {
 }
 
 /** Whose mail a call reads: the client, the JMAP account, and the run's abort signal. */
-export interface MailTarget {
+interface MailTarget {
   client: JmapClient;
   accountId: string;
   signal: Signal;

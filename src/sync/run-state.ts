@@ -48,7 +48,7 @@ export function emptyStats(): RunStats {
 }
 
 /** What one account's run works with: its lease, the JMAP client, the writer, and how to report and stop. */
-export interface RunParts {
+interface RunParts {
   lease: AccountLease;
   client: JmapClient;
   writer: BatchWriter;
