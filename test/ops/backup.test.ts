@@ -52,24 +52,25 @@ async function dumpKeys(url: string): Promise<string[]> {
  * are kept.
  */
 async function copyRows(from: string, to: string, set: { userIds: string[]; accountId: string }): Promise<void> {
-  const byAccount = 'email_account_id = $2';
-  const picks: Array<[string, string]> = [
-    ['users', 'id = ANY($1)'],
-    ['email_accounts', 'id = $2'],
-    ['email_account_members', byAccount],
-    ['contacts', byAccount],
-    ['emails', byAccount],
-    ['email_contacts', 'email_id IN (SELECT id FROM emails WHERE email_account_id = $2)'],
-    ['audit_logs', 'user_id = ANY($1)'],
-    ['timesheets', 'user_id = ANY($1)'],
+  const users: [string, unknown[]] = ['user_id = ANY($1)', [set.userIds]];
+  const account: [string, unknown[]] = ['email_account_id = $1', [set.accountId]];
+  const picks: Array<[string, [string, unknown[]]]> = [
+    ['users', ['id = ANY($1)', [set.userIds]]],
+    ['email_accounts', ['id = $1', [set.accountId]]],
+    ['email_account_members', account],
+    ['contacts', account],
+    ['emails', account],
+    ['email_contacts', ['email_id IN (SELECT id FROM emails WHERE email_account_id = $1)', [set.accountId]]],
+    ['audit_logs', users],
+    ['timesheets', users],
   ];
   const source = new pg.Client({ connectionString: from });
   const target = new pg.Client({ connectionString: to });
   await source.connect();
   await target.connect();
   try {
-    for (const [table, where] of picks) {
-      const { rows } = await source.query<{ rows: unknown }>(`SELECT coalesce(json_agg(t), '[]') AS rows FROM "${table}" t WHERE ${where}`, [set.userIds, set.accountId]);
+    for (const [table, [where, params]] of picks) {
+      const { rows } = await source.query<{ rows: unknown }>(`SELECT coalesce(json_agg(t), '[]') AS rows FROM "${table}" t WHERE ${where}`, params);
       const columns = (
         await target.query<{ name: string }>(
           "SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 AND is_generated = 'NEVER' AND table_schema = 'public'",
@@ -81,6 +82,8 @@ async function copyRows(from: string, to: string, set: { userIds: string[]; acco
         JSON.stringify(rows[0].rows),
       ]);
     }
+    // The copied audit ids came from another sequence: the next record (the backup's own) must follow them.
+    await target.query("SELECT setval(pg_get_serial_sequence('audit_logs', 'id'), (SELECT max(id) FROM audit_logs))");
   } finally {
     await source.end();
     await target.end();
