@@ -79,7 +79,7 @@ try {
     const started = process.hrtime.bigint();
     for (let i = 0; i < batch.length; i += PAGE) {
       await sequelize.transaction(async (tx) => {
-        await writeEmails(store, account, { emails: batch.slice(i, i + PAGE) }, generation, tx, { allNew });
+        await writeEmails(store, account, { emails: batch.slice(i, i + PAGE), generation, allNew }, tx);
         // The application's own write of the documents, as the upsert would carry it (the rows it inserted).
         if (APP_WRITE) {
           await sequelize.query(

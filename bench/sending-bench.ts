@@ -261,7 +261,7 @@ async function main(): Promise<void> {
         bodyValues: { text: { value: 'Áno, mám.' } },
         textBody: [{ partId: 'text', type: 'text/plain' }],
       };
-      const outcome = await createAndSubmit(client, jmapAccountId, prepared, draft, { mailFrom: alice.user, rcptTo: [bob.user] }, EMAIL_GET_ARGS);
+      const outcome = await createAndSubmit(client, jmapAccountId, prepared, { draft, envelope: { mailFrom: alice.user, rcptTo: [bob.user] } }, EMAIL_GET_ARGS);
       if (!outcome.ok) throw new Error(`bare submission failed: ${JSON.stringify(outcome)}`);
       return seconds(start);
     };

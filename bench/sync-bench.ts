@@ -142,7 +142,7 @@ async function bareFetch(user: string, pass: string): Promise<{ fetched: number;
   let anchor: string | null = null;
   let fetched = 0;
   for (;;) {
-    const page = await fetchPage(client, accountId, roles, anchor, BATCH, undefined);
+    const page = await fetchPage({ client, accountId, signal: undefined }, roles, anchor, BATCH);
     fetched += page.emails.length;
     if (!page.more || page.ids.length === 0) break;
     anchor = page.ids[page.ids.length - 1]!;

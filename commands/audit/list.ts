@@ -55,6 +55,6 @@ export default class AuditList extends BaseCommand {
       );
       this.log(`\n${records.length} of ${total}`);
     }
-    return listResult(records, query.page, query.limit, total);
+    return listResult(records, query, total);
   }
 }

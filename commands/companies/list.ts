@@ -46,6 +46,6 @@ export default class CompaniesList extends BaseCommand {
       );
       this.log(`\n${companies.length} of ${total}`);
     }
-    return listResult(companies, page.page, page.limit, total, true, hasNext);
+    return listResult(companies, page, { total, hasNext });
   }
 }

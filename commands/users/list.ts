@@ -46,6 +46,6 @@ export default class UsersList extends BaseCommand {
       const from = (query.page - 1) * query.limit + 1;
       this.log(`\n${from}-${from + users.length - 1} of ${total}`);
     }
-    return listResult(users, query.page, query.limit, total);
+    return listResult(users, query, total);
   }
 }

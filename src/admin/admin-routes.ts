@@ -41,7 +41,7 @@ export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware
   router.get('/users', async (req, res) => {
     const query = parseQuery(listUsersQuery, req);
     const { items, total } = await services.userAdmin.list(query);
-    ok(res, listResult(items.map(presentAdminUser), query.page, query.limit, total), 'Zoznam používateľov');
+    ok(res, listResult(items.map(presentAdminUser), query, total), 'Zoznam používateľov');
   });
 
   router.get('/users/:id', async (req, res) => {
@@ -92,7 +92,7 @@ export function createAdminRouter(services: AdminRouteDeps, auth: AuthMiddleware
   router.get('/audit-logs', async (req, res) => {
     const query = parseQuery(auditLogQuery, req);
     const { items, total } = await services.auditQuery.list(query);
-    ok(res, listResult(items.map(presentAuditLog), query.page, query.limit, total), 'Záznamy auditu');
+    ok(res, listResult(items.map(presentAuditLog), query, total), 'Záznamy auditu');
   });
 
   return router;

@@ -46,6 +46,12 @@ export class ArchiveChecker {
     if (manifest.headerSha256 !== this.headerSha256) problems.push('header.json was changed after the backup (checksum differs)');
     if (JSON.stringify(manifest.migrations) !== JSON.stringify(this.header.migrations)) problems.push('header and manifest disagree on the schema version');
     if (manifest.key.fingerprint !== this.header.key.fingerprint) problems.push('header and manifest disagree on the key fingerprint');
+    return [...problems, ...this.compareTables(manifest), ...this.compareFiles(manifest)];
+  }
+
+  /** Each table of the header against its line in the manifest; a manifest line no header table has. */
+  private compareTables(manifest: ArchiveManifest): string[] {
+    const problems: string[] = [];
     const claimed = new Map(manifest.tables.map((t) => [t.name, t]));
     for (const spec of this.header.tables) {
       const sum = claimed.get(spec.name);
@@ -57,6 +63,12 @@ export class ArchiveChecker {
       claimed.delete(spec.name);
     }
     for (const name of claimed.keys()) problems.push(`table ${name}: in the manifest but not in the header`);
+    return problems;
+  }
+
+  /** Each file read against the manifest; a file the manifest lists that the archive lacks. */
+  private compareFiles(manifest: ArchiveManifest): string[] {
+    const problems: string[] = [];
     const files = new Map(manifest.files.map((f) => [f.key, f]));
     for (const [key, read] of this.files) {
       const sum = files.get(key);

@@ -19,7 +19,7 @@ export function createCompanyRouter(services: { companies: CompanyService }, aut
   router.get('/', async (req, res) => {
     const { page, limit, ...filter } = parseQuery(listCompaniesQuery, req);
     const { items, total, hasNext } = await companies.list(requireAuthContext(req).userId, filter, { page, limit });
-    ok(res, listResult(items.map(presentCompany), page, limit, total, true, hasNext), 'Zoznam firiem');
+    ok(res, listResult(items.map(presentCompany), { page, limit }, { total, hasNext }), 'Zoznam firiem');
   });
 
   router.get('/:id', async (req, res) => {

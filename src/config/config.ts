@@ -168,15 +168,7 @@ export class AppConfig {
       jwtRefresh: raw.JWT_REFRESH_SECRET,
       encryptionKey: raw.CRM_ENCRYPTION_KEY,
     };
-    if (raw.NODE_ENV === 'production') {
-      if (!given.jwtAccess) problems.push('JWT_ACCESS_SECRET: povinné v produkcii');
-      if (!given.jwtRefresh) problems.push('JWT_REFRESH_SECRET: povinné v produkcii');
-      if (!given.encryptionKey) problems.push('CRM_ENCRYPTION_KEY: povinné v produkcii');
-      problems.push(...guessableSecretProblems(given));
-    }
-    if (given.jwtAccess && given.jwtAccess === given.jwtRefresh) {
-      problems.push('JWT_REFRESH_SECRET: musí sa líšiť od JWT_ACCESS_SECRET');
-    }
+    problems.push(...secretProblems(raw.NODE_ENV === 'production', given));
     if (problems.length > 0) throw new ConfigError(problems);
 
     const secrets =
@@ -190,6 +182,21 @@ export class AppConfig {
       .map(decodeKey);
     return new AppConfig(raw, { ...secrets, oldEncryptionKeys: oldKeys });
   }
+}
+
+/** Secrets missing in production, guessable ones there, and a refresh secret equal to the access one anywhere. */
+function secretProblems(production: boolean, given: { jwtAccess?: string; jwtRefresh?: string; encryptionKey?: string }): string[] {
+  const problems: string[] = [];
+  if (production) {
+    if (!given.jwtAccess) problems.push('JWT_ACCESS_SECRET: povinné v produkcii');
+    if (!given.jwtRefresh) problems.push('JWT_REFRESH_SECRET: povinné v produkcii');
+    if (!given.encryptionKey) problems.push('CRM_ENCRYPTION_KEY: povinné v produkcii');
+    problems.push(...guessableSecretProblems(given));
+  }
+  if (given.jwtAccess && given.jwtAccess === given.jwtRefresh) {
+    problems.push('JWT_REFRESH_SECRET: musí sa líšiť od JWT_ACCESS_SECRET');
+  }
+  return problems;
 }
 
 /**

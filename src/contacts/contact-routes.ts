@@ -19,7 +19,7 @@ export function createContactRouter(services: { contacts: ContactService }, auth
   router.get('/', async (req, res) => {
     const { page, limit, ...filter } = parseQuery(listContactsQuery, req);
     const { items, total, totalExact, hasNext } = await contacts.list(requireAuthContext(req).userId, filter, { page, limit });
-    ok(res, listResult(items.map(presentContact), page, limit, total, totalExact, hasNext), 'Zoznam kontaktov');
+    ok(res, listResult(items.map(presentContact), { page, limit }, { total, totalExact, hasNext }), 'Zoznam kontaktov');
   });
 
   router.post('/', async (req, res) => {

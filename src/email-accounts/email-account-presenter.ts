@@ -9,7 +9,6 @@ import type { EmailAccountResponse } from './email-account-responses.js';
  * owner's choice and so true only in the owner's own view.
  */
 export function presentEmailAccount(account: EmailAccount & { syncState?: MailSyncState | null; access?: MemberRights }): EmailAccountResponse {
-  const sync = account.syncState;
   const { access } = account;
   return {
     id: account.id,
@@ -20,14 +19,19 @@ export function presentEmailAccount(account: EmailAccount & { syncState?: MailSy
     ...(access ? { role: access.role, canRead: access.canRead, canSend: access.canSend } : {}),
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
-    sync: {
-      status: sync?.status ?? 'idle',
-      lastSuccessAt: sync?.lastSuccessAt ?? null,
-      lastAttemptAt: sync?.lastAttemptAt ?? null,
-      lastError: sync?.lastError ?? null,
-      consecutiveFailures: sync?.consecutiveFailures ?? 0,
-      nextAttemptAt: sync?.nextAttemptAt ?? null,
-    },
+    sync: presentSyncState(account.syncState),
+  };
+}
+
+/** An account that never synced yet has no row: it reads as idle, never tried. */
+function presentSyncState(sync: MailSyncState | null | undefined): EmailAccountResponse['sync'] {
+  return {
+    status: sync?.status ?? 'idle',
+    lastSuccessAt: sync?.lastSuccessAt ?? null,
+    lastAttemptAt: sync?.lastAttemptAt ?? null,
+    lastError: sync?.lastError ?? null,
+    consecutiveFailures: sync?.consecutiveFailures ?? 0,
+    nextAttemptAt: sync?.nextAttemptAt ?? null,
   };
 }
 

@@ -29,7 +29,7 @@ export function createEmailAccountRouter(services: EmailAccountRouteDeps, auth: 
     const { page, limit } = parseQuery(listEmailAccountsQuery, req);
     const accounts = await services.emailAccounts.list(requireAuthContext(req).userId);
     const items = accounts.slice((page - 1) * limit, page * limit).map(presentEmailAccount);
-    ok(res, listResult(items, page, limit, accounts.length), 'Zoznam emailových účtov');
+    ok(res, listResult(items, { page, limit }, accounts.length), 'Zoznam emailových účtov');
   });
 
   router.post('/', async (req, res) => {

@@ -18,6 +18,15 @@ export interface NewShare {
   canSend: boolean;
 }
 
+/** One change of a member, as change() received it. */
+interface ChangeRequest {
+  actor: SharingActor;
+  accountId: string;
+  userId: string;
+  changes: ShareChanges;
+  meta: RequestMeta;
+}
+
 export interface ShareChanges {
   /** 'owner' transfers the ownership: the previous owner stays as an editor. */
   role?: AccountRole;
@@ -88,37 +97,46 @@ export class EmailAccountSharingService {
 
   /** Changes a member's role or rights; role 'owner' hands the ownership over (only the owner or an admin). */
   async change(actor: SharingActor, accountId: string, userId: string, changes: ShareChanges, meta: RequestMeta): Promise<MemberRecord> {
-    const { members, audit, ownership } = this.deps;
+    const request: ChangeRequest = { actor, accountId, userId, changes, meta };
     return this.writing(() =>
       this.deps.transactions.run(async (tx) => {
         await this.check(actor, accountId, 'share', tx);
-        if (changes.role === 'owner') {
-          if (changes.canRead === false || changes.canSend === false) throw new ValidationError('Neplatné údaje', [{ field: 'role', message: OWNER_HAS_ALL }]);
-          if (!(await members.find(accountId, userId, tx))) throw new NotFoundError(MEMBER_NOT_FOUND);
-          await ownership.transfer(accountId, userId, { by: actorId(actor), recheck: (t) => this.check(actor, accountId, 'share', t) }, meta, tx);
-          return (await members.find(accountId, userId, tx))!;
-        }
-        const account = await this.lock(actor, accountId, 'share', tx);
-        const member = await members.find(accountId, userId, tx);
-        if (!member) throw new NotFoundError(MEMBER_NOT_FOUND);
-        const rights = validRights({ role: changes.role ?? member.role, canRead: changes.canRead ?? member.canRead, canSend: changes.canSend ?? member.canSend });
-        if (member.role === 'owner' && (rights.role !== 'owner' || !rights.canRead || !rights.canSend)) throw new ConflictError(OWNER_STAYS, undefined, 'owner_required');
-        if (rights.role === member.role && rights.canRead === member.canRead && rights.canSend === member.canSend) return member;
-        await members.update(accountId, userId, rights, tx);
-        const previous = { role: member.role, canRead: member.canRead, canSend: member.canSend };
-        await audit.record(
-          {
-            action: AuditActions.emailAccountShareChanged,
-            userId,
-            username: member.username,
-            details: { emailAccountId: accountId, email: account.email, by: actorId(actor), ...rights, previous },
-          },
-          meta,
-          tx,
-        );
-        return (await members.find(accountId, userId, tx))!;
+        return changes.role === 'owner' ? this.handOver(request, tx) : this.changeRights(request, tx);
       }),
     );
+  }
+
+  /** role 'owner': the ownership moves to the member, who keeps every right (an owner has them all). */
+  private async handOver({ actor, accountId, userId, changes, meta }: ChangeRequest, tx: Tx): Promise<MemberRecord> {
+    const { members, ownership } = this.deps;
+    if (changes.canRead === false || changes.canSend === false) throw new ValidationError('Neplatné údaje', [{ field: 'role', message: OWNER_HAS_ALL }]);
+    if (!(await members.find(accountId, userId, tx))) throw new NotFoundError(MEMBER_NOT_FOUND);
+    await ownership.transfer(accountId, userId, { by: actorId(actor), recheck: (t) => this.check(actor, accountId, 'share', t) }, meta, tx);
+    return (await members.find(accountId, userId, tx))!;
+  }
+
+  /** Any other role or rights: the owner keeps theirs; an unchanged member is no change (and no audit record). */
+  private async changeRights({ actor, accountId, userId, changes, meta }: ChangeRequest, tx: Tx): Promise<MemberRecord> {
+    const { members, audit } = this.deps;
+    const account = await this.lock(actor, accountId, 'share', tx);
+    const member = await members.find(accountId, userId, tx);
+    if (!member) throw new NotFoundError(MEMBER_NOT_FOUND);
+    const rights = validRights({ role: changes.role ?? member.role, canRead: changes.canRead ?? member.canRead, canSend: changes.canSend ?? member.canSend });
+    if (member.role === 'owner' && (rights.role !== 'owner' || !rights.canRead || !rights.canSend)) throw new ConflictError(OWNER_STAYS, undefined, 'owner_required');
+    if (rights.role === member.role && rights.canRead === member.canRead && rights.canSend === member.canSend) return member;
+    await members.update(accountId, userId, rights, tx);
+    const previous = { role: member.role, canRead: member.canRead, canSend: member.canSend };
+    await audit.record(
+      {
+        action: AuditActions.emailAccountShareChanged,
+        userId,
+        username: member.username,
+        details: { emailAccountId: accountId, email: account.email, by: actorId(actor), ...rights, previous },
+      },
+      meta,
+      tx,
+    );
+    return (await members.find(accountId, userId, tx))!;
   }
 
   /** Removes a member's access; a member may also remove their own. The owner is never removed. */

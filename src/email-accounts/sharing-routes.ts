@@ -23,7 +23,7 @@ export function addSharingRoutes(router: Router, services: SharingRouteDeps, act
     const { accountId } = parseParams(accountIdParams, req);
     const { page, limit } = parseQuery(listMembersQuery, req);
     const { items, total } = await sharing.members(actorOf(req), accountId, { page, limit });
-    ok(res, listResult(items.map(presentMember), page, limit, total), 'Používatelia emailového účtu');
+    ok(res, listResult(items.map(presentMember), { page, limit }, total), 'Používatelia emailového účtu');
   });
 
   router.post(`${prefix}/:accountId/share`, async (req, res) => {

@@ -40,14 +40,14 @@ export function createEmailRouter(
   router.get('/', async (req, res) => {
     const { page, limit, to, ...filter } = parseQuery(listEmailsQuery, req);
     const { items, total, totalExact, hasNext } = await emails.list(requireAuthContext(req).userId, { ...filter, before: to }, { page, limit });
-    ok(res, listResult(items.map(presentEmailSummary), page, limit, total, totalExact, hasNext), 'Zoznam emailov');
+    ok(res, listResult(items.map(presentEmailSummary), { page, limit }, { total, totalExact, hasNext }), 'Zoznam emailov');
   });
 
   // Before /:id routes so "awaiting-reply" is never taken for an email id.
   router.get('/awaiting-reply', async (req, res) => {
     const { page, limit, emailAccountId, olderThanHours } = parseQuery(awaitingReplyQuery, req);
     const { items, total, totalExact, hasNext } = await emails.awaitingReply(requireAuthContext(req).userId, { emailAccountId, olderThanHours }, { page, limit });
-    ok(res, listResult(items.map(presentAwaitingReply), page, limit, total, totalExact, hasNext), 'Konverzácie čakajúce na odpoveď');
+    ok(res, listResult(items.map(presentAwaitingReply), { page, limit }, { total, totalExact, hasNext }), 'Konverzácie čakajúce na odpoveď');
   });
 
   // Before /:id routes so "contact" is never taken for an email id.
@@ -70,7 +70,7 @@ export function createEmailRouter(
     const { page, limit, remoteImages } = parseQuery(threadQuery, req);
     const { items, total } = await emails.thread(requireAuthContext(req).userId, id, { page, limit });
     await withHtml(req, items, remoteImages);
-    ok(res, listResult(items.map(presentEmail), page, limit, total), 'Vlákno emailov');
+    ok(res, listResult(items.map(presentEmail), { page, limit }, total), 'Vlákno emailov');
   });
 
   // Streamed from the mail server as it arrives: never buffered whole, never stored.

@@ -53,7 +53,7 @@ export function createFollowUpRouter(services: { followUps: FollowUpService }, a
   router.get('/', async (req, res) => {
     const { page, limit, status } = parseQuery(listFollowUpsQuery, req);
     const { items, total } = await followUps.list(requireAuthContext(req).userId, status, { page, limit });
-    ok(res, listResult(items.map(presentFollowUp), page, limit, total), 'Zoznam pripomienok');
+    ok(res, listResult(items.map(presentFollowUp), { page, limit }, total), 'Zoznam pripomienok');
   });
 
   return router;

@@ -74,8 +74,7 @@ export async function createAndSubmit(
   client: JmapClient,
   accountId: string,
   setup: SendSetup,
-  draft: Record<string, unknown>,
-  envelope: Envelope,
+  { draft, envelope }: { draft: Record<string, unknown>; envelope: Envelope },
   get: { properties: string[]; args?: Record<string, unknown> },
 ): Promise<SubmitOutcome> {
   const create = { ...draft, mailboxIds: { [setup.draftsId]: true }, keywords: { $draft: true, $seen: true } };

@@ -53,6 +53,13 @@ export interface EmailSenderDeps {
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
 
+/** The audit record of a send: its details, who sent, and the request. */
+interface SendAudit {
+  details: Record<string, unknown>;
+  userId: string;
+  meta: RequestMeta;
+}
+
 export class EmailSenderService {
   private readonly origins: SendOrigins;
 
@@ -86,7 +93,7 @@ export class EmailSenderService {
       }
     };
     if (key === undefined) return { ...(await attempt()), replayed: false };
-    return idempotency.run(message.userId, key, fingerprint, attempt, () => message.outcome, content);
+    return idempotency.run({ userId: message.userId, key, fingerprint, content }, attempt, () => message.outcome);
   }
 
   /**
@@ -136,7 +143,7 @@ export class EmailSenderService {
       attachments: origin.intake.attachments.length,
       ...(origin.original ? { inReplyTo: origin.original.id } : {}),
     };
-    const emailId = await this.record(account, sent && withSentText(sent, body.text), setup, own, details, message.userId, meta);
+    const emailId = await this.record({ account, email: sent && withSentText(sent, body.text), setup, own }, { details, userId: message.userId, meta });
     return {
       email: emailId ? await this.readable(message.userId, emailId) : null,
       messageId,
@@ -155,7 +162,7 @@ export class EmailSenderService {
     message.outcome = 'unknown';
     let outcome;
     try {
-      outcome = await createAndSubmit(client, account.jmapAccountId, setup, draft, envelope, EMAIL_GET_ARGS);
+      outcome = await createAndSubmit(client, account.jmapAccountId, setup, { draft, envelope }, EMAIL_GET_ARGS);
     } catch (err) {
       // A request the server rejected as a whole (HTTP 4xx) ran nothing; anything else may have sent.
       if (err instanceof JmapProtocolError && err.status !== undefined && err.status < 500) {
@@ -175,15 +182,9 @@ export class EmailSenderService {
   }
 
   /** The sent email into the CRM with its audit record; a failure here must not turn a sent email into an error. */
-  private async record(
-    account: EmailAccount,
-    email: Email | undefined,
-    setup: SendSetup,
-    own: Set<string>,
-    details: Record<string, unknown>,
-    userId: string,
-    meta: RequestMeta,
-  ): Promise<string | null> {
+  private async record(sent: { account: EmailAccount; email: Email | undefined; setup: SendSetup; own: Set<string> }, audited: SendAudit): Promise<string | null> {
+    const { account, email, setup, own } = sent;
+    const { details, userId, meta } = audited;
     const entry = { action: AuditActions.emailSend, userId };
     if (!email) {
       await this.deps.audit.record({ ...entry, details }, meta);

@@ -32,6 +32,14 @@ export interface RequestContent {
   sent(): Promise<string | undefined>;
 }
 
+/** Whose request under which key, what it asked (path and fields: the fingerprint), and its body when it has one. */
+interface KeyedRequest {
+  userId: string;
+  key: string;
+  fingerprint: string;
+  content?: RequestContent;
+}
+
 export class SendIdempotency {
   constructor(private readonly keys: IdempotencyRepository) {}
 
@@ -42,12 +50,9 @@ export class SendIdempotency {
    * `work` means for the key.
    */
   async run(
-    userId: string,
-    key: string,
-    fingerprint: string,
+    { userId, key, fingerprint, content }: KeyedRequest,
     work: () => Promise<{ status: number; body: unknown }>,
     outcomeOf: (err: unknown) => SendOutcome,
-    content?: RequestContent,
   ): Promise<StoredResponse> {
     const existing = await this.keys.claim(userId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS, content?.known ?? null);
     if (existing) {

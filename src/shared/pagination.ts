@@ -47,6 +47,14 @@ export function cutPage<T>(rows: T[], page: PageRequest): { rows: T[]; hasNext: 
  * The list shape of the API and the CLI's --json output: data.items + data.pagination. `hasNext`
  * comes from the page query when it looked ahead (bounded lists); an exact total answers it otherwise.
  */
-export function listResult<T>(items: T[], page: number, limit: number, total: number, totalExact = true, hasNext?: boolean) {
+export function listResult<T>(items: T[], { page, limit }: { page: number; limit: number }, count: number | ListCount) {
+  const { total, totalExact = true, hasNext } = typeof count === 'number' ? { total: count } : count;
   return { items, pagination: { page, limit, total, totalExact, hasNext: hasNext ?? page * limit < total } };
+}
+
+/** How many rows a list has: exact, or bounded (COUNT_BOUND) with the page query's look-ahead saying whether more follow. */
+interface ListCount {
+  total: number;
+  totalExact?: boolean;
+  hasNext?: boolean;
 }

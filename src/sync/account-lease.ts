@@ -41,40 +41,43 @@ interface TakenOver {
 
 type LeaseRow = Pick<StateRow, 'status' | 'email_state' | 'full_sync_checkpoint' | 'sync_generation' | 'consecutive_failures' | 'locked_by' | 'locked_until'>;
 
-export class AccountLease {
-  private constructor(
-    private readonly repository: SyncRepository,
-    readonly account: EmailAccount,
-    readonly owner: string,
-    private readonly options: LeaseOptions,
-    readonly previousStatus: SyncStatus,
-    readonly consecutiveFailures: number,
-    public emailState: string | null,
-    public fullSync: FullSyncCheckpoint | null,
-    public generation: number,
-    /** The turn this run serves, when it was taken from the queue of due accounts. */
-    readonly dueAt: Date | null = null,
-    readonly takenOver: TakenOver | null = null,
-  ) {}
+/** Who holds a lease on which account, as acquire() and claimNextDue() took it. */
+interface LeaseHolding {
+  data: LeaseData;
+  account: EmailAccount;
+  owner: string;
+  options: LeaseOptions;
+}
 
-  private static from(data: LeaseData, account: EmailAccount, owner: string, options: LeaseOptions, row: LeaseRow, dueAt: Date | null = null): AccountLease {
+export class AccountLease {
+  private readonly repository: SyncRepository;
+  readonly account: EmailAccount;
+  readonly owner: string;
+  private readonly options: LeaseOptions;
+  readonly previousStatus: SyncStatus;
+  readonly consecutiveFailures: number;
+  public emailState: string | null;
+  public fullSync: FullSyncCheckpoint | null;
+  public generation: number;
+  /** The turn this run serves, when it was taken from the queue of due accounts. */
+  readonly dueAt: Date | null;
+  readonly takenOver: TakenOver | null;
+
+  /** The lease of `holding` from its state row (and the turn it serves, when taken from the queue). */
+  private constructor(holding: LeaseHolding, row: LeaseRow, dueAt: Date | null = null) {
+    this.repository = holding.data.repository;
+    this.account = holding.account;
+    this.owner = holding.owner;
+    this.options = holding.options;
     // A crashed run left 'syncing' behind; what it replaced is unknown, so call it idle.
-    const previous = row.status === 'syncing' ? 'idle' : row.status;
+    this.previousStatus = row.status === 'syncing' ? 'idle' : row.status;
+    this.consecutiveFailures = row.consecutive_failures;
+    this.emailState = row.email_state;
+    this.fullSync = row.full_sync_checkpoint;
+    this.generation = row.sync_generation;
+    this.dueAt = dueAt;
     // A lease is given up with locked_by cleared: one still named here expired under its holder.
-    const takenOver = row.locked_by !== null && row.locked_until !== null ? { holder: row.locked_by, expiredAt: row.locked_until } : null;
-    return new AccountLease(
-      data.repository,
-      account,
-      owner,
-      options,
-      previous,
-      row.consecutive_failures,
-      row.email_state,
-      row.full_sync_checkpoint,
-      row.sync_generation,
-      dueAt,
-      takenOver,
-    );
+    this.takenOver = row.locked_by !== null && row.locked_until !== null ? { holder: row.locked_by, expiredAt: row.locked_until } : null;
   }
 
   /** What every write of this run checks against: the lease and the account as the run started with it. */
@@ -105,7 +108,7 @@ export class AccountLease {
       await repository.takeLease(accountId, owner, options.leaseSeconds, tx);
       const account = await repository.findAccount(accountId, tx);
       if (!account) return { refused: 'the email account does not exist' };
-      return AccountLease.from(data, account, owner, options, row);
+      return new AccountLease({ data, account, owner, options }, row);
     });
   }
 
@@ -121,7 +124,7 @@ export class AccountLease {
       const account = await repository.findAccount(row.account_id, tx);
       // Cannot happen while the state row is locked (deleting the account cascades to it); never keep a lease on nothing.
       if (!account) throw new Error(`email account ${row.account_id} vanished while its lease was taken`);
-      return AccountLease.from(data, account, owner, options, row, row.due_at);
+      return new AccountLease({ data, account, owner, options }, row, row.due_at);
     });
   }
 

@@ -88,26 +88,23 @@ export class BatchWriter {
       // seen here or deleted after this batch commits. Asked before the lock, a batch could write an
       // address erased in between.
       const emails = this.gate && input.emails.length > 0 ? await this.gate.admit(input.emails, tx) : input.emails;
-      const result = await writeEmails(store, account, { ...input, emails }, this.lease.generation, tx, { allNew });
+      const result = await writeEmails(store, account, { ...input, emails, generation: this.lease.generation, allNew }, tx);
       await input.alongside?.(tx);
       return result;
     });
   }
 }
 
+/** A batch's emails and deletes, the sync generation they belong to, and whether all are known to be new. */
+type EmailsToWrite = Pick<BatchInput, 'emails' | 'destroyed' | 'sweepGeneration'> & { generation: number; allNew?: boolean };
+
 /**
  * The batch's rows, inside the caller's transaction: deletes, contacts, emails and their links. Used
  * by the sync (with its checkpoint) and by sending (the sent email, written at once from the JMAP
  * answer; the next sync finds it by its JMAP id and only refreshes it).
  */
-export async function writeEmails(
-  store: MailStoreRepository,
-  account: AccountRef,
-  input: Pick<BatchInput, 'emails' | 'destroyed' | 'sweepGeneration'>,
-  generation: number,
-  tx: Tx,
-  { allNew = false }: { allNew?: boolean } = {},
-): Promise<BatchResult> {
+export async function writeEmails(store: MailStoreRepository, account: AccountRef, input: EmailsToWrite, tx: Tx): Promise<BatchResult> {
+  const { generation, allNew = false } = input;
   const latest = dedupe(input.emails);
   const addresses = unique(latest.filter((m) => m.included).flatMap((m) => [...m.correspondents.map((c) => c.email), ...m.participants]));
   const known = await store.lookupAddresses(account, addresses, tx);

@@ -25,7 +25,7 @@ export async function fullSync(run: RunState): Promise<{ changedMeanwhile: boole
   const { maxObjectsInGet } = await client.limits();
   const limit = Math.max(1, Math.min(run.options.batchSize, maxObjectsInGet));
   const context = { roles, ownAddresses: run.ownAddresses };
-  const queue = new PageQueue((anchor) => fetchPage(client, run.jmapAccountId, roles, anchor, limit, run.signal), run.options.prefetchPages);
+  const queue = new PageQueue((anchor) => fetchPage({ client, accountId: run.jmapAccountId, signal: run.signal }, roles, anchor, limit), run.options.prefetchPages);
 
   const resumable = lease.fullSync !== null && lease.fullSync.jmapAccountId === run.jmapAccountId;
   let checkpoint: FullSyncCheckpoint = resumable ? lease.fullSync! : { state, anchor: null, jmapAccountId: run.jmapAccountId };

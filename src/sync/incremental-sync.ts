@@ -17,7 +17,7 @@ export async function incrementalSync(run: RunState, sinceState: string): Promis
   let roles: MailboxRoles | undefined;
   run.stats.mode = run.stats.mode === 'full' ? 'full' : 'incremental';
   for (;;) {
-    const batch = await fetchChanges(client, run.jmapAccountId, state, maxChanges, roles === undefined, run.signal);
+    const batch = await fetchChanges({ client, accountId: run.jmapAccountId, signal: run.signal }, state, maxChanges, roles === undefined);
     roles ??= batch.roles!;
     const unchanged = batch.emails.length === 0 && batch.destroyed.length === 0 && batch.newState === state;
     if (!unchanged) {

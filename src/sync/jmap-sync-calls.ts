@@ -45,8 +45,15 @@ export interface Page {
   state?: string;
 }
 
+/** Whose mail a call reads: the client, the JMAP account, and the run's abort signal. */
+interface MailTarget {
+  client: JmapClient;
+  accountId: string;
+  signal: Signal;
+}
+
 /** One page of all mail outside Trash/Junk/Drafts, after `anchor` (the last id of the previous page). */
-export async function fetchPage(client: JmapClient, accountId: string, roles: MailboxRoles, anchor: string | null, limit: number, signal: Signal): Promise<Page> {
+export async function fetchPage({ client, accountId, signal }: MailTarget, roles: MailboxRoles, anchor: string | null, limit: number): Promise<Page> {
   const excluded = [...roles.excluded];
   const query: Record<string, unknown> = {
     accountId,
@@ -89,7 +96,7 @@ export interface ChangesBatch {
  * one request. Cyrus's ways of saying "cannot tell" all become JmapMethodError cannotCalculateChanges
  * (readEmailChanges).
  */
-export async function fetchChanges(client: JmapClient, accountId: string, sinceState: string, maxChanges: number, withMailboxes: boolean, signal: Signal): Promise<ChangesBatch> {
+export async function fetchChanges({ client, accountId, signal }: MailTarget, sinceState: string, maxChanges: number, withMailboxes: boolean): Promise<ChangesBatch> {
   const ref = (path: string) => ({ resultOf: 'c', name: 'Email/changes', path });
   const calls: MethodCall[] = [
     ['Email/changes', { accountId, sinceState, maxChanges }, 'c'],

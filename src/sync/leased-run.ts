@@ -48,7 +48,7 @@ export async function runLeased(ctx: LeasedRunContext, lease: AccountLease, opti
     client = ctx.clients.for(lease.account);
     requestsBefore = client.requestCount;
     const writer = new BatchWriter(deps.mailStore, deps.transactions, lease, deps.admission?.forRun());
-    run = new RunState(lease, client, writer, ctx.tuning, deps.logger, ctx.signal, ctx.stopping, options.onProgress);
+    run = new RunState({ lease, client, writer, options: ctx.tuning, logger: deps.logger, signal: ctx.signal, stopping: ctx.stopping, onProgress: options.onProgress });
     await runAccount(run, () => pushReadState(deps, lease.account));
     await lease.finish({ outcome: 'ok' });
     outcome = result('ok');

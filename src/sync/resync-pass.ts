@@ -76,7 +76,7 @@ export async function resyncPass(ctx: PassContext, start: ResyncProgress, pacing
     if (signal.aborted) return 'interrupted';
     let page: Page;
     try {
-      page = await fetchPage(client, account.jmapAccountId, roles, anchor, limit, signal);
+      page = await fetchPage({ client, accountId: account.jmapAccountId, signal }, roles, anchor, limit);
     } catch (err) {
       if (!(err instanceof JmapMethodError && err.type === 'anchorNotFound' && restarts < MAX_ANCHOR_RESTARTS)) throw err;
       // Pages already done are read again: a refresh changes nothing the second time.

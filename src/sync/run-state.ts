@@ -47,23 +47,38 @@ export function emptyStats(): RunStats {
   return { mode: null, fetched: 0, stored: 0, emailsCreated: 0, deleted: 0, contactsCreated: 0 };
 }
 
+/** What one account's run works with: its lease, the JMAP client, the writer, and how to report and stop. */
+interface RunParts {
+  lease: AccountLease;
+  client: JmapClient;
+  writer: BatchWriter;
+  options: SyncTuning;
+  logger: Logger;
+  signal: AbortSignal;
+  stopping: () => boolean;
+  onProgress?: (progress: SyncProgress) => void | Promise<void>;
+}
+
 export class RunState {
   readonly stats: RunStats = emptyStats();
   readonly ownAddresses: Set<string>;
   /** Seconds from the server's receivedAt to stored, of each new email an incremental run brought. */
   readonly lagSeconds: number[] = [];
 
-  constructor(
-    readonly lease: AccountLease,
-    readonly client: JmapClient,
-    readonly writer: BatchWriter,
-    readonly options: SyncTuning,
-    readonly logger: Logger,
-    readonly signal: AbortSignal,
-    private readonly stopping: () => boolean,
-    private readonly onProgress?: (progress: SyncProgress) => void | Promise<void>,
-  ) {
-    const own = [lease.account.email, lease.account.jmapAccountId].map(normalizeAddress).filter((a): a is string => a !== null);
+  readonly lease: AccountLease;
+  readonly client: JmapClient;
+  readonly writer: BatchWriter;
+  readonly options: SyncTuning;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+  private readonly stopping: () => boolean;
+  private readonly onProgress?: (progress: SyncProgress) => void | Promise<void>;
+
+  constructor(parts: RunParts) {
+    ({ lease: this.lease, client: this.client, writer: this.writer, options: this.options, logger: this.logger, signal: this.signal } = parts);
+    this.stopping = parts.stopping;
+    this.onProgress = parts.onProgress;
+    const own = [this.lease.account.email, this.lease.account.jmapAccountId].map(normalizeAddress).filter((a): a is string => a !== null);
     this.ownAddresses = new Set(own);
   }
 

@@ -44,7 +44,7 @@ export class SentEmailWriter {
       }
       const ref = { id: account.id, userId: owner };
       const generation = await this.store.currentGeneration(account.id, tx);
-      await writeEmails(this.store, ref, { emails: [mapped] }, generation, tx);
+      await writeEmails(this.store, ref, { emails: [mapped], generation }, tx);
       const emailId = await this.store.emailIdByJmapId(account.id, mapped.jmapId, tx);
       await alongside(emailId, tx);
       return emailId;

@@ -52,13 +52,13 @@ export function createTimesheetRouter(services: { timesheets: TimesheetService }
   router.get('/my', auth.requireAuth, async (req, res) => {
     const { page, limit, ...filter } = parseQuery(ownListQuery, req);
     const { items, total } = await timesheets.listOwn(actorOf(req), filter, { page, limit });
-    ok(res, listResult(items.map(presentTimesheet), page, limit, total), 'Zoznam výkazov');
+    ok(res, listResult(items.map(presentTimesheet), { page, limit }, total), 'Zoznam výkazov');
   });
 
   router.get('/all', auth.requireAuth, auth.requireRole('admin'), async (req, res) => {
     const { page, limit, ...filter } = parseQuery(allListQuery, req);
     const { items, total } = await timesheets.listAll(actorOf(req), filter, { page, limit });
-    ok(res, listResult(items.map(presentTimesheet), page, limit, total), 'Zoznam výkazov');
+    ok(res, listResult(items.map(presentTimesheet), { page, limit }, total), 'Zoznam výkazov');
   });
 
   router.get('/:id/download', auth.requireAuth, async (req, res) => {

@@ -14,7 +14,7 @@ export function createDirectoryRouter(services: { userDirectory: UserDirectory }
     const query = parseQuery(directoryQuery, req);
     const { items, total } = await services.userDirectory.list(query);
     const users: DirectoryUserResponse[] = items;
-    const { pagination } = listResult(users, query.page, query.limit, total);
+    const { pagination } = listResult(users, query, total);
     ok(res, { users, pagination } satisfies DirectoryData, 'Zoznam kolegov');
   });
   return router;

@@ -7,6 +7,7 @@ import { migrateUp } from '../../src/db/migrator.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { baseTestEnv, testContext } from '../support/harness.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
+import { templateDatabase } from '../support/worker-environment.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
 
 /**
@@ -51,7 +52,13 @@ export async function storeTimesheet(userId: string, year: number, month: number
 export async function freshDatabase(prefix: string, options: { migrated?: boolean; appRole?: boolean } = {}): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
   const ctx = await testContext();
-  await ctx.db.sequelize.query(`CREATE DATABASE ${name}`);
+  // As after `crm-admin db migrate`: commands other than serve and db migrate refuse a schema with
+  // pending migrations. A clone of the run's migrated template (test/support/worker-environment.ts),
+  // not every migration again; `migrated: false` keeps it empty (a restore target).
+  // A database of the app's own role (appRole) is migrated by that role, so that it owns every table.
+  const migrated = options.migrated ?? true;
+  const template = migrated && !options.appRole ? ` TEMPLATE ${templateDatabase()}` : '';
+  await ctx.db.sequelize.query(`CREATE DATABASE ${name}${template}`);
   const url = new URL(requireDatabaseUrl());
   url.pathname = `/${name}`;
   // `appRole`: as an external database set up by its DBA (docs/operations.md, "The database role"):
@@ -70,10 +77,8 @@ export async function freshDatabase(prefix: string, options: { migrated?: boolea
     url.username = role;
     url.password = password;
   }
-  // As after `crm-admin db migrate`: commands other than serve and db migrate refuse a schema with
-  // pending migrations. `migrated: false` keeps it empty (a restore target). A plain Sequelize, so
-  // the models stay bound to the harness's instance.
-  if (options.migrated ?? true) {
+  // A plain Sequelize, so the models stay bound to the harness's instance.
+  if (migrated && role) {
     const migrating = new Sequelize(url.toString(), { logging: false });
     try {
       await migrateUp(migrating);

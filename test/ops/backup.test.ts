@@ -5,7 +5,6 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { QueryTypes } from 'sequelize';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { cli, cliEnv, cliJson, freshDatabase, storeTimesheet } from '../admin/cli-helpers.js';
 import { createUser } from '../support/factories.js';
@@ -33,6 +32,61 @@ async function dumpTables(url: string, tables: string[]): Promise<Dump> {
     return dump;
   } finally {
     await client.end();
+  }
+}
+
+/** The timesheet files a database refers to. */
+async function dumpKeys(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ file_path: string }>('SELECT file_path FROM timesheets')).rows.map((r) => r.file_path);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The data set's rows, parents first, from the suite's database into `to` (a migrated, empty one).
+ * Generated columns are left to the target; rows its triggers already made (the owner's membership)
+ * are kept.
+ */
+async function copyRows(from: string, to: string, set: { userIds: string[]; accountId: string }): Promise<void> {
+  const users: [string, unknown[]] = ['user_id = ANY($1)', [set.userIds]];
+  const account: [string, unknown[]] = ['email_account_id = $1', [set.accountId]];
+  const picks: Array<[string, [string, unknown[]]]> = [
+    ['users', ['id = ANY($1)', [set.userIds]]],
+    ['email_accounts', ['id = $1', [set.accountId]]],
+    ['email_account_members', account],
+    ['contacts', account],
+    ['emails', account],
+    ['email_contacts', ['email_id IN (SELECT id FROM emails WHERE email_account_id = $1)', [set.accountId]]],
+    ['audit_logs', users],
+    ['timesheets', users],
+  ];
+  const source = new pg.Client({ connectionString: from });
+  const target = new pg.Client({ connectionString: to });
+  await source.connect();
+  await target.connect();
+  try {
+    for (const [table, [where, params]] of picks) {
+      const { rows } = await source.query<{ rows: unknown }>(`SELECT coalesce(json_agg(t), '[]') AS rows FROM "${table}" t WHERE ${where}`, params);
+      const columns = (
+        await target.query<{ name: string }>(
+          "SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 AND is_generated = 'NEVER' AND table_schema = 'public'",
+          [table],
+        )
+      ).rows.map((c) => `"${c.name}"`);
+      const list = columns.join(', ');
+      await target.query(`INSERT INTO "${table}" (${list}) SELECT ${list} FROM json_populate_recordset(NULL::"${table}", $1) ON CONFLICT DO NOTHING`, [
+        JSON.stringify(rows[0].rows),
+      ]);
+    }
+    // The copied audit ids came from another sequence: the next record (the backup's own) must follow them.
+    await target.query("SELECT setval(pg_get_serial_sequence('audit_logs', 'id'), (SELECT max(id) FROM audit_logs))");
+  } finally {
+    await source.end();
+    await target.end();
   }
 }
 
@@ -79,13 +133,18 @@ describe('crm-admin db backup / restore (ops)', function () {
   let tables: string[];
   let sourceDump: Dump;
   let sourceFiles: Map<string, Buffer>;
+  /** The backed-up database: this file's data set alone. */
+  let sourceUrl: string;
+  let sourceEnv: Record<string, string>;
   const cleanups: Array<() => Promise<void> | void> = [];
 
   before(async function () {
     const ctx = await testContext();
     work = tempDir('work');
     archive = path.join(work, 'crm.tar.gz');
-    // A small but complete data set: users, a mail account, contacts, emails, audit rows, three timesheet files.
+    // A small but complete data set: users, a mail account, contacts, emails, audit rows, three timesheet files,
+    // made through the real services in the suite's database and then moved into a database of its own,
+    // so that the backup holds this data set and nothing another test left behind.
     const admin = await createUser({ role: 'admin' });
     const member = await createUser({ password: 'Dlhé heslo člena 123' });
     const account = await createEmailAccount(member, { password: 'mailbox-secret' });
@@ -95,20 +154,26 @@ describe('crm-admin db backup / restore (ops)', function () {
     await createEmail(account, c2, { subject: 'Ďakujem 😊' });
     await ctx.services.audit.record({ action: 'test.backup_fixture', userId: admin.user.id, details: { nested: { a: [1, 2] } } }, { actor: 'test' });
     for (const month of [1, 2, 3]) await storeTimesheet(member.user.id, 2024, month, 2000 + month * 1000);
+    const own = await freshDatabase('bk_source');
+    cleanups.push(own.drop);
+    sourceEnv = own.env;
+    sourceUrl = own.env.DATABASE_URL;
+    await copyRows(requireDatabaseUrl(), sourceUrl, { userIds: [admin.user.id, member.user.id], accountId: account.id });
 
-    const summary = await cliJson<{ tables: number; rows: number; files: number; bytes: number }>(['db', 'backup', archive]);
-    expect(summary.files).to.be.at.least(3);
+    const summary = await cliJson<{ tables: number; rows: number; files: number; bytes: number }>(['db', 'backup', archive], undefined, sourceEnv);
+    expect(summary.files).to.equal(3);
     expect(fs.statSync(archive).mode & 0o777).to.equal(0o600);
     // The state the archive holds: the snapshot came before the backup's own audit record.
     const verify = await cliJson<{ ok: boolean; tables: Array<{ name: string }>; rows: number }>(['db', 'backup', '--verify', archive]);
     tables = verify.tables.map((t) => t.name);
-    const dump = await dumpTables(requireDatabaseUrl(), tables);
+    const dump = await dumpTables(sourceUrl, tables);
     dump.audit_logs = dump.audit_logs.filter((r) => !r.includes('admin.db_backup'));
     sourceDump = dump;
     expect(verify.rows).to.equal(Object.values(sourceDump).reduce((n, rows) => n + rows.length, 0));
-    const keys = (await ctx.db.sequelize.query<{ file_path: string }>('SELECT file_path FROM timesheets', { type: QueryTypes.SELECT })).map((r) => r.file_path);
-    const present = keys.filter((k) => fs.existsSync(path.join(ctx.config.timesheetDir, k)));
-    sourceFiles = new Map(present.map((k) => [k, fs.readFileSync(path.join(ctx.config.timesheetDir, k))]));
+    expect(sourceDump.users).to.have.length(2);
+    expect(sourceDump.timesheets).to.have.length(3);
+    const keys = (await dumpKeys(sourceUrl)).filter((k) => fs.existsSync(path.join(ctx.config.timesheetDir, k)));
+    sourceFiles = new Map(keys.map((k) => [k, fs.readFileSync(path.join(ctx.config.timesheetDir, k))]));
   });
 
   after(async function () {

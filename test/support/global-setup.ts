@@ -12,10 +12,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Sequelize } from 'sequelize';
+import { QueryTypes, Sequelize } from 'sequelize';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { migrateUp } from '../../src/db/migrator.js';
 import { testEnv } from './test-env.js';
+import { HANDOVER, databaseUrlFor, ownWorkerEnvironment, templateDatabase, workerDatabasePrefix } from './worker-environment.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 let embedded: EmbeddedPostgres | undefined;
@@ -40,6 +41,7 @@ export async function mochaGlobalSetup(): Promise<void> {
     // the embedded database (ADR 0121) is tested where a test starts a data directory of its own.
     testEnv.databaseUrl = (await embedded.start()).superuserUrl;
   }
+  process.env[HANDOVER.runId] = String(process.pid);
   // crm-admin commands refuse a database with pending migrations (src/db/schema-gate.ts): the suite's
   // shared database is current before any file runs, whichever runs first. A plain Sequelize: the
   // models stay bound to the harness's own instance.
@@ -49,6 +51,12 @@ export async function mochaGlobalSetup(): Promise<void> {
   } finally {
     await migrating.close();
   }
+  // The template of every fresh database (the workers' own and freshDatabase's), taken once migrated,
+  // from the maintenance database: PostgreSQL clones only a database nobody is connected to.
+  const current = new URL(testEnv.databaseUrl).pathname.slice(1);
+  await withServer(databaseUrlFor(testEnv.databaseUrl, 'postgres'), (server) => server.query(`CREATE DATABASE ${templateDatabase()} TEMPLATE ${current}`));
+  process.env[HANDOVER.databaseUrl] = testEnv.databaseUrl;
+  process.env[HANDOVER.tmpRoot] = tmpRoot;
 
   if (process.env.TEST_JMAP_SESSION_URL) {
     testEnv.jmapSessionUrl = process.env.TEST_JMAP_SESSION_URL;
@@ -61,12 +69,42 @@ export async function mochaGlobalSetup(): Promise<void> {
   process.env.TEST_JMAP_SESSION_URL = testEnv.jmapSessionUrl;
 }
 
+/** In parallel mode each worker first takes its own database and data directory (worker-environment.ts). */
+export const mochaHooks = {
+  async beforeAll(): Promise<void> {
+    await ownWorkerEnvironment();
+  },
+};
+
+/** A short-lived connection to the suite's server (the shared database's own session is left alone). */
+async function withServer<T>(url: string, work: (server: Sequelize) => Promise<T>): Promise<T> {
+  const server = new Sequelize(url, { logging: false });
+  try {
+    return await work(server);
+  } finally {
+    await server.close();
+  }
+}
+
 export async function mochaGlobalTeardown(): Promise<void> {
   const { closeSharedContext } = await import('./harness.js');
   await closeSharedContext();
+  // A server someone else runs keeps nothing of this run; the embedded one goes away whole.
+  if (!embedded && testEnv.databaseUrl) await dropRunDatabases(testEnv.databaseUrl).catch(() => {});
   await embedded?.stop().catch(() => {});
   if (leasedJmap) releaseJmap();
   if (tmpRoot && !process.env.TEST_KEEP_TMP) fs.rmSync(tmpRoot, { recursive: true, force: true });
+}
+
+async function dropRunDatabases(url: string): Promise<void> {
+  await withServer(url, async (server) => {
+    const rows = await server.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', {
+      bind: [workerDatabasePrefix(String(process.pid))],
+      type: QueryTypes.SELECT,
+    });
+    const names = [...rows.map((r) => r.datname), templateDatabase()];
+    for (const name of names) await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
 }
 
 /**

@@ -139,19 +139,13 @@ export class ResponseContract {
   check(res: ObservedResponse): string[] {
     const problems: string[] = [];
     const method = res.method.toLowerCase();
-    const status = String(res.status);
     const type = mediaEssence(res.headers['content-type']);
     if (!res.headers['x-request-id']) problems.push('header X-Request-Id missing');
     const op = this.find(method, res.path);
     const json = type === 'application/json' && res.body !== undefined && res.body.length > 0 ? this.parse(res.body, problems) : undefined;
-    if (!op) {
-      // Unknown paths and methods (404, 405), CORS preflights: no operation, but errors keep the envelope.
-      if (res.status >= 400 && method !== 'head' && method !== 'options') this.checkError(json, res.status, this.errorEnvelope, problems);
-      return problems;
-    }
-    const seen = this.seen.get(op.operationId) ?? new Set<string>();
-    seen.add(status);
-    this.seen.set(op.operationId, seen);
+    if (!op) return this.checkWithoutOperation(res, json, problems);
+    const status = String(res.status);
+    this.seen.set(op.operationId, (this.seen.get(op.operationId) ?? new Set<string>()).add(status));
     const response = op.responses[status];
     if (!response) {
       problems.push(`status ${status} is not documented for ${op.key} (documented: ${Object.keys(op.responses).join(', ')})`);
@@ -160,21 +154,37 @@ export class ResponseContract {
     for (const [name, header] of Object.entries(response.doc.headers ?? {})) {
       if (header.required && res.headers[name.toLowerCase()] === undefined) problems.push(`header ${name} missing (documented as required)`);
     }
-    if (method === 'head') return problems;
+    if (method !== 'head') this.checkContent({ res, op, response, type, json }, problems);
+    return problems;
+  }
+
+  /** Unknown paths and methods (404, 405), CORS preflights: no operation, but errors keep the envelope. */
+  private checkWithoutOperation(res: ObservedResponse, json: { value: unknown } | undefined, problems: string[]): string[] {
+    const method = res.method.toLowerCase();
+    if (res.status >= 400 && method !== 'head' && method !== 'options') this.checkError(json, res.status, this.errorEnvelope, problems);
+    return problems;
+  }
+
+  /** A documented response's Content-Type, and its JSON body against the schema of that type. */
+  private checkContent(
+    given: { res: ObservedResponse; op: Operation; response: Operation['responses'][string]; type: string; json?: { value: unknown } },
+    problems: string[],
+  ): void {
+    const { res, op, response, type, json } = given;
     // A documented empty answer (204): no content to check, and none may come.
     if (res.status === 204 && response.doc.content === undefined) {
       if (res.body !== undefined && res.body.length > 0) problems.push('a 204 with a body');
-      return problems;
+      return;
     }
     const content = response.doc.content ?? {};
     // Exact type first, then a documented range (an attachment download carries the type its email declared: */*).
     const mediaType =
       Object.keys(content).find((t) => mediaEssence(t) === type) ?? Object.keys(content).find((t) => t === '*/*' || (t.endsWith('/*') && type.startsWith(t.slice(0, -1))));
     if (!mediaType) {
-      problems.push(`Content-Type ${type || '(none)'} is not documented for ${op.key} ${status} (documented: ${Object.keys(content).join(', ')})`);
-      return problems;
+      problems.push(`Content-Type ${type || '(none)'} is not documented for ${op.key} ${res.status} (documented: ${Object.keys(content).join(', ')})`);
+      return;
     }
-    if (type !== 'application/json') return problems;
+    if (type !== 'application/json') return;
     const pointer = `${response.pointer}/content/${escapePointer(mediaType)}/schema`;
     if (res.status >= 400) {
       this.checkError(json, res.status, pointer, problems);
@@ -184,7 +194,6 @@ export class ResponseContract {
       const validate = this.validator(pointer);
       if (!validate(json.value)) problems.push(...ResponseContract.describe(validate.errors));
     }
-    return problems;
   }
 
   private parse(body: Buffer, problems: string[]): { value: unknown } | undefined {

@@ -4,8 +4,11 @@
  * the problems the response check (openapi-contract.ts) recorded meanwhile fail it; responses given in
  * hooks are caught by the root afterEach. The run's coverage is handed to the summary reporter.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Context, Func, Test } from 'mocha';
 import { allContracts, responseCoverage, type Violation } from './openapi-contract.js';
+import { HANDOVER } from './worker-environment.js';
 
 const MAX_SHOWN = 5;
 
@@ -61,9 +64,32 @@ function wrap(test: Test): void {
   test.fn = wrapped;
 }
 
+/** Where the workers of a parallel run leave the operations they saw, for the main process to add up. */
+function coverageDir(): string | undefined {
+  const root = process.env[HANDOVER.tmpRoot];
+  return root ? path.join(root, 'openapi-coverage') : undefined;
+}
+
+/** In a worker, after each file: what this worker has seen so far (the file is rewritten, never appended). */
+function leaveCoverage(): void {
+  const dir = coverageDir();
+  if (process.env.MOCHA_WORKER_ID === undefined || !dir) return;
+  const { covered, answered } = responseCoverage();
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${process.pid}.json`), JSON.stringify({ covered, answered }));
+}
+
 (globalThis as { __openApiCoverage?: () => { covered: number; answered: number; total: number } }).__openApiCoverage = () => {
-  const coverage = responseCoverage();
-  return { covered: coverage.covered.length, answered: coverage.answered.length, total: coverage.operations.length };
+  const own = responseCoverage();
+  const covered = new Set(own.covered);
+  const answered = new Set(own.answered);
+  const dir = coverageDir();
+  for (const file of dir && fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    const seen = JSON.parse(fs.readFileSync(path.join(dir!, file), 'utf8')) as { covered: string[]; answered: string[] };
+    seen.covered.forEach((id) => covered.add(id));
+    seen.answered.forEach((id) => answered.add(id));
+  }
+  return { covered: covered.size, answered: answered.size, total: own.operations.length };
 };
 
 export const mochaHooks = {
@@ -72,5 +98,8 @@ export const mochaHooks = {
   },
   afterEach(): void {
     assertNoViolations();
+  },
+  afterAll(): void {
+    leaveCoverage();
   },
 };

@@ -13,8 +13,20 @@ class SummaryReporter extends Mocha.reporters.Spec {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
-    runner.on(EVENT_TEST_PASS, () => passed++);
-    runner.on(EVENT_TEST_FAIL, () => failed++);
+    // Under mocha --parallel the suites the workers report carry no file: the tests do, and their own
+    // durations (hooks not counted) are what is left to add up per file.
+    const testTimes = new Map();
+    const countTest = (test) => {
+      if (test.file) testTimes.set(test.file, (testTimes.get(test.file) ?? 0) + (test.duration ?? 0));
+    };
+    runner.on(EVENT_TEST_PASS, (test) => {
+      passed++;
+      countTest(test);
+    });
+    runner.on(EVENT_TEST_FAIL, (test) => {
+      failed++;
+      countTest(test);
+    });
     runner.on(EVENT_TEST_PENDING, () => skipped++);
     // Wall time per file, hooks included (a before() that starts a server counts): from its first
     // top-level suite starting to its last one ending. Where to look first when the suite gets slow.
@@ -35,11 +47,13 @@ class SummaryReporter extends Mocha.reporters.Spec {
           `\nOpenAPI response coverage: ${coverage.covered}/${coverage.total} operations ` + `(success response checked; ${coverage.answered}/${coverage.total} answered at all)\n`,
         );
       }
-      const slowest = [...fileTimes].filter(([, t]) => t.end).map(([file, t]) => [path.relative(process.cwd(), file), t.end - t.start]);
+      const walls = [...fileTimes].filter(([, t]) => t.end).map(([file, t]) => [file, t.end - t.start]);
+      const slowest = (walls.length > 0 ? walls : [...testTimes]).map(([file, ms]) => [path.relative(process.cwd(), file), ms]);
       slowest.sort((a, b) => b[1] - a[1]);
       if (slowest.length > 1) {
         const rows = slowest.slice(0, SLOWEST_SHOWN).map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
-        process.stdout.write(`\nSlowest files:\n${rows.join('\n')}\n`);
+        const what = walls.length > 0 ? 'wall time, hooks included' : "the tests' own time, hooks not counted (parallel run)";
+        process.stdout.write(`\nSlowest files (${what}):\n${rows.join('\n')}\n`);
       }
       // Set by test/support/prerequisite.ts: why a test was skipped (never in CI, where it fails instead).
       const reasons = globalThis.__skipReasons ?? [];

@@ -3,7 +3,6 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Sequelize, Transaction } from 'sequelize';
-import { migrateUp } from '../../src/db/migrator.js';
 import { Sql, type Bind } from '../../src/db/sql.js';
 import { sequelizeTransactions } from '../../src/db/transactions.js';
 import { EmailRepository } from '../../src/emails/email-repository.js';
@@ -90,9 +89,8 @@ describe('mail sync statements on a table without statistics', function () {
   }
 
   before(async () => {
-    scratch = await scratchDatabase('crm_plans');
+    scratch = await scratchDatabase('crm_plans', { migrated: true });
     db = scratch.db;
-    await migrateUp(db);
     mail = await freshMailUser('midcheck');
     const seed = fileURLToPath(new URL('../../scripts/jmap/seed.sh', import.meta.url));
     await promisify(execFile)('bash', [seed, mail.user, mail.pass, String(MESSAGES)], { env: { ...process.env, JMAP_IMAP_PORT: String(testImapPort()) } });

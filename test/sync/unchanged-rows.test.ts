@@ -45,7 +45,7 @@ describe('sync writer: unchanged emails are not written again', function () {
 
   const write = async (m: MappedEmail, generation = 1) => {
     const ctx = await testContext();
-    return ctx.db.sequelize.transaction((tx) => writeEmails(store, account, { emails: [m] }, generation, tx));
+    return ctx.db.sequelize.transaction((tx) => writeEmails(store, account, { emails: [m], generation }, tx));
   };
   const row = async () =>
     (await sql.one<{ version: string; is_read: boolean; sync_generation: number; addresses: unknown; links: number; events: number }>(

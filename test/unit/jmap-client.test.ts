@@ -364,7 +364,7 @@ describe('unit: JMAP sending', () => {
         'Email/get': () => ({ list: [{ id: 'E1' }] }),
       },
     });
-    const outcome = await createAndSubmit(clientFor(server), ACCOUNT, setup, { subject: 'x' }, envelope, { properties: ['id'] });
+    const outcome = await createAndSubmit(clientFor(server), ACCOUNT, setup, { draft: { subject: 'x' }, envelope }, { properties: ['id'] });
     expect(outcome).to.deep.equal({ ok: true, emailId: 'E1', submissionId: 'SUB1', email: { id: 'E1' } });
     const [create, submit] = server.calls;
     expect(create[1].create).to.deep.equal({ d1: { subject: 'x', mailboxIds: { D: true }, keywords: { $draft: true, $seen: true } } });
@@ -383,7 +383,7 @@ describe('unit: JMAP sending', () => {
         'Email/get': () => ({ list: [] }),
       },
     });
-    expect(await createAndSubmit(clientFor(refusedEmail), ACCOUNT, setup, {}, envelope, { properties: ['id'] })).to.deep.equal({
+    expect(await createAndSubmit(clientFor(refusedEmail), ACCOUNT, setup, { draft: {}, envelope }, { properties: ['id'] })).to.deep.equal({
       ok: false,
       stage: 'email',
       error: { type: 'overQuota' },
@@ -403,7 +403,7 @@ describe('unit: JMAP sending', () => {
         'Email/get': () => ({ list: [] }),
       },
     });
-    const outcome = await createAndSubmit(clientFor(refusedSubmission), ACCOUNT, setup, {}, envelope, { properties: ['id'] });
+    const outcome = await createAndSubmit(clientFor(refusedSubmission), ACCOUNT, setup, { draft: {}, envelope }, { properties: ['id'] });
     expect(outcome).to.deep.equal({ ok: false, stage: 'submission', error: { type: 'forbiddenFrom' }, draftLeft: false });
     expect(destroyed).to.deep.equal(['E2']);
   });

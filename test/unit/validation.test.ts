@@ -84,8 +84,14 @@ describe('unit: validation', () => {
   it('computes the row offset of a page and the list shape of every answer', () => {
     expect(offsetOf({ page: 1, limit: 50 })).to.equal(0);
     expect(offsetOf({ page: 3, limit: 20 })).to.equal(40);
-    expect(listResult(['a'], 2, 10, 11)).to.deep.equal({ items: ['a'], pagination: { page: 2, limit: 10, total: 11, totalExact: true, hasNext: false } });
-    expect(listResult([], 1, 50, COUNT_BOUND, false).pagination).to.deep.equal({ page: 1, limit: 50, total: COUNT_BOUND, totalExact: false, hasNext: true });
+    expect(listResult(['a'], { page: 2, limit: 10 }, 11)).to.deep.equal({ items: ['a'], pagination: { page: 2, limit: 10, total: 11, totalExact: true, hasNext: false } });
+    expect(listResult([], { page: 1, limit: 50 }, { total: COUNT_BOUND, totalExact: false }).pagination).to.deep.equal({
+      page: 1,
+      limit: 50,
+      total: COUNT_BOUND,
+      totalExact: false,
+      hasNext: true,
+    });
     // A count made with the bound + 1 as its limit: exact up to the bound, the bound and "not exact" past it.
     expect(boundedTotal(COUNT_BOUND)).to.deep.equal({ total: COUNT_BOUND, totalExact: true });
     expect(boundedTotal(COUNT_BOUND + 1)).to.deep.equal({ total: COUNT_BOUND, totalExact: false });

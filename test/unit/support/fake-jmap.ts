@@ -106,21 +106,19 @@ export class FakeJmap {
     const session = this.options.session ?? recordedSession();
     if (url === SESSION_URL) return json(session);
     if (url === `${BASE}/jmap/` && request.body) {
-      const methodResponses: MethodResponse[] = [];
-      for (const [name, args, callId] of request.body.methodCalls) {
-        const handler = this.options.methods?.[name];
-        if (!handler) {
-          methodResponses.push(['error', { type: 'unknownMethod' }, callId]);
-          continue;
-        }
-        const out = handler(args, callId);
-        if (Array.isArray(out)) methodResponses.push(...out);
-        else methodResponses.push([name, out, callId]);
-      }
+      const methodResponses = request.body.methodCalls.flatMap((call) => this.answerCall(call));
       const sessionState = this.options.sessionState?.() ?? String(session.state);
       return json({ methodResponses, sessionState });
     }
     return new Response('not found', { status: 404 });
+  }
+
+  /** One method call: its handler's answer (one response or several), or unknownMethod as a server says. */
+  private answerCall([name, args, callId]: MethodCall): MethodResponse[] {
+    const handler = this.options.methods?.[name];
+    if (!handler) return [['error', { type: 'unknownMethod' }, callId]];
+    const out = handler(args, callId);
+    return Array.isArray(out) ? out : [[name, out, callId]];
   }
 }
 
