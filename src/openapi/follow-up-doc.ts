@@ -7,7 +7,7 @@ export const followUpArea: AreaDoc = {
   tag: 'follow-ups',
   description:
     'Follow-up reminders: one per contact and user, private to that user (a colleague sharing the mailbox does not see them). ' +
-    'A contact the caller may not see (an account not shared with them, an unknown or malformed id) is a 404. When one comes due, its owner ' +
+    'A contact the caller may not see (an account not shared with them, an unknown id) is a 404; a malformed id a 400. When one comes due, its owner ' +
     'gets a follow_up.due live event (GET /api/events); mail from the contact after it was set marks it answered',
   routes: [
     {

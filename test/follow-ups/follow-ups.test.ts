@@ -82,7 +82,7 @@ describe('follow-ups: set, replace, list, delete', function () {
     expect(again.body.error.message).to.equal('Pripomienka pre tento kontakt neexistuje');
   });
 
-  it("404 for another user's contact, an unknown id and a malformed id, and nothing is stored", async () => {
+  it("404 for another user's contact and an unknown id, 400 for a malformed id, and nothing is stored", async () => {
     const strangerAccount = await createEmailAccount(box.outsider.fixture.user);
     const strangers = await createContact(strangerAccount);
     for (const id of [strangers.id, crypto.randomUUID()]) {
@@ -93,9 +93,9 @@ describe('follow-ups: set, replace, list, delete', function () {
     }
     expect(await rowsOf(strangers.id)).to.have.length(0);
     const malformed = await putFollowUp(app, box.owner, 'not-a-uuid', { dueAt: inMinutes(5) });
-    expect(malformed.status).to.equal(404);
-    expect(malformed.body.error.message).to.equal('Kontakt neexistuje');
-    expect((await box.owner.as(request(app).delete('/api/contacts/not-a-uuid/follow-up'))).status).to.equal(404);
+    expect(malformed.status).to.equal(400);
+    expect(malformed.body.error.code).to.equal('validation_failed');
+    expect((await box.owner.as(request(app).delete('/api/contacts/not-a-uuid/follow-up'))).status).to.equal(400);
   });
 
   it('a second member of the shared mailbox neither sees nor deletes mine; theirs is their own', async () => {
