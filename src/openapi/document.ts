@@ -34,7 +34,20 @@ export interface OpenApiOptions {
 const DEFAULT_SERVER = '/';
 
 export function apiAreas(options: OpenApiOptions): AreaDoc[] {
-  return [systemArea(options.metricsPath), authArea, adminArea, timesheetArea, emailAccountArea, contactArea, companyArea, followUpArea, emailArea, privacyArea, eventArea, userArea];
+  return [
+    systemArea(options.metricsPath),
+    authArea,
+    adminArea,
+    timesheetArea,
+    emailAccountArea,
+    contactArea,
+    companyArea,
+    followUpArea,
+    emailArea,
+    privacyArea,
+    eventArea,
+    userArea,
+  ];
 }
 
 /** /api/timesheets/:id/download → /api/timesheets/{id}/download */
