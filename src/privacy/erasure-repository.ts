@@ -72,6 +72,14 @@ export class ErasureRepository {
     );
     const contacts = await this.sql.execute('DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address', bind, tx);
     const contactSuppressions = await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $address', bind, tx);
+    // A company of a personal domain (jana@novak-rodina.sk) would keep naming the erased person: the
+    // company of the address's domain goes once no contact of any account is filed under it.
+    await this.sql.execute(
+      `DELETE FROM companies co WHERE co.domain = lower(split_part($address, '@', 2))
+          AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.company_id = co.id)`,
+      bind,
+      tx,
+    );
     await recomputeLastEmailAt(this.sql, removed?.touched ?? [], tx);
     return { emails: removed?.emails ?? 0, contacts, contactSuppressions };
   }
