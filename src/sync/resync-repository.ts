@@ -1,5 +1,5 @@
 /**
- * Where each account's resync stands (resync_progress, migration 0024), and what is left for it to
+ * Where each account's resync stands (resync_progress, migration 0031), and what is left for it to
  * fill. A page's progress is written inside the page's own transaction (BatchWriter's alongside), so
  * the emails and the position commit together: a resync stopped at any instant resumes after the last
  * page it committed, never skipping one.

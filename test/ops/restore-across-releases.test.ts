@@ -84,4 +84,17 @@ describe('db restore of archives written by earlier releases (issue 33)', functi
     expect(await appliedMigrations(target)).to.deep.equal(releaseMigrations());
     expect(await usersOf(target)).to.include.members(['admin:admin', 'jana:member', 'peter:member', 'marek:member']);
   });
+
+  it('restores the signed archive of release 0.2.0 (de2ee88, schema 0026) and applies what 0.3.0 added', async function () {
+    const target = await emptySite('xr_020');
+    const res = await admin(['db', 'restore', path.join(fixtureArchives, 'crm-0.2.0-de2ee88.tar.gz'), '--json'], target.env);
+    expect(res.status, res.stderr).to.equal(0);
+    const summary = JSON.parse(res.stdout.toString()) as { appVersion: string; authentication: string; schemaVersion: string; migrationsAfterLoad: string[] };
+    expect(summary).to.include({ appVersion: '0.2.0', authentication: 'signed', schemaVersion: '0026-participants-every-address-header' });
+    expect(summary.migrationsAfterLoad).to.include.members(['0027-companies', '0030-email-search-table', '0031-resync-progress']);
+    expect(await appliedMigrations(target)).to.deep.equal(releaseMigrations());
+    expect(await usersOf(target)).to.include.members(['admin:admin', 'jana:member', 'peter:member', 'lucia:member']);
+    const list = await admin(['users', 'list', '--json'], target.env);
+    expect(list.status, list.stderr).to.equal(0);
+  });
 });
