@@ -136,7 +136,8 @@ describe('database schema: foreign keys, pinned functions, portable across major
     const dir = path.join(testEnv.tmpRoot!, 'pg15');
     fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
     const pg15 = new EmbeddedPostgres(dir, () => {}, { initdb: INITDB_15, pgCtl: PG_CTL_15 });
-    const { url: url15 } = await pg15.start();
+    // The superuser: this test creates and drops databases on that server (the app role may not).
+    const { superuserUrl: url15 } = await pg15.start();
     try {
       const source = new Sequelize(url15, { logging: false });
       await migrateUp(source);
