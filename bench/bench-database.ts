@@ -8,6 +8,8 @@ import { createLogger } from '../src/logging/logger.js';
 export interface BenchDatabase {
   ctx: AppContext;
   url: string;
+  /** The server's superuser (the embedded one's; BENCH_DATABASE_URL as given): CHECKPOINT and the like. */
+  superuserUrl: string;
   /** Closes the app context; a throwaway embedded server is stopped and removed unless `keep` (its URL is printed). */
   close(options?: { keep?: boolean }): Promise<void>;
 }
@@ -21,12 +23,13 @@ export async function openBenchDatabase(label: string, env: Record<string, strin
   const tmp = external ? undefined : path.join('/tmp', `crm-bench-${label}-${process.pid}`);
   let embedded: EmbeddedPostgres | undefined;
   let url = external;
+  let superuserUrl = external;
   if (tmp) {
     // World-readable: the embedded server runs as its own user and must reach its directory.
     fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
     fs.chmodSync(tmp, 0o755);
     embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
-    url = (await embedded.start()).url;
+    ({ url, superuserUrl } = await embedded.start());
   }
   const config = AppConfig.fromEnv({
     NODE_ENV: 'production',
@@ -42,6 +45,7 @@ export async function openBenchDatabase(label: string, env: Record<string, strin
   return {
     ctx,
     url: url!,
+    superuserUrl: superuserUrl!,
     async close({ keep = false } = {}) {
       await ctx.close();
       if (keep) {

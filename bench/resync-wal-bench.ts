@@ -106,8 +106,9 @@ try {
   };
 
   const firstMs = await writeAll(1, true);
-  // Maintenance on its own connection: the app's pool has a 30 s statement timeout.
-  const maintenance = new pg.Client({ connectionString: db.url });
+  // Maintenance on its own connection (the app's pool has a 30 s statement timeout), as the superuser:
+  // CHECKPOINT is not the app role's (ADR 0121).
+  const maintenance = new pg.Client({ connectionString: db.superuserUrl });
   await maintenance.connect();
   await maintenance.query('CHECKPOINT');
   await maintenance.query('VACUUM ANALYZE emails');
