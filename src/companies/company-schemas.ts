@@ -1,24 +1,12 @@
 import { z } from 'zod';
-import { changeBody, paginationQuery } from '../shared/validation.js';
+import { changeBody, clearableText, paginationQuery, searchText } from '../shared/validation.js';
 
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;
 
-/** Empty or blank text clears the field (a cleared name shows the domain again). */
-const clearableText = (max: number, label: string) =>
-  z
-    .string({ error: `${label} musí byť text` })
-    .trim()
-    .max(max, `${label} môže mať najviac ${max} znakov`)
-    .transform((v) => (v === '' ? null : v))
-    .nullable();
 
 export const listCompaniesQuery = paginationQuery.extend({
-  search: z
-    .string({ error: 'Hľadaný text musí byť text' })
-    .trim()
-    .min(1, 'Hľadaný text je prázdny')
-    .max(200, 'Hľadaný text je príliš dlhý')
+  search: searchText
     .optional()
     .meta({ description: 'Words that must each occur in the name or the domain, in any order; accents and letter case aside ("kovac" finds "Kováč s.r.o.")' }),
   sort: z
@@ -27,7 +15,7 @@ export const listCompaniesQuery = paginationQuery.extend({
     .meta({ description: 'lastEmail (default): the most recent correspondence first; name: A to Z by the shown name; contactCount: the most contacts first' }),
 });
 
-/** Unknown fields are an error, not silently dropped: a typo must not look like a saved change. */
+/** Unknown fields are an error (a cleared name shows the domain again), not silently dropped: a typo must not look like a saved change. */
 export const updateCompanyBody = changeBody(
   z.strictObject({
     name: clearableText(MAX_NAME, 'Názov').optional(),

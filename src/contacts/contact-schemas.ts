@@ -1,24 +1,13 @@
 import { z } from 'zod';
-import { changeBody, mailAddressField, paginationQuery } from '../shared/validation.js';
+import { changeBody, clearableText, mailAddressField, paginationQuery, searchText } from '../shared/validation.js';
 
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;
-
-/** Empty or blank text clears the field: the frontend sends what the input holds. */
-const clearableText = (max: number, label: string) =>
-  z
-    .string({ error: `${label} musí byť text` })
-    .trim()
-    .max(max, `${label} môže mať najviac ${max} znakov`)
-    .transform((v) => (v === '' ? null : v))
-    .nullable();
 
 export const contactEmailSchema = mailAddressField(
   { required: 'Email je povinný', tooLong: 'Email môže mať najviac 254 znakov', invalid: 'Neplatná emailová adresa' },
   { lowerCase: true },
 );
-
-export const searchText = z.string({ error: 'Hľadaný text musí byť text' }).trim().min(1, 'Hľadaný text je prázdny').max(200, 'Hľadaný text je príliš dlhý');
 
 export const listContactsQuery = paginationQuery.extend({
   emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { searchText } from '../contacts/contact-schemas.js';
-import { paginationQuery } from '../shared/validation.js';
+import { paginationQuery, searchText } from '../shared/validation.js';
 
 const DATE_MESSAGE = 'Očakáva sa dátum alebo čas v ISO 8601 (napr. 2024-05-01 alebo 2024-05-01T08:00:00Z)';
 const DAY_MS = 86_400_000;

@@ -49,6 +49,22 @@ export const paginationQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
+/** A list's free-text filter (contacts, companies, emails): trimmed, 1-200 characters. */
+export const searchText = z.string({ error: 'Hľadaný text musí byť text' }).trim().min(1, 'Hľadaný text je prázdny').max(200, 'Hľadaný text je príliš dlhý');
+
+/**
+ * A text field of a PATCH that the frontend sends as its input holds it: empty or blank clears the
+ * field (null), so the value stored is never "".
+ */
+export function clearableText(max: number, label: string) {
+  return z
+    .string({ error: `${label} musí byť text` })
+    .trim()
+    .max(max, `${label} môže mať najviac ${max} znakov`)
+    .transform((v) => (v === '' ? null : v))
+    .nullable();
+}
+
 /**
  * A PATCH body: at least one field, or a 400 with `message`. The refusal and the document's
  * `minProperties: 1` come from this one place, so the service and the OpenAPI document cannot
