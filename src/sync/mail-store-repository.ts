@@ -74,8 +74,7 @@ export interface Removed {
  * sync has seen is kept in full_sync_seen, not in the row; docs/adr/0123). A column stored NULL that the mail now fills
  * (addresses of rows from before migration 0020) differs, so that row is written.
  */
-const UPSERT_EMAIL = (() => {
-  const refreshed: Array<[column: string, value: string]> = [
+const REFRESHED: Array<[column: string, value: string]> = [
     ['contact_id', 'EXCLUDED.contact_id'],
     ['has_attachments', 'EXCLUDED.has_attachments'],
     ['outbound', 'EXCLUDED.outbound'],
@@ -86,7 +85,10 @@ const UPSERT_EMAIL = (() => {
             THEN emails.participants ELSE EXCLUDED.participants END`,
     ],
     ['is_read', 'CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END'],
-  ];
+];
+
+const UPSERT_EMAIL = (() => {
+  const refreshed = REFRESHED;
   return `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
               ${refreshed.map(([column, value]) => `${column} = ${value}`).join(',\n              ')},
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
@@ -94,6 +96,20 @@ const UPSERT_EMAIL = (() => {
                                 THEN now() ELSE emails.updated_at END
             WHERE (${refreshed.map(([column]) => `emails.${column}`).join(', ')})
                   IS DISTINCT FROM (${refreshed.map(([, value]) => value).join(', ')})`;
+})();
+
+/**
+ * The same test, before the INSERT: the page's row `v` would leave the stored row `x` exactly as it is.
+ * Such rows are not offered to the INSERT at all, because ON CONFLICT DO UPDATE locks the conflicting
+ * row before its WHERE is evaluated, and that lock is a write of its own (the tuple's xmax, a WAL
+ * record, a full-page image after each checkpoint, the page's all-visible bit cleared): most of what a
+ * full resync of an unchanged mailbox still wrote (docs/adr/0123). A row changed concurrently after the
+ * statement's snapshot is left as that writer left it, as if the sync had run a moment earlier.
+ */
+const STORED_UNCHANGED = (() => {
+  const asRead = (sql: string) => sql.replace(/EXCLUDED\./g, 'v.').replace(/emails\./g, 'x.');
+  return `(${REFRESHED.map(([column]) => `x.${column}`).join(', ')})
+                  IS NOT DISTINCT FROM (${REFRESHED.map(([, value]) => asRead(value)).join(', ')})`;
 })();
 
 export class MailStoreRepository {
@@ -167,7 +183,8 @@ export class MailStoreRepository {
   async upsertEmails(account: AccountRef, all: EmailRow[], tx?: Tx, { allNew = false, recordSeen = false }: UpsertOptions = {}): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
     const rows = firstPerMessageId(all);
     if (rows.length === 0) return { stored: [], inserted: 0, insertedIds: [] };
-    const payload = rows.map(({ mapped: m, contactId, contactIds }) => ({
+    const payload = rows.map(({ mapped: m, contactId, contactIds }, i) => ({
+      i: i + 1,
       contact_id: contactId,
       jmap_id: m.jmapId,
       message_id: m.messageId,
@@ -176,7 +193,6 @@ export class MailStoreRepository {
       from: m.from,
       to: m.to,
       subject: m.subject,
-      body: m.body,
       is_read: m.isRead,
       date: m.date?.toISOString() ?? null,
       participants: m.participants,
@@ -185,6 +201,9 @@ export class MailStoreRepository {
       addresses: m.addresses,
       outbound: m.outbound,
     }));
+    // The bodies travel as a text[] beside the JSON (payload.i is the position in it): parsing them
+    // as JSON was most of the statement when the rows already exist and only need a look (a full
+    // resync; docs/adr/0123), and a text[] costs far less to read than a jsonb document.
     // allNew: the caller knows no row of this batch can exist yet (a mailbox's first sync). Plain
     // INSERTs (emails and links) then skip the speculative insertion (arbiter probe, confirm record)
     // ON CONFLICT costs per row; if another writer stored one meanwhile, the unique key refuses it and
@@ -192,7 +211,7 @@ export class MailStoreRepository {
     const stored = await this.sql.select<StoredEmail>(
       `WITH v AS (
          SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
-                in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
+                i int, in_reply_to text, "from" text, "to" text, subject text, is_read boolean, date timestamptz,
                 participants text[], contact_ids uuid[], has_attachments boolean, addresses jsonb, outbound boolean)),
        -- Rows of this account holding one of these Message-IDs under another JMAP id: one probe per email
        -- of the unique (message_id, email_account_id) index (migration 0014), whatever the statistics
@@ -211,9 +230,10 @@ export class MailStoreRepository {
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
                              "from", "to", subject, body, is_read, date, participants, has_attachments, addresses, outbound)
          SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
-                v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, v.has_attachments, v.addresses, v.outbound
+                v."from", v."to", v.subject, ($bodies::text[])[v.i], v.is_read, v.date, v.participants, v.has_attachments, v.addresses, v.outbound
            FROM v
           WHERE v.jmap_id NOT IN (SELECT jmap_id FROM duplicate)
+            ${allNew ? '' : `AND NOT EXISTS (SELECT 1 FROM emails x WHERE x.email_account_id = $accountId::uuid AND x.jmap_id = v.jmap_id AND ${STORED_UNCHANGED})`}
          ${allNew ? '' : UPSERT_EMAIL}
          RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted),
        -- Rows the upsert left as they were (nothing to change) return nothing from it: they are read as
@@ -242,6 +262,7 @@ export class MailStoreRepository {
         userId: account.userId,
         accountId: account.id,
         payload: JSON.stringify(payload),
+        bodies: rows.map(({ mapped }) => mapped.body),
         recordSeen,
       },
       tx,
