@@ -70,6 +70,14 @@ export function renderError(err: unknown, showStack: boolean): { status: number;
  * ran out) fails every request for a while: said once per burst, with how many went unsaid. So does
  * an overloaded database cancelling statements at their timeout, with the route of the first one.
  */
+/** A warning for the first of a burst of one database condition, with its cause and how many went unsaid before. */
+function sayOnce(burst: BurstLog, logger: Logger, message: string, err: unknown, fields: Record<string, unknown>): void {
+  const { log, suppressedBefore } = burst.occur();
+  if (!log) return;
+  const cause = (err as { message?: unknown }).message;
+  logger.warn(message, { ...fields, ...(typeof cause === 'string' ? { cause } : {}), suppressedBefore });
+}
+
 export function createErrorHandler(logger: Logger, showStack: boolean): ErrorRequestHandler {
   const databaseOutage = new BurstLog();
   const databaseOverload = new BurstLog();
@@ -80,23 +88,11 @@ export function createErrorHandler(logger: Logger, showStack: boolean): ErrorReq
     if (!expected) {
       logger.error('request failed', { err, method: req.method, path, status });
     } else if (isDatabaseUnavailable(err)) {
-      const { log, suppressedBefore } = databaseOutage.occur();
-      const cause = (err as { message?: unknown }).message;
-      if (log) logger.warn('database unavailable: answering 503', { method: req.method, path, status, ...(typeof cause === 'string' ? { cause } : {}), suppressedBefore });
+      sayOnce(databaseOutage, logger, 'database unavailable: answering 503', err, { method: req.method, path, status });
     } else if (isStatementCancelled(err)) {
-      const { log, suppressedBefore } = databaseOverload.occur();
-      const cause = (err as { message?: unknown }).message;
       const route = (req as { route?: { path?: unknown } }).route?.path;
-      if (log) {
-        logger.warn('database statement cancelled (timeout or operator): answering 503', {
-          method: req.method,
-          path,
-          ...(typeof route === 'string' ? { route } : {}),
-          status,
-          ...(typeof cause === 'string' ? { cause } : {}),
-          suppressedBefore,
-        });
-      }
+      const where = { method: req.method, path, ...(typeof route === 'string' ? { route } : {}), status };
+      sayOnce(databaseOverload, logger, 'database statement cancelled (timeout or operator): answering 503', err, where);
     } else if (status >= 500) {
       const cause = err instanceof AppError ? undefined : (err as { message?: unknown }).message;
       logger.warn('request failed', { method: req.method, path, status, reason: body.error.message, ...(typeof cause === 'string' ? { cause } : {}) });
