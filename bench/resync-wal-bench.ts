@@ -71,10 +71,10 @@ function fullSyncWrites(store: MailStoreRepository, account: { id: string; userI
       write: async (emails, tx, { allNew = false, step }) => {
         if (step !== 'end') return loose(store, account, { emails, allNew }, tx);
         const ids = mailbox(MESSAGES).map((m) => m.jmapId);
-        return sequelize.query(
-          `DELETE FROM emails e WHERE e.email_account_id = $1 AND NOT EXISTS (SELECT 1 FROM unnest($2::text[]) AS s(id) WHERE s.id = e.jmap_id)`,
-          { bind: [account.id, ids], transaction: tx },
-        );
+        return sequelize.query(`DELETE FROM emails e WHERE e.email_account_id = $1 AND NOT EXISTS (SELECT 1 FROM unnest($2::text[]) AS s(id) WHERE s.id = e.jmap_id)`, {
+          bind: [account.id, ids],
+          transaction: tx,
+        });
       },
     };
   }

@@ -75,16 +75,16 @@ export interface Removed {
  * (addresses of rows from before migration 0020) differs, so that row is written.
  */
 const REFRESHED: Array<[column: string, value: string]> = [
-    ['contact_id', 'EXCLUDED.contact_id'],
-    ['has_attachments', 'EXCLUDED.has_attachments'],
-    ['outbound', 'EXCLUDED.outbound'],
-    ['addresses', 'COALESCE(emails.addresses, EXCLUDED.addresses)'],
-    [
-      'participants',
-      `CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
+  ['contact_id', 'EXCLUDED.contact_id'],
+  ['has_attachments', 'EXCLUDED.has_attachments'],
+  ['outbound', 'EXCLUDED.outbound'],
+  ['addresses', 'COALESCE(emails.addresses, EXCLUDED.addresses)'],
+  [
+    'participants',
+    `CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
             THEN emails.participants ELSE EXCLUDED.participants END`,
-    ],
-    ['is_read', 'CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END'],
+  ],
+  ['is_read', 'CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END'],
 ];
 
 const UPSERT_EMAIL = (() => {
@@ -180,7 +180,12 @@ export class MailStoreRepository {
    * (read_pending). A second copy of a message already stored under another JMAP id (same
    * Message-ID, e.g. the Sent copy of mail to oneself) is skipped: one row per message.
    */
-  async upsertEmails(account: AccountRef, all: EmailRow[], tx?: Tx, { allNew = false, recordSeen = false }: UpsertOptions = {}): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
+  async upsertEmails(
+    account: AccountRef,
+    all: EmailRow[],
+    tx?: Tx,
+    { allNew = false, recordSeen = false }: UpsertOptions = {},
+  ): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
     const rows = firstPerMessageId(all);
     if (rows.length === 0) return { stored: [], inserted: 0, insertedIds: [] };
     const payload = rows.map(({ mapped: m, contactId, contactIds }, i) => ({
@@ -310,11 +315,7 @@ export class MailStoreRepository {
    * written outside it (a sent email) is then marked seen, so that its sweep spares it.
    */
   async fullSyncInProgress(accountId: string, tx?: Tx): Promise<boolean> {
-    const row = await this.sql.one<{ on: boolean }>(
-      'SELECT full_sync_checkpoint IS NOT NULL AS on FROM mail_sync_states WHERE email_account_id = $accountId',
-      { accountId },
-      tx,
-    );
+    const row = await this.sql.one<{ on: boolean }>('SELECT full_sync_checkpoint IS NOT NULL AS on FROM mail_sync_states WHERE email_account_id = $accountId', { accountId }, tx);
     return row?.on ?? false;
   }
 

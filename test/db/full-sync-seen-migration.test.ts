@@ -30,10 +30,10 @@ describe('migration 0032: what a full sync has seen, beside the rows', function 
   /** An account with four emails: `seen` of them carry `generation`, the others the one before. */
   async function account(name: string, checkpoint: object | null, generation: number, seen: number): Promise<string> {
     const user = await value<string>('INSERT INTO users (username) VALUES ($1) RETURNING id::text AS v', [name]);
-    const id = await value<string>(
-      `INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ($1, $2, 'v1:x', $2) RETURNING id::text AS v`,
-      [user, `${name}@x.test`],
-    );
+    const id = await value<string>(`INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) VALUES ($1, $2, 'v1:x', $2) RETURNING id::text AS v`, [
+      user,
+      `${name}@x.test`,
+    ]);
     await db.query('INSERT INTO mail_sync_states (email_account_id, full_sync_checkpoint, sync_generation) VALUES ($1, $2, $3)', {
       bind: [id, checkpoint === null ? null : JSON.stringify(checkpoint), generation],
     });

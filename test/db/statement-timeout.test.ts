@@ -99,7 +99,10 @@ describe('database: a statement cancelled at its timeout is a 503, never a 500',
     expect(logged, JSON.stringify(logLines)).to.have.length(1);
     expect(logged[0]).to.include({ level: 'warn', method: 'GET', path: '/api/contacts', status: 503 });
     expect(logged[0].cause).to.match(/statement timeout/);
-    expect(logLines.filter((l) => l.level === 'error'), 'no "request failed" at error').to.deep.equal([]);
+    expect(
+      logLines.filter((l) => l.level === 'error'),
+      'no "request failed" at error',
+    ).to.deep.equal([]);
   });
 
   it('answers a write cancelled the same way 503, and the write changed nothing', async () => {

@@ -61,7 +61,14 @@ describe('full sync sweep: what it deletes, and what it must not', function () {
     mail = await freshMailUser('sweep');
     const me = { email: mail.user };
     for (let i = 1; i <= 7; i++) {
-      await put(mail, 'INBOX', { from: { name: `Person ${i}`, email: `p${i}@sweep.example` }, to: me, subject: `Mail ${i}`, body: `Body ${i}`, messageId: mid(`m${i}`), date: day(i) });
+      await put(mail, 'INBOX', {
+        from: { name: `Person ${i}`, email: `p${i}@sweep.example` },
+        to: me,
+        subject: `Mail ${i}`,
+        body: `Body ${i}`,
+        messageId: mid(`m${i}`),
+        date: day(i),
+      });
     }
   });
 
@@ -105,7 +112,19 @@ describe('full sync sweep: what it deletes, and what it must not', function () {
         if (sentRowId) return;
         // As sending does: the message is on the server (newest of all, so above the pages already
         // done: the full sync does not see it), then stored at once from the server's own copy.
-        await put(mail, 'Sent', { from: { email: mail.user }, to: { name: 'Recipient', email: 'recipient@sweep.example' }, subject: 'Sent meanwhile', body: 'sent', messageId: mid('sent'), date: day(20) }, ['\\Seen']);
+        await put(
+          mail,
+          'Sent',
+          {
+            from: { email: mail.user },
+            to: { name: 'Recipient', email: 'recipient@sweep.example' },
+            subject: 'Sent meanwhile',
+            body: 'sent',
+            messageId: mid('sent'),
+            date: day(20),
+          },
+          ['\\Seen'],
+        );
         const jmapId = await emailIdByMessageId(jmap, mid('sent'));
         const got = await jmap.callOne<{ list: Email[] }>('Email/get', { accountId: await jmap.mailAccountId(), ids: [jmapId], ...EMAIL_GET_ARGS });
         sentRowId = await writer.record({ id: accountId, userId: account.user_id, ownAddresses: [mail.user] }, got.list[0], { sentId: sentMailbox, excludedIds }, async () => {});
