@@ -163,10 +163,10 @@ async function writeCost(ctx: AppContext, m: SeededMailbox) {
       for (const on of [false, true]) {
         await toggle(on);
         const rows = batch(size);
-        if (again) await store.upsertEmails(account, rows, 1);
+        if (again) await store.upsertEmails(account, rows);
         const t0 = process.hrtime.bigint();
         await ctx.db.sequelize.transaction(async (tx) => {
-          await store.upsertEmails(account, rows, 1, tx);
+          await store.upsertEmails(account, rows, tx);
         });
         (on ? samples.after : samples.before).push(Number(process.hrtime.bigint() - t0) / 1e6);
       }

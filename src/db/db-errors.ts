@@ -18,6 +18,15 @@ export function isConcurrencyConflict(err: unknown): boolean {
 }
 
 /**
+ * PostgreSQL cancelled the statement (57014 query_canceled): it ran out of its statement timeout (an
+ * overloaded database: a statement waiting on CPU, I/O or a lock for 30 s), or an operator cancelled
+ * it. Its transaction is rolled back whole, so nothing it was part of changed and a retry is safe.
+ */
+export function isStatementCancelled(err: unknown): boolean {
+  return err instanceof DatabaseError && sqlState(err) === '57014';
+}
+
+/**
  * The database is down, restarting or unreachable (an outage, not a bug): the driver's connection and
  * timeout errors, SQLSTATE class 08 and 57P01-57P03, a refused or reset socket, or a pooled connection
  * that died under a query.

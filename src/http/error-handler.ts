@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { AppError, BadRequestError, type ErrorCode, ConflictError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/app-errors.js';
-import { isConcurrencyConflict, isDatabaseUnavailable } from '../db/db-errors.js';
+import { isConcurrencyConflict, isDatabaseUnavailable, isStatementCancelled } from '../db/db-errors.js';
 import type { Logger } from '../logging/logger.js';
 import { BurstLog } from './burst-log.js';
 import { originalPath } from './middleware/request-id.js';
@@ -15,6 +15,9 @@ export function fromFrameworkError(err: unknown): AppError | undefined {
   const e = err as { type?: string; status?: number; statusCode?: number; code?: string };
   // The database being down or restarting is an outage of ours, not a bug: 503 with Retry-After.
   if (isDatabaseUnavailable(err)) return new ServiceUnavailableError();
+  // A statement cancelled by its timeout (the database overloaded) or an operator: rolled back whole,
+  // reads and writes alike, so nothing changed and the client may try again (docs/adr/0123).
+  if (isStatementCancelled(err)) return new ServiceUnavailableError();
   // Two requests crossed in the database (deadlock, serialization failure): this one lost and was rolled
   // back whole. Nothing broke and trying again is the cure.
   if (isConcurrencyConflict(err)) {
@@ -64,10 +67,20 @@ export function renderError(err: unknown, showStack: boolean): { status: number;
  * Unexpected errors (bugs) are logged at error with their stack. Expected ones are not: a 4xx at
  * debug, a 503 the code chose (JMAP not configured, the database down or restarting) at warn with its
  * message and cause, no stack. The database out of reach (down, "too many clients", the pool's wait
- * ran out) fails every request for a while: said once per burst, with how many went unsaid.
+ * ran out) fails every request for a while: said once per burst, with how many went unsaid. So does
+ * an overloaded database cancelling statements at their timeout, with the route of the first one.
  */
+/** A warning for the first of a burst of one database condition, with its cause and how many went unsaid before. */
+function sayOnce(burst: BurstLog, logger: Logger, message: string, err: unknown, fields: Record<string, unknown>): void {
+  const { log, suppressedBefore } = burst.occur();
+  if (!log) return;
+  const cause = (err as { message?: unknown }).message;
+  logger.warn(message, { ...fields, ...(typeof cause === 'string' ? { cause } : {}), suppressedBefore });
+}
+
 export function createErrorHandler(logger: Logger, showStack: boolean): ErrorRequestHandler {
   const databaseOutage = new BurstLog();
+  const databaseOverload = new BurstLog();
   return (err: unknown, req, res, _next) => {
     const { status, body, headers } = renderError(err, showStack);
     const path = originalPath(req);
@@ -75,9 +88,11 @@ export function createErrorHandler(logger: Logger, showStack: boolean): ErrorReq
     if (!expected) {
       logger.error('request failed', { err, method: req.method, path, status });
     } else if (isDatabaseUnavailable(err)) {
-      const { log, suppressedBefore } = databaseOutage.occur();
-      const cause = (err as { message?: unknown }).message;
-      if (log) logger.warn('database unavailable: answering 503', { method: req.method, path, status, ...(typeof cause === 'string' ? { cause } : {}), suppressedBefore });
+      sayOnce(databaseOutage, logger, 'database unavailable: answering 503', err, { method: req.method, path, status });
+    } else if (isStatementCancelled(err)) {
+      const route = (req as { route?: { path?: unknown } }).route?.path;
+      const where = { method: req.method, path, ...(typeof route === 'string' ? { route } : {}), status };
+      sayOnce(databaseOverload, logger, 'database statement cancelled (timeout or operator): answering 503', err, where);
     } else if (status >= 500) {
       const cause = err instanceof AppError ? undefined : (err as { message?: unknown }).message;
       logger.warn('request failed', { method: req.method, path, status, reason: body.error.message, ...(typeof cause === 'string' ? { cause } : {}) });

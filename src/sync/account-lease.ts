@@ -39,7 +39,7 @@ interface TakenOver {
   expiredAt: Date;
 }
 
-type LeaseRow = Pick<StateRow, 'status' | 'email_state' | 'full_sync_checkpoint' | 'sync_generation' | 'consecutive_failures' | 'locked_by' | 'locked_until'>;
+type LeaseRow = Pick<StateRow, 'status' | 'email_state' | 'full_sync_checkpoint' | 'consecutive_failures' | 'locked_by' | 'locked_until'>;
 
 /** Who holds a lease on which account, as acquire() and claimNextDue() took it. */
 interface LeaseHolding {
@@ -58,7 +58,6 @@ export class AccountLease {
   readonly consecutiveFailures: number;
   public emailState: string | null;
   public fullSync: FullSyncCheckpoint | null;
-  public generation: number;
   /** The turn this run serves, when it was taken from the queue of due accounts. */
   readonly dueAt: Date | null;
   readonly takenOver: TakenOver | null;
@@ -74,7 +73,6 @@ export class AccountLease {
     this.consecutiveFailures = row.consecutive_failures;
     this.emailState = row.email_state;
     this.fullSync = row.full_sync_checkpoint;
-    this.generation = row.sync_generation;
     this.dueAt = dueAt;
     // A lease is given up with locked_by cleared: one still named here expired under its holder.
     this.takenOver = row.locked_by !== null && row.locked_until !== null ? { holder: row.locked_by, expiredAt: row.locked_until } : null;
@@ -137,7 +135,6 @@ export class AccountLease {
     if (!renewed) throw new SyncSupersededError('lease lost, or the account was removed, deactivated, given new credentials or a new owner');
     if (fields.emailState !== undefined) this.emailState = fields.emailState;
     if (fields.fullSync !== undefined) this.fullSync = fields.fullSync;
-    if (fields.generation !== undefined) this.generation = fields.generation;
   }
 
   /** Records the outcome and gives the lease up (a no-op when it was lost meanwhile). */

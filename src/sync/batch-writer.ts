@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../db/db-errors.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { AccountLease } from './account-lease.js';
 import type { Correspondent, MappedEmail } from './email-mapper.js';
-import type { AccountRef, EmailRow, MailStoreRepository } from './mail-store-repository.js';
+import type { AccountRef, EmailRow, MailStoreRepository, UpsertOptions } from './mail-store-repository.js';
 import type { CheckpointFields } from './sync-repository.js';
 
 export interface BatchInput {
@@ -15,8 +15,12 @@ export interface BatchInput {
   /** JMAP ids gone from the server. */
   destroyed?: string[];
   checkpoint: CheckpointFields;
-  /** A full sync's final batch: remove rows of earlier generations that this sync did not see. */
-  sweepGeneration?: number;
+  /**
+   * What a full sync has seen (full_sync_seen): 'forget' it (a new full sync begins, or one that began
+   * on an empty mailbox ends), or 'sweep' (a full sync's final batch: delete the account's rows it did
+   * not see, then forget).
+   */
+  seen?: 'forget' | 'sweep';
   /** More writes that must commit with the batch, in its transaction (a resync's progress, resync-repository.ts). */
   alongside?: (tx: Tx) => Promise<void>;
 }
@@ -88,15 +92,19 @@ export class BatchWriter {
       // seen here or deleted after this batch commits. Asked before the lock, a batch could write an
       // address erased in between.
       const emails = this.gate && input.emails.length > 0 ? await this.gate.admit(input.emails, tx) : input.emails;
-      const result = await writeEmails(store, account, { ...input, emails, generation: this.lease.generation, allNew }, tx);
+      // Under way (after this checkpoint): a full sync's pages, or a resync between two of its runs.
+      // One that began on an empty mailbox sweeps nothing, so it need not record anything.
+      const fullSync = this.lease.fullSync;
+      const recordSeen = fullSync !== null && fullSync.startedEmpty !== true;
+      const result = await writeEmails(store, account, { ...input, emails, allNew, recordSeen }, tx);
       await input.alongside?.(tx);
       return result;
     });
   }
 }
 
-/** A batch's emails and deletes, the sync generation they belong to, and whether all are known to be new. */
-type EmailsToWrite = Pick<BatchInput, 'emails' | 'destroyed' | 'sweepGeneration'> & { generation: number; allNew?: boolean };
+/** A batch's emails and deletes, whether all are known to be new, and whether a full sync is under way (UpsertOptions). */
+type EmailsToWrite = Pick<BatchInput, 'emails' | 'destroyed' | 'seen'> & UpsertOptions;
 
 /**
  * The batch's rows, inside the caller's transaction: deletes, contacts, emails and their links. Used
@@ -104,7 +112,7 @@ type EmailsToWrite = Pick<BatchInput, 'emails' | 'destroyed' | 'sweepGeneration'
  * answer; the next sync finds it by its JMAP id and only refreshes it).
  */
 export async function writeEmails(store: MailStoreRepository, account: AccountRef, input: EmailsToWrite, tx: Tx): Promise<BatchResult> {
-  const { generation, allNew = false } = input;
+  const { allNew = false, recordSeen = false } = input;
   const latest = dedupe(input.emails);
   const addresses = unique(latest.filter((m) => m.included).flatMap((m) => [...m.correspondents.map((c) => c.email), ...m.participants]));
   const known = await store.lookupAddresses(account, addresses, tx);
@@ -119,7 +127,8 @@ export async function writeEmails(store: MailStoreRepository, account: AccountRe
 
   // Deletes first: they may free a Message-ID that an upsert below needs.
   const removed = await store.deleteEmailsByJmapIds(account.id, [...drop], tx);
-  const swept = input.sweepGeneration === undefined ? { deleted: 0, contactIds: [] } : await store.deleteOlderGenerations(account.id, input.sweepGeneration, tx);
+  const swept = input.seen === 'sweep' ? await store.sweepUnseen(account.id, tx) : { deleted: 0, contactIds: [] };
+  if (input.seen === 'forget') await store.forgetSeen(account.id, tx);
   await store.recomputeLastEmailAt(unique([...removed.contactIds, ...swept.contactIds]), tx);
 
   // Only people who are not contacts yet, or whose contact lacks a name the mail has, need a write.
@@ -137,7 +146,7 @@ export async function writeEmails(store: MailStoreRepository, account: AccountRe
     const linked = [...people.map((p) => p.email), ...mapped.participants].map((a) => contactIdOf.get(a)).filter((id): id is string => !!id);
     return { mapped, contactId: main, contactIds: unique([main, ...linked]) };
   });
-  const { stored, inserted, insertedIds } = await store.upsertEmails(account, rows, generation, tx, { allNew });
+  const { stored, inserted, insertedIds } = await store.upsertEmails(account, rows, tx, { allNew, recordSeen });
   const created = upserted.filter((c) => c.inserted).map((c) => c.id);
   await store.linkEarlierEmails(created, tx);
   return {

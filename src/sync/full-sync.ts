@@ -2,7 +2,9 @@
  * First sync (or resync): everything outside Trash, Junk and Drafts, page by page. The Email state
  * is read BEFORE the first page, so the incremental sync that follows replays whatever changed while
  * paging. Each page commits with its checkpoint (the query anchor); a crashed or stopped full sync
- * resumes after the last committed page. Pages are fetched ahead while earlier ones are written
+ * resumes after the last committed page. What it has seen is kept beside the pages (full_sync_seen),
+ * so that at its end the rows it did not see are deleted without a write per row it did (docs/adr/0123).
+ * Pages are fetched ahead while earlier ones are written
  * (page-queue.ts), so a first sync costs little more than fetching alone.
  */
 import { JmapMethodError } from '../jmap/index.js';
@@ -28,16 +30,21 @@ export async function fullSync(run: RunState): Promise<{ changedMeanwhile: boole
   const queue = new PageQueue((anchor) => fetchPage({ client, accountId: run.jmapAccountId, signal: run.signal }, roles, anchor, limit), run.options.prefetchPages);
 
   const resumable = lease.fullSync !== null && lease.fullSync.jmapAccountId === run.jmapAccountId;
-  let checkpoint: FullSyncCheckpoint = resumable ? lease.fullSync! : { state, anchor: null, jmapAccountId: run.jmapAccountId };
-  // The first page is on its way while the generation is written.
-  queue.start(checkpoint.anchor);
+  let checkpoint: FullSyncCheckpoint;
   if (resumable) {
+    checkpoint = lease.fullSync!;
     run.logger.info('resuming full mail sync', { accountId: lease.account.id });
   } else {
-    // A new generation: rows this pass does not see again are removed at its end.
-    await writer.apply({ emails: [], checkpoint: { fullSync: checkpoint, emailState: null, generation: lease.generation + 1 } });
-    writer.expectNewEmails = await writer.mailboxIsEmpty();
+    // What this pass sees is recorded (full_sync_seen) and the rest swept at its end; a pass that
+    // begins on an empty mailbox has nothing to sweep (docs/adr/0123).
+    const startedEmpty = await writer.mailboxIsEmpty();
+    checkpoint = { state, anchor: null, jmapAccountId: run.jmapAccountId, startedEmpty };
+    await writer.apply({ emails: [], checkpoint: { fullSync: checkpoint, emailState: null }, seen: 'forget' });
+    writer.expectNewEmails = startedEmpty;
   }
+  // Only once the start has committed: a row another writer stores from now on is marked seen, and
+  // one stored before is of mail already on the server, which this query then finds.
+  queue.start(checkpoint.anchor);
   run.stats.mode = 'full';
 
   let restarts = 0;
@@ -63,13 +70,13 @@ export async function fullSync(run: RunState): Promise<{ changedMeanwhile: boole
     run.throwIfStopping();
   }
 
-  // Complete: the state read at the start becomes the incremental starting point. A pass that began
-  // on an empty mailbox and inserted every email without a collision left no row of an earlier
-  // generation behind (a sent email stored meanwhile carries this one), so there is nothing to sweep.
+  // Complete: the state read at the start becomes the incremental starting point, and the rows this
+  // pass did not see (gone from the server, or out of reach) go. A pass that began on an empty mailbox
+  // wrote every row there is itself (a sent email stored meanwhile included): it only forgets.
   const result = await writer.apply({
     emails: [],
     checkpoint: { emailState: checkpoint.state, fullSync: null },
-    sweepGeneration: writer.expectNewEmails ? undefined : lease.generation,
+    seen: checkpoint.startedEmpty === true ? 'forget' : 'sweep',
   });
   run.record(0, result);
   // The last page was read in the state the pass started from: nothing changed while it paged.

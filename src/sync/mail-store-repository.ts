@@ -46,6 +46,13 @@ interface StoredEmail {
   inserted: boolean;
 }
 
+export interface UpsertOptions {
+  /** No row of the batch can exist yet (a mailbox's first sync): plain INSERTs. */
+  allNew?: boolean;
+  /** A full sync is under way: the rows kept go into full_sync_seen (its sweep spares them). */
+  recordSeen?: boolean;
+}
+
 export interface Removed {
   deleted: number;
   /** Contacts that lost an email (their last_email_at is stale). */
@@ -54,8 +61,8 @@ export interface Removed {
 
 /**
  * A row already stored under the JMAP id is refreshed in what can change for it: a JMAP email is
- * immutable (RFC 8621 §4.1) except its keywords and mailboxes, so only the read state, the contact it
- * is filed under and the sync generation are written, and the small columns of migration 0020 (filled
+ * immutable (RFC 8621 §4.1) except its keywords and mailboxes, so only the read state and the contact it
+ * is filed under are written, and the small columns of migration 0020 (filled
  * in for rows stored before it; they are not indexed and live in the row, so they cost no TOAST). Rewriting the other columns made every
  * re-upsert a non-HOT update that copied the body's TOAST again (docs/adr/0100). is_read follows the
  * server except where the CRM changed it and has not told the server yet (read_pending). participants
@@ -63,23 +70,25 @@ export interface Removed {
  * counted, ADR 0114): the same set keeps the stored value, so the update stays HOT.
  * A row that would stay exactly as it is is not written at all (the WHERE of DO UPDATE): no new row
  * version, no index entries, no WAL, no event trigger row (an incremental sync seeing a page again, a
- * replayed batch, a sent email the next sync finds). A column stored NULL that the mail now fills
+ * replayed batch, a sent email the next sync finds, a full resync of an unchanged mailbox: what a full
+ * sync has seen is kept in full_sync_seen, not in the row; docs/adr/0123). A column stored NULL that the mail now fills
  * (addresses of rows from before migration 0020) differs, so that row is written.
  */
-const UPSERT_EMAIL = (() => {
-  const refreshed: Array<[column: string, value: string]> = [
-    ['contact_id', 'EXCLUDED.contact_id'],
-    ['sync_generation', 'EXCLUDED.sync_generation'],
-    ['has_attachments', 'EXCLUDED.has_attachments'],
-    ['outbound', 'EXCLUDED.outbound'],
-    ['addresses', 'COALESCE(emails.addresses, EXCLUDED.addresses)'],
-    [
-      'participants',
-      `CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
+const REFRESHED: Array<[column: string, value: string]> = [
+  ['contact_id', 'EXCLUDED.contact_id'],
+  ['has_attachments', 'EXCLUDED.has_attachments'],
+  ['outbound', 'EXCLUDED.outbound'],
+  ['addresses', 'COALESCE(emails.addresses, EXCLUDED.addresses)'],
+  [
+    'participants',
+    `CASE WHEN emails.participants @> EXCLUDED.participants AND emails.participants <@ EXCLUDED.participants
             THEN emails.participants ELSE EXCLUDED.participants END`,
-    ],
-    ['is_read', 'CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END'],
-  ];
+  ],
+  ['is_read', 'CASE WHEN emails.read_pending THEN emails.is_read ELSE EXCLUDED.is_read END'],
+];
+
+const UPSERT_EMAIL = (() => {
+  const refreshed = REFRESHED;
   return `ON CONFLICT (email_account_id, jmap_id) DO UPDATE SET
               ${refreshed.map(([column, value]) => `${column} = ${value}`).join(',\n              ')},
               updated_at = CASE WHEN (NOT emails.read_pending AND emails.is_read <> EXCLUDED.is_read)
@@ -87,6 +96,20 @@ const UPSERT_EMAIL = (() => {
                                 THEN now() ELSE emails.updated_at END
             WHERE (${refreshed.map(([column]) => `emails.${column}`).join(', ')})
                   IS DISTINCT FROM (${refreshed.map(([, value]) => value).join(', ')})`;
+})();
+
+/**
+ * The same test, before the INSERT: the page's row `v` would leave the stored row `x` exactly as it is.
+ * Such rows are not offered to the INSERT at all, because ON CONFLICT DO UPDATE locks the conflicting
+ * row before its WHERE is evaluated, and that lock is a write of its own (the tuple's xmax, a WAL
+ * record, a full-page image after each checkpoint, the page's all-visible bit cleared): most of what a
+ * full resync of an unchanged mailbox still wrote (docs/adr/0123). A row changed concurrently after the
+ * statement's snapshot is left as that writer left it, as if the sync had run a moment earlier.
+ */
+const STORED_UNCHANGED = (() => {
+  const asRead = (sql: string) => sql.replace(/EXCLUDED\./g, 'v.').replace(/emails\./g, 'x.');
+  return `(${REFRESHED.map(([column]) => `x.${column}`).join(', ')})
+                  IS NOT DISTINCT FROM (${REFRESHED.map(([, value]) => asRead(value)).join(', ')})`;
 })();
 
 export class MailStoreRepository {
@@ -160,13 +183,13 @@ export class MailStoreRepository {
   async upsertEmails(
     account: AccountRef,
     all: EmailRow[],
-    generation: number,
     tx?: Tx,
-    { allNew = false }: { allNew?: boolean } = {},
+    { allNew = false, recordSeen = false }: UpsertOptions = {},
   ): Promise<{ stored: EmailRow[]; inserted: number; insertedIds: string[] }> {
     const rows = firstPerMessageId(all);
     if (rows.length === 0) return { stored: [], inserted: 0, insertedIds: [] };
-    const payload = rows.map(({ mapped: m, contactId, contactIds }) => ({
+    const payload = rows.map(({ mapped: m, contactId, contactIds }, i) => ({
+      i: i + 1,
       contact_id: contactId,
       jmap_id: m.jmapId,
       message_id: m.messageId,
@@ -175,7 +198,6 @@ export class MailStoreRepository {
       from: m.from,
       to: m.to,
       subject: m.subject,
-      body: m.body,
       is_read: m.isRead,
       date: m.date?.toISOString() ?? null,
       participants: m.participants,
@@ -184,6 +206,9 @@ export class MailStoreRepository {
       addresses: m.addresses,
       outbound: m.outbound,
     }));
+    // The bodies travel as a text[] beside the JSON (payload.i is the position in it): parsing them
+    // as JSON was most of the statement when the rows already exist and only need a look (a full
+    // resync; docs/adr/0123), and a text[] costs far less to read than a jsonb document.
     // allNew: the caller knows no row of this batch can exist yet (a mailbox's first sync). Plain
     // INSERTs (emails and links) then skip the speculative insertion (arbiter probe, confirm record)
     // ON CONFLICT costs per row; if another writer stored one meanwhile, the unique key refuses it and
@@ -191,7 +216,7 @@ export class MailStoreRepository {
     const stored = await this.sql.select<StoredEmail>(
       `WITH v AS (
          SELECT * FROM jsonb_to_recordset($payload::jsonb) AS v(contact_id uuid, jmap_id text, message_id text, thread_id text,
-                in_reply_to text, "from" text, "to" text, subject text, body text, is_read boolean, date timestamptz,
+                i int, in_reply_to text, "from" text, "to" text, subject text, is_read boolean, date timestamptz,
                 participants text[], contact_ids uuid[], has_attachments boolean, addresses jsonb, outbound boolean)),
        -- Rows of this account holding one of these Message-IDs under another JMAP id: one probe per email
        -- of the unique (message_id, email_account_id) index (migration 0014), whatever the statistics
@@ -208,11 +233,12 @@ export class MailStoreRepository {
             LIMIT 1) AS found),
        stored AS (
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, in_reply_to,
-                             "from", "to", subject, body, is_read, date, participants, sync_generation, has_attachments, addresses, outbound)
+                             "from", "to", subject, body, is_read, date, participants, has_attachments, addresses, outbound)
          SELECT $userId, $accountId, v.contact_id, v.jmap_id, v.message_id, v.thread_id, v.in_reply_to,
-                v."from", v."to", v.subject, v.body, v.is_read, v.date, v.participants, $generation, v.has_attachments, v.addresses, v.outbound
+                v."from", v."to", v.subject, ($bodies::text[])[v.i], v.is_read, v.date, v.participants, v.has_attachments, v.addresses, v.outbound
            FROM v
           WHERE v.jmap_id NOT IN (SELECT jmap_id FROM duplicate)
+            ${allNew ? '' : `AND NOT EXISTS (SELECT 1 FROM emails x WHERE x.email_account_id = $accountId::uuid AND x.jmap_id = v.jmap_id AND ${STORED_UNCHANGED})`}
          ${allNew ? '' : UPSERT_EMAIL}
          RETURNING id, jmap_id, date, is_read, (xmax = 0) AS inserted),
        -- Rows the upsert left as they were (nothing to change) return nothing from it: they are read as
@@ -222,6 +248,10 @@ export class MailStoreRepository {
            JOIN emails x ON x.email_account_id = $accountId::uuid AND x.jmap_id = v.jmap_id
           WHERE ${allNew ? 'false' : 'true'} AND v.jmap_id NOT IN (SELECT jmap_id FROM duplicate) AND v.jmap_id NOT IN (SELECT jmap_id FROM stored)),
        kept AS (SELECT * FROM stored UNION ALL SELECT * FROM unchanged),
+       -- A full sync in progress: every row kept is one it has seen (or one stored meanwhile), spared by its sweep.
+       seen AS (
+         INSERT INTO full_sync_seen (email_account_id, jmap_id) SELECT $accountId, jmap_id FROM kept WHERE $recordSeen::boolean
+         ON CONFLICT DO NOTHING),
        links AS (
          SELECT s.id AS email_id, l.contact_id, s.date, s.is_read FROM kept s JOIN v ON v.jmap_id = s.jmap_id
           CROSS JOIN LATERAL unnest(v.contact_ids) AS l(contact_id)),
@@ -237,7 +267,8 @@ export class MailStoreRepository {
         userId: account.userId,
         accountId: account.id,
         payload: JSON.stringify(payload),
-        generation,
+        bodies: rows.map(({ mapped }) => mapped.body),
+        recordSeen,
       },
       tx,
     );
@@ -279,10 +310,13 @@ export class MailStoreRepository {
     return lockAccountOwner(this.sql, accountId, tx);
   }
 
-  /** The account's current sync generation (0 before its first sync), for rows written outside a sync run. */
-  async currentGeneration(accountId: string, tx?: Tx): Promise<number> {
-    const row = await this.sql.one<{ g: number }>('SELECT sync_generation AS g FROM mail_sync_states WHERE email_account_id = $accountId', { accountId }, tx);
-    return row?.g ?? 0;
+  /**
+   * Whether a full sync of the account is under way (begun, not finished; maybe interrupted): a row
+   * written outside it (a sent email) is then marked seen, so that its sweep spares it.
+   */
+  async fullSyncInProgress(accountId: string, tx?: Tx): Promise<boolean> {
+    const row = await this.sql.one<{ on: boolean }>('SELECT full_sync_checkpoint IS NOT NULL AS on FROM mail_sync_states WHERE email_account_id = $accountId', { accountId }, tx);
+    return row?.on ?? false;
   }
 
   async emailIdByJmapId(accountId: string, jmapId: string, tx?: Tx): Promise<string | null> {
@@ -296,9 +330,24 @@ export class MailStoreRepository {
     return this.deleteEmailsWhere(accountId, 'jmap_id = ANY($value::text[])', jmapIds, tx);
   }
 
-  /** After a full sync: rows it did not see again are gone from the server or out of reach. */
-  deleteOlderGenerations(accountId: string, generation: number, tx?: Tx): Promise<Removed> {
-    return this.deleteEmailsWhere(accountId, 'sync_generation < $value', generation, tx);
+  /**
+   * After a full sync: rows it did not see are gone from the server or out of reach (Trash, Junk,
+   * Drafts). Deleted, and what it saw is forgotten.
+   */
+  async sweepUnseen(accountId: string, tx?: Tx): Promise<Removed> {
+    const removed = await this.deleteEmailsWhere(
+      accountId,
+      'NOT EXISTS (SELECT 1 FROM full_sync_seen f WHERE f.email_account_id = $accountId AND f.jmap_id = emails.jmap_id)',
+      null,
+      tx,
+    );
+    await this.forgetSeen(accountId, tx);
+    return removed;
+  }
+
+  /** What a full sync saw: cleared when it ends, and when a new one begins (ids a late writer added after the sweep). */
+  async forgetSeen(accountId: string, tx?: Tx): Promise<void> {
+    await this.sql.execute('DELETE FROM full_sync_seen WHERE email_account_id = $accountId', { accountId }, tx);
   }
 
   private async deleteEmailsWhere(accountId: string, condition: string, value: unknown, tx?: Tx): Promise<Removed> {

@@ -6,7 +6,7 @@
  * deleted stay deleted (contact_suppressions), erased addresses stay out (the writer's gate), read
  * state the CRM has not told the server yet stays (read_pending), contacts keep their names and notes.
  *
- * Unlike a full sync it starts no new generation and sweeps nothing: it only refreshes, and leaves
+ * Unlike a full sync it records nothing as seen (unless one is under way) and sweeps nothing: it only refreshes, and leaves
  * deletions to the regular sync. Paced: one page, then a pause. Each page commits with the pass's
  * position (resync_progress), and no JMAP call runs inside that transaction.
  */

@@ -43,8 +43,11 @@ export class SentEmailWriter {
         return null;
       }
       const ref = { id: account.id, userId: owner };
-      const generation = await this.store.currentGeneration(account.id, tx);
-      await writeEmails(this.store, ref, { emails: [mapped], generation }, tx);
+      // Stored while a full sync is under way: marked seen, so that its sweep spares it. Read in this
+      // transaction: a full sync that begins after this read queries the server after its own start
+      // committed, so it finds this email there (docs/adr/0123).
+      const recordSeen = await this.store.fullSyncInProgress(account.id, tx);
+      await writeEmails(this.store, ref, { emails: [mapped], recordSeen }, tx);
       const emailId = await this.store.emailIdByJmapId(account.id, mapped.jmapId, tx);
       await alongside(emailId, tx);
       return emailId;

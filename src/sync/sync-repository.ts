@@ -16,12 +16,16 @@ export interface FullSyncCheckpoint {
   anchor: string | null;
   /** A checkpoint of another mailbox (the account's address changed) is not resumed. */
   jmapAccountId: string;
+  /**
+   * The account had no email when this full sync began: every row is one it wrote (or another writer
+   * stored meanwhile), so it records nothing seen and sweeps nothing. Absent in checkpoints of 0.3.0.
+   */
+  startedEmpty?: boolean;
 }
 
 export interface CheckpointFields {
   emailState?: string | null;
   fullSync?: FullSyncCheckpoint | null;
-  generation?: number;
 }
 
 export type Finish = { outcome: 'ok' } | { outcome: 'error'; message: string; backoffMinutes: number } | { outcome: 'auth_failed'; message: string } | { outcome: 'released' };
@@ -31,7 +35,6 @@ export interface StateRow {
   status: SyncStatus;
   email_state: string | null;
   full_sync_checkpoint: FullSyncCheckpoint | null;
-  sync_generation: number;
   consecutive_failures: number;
   /** Active, not leased by anyone, and (when asked) due: the lease may be taken. */
   acquired: boolean;
@@ -159,7 +162,7 @@ export class SyncRepository {
   /** Locks the account's state row (FOR UPDATE) and answers whether a lease may be taken on it. */
   lockState(accountId: string, dueOnly: boolean, tx?: Tx): Promise<StateRow | undefined> {
     return this.sql.one<StateRow>(
-      `SELECT s.status, s.email_state, s.full_sync_checkpoint, s.sync_generation, s.consecutive_failures,
+      `SELECT s.status, s.email_state, s.full_sync_checkpoint, s.consecutive_failures,
               (${SYNCABLE} AND ${UNLEASED}${dueOnly ? ` AND ${DUE_CONDITION}` : ''}) AS acquired,
               ${SYNCABLE} AS syncable, NOT ${UNLEASED} AS leased, ${DUE_CONDITION} AS due, s.locked_by, s.locked_until
          FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
@@ -198,7 +201,7 @@ export class SyncRepository {
        UPDATE mail_sync_states s SET locked_by = $owner, locked_until = now() + make_interval(secs => $leaseSeconds), status = 'syncing',
               last_attempt_at = now(), requested_at = NULL, updated_at = now()
          FROM next WHERE s.email_account_id = next.email_account_id
-       RETURNING s.email_account_id AS account_id, next.status, s.email_state, s.full_sync_checkpoint, s.sync_generation,
+       RETURNING s.email_account_id AS account_id, next.status, s.email_state, s.full_sync_checkpoint,
                  s.consecutive_failures, next.next_sync_at AS due_at, next.locked_by, next.locked_until`,
       { owner, leaseSeconds, accountIds },
       tx,
@@ -233,7 +236,6 @@ export class SyncRepository {
     const sets = ['locked_until = now() + make_interval(secs => $leaseSeconds)', 'updated_at = now()'];
     if (fields.emailState !== undefined) sets.push('email_state = $emailState');
     if (fields.fullSync !== undefined) sets.push('full_sync_checkpoint = $fullSync');
-    if (fields.generation !== undefined) sets.push('sync_generation = $generation');
     // The account row is locked first (FOR KEY SHARE, as the batch's foreign keys will): a hand-over
     // holding it makes this wait, and the row is then checked again as committed, so a batch never
     // writes under an owner who lost the account meanwhile. A plain EXISTS was evaluated before the
@@ -256,7 +258,6 @@ export class SyncRepository {
         userId: lease.userId,
         emailState: fields.emailState ?? null,
         fullSync: fields.fullSync ? JSON.stringify(fields.fullSync) : null,
-        generation: fields.generation ?? null,
       },
       tx,
     );

@@ -33,6 +33,7 @@ const EXPECTED_KEYS = [
   'email_threads(last_inbound_email_id) -> emails(id) update a delete n',
   'emails(contact_id) -> contacts(id) update a delete c',
   'emails(email_account_id,user_id) -> email_accounts(id,user_id) update c delete c',
+  'full_sync_seen(email_account_id) -> email_accounts(id) update a delete c',
   'mail_sync_states(email_account_id) -> email_accounts(id) update a delete c',
   'sessions(user_id) -> users(id) update a delete c',
   'timesheets(user_id) -> users(id) update a delete c',

@@ -97,4 +97,21 @@ describe('db restore of archives written by earlier releases (issue 33)', functi
     const list = await admin(['users', 'list', '--json'], target.env);
     expect(list.status, list.stderr).to.equal(0);
   });
+
+  it('restores the signed archive of release 0.3.0 (fa2b9fa, schema 0031) and applies what came after it', async function () {
+    const target = await emptySite('xr_030');
+    const res = await admin(['db', 'restore', path.join(fixtureArchives, 'crm-0.3.0-fa2b9fa.tar.gz'), '--json'], target.env);
+    expect(res.status, res.stderr).to.equal(0);
+    const summary = JSON.parse(res.stdout.toString()) as { appVersion: string; authentication: string; schemaVersion: string; migrationsAfterLoad: string[] };
+    expect(summary).to.include({ appVersion: '0.3.0', authentication: 'signed', schemaVersion: '0031-resync-progress' });
+    expect(summary.migrationsAfterLoad).to.include.members(['0032-full-sync-seen']);
+    expect(await appliedMigrations(target)).to.deep.equal(releaseMigrations());
+    expect(await usersOf(target)).to.include.members(['admin:admin', 'jana:member', 'peter:member', 'eva:member']);
+    const [eva] = await target.query<{ last_name: string }>("SELECT last_name FROM users WHERE username = 'eva'");
+    expect(eva.last_name).to.equal('Žitná');
+    const [columns] = await target.query<{ n: number }>("SELECT count(*)::int AS n FROM information_schema.columns WHERE column_name = 'sync_generation'");
+    expect(columns.n, 'the generation columns are gone').to.equal(0);
+    const list = await admin(['users', 'list', '--json'], target.env);
+    expect(list.status, list.stderr).to.equal(0);
+  });
 });

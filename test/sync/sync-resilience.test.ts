@@ -133,9 +133,9 @@ describe('mail sync resilience: interruptions, crashes, concurrent instances', f
     const mailStore = new MailStoreRepository(new Sql(ctx.db.sequelize));
     const batches: Array<{ allNew: boolean; jmapIds: string[] }> = [];
     const upsertEmails = mailStore.upsertEmails.bind(mailStore);
-    mailStore.upsertEmails = (account, rows, generation, tx, options) => {
+    mailStore.upsertEmails = (account, rows, tx, options) => {
       batches.push({ allNew: options?.allNew ?? false, jmapIds: rows.map((r) => r.mapped.jmapId) });
-      return upsertEmails(account, rows, generation, tx, options);
+      return upsertEmails(account, rows, tx, options);
     };
     let planted: string | undefined;
     const result = await new SyncService({ ...syncDeps(ctx), mailStore }, { batchSize: 2 }).syncAccount(accountId, {

@@ -1,8 +1,9 @@
 /**
  * The sync's writer leaves a stored email alone when the mail says nothing new about it (issue 36,
  * resync cost): no new row version (same xmin), no event. It still writes when anything it refreshes
- * differs: the read state, the generation of a full resync, a column stored NULL by an older release
- * that the mail now fills (what `crm-admin sync resync` relies on), and a new contact's link.
+ * differs: the read state, a column stored NULL by an older release that the mail now fills (what
+ * `crm-admin sync resync` relies on), and a new contact's link. A full sync under way records what it
+ * saw beside the row (full_sync_seen, docs/adr/0123), never in it.
  */
 import { expect } from 'chai';
 import { Sql } from '../../src/db/sql.js';
@@ -43,13 +44,14 @@ describe('sync writer: unchanged emails are not written again', function () {
   let store: MailStoreRepository;
   let account: { id: string; userId: string };
 
-  const write = async (m: MappedEmail, generation = 1) => {
+  const write = async (m: MappedEmail, recordSeen = false) => {
     const ctx = await testContext();
-    return ctx.db.sequelize.transaction((tx) => writeEmails(store, account, { emails: [m], generation }, tx));
+    return ctx.db.sequelize.transaction((tx) => writeEmails(store, account, { emails: [m], recordSeen }, tx));
   };
   const row = async () =>
-    (await sql.one<{ version: string; is_read: boolean; sync_generation: number; addresses: unknown; links: number; events: number }>(
-      `SELECT e.xmin::text AS version, e.is_read, e.sync_generation, e.addresses,
+    (await sql.one<{ version: string; is_read: boolean; addresses: unknown; links: number; events: number; seen: boolean }>(
+      `SELECT e.xmin::text AS version, e.is_read, e.addresses,
+              EXISTS (SELECT 1 FROM full_sync_seen f WHERE f.email_account_id = e.email_account_id AND f.jmap_id = e.jmap_id) AS seen,
               (SELECT count(*)::int FROM email_contacts l WHERE l.email_id = e.id) AS links,
               (SELECT count(*)::int FROM events v WHERE v.email_account_id = e.email_account_id AND v.type = 'email.updated') AS events
          FROM emails e WHERE e.email_account_id = $accountId AND e.jmap_id = 'M-unchanged-1'`,
@@ -73,24 +75,30 @@ describe('sync writer: unchanged emails are not written again', function () {
     expect(await row()).to.deep.equal(first);
   });
 
-  it('writes when the read state or the generation differs', async () => {
+  it('writes when the read state differs', async () => {
     const before = await row();
     await write(mail({ isRead: true }));
     const read = await row();
     expect(read.version).not.to.equal(before.version);
     expect(read.is_read).to.equal(true);
     expect(read.events).to.equal(before.events + 1);
-    await write(mail({ isRead: true }), 2);
-    const resynced = await row();
-    expect(resynced.version).not.to.equal(read.version);
-    expect(resynced.sync_generation).to.equal(2);
+  });
+
+  it('leaves the row as it is when a full sync under way sees it again, and records it seen beside the row', async () => {
+    const before = await row();
+    expect(before.seen).to.equal(false);
+    expect(await write(mail({ isRead: true }), true)).to.include({ stored: 1, emailsCreated: 0 });
+    const seen = await row();
+    expect(seen.version).to.equal(before.version);
+    expect(seen.seen).to.equal(true);
+    await sql.execute('DELETE FROM full_sync_seen WHERE email_account_id = $accountId', { accountId: account.id });
   });
 
   it('fills a column an older release left NULL when the mail has a value for it', async () => {
     await sql.execute(`UPDATE emails SET addresses = NULL WHERE email_account_id = $accountId AND jmap_id = 'M-unchanged-1'`, { accountId: account.id });
     const empty = await row();
     expect(empty.addresses).to.equal(null);
-    await write(mail({ isRead: true }), 2);
+    await write(mail({ isRead: true }));
     const filled = await row();
     expect(filled.version).not.to.equal(empty.version);
     expect(filled.addresses).to.deep.equal(mail().addresses);
@@ -99,7 +107,7 @@ describe('sync writer: unchanged emails are not written again', function () {
   it('links a known contact that the mail now names to an email that is otherwise unchanged', async () => {
     const other = 'kolega@partner.test';
     // The colleague is a contact already (from another email): only the unchanged row's links can add them here.
-    await write(mail({ jmapId: 'M-unchanged-2', messageId: '<unchanged-2@bench.test>', participants: [other], correspondents: [{ email: other, name: 'Kolega' }] }), 2);
+    await write(mail({ jmapId: 'M-unchanged-2', messageId: '<unchanged-2@bench.test>', participants: [other], correspondents: [{ email: other, name: 'Kolega' }] }));
     const before = await row();
     await write(
       mail({
@@ -110,7 +118,6 @@ describe('sync writer: unchanged emails are not written again', function () {
           { email: other, name: 'Kolega' },
         ],
       }),
-      2,
     );
     const after = await row();
     expect(after.version).to.equal(before.version);

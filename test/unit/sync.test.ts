@@ -26,7 +26,6 @@ function fakeSyncRepository(failures: number): { repository: SyncRepository; fin
     status: 'error',
     email_state: null,
     full_sync_checkpoint: null,
-    sync_generation: 0,
     consecutive_failures: failures,
     acquired: true,
     syncable: true,
@@ -107,7 +106,8 @@ function fakeMailStore(known: Record<string, KnownAddress>) {
       writes.deleted.push(...ids);
       return { deleted: ids.length, contactIds: [] };
     },
-    deleteOlderGenerations: async () => ({ deleted: 0, contactIds: [] }),
+    sweepUnseen: async () => ({ deleted: 0, contactIds: [] }),
+    forgetSeen: async () => {},
     recomputeLastEmailAt: async () => {},
     upsertContacts: async (_a: unknown, people: Array<{ email: string }>) => {
       writes.upsertedPeople.push(...people.map((p) => p.email));
@@ -123,7 +123,7 @@ function fakeMailStore(known: Record<string, KnownAddress>) {
 }
 
 describe('unit: sync batch rules', () => {
-  const lease = { account, generation: 1, checkpoint: async () => {} } as unknown as AccountLease;
+  const lease = { account, fullSync: null, checkpoint: async () => {} } as unknown as AccountLease;
 
   it('mail with only deleted (suppressed) contacts or out of reach gets no row; known named contacts are not rewritten', async () => {
     const { store, writes } = fakeMailStore({
