@@ -5,6 +5,7 @@ import { requireCurrentSchema } from '../db/schema-gate.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { SyncRole } from '../sync/lease-holder.js';
 import { buildServices, type Services } from './services.js';
+import { loadEveryLazyModule } from './wiring/lazy-module.js';
 
 export interface AppContext {
   config: AppConfig;
@@ -46,6 +47,8 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
   try {
     if (!shared && options.migrate === 'require-current') await requireCurrentSchema(db.sequelize);
     services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs, syncRole: options.syncRole });
+    // The service loads every area now (a one-shot command loads only the parts it builds, ADR 0124).
+    if (options.service) loadEveryLazyModule();
     if (!shared) await prepareSchema(options, db, services, logger);
   } catch (err) {
     if (!shared) await db.close().catch(() => {});
