@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Logger, LoggerOptions } from '../logging/logger.js';
+import type * as loggerExports from '../logging/logger.js';
 
-type LoggerModule = typeof import('../logging/logger.js');
+type LoggerModule = typeof loggerExports;
 
 const require = createRequire(import.meta.url);
 

@@ -1,10 +1,9 @@
 import { lazyModule } from './lazy-module.js';
-
-type People = typeof import('./people.js');
-type Accounts = typeof import('./email-accounts.js');
-type Records = typeof import('./records.js');
-type Mail = typeof import('./mail.js');
-type Operations = typeof import('./operations.js');
+import type * as peopleExports from './people.js';
+import type * as emailAccountsExports from './email-accounts.js';
+import type * as recordsExports from './records.js';
+import type * as mailExports from './mail.js';
+import type * as operationsExports from './operations.js';
 
 /*
  * Each area's wiring module is loaded the first time one of its parts is built (ADR 0124). An area
@@ -15,9 +14,9 @@ type Operations = typeof import('./operations.js');
 const area = <T>(file: string) => lazyModule<T>(import.meta.url, file);
 
 export const wiring = {
-  people: area<People>('./people.js'),
-  accounts: area<Accounts>('./email-accounts.js'),
-  records: area<Records>('./records.js'),
-  mail: area<Mail>('./mail.js'),
-  operations: area<Operations>('./operations.js'),
+  people: area<typeof peopleExports>('./people.js'),
+  accounts: area<typeof emailAccountsExports>('./email-accounts.js'),
+  records: area<typeof recordsExports>('./records.js'),
+  mail: area<typeof mailExports>('./mail.js'),
+  operations: area<typeof operationsExports>('./operations.js'),
 };

@@ -12,22 +12,36 @@ import type { SyncService } from '../../sync/sync-service.js';
 import type { ResyncService } from '../../sync/resync-service.js';
 import { lazyModule } from './lazy-module.js';
 import type { Plumbing } from './plumbing.js';
+import type * as attachmentDownloadExports from '../../emails/attachment-download.js';
+import type * as emailServiceExports from '../../emails/email-service.js';
+import type * as htmlBodiesExports from '../../emails/html-bodies.js';
+import type * as readStatePusherExports from '../../emails/read-state-pusher.js';
+import type * as suppressionFilterExports from '../../privacy/suppression-filter.js';
+import type * as emailSenderServiceExports from '../../sending/email-sender-service.js';
+import type * as idempotencyRepositoryExports from '../../sending/idempotency-repository.js';
+import type * as idempotencyExports from '../../sending/idempotency.js';
+import type * as sendThrottleExports from '../../sending/send-throttle.js';
+import type * as sentEmailWriterExports from '../../sync/sent-email-writer.js';
+import type * as syncRepositoryExports from '../../sync/sync-repository.js';
+import type * as syncServiceExports from '../../sync/sync-service.js';
+import type * as resyncRepositoryExports from '../../sync/resync-repository.js';
+import type * as resyncServiceExports from '../../sync/resync-service.js';
 
 // Each service's module loads with the first part that needs it (ADR 0124).
-const attachmentDownloadModule = lazyModule<typeof import('../../emails/attachment-download.js')>(import.meta.url, '../../emails/attachment-download.js');
-const emailServiceModule = lazyModule<typeof import('../../emails/email-service.js')>(import.meta.url, '../../emails/email-service.js');
-const htmlBodiesModule = lazyModule<typeof import('../../emails/html-bodies.js')>(import.meta.url, '../../emails/html-bodies.js');
-const readStatePusherModule = lazyModule<typeof import('../../emails/read-state-pusher.js')>(import.meta.url, '../../emails/read-state-pusher.js');
-const suppressionFilterModule = lazyModule<typeof import('../../privacy/suppression-filter.js')>(import.meta.url, '../../privacy/suppression-filter.js');
-const emailSenderServiceModule = lazyModule<typeof import('../../sending/email-sender-service.js')>(import.meta.url, '../../sending/email-sender-service.js');
-const idempotencyRepositoryModule = lazyModule<typeof import('../../sending/idempotency-repository.js')>(import.meta.url, '../../sending/idempotency-repository.js');
-const idempotencyModule = lazyModule<typeof import('../../sending/idempotency.js')>(import.meta.url, '../../sending/idempotency.js');
-const sendThrottleModule = lazyModule<typeof import('../../sending/send-throttle.js')>(import.meta.url, '../../sending/send-throttle.js');
-const sentEmailWriterModule = lazyModule<typeof import('../../sync/sent-email-writer.js')>(import.meta.url, '../../sync/sent-email-writer.js');
-const syncRepositoryModule = lazyModule<typeof import('../../sync/sync-repository.js')>(import.meta.url, '../../sync/sync-repository.js');
-const syncServiceModule = lazyModule<typeof import('../../sync/sync-service.js')>(import.meta.url, '../../sync/sync-service.js');
-const resyncRepositoryModule = lazyModule<typeof import('../../sync/resync-repository.js')>(import.meta.url, '../../sync/resync-repository.js');
-const resyncServiceModule = lazyModule<typeof import('../../sync/resync-service.js')>(import.meta.url, '../../sync/resync-service.js');
+const attachmentDownloadModule = lazyModule<typeof attachmentDownloadExports>(import.meta.url, '../../emails/attachment-download.js');
+const emailServiceModule = lazyModule<typeof emailServiceExports>(import.meta.url, '../../emails/email-service.js');
+const htmlBodiesModule = lazyModule<typeof htmlBodiesExports>(import.meta.url, '../../emails/html-bodies.js');
+const readStatePusherModule = lazyModule<typeof readStatePusherExports>(import.meta.url, '../../emails/read-state-pusher.js');
+const suppressionFilterModule = lazyModule<typeof suppressionFilterExports>(import.meta.url, '../../privacy/suppression-filter.js');
+const emailSenderServiceModule = lazyModule<typeof emailSenderServiceExports>(import.meta.url, '../../sending/email-sender-service.js');
+const idempotencyRepositoryModule = lazyModule<typeof idempotencyRepositoryExports>(import.meta.url, '../../sending/idempotency-repository.js');
+const idempotencyModule = lazyModule<typeof idempotencyExports>(import.meta.url, '../../sending/idempotency.js');
+const sendThrottleModule = lazyModule<typeof sendThrottleExports>(import.meta.url, '../../sending/send-throttle.js');
+const sentEmailWriterModule = lazyModule<typeof sentEmailWriterExports>(import.meta.url, '../../sync/sent-email-writer.js');
+const syncRepositoryModule = lazyModule<typeof syncRepositoryExports>(import.meta.url, '../../sync/sync-repository.js');
+const syncServiceModule = lazyModule<typeof syncServiceExports>(import.meta.url, '../../sync/sync-service.js');
+const resyncRepositoryModule = lazyModule<typeof resyncRepositoryExports>(import.meta.url, '../../sync/resync-repository.js');
+const resyncServiceModule = lazyModule<typeof resyncServiceExports>(import.meta.url, '../../sync/resync-service.js');
 
 // Mail: the stored emails (src/emails), the mail sync (src/sync) and sending (src/sending). Contacts
 // and emails ask the same EmailAccountAccess (the accounts a user owns or that are shared with them).

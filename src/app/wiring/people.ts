@@ -13,21 +13,34 @@ import type { TimesheetService } from '../../timesheets/timesheet-service.js';
 import { wiring } from './areas.js';
 import { lazyModule } from './lazy-module.js';
 import type { Plumbing } from './plumbing.js';
+import type * as auditServiceExports from '../../audit/audit-service.js';
+import type * as auditQueryServiceExports from '../../audit/audit-query-service.js';
+import type * as userServiceExports from '../../users/user-service.js';
+import type * as userAdminServiceExports from '../../users/user-admin-service.js';
+import type * as userDirectoryExports from '../../users/user-directory.js';
+import type * as userLifecycleServiceExports from '../../users/user-lifecycle-service.js';
+import type * as authServiceExports from '../../auth/auth-service.js';
+import type * as knownDeviceExports from '../../auth/known-device.js';
+import type * as loginThrottleExports from '../../auth/login-throttle.js';
+import type * as sessionCacheExports from '../../auth/session-cache.js';
+import type * as sessionServiceExports from '../../auth/session-service.js';
+import type * as sessionManagementExports from '../../auth/session-management.js';
+import type * as tokenServiceExports from '../../auth/token-service.js';
 
 // Each service's module loads with the first part that needs it (ADR 0124).
-const auditServiceModule = lazyModule<typeof import('../../audit/audit-service.js')>(import.meta.url, '../../audit/audit-service.js');
-const auditQueryServiceModule = lazyModule<typeof import('../../audit/audit-query-service.js')>(import.meta.url, '../../audit/audit-query-service.js');
-const userServiceModule = lazyModule<typeof import('../../users/user-service.js')>(import.meta.url, '../../users/user-service.js');
-const userAdminServiceModule = lazyModule<typeof import('../../users/user-admin-service.js')>(import.meta.url, '../../users/user-admin-service.js');
-const userDirectoryModule = lazyModule<typeof import('../../users/user-directory.js')>(import.meta.url, '../../users/user-directory.js');
-const userLifecycleServiceModule = lazyModule<typeof import('../../users/user-lifecycle-service.js')>(import.meta.url, '../../users/user-lifecycle-service.js');
-const authServiceModule = lazyModule<typeof import('../../auth/auth-service.js')>(import.meta.url, '../../auth/auth-service.js');
-const knownDeviceModule = lazyModule<typeof import('../../auth/known-device.js')>(import.meta.url, '../../auth/known-device.js');
-const loginThrottleModule = lazyModule<typeof import('../../auth/login-throttle.js')>(import.meta.url, '../../auth/login-throttle.js');
-const sessionCacheModule = lazyModule<typeof import('../../auth/session-cache.js')>(import.meta.url, '../../auth/session-cache.js');
-const sessionServiceModule = lazyModule<typeof import('../../auth/session-service.js')>(import.meta.url, '../../auth/session-service.js');
-const sessionManagementModule = lazyModule<typeof import('../../auth/session-management.js')>(import.meta.url, '../../auth/session-management.js');
-const tokenServiceModule = lazyModule<typeof import('../../auth/token-service.js')>(import.meta.url, '../../auth/token-service.js');
+const auditServiceModule = lazyModule<typeof auditServiceExports>(import.meta.url, '../../audit/audit-service.js');
+const auditQueryServiceModule = lazyModule<typeof auditQueryServiceExports>(import.meta.url, '../../audit/audit-query-service.js');
+const userServiceModule = lazyModule<typeof userServiceExports>(import.meta.url, '../../users/user-service.js');
+const userAdminServiceModule = lazyModule<typeof userAdminServiceExports>(import.meta.url, '../../users/user-admin-service.js');
+const userDirectoryModule = lazyModule<typeof userDirectoryExports>(import.meta.url, '../../users/user-directory.js');
+const userLifecycleServiceModule = lazyModule<typeof userLifecycleServiceExports>(import.meta.url, '../../users/user-lifecycle-service.js');
+const authServiceModule = lazyModule<typeof authServiceExports>(import.meta.url, '../../auth/auth-service.js');
+const knownDeviceModule = lazyModule<typeof knownDeviceExports>(import.meta.url, '../../auth/known-device.js');
+const loginThrottleModule = lazyModule<typeof loginThrottleExports>(import.meta.url, '../../auth/login-throttle.js');
+const sessionCacheModule = lazyModule<typeof sessionCacheExports>(import.meta.url, '../../auth/session-cache.js');
+const sessionServiceModule = lazyModule<typeof sessionServiceExports>(import.meta.url, '../../auth/session-service.js');
+const sessionManagementModule = lazyModule<typeof sessionManagementExports>(import.meta.url, '../../auth/session-management.js');
+const tokenServiceModule = lazyModule<typeof tokenServiceExports>(import.meta.url, '../../auth/token-service.js');
 
 // The audit log, staff users, their sessions and logging in (src/audit, src/users, src/auth).
 

@@ -21,16 +21,24 @@ import type { AddressHasher } from '../../privacy/address-hash.js';
 import type { SuppressionRepository } from '../../privacy/suppression-repository.js';
 import type { OutboxRepository } from '../../events/outbox-repository.js';
 import { lazyModule } from './lazy-module.js';
+import type * as sharedListenerExports from '../../db/shared-listener.js';
+import type * as sessionCacheExports from '../../auth/session-cache.js';
+import type * as localStorageExports from '../../timesheets/local-storage.js';
+import type * as emailRepositoryExports from '../../emails/email-repository.js';
+import type * as mailStoreRepositoryExports from '../../sync/mail-store-repository.js';
+import type * as addressHashExports from '../../privacy/address-hash.js';
+import type * as suppressionRepositoryExports from '../../privacy/suppression-repository.js';
+import type * as outboxRepositoryExports from '../../events/outbox-repository.js';
 
 // Modules only some areas use, loaded with the first part that needs them (ADR 0124).
-const shared = lazyModule<typeof import('../../db/shared-listener.js')>(import.meta.url, '../../db/shared-listener.js');
-const sessionCache = lazyModule<typeof import('../../auth/session-cache.js')>(import.meta.url, '../../auth/session-cache.js');
-const localStorage = lazyModule<typeof import('../../timesheets/local-storage.js')>(import.meta.url, '../../timesheets/local-storage.js');
-const emailRepo = lazyModule<typeof import('../../emails/email-repository.js')>(import.meta.url, '../../emails/email-repository.js');
-const mailStoreRepo = lazyModule<typeof import('../../sync/mail-store-repository.js')>(import.meta.url, '../../sync/mail-store-repository.js');
-const addressHash = lazyModule<typeof import('../../privacy/address-hash.js')>(import.meta.url, '../../privacy/address-hash.js');
-const suppressionRepo = lazyModule<typeof import('../../privacy/suppression-repository.js')>(import.meta.url, '../../privacy/suppression-repository.js');
-const outboxRepo = lazyModule<typeof import('../../events/outbox-repository.js')>(import.meta.url, '../../events/outbox-repository.js');
+const shared = lazyModule<typeof sharedListenerExports>(import.meta.url, '../../db/shared-listener.js');
+const sessionCache = lazyModule<typeof sessionCacheExports>(import.meta.url, '../../auth/session-cache.js');
+const localStorage = lazyModule<typeof localStorageExports>(import.meta.url, '../../timesheets/local-storage.js');
+const emailRepo = lazyModule<typeof emailRepositoryExports>(import.meta.url, '../../emails/email-repository.js');
+const mailStoreRepo = lazyModule<typeof mailStoreRepositoryExports>(import.meta.url, '../../sync/mail-store-repository.js');
+const addressHash = lazyModule<typeof addressHashExports>(import.meta.url, '../../privacy/address-hash.js');
+const suppressionRepo = lazyModule<typeof suppressionRepositoryExports>(import.meta.url, '../../privacy/suppression-repository.js');
+const outboxRepo = lazyModule<typeof outboxRepositoryExports>(import.meta.url, '../../events/outbox-repository.js');
 
 export interface ServicesOptions {
   runRequestedSyncs?: boolean;
