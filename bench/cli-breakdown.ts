@@ -52,9 +52,45 @@ function bucketOf(node: ProfileNode, parent: Map<number, number>, byId: Map<numb
 
 /** Sequelize's dependencies count as Sequelize, oclif's as oclif: what a command pays for each choice. */
 function packageGroup(name: string): string {
-  if (['sequelize', 'validator', 'lodash', 'moment', 'moment-timezone', 'wkx', 'uuid', 'inflection', 'dottie', 'toposort-class', 'retry-as-promised', 'sequelize-pool'].includes(name)) return 'sequelize';
+  if (
+    ['sequelize', 'validator', 'lodash', 'moment', 'moment-timezone', 'wkx', 'uuid', 'inflection', 'dottie', 'toposort-class', 'retry-as-promised', 'sequelize-pool'].includes(name)
+  )
+    return 'sequelize';
   if (name === 'pg' || name.startsWith('pg-') || name.startsWith('postgres-')) return 'pg';
-  if (name.startsWith('@oclif/') || ['semver', 'picomatch', 'minimatch', 'tinyglobby', 'fdir', 'debug', 'ejs', 'ansis', 'string-width', 'wrap-ansi', 'widest-line', 'wordwrap', 'get-package-type', 'lilconfig', 'cli-spinners', 'supports-color', 'is-wsl', 'wsl-utils', 'indent-string', 'clean-stack', 'strip-ansi', 'ansi-regex', 'is-docker', 'is-inside-container', 'powershell-utils', 'ansi-escapes', 'slice-ansi', 'cli-truncate'].includes(name)) return 'oclif';
+  if (
+    name.startsWith('@oclif/') ||
+    [
+      'semver',
+      'picomatch',
+      'minimatch',
+      'tinyglobby',
+      'fdir',
+      'debug',
+      'ejs',
+      'ansis',
+      'string-width',
+      'wrap-ansi',
+      'widest-line',
+      'wordwrap',
+      'get-package-type',
+      'lilconfig',
+      'cli-spinners',
+      'supports-color',
+      'is-wsl',
+      'wsl-utils',
+      'indent-string',
+      'clean-stack',
+      'strip-ansi',
+      'ansi-regex',
+      'is-docker',
+      'is-inside-container',
+      'powershell-utils',
+      'ansi-escapes',
+      'slice-ansi',
+      'cli-truncate',
+    ].includes(name)
+  )
+    return 'oclif';
   return name;
 }
 
@@ -78,7 +114,9 @@ function profileOnce(args: string[]): { wall: number; buckets: Map<string, numbe
   return { wall, buckets };
 }
 
-console.log(`crm-admin time by part (ms, median of ${RUNS} profiled runs), ${root}, node ${process.version}, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+console.log(
+  `crm-admin time by part (ms, median of ${RUNS} profiled runs), ${root}, node ${process.version}, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
+);
 for (const args of commands) {
   profileOnce(args); // warm the file cache
   const runs = Array.from({ length: RUNS }, () => profileOnce(args));

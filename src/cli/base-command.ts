@@ -142,7 +142,9 @@ export abstract class BaseCommand extends Command {
 function reportConfigError(err: ConfigError, serve: boolean, json: boolean): void {
   if (serve) {
     // The service's start failures are each one JSON line in its log (journald), this one too.
-    loggerModule().createLogger('error', { syslogPrefix: syslogPrefixFromEnv() }).error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
+    loggerModule()
+      .createLogger('error', { syslogPrefix: syslogPrefixFromEnv() })
+      .error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
   } else if (json) {
     writeJsonError({ code: 'invalid_configuration', message: 'Neplatná konfigurácia', details: err.problems });
   } else {

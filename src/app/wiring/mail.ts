@@ -70,7 +70,10 @@ export function emailHtml(p: Plumbing, s: Mailboxes): HtmlBodies {
 /** Erased addresses and EMAIL_RETENTION_DAYS: what the sync must not store (src/privacy). */
 export function mailSync(p: Plumbing, s: Mailboxes & { readStatePusher: ReadStatePusher; metrics: AppMetrics }): SyncService {
   const admission = () =>
-    p.once('syncAdmission', () => new (suppressionFilterModule().SuppressionFilter)({ suppressions: p.suppressions, hasher: p.addressHasher, retentionDays: p.config.emailRetention.days }));
+    p.once(
+      'syncAdmission',
+      () => new (suppressionFilterModule().SuppressionFilter)({ suppressions: p.suppressions, hasher: p.addressHasher, retentionDays: p.config.emailRetention.days }),
+    );
   return new (syncServiceModule().SyncService)(
     {
       repository: new (syncRepositoryModule().SyncRepository)(p.sql),

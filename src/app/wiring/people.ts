@@ -10,7 +10,6 @@ import type { SessionManagement } from '../../auth/session-management.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { EmailAccountService } from '../../email-accounts/email-account-service.js';
 import type { TimesheetService } from '../../timesheets/timesheet-service.js';
-import { wiring } from './areas.js';
 import { lazyModule } from './lazy-module.js';
 import type { Plumbing } from './plumbing.js';
 import type * as auditServiceExports from '../../audit/audit-service.js';
@@ -26,8 +25,10 @@ import type * as sessionCacheExports from '../../auth/session-cache.js';
 import type * as sessionServiceExports from '../../auth/session-service.js';
 import type * as sessionManagementExports from '../../auth/session-management.js';
 import type * as tokenServiceExports from '../../auth/token-service.js';
+import type * as emailAccountsWiringExports from './email-accounts.js';
 
 // Each service's module loads with the first part that needs it (ADR 0124).
+const emailAccountsWiring = lazyModule<typeof emailAccountsWiringExports>(import.meta.url, './email-accounts.js');
 const auditServiceModule = lazyModule<typeof auditServiceExports>(import.meta.url, '../../audit/audit-service.js');
 const auditQueryServiceModule = lazyModule<typeof auditQueryServiceExports>(import.meta.url, '../../audit/audit-query-service.js');
 const userServiceModule = lazyModule<typeof userServiceExports>(import.meta.url, '../../users/user-service.js');
@@ -100,7 +101,7 @@ export function userAdmin(p: Plumbing, s: AccountHolders & { timesheets: Timeshe
       return s.emailAccounts;
     },
     get ownership() {
-      return wiring.accounts().ownership(p, s);
+      return emailAccountsWiring().ownership(p, s);
     },
     get audit() {
       return s.audit;
