@@ -2,9 +2,10 @@ import { AppConfig } from '../config/config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { schemaIsCurrent } from '../db/migration-check.js';
 import { requireCurrentSchema } from '../db/schema-gate.js';
-import { createLogger, type Logger } from '../logging/logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { SyncRole } from '../sync/lease-holder.js';
 import { buildServices, type Services } from './services.js';
+import { loadEveryLazyModule } from './wiring/lazy-module.js';
 
 export interface AppContext {
   config: AppConfig;
@@ -39,13 +40,15 @@ export interface ContextOptions {
 
 export async function createAppContext(options: ContextOptions = {}): Promise<AppContext> {
   const config = options.config ?? AppConfig.fromEnv();
-  const logger = options.logger ?? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
+  const logger = options.logger ?? (await import('../logging/logger.js')).createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
   const shared = options.db !== undefined;
   const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service }));
   let services: Services;
   try {
     if (!shared && options.migrate === 'require-current') await requireCurrentSchema(db.sequelize);
     services = buildServices(config, db.sequelize, logger, { runRequestedSyncs: options.runRequestedSyncs, syncRole: options.syncRole });
+    // The service loads every area now (a one-shot command loads only the parts it builds, ADR 0124).
+    if (options.service) loadEveryLazyModule();
     if (!shared) await prepareSchema(options, db, services, logger);
   } catch (err) {
     if (!shared) await db.close().catch(() => {});

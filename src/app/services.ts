@@ -17,7 +17,7 @@ import type { SessionManagement } from '../auth/session-management.js';
 import type { EmailAccountSharingService } from '../email-accounts/email-account-sharing-service.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
-import type { PasswordReseal } from '../email-accounts/password-seal.js';
+import { PasswordReseal } from '../email-accounts/password-seal.js';
 import type { TimesheetService } from '../timesheets/timesheet-service.js';
 import type { TimesheetMonth } from '../timesheets/timesheet-month.js';
 import type { ContactService } from '../contacts/contact-service.js';
@@ -38,11 +38,13 @@ import type { PrivacyService } from '../privacy/privacy-service.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { OutboxPruner } from '../events/outbox-pruner.js';
 import { Plumbing, type ServicesOptions } from './wiring/plumbing.js';
-import * as people from './wiring/people.js';
-import * as accounts from './wiring/email-accounts.js';
-import * as records from './wiring/records.js';
-import * as mail from './wiring/mail.js';
-import * as operations from './wiring/operations.js';
+import { wiring } from './wiring/areas.js';
+
+const people = wiring.people;
+const accounts = wiring.accounts;
+const records = wiring.records;
+const mail = wiring.mail;
+const operations = wiring.operations;
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -75,7 +77,7 @@ export class Services {
 
   // Shared by every area
   get metrics(): AppMetrics {
-    return this.once('metrics', () => operations.metrics(this));
+    return this.once('metrics', () => operations().metrics(this));
   }
   get secretBox(): SecretBox {
     return this.p.secretBox;
@@ -86,112 +88,113 @@ export class Services {
 
   // Audit, users and sessions
   get audit(): AuditService {
-    return this.once('audit', () => people.audit(this.p));
+    return this.once('audit', () => people().audit(this.p));
   }
   get auditQuery(): AuditQueryService {
-    return this.once('auditQuery', () => people.auditQuery(this.p));
+    return this.once('auditQuery', () => people().auditQuery(this.p));
   }
   get users(): UserService {
-    return this.once('users', () => people.users(this.p, this));
+    return this.once('users', () => people().users(this.p, this));
   }
   get tokens(): TokenService {
-    return this.once('tokens', () => people.tokens(this.p));
+    return this.once('tokens', () => people().tokens(this.p));
   }
   get sessions(): SessionService {
-    return this.once('sessions', () => people.sessions(this.p, this));
+    return this.once('sessions', () => people().sessions(this.p, this));
   }
   get userAdmin(): UserAdminService {
-    return this.once('userAdmin', () => people.userAdmin(this.p, this));
+    return this.once('userAdmin', () => people().userAdmin(this.p, this));
   }
   get auth(): AuthService {
-    return this.once('auth', () => people.auth(this.p, this));
+    return this.once('auth', () => people().auth(this.p, this));
   }
   get userDirectory(): UserDirectory {
-    return this.once('userDirectory', () => people.userDirectory(this.p));
+    return this.once('userDirectory', () => people().userDirectory(this.p));
   }
   get userLifecycle(): UserLifecycleService {
-    return this.once('userLifecycle', () => people.userLifecycle(this.p, this));
+    return this.once('userLifecycle', () => people().userLifecycle(this.p, this));
   }
   get sessionManagement(): SessionManagement {
-    return this.once('sessionManagement', () => people.sessionManagement(this.p, this));
+    return this.once('sessionManagement', () => people().sessionManagement(this.p, this));
   }
 
   // Email accounts
   get emailAccountSharing(): EmailAccountSharingService {
-    return this.once('emailAccountSharing', () => accounts.emailAccountSharing(this.p, this));
+    return this.once('emailAccountSharing', () => accounts().emailAccountSharing(this.p, this));
   }
   get emailAccounts(): EmailAccountService {
-    return this.once('emailAccounts', () => accounts.emailAccounts(this.p, this));
+    return this.once('emailAccounts', () => accounts().emailAccounts(this.p, this));
   }
   get emailAccountAdmin(): EmailAccountAdminService {
-    return this.once('emailAccountAdmin', () => accounts.emailAccountAdmin(this.p, this));
+    return this.once('emailAccountAdmin', () => accounts().emailAccountAdmin(this.p, this));
   }
   get passwordReseal(): PasswordReseal {
-    return this.once('passwordReseal', () => accounts.passwordReseal(this.p));
+    // Every command runs it (src/app/context.ts): built here, without the email-accounts area (JMAP).
+    return this.once('passwordReseal', () => new PasswordReseal({ accounts: this.p.emailAccountRepository, secretBox: this.p.secretBox, logger: this.p.logger }));
   }
 
   // Timesheets and contacts
   get timesheets(): TimesheetService {
-    return this.once('timesheets', () => records.timesheets(this.p, this));
+    return this.once('timesheets', () => records().timesheets(this.p, this));
   }
   get timesheetMonth(): TimesheetMonth {
-    return this.once('timesheetMonth', () => records.timesheetMonth(this.p, this));
+    return this.once('timesheetMonth', () => records().timesheetMonth(this.p, this));
   }
   get contacts(): ContactService {
-    return this.once('contacts', () => records.contacts(this.p, this));
+    return this.once('contacts', () => records().contacts(this.p, this));
   }
   get companies(): CompanyService {
-    return this.once('companies', () => records.companies(this.p, this));
+    return this.once('companies', () => records().companies(this.p, this));
   }
   get followUps(): FollowUpService {
-    return this.once('followUps', () => records.followUps(this.p));
+    return this.once('followUps', () => records().followUps(this.p));
   }
   /** The due job of every serve announces follow-ups through the events outbox (ADR 0119). */
   get followUpDue(): FollowUpDueJob {
-    return this.once('followUpDue', () => records.followUpDue(this.p));
+    return this.once('followUpDue', () => records().followUpDue(this.p));
   }
 
   // Emails, the mail sync and sending
   get readStatePusher(): ReadStatePusher {
-    return this.once('readStatePusher', () => mail.readStatePusher(this.p, this));
+    return this.once('readStatePusher', () => mail().readStatePusher(this.p, this));
   }
   get emails(): EmailService {
-    return this.once('emails', () => mail.emails(this.p, this));
+    return this.once('emails', () => mail().emails(this.p, this));
   }
   get emailAttachments(): AttachmentDownloads {
-    return this.once('emailAttachments', () => mail.emailAttachments(this.p, this));
+    return this.once('emailAttachments', () => mail().emailAttachments(this.p, this));
   }
   get emailHtml(): HtmlBodies {
-    return this.once('emailHtml', () => mail.emailHtml(this.p, this));
+    return this.once('emailHtml', () => mail().emailHtml(this.p, this));
   }
   get mailSync(): SyncService {
-    return this.once('mailSync', () => mail.mailSync(this.p, this));
+    return this.once('mailSync', () => mail().mailSync(this.p, this));
   }
   get mailResync(): ResyncService {
-    return this.once('mailResync', () => mail.mailResync(this.p, this));
+    return this.once('mailResync', () => mail().mailResync(this.p, this));
   }
   get sending(): EmailSenderService {
-    return this.once('sending', () => mail.sending(this.p, this));
+    return this.once('sending', () => mail().sending(this.p, this));
   }
 
   // Backup and restore, retention and privacy, live updates
   get backup(): BackupService {
-    return this.once('backup', () => operations.backup(this.p, this));
+    return this.once('backup', () => operations().backup(this.p, this));
   }
   get restore(): RestoreService {
-    return this.once('restore', () => operations.restore(this.p, this));
+    return this.once('restore', () => operations().restore(this.p, this));
   }
   get retention(): RetentionService {
-    return this.once('retention', () => operations.retention(this.p, this));
+    return this.once('retention', () => operations().retention(this.p, this));
   }
   get privacy(): PrivacyService {
-    return this.once('privacy', () => operations.privacy(this.p, this));
+    return this.once('privacy', () => operations().privacy(this.p, this));
   }
   get events(): EventHub {
-    return this.once('events', () => operations.events(this.p, this));
+    return this.once('events', () => operations().events(this.p, this));
   }
   get outboxPruner(): OutboxPruner {
-    return this.once('outboxPruner', () => operations.outboxPruner(this.p));
+    return this.once('outboxPruner', () => operations().outboxPruner(this.p));
   }
 }
 

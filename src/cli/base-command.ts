@@ -5,8 +5,9 @@ import type { AppContext } from '../app/context.js';
 import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
 import { syslogPrefixFromEnv } from '../logging/journal.js';
-import { createLogger, type Logger } from '../logging/logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { RequestMeta } from '../shared/request-meta.js';
+import { deferredLogger, loggerModule } from './deferred-logger.js';
 import { terminalSafeJson, terminalSafeLines } from './format.js';
 
 /**
@@ -30,8 +31,8 @@ export abstract class BaseCommand extends Command {
   /** Commands log to stderr at CLI_LOG_LEVEL (stdout stays clean for --json); serve logs to stdout at LOG_LEVEL. */
   protected commandLogger(config: AppConfig, options: { service?: boolean } = {}): Logger {
     return options.service
-      ? createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix })
-      : createLogger(config.cliLogLevel, { stderr: true, syslogPrefix: syslogPrefixFromEnv(process.env, 2) });
+      ? loggerModule().createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix })
+      : deferredLogger(config.cliLogLevel, { stderr: true, syslogPrefix: syslogPrefixFromEnv(process.env, 2) });
   }
 
   /**
@@ -141,7 +142,9 @@ export abstract class BaseCommand extends Command {
 function reportConfigError(err: ConfigError, serve: boolean, json: boolean): void {
   if (serve) {
     // The service's start failures are each one JSON line in its log (journald), this one too.
-    createLogger('error', { syslogPrefix: syslogPrefixFromEnv() }).error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
+    loggerModule()
+      .createLogger('error', { syslogPrefix: syslogPrefixFromEnv() })
+      .error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
   } else if (json) {
     writeJsonError({ code: 'invalid_configuration', message: 'Neplatná konfigurácia', details: err.problems });
   } else {

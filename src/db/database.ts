@@ -28,9 +28,16 @@ class ListeningClient extends pg.Client {
 }
 const pgWithErrorListeners = { ...pg, Client: ListeningClient };
 
-export function createSequelize(url: string, poolMax = 10): Sequelize {
+/**
+ * `databaseVersion` (x.y.z), when known: Sequelize otherwise opens a connection of its own only to read
+ * the server's version, closes it and opens the pool's first one (two log-ins, SCRAM included, for a
+ * one-query command). It compares the version only with 9.x releases (features every supported
+ * PostgreSQL has), so the major version is enough.
+ */
+export function createSequelize(url: string, poolMax = 10, databaseVersion?: string): Sequelize {
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
+    ...(databaseVersion ? { databaseVersion } : {}),
     logging: false,
     // Timestamps in UTC regardless of the host's zone: audit records are compared across machines.
     timezone: '+00:00',
@@ -64,7 +71,7 @@ export async function openDatabase(config: AppConfig, logger: Logger, opts: { po
     url = embedded.url;
     logger.debug('embedded PostgreSQL ready', { dir: pg.dir, startedHere: embedded.startedHere });
   }
-  const sequelize = createSequelize(url, opts.poolMax);
+  const sequelize = createSequelize(url, opts.poolMax, embedded ? `${embedded.majorVersion}.0.0` : undefined);
   try {
     await sequelize.authenticate();
   } catch (err) {

@@ -16,6 +16,8 @@ export interface EmbeddedPostgresHandle {
   superuserUrl: string;
   /** The port it listens on; a restart after a crash uses the same one, so pooled clients find it again. */
   port: number;
+  /** The major version of the data directory (PG_VERSION), which is the running server's. */
+  majorVersion: string;
   /** True when this process started the server (it then owns stopping it); a restart by the supervisor sets it. */
   startedHere: boolean;
   stop(): Promise<void>;
@@ -75,7 +77,9 @@ export class EmbeddedPostgres {
    * (another serve, an admin command) is never ours to stop.
    */
   async start(options: { port?: number; claimOrphan?: boolean } = {}): Promise<EmbeddedPostgresHandle> {
-    this.assertSameMajorVersion();
+    // The binaries' major version matters only to a server started from them: a running one is only
+    // connected to, and asking costs a process (`pg_ctl --version`) on every crm-admin command.
+    if (!(await this.isRunning())) this.assertSameMajorVersion();
     await this.initialiseOnce();
     let startedHere = false;
     if (!(await this.isRunning())) {
@@ -102,6 +106,7 @@ export class EmbeddedPostgres {
       url: `postgres://${APP_ROLE}:${encodeURIComponent(appPassword)}@127.0.0.1:${port}/crm`,
       superuserUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/crm`,
       port,
+      majorVersion: fs.readFileSync(path.join(this.dir, 'PG_VERSION'), 'utf8').trim(),
       startedHere,
       stop: () => this.stop(),
       supervise: (o) => this.supervise(handle, o),

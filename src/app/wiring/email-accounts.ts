@@ -5,7 +5,6 @@ import { EmailAccountAdminService } from '../../email-accounts/email-account-adm
 import { EmailAccountService } from '../../email-accounts/email-account-service.js';
 import { EmailAccountSharingService } from '../../email-accounts/email-account-sharing-service.js';
 import { OwnershipTransfer } from '../../email-accounts/ownership-transfer.js';
-import { PasswordReseal } from '../../email-accounts/password-seal.js';
 import type { SyncRequests } from '../../email-accounts/sync-requests.js';
 import type { SyncService } from '../../sync/sync-service.js';
 import type { Plumbing } from './plumbing.js';
@@ -51,8 +50,4 @@ export function emailAccounts(p: Plumbing, s: Audited & { readonly mailSync: Syn
 
 export function emailAccountAdmin(p: Plumbing, s: { emailAccounts: EmailAccountService }): EmailAccountAdminService {
   return new EmailAccountAdminService(s.emailAccounts, p.emailAccountRepository);
-}
-
-export function passwordReseal(p: Plumbing): PasswordReseal {
-  return new PasswordReseal({ accounts: p.emailAccountRepository, secretBox: p.secretBox, logger: p.logger });
 }

@@ -3,24 +3,42 @@ import type { AppConfig } from '../../config/config.js';
 import type { Logger } from '../../logging/logger.js';
 import { Sql } from '../../db/sql.js';
 import { sequelizeTransactions, type Transactions } from '../../db/transactions.js';
-import { SharedListener } from '../../db/shared-listener.js';
+import type { SharedListener } from '../../db/shared-listener.js';
 import { SecretBox } from '../../crypto/secret-box.js';
 import { AuditRepository } from '../../audit/audit-repository.js';
 import { PasswordHasher } from '../../users/password-hasher.js';
 import { UserRepository } from '../../users/user-repository.js';
 import { SessionRepository } from '../../auth/session-repository.js';
 import { ThrottleRepository } from '../../auth/throttle-repository.js';
-import { AUTH_CHANGE_CHANNEL } from '../../auth/session-cache.js';
 import { EmailAccountAccess } from '../../email-accounts/account-access.js';
 import { EmailAccountRepository } from '../../email-accounts/email-account-repository.js';
 import { EmailAccountMemberRepository } from '../../email-accounts/member-repository.js';
-import { LocalDirectoryStorage } from '../../timesheets/local-storage.js';
-import { EmailRepository } from '../../emails/email-repository.js';
-import { MailStoreRepository } from '../../sync/mail-store-repository.js';
+import type { LocalDirectoryStorage } from '../../timesheets/local-storage.js';
+import type { EmailRepository } from '../../emails/email-repository.js';
+import type { MailStoreRepository } from '../../sync/mail-store-repository.js';
 import type { SyncRole } from '../../sync/lease-holder.js';
-import { AddressHasher } from '../../privacy/address-hash.js';
-import { SuppressionRepository } from '../../privacy/suppression-repository.js';
-import { EVENTS_CHANNEL, OutboxRepository } from '../../events/outbox-repository.js';
+import type { AddressHasher } from '../../privacy/address-hash.js';
+import type { SuppressionRepository } from '../../privacy/suppression-repository.js';
+import type { OutboxRepository } from '../../events/outbox-repository.js';
+import { lazyModule } from './lazy-module.js';
+import type * as sharedListenerExports from '../../db/shared-listener.js';
+import type * as sessionCacheExports from '../../auth/session-cache.js';
+import type * as localStorageExports from '../../timesheets/local-storage.js';
+import type * as emailRepositoryExports from '../../emails/email-repository.js';
+import type * as mailStoreRepositoryExports from '../../sync/mail-store-repository.js';
+import type * as addressHashExports from '../../privacy/address-hash.js';
+import type * as suppressionRepositoryExports from '../../privacy/suppression-repository.js';
+import type * as outboxRepositoryExports from '../../events/outbox-repository.js';
+
+// Modules only some areas use, loaded with the first part that needs them (ADR 0124).
+const shared = lazyModule<typeof sharedListenerExports>(import.meta.url, '../../db/shared-listener.js');
+const sessionCache = lazyModule<typeof sessionCacheExports>(import.meta.url, '../../auth/session-cache.js');
+const localStorage = lazyModule<typeof localStorageExports>(import.meta.url, '../../timesheets/local-storage.js');
+const emailRepo = lazyModule<typeof emailRepositoryExports>(import.meta.url, '../../emails/email-repository.js');
+const mailStoreRepo = lazyModule<typeof mailStoreRepositoryExports>(import.meta.url, '../../sync/mail-store-repository.js');
+const addressHash = lazyModule<typeof addressHashExports>(import.meta.url, '../../privacy/address-hash.js');
+const suppressionRepo = lazyModule<typeof suppressionRepositoryExports>(import.meta.url, '../../privacy/suppression-repository.js');
+const outboxRepo = lazyModule<typeof outboxRepositoryExports>(import.meta.url, '../../events/outbox-repository.js');
 
 export interface ServicesOptions {
   runRequestedSyncs?: boolean;
@@ -65,14 +83,14 @@ export class Plumbing {
     return this.once('throttles', () => new ThrottleRepository(this.sql));
   }
   get storage(): LocalDirectoryStorage {
-    return this.once('storage', () => new LocalDirectoryStorage(this.config.timesheetDir));
+    return this.once('storage', () => new (localStorage().LocalDirectoryStorage)(this.config.timesheetDir));
   }
   get secretBox(): SecretBox {
     return this.once('secretBox', () => new SecretBox(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
   }
   /** The one LISTEN connection of the process (session cache and event hub), opened on first use. */
   get listener(): SharedListener {
-    return this.once('listener', () => new SharedListener(this.sequelize, [EVENTS_CHANNEL, AUTH_CHANGE_CHANNEL], this.logger));
+    return this.once('listener', () => new (shared().SharedListener)(this.sequelize, [outboxRepo().EVENTS_CHANNEL, sessionCache().AUTH_CHANGE_CHANNEL], this.logger));
   }
   get hasher(): PasswordHasher {
     return this.once('hasher', () => new PasswordHasher(this.config.bcryptRounds));
@@ -99,19 +117,19 @@ export class Plumbing {
     return this.once('accountAccess', () => new EmailAccountAccess(this.memberRepository));
   }
   get emailRepository(): EmailRepository {
-    return this.once('emailRepository', () => new EmailRepository(this.sql));
+    return this.once('emailRepository', () => new (emailRepo().EmailRepository)(this.sql));
   }
   get mailStore(): MailStoreRepository {
-    return this.once('mailStore', () => new MailStoreRepository(this.sql));
+    return this.once('mailStore', () => new (mailStoreRepo().MailStoreRepository)(this.sql));
   }
   /** Erased addresses: what the sync must not store and what privacy erases (src/privacy). */
   get addressHasher(): AddressHasher {
-    return this.once('addressHasher', () => new AddressHasher(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
+    return this.once('addressHasher', () => new (addressHash().AddressHasher)(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
   }
   get suppressions(): SuppressionRepository {
-    return this.once('suppressions', () => new SuppressionRepository(this.sql));
+    return this.once('suppressions', () => new (suppressionRepo().SuppressionRepository)(this.sql));
   }
   get outbox(): OutboxRepository {
-    return this.once('outbox', () => new OutboxRepository(this.sql));
+    return this.once('outbox', () => new (outboxRepo().OutboxRepository)(this.sql));
   }
 }
