@@ -26,7 +26,8 @@ export function fuzzRuns(budget: number): number {
 
 export function fuzzParameters(numRuns: number): fc.Parameters<unknown> {
   const seed = Number(process.env.FUZZ_SEED);
-  return { numRuns, ...(Number.isInteger(seed) ? { seed } : {}), endOnFailure: true };
+  // includeErrorInReport: the failed check's own message in the report (mocha does not print an error's cause).
+  return { numRuns, ...(Number.isInteger(seed) ? { seed } : {}), endOnFailure: true, includeErrorInReport: true };
 }
 
 /** A route as the fuzzers see it; `:id` / `:contactId` segments are filled from idPool. */
