@@ -17,8 +17,9 @@ import { multipartBody } from '../timesheets/helpers.js';
  * winners; the losers get the envelope with 404 / 409.
  */
 
-/** Rounds per scenario: 5 in the suite; FUZZ_RUNS (the long manual mode) scales them up. */
-const ROUNDS = process.env.FUZZ_RUNS ? Math.max(5, Math.round(Number(process.env.FUZZ_RUNS) / 100)) : 5;
+/** Rounds per scenario: 5 in the suite (and with FUZZ_RUNS=full); FUZZ_RUNS=<n> (the long manual mode) scales them up. */
+const fuzzRunsWanted = Number(process.env.FUZZ_RUNS);
+const ROUNDS = Number.isInteger(fuzzRunsWanted) && fuzzRunsWanted > 0 ? Math.max(5, Math.round(fuzzRunsWanted / 100)) : 5;
 
 describe('hardening: concurrent identical and overlapping requests', function () {
   this.timeout(180_000);

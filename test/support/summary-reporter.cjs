@@ -1,11 +1,32 @@
 // Mocha's spec output, the OpenAPI response coverage, the slowest test files, and the plain closing
-// line CI reads: "N passed, N failed, N skipped".
+// line CI reads: "N passed, N failed, N skipped". TEST_FILE_TIMES=all lists every file's time (or
+// TEST_FILE_TIMES=N the N slowest), to see the whole distribution when the suite gets slow.
+const fs = require('node:fs');
 const path = require('node:path');
 const Mocha = require('mocha');
 
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING } = Mocha.Runner.constants;
-/** How many of the slowest files the summary names. */
-const SLOWEST_SHOWN = 8;
+/** How many of the slowest files the summary names: 8, or what TEST_FILE_TIMES says ("all" or a number). */
+function slowestShown() {
+  const wanted = process.env.TEST_FILE_TIMES;
+  if (wanted === 'all') return Infinity;
+  const n = Number(wanted);
+  return Number.isInteger(n) && n > 0 ? n : 8;
+}
+
+/** The walls the workers of a parallel run left (test/support/file-times.ts), file -> ms. */
+function workerWalls() {
+  const root = process.env.CRM_TEST_TMP_ROOT;
+  const dir = root ? path.join(root, 'file-times') : undefined;
+  const walls = new Map();
+  for (const name of dir && fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n').filter(Boolean)) {
+      const { file, ms } = JSON.parse(line);
+      walls.set(file, ms);
+    }
+  }
+  return walls;
+}
 
 class SummaryReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
@@ -47,13 +68,17 @@ class SummaryReporter extends Mocha.reporters.Spec {
           `\nOpenAPI response coverage: ${coverage.covered}/${coverage.total} operations ` + `(success response checked; ${coverage.answered}/${coverage.total} answered at all)\n`,
         );
       }
-      const walls = [...fileTimes].filter(([, t]) => t.end).map(([file, t]) => [file, t.end - t.start]);
+      const fromWorkers = [...workerWalls()];
+      const walls = fromWorkers.length > 0 ? fromWorkers : [...fileTimes].filter(([, t]) => t.end).map(([file, t]) => [file, t.end - t.start]);
       const slowest = (walls.length > 0 ? walls : [...testTimes]).map(([file, ms]) => [path.relative(process.cwd(), file), ms]);
       slowest.sort((a, b) => b[1] - a[1]);
       if (slowest.length > 1) {
-        const rows = slowest.slice(0, SLOWEST_SHOWN).map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+        const shown = slowestShown();
+        const rows = slowest.slice(0, shown).map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
         const what = walls.length > 0 ? 'wall time, hooks included' : "the tests' own time, hooks not counted (parallel run)";
-        process.stdout.write(`\nSlowest files (${what}):\n${rows.join('\n')}\n`);
+        const total = slowest.reduce((sum, [, ms]) => sum + ms, 0);
+        const title = shown >= slowest.length ? `Every file's time (${what}; ${slowest.length} files, ${(total / 1000).toFixed(0)} s in all)` : `Slowest files (${what})`;
+        process.stdout.write(`\n${title}:\n${rows.join('\n')}\n`);
       }
       // Set by test/support/prerequisite.ts: why a test was skipped (never in CI, where it fails instead).
       const reasons = globalThis.__skipReasons ?? [];
