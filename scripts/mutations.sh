@@ -86,7 +86,8 @@ for name in "${names[@]}"; do
     passing="$(sed -n 's/^ *\([0-9]*\) passing.*/\1/p' "$log" | tail -n1)"
     failing="$(sed -n 's/^ *\([0-9]*\) failing.*/\1/p' "$log" | tail -n1)"
     # The first failure's message and the test line it was raised at.
-    first="$(grep -m1 -E '^ +[A-Za-z]*Error( \[[A-Z_]+\])?: ' "$log" | sed -e 's/^ *//' | cut -c1-160 || true)"
+    # Spec reporter: "  1) <suite>", "       <test title>:", a blank line, then the message.
+    first="$(awk '/^  1\) / { f = 1; next } f == 1 && /:$/ { f = 2; next } f == 2 && NF { sub(/^ +/, ""); print; exit }' "$log" | cut -c1-160)"
     at="$(grep -m1 -oE "test/[^ ):]+\.test\.ts:[0-9]+" "$log" || true)"
     shown="${first:-"(no failure message)"}${at:+ @ $at}"
     if [ "$code" -eq 0 ] || [ "${failing:-0}" -eq 0 ]; then
