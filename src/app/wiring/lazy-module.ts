@@ -4,7 +4,7 @@ const loaders: Array<() => unknown> = [];
 
 /**
  * An ES module of this program loaded the first time it is used, synchronously (require of an ES
- * module, Node >= 22.12), so that the lazy getters of the composition root stay synchronous (ADR 0124).
+ * module, Node >= 22.13: the first 22 where it prints no "experimental" warning; ADR 0126), so that the lazy getters of the composition root stay synchronous (ADR 0124).
  * `from` is the caller's import.meta.url, `file` relative to it; the type comes from
  * `typeof import(file)` at the call site. A one-shot crm-admin command then loads the modules of the
  * parts it builds, not those of every area.
