@@ -4,7 +4,6 @@ import { changeBody, clearableText, paginationQuery, searchText } from '../share
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;
 
-
 export const listCompaniesQuery = paginationQuery.extend({
   search: searchText
     .optional()
