@@ -58,12 +58,14 @@ function isConnectionLoss(code: string | undefined): boolean {
 /**
  * node-postgres names a connection that died under a query only in words, with no SQLSTATE: a query
  * on a pooled connection the server had just closed (the database was stopped) is one of these.
+ * Sequelize wraps a query's error (DatabaseError, the driver's in `parent`) but not one of the
+ * statements it runs itself on a new connection (`SET client_min_messages ...`): a server going down
+ * between the log-in and that statement reaches us as the driver's own Error.
  */
 const DROPPED_CONNECTION =
   /^(?:Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection terminated(?: unexpectedly)?|Query read timeout)$/;
 
 function isDroppedConnection(err: unknown): boolean {
-  if (!(err instanceof DatabaseError)) return false;
-  const parent = (err as { parent?: { message?: unknown } }).parent;
-  return typeof parent?.message === 'string' && DROPPED_CONNECTION.test(parent.message);
+  const message = err instanceof DatabaseError ? (err as { parent?: { message?: unknown } }).parent?.message : err instanceof Error ? err.message : undefined;
+  return typeof message === 'string' && DROPPED_CONNECTION.test(message);
 }

@@ -17,6 +17,7 @@ const EXPECTED_TABLES = [
   'emails',
   'events',
   'follow_ups',
+  'full_sync_seen',
   'mail_sync_states',
   'privacy_suppressions',
   'rate_limits',
