@@ -32,7 +32,9 @@ describe('sync workers: visible from outside', function () {
 
   before(async () => {
     ({ env, drop } = await freshDatabase('crm_sync_visible'));
-    env = { ...env, LOG_LEVEL: 'info' };
+    // A day's interval: after a run the account's next turn is hours away, so "due 0 right after a
+    // run" cannot meet the turn coming round (with the default 30 s it did, now and then, on a slow machine).
+    env = { ...env, LOG_LEVEL: 'info', SYNC_INTERVAL: '24h' };
     const mail = await freshMailUser('visible');
     await put(mail, 'INBOX', { from: 'v1@customer.example', to: mail.user, subject: 'Visible 1', body: 'one' });
     const created = await cliJson(['users', 'create', '--username', `visible${Date.now()}`, '--email', mail.user, '--email-password-stdin'], mail.pass, env);
