@@ -118,7 +118,10 @@ describe('faults: PostgreSQL out of connections ("too many clients")', function 
       .split('\n')
       .filter((l) => l.includes('database unavailable: answering 503'));
     expect(said, 'one warning for the burst').to.have.length(1);
-    expect(said[0]).to.contain('too many clients');
+    // SQLSTATE 53300 comes in two wordings: every slot taken ("sorry, too many clients already"), or
+    // only the superuser-reserved ones left ("remaining connection slots are reserved for ..."), which
+    // is what the app role meets when the holders leave those free.
+    expect(said[0]).to.match(/too many clients|remaining connection slots are reserved/);
 
     await Promise.all(holders.splice(0).map((c) => c.end()));
     await until(async () => (await send('/api/admin/users?limit=5', { headers: { Authorization: bearer } })).status === 200, {
