@@ -63,13 +63,6 @@ export function renderError(err: unknown, showStack: boolean): { status: number;
   return { status: statusCode, body, headers: known?.headers ?? {} };
 }
 
-/**
- * Unexpected errors (bugs) are logged at error with their stack. Expected ones are not: a 4xx at
- * debug, a 503 the code chose (JMAP not configured, the database down or restarting) at warn with its
- * message and cause, no stack. The database out of reach (down, "too many clients", the pool's wait
- * ran out) fails every request for a while: said once per burst, with how many went unsaid. So does
- * an overloaded database cancelling statements at their timeout, with the route of the first one.
- */
 /** A warning for the first of a burst of one database condition, with its cause and how many went unsaid before. */
 function sayOnce(burst: BurstLog, logger: Logger, message: string, err: unknown, fields: Record<string, unknown>): void {
   const { log, suppressedBefore } = burst.occur();
@@ -78,6 +71,13 @@ function sayOnce(burst: BurstLog, logger: Logger, message: string, err: unknown,
   logger.warn(message, { ...fields, ...(typeof cause === 'string' ? { cause } : {}), suppressedBefore });
 }
 
+/**
+ * Unexpected errors (bugs) are logged at error with their stack. Expected ones are not: a 4xx at
+ * debug, a 503 the code chose (JMAP not configured, the database down or restarting) at warn with its
+ * message and cause, no stack. The database out of reach (down, "too many clients", the pool's wait
+ * ran out) fails every request for a while: said once per burst, with how many went unsaid. So does
+ * an overloaded database cancelling statements at their timeout, with the route of the first one.
+ */
 export function createErrorHandler(logger: Logger, showStack: boolean): ErrorRequestHandler {
   const databaseOutage = new BurstLog();
   const databaseOverload = new BurstLog();
