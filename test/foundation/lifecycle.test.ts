@@ -52,9 +52,17 @@ describe('crm-admin serve on the embedded database', function () {
   });
 
   it('works as a CLI alone when no server runs', async () => {
-    const res = await runCli(['users', 'create', '--username', 'offline-user', '--json'], env);
+    // A data directory of its own, brought up by the CLI alone: this test does not lean on the first one's.
+    const alone = { ...env, CRM_DATA_DIR: path.join(testEnv.tmpRoot!, 'embedded-cli-alone') };
+    fs.mkdirSync(alone.CRM_DATA_DIR, { recursive: true, mode: 0o755 });
+    const migrated = await runCli(['db', 'migrate'], alone);
+    expect(migrated.status, migrated.stderr).to.equal(0);
+    const res = await runCli(['users', 'create', '--username', 'offline-user', '--json'], alone);
     expect(res.status, res.stderr).to.equal(0);
     expect(JSON.parse(res.stdout).user.role).to.equal('member');
+    const listed = await runCli(['users', 'list', '--json'], alone);
+    expect(listed.status, listed.stderr).to.equal(0);
+    expect(JSON.parse(listed.stdout).items.map((u: { username: string }) => u.username)).to.deep.equal(['offline-user']);
   });
 
   it('is ready again after kill -9 of the server', async () => {
