@@ -11,9 +11,14 @@
 // Anything else is delivered over LMTP; the SMTP answer waits for the LMTP answer, so a message is in
 // the recipient's mailbox when the submission returns.
 //
+// Each delivery is one `delivered {...}` line in the log with its Message-ID and Subject header: a test
+// counts submissions there (test/support/relay-log.ts), since Cyrus keeps one copy per Message-ID and
+// mailbox, so the mailbox alone cannot tell a message sent once from one sent twice.
+//
 // usage: node smtp-relay.mjs --port 12525 --lmtp-port 12424 [--host 127.0.0.1] [--max-size 67108864]
 import { SMTPServer } from 'smtp-server';
 import nodemailer from 'nodemailer';
+import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
@@ -33,6 +38,25 @@ const localPart = (address) =>
     .split('@')[0]
     .toLowerCase();
 const smtpError = (code, text) => Object.assign(new Error(text), { responseCode: code });
+
+/** A header's raw (unfolded, not decoded) value from the message's header section, or null. */
+function headerValue(head, name) {
+  const unfolded = head.replace(/\r?\n[ \t]+/g, ' ');
+  const match = new RegExp(`^${name}:[ \t]*(.*)$`, 'im').exec(unfolded);
+  return match ? match[1].trim() : null;
+}
+
+/** The message as a stream for LMTP, keeping a copy of its first 64 KiB (the header section) aside. */
+function tapHeaders(stream) {
+  const copy = new PassThrough();
+  let head = '';
+  copy.head = () => head.split(/\r?\n\r?\n/)[0];
+  stream.on('data', (chunk) => {
+    if (head.length < 65_536) head += chunk.toString('latin1');
+  });
+  stream.pipe(copy);
+  return copy;
+}
 
 // One LMTP connection per message: the relay carries a handful of test messages, not a mail load.
 const lmtp = nodemailer.createTransport({
@@ -65,6 +89,7 @@ const server = new SMTPServer({
   },
   onData(stream, session, callback) {
     const envelope = { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) };
+    const raw = tapHeaders(stream);
     let settled = false;
     const finish = (err) => {
       if (settled) return;
@@ -72,14 +97,17 @@ const server = new SMTPServer({
       // smtp-server expects the whole message read before the answer.
       if (!stream.readableEnded) {
         stream.on('end', () => callback(err));
+        raw.resume(); // the copy LMTP did not read: drained, or the pipe would hold the message back
         stream.resume();
       } else callback(err);
     };
     stream.on('error', (err) => finish(smtpError(451, `4.3.0 ${err.message}`)));
-    lmtp.sendMail({ envelope, raw: stream }).then(
+    lmtp.sendMail({ envelope, raw }).then(
       (info) => {
         if (stream.sizeExceeded) return finish(smtpError(552, '5.3.4 Message too big'));
-        log('delivered', JSON.stringify({ from: envelope.from, to: envelope.to, rejected: info.rejected, response: info.response }));
+        const head = raw.head();
+        const headers = { messageId: headerValue(head, 'Message-ID'), subject: headerValue(head, 'Subject') };
+        log('delivered', JSON.stringify({ from: envelope.from, to: envelope.to, ...headers, rejected: info.rejected, response: info.response }));
         if (info.accepted.length === 0) return finish(smtpError(550, '5.1.1 No recipient accepted by LMTP'));
         return finish();
       },

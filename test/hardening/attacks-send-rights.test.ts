@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { addMailUser } from '../support/imap.js';
+import { relayDeliveries } from '../support/relay-log.js';
 import { crmUser, sendingWorld, uniqueSubject, emailsAfterMarker, markerViaCrm, type CrmUser, type MailUser } from '../sending/helpers.js';
 
 /**
@@ -130,5 +131,9 @@ describe('attacks: rights re-checked where they matter (issue 26)', function () 
     expect(res.body.data.email).to.equal(null);
     expect(res.body.data.sent).to.include({ emailAccountId: accountId, recipients: 1 });
     expect(await emailsAfterMarker(bob, subject, markerViaCrm(app, owner, accountId, bob.user))).to.have.length(1);
+    // Submitted once, not only stored once: Cyrus would keep one copy of a message submitted twice.
+    const submitted = relayDeliveries(subject);
+    expect(submitted.length, 'SMTP transactions with this subject').to.equal(1);
+    expect(submitted[0].to).to.deep.equal([bob.user]);
   });
 });
