@@ -3,6 +3,9 @@ import { AuditActions, type AuditService, type RequestMeta } from '../audit/audi
 import { consumeAll, type ThrottleCounter, type ThrottleRepository } from '../auth/throttle-repository.js';
 import { RateLimitError } from '../errors/app-errors.js';
 import { MailCredentialsRejectedError, type CredentialValidator, type MailCredentials } from './credential-validator.js';
+import type { CredentialSubject } from './credential-subject.js';
+
+export type { CredentialSubject } from './credential-subject.js';
 
 interface Limit {
   points: number;
@@ -91,24 +94,6 @@ export class CredentialGuard {
       throw err;
     }
   }
-}
-
-/** Whom a credential check is counted against (throttleKey) and whose audit record a refusal is (userId: an existing user, or null). */
-export interface CredentialSubject {
-  throttleKey: string;
-  userId: string | null;
-  /** The user about to be created with this mailbox (details.forUsername of the record). */
-  forUsername?: string;
-}
-
-/**
- * The subject of a check made on behalf of a user who does not exist yet: the acting administrator
- * ("user:<id>" on the web, counted with their own checks; "cli:<os user>" for crm-admin).
- */
-export function actingSubject(meta: RequestMeta, username: string): CredentialSubject {
-  const actor = meta.actor ?? 'anonymous';
-  const userId = actor.startsWith('user:') ? actor.slice('user:'.length) : null;
-  return { throttleKey: userId ?? actor, userId, forUsername: username };
 }
 
 /** Hashed: the table holds no addresses, and keys stay short. */

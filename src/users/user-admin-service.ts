@@ -3,7 +3,7 @@ import type { EmailAccount, MailSyncState, Role, User } from '../models/index.js
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { OwnedSharedAccount, OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
-import { actingSubject } from '../email-accounts/credential-throttle.js';
+import { actingSubject } from '../email-accounts/credential-subject.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { PageRequest, Page } from '../shared/pagination.js';
 import type { PasswordHasher } from './password-hasher.js';
