@@ -40,6 +40,15 @@ export async function mochaGlobalSetup(): Promise<void> {
     // As the superuser: the suite makes scratch databases and watches other sessions. The app role of
     // the embedded database (ADR 0121) is tested where a test starts a data directory of its own.
     testEnv.databaseUrl = (await embedded.start()).superuserUrl;
+    // A throwaway server: no fsync (nor full-page images, which only protect against torn pages after an
+    // OS crash). A postmaster killed by a test still loses nothing, as the writes are in the OS's page
+    // cache; only an OS crash would, and the run is gone then anyway. Commits stay synchronous. The
+    // data directories tests start to test the embedded database keep fsync on, as in production.
+    await withServer(testEnv.databaseUrl, async (server) => {
+      await server.query('ALTER SYSTEM SET fsync = off');
+      await server.query('ALTER SYSTEM SET full_page_writes = off');
+      await server.query('SELECT pg_reload_conf()');
+    });
   }
   process.env[HANDOVER.runId] = String(process.pid);
   // crm-admin commands refuse a database with pending migrations (src/db/schema-gate.ts): the suite's
