@@ -13,13 +13,6 @@ const bin = (name: string) => path.join(repoRoot, 'node_modules', '.bin', name);
 // Offline and quiet: no update check, no telemetry.
 const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
 
-interface Problem {
-  severity: string | number;
-  rule: string;
-  message: string;
-  at: string;
-}
-
 /** Runs a linter that exits non-zero on errors; its JSON report is on stdout either way. */
 async function lint(file: string, args: string[]): Promise<string> {
   try {
@@ -32,7 +25,7 @@ async function lint(file: string, args: string[]): Promise<string> {
   }
 }
 
-describe('OpenAPI document lint (Redocly recommended, Spectral spectral:oas)', function () {
+describe('OpenAPI document lint (Redocly recommended, Spectral spectral:oas): the linters npm run lint runs', function () {
   this.timeout(900_000);
   let dir: string;
   let documentFile: string;
@@ -45,23 +38,8 @@ describe('OpenAPI document lint (Redocly recommended, Spectral spectral:oas)', f
 
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('Redocly reports no errors', async () => {
-    const out = await lint(bin('redocly'), ['lint', documentFile, '--config', path.join(repoRoot, 'redocly.yaml'), '--format', 'json']);
-    const report = JSON.parse(out) as { totals: { errors: number }; problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }> };
-    const errors: Problem[] = report.problems
-      .filter((p) => p.severity === 'error')
-      .map((p) => ({ severity: p.severity, rule: p.ruleId, message: p.message, at: p.location[0]?.pointer ?? '' }));
-    expect(errors).to.deep.equal([]);
-    expect(report.totals.errors).to.equal(0);
-  });
-
-  it('Spectral reports no errors', async () => {
-    const out = await lint(bin('spectral'), ['lint', documentFile, '--ruleset', path.join(repoRoot, '.spectral.yaml'), '--format', 'json', '--quiet']);
-    // Spectral severities: 0 error, 1 warning, 2 info, 3 hint.
-    const results = JSON.parse(out) as Array<{ code: string; severity: number; message: string; path: string[] }>;
-    const errors: Problem[] = results.filter((r) => r.severity === 0).map((r) => ({ severity: r.severity, rule: r.code, message: r.message, at: r.path.join('.') }));
-    expect(errors).to.deep.equal([]);
-  });
+  // That the document passes both is npm run lint's check (scripts/openapi-lint.ts, stricter: warnings
+  // and hints fail it too), so it is not repeated here; this file proves the linters can fail.
 
   it('the linters do find errors (a broken document is refused by both)', async () => {
     const broken = path.join(dir, 'broken.json');
