@@ -8,7 +8,14 @@ cd "$(dirname "$0")/.."
 # With no arguments, the lint and every suite; with arguments (files or globs), just those suites.
 if [ "$#" -eq 0 ]; then
   npm run lint --silent
-  set -- 'test/**/*.test.ts'
+  # Every test file, the slowest first (test/slow-first.txt), then the rest in alphabetical order.
+  slow=()
+  while IFS= read -r file; do [ -f "$file" ] && slow+=("$file"); done < <(grep -v -e '^#' -e '^$' test/slow-first.txt)
+  rest=()
+  while IFS= read -r file; do
+    printf '%s\n' "${slow[@]}" | grep -qxF -- "$file" || rest+=("$file")
+  done < <(find test -name '*.test.ts' | LC_ALL=C sort)
+  set -- "${slow[@]}" "${rest[@]}"
 fi
 npm run build --silent
 exec npx mocha "$@"
