@@ -43,7 +43,7 @@ export async function mochaGlobalSetup(): Promise<void> {
     // A throwaway server: no fsync (nor full-page images, which only protect against torn pages after an
     // OS crash). A postmaster killed by a test still loses nothing, as the writes are in the OS's page
     // cache; only an OS crash would, and the run is gone then anyway. Commits stay synchronous. The
-    // data directories tests start to test the embedded database keep fsync on, as in production.
+    // data directories tests start to test the embedded database keep fsync on, as in production (ADR 0128).
     await withServer(testEnv.databaseUrl, async (server) => {
       await server.query('ALTER SYSTEM SET fsync = off');
       await server.query('ALTER SYSTEM SET full_page_writes = off');
