@@ -27,7 +27,7 @@ export default class SyncStatus extends BaseCommand {
     const { args } = await this.parse(SyncStatus);
     const ctx = await this.appContext();
     const owner = args.username ? await ctx.services.userAdmin.getByUsername(args.username) : undefined;
-    const items = await ctx.services.mailSync.statusList({ userId: owner?.id });
+    const items = await ctx.services.syncStatus.statusList({ userId: owner?.id });
     if (items.length === 0) {
       this.log(owner ? `"${owner.username}" has no email accounts.` : 'No email accounts.');
     } else {

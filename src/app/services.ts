@@ -30,6 +30,7 @@ import type { AttachmentDownloads } from '../emails/attachment-download.js';
 import type { HtmlBodies } from '../emails/html-bodies.js';
 import type { SyncService } from '../sync/sync-service.js';
 import type { ResyncService } from '../sync/resync-service.js';
+import type { SyncStatusService } from '../sync/sync-status-service.js';
 import type { EmailSenderService } from '../sending/email-sender-service.js';
 import type { BackupService } from '../backup/backup-service.js';
 import type { RestoreService } from '../backup/restore-service.js';
@@ -169,6 +170,9 @@ export class Services {
   }
   get mailSync(): SyncService {
     return this.once('mailSync', () => mail().mailSync(this.p, this));
+  }
+  get syncStatus(): SyncStatusService {
+    return this.once('syncStatus', () => mail().syncStatus(this.p));
   }
   get mailResync(): ResyncService {
     return this.once('mailResync', () => mail().mailResync(this.p, this));

@@ -1,6 +1,6 @@
 /**
  * The mail sync as a service: the scheduler's runner (runDueAccounts, shutdown), the API's "sync now"
- * (requestSync) and crm-admin's `sync run|status` (syncAccount, syncAll, statusList). Several
+ * (requestSync) and crm-admin's `sync run` (syncAccount, syncAll); `sync status` reads SyncStatusService. Several
  * processes may run it against one database; leases in mail_sync_states keep them off each other's
  * accounts, and due accounts are taken from one queue (SKIP LOCKED), so together they cover every
  * account once per turn.
@@ -10,7 +10,7 @@ import { newInstanceId } from './lease-holder.js';
 import { recordMetrics, runLeased, type LeasedRunContext } from './leased-run.js';
 import { SyncClients } from './sync-clients.js';
 import { SyncInterruptedError } from './sync-errors.js';
-import type { SyncSnapshot, SyncStatusRow } from './sync-repository.js';
+import type { SyncSnapshot } from './sync-repository.js';
 import type { SyncRunner } from './sync-scheduler.js';
 import { DEFAULT_INTERVAL_SECONDS } from './sync-schedule.js';
 import { skippedResult, type RunOptions, type SyncResult, type SyncServiceDeps, type SyncServiceOptions } from './sync-types.js';
@@ -102,10 +102,6 @@ export class SyncService implements SyncRunner {
     while (this.background.size > 0 || this.running.size > 0) {
       await Promise.allSettled([...this.background, ...this.running.values()]);
     }
-  }
-
-  statusList(filter: { userId?: string } = {}): Promise<SyncStatusRow[]> {
-    return this.deps.repository.statusList(filter);
   }
 
   /** SIGTERM: runs stop after the batch in progress (committed) and this resolves once they have. */

@@ -263,7 +263,7 @@ describe('sharing an email account (owner, editor, viewer) over HTTP', function 
     expect(stored.filter((e) => e.subject === 'Upomienka')).to.have.length(1);
     expect(stored).to.have.length(4);
     // One sync state, one status line: the account is one unit of sync work, not one per member.
-    expect((await box.ctx.services.mailSync.statusList()).filter((r) => r.accountId === box.accountId)).to.have.length(1);
+    expect((await box.ctx.services.syncStatus.statusList()).filter((r) => r.accountId === box.accountId)).to.have.length(1);
     for (const who of [box.owner, box.editor, box.viewer]) {
       expect((await get(box, who, `/api/emails?emailAccountId=${box.accountId}&search=Upomienka`)).body.data.pagination.total).to.equal(1);
     }

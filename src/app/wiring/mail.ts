@@ -10,6 +10,7 @@ import type { AppMetrics } from '../../metrics/metrics.js';
 import type { EmailSenderService } from '../../sending/email-sender-service.js';
 import type { SyncService } from '../../sync/sync-service.js';
 import type { ResyncService } from '../../sync/resync-service.js';
+import type { SyncStatusService } from '../../sync/sync-status-service.js';
 import { lazyModule } from './lazy-module.js';
 import type { Plumbing } from './plumbing.js';
 import type * as attachmentDownloadExports from '../../emails/attachment-download.js';
@@ -24,6 +25,7 @@ import type * as sendThrottleExports from '../../sending/send-throttle.js';
 import type * as sentEmailWriterExports from '../../sync/sent-email-writer.js';
 import type * as syncRepositoryExports from '../../sync/sync-repository.js';
 import type * as syncServiceExports from '../../sync/sync-service.js';
+import type * as syncStatusServiceExports from '../../sync/sync-status-service.js';
 import type * as resyncRepositoryExports from '../../sync/resync-repository.js';
 import type * as resyncServiceExports from '../../sync/resync-service.js';
 
@@ -39,6 +41,7 @@ const idempotencyModule = lazyModule<typeof idempotencyExports>(import.meta.url,
 const sendThrottleModule = lazyModule<typeof sendThrottleExports>(import.meta.url, '../../sending/send-throttle.js');
 const sentEmailWriterModule = lazyModule<typeof sentEmailWriterExports>(import.meta.url, '../../sync/sent-email-writer.js');
 const syncRepositoryModule = lazyModule<typeof syncRepositoryExports>(import.meta.url, '../../sync/sync-repository.js');
+const syncStatusServiceModule = lazyModule<typeof syncStatusServiceExports>(import.meta.url, '../../sync/sync-status-service.js');
 const syncServiceModule = lazyModule<typeof syncServiceExports>(import.meta.url, '../../sync/sync-service.js');
 const resyncRepositoryModule = lazyModule<typeof resyncRepositoryExports>(import.meta.url, '../../sync/resync-repository.js');
 const resyncServiceModule = lazyModule<typeof resyncServiceExports>(import.meta.url, '../../sync/resync-service.js');
@@ -103,6 +106,10 @@ export function mailSync(p: Plumbing, s: Mailboxes & { readStatePusher: ReadStat
 
 /** `crm-admin sync resync` reads mail again through the sync's writer, under the account's sync lease,
  * with the same gate (erased addresses, retention) as the sync. */
+export function syncStatus(p: Plumbing): SyncStatusService {
+  return new (syncStatusServiceModule().SyncStatusService)(new (syncRepositoryModule().SyncRepository)(p.sql));
+}
+
 export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }): ResyncService {
   const admission = new (suppressionFilterModule().SuppressionFilter)({ suppressions: p.suppressions, hasher: p.addressHasher, retentionDays: p.config.emailRetention.days });
   return new (resyncServiceModule().ResyncService)({
