@@ -24,8 +24,8 @@ import { baseTestEnv, testContext } from './harness.js';
  * text, and every call when TEST_CLI=process (the whole suite on the real process).
  */
 export async function runCliInProcess(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
-  const hostEnv: Record<string, string> = { ...childEnv(), LOG_LEVEL: 'error', ...env };
-  const command = process.env.TEST_CLI === 'process' || !isHarnessDatabase(hostEnv) ? undefined : await findCommand(args);
+  const hostEnv = commandEnv(env);
+  const command = await inProcessCommand(args, hostEnv);
   if (!command) return runCli(args, env, input);
   const stdout = capture();
   const stderr = capture();
@@ -56,6 +56,21 @@ export async function runCliInProcess(args: string[], env: Record<string, string
  */
 const ALWAYS_SPAWNED = /^(serve|doctor|db:.*|sync:resync)$/;
 
+/** Whether runCliInProcess runs this command line in the test process (else it spawns crm-admin). */
+export async function runsInProcess(args: string[], env: Record<string, string>): Promise<boolean> {
+  return (await inProcessCommand(args, commandEnv(env))) !== undefined;
+}
+
+/** What a child started by runCli gets. */
+function commandEnv(env: Record<string, string>): Record<string, string> {
+  return { ...childEnv(), LOG_LEVEL: 'error', ...env };
+}
+
+function inProcessCommand(args: string[], env: Record<string, string>): Promise<FoundCommand | undefined> {
+  if (process.env.TEST_CLI === 'process' || !isHarnessDatabase(env)) return Promise.resolve(undefined);
+  return findCommand(args);
+}
+
 /** Only the harness's own database and data directory: the models are bound to its Sequelize. */
 function isHarnessDatabase(env: Record<string, string>): boolean {
   const harness = baseTestEnv();
@@ -77,11 +92,15 @@ async function findCommand(args: string[]): Promise<FoundCommand | undefined> {
   const config = await (loadedConfig ??= Config.load(repoRoot));
   const [id, ...argv] = normalizeArgv(config, args);
   const found = id === undefined ? undefined : config.findCommand(id);
-  if (!found || ALWAYS_SPAWNED.test(found.id)) return undefined;
-  const file = path.join(repoRoot, 'commands', ...found.id.split(':')) + '.ts';
+  // The command's own file (dist/commands/email-accounts/attach.js), also when named by an alias
+  // (mail-accounts attach): its source beside commands/, and its own id, as oclif's plugin gives it.
+  const parts = found?.relativePath?.slice(2);
+  if (!parts) return undefined;
+  const canonicalId = parts.join(':').replace(/\.js$/, '');
+  if (ALWAYS_SPAWNED.test(canonicalId)) return undefined;
+  const file = path.join(repoRoot, 'commands', ...parts).replace(/\.js$/, '.ts');
   const { default: Cmd } = (await import(pathToFileURL(file).href)) as { default: Command.Class };
-  // As oclif's plugin sets it on a command class it loads (BaseCommand.catch reads it).
-  Cmd.id = found.id;
+  Cmd.id = canonicalId;
   return { run: (a, c) => Cmd.run(a, c), argv, config };
 }
 
