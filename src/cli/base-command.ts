@@ -9,6 +9,7 @@ import { syslogPrefixFromEnv } from '../logging/journal.js';
 import type { Logger } from '../logging/logger.js';
 import type { RequestMeta } from '../shared/request-meta.js';
 import { commandHost } from './command-host.js';
+import { reportAppError, reportConfigError, reportOclifErrorAsJson, writeJsonError } from './command-errors.js';
 import { deferredLogger, loggerModule } from './deferred-logger.js';
 import { terminalSafeJson, terminalSafeLines } from './format.js';
 
@@ -163,41 +164,6 @@ export abstract class BaseCommand extends Command {
     await this.ctx?.close().catch(() => {});
     return super.finally(err);
   }
-}
-
-function reportConfigError(err: ConfigError, serve: boolean, json: boolean): void {
-  if (serve) {
-    // The service's start failures are each one JSON line in its log (journald), this one too.
-    loggerModule()
-      .createLogger('error', { syslogPrefix: syslogPrefixFromEnv() })
-      .error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
-  } else if (json) {
-    writeJsonError({ code: 'invalid_configuration', message: 'Neplatná konfigurácia', details: err.problems });
-  } else {
-    commandHost().stderr.write(`${err.message}\n`);
-  }
-}
-
-function reportAppError(err: AppError, json: boolean): void {
-  if (json) {
-    writeJsonError({ code: err.code, message: err.message, statusCode: err.statusCode, details: err.details });
-  } else {
-    commandHost().stderr.write(terminalSafeLines(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`));
-  }
-}
-
-/** An oclif error (a parse error, a missing argument, this.error()) as JSON; answers the exit code. */
-function reportOclifErrorAsJson(err: Error & { oclif?: { exit?: number } }): number {
-  const usage = err instanceof Errors.CLIError && ('parse' in err || err.oclif?.exit === 2);
-  writeJsonError({ code: usage ? 'usage' : 'failed', message: err.message.replace(/\nSee more help with --help$/, '') });
-  return usage ? 2 : (err.oclif?.exit ?? 1);
-}
-
-function writeJsonError(error: { code: string; message: string; statusCode?: number; details?: unknown }): void {
-  const out: Record<string, unknown> = { code: error.code, message: error.message };
-  if (error.statusCode !== undefined) out.statusCode = error.statusCode;
-  if (error.details !== undefined) out.details = error.details;
-  commandHost().stderr.write(`${terminalSafeJson({ error: out }, 0)}\n`);
 }
 
 const SAFE_ACTOR = /^[A-Za-z0-9._@-]{1,64}$/;
