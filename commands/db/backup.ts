@@ -76,7 +76,9 @@ export default class DbBackup extends BaseCommand {
     }
     const unauthenticated = authenticationProblem(report.authentication!);
     if (unauthenticated && !allowUnsigned) {
-      commandHost().stderr.write(`Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`);
+      commandHost().stderr.write(
+        `Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`,
+      );
       if (this.jsonEnabled()) this.logJson(report);
       this.exit(1);
     }

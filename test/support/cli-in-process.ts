@@ -33,9 +33,7 @@ export async function runCliInProcess(args: string[], env: Record<string, string
   try {
     const { db } = await testContext();
     const stdin = Readable.from(input === undefined ? [] : [Buffer.from(input)]);
-    await runWithHost({ env: hostEnv, argv: args, stdin, stdout: stdout.stream, stderr: stderr.stream, db, isProcess: false }, () =>
-      command.run(command.argv, command.config),
-    );
+    await runWithHost({ env: hostEnv, argv: args, stdin, stdout: stdout.stream, stderr: stderr.stream, db, isProcess: false }, () => command.run(command.argv, command.config));
   } catch (err) {
     const error = err as Error & { oclif?: { exit?: number }; parse?: unknown; showHelp?: boolean };
     // A parse error is raised before the command does anything; oclif's handler follows it with the
