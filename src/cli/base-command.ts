@@ -94,7 +94,10 @@ export abstract class BaseCommand extends Command {
     commandHost().stdout.write(`${terminalSafeJson(json)}\n`);
   }
 
-  /** oclif's warning on the process; another host gets its message on its stderr. */
+  /**
+   * oclif's warning (its indented "Warning:" block) on the process; another host gets a plain line on
+   * its stderr. The commands that warn (db backup, restore, migrate) are about the process and run as one.
+   */
   override warn(input: string | Error): string | Error {
     const host = commandHost();
     if (host.isProcess) return super.warn(input);
