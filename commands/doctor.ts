@@ -1,4 +1,5 @@
 import { BaseCommand } from '../src/cli/base-command.js';
+import { commandHost } from '../src/cli/command-host.js';
 import { renderTable } from '../src/cli/table.js';
 import { DoctorRepository } from '../src/doctor/doctor-repository.js';
 import { DoctorService, type DoctorReport } from '../src/doctor/doctor-service.js';
@@ -21,7 +22,7 @@ export default class Doctor extends BaseCommand {
   async run(): Promise<DoctorReport> {
     await this.parse(Doctor);
     const doctor = new DoctorService({
-      env: process.env,
+      env: commandHost().env,
       // Never migrates: doctor must see the database as it is.
       openDatabase: async () => new DoctorRepository((await this.appContext({ migrate: false })).db.sequelize),
     });

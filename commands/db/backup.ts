@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
+import { commandHost } from '../../src/cli/command-host.js';
 import { formatBytes } from '../../src/cli/format.js';
 import type { BackupSummary } from '../../src/backup/backup-service.js';
 import { authenticationProblem } from '../../src/backup/signing.js';
@@ -69,13 +70,15 @@ export default class DbBackup extends BaseCommand {
       );
     }
     if (!report.intact || report.authentication?.status === 'forged') {
-      process.stderr.write(`Archive DAMAGED: ${report.file}\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+      commandHost().stderr.write(`Archive DAMAGED: ${report.file}\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
       if (this.jsonEnabled()) this.logJson(report);
       this.exit(1);
     }
     const unauthenticated = authenticationProblem(report.authentication!);
     if (unauthenticated && !allowUnsigned) {
-      process.stderr.write(`Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`);
+      commandHost().stderr.write(
+        `Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`,
+      );
       if (this.jsonEnabled()) this.logJson(report);
       this.exit(1);
     }

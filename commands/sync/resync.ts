@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
+import { commandHost } from '../../src/cli/command-host.js';
 import { pageReporter } from '../../src/cli/resync-output.js';
 import { renderTable } from '../../src/cli/table.js';
 import { AppError, ConflictError } from '../../src/errors/app-errors.js';
@@ -40,7 +41,7 @@ export default class SyncResync extends BaseCommand {
     // Ctrl-C / SIGTERM: the page in progress commits (or is dropped whole), the lease is given back, the next run continues.
     const stop = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
-      process.stderr.write(`${signal}: stopping after the page in progress; run the command again to continue\n`);
+      commandHost().stderr.write(`${signal}: stopping after the page in progress; run the command again to continue\n`);
       stop.abort();
     };
     process.once('SIGINT', onSignal);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command.js';
+import { commandHost } from '../../src/cli/command-host.js';
 import { formatBytes } from '../../src/cli/format.js';
 import { monthQuery } from '../../src/timesheets/timesheet-schemas.js';
 import { parse } from '../../src/shared/validation.js';
@@ -45,7 +46,7 @@ export default class TimesheetsExport extends BaseCommand {
     const ctx = await this.appContext();
     const archive = await ctx.services.timesheetMonth.export(year, month, this.cliMeta());
     if (toStdout) {
-      await pipeline(archive.stream, process.stdout);
+      await pipeline(archive.stream, commandHost().stdout);
     } else {
       // Written beside the target and renamed at the end: a failed export never leaves half a zip under its name.
       const partial = `${target}.${process.pid}.partial`;
@@ -59,7 +60,7 @@ export default class TimesheetsExport extends BaseCommand {
     }
     const summary = `${archive.files} file(s), ${formatBytes(archive.bytes)}${archive.missing > 0 ? `; ${archive.missing} file(s) missing from storage were left out (see the log)` : ''}`;
     const line = `Exported ${summary} of ${year}-${String(month).padStart(2, '0')} to ${toStdout ? 'stdout' : target}.`;
-    if (toStdout) process.stderr.write(`${line}\n`);
+    if (toStdout) commandHost().stderr.write(`${line}\n`);
     else this.log(line);
     return { year, month, out: target, files: archive.files, bytes: archive.bytes, missing: archive.missing, size: archive.size ?? null };
   }

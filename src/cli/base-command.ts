@@ -1,12 +1,15 @@
 import os from 'node:os';
 import readline from 'node:readline/promises';
-import { Command, Errors, Flags, ux } from '@oclif/core';
+import { format } from 'node:util';
+import { Command, Errors, Flags } from '@oclif/core';
 import type { AppContext } from '../app/context.js';
 import { AppConfig, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-errors.js';
 import { syslogPrefixFromEnv } from '../logging/journal.js';
 import type { Logger } from '../logging/logger.js';
 import type { RequestMeta } from '../shared/request-meta.js';
+import { commandHost } from './command-host.js';
+import { reportAppError, reportConfigError, reportOclifErrorAsJson, writeJsonError } from './command-errors.js';
 import { deferredLogger, loggerModule } from './deferred-logger.js';
 import { terminalSafeJson, terminalSafeLines } from './format.js';
 
@@ -25,14 +28,16 @@ export abstract class BaseCommand extends Command {
 
   /** The validated environment (a ConfigError lists every problem and exits 1, see catch()). */
   protected appConfig(): AppConfig {
-    return (this.validatedConfig ??= AppConfig.fromEnv());
+    return (this.validatedConfig ??= AppConfig.fromEnv(commandHost().env));
   }
 
   /** Commands log to stderr at CLI_LOG_LEVEL (stdout stays clean for --json); serve logs to stdout at LOG_LEVEL. */
   protected commandLogger(config: AppConfig, options: { service?: boolean } = {}): Logger {
-    return options.service
-      ? loggerModule().createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix })
-      : deferredLogger(config.cliLogLevel, { stderr: true, syslogPrefix: syslogPrefixFromEnv(process.env, 2) });
+    if (options.service) return loggerModule().createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
+    const host = commandHost();
+    // The process's stderr through winston's console transport, as always; another host's stream as such.
+    const output = host.isProcess ? { stderr: true } : { stream: host.stderr };
+    return deferredLogger(config.cliLogLevel, { ...output, syslogPrefix: syslogPrefixFromEnv(host.env, 2) });
   }
 
   /**
@@ -51,6 +56,8 @@ export abstract class BaseCommand extends Command {
         config,
         logger: this.commandLogger(config),
         poolMax: 4,
+        // A host's open database (the test process's): shared, so neither opened nor closed here.
+        db: commandHost().db,
         migrate: options.migrate === false ? false : 'require-current',
         runRequestedSyncs: false,
         syncRole: 'cli',
@@ -66,26 +73,46 @@ export abstract class BaseCommand extends Command {
    * whoever may run crm-admin may set it, so the OS account is kept beside it when they differ.
    */
   protected cliMeta(): RequestMeta {
-    return { actor: cliActor(process.env.CRM_ADMIN_ACTOR), ip: null, userAgent: 'crm-admin' };
+    return { actor: cliActor(commandHost().env.CRM_ADMIN_ACTOR), ip: null, userAgent: 'crm-admin' };
   }
 
-  /** Every human-readable line goes through here: stored text must not steer the admin's terminal. */
+  /**
+   * Every human-readable line goes through here: stored text must not steer the admin's terminal.
+   * Written as oclif's log() writes it (util.format, one newline), to the host's stdout.
+   */
   override log(message = '', ...args: unknown[]): void {
-    super.log(terminalSafeLines(message), ...args);
+    if (!this.jsonEnabled()) commandHost().stdout.write(`${format(terminalSafeLines(message), ...args)}\n`);
+  }
+
+  /** What oclif's logToStderr() writes, to the host's stderr. */
+  override logToStderr(message = '', ...args: unknown[]): void {
+    if (!this.jsonEnabled()) commandHost().stderr.write(`${format(message, ...args)}\n`);
   }
 
   /** --json output: unsafe characters as \u escapes (same value once parsed); no colours. */
   override logJson(json: unknown): void {
-    ux.stdout(terminalSafeJson(json));
+    commandHost().stdout.write(`${terminalSafeJson(json)}\n`);
+  }
+
+  /**
+   * oclif's warning (its indented "Warning:" block) on the process; another host gets a plain line on
+   * its stderr. The commands that warn (db backup, restore, migrate) are about the process and run as one.
+   */
+  override warn(input: string | Error): string | Error {
+    const host = commandHost();
+    if (host.isProcess) return super.warn(input);
+    if (!this.jsonEnabled()) host.stderr.write(`Warning: ${typeof input === 'string' ? input : input.message}\n`);
+    return input;
   }
 
   /** Asks before destroying data; --yes skips it, and without a terminal we refuse rather than guess. */
   protected async confirm(question: string, yes: boolean): Promise<boolean> {
     if (yes) return true;
-    if (!process.stdin.isTTY) {
+    const host = commandHost();
+    if (!host.stdin.isTTY) {
       this.error('Potvrdenie je potrebné: spustite s --yes', { exit: 2 });
     }
-    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+    const rl = readline.createInterface({ input: host.stdin, output: host.stderr });
     try {
       const answer = await rl.question(`${question} [y/N] `);
       return /^(y|yes|a|áno|ano)$/i.test(answer.trim());
@@ -96,8 +123,9 @@ export abstract class BaseCommand extends Command {
 
   /** A free-text answer from the terminal; undefined without one (scripts must pass flags instead). */
   protected async ask(question: string): Promise<string | undefined> {
-    if (!process.stdin.isTTY) return undefined;
-    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+    const host = commandHost();
+    if (!host.stdin.isTTY) return undefined;
+    const rl = readline.createInterface({ input: host.stdin, output: host.stderr });
     try {
       return (await rl.question(`${question} `)).trim();
     } finally {
@@ -115,7 +143,7 @@ export abstract class BaseCommand extends Command {
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     // this.exit() inside a command (or below) is not an error.
     if (err instanceof Errors.ExitError) throw err;
-    const json = this.jsonEnabled() || (this.id !== 'serve' && process.argv.includes('--json'));
+    const json = this.jsonEnabled() || (this.id !== 'serve' && commandHost().argv.includes('--json'));
     if (err instanceof ConfigError) {
       reportConfigError(err, this.id === 'serve', json);
       return this.exit(1);
@@ -125,11 +153,13 @@ export abstract class BaseCommand extends Command {
       return this.exit(1);
     }
     if (err instanceof Errors.CLIError || err.oclif) {
-      if (!json) return super.catch(err);
+      // oclif's top-level handler prints it and exits with its code (as super.catch() would leave it,
+      // without setting the exit code of a process that may not be the command's own).
+      if (!json) throw err;
       return this.exit(reportOclifErrorAsJson(err));
     }
     if (json) writeJsonError({ code: 'failed', message: err.message });
-    else process.stderr.write(terminalSafeLines(`Chyba: ${err.message}\n`));
+    else commandHost().stderr.write(terminalSafeLines(`Chyba: ${err.message}\n`));
     return this.exit(1);
   }
 
@@ -137,41 +167,6 @@ export abstract class BaseCommand extends Command {
     await this.ctx?.close().catch(() => {});
     return super.finally(err);
   }
-}
-
-function reportConfigError(err: ConfigError, serve: boolean, json: boolean): void {
-  if (serve) {
-    // The service's start failures are each one JSON line in its log (journald), this one too.
-    loggerModule()
-      .createLogger('error', { syslogPrefix: syslogPrefixFromEnv() })
-      .error(`start failed: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
-  } else if (json) {
-    writeJsonError({ code: 'invalid_configuration', message: 'Neplatná konfigurácia', details: err.problems });
-  } else {
-    process.stderr.write(`${err.message}\n`);
-  }
-}
-
-function reportAppError(err: AppError, json: boolean): void {
-  if (json) {
-    writeJsonError({ code: err.code, message: err.message, statusCode: err.statusCode, details: err.details });
-  } else {
-    process.stderr.write(terminalSafeLines(`Chyba: ${err.message}${err.details ? `\n${JSON.stringify(err.details, null, 2)}` : ''}\n`));
-  }
-}
-
-/** An oclif error (a parse error, a missing argument, this.error()) as JSON; answers the exit code. */
-function reportOclifErrorAsJson(err: Error & { oclif?: { exit?: number } }): number {
-  const usage = err instanceof Errors.CLIError && ('parse' in err || err.oclif?.exit === 2);
-  writeJsonError({ code: usage ? 'usage' : 'failed', message: err.message.replace(/\nSee more help with --help$/, '') });
-  return usage ? 2 : (err.oclif?.exit ?? 1);
-}
-
-function writeJsonError(error: { code: string; message: string; statusCode?: number; details?: unknown }): void {
-  const out: Record<string, unknown> = { code: error.code, message: error.message };
-  if (error.statusCode !== undefined) out.statusCode = error.statusCode;
-  if (error.details !== undefined) out.details = error.details;
-  process.stderr.write(`${terminalSafeJson({ error: out }, 0)}\n`);
 }
 
 const SAFE_ACTOR = /^[A-Za-z0-9._@-]{1,64}$/;

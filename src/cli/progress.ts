@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { commandHost } from './command-host.js';
 
 export interface Progress {
   start(total: number): void;
@@ -10,9 +11,10 @@ const silent: Progress = { start: () => undefined, update: () => undefined, stop
 
 /** A progress bar on stderr for people at a terminal; nothing at all for pipes, cron and --json. */
 export function progressBar(label: string, enabled: boolean): Progress {
-  if (!enabled || !process.stderr.isTTY) return silent;
+  const stderr = commandHost().stderr;
+  if (!enabled || !stderr.isTTY) return silent;
   const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
+    { format: `${label} [{bar}] {percentage}% | {value}/{total}`, stream: stderr, hideCursor: true, clearOnComplete: false },
     cliProgress.Presets.shades_classic,
   );
   let started = false;

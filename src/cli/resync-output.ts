@@ -1,3 +1,4 @@
+import { commandHost } from './command-host.js';
 import { terminalSafeLines } from './format.js';
 import { progressBar } from './progress.js';
 
@@ -14,13 +15,14 @@ interface PageEvent {
  */
 export function pageReporter(interactive: boolean): { page: (event: PageEvent) => void; stop: () => void } {
   const bar = progressBar('Resyncing', interactive);
-  const useBar = interactive && process.stderr.isTTY;
+  const stderr = commandHost().stderr;
+  const useBar = interactive && stderr.isTTY;
   let started = false;
   return {
     page(event) {
       const total = Math.max(event.total ?? 0, event.emailsDone, 1);
       if (!useBar) {
-        process.stderr.write(
+        stderr.write(
           terminalSafeLines(`resync ${event.email}: page ${event.pagesDone} done, ${event.emailsDone}${event.total === undefined ? '' : ` of ${event.total}`} emails\n`),
         );
         return;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Sequelize } from 'sequelize';
 import { migrateUp } from '../../src/db/migrator.js';
-import { runCli, type CliResult } from '../support/cli.js';
+import type { CliResult } from '../support/cli.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { baseTestEnv, testContext } from '../support/harness.js';
 import { requireDatabaseUrl } from '../support/test-env.js';
 import { templateDatabase } from '../support/worker-environment.js';
@@ -20,15 +21,20 @@ export function cliEnv(overrides: Record<string, string> = {}): Record<string, s
   return { ...env, ...overrides };
 }
 
+/**
+ * crm-admin as an admin runs it, in the test process where it can (test/support/cli-in-process.ts:
+ * the harness's database, a command not about the process), else spawned; TEST_CLI=process spawns
+ * every call. A test about the process itself uses runCli (test/support/cli.ts).
+ */
 export function cli(args: string[], input?: string, env = cliEnv()): Promise<CliResult> {
-  return runCli(args, env, input);
+  return runCliInProcess(args, env, input);
 }
 
 /** Runs a --json command that must succeed and returns its parsed output. */
 // Tests read the output's fields directly; callers that care name T.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function cliJson<T = any>(args: string[], input?: string, env = cliEnv()): Promise<T> {
-  const res = await runCli([...args, '--json'], env, input);
+  const res = await runCliInProcess([...args, '--json'], env, input);
   expect(res.status, `crm-admin ${args.join(' ')}\n${res.stderr}`).to.equal(0);
   return JSON.parse(res.stdout) as T;
 }

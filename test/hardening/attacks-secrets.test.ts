@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { SecretBox } from '../../src/crypto/secret-box.js';
 import { EmailAccount } from '../../src/models/index.js';
-import { cli } from '../admin/cli-helpers.js';
+import { cliEnv } from '../admin/cli-helpers.js';
+import { runCli } from '../support/cli.js';
 import { createUser } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
 
@@ -59,7 +60,9 @@ describe('attack: mail-password ciphertext moved to another row', function () {
     const legacy = legacySeal(ctx.config.secrets.encryptionKey, 'bobpw');
     await EmailAccount.update({ emailPassword: legacy }, { where: { id: account.id } });
 
-    const res = await cli(['email-accounts', 'list', '--json']);
+    // The real process: the re-seal is part of a command's start, which a command run in the test
+    // process on its shared database skips (test/support/cli-in-process.ts).
+    const res = await runCli(['email-accounts', 'list', '--json'], cliEnv());
     expect(res.status, res.stderr).to.equal(0);
     const resealed = (await EmailAccount.findByPk(account.id))!;
     expect(resealed.emailPassword).to.match(/^v2:/);
