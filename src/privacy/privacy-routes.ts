@@ -21,7 +21,10 @@ export function createPrivacyRouter(services: { privacy: PrivacyService }, auth:
     res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     try {
-      await services.privacy.export(address, res, requestMeta(req));
+      // The response ends only once the export's audit record is written: a client that has the whole
+      // zip finds it in the audit log, and an export that could not be audited is cut off below.
+      await services.privacy.export(address, res, requestMeta(req), { end: false });
+      res.end();
     } catch (err) {
       // After the first bytes nothing can be said in the envelope: the connection is cut instead, so
       // the client never takes a truncated zip for a whole one.

@@ -70,8 +70,9 @@ export class PrivacyService {
   }
 
   /**
-   * Writes the zip to `target` (ended when done unless `end` is false, as for stdout). A failure
-   * after the first bytes cuts the output off and rejects: the reader never gets a complete-looking zip.
+   * Writes the zip to `target` (ended when done unless `end` is false, as for stdout and HTTP), then
+   * its audit record. A failure after the first bytes, the record's included, cuts the output off and
+   * rejects: the reader never gets a complete-looking zip, nor one nobody can see was taken.
    */
   async export(raw: string, target: Writable, meta: RequestMeta, { end = true }: { end?: boolean } = {}): Promise<ExportSummary> {
     const address = this.address(raw);
@@ -110,7 +111,9 @@ export class PrivacyService {
       zip.addLate('summary.json', () => `${JSON.stringify({ address, createdAt, ...counts }, null, 2)}\n`);
       await zip.finish();
     });
-    await this.deps.audit.record({ action: AuditActions.privacyExported, details: { addressHash, ...counts } }, meta);
+    // In a transaction of its own, so that a failed write fails the export (a plain record() only logs
+    // it): the HTTP route then cuts the response, and no export of personal data goes unaudited.
+    await this.deps.transactions.run((tx) => this.deps.audit.record({ action: AuditActions.privacyExported, details: { addressHash, ...counts } }, meta, tx));
     this.deps.logger.info('privacy export written', { addressHash, ...counts });
     return { addressHash, createdAt, ...counts };
   }

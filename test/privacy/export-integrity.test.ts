@@ -143,4 +143,60 @@ describe('exports: never half a zip under the final name', function () {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('the HTTP export ends only once it is audited: an export whose audit record cannot be written is cut off', async () => {
+    const address = await personWithMail();
+    const app = await testApp();
+    const admin = (await sessionFor(await createUser({ role: 'admin' }))).bearer;
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // SHARE lets the export read the audit log (its last entry) but holds back the INSERT of its record.
+    const locker = new pg.Client({ connectionString: requireDatabaseUrl() });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE audit_logs IN SHARE MODE');
+      let ended = false;
+      const answer = new Promise<{ status: number; complete: boolean; body: Buffer }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: (server.address() as AddressInfo).port,
+            method: 'POST',
+            path: '/api/admin/privacy/export',
+            headers: { Authorization: admin, 'Content-Type': 'application/json' },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => (ended = true));
+            res.on('error', () => undefined);
+            res.once('close', () => resolve({ status: res.statusCode ?? 0, complete: res.complete, body: Buffer.concat(chunks) }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ email: address }));
+      });
+      const [waiting] = await until(
+        () =>
+          ctx.db.sequelize
+            .query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%audit_logs%' AND pid <> pg_backend_pid()", {
+              type: QueryTypes.SELECT,
+            })
+            .then((rows) => (rows.length > 0 ? rows : undefined)),
+        { what: "the export's audit record waiting for the lock", timeoutMs: 30_000 },
+      );
+      // Every entry has been written by now; only the record is missing, and the response is still open.
+      expect(ended, 'the response ended before the export was audited').to.equal(false);
+      await locker.query('SELECT pg_terminate_backend($1)', [waiting.pid]);
+      const res = await answer;
+      expect(res.status).to.equal(200);
+      expect(res.complete, 'an export that was not audited ended cleanly').to.equal(false);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
