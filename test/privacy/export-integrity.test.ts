@@ -45,6 +45,80 @@ function cliWithFileCap(args: string[], blocks: number): Promise<{ status: numbe
   });
 }
 
+interface ExportAnswer {
+  status: number;
+  /** Whether the response ended cleanly, as a whole zip would. */
+  complete: boolean;
+  body: Buffer;
+}
+
+/**
+ * POST /api/admin/privacy/export over a real socket (supertest would buffer the body): the answer once
+ * the connection closes, and whether the response has ended so far.
+ */
+function exportOverHttp(server: http.Server, bearer: string, address: string): { answer: Promise<ExportAnswer>; ended: () => boolean } {
+  let ended = false;
+  const answer = new Promise<ExportAnswer>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: (server.address() as AddressInfo).port,
+        method: 'POST',
+        path: '/api/admin/privacy/export',
+        headers: { Authorization: bearer, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => (ended = true));
+        res.on('error', () => undefined);
+        res.once('close', () => resolve({ status: res.statusCode ?? 0, complete: res.complete, body: Buffer.concat(chunks) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ email: address }));
+  });
+  return { answer, ended: () => ended };
+}
+
+/**
+ * The app on a socket, an admin, a person with mail, and the audit log locked in `mode` by another
+ * transaction for the time of `work`.
+ */
+async function withLockedAuditLog(mode: string, work: (w: { server: http.Server; admin: string; address: string; locker: pg.Client }) => Promise<void>): Promise<void> {
+  const address = await personWithMail();
+  const admin = (await sessionFor(await createUser({ role: 'admin' }))).bearer;
+  const server = http.createServer(await testApp());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const locker = new pg.Client({ connectionString: requireDatabaseUrl() });
+  await locker.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE audit_logs IN ${mode} MODE`);
+    await work({ server, admin, address, locker });
+  } finally {
+    await locker.query('ROLLBACK').catch(() => undefined);
+    await locker.end();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** The backend of the export whose statement (`like`) waits for a lock. */
+async function waitingBackend(ctx: AppContext, like: string, what: string): Promise<number> {
+  const [waiting] = await until(
+    () =>
+      ctx.db.sequelize
+        .query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1 AND pid <> pg_backend_pid()", {
+          bind: [like],
+          type: QueryTypes.SELECT,
+        })
+        .then((rows) => (rows.length > 0 ? rows : undefined)),
+    { what, timeoutMs: 30_000 },
+  );
+  return waiting.pid;
+}
+
 /**
  * Exports are written as FILE...partial and renamed when complete (crm-admin privacy export,
  * timesheets export), and the HTTP export cuts the connection when it fails after its first bytes:
@@ -86,47 +160,12 @@ describe('exports: never half a zip under the final name', function () {
   });
 
   it('the HTTP export cut after its first bytes ends the connection: the client never gets a complete response', async () => {
-    const address = await personWithMail();
-    const app = await testApp();
-    const admin = (await sessionFor(await createUser({ role: 'admin' }))).bearer;
-    const server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     // The export reads the audit log last: while another transaction locks it, the export has sent its
     // first entries and waits; its database connection is then cut, so the export fails midway.
-    const locker = new pg.Client({ connectionString: requireDatabaseUrl() });
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE audit_logs IN ACCESS EXCLUSIVE MODE');
-      const answer = new Promise<{ status: number; complete: boolean; body: Buffer }>((resolve, reject) => {
-        const req = http.request(
-          {
-            host: '127.0.0.1',
-            port: (server.address() as AddressInfo).port,
-            method: 'POST',
-            path: '/api/admin/privacy/export',
-            headers: { Authorization: admin, 'Content-Type': 'application/json' },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('error', () => undefined);
-            res.once('close', () => resolve({ status: res.statusCode ?? 0, complete: res.complete, body: Buffer.concat(chunks) }));
-          },
-        );
-        req.on('error', reject);
-        req.end(JSON.stringify({ email: address }));
-      });
-      const [waiting] = await until(
-        () =>
-          ctx.db.sequelize
-            .query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM audit_logs%' AND pid <> pg_backend_pid()", {
-              type: QueryTypes.SELECT,
-            })
-            .then((rows) => (rows.length > 0 ? rows : undefined)),
-        { what: 'the export waiting to read the audit log', timeoutMs: 30_000 },
-      );
-      await locker.query('SELECT pg_terminate_backend($1)', [waiting.pid]);
+    await withLockedAuditLog('ACCESS EXCLUSIVE', async ({ server, admin, address, locker }) => {
+      const { answer } = exportOverHttp(server, admin, address);
+      const pid = await waitingBackend(ctx, '%FROM audit_logs%', 'the export waiting to read the audit log');
+      await locker.query('SELECT pg_terminate_backend($1)', [pid]);
       const res = await answer;
       expect(res.status).to.equal(200);
       expect(res.body.length, 'the first bytes of the zip were sent').to.be.above(0);
@@ -136,67 +175,20 @@ describe('exports: never half a zip under the final name', function () {
         () => 'refused',
       );
       expect(opened).to.equal('refused');
-    } finally {
-      await locker.query('ROLLBACK').catch(() => undefined);
-      await locker.end();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   });
 
   it('the HTTP export ends only once it is audited: an export whose audit record cannot be written is cut off', async () => {
-    const address = await personWithMail();
-    const app = await testApp();
-    const admin = (await sessionFor(await createUser({ role: 'admin' }))).bearer;
-    const server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     // SHARE lets the export read the audit log (its last entry) but holds back the INSERT of its record.
-    const locker = new pg.Client({ connectionString: requireDatabaseUrl() });
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE audit_logs IN SHARE MODE');
-      let ended = false;
-      const answer = new Promise<{ status: number; complete: boolean; body: Buffer }>((resolve, reject) => {
-        const req = http.request(
-          {
-            host: '127.0.0.1',
-            port: (server.address() as AddressInfo).port,
-            method: 'POST',
-            path: '/api/admin/privacy/export',
-            headers: { Authorization: admin, 'Content-Type': 'application/json' },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => (ended = true));
-            res.on('error', () => undefined);
-            res.once('close', () => resolve({ status: res.statusCode ?? 0, complete: res.complete, body: Buffer.concat(chunks) }));
-          },
-        );
-        req.on('error', reject);
-        req.end(JSON.stringify({ email: address }));
-      });
-      const [waiting] = await until(
-        () =>
-          ctx.db.sequelize
-            .query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%audit_logs%' AND pid <> pg_backend_pid()", {
-              type: QueryTypes.SELECT,
-            })
-            .then((rows) => (rows.length > 0 ? rows : undefined)),
-        { what: "the export's audit record waiting for the lock", timeoutMs: 30_000 },
-      );
+    await withLockedAuditLog('SHARE', async ({ server, admin, address, locker }) => {
+      const { answer, ended } = exportOverHttp(server, admin, address);
+      const pid = await waitingBackend(ctx, 'INSERT INTO%audit_logs%', "the export's audit record waiting for the lock");
       // Every entry has been written by now; only the record is missing, and the response is still open.
-      expect(ended, 'the response ended before the export was audited').to.equal(false);
-      await locker.query('SELECT pg_terminate_backend($1)', [waiting.pid]);
+      expect(ended(), 'the response ended before the export was audited').to.equal(false);
+      await locker.query('SELECT pg_terminate_backend($1)', [pid]);
       const res = await answer;
       expect(res.status).to.equal(200);
       expect(res.complete, 'an export that was not audited ended cleanly').to.equal(false);
-    } finally {
-      await locker.query('ROLLBACK').catch(() => undefined);
-      await locker.end();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   });
 });
