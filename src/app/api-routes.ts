@@ -16,6 +16,7 @@ import { createEventRouter } from '../events/event-routes.js';
 import { createDirectoryRouter } from '../users/directory-routes.js';
 import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes.js';
 import { createContactFollowUpRouter, createFollowUpRouter } from '../follow-ups/follow-up-routes.js';
+import { createConversationRouter } from '../conversations/conversation-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -33,6 +34,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
   api.use('/emails', createEmailRouter(ctx.services, auth, { corsOrigins: ctx.config.corsOrigins }));
+  api.use('/conversations', createConversationRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));

@@ -26,6 +26,8 @@ import type { FollowUpService } from '../follow-ups/follow-up-service.js';
 import type { FollowUpDueJob } from '../follow-ups/follow-up-due-job.js';
 import type { ReadStatePusher } from '../emails/read-state-pusher.js';
 import type { EmailService } from '../emails/email-service.js';
+import type { ConversationService } from '../conversations/conversation-service.js';
+import type { CommentService } from '../conversations/comment-service.js';
 import type { AttachmentDownloads } from '../emails/attachment-download.js';
 import type { HtmlBodies } from '../emails/html-bodies.js';
 import type { SyncService } from '../sync/sync-service.js';
@@ -161,6 +163,12 @@ export class Services {
   }
   get emails(): EmailService {
     return this.once('emails', () => mail().emails(this.p, this));
+  }
+  get conversations(): ConversationService {
+    return this.once('conversations', () => records().conversations(this.p, this));
+  }
+  get comments(): CommentService {
+    return this.once('comments', () => records().conversationComments(this.p, this));
   }
   get emailAttachments(): AttachmentDownloads {
     return this.once('emailAttachments', () => mail().emailAttachments(this.p, this));

@@ -64,6 +64,11 @@ export const AuditActions = {
   dbMigrate: 'db.migrate',
   /** Mail of an email account read again from the server (crm-admin sync resync): outcome and counts, never addresses. */
   syncResync: 'sync.resync',
+  /** A conversation's assignee or status changed (src/conversations): ids and the new values, never mail content. */
+  conversationUpdated: 'conversation.updated',
+  /** An internal comment added to / deleted from a conversation: ids and mention count, never the text. */
+  commentCreated: 'comment.created',
+  commentDeleted: 'comment.deleted',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

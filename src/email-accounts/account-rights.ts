@@ -21,6 +21,8 @@ export type AccountRight =
   | 'markRead'
   /** "Sync now". */
   | 'sync'
+  /** A conversation's assignee and status (the team inbox). */
+  | 'triage'
   | 'send'
   /** Add, change and remove shares; transfer the ownership. */
   | 'share'
@@ -34,6 +36,7 @@ const RULES: Record<AccountRight, { sql: string; denied: string }> = {
   readEmails: { sql: 'm.can_read', denied: 'Emaily tohto emailového účtu nemáte právo čítať' },
   editContacts: { sql: WRITERS, denied: 'Kontakty tohto emailového účtu môžete len prezerať' },
   markRead: { sql: `${WRITERS} AND m.can_read`, denied: 'Stav prečítania v tomto emailovom účte nemôžete meniť' },
+  triage: { sql: `${WRITERS} AND m.can_read`, denied: 'Konverzácie tohto emailového účtu môže prideľovať a uzatvárať len vlastník alebo editor' },
   sync: { sql: WRITERS, denied: 'Synchronizáciu tohto emailového účtu môže spustiť len vlastník alebo editor' },
   send: { sql: 'm.can_send', denied: 'Z tohto emailového účtu nemáte právo odosielať' },
   share: { sql: `m.role = 'owner'`, denied: 'Zdieľanie tohto emailového účtu môže meniť len jeho vlastník' },

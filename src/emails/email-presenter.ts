@@ -31,6 +31,7 @@ function common(email: EmailRecord): Omit<EmailSummaryResponse, 'preview'> {
     isRead: email.isRead,
     /** The read state was changed here and the mail server has not confirmed it yet. */
     readPending: email.readPending,
+    direction: email.outbound ? 'outbound' : 'inbound',
   };
 }
 

@@ -20,6 +20,10 @@ export interface EmailFilter {
   sort?: 'newest' | 'oldest';
   /** Only the newest inbound email of each thread awaiting a reply (awaiting-query.ts). */
   awaitingReply?: boolean;
+  /** Only these emails (at most 100; direct-query.ts). */
+  ids?: string[];
+  /** Only this JMAP thread (direct-query.ts). */
+  threadId?: string;
 }
 
 /**
@@ -38,7 +42,7 @@ function awaitingConditions(filter: EmailFilter, emailId: string): string[] {
 
 // The SQL text of the emails area, run by EmailRepository (and by the bench's EXPLAIN).
 const BASE_COLUMNS = `e.id, e.user_id, e.email_account_id, e.contact_id, e.jmap_id, e.message_id, e.thread_id, e.in_reply_to,
-  e."from", e."to", e.subject, e.is_read, e.read_pending, e.date, e.has_attachments, e.addresses, e.created_at, e.updated_at`;
+  e."from", e."to", e.subject, e.is_read, e.read_pending, e.outbound, e.date, e.has_attachments, e.addresses, e.created_at, e.updated_at`;
 
 /** Enough characters for a preview after whitespace is collapsed; left() reads only a slice of a large body. */
 export const PREVIEW_SOURCE_CHARS = 600;

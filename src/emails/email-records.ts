@@ -27,6 +27,8 @@ export interface EmailRecord {
   subject: string | null;
   isRead: boolean;
   readPending: boolean;
+  /** Sent by the mailbox itself (through the CRM or held in its Sent mailbox), else received. */
+  outbound: boolean;
   date: Date | null;
   hasAttachments: boolean;
   /** NULL on rows the sync stored before migration 0020. */
@@ -88,6 +90,7 @@ export interface EmailRow {
   subject: string | null;
   is_read: boolean;
   read_pending: boolean;
+  outbound: boolean;
   date: Date | null;
   has_attachments: boolean;
   addresses: StoredAddresses | null;
@@ -113,6 +116,7 @@ export function toEmailRecord(row: EmailRow): EmailRecord {
     subject: row.subject,
     isRead: row.is_read,
     readPending: row.read_pending,
+    outbound: row.outbound,
     date: row.date,
     hasAttachments: row.has_attachments,
     addresses: row.addresses,

@@ -25,6 +25,7 @@ const common = {
   date: nullableTimestamp,
   isRead: z.boolean(),
   readPending: z.boolean().meta({ description: 'The read state was changed here and the mail server has not confirmed it yet' }),
+  direction: z.enum(['inbound', 'outbound']).meta({ description: 'outbound: sent by the mailbox itself (from the CRM, or held in its Sent mailbox); inbound: received' }),
 };
 
 /** A list item: no body, only a short preview. */

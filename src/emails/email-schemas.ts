@@ -18,6 +18,9 @@ const dateBound = (edge: 'from' | 'to') =>
     })
     .refine((d) => !Number.isNaN(d.getTime()), DATE_MESSAGE);
 
+/** A batch read answers at most this many ids (a live event names at most 50). */
+export const MAX_IDS = 100;
+
 const booleanText = z.enum(['true', 'false'], { error: 'Očakáva sa true alebo false' }).transform((v) => v === 'true');
 
 export const listEmailsQuery = paginationQuery
@@ -32,6 +35,24 @@ export const listEmailsQuery = paginationQuery
       .enum(['newest', 'oldest'], { error: 'sort musí byť newest alebo oldest' })
       .default('newest')
       .meta({ description: 'newest (default): by date, newest first; oldest: oldest first' }),
+    ids: z
+      .string({ error: 'ids musí byť zoznam identifikátorov oddelených čiarkou' })
+      .transform((text) => [...new Set(text.split(',').map((id) => id.trim()).filter(Boolean))])
+      .pipe(
+        z
+          .array(z.uuid('ids obsahuje neplatný identifikátor emailu'))
+          .min(1, 'ids musí obsahovať aspoň jeden identifikátor')
+          .max(MAX_IDS, `ids môže obsahovať najviac ${MAX_IDS} identifikátorov`),
+      )
+      .optional()
+      .meta({ description: `Only these emails: up to ${MAX_IDS} ids separated by commas (those you may not read are left out); e.g. the ids of an email.created event` }),
+    threadId: z
+      .string({ error: 'threadId musí byť text' })
+      .trim()
+      .min(1, 'threadId je prázdne')
+      .max(255, 'threadId je príliš dlhé')
+      .optional()
+      .meta({ description: "Only the emails of this thread (an email's threadId), of every account you may read or of emailAccountId" }),
     awaitingReply: booleanText.optional().meta({
       description:
         'true: only the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply; its date is ' +

@@ -97,7 +97,7 @@ export class EmailService {
    * the user's click for the whole JMAP timeout. A push still running then finishes in the background.
    * Returns how many the server confirmed within the wait.
    */
-  private async pushAndWait(userId: string, byAccount: Map<string, string[]>): Promise<number> {
+  async pushAndWait(userId: string, byAccount: Map<string, string[]>): Promise<number> {
     if (byAccount.size === 0) return 0;
     const { accounts, pusher, logger, pushWaitMs = 3000 } = this.deps;
     const permitted = await accounts.accountsWith(userId, [...byAccount.keys()], 'markRead');

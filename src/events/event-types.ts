@@ -16,6 +16,9 @@ export const EVENT_TYPES = [
   'sync.status',
   'membership.changed',
   'follow_up.due',
+  'conversation.updated',
+  'comment.created',
+  'comment.mentioned',
   'resync',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -97,6 +100,32 @@ export const followUpDueEvent = z
       'and only when the contact is still visible to you and has not written since the follow-up was set (answered). A PUT with a new dueAt is announced again.',
   });
 
+// Written by src/conversations (ConversationService.update / markRead, CommentService.add) in the
+// change's own transaction, through ConversationRepository.emit.
+export const conversationUpdatedEvent = z
+  .object({
+    conversationId: uuid(),
+    emailAccountId: uuid(),
+    changes: z
+      .array(z.enum(['assignee', 'status', 'read']))
+      .meta({ description: 'What changed: assignee or status (to every reader of the mailbox), read (your own read state: to you only)' }),
+  })
+  .strict()
+  .meta({
+    id: 'ConversationUpdatedEvent',
+    description: 'A conversation was assigned, closed or reopened by someone (GET /api/conversations/{id} shows it now), or you read it on another device.',
+  });
+
+export const commentCreatedEvent = z
+  .object({ conversationId: uuid(), commentId: uuid(), emailAccountId: uuid() })
+  .strict()
+  .meta({ id: 'CommentCreatedEvent', description: 'An internal comment was added to a conversation. Only to members with canRead.' });
+
+export const commentMentionedEvent = z
+  .object({ conversationId: uuid(), commentId: uuid(), emailAccountId: uuid(), userId: uuid().meta({ description: 'You: only the mentioned member gets it' }) })
+  .strict()
+  .meta({ id: 'CommentMentionedEvent', description: 'A colleague mentioned you (@username) in a comment of a conversation you may read.' });
+
 export const resyncEvent = z
   .object({ reason: z.enum(['window_exceeded', 'unknown_event_id', 'outbox_gap']) })
   .strict()
@@ -115,6 +144,9 @@ export const EVENT_SCHEMAS = {
   'sync.status': syncStatusEvent,
   'membership.changed': membershipChangedEvent,
   'follow_up.due': followUpDueEvent,
+  'conversation.updated': conversationUpdatedEvent,
+  'comment.created': commentCreatedEvent,
+  'comment.mentioned': commentMentionedEvent,
   resync: resyncEvent,
 } as const satisfies Record<EventType, z.ZodType>;
 

@@ -77,13 +77,23 @@ export class Subscriber {
       case 'follow_up.due':
         // Private to its owner, and only while the contact's account is still theirs to see.
         return event.userId === this.userId && event.emailAccountId !== null && this.rights.has(event.emailAccountId);
+      case 'comment.mentioned':
+        return event.userId === this.userId && this.canRead(event);
+      case 'conversation.updated':
+        // A read is the reader's own news; a triage change is everyone's who may read the mailbox.
+        return (event.userId === null || event.userId === this.userId) && this.canRead(event);
       case 'email.created':
       case 'email.updated':
       case 'email.deleted':
+      case 'comment.created':
         return event.emailAccountId !== null && this.rights.get(event.emailAccountId)?.canRead === true;
       default:
         return event.emailAccountId !== null && this.rights.has(event.emailAccountId);
     }
+  }
+
+  private canRead(event: OutboxEvent): boolean {
+    return event.emailAccountId !== null && this.rights.get(event.emailAccountId)?.canRead === true;
   }
 
   private apply(change: MembershipChange): void {

@@ -21,6 +21,7 @@ import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
 import { followUpArea } from './follow-up-doc.js';
+import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 
 export interface OpenApiOptions {
@@ -43,6 +44,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     contactArea,
     companyArea,
     followUpArea,
+    conversationArea,
     emailArea,
     privacyArea,
     eventArea,

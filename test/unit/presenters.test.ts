@@ -59,6 +59,7 @@ const emailRecord: EmailRecord = {
   subject: 'Ponuka',
   isRead: false,
   readPending: true,
+  outbound: false,
   date: created,
   createdAt: created,
   updatedAt: updated,

@@ -9,6 +9,11 @@ import { FollowUpService } from '../../follow-ups/follow-up-service.js';
 import { TimesheetMonth } from '../../timesheets/timesheet-month.js';
 import { TimesheetRepository } from '../../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../../timesheets/timesheet-service.js';
+import { ConversationRepository } from '../../conversations/conversation-repository.js';
+import { ConversationService } from '../../conversations/conversation-service.js';
+import { CommentRepository } from '../../conversations/comment-repository.js';
+import { CommentService } from '../../conversations/comment-service.js';
+import type { EmailService } from '../../emails/email-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // What staff keep in the CRM besides mail: timesheets (src/timesheets), contacts (src/contacts) and the
@@ -50,4 +55,25 @@ export function followUps(p: Plumbing): FollowUpService {
 
 export function followUpDue(p: Plumbing): FollowUpDueJob {
   return new FollowUpDueJob(new FollowUpRepository(p.sql), p.transactions, p.logger);
+}
+
+/** The team inbox (src/conversations): conversations of shared mailboxes, their triage and comments. */
+export function conversations(p: Plumbing, s: Audited & { emails: EmailService }): ConversationService {
+  return new ConversationService({
+    conversations: new ConversationRepository(p.sql),
+    emails: p.emailRepository,
+    emailService: s.emails,
+    audit: s.audit,
+    transactions: p.transactions,
+  });
+}
+
+export function conversationComments(p: Plumbing, s: Audited & { conversations: ConversationService }): CommentService {
+  return new CommentService({
+    comments: new CommentRepository(p.sql),
+    conversations: new ConversationRepository(p.sql),
+    conversationService: s.conversations,
+    audit: s.audit,
+    transactions: p.transactions,
+  });
 }
