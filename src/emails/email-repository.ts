@@ -116,6 +116,22 @@ export class EmailRepository {
     return rows.map((row) => ({ id: row.id, emailAccountId: row.email_account_id }));
   }
 
+  /**
+   * The caller's own read mark of the email (email_reads, migration 0033): what the team inbox counts
+   * as read for them, beside the mailbox's flag. Only where they may read it.
+   */
+  async setPersonalRead(userId: string, emailId: string, isRead: boolean, tx?: Tx): Promise<void> {
+    await this.sql.execute(
+      isRead
+        ? `INSERT INTO email_reads (user_id, email_id)
+           SELECT $userId, e.id FROM emails e WHERE e.id = $emailId AND e.email_account_id IN (${accountsWith('readEmails')})
+           ON CONFLICT DO NOTHING`
+        : 'DELETE FROM email_reads WHERE user_id = $userId AND email_id = $emailId',
+      { userId, emailId },
+      tx,
+    );
+  }
+
   /** The account's next `limit` pending rows after the id `after`, in id order (only `ids` if given). */
   pendingReadStates(accountId: string, after: string, limit: number, ids?: readonly string[], tx?: Tx): Promise<PendingReadState[]> {
     return this.sql.select<PendingReadState>(

@@ -77,6 +77,8 @@ export class EmailService {
     await this.deps.accounts.requireEmail(userId, emailId, 'markRead', EMAIL_NOT_FOUND);
     // The right is checked again inside the UPDATE: a share removed meanwhile changes nothing.
     await this.deps.emails.setRead(userId, emailId, isRead);
+    // The caller's own read state too (the team inbox's unread counts are per member).
+    await this.deps.emails.setPersonalRead(userId, emailId, isRead);
     const email = await this.get(userId, emailId);
     if (email.readPending) await this.pushAndWait(userId, new Map([[email.emailAccountId, [email.id]]]));
     return this.get(userId, emailId);
