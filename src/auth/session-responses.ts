@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../shared/response-fields.js';
+import { pagination, timestamp, uuid } from '../shared/response-fields.js';
 
 /** One open session of GET /api/auth/sessions: where and when it was used, never a token or a hash. */
 export const sessionSummarySchema = z
@@ -16,7 +16,11 @@ export const sessionSummarySchema = z
   .meta({ id: 'SessionSummary' });
 
 /** data of GET /api/auth/sessions. */
-export const sessionListData = z.object({ sessions: z.array(sessionSummarySchema) });
+export const sessionListData = z.object({
+  items: z.array(sessionSummarySchema).meta({ description: 'Your sessions (the list shape of every other list; never more than a page)' }),
+  sessions: z.array(sessionSummarySchema).meta({ deprecated: true, description: 'Deprecated (0.5.0): the same as items; removed in a later release' }),
+  pagination,
+});
 
 /** data of POST /api/auth/sessions/revoke-others. */
 export const revokedSessionsData = z.object({ revokedSessions: z.number().int().min(0) });

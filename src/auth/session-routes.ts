@@ -3,6 +3,7 @@ import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseParams } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
+import { listResult } from '../shared/pagination.js';
 import type { AuthMiddleware } from './auth-middleware.js';
 import type { AuthCookies } from './cookies.js';
 import type { SessionManagement } from './session-management.js';
@@ -15,7 +16,7 @@ export function addSessionRoutes(router: Router, services: { sessionManagement: 
   router.get('/sessions', auth.requireAuth, async (req, res) => {
     const { userId, sessionId } = requireAuthContext(req);
     const sessions = await sessionManagement.list(userId, sessionId);
-    ok(res, { sessions } satisfies SessionListData, 'Zoznam relácií');
+    ok(res, { items: sessions, sessions, pagination: listResult(sessions, { page: 1, limit: 100 }, sessions.length).pagination } satisfies SessionListData, 'Zoznam relácií');
   });
 
   router.post('/sessions/revoke-others', auth.requireAuth, async (req, res) => {

@@ -331,6 +331,15 @@ export class SyncRepository {
     );
   }
 
+  /** Whether a "sync now" is waiting for the account (requested_at, cleared when a lease is taken). */
+  async isRequested(accountId: string): Promise<boolean> {
+    const row = await this.sql.one<{ requested: boolean }>(
+      'SELECT requested_at IS NOT NULL AS requested FROM mail_sync_states WHERE email_account_id = $accountId',
+      { accountId },
+    );
+    return row?.requested === true;
+  }
+
   async statusList(filter: { userId?: string } = {}): Promise<SyncStatusRow[]> {
     const rows = await this.sql.select<StatusRow>(
       `SELECT a.id AS account_id, a.user_id, u.username, a.email, a.is_active, s.status,

@@ -92,9 +92,23 @@ export class SyncService implements SyncRunner {
   async requestSync(accountId: string): Promise<void> {
     await this.deps.repository.markRequested(accountId);
     if (this.stopping || !this.runRequestsHere) return;
-    const run = this.runOne(accountId, { dueOnly: true }).catch((err: unknown) => this.deps.logger.error('requested mail sync failed', { accountId, err }));
+    this.inBackground(this.runOne(accountId, { dueOnly: true }), accountId);
+  }
+
+  private inBackground(work: Promise<unknown>, accountId: string): void {
+    const run = work.catch((err: unknown) => this.deps.logger.error('requested mail sync failed', { accountId, err }));
     this.background.add(run);
     void run.finally(() => this.background.delete(run));
+  }
+
+  /**
+   * After a run that held the lease: a "sync now" that came while it ran (here, or on another
+   * instance, whose own try found the lease taken) is still marked requested (the lease cleared the
+   * mark when it was taken), so it runs now instead of waiting for a later turn (issue 45).
+   */
+  private async rerunIfRequested(accountId: string, result: SyncResult): Promise<void> {
+    if (result.outcome === 'skipped' || this.stopping || !this.runRequestsHere || this.running.has(accountId)) return;
+    if (await this.deps.repository.isRequested(accountId)) this.inBackground(this.runOne(accountId, { dueOnly: true }), accountId);
   }
 
   /** Resolves when the syncs started by requestSync have finished (tests, graceful stop). */
@@ -138,6 +152,15 @@ export class SyncService implements SyncRunner {
       if (this.running.get(accountId) === tracked) this.running.delete(accountId);
     });
     this.running.set(accountId, tracked);
+    // Registered at once, so whenIdle also waits for the follow-up run it may start.
+    this.inBackground(
+      // A run that failed outright is its caller's to report; only a finished run is followed up.
+      tracked.then(
+        (result) => this.rerunIfRequested(accountId, result),
+        () => undefined,
+      ),
+      accountId,
+    );
     return tracked;
   }
 

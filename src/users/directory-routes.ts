@@ -15,7 +15,7 @@ export function createDirectoryRouter(services: { userDirectory: UserDirectory }
     const { items, total } = await services.userDirectory.list(query);
     const users: DirectoryUserResponse[] = items;
     const { pagination } = listResult(users, query, total);
-    ok(res, { users, pagination } satisfies DirectoryData, 'Zoznam kolegov');
+    ok(res, { items: users, users, pagination } satisfies DirectoryData, 'Zoznam kolegov');
   });
   return router;
 }

@@ -22,7 +22,11 @@ export type UserResponse = z.input<typeof userSchema>;
 export const directoryUserSchema = z.object({ id: uuid, username: z.string(), firstName: z.string().nullable(), lastName: z.string().nullable() }).meta({ id: 'DirectoryUser' });
 
 /** data of GET /api/users/directory. */
-export const directoryData = z.object({ users: z.array(directoryUserSchema), pagination });
+export const directoryData = z.object({
+  items: z.array(directoryUserSchema).meta({ description: 'The colleagues of this page (the list shape of every other list)' }),
+  users: z.array(directoryUserSchema).meta({ deprecated: true, description: 'Deprecated (0.5.0): the same as items; removed in a later release' }),
+  pagination,
+});
 
 export type DirectoryUserResponse = z.input<typeof directoryUserSchema>;
 export type DirectoryData = z.input<typeof directoryData>;

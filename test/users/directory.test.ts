@@ -39,6 +39,8 @@ describe('colleague directory (GET /api/users/directory)', function () {
     const res = await directory({ search: tag });
     expect(res.status).to.equal(200);
     const { users, pagination } = (res.body as DirectoryBody).data;
+    // One list shape (issue 45): data.items, the deprecated data.users the same for a release.
+    expect((res.body as { data: { items: unknown } }).data.items).to.deep.equal(users);
     expect(users.map((u) => u.username)).to.have.members([`${tag}-sebo`, `${tag}-zuz`]);
     expect(pagination).to.deep.equal({ page: 1, limit: 50, total: 2, totalExact: true, hasNext: false });
     for (const user of users) expect(Object.keys(user).sort()).to.deep.equal(['firstName', 'id', 'lastName', 'username']);

@@ -40,7 +40,10 @@ describe("one's own sessions (/api/auth/sessions)", function () {
   const sessions = async (login: HttpLogin): Promise<SessionView[]> => {
     const res = await request(app).get('/api/auth/sessions').set('Cookie', login.cookies);
     expect(res.status).to.equal(200);
-    return res.body.data.sessions as SessionView[];
+    // One list shape (issue 45): data.items, the deprecated data.sessions the same for a release.
+    expect(res.body.data.items).to.deep.equal(res.body.data.sessions);
+    expect(res.body.data.pagination.total).to.equal(res.body.data.items.length);
+    return res.body.data.items as SessionView[];
   };
   const me = (login: HttpLogin) => request(app).get('/api/auth/me').set('Cookie', login.cookies);
 
