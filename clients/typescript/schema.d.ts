@@ -912,6 +912,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description Signed-in users (accessToken cookie or Bearer). Newest activity first (lastMessageAt, then id); status defaults to open; pagination.total counts conversations (bounded at 10,000 like the email lists: see totalExact). assignee=me|none|<userId>; unread=true: with mail unread by you.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation with its messages and comments
+         * @description Signed-in users (accessToken cookie or Bearer). messages: its emails oldest first, paged by page and limit (messagesPagination); comments: all, oldest first.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Assign a conversation, or close / reopen it
+         * @description Signed-in users (accessToken cookie or Bearer). By the owner or an editor of the mailbox (a viewer: 403). The assignee must be an active user who can read the mailbox (else 400, nothing changed). done takes the thread off awaiting-reply; new inbound mail reopens it. Audited; every reader gets conversation.updated.
+         */
+        patch: operations["updateConversation"];
+        trace?: never;
+    };
+    "/api/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the whole conversation read for you
+         * @description Signed-in users (accessToken cookie or Bearer). Your own read state only: it stays unread for your colleagues. For the mailbox's owner the mailbox's flags are set too (written back to the mail server, as PATCH /api/emails/{id} does).
+         */
+        post: operations["markConversationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an internal comment
+         * @description Signed-in users (accessToken cookie or Bearer). Anyone who may read the conversation (viewers too). @username of a colleague who can read the mailbox sends them (only) a comment.mentioned event; every reader gets comment.created. Never sent as mail.
+         */
+        post: operations["createConversationComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete your comment
+         * @description Signed-in users (accessToken cookie or Bearer). Only its author (anyone else: 403).
+         */
+        delete: operations["deleteConversationComment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/emails": {
         parameters: {
             query?: never;
@@ -1391,6 +1495,17 @@ export interface components {
              */
             expiresAt: string;
         };
+        /** @description page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts) */
+        Pagination: {
+            page: number;
+            limit: number;
+            /** @description Rows of all pages; for emails and contacts at most 10,000 (see totalExact) */
+            total: number;
+            /** @description False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow */
+            totalExact: boolean;
+            /** @description Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true) */
+            hasNext: boolean;
+        };
         AdminUser: {
             /** Format: uuid */
             id: string;
@@ -1417,17 +1532,6 @@ export interface components {
             temporaryPasswordExpiresAt: string | null;
             /** @description Since when the account is disabled (no login, hidden from the directory); null while active */
             disabledAt: string | null;
-        };
-        /** @description page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts) */
-        Pagination: {
-            page: number;
-            limit: number;
-            /** @description Rows of all pages; for emails and contacts at most 10,000 (see totalExact) */
-            total: number;
-            /** @description False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow */
-            totalExact: boolean;
-            /** @description Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true) */
-            hasNext: boolean;
         };
         AuditLog: {
             /** @description A bigserial as a string (never loses precision) */
@@ -1601,64 +1705,46 @@ export interface components {
              */
             updatedAt: string;
         };
-        EmailSummary: {
+        Conversation: {
             /** Format: uuid */
             id: string;
-            /**
-             * Format: uuid
-             * @description The email account the email was synced from
-             */
+            /** Format: uuid */
             emailAccountId: string;
-            /**
-             * Format: uuid
-             * @description The main correspondent
-             */
-            contactId: string;
-            threadId: string | null;
-            /** @description From, in header order (empty when absent) */
-            from: components["schemas"]["EmailAddress"][];
-            /** @description To, in header order (empty when absent) */
-            to: components["schemas"]["EmailAddress"][];
-            /**
-             * @deprecated
-             * @description Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from
-             */
-            fromText: string | null;
-            /**
-             * @deprecated
-             * @description Deprecated: To as one display string; use to
-             */
-            toText: string | null;
+            threadId: string;
+            /** @description The subject of its first email */
             subject: string | null;
-            /** @description The email has files to download (inline images do not count) */
-            hasAttachments: boolean;
-            date: string | null;
-            isRead: boolean;
-            /** @description The read state was changed here and the mail server has not confirmed it yet */
-            readPending: boolean;
-            /** @description About 200 characters of the body, whitespace collapsed */
-            preview: string;
-        };
-        EmailAddress: {
-            /** @description Display name; null when the header gave none */
-            name: string | null;
+            /** @description Everyone in its From, To and Cc but the mailbox's own address, in order of appearance (at most 20) */
+            participants: {
+                email: string;
+                name: string | null;
+            }[];
+            messageCount: number;
+            /** @description Inbound emails unread by you (each member has their own read state) */
+            unreadCount: number;
             /**
-             * @description The address as written in the header
-             * @example jana.kovacova@firma.sk
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
              */
-            email: string;
+            lastMessageAt: string;
+            /**
+             * @description Whether the newest email was received or sent by the mailbox
+             * @enum {string}
+             */
+            lastDirection: "inbound" | "outbound";
+            /** @description When the unanswered inbound email arrived, while it awaits a reply (open and last inbound); else null */
+            waitingSince: string | null;
+            assignee: components["schemas"]["UserRef"] | null;
+            /** @enum {string} */
+            status: "open" | "done";
+            statusChangedAt: string | null;
         };
-        SentEmail: {
-            /** @description The sent email as the CRM lists it (in the contact's thread); null when filed under nobody */
-            email: components["schemas"]["Email"] | null;
-            sent: {
-                /** @description Message-ID of the sent email, without angle brackets */
-                messageId: string;
-                /** Format: uuid */
-                emailAccountId: string;
-                /** @description To, Cc and Bcc addresses together */
-                recipients: number;
-            };
+        /** @description A staff member, as the directory shows them */
+        UserRef: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            firstName: string | null;
+            lastName: string | null;
         };
         Email: {
             /** Format: uuid */
@@ -1695,6 +1781,11 @@ export interface components {
             isRead: boolean;
             /** @description The read state was changed here and the mail server has not confirmed it yet */
             readPending: boolean;
+            /**
+             * @description outbound: sent by the mailbox itself (from the CRM, or held in its Sent mailbox); inbound: received
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
             messageId: string | null;
             inReplyTo: string | null;
             /** @description Cc, in header order (empty when absent) */
@@ -1721,6 +1812,15 @@ export interface components {
              */
             updatedAt: string;
         };
+        EmailAddress: {
+            /** @description Display name; null when the header gave none */
+            name: string | null;
+            /**
+             * @description The address as written in the header
+             * @example jana.kovacova@firma.sk
+             */
+            email: string;
+        };
         /** @description Download: GET /api/emails/{id}/attachments/{attachmentId} */
         EmailAttachment: {
             /** Format: uuid */
@@ -1730,6 +1830,81 @@ export interface components {
             size: number;
             /** @description Shown within the body (a Content-ID image the HTML refers to) rather than offered as a file */
             inline: boolean;
+        };
+        ConversationComment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conversationId: string;
+            /** @description null once the author was deleted */
+            author: components["schemas"]["UserRef"] | null;
+            text: string;
+            /** @description The colleagues it notified (@username of members who can read the mailbox) */
+            mentions: {
+                /** Format: uuid */
+                id: string;
+                username: string;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+        };
+        EmailSummary: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The email account the email was synced from
+             */
+            emailAccountId: string;
+            /**
+             * Format: uuid
+             * @description The main correspondent
+             */
+            contactId: string;
+            threadId: string | null;
+            /** @description From, in header order (empty when absent) */
+            from: components["schemas"]["EmailAddress"][];
+            /** @description To, in header order (empty when absent) */
+            to: components["schemas"]["EmailAddress"][];
+            /**
+             * @deprecated
+             * @description Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from
+             */
+            fromText: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: To as one display string; use to
+             */
+            toText: string | null;
+            subject: string | null;
+            /** @description The email has files to download (inline images do not count) */
+            hasAttachments: boolean;
+            date: string | null;
+            isRead: boolean;
+            /** @description The read state was changed here and the mail server has not confirmed it yet */
+            readPending: boolean;
+            /**
+             * @description outbound: sent by the mailbox itself (from the CRM, or held in its Sent mailbox); inbound: received
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description About 200 characters of the body, whitespace collapsed */
+            preview: string;
+        };
+        SentEmail: {
+            /** @description The sent email as the CRM lists it (in the contact's thread); null when filed under nobody */
+            email: components["schemas"]["Email"] | null;
+            sent: {
+                /** @description Message-ID of the sent email, without angle brackets */
+                messageId: string;
+                /** Format: uuid */
+                emailAccountId: string;
+                /** @description To, Cc and Bcc addresses together */
+                recipients: number;
+            };
         };
         AwaitingReplyEmail: {
             /** Format: uuid */
@@ -1766,6 +1941,11 @@ export interface components {
             isRead: boolean;
             /** @description The read state was changed here and the mail server has not confirmed it yet */
             readPending: boolean;
+            /**
+             * @description outbound: sent by the mailbox itself (from the CRM, or held in its Sent mailbox); inbound: received
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
             /** @description About 200 characters of the body, whitespace collapsed */
             preview: string;
             /**
@@ -1802,7 +1982,7 @@ export interface components {
             contactSuppressions: number;
         };
         /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, follow_up.due FollowUpDueEvent, resync ResyncEvent. */
-        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ResyncEvent"];
+        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["ResyncEvent"];
         /** @description New emails stored (sync, sending). Only to members with canRead. */
         EmailCreatedEvent: {
             /**
@@ -1919,6 +2099,38 @@ export interface components {
              * @description When it came due
              */
             dueAt: string;
+        };
+        /** @description A conversation was assigned, closed or reopened by someone (GET /api/conversations/{id} shows it now), or you read it on another device. */
+        ConversationUpdatedEvent: {
+            /** Format: uuid */
+            conversationId: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            /** @description What changed: assignee or status (to every reader of the mailbox), read (your own read state: to you only) */
+            changes: ("assignee" | "status" | "read")[];
+        };
+        /** @description An internal comment was added to a conversation. Only to members with canRead. */
+        CommentCreatedEvent: {
+            /** Format: uuid */
+            conversationId: string;
+            /** Format: uuid */
+            commentId: string;
+            /** Format: uuid */
+            emailAccountId: string;
+        };
+        /** @description A colleague mentioned you (@username) in a comment of a conversation you may read. */
+        CommentMentionedEvent: {
+            /** Format: uuid */
+            conversationId: string;
+            /** Format: uuid */
+            commentId: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            /**
+             * Format: uuid
+             * @description You: only the mentioned member gets it
+             */
+            userId: string;
         };
         /** @description What you missed is no longer kept (Last-Event-ID older than the window, unknown, or events lost): reload every list you show. */
         ResyncEvent: {
@@ -2632,7 +2844,14 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
+                            /** @description Your sessions (the list shape of every other list; never more than a page) */
+                            items: components["schemas"]["SessionSummary"][];
+                            /**
+                             * @deprecated
+                             * @description Deprecated (0.5.0): the same as items; removed in a later release
+                             */
                             sessions: components["schemas"]["SessionSummary"][];
+                            pagination: components["schemas"]["Pagination"];
                         };
                         /** @description Slovak, for people */
                         message: string;
@@ -4507,6 +4726,281 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listConversations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                emailAccountId?: string;
+                /** @description me: assigned to you; none: unassigned; a user id: assigned to that user; absent: any */
+                assignee?: ("me" | "none") | string;
+                /** @description open (default), done, or all */
+                status?: "open" | "done" | "all";
+                /** @description true: only conversations with mail unread by you; false: only those you have read whole */
+                unread?: "true" | "false";
+                /** @description Words in the subject, participants or text of its emails; accent- and case-insensitive, each word also as a prefix */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversations */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Conversation"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            conversation: components["schemas"]["Conversation"];
+                            /** @description Its emails, oldest first (paged by page and limit, as GET /api/emails/{id}/thread) */
+                            messages: components["schemas"]["Email"][];
+                            messagesPagination: components["schemas"]["Pagination"];
+                            /** @description Internal comments, oldest first */
+                            comments: components["schemas"]["ConversationComment"][];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Who handles it: a user who can read the mailbox; null: nobody */
+                    assigneeId?: string | null;
+                    /**
+                     * @description done takes it off awaiting-reply; new inbound mail reopens it
+                     * @enum {string}
+                     */
+                    status?: "open" | "done";
+                };
+            };
+        };
+        responses: {
+            /** @description The conversation as it now stands */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            conversation: components["schemas"]["Conversation"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    markConversationRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marked */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            conversation: components["schemas"]["Conversation"];
+                            /** @description Emails newly marked read for you */
+                            marked: number;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createConversationComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The note; @username of a colleague who can read the mailbox notifies them (comment.mentioned) */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The comment */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            comment: components["schemas"]["ConversationComment"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteConversationComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listEmails: {
         parameters: {
             query?: {
@@ -4520,6 +5014,10 @@ export interface operations {
                 to?: string;
                 /** @description newest (default): by date, newest first; oldest: oldest first */
                 sort?: "newest" | "oldest";
+                /** @description Only these emails: up to 100 ids separated by commas (those you may not read are left out); e.g. the ids of an email.created event */
+                ids?: string;
+                /** @description Only the emails of this thread (an email's threadId), of every account you may read or of emailAccountId */
+                threadId?: string;
                 /** @description true: only the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply; its date is waitingSince, so sort=oldest gives that endpoint's order); false or absent: no such filter. Combines with the other filters. */
                 awaitingReply?: "true" | "false";
             };
@@ -5112,6 +5610,12 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
+                            /** @description The colleagues of this page (the list shape of every other list) */
+                            items: components["schemas"]["DirectoryUser"][];
+                            /**
+                             * @deprecated
+                             * @description Deprecated (0.5.0): the same as items; removed in a later release
+                             */
                             users: components["schemas"]["DirectoryUser"][];
                             pagination: components["schemas"]["Pagination"];
                         };
