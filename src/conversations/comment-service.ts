@@ -53,7 +53,13 @@ export class CommentService {
     try {
       return await transactions.run(async (tx) => {
         const mentioned = await conversations.readersByUsername(accountId, mentionedUsernames(text), tx);
-        const comment = await comments.create(conversationId, userId, text, mentioned.map((m) => m.id), tx);
+        const comment = await comments.create(
+          conversationId,
+          userId,
+          text,
+          mentioned.map((m) => m.id),
+          tx,
+        );
         const payload = { conversationId, commentId: comment.id, emailAccountId: accountId };
         await conversations.emit('comment.created', accountId, payload, tx);
         for (const member of mentioned) await conversations.emit('comment.mentioned', accountId, { ...payload, userId: member.id }, tx, member.id);

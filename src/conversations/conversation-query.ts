@@ -17,7 +17,7 @@ export type ConversationStatusFilter = 'open' | 'done' | 'all';
 export interface ConversationFilter {
   emailAccountId?: string;
   /** 'me' is resolved to the caller's id by the service; 'none': unassigned. */
-  assignee?: string | 'none';
+  assignee?: string;
   status: ConversationStatusFilter;
   unread?: boolean;
   search?: string;

@@ -50,10 +50,7 @@ export function toConversationRecord(r: ConversationRow): ConversationRecord {
     lastMessageAt: r.last_message_at,
     lastDirection: outboundLast ? 'outbound' : 'inbound',
     waitingSince: r.awaiting ? r.last_inbound_at : null,
-    assignee:
-      r.assignee_id && r.assignee_username
-        ? { id: r.assignee_id, username: r.assignee_username, firstName: r.assignee_first_name, lastName: r.assignee_last_name }
-        : null,
+    assignee: r.assignee_id && r.assignee_username ? { id: r.assignee_id, username: r.assignee_username, firstName: r.assignee_first_name, lastName: r.assignee_last_name } : null,
     status: r.status,
     statusChangedAt: r.status_changed_at,
   };

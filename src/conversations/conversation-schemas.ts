@@ -10,10 +10,7 @@ export const listConversationsQuery = paginationQuery.extend({
     .union([z.enum(['me', 'none']), z.uuid()], { error: 'assignee musí byť me, none alebo identifikátor používateľa' })
     .optional()
     .meta({ description: 'me: assigned to you; none: unassigned; a user id: assigned to that user; absent: any' }),
-  status: z
-    .enum(['open', 'done', 'all'], { error: 'status musí byť open, done alebo all' })
-    .default('open')
-    .meta({ description: 'open (default), done, or all' }),
+  status: z.enum(['open', 'done', 'all'], { error: 'status musí byť open, done alebo all' }).default('open').meta({ description: 'open (default), done, or all' }),
   unread: booleanText.optional().meta({ description: 'true: only conversations with mail unread by you; false: only those you have read whole' }),
   search: searchText
     .regex(/[\p{L}\p{N}]/u, 'Hľadaný text musí obsahovať písmeno alebo číslicu')
@@ -31,7 +28,10 @@ export const updateConversationBody = z
       .nullable()
       .optional()
       .meta({ description: 'Who handles it: a user who can read the mailbox; null: nobody' }),
-    status: z.enum(['open', 'done'], { error: 'status musí byť open alebo done' }).optional().meta({ description: 'done takes it off awaiting-reply; new inbound mail reopens it' }),
+    status: z
+      .enum(['open', 'done'], { error: 'status musí byť open alebo done' })
+      .optional()
+      .meta({ description: 'done takes it off awaiting-reply; new inbound mail reopens it' }),
   })
   .refine((b) => b.assigneeId !== undefined || b.status !== undefined, { message: 'Zadajte assigneeId alebo status' })
   .meta({ minProperties: 1 });

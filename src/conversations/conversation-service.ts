@@ -12,7 +12,8 @@ import { CONVERSATION_NOT_FOUND, type ConversationRecord } from './conversation-
 import type { ConversationRepository, FoundConversation } from './conversation-repository.js';
 
 export interface ConversationListOptions extends Omit<ConversationFilter, 'assignee'> {
-  assignee?: 'me' | 'none' | string;
+  /** 'me', 'none' or a user id. */
+  assignee?: string;
 }
 
 export interface ConversationChanges {
@@ -88,11 +89,7 @@ export class ConversationService {
         { conversationId, emailAccountId: before.emailAccountId, changes: Object.keys(changed).map((k) => (k === 'assigneeId' ? 'assignee' : k)) },
         tx,
       );
-      await audit.record(
-        { action: AuditActions.conversationUpdated, userId, details: { conversationId, emailAccountId: before.emailAccountId, ...changed } },
-        meta,
-        tx,
-      );
+      await audit.record({ action: AuditActions.conversationUpdated, userId, details: { conversationId, emailAccountId: before.emailAccountId, ...changed } }, meta, tx);
     });
     return (await this.readable(userId, conversationId)).conversation;
   }
@@ -108,7 +105,13 @@ export class ConversationService {
     const { marked, flagged } = await transactions.run(async (tx) => {
       const result = await conversations.markRead(userId, conversationId, tx);
       if (result.marked > 0 || result.flagged.length > 0) {
-        await conversations.emit('conversation.updated', conversation.emailAccountId, { conversationId, emailAccountId: conversation.emailAccountId, changes: ['read'] }, tx, userId);
+        await conversations.emit(
+          'conversation.updated',
+          conversation.emailAccountId,
+          { conversationId, emailAccountId: conversation.emailAccountId, changes: ['read'] },
+          tx,
+          userId,
+        );
       }
       return result;
     });

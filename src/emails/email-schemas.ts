@@ -37,7 +37,14 @@ export const listEmailsQuery = paginationQuery
       .meta({ description: 'newest (default): by date, newest first; oldest: oldest first' }),
     ids: z
       .string({ error: 'ids musí byť zoznam identifikátorov oddelených čiarkou' })
-      .transform((text) => [...new Set(text.split(',').map((id) => id.trim()).filter(Boolean))])
+      .transform((text) => [
+        ...new Set(
+          text
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean),
+        ),
+      ])
       .pipe(
         z
           .array(z.uuid('ids obsahuje neplatný identifikátor emailu'))

@@ -12,6 +12,9 @@ const MAX_QUEUED = 10_000;
  * member they name, follow-up events only their owner. Rights are read once at the start and then kept current by the membership events
  * themselves, applied in the order of the outbox, before any later event is judged.
  */
+/** Events about mail itself: only to members who may read the account's emails. */
+const MAIL_EVENTS: ReadonlySet<string> = new Set(['email.created', 'email.updated', 'email.deleted', 'comment.created']);
+
 export class Subscriber {
   rights = new Map<string, Pick<MemberRights, 'canRead'>>();
   /**
@@ -82,13 +85,8 @@ export class Subscriber {
       case 'conversation.updated':
         // A read is the reader's own news; a triage change is everyone's who may read the mailbox.
         return (event.userId === null || event.userId === this.userId) && this.canRead(event);
-      case 'email.created':
-      case 'email.updated':
-      case 'email.deleted':
-      case 'comment.created':
-        return event.emailAccountId !== null && this.rights.get(event.emailAccountId)?.canRead === true;
       default:
-        return event.emailAccountId !== null && this.rights.has(event.emailAccountId);
+        return MAIL_EVENTS.has(event.type) ? this.canRead(event) : event.emailAccountId !== null && this.rights.has(event.emailAccountId);
     }
   }
 

@@ -7,7 +7,7 @@ export const conversationArea: AreaDoc = {
   tag: 'conversations',
   description:
     'The team inbox: one conversation per thread of a mailbox you may read (own, or shared with canRead), with an assignee, a status ' +
-    '(open / done) and your own unread count (each member has their own read state; the email\'s isRead stays the mailbox\'s flag). ' +
+    "(open / done) and your own unread count (each member has their own read state; the email's isRead stays the mailbox's flag). " +
     'A conversation of a mailbox you may not read is a 404, as are its comments and actions. Internal comments are never sent as mail.',
   routes: [
     {
@@ -56,7 +56,7 @@ export const conversationArea: AreaDoc = {
       auth: 'user',
       summary: 'Mark the whole conversation read for you',
       description:
-        'Your own read state only: it stays unread for your colleagues. For the mailbox\'s owner the mailbox\'s flags are set too (written ' +
+        "Your own read state only: it stays unread for your colleagues. For the mailbox's owner the mailbox's flags are set too (written " +
         'back to the mail server, as PATCH /api/emails/{id} does).',
       params: idParams,
       success: { status: 200, description: 'Marked', body: 'data', data: markConversationReadData },

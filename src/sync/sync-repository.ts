@@ -333,10 +333,7 @@ export class SyncRepository {
 
   /** Whether a "sync now" is waiting for the account (requested_at, cleared when a lease is taken). */
   async isRequested(accountId: string): Promise<boolean> {
-    const row = await this.sql.one<{ requested: boolean }>(
-      'SELECT requested_at IS NOT NULL AS requested FROM mail_sync_states WHERE email_account_id = $accountId',
-      { accountId },
-    );
+    const row = await this.sql.one<{ requested: boolean }>('SELECT requested_at IS NOT NULL AS requested FROM mail_sync_states WHERE email_account_id = $accountId', { accountId });
     return row?.requested === true;
   }
 

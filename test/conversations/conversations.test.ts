@@ -223,7 +223,7 @@ describe('team inbox: conversations, per-member read state, assignment, comments
     const mine = (await box.owner.as(request(box.app).get('/api/emails')).query({ emailAccountId: box.accountId })).body.data.items as Json[];
     const other = await crmUser();
     const foreign = await box.outsider.as(request(box.app).get('/api/emails'));
-    const ids = [...mine.slice(0, 2).map((e) => e.id as string), ...((foreign.body.data.items as Json[]).map((e) => e.id as string))];
+    const ids = [...mine.slice(0, 2).map((e) => e.id as string), ...(foreign.body.data.items as Json[]).map((e) => e.id as string)];
     const got = await box.viewer.as(request(box.app).get('/api/emails')).query({ ids: ids.join(',') });
     expect(got.status).to.equal(200);
     expect((got.body.data.items as Json[]).map((e) => e.id)).to.have.members(mine.slice(0, 2).map((e) => e.id));
@@ -251,14 +251,22 @@ describe('team inbox: conversations, per-member read state, assignment, comments
       [patch(box.owner, first.id, { status: 'done', extra: 1 }), 400],
       [box.owner.as(request(box.app).post(`/api/conversations/${first.id}/comments`)).send({ text: '   ' }), 400],
       [box.owner.as(request(box.app).post(`/api/conversations/${first.id}/comments`)).send({ text: 'x'.repeat(5001) }), 400],
-      [box.owner.as(request(box.app).post(`/api/conversations/${first.id}/comments`)).set('Content-Type', 'application/json').send('{"text":'), 400],
+      [
+        box.owner
+          .as(request(box.app).post(`/api/conversations/${first.id}/comments`))
+          .set('Content-Type', 'application/json')
+          .send('{"text":'),
+        400,
+      ],
       [box.owner.as(request(box.app).delete(`/api/conversations/${first.id}/comments/00000000-0000-4000-8000-000000000000`)), 404],
     ];
     for (const [test, status] of cases) {
       const res = await test;
       expect(res.status, JSON.stringify(res.body)).to.equal(status);
       expect(res.body.success).to.equal(false);
-      expect(res.body.error.message).to.be.a('string').and.not.match(/Error:|at /);
+      expect(res.body.error.message)
+        .to.be.a('string')
+        .and.not.match(/Error:|at /);
     }
   });
 
