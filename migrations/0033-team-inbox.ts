@@ -180,6 +180,23 @@ const downSql = (path: string) => `
        WHERE n.status IS DISTINCT FROM o.status;
       ${NOTIFY}
     END $$;
+    ${threadFunctions0028(path)}
+    DROP INDEX email_threads_assignee_idx;
+    DROP INDEX email_threads_status_activity_idx;
+    DROP INDEX email_threads_activity_idx;
+    ALTER TABLE email_threads DROP COLUMN awaiting;
+    ALTER TABLE email_threads DROP COLUMN last_message_at, DROP COLUMN status_changed_at, DROP COLUMN assignee_id,
+      DROP COLUMN status, DROP COLUMN message_count, DROP COLUMN id;
+    ALTER TABLE email_threads ADD COLUMN awaiting boolean GENERATED ALWAYS AS (
+      last_inbound_at IS NOT NULL AND (last_outbound_at IS NULL OR last_outbound_at < last_inbound_at)) STORED;
+    CREATE INDEX email_threads_awaiting_idx ON email_threads (email_account_id, last_inbound_at DESC, last_inbound_email_id) WHERE awaiting;
+  `;
+
+/**
+ * The thread functions as migration 0028 made them (without count, status or reopen): the down
+ * migration's, and bench/conversations-bench.ts's baseline for the write cost.
+ */
+export const threadFunctions0028 = (path: string) => `
     CREATE OR REPLACE FUNCTION crm_email_threads_add() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
     BEGIN
       INSERT INTO email_threads AS t (email_account_id, thread_id, last_inbound_at, last_inbound_email_id, last_outbound_at)
@@ -224,16 +241,7 @@ const downSql = (path: string) => `
       WHERE (t.last_inbound_at, t.last_inbound_email_id, t.last_outbound_at)
             IS DISTINCT FROM (EXCLUDED.last_inbound_at, EXCLUDED.last_inbound_email_id, EXCLUDED.last_outbound_at);
     END $$;
-    DROP INDEX email_threads_assignee_idx;
-    DROP INDEX email_threads_status_activity_idx;
-    DROP INDEX email_threads_activity_idx;
-    ALTER TABLE email_threads DROP COLUMN awaiting;
-    ALTER TABLE email_threads DROP COLUMN last_message_at, DROP COLUMN status_changed_at, DROP COLUMN assignee_id,
-      DROP COLUMN status, DROP COLUMN message_count, DROP COLUMN id;
-    ALTER TABLE email_threads ADD COLUMN awaiting boolean GENERATED ALWAYS AS (
-      last_inbound_at IS NOT NULL AND (last_outbound_at IS NULL OR last_outbound_at < last_inbound_at)) STORED;
-    CREATE INDEX email_threads_awaiting_idx ON email_threads (email_account_id, last_inbound_at DESC, last_inbound_email_id) WHERE awaiting;
-  `;
+`;
 
 async function scalar(qi: QueryInterface, sql: string, transaction: Transaction): Promise<string> {
   const [rows] = await qi.sequelize.query(sql, { transaction });
