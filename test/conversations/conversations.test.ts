@@ -270,6 +270,46 @@ describe('team inbox: conversations, per-member read state, assignment, comments
     }
   });
 
+  it('an erased correspondent leaves no conversation, comment or read mark behind', async () => {
+    const address = `erase${randomBytes(3).toString('hex')}@gone.example`;
+    const subject = `Osobné ${randomBytes(3).toString('hex')}`;
+    await put(box.mail, 'INBOX', { from: { name: 'Ana Zmazaná', email: address }, to: me(), subject, body: 'Ana: zdravotné problémy', messageId: messageId() });
+    await sync();
+    const { id } = (await bySubject(box.owner, subject))!;
+    expect((await box.editor.as(request(box.app).post(`/api/conversations/${id}/comments`)).send({ text: 'Ana volá po 17:00' })).status).to.equal(201);
+    expect((await box.editor.as(request(box.app).post(`/api/conversations/${id}/read`))).status).to.equal(200);
+    await box.ctx.services.privacy.erase(address, { actor: 'test' });
+    expect((await box.editor.as(request(box.app).get(`/api/conversations/${id}`))).status).to.equal(404);
+    const [left] = await box.ctx.db.sequelize.query<{ threads: number; comments: number; reads: number }>(
+      `SELECT (SELECT count(*) FROM email_threads WHERE id = $1)::int AS threads,
+              (SELECT count(*) FROM conversation_comments WHERE conversation_id = $1)::int AS comments,
+              (SELECT count(*) FROM email_reads r JOIN emails e ON e.id = r.email_id WHERE e.subject = $2)::int AS reads`,
+      { bind: [id, subject], type: QueryTypes.SELECT },
+    );
+    expect(left).to.deep.equal({ threads: 0, comments: 0, reads: 0 });
+  });
+
+  it('counts stay right under concurrent syncs, reads and a reply', async () => {
+    const subject = `Súbeh ${randomBytes(3).toString('hex')}`;
+    const first = messageId();
+    const { id } = await newThread(subject, first);
+    for (let i = 0; i < 4; i++) {
+      await put(box.mail, 'INBOX', { from: ALICE, to: me(), subject: `Re: ${subject}`, body: `Doplnenie ${i}`, messageId: messageId(), inReplyTo: first, date: new Date() });
+    }
+    const [email] = (await box.owner.as(request(box.app).get('/api/emails')).query({ emailAccountId: box.accountId, search: subject.split(' ')[1] })).body.data.items as Json[];
+    await Promise.all([
+      box.ctx.services.mailSync.syncAccount(box.accountId),
+      box.ctx.services.mailSync.requestSync(box.accountId),
+      box.editor.as(request(box.app).post(`/api/conversations/${id}/read`)),
+      box.viewer.as(request(box.app).post(`/api/conversations/${id}/read`)),
+      box.owner.as(request(box.app).post(`/api/emails/${email.id}/reply`)).send({ text: 'Odpovedáme počas synchronizácie.' }),
+    ]);
+    await box.ctx.services.mailSync.whenIdle();
+    await sync();
+    const conversation = (await box.owner.as(request(box.app).get(`/api/conversations/${id}`))).body.data.conversation;
+    expect(conversation.messageCount).to.equal(6);
+  });
+
   it('keeps every conversation’s counts equal to its emails (recomputed from the emails table)', async () => {
     const rows = await box.ctx.db.sequelize.query<{ id: string; message_count: number; actual: number; outbound_at: Date | null; actual_outbound: Date | null }>(
       `SELECT t.id, t.message_count,
