@@ -123,6 +123,22 @@ const upSql = (path: string) => `
     CREATE INDEX conversation_comments_conversation_idx ON conversation_comments (conversation_id, created_at, id);
     CREATE INDEX conversation_comments_author_idx ON conversation_comments (author_id);
 
+    -- A member who can no longer read the mailbox (unshared, canRead off, the account handed over
+    -- without them) is nobody's assignee there: whoever removes the share, the assignment goes with it.
+    CREATE FUNCTION crm_conversations_unassign() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
+    BEGIN
+      UPDATE email_threads t SET assignee_id = NULL
+        FROM old_rows o
+       WHERE t.email_account_id = o.email_account_id AND t.assignee_id = o.user_id
+         AND NOT EXISTS (SELECT 1 FROM email_account_members m
+                          WHERE m.email_account_id = o.email_account_id AND m.user_id = o.user_id AND m.can_read);
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER email_account_members_unassign_update AFTER UPDATE ON email_account_members
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION crm_conversations_unassign();
+    CREATE TRIGGER email_account_members_unassign_delete AFTER DELETE ON email_account_members
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION crm_conversations_unassign();
+
     CREATE OR REPLACE FUNCTION crm_events_sync_states() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
     DECLARE
       added bigint;
@@ -167,6 +183,9 @@ export async function down(qi: QueryInterface): Promise<void> {
 }
 
 const downSql = (path: string) => `
+    DROP TRIGGER email_account_members_unassign_update ON email_account_members;
+    DROP TRIGGER email_account_members_unassign_delete ON email_account_members;
+    DROP FUNCTION crm_conversations_unassign();
     DROP TABLE conversation_comments;
     DROP TABLE email_reads;
     CREATE OR REPLACE FUNCTION crm_events_sync_states() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$

@@ -148,6 +148,17 @@ describe('team inbox: conversations, per-member read state, assignment, comments
     expect((await patch(box.owner, id, { assigneeId: null })).body.data.conversation.assignee).to.equal(null);
   });
 
+  it('an assignee who loses the right to read the mailbox is no longer the assignee', async () => {
+    const { id } = await newThread(`Odovzdanie ${randomBytes(3).toString('hex')}`);
+    const helper = await crmUser();
+    expect((await share(box, helper, { role: 'viewer' })).status).to.equal(201);
+    expect((await patch(box.owner, id, { assigneeId: helper.fixture.user.id })).status).to.equal(200);
+    const unshared = await box.owner.as(request(box.app).delete(`/api/email-accounts/${box.accountId}/share/${helper.fixture.user.id}`));
+    expect(unshared.status).to.equal(200);
+    const after = await box.owner.as(request(box.app).get(`/api/conversations/${id}`));
+    expect(after.body.data.conversation.assignee).to.equal(null);
+  });
+
   it('done takes the thread off awaiting-reply; new inbound mail in it reopens it', async () => {
     const subject = `Zmluva ${randomBytes(3).toString('hex')}`;
     const first = messageId();
