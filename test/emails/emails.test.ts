@@ -13,6 +13,7 @@ import { EMAIL_SEARCH_DOCUMENT, SearchWordStatistics } from '../../src/emails/se
 const SUMMARY_FIELDS = [
   'contactId',
   'date',
+  'direction',
   'emailAccountId',
   'from',
   'fromText',
