@@ -21,15 +21,20 @@ export interface SeededMailbox {
  * distribution like a real one (the busiest contact has ~8% of the mail, many contacts only a few
  * emails, some none), 15% unread, ~30% of emails with a second participant, ~600-character bodies.
  */
-export async function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
-  const sequelize = ctx.db.sequelize;
+/** A member past onboarding (a temporary password only reaches the auth endpoints): one who set their own. */
+export async function onboardedMember(ctx: AppContext, label: string) {
   const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
-  // Past onboarding (a temporary password only reaches the auth endpoints): a user who set their own.
   user.password = await ctx.services.hasher.hash(`bench-${randomUUID()}`);
   user.changedPassword = true;
   user.tempPassword = null;
   user.tempPasswordExpiresAt = null;
   await user.save();
+  return user;
+}
+
+export async function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
+  const sequelize = ctx.db.sequelize;
+  const user = await onboardedMember(ctx, label);
   const address = `${user.username}@bench.test`;
   const id = randomUUID();
   const account = await EmailAccount.create({
@@ -70,23 +75,27 @@ export async function seedMailbox(ctx: AppContext, label: string, sizes: { conta
       { bind, transaction },
     );
   });
-  await sequelize.query(
-    `WITH c AS (SELECT id, (row_number() OVER (ORDER BY email) - 1)::int AS idx FROM contacts WHERE user_id = $userId)
+  // As the emails' insert: a whole mailbox's links in one statement may outlast the pool's timeout.
+  await sequelize.transaction(async (transaction) => {
+    await sequelize.query("SET LOCAL statement_timeout = '15min'", { transaction });
+    await sequelize.query(
+      `WITH c AS (SELECT id, (row_number() OVER (ORDER BY email) - 1)::int AS idx FROM contacts WHERE user_id = $userId)
      INSERT INTO email_contacts (email_id, contact_id)
      SELECT id, contact_id FROM emails WHERE user_id = $userId
      UNION
      SELECT e.id, c.id FROM (SELECT id, contact_id, floor($contacts::int * random())::int AS idx FROM emails
                               WHERE user_id = $userId AND random() < 0.3 OFFSET 0) e
        JOIN c ON c.idx = e.idx AND c.id <> e.contact_id`,
-    { bind },
-  );
-  await sequelize.query(
-    `UPDATE contacts c SET last_email_at = m.latest
+      { bind, transaction },
+    );
+    await sequelize.query(
+      `UPDATE contacts c SET last_email_at = m.latest
        FROM (SELECT l.contact_id, max(l.email_date) AS latest FROM email_contacts l JOIN contacts k ON k.id = l.contact_id
               WHERE k.user_id = $userId GROUP BY l.contact_id) m
       WHERE c.id = m.contact_id`,
-    { bind },
-  );
+      { bind, transaction },
+    );
+  });
   const [stats] = await select<{ contacts: number; emails: number; links: number }>(
     sequelize,
     `SELECT (SELECT count(*) FROM contacts WHERE user_id = $userId)::int AS contacts,

@@ -21,7 +21,7 @@ import { MailStoreRepository, type EmailRow } from '../src/sync/mail-store-repos
 import { threadFunctions0028 } from '../migrations/0033-team-inbox.js';
 import { openBenchDatabase } from './bench-database.js';
 import { measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
-import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
+import { onboardedMember, seedMailbox, type SeededMailbox } from './contacts-seed.js';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 3);
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 333_334);
@@ -35,16 +35,16 @@ async function main(): Promise<void> {
   const sequelize = ctx.db.sequelize;
   const server = http.createServer(createApp(ctx));
   try {
-    console.log(`PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(
+      `PostgreSQL: ${(await scalar(ctx, 'SELECT version()')).split(',')[0]}; load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} on ${os.cpus().length} CPUs`,
+    );
     const started = Date.now();
     const seeded: SeededMailbox[] = [];
     for (let i = 0; i < ACCOUNTS; i++) seeded.push(await seedMailbox(ctx, `inbox${i}`, { contacts: CONTACTS, emails: EMAILS }));
-    const { user: team } = await ctx.services.users.create({ username: `bench-team-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
-    team.password = await ctx.services.hasher.hash(`bench-${randomBytes(8).toString('hex')}`);
-    team.changedPassword = true;
-    team.tempPassword = null;
-    team.tempPasswordExpiresAt = null;
-    await team.save();
+    const team = await onboardedMember(ctx, 'team');
     for (const m of seeded) {
       await ctx.services.emailAccountSharing.share({ kind: 'admin' }, m.account.id, { userId: team.id, role: 'editor', canRead: true, canSend: false }, { actor: 'bench' });
     }
@@ -180,7 +180,7 @@ async function writeCost(ctx: AppContext, m: SeededMailbox) {
           hasAttachments: false,
           addresses: { from: [], to: [], cc: [], replyTo: [] },
         },
-      } as EmailRow;
+      };
     });
   const samples = { before: [] as number[], after: [] as number[] };
   for (let round = 0; round < WRITE_ROUNDS; round++) {
