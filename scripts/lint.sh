@@ -7,7 +7,8 @@
 #   - docs/configuration.md is what scripts/config-docs.ts writes from the env schema
 #   - engines.node is accepted by every runtime dependency (scripts/check-engines.mjs)
 #   - every relative link and #anchor of the Markdown resolves (scripts/check-doc-links.ts, offline)
-#   - docs/contract-reference.md matches a fresh generation from the OpenAPI document
+#   - docs/contract-reference.md matches a fresh generation from the OpenAPI document, and docs/contract.md §4
+#     lists every path and method of it and no other (scripts/contract-paths.ts)
 #   - docs/schema.sql was generated from the migrations as they are (a digest, no database: scripts/schema-snapshot.ts)
 #   - the OpenAPI document: Redocly recommended-strict and Spectral (spectral:oas + .spectral.yaml), any finding fails
 #   - prettier (its cache keys on each file's content and the config, so a cached pass is exact)
