@@ -77,6 +77,8 @@ export class Subscriber {
       case 'follow_up.due':
         // Private to its owner, and only while the contact's account is still theirs to see.
         return event.userId === this.userId && event.emailAccountId !== null && this.rights.has(event.emailAccountId);
+      // Written by crm_events_emails() (triggers emails_events_*, migration 0021); email.updated only
+      // when is_read or contact_id changed.
       case 'email.created':
       case 'email.updated':
       case 'email.deleted':
