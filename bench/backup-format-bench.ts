@@ -1,13 +1,15 @@
 /**
  * Our archive format (src/backup/, `crm-admin db backup` / `db restore`) against PostgreSQL's own
  * tools (`pg_dump -Fc` / `pg_restore`) on the same database: wall time and size
- * (docs/adr/0129-own-backup-format.md). Seeds a mailbox (BENCH_EMAILS emails, 2,000 contacts) into a
+ * (docs/adr/draft-house-backup-format.md). Seeds a mailbox (BENCH_EMAILS emails, 2,000 contacts) into a
  * throwaway PostgreSQL 15, since Debian's pg_dump 15 refuses a later server; no timesheet files by
- * default (pg_dump has none: BENCH_FILES adds them to our side only). Each restore goes into an empty
- * database of a second server. Every command runs as a child process, timed from spawn to exit.
+ * default (pg_dump has none). Each restore goes into an empty database of a second server. Every
+ * command runs as a child process, timed from spawn to exit; BENCH_ROUNDS rounds (default 3), the
+ * two tools in turn and in alternating order, and the median of each step is printed (a loaded
+ * machine moves single runs by a factor of two).
  *
  *   npm run build && npx tsx bench/backup-format-bench.ts
- *   BENCH_EMAILS=5000 npx tsx bench/backup-format-bench.ts     # a quick look
+ *   BENCH_EMAILS=5000 BENCH_ROUNDS=1 npx tsx bench/backup-format-bench.ts     # a quick look
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +24,7 @@ import { findPgDump, pgDumpMajor, startPostgres15 } from '../test/support/postgr
 import { seedMailbox } from './contacts-seed.js';
 
 const EMAILS = Number(process.env.BENCH_EMAILS ?? 50_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const crmAdmin = fileURLToPath(new URL('../bin/crm-admin', import.meta.url));
 const secrets = {
   JWT_ACCESS_SECRET: '1455Ctk8e5fyWaFH6d4d8TLzvd9Des6al/DOMjEWOB6IbwlPqe5drebCX8bFA3Kx',
@@ -42,6 +45,7 @@ function timed(command: string, args: string[], env: Record<string, string> = {}
 }
 
 const mib = (file: string) => fs.statSync(file).size / 1024 / 1024;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const withDatabase = (url: string, name: string) => url.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
 
 async function rowCount(url: string): Promise<number> {
@@ -85,32 +89,59 @@ async function main(): Promise<void> {
 
     const target = await startPostgres15(targetDir);
     servers.push(target);
+    const admin = new Sequelize(target.superuserUrl, { logging: false });
+    type Steps = Record<'backup' | 'verify' | 'restore', number[]>;
+    const ours: Steps = { backup: [], verify: [], restore: [] };
+    const theirs: Steps = { backup: [], verify: [], restore: [] };
     const archive = path.join(tmp, 'crm.tar.gz');
     const dump = path.join(tmp, 'crm.dump');
-    const ours = {
-      backup: timed(crmAdmin, ['db', 'backup', archive, '--json'], { DATABASE_URL: source.url, CRM_DATA_DIR: sourceDir }),
-      verify: timed(crmAdmin, ['db', 'backup', '--verify', archive, '--json'], { DATABASE_URL: source.url, CRM_DATA_DIR: sourceDir }),
-      restore: timed(crmAdmin, ['db', 'restore', archive, '--json'], { DATABASE_URL: target.url, CRM_DATA_DIR: targetDir }),
+    const restored: string[] = [];
+    const runOurs = async (round: number) => {
+      // Our restore runs as the app role, as the service does: an empty database it owns.
+      await admin.query(`CREATE DATABASE crm_ours_${round} OWNER crm_app`);
+      const targetUrl = withDatabase(target.url, `crm_ours_${round}`);
+      const env = { DATABASE_URL: source.url, CRM_DATA_DIR: sourceDir };
+      ours.backup.push(timed(crmAdmin, ['db', 'backup', archive, '--json'], env));
+      ours.verify.push(timed(crmAdmin, ['db', 'backup', '--verify', archive, '--json'], env));
+      ours.restore.push(timed(crmAdmin, ['db', 'restore', archive, '--json'], { DATABASE_URL: targetUrl, CRM_DATA_DIR: path.join(targetDir, `data-${round}`) }));
+      restored.push(`crm-admin ${await rowCount(targetUrl)}`);
     };
-    const ourRows = await rowCount(target.url);
-    const admin = new Sequelize(target.superuserUrl, { logging: false });
-    await admin.query('CREATE DATABASE crm_pg_restore');
+    const runTheirs = async (round: number) => {
+      await admin.query(`CREATE DATABASE crm_pg_${round}`);
+      const targetUrl = withDatabase(target.superuserUrl, `crm_pg_${round}`);
+      theirs.backup.push(timed(pgDump, ['-Fc', '-f', dump, source.superuserUrl]));
+      theirs.verify.push(timed('pg_restore', ['--list', dump]));
+      theirs.restore.push(timed('pg_restore', ['--no-owner', '--exit-on-error', '-d', targetUrl, dump]));
+      restored.push(`pg_restore ${await rowCount(targetUrl)}`);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) {
+        await runOurs(round);
+        await runTheirs(round);
+      } else {
+        await runTheirs(round);
+        await runOurs(round);
+      }
+    }
     await admin.close();
-    const theirs = {
-      backup: timed(pgDump, ['-Fc', '-f', dump, source.superuserUrl]),
-      verify: timed('pg_restore', ['--list', dump]),
-      restore: timed('pg_restore', ['--no-owner', '--exit-on-error', '-d', withDatabase(target.superuserUrl, 'crm_pg_restore'), dump]),
-    };
-    const theirRows = await rowCount(withDatabase(target.superuserUrl, 'crm_pg_restore'));
 
     console.log(`size     crm-admin ${mib(archive).toFixed(1)} MiB (tar.gz)   pg_dump -Fc ${mib(dump).toFixed(1)} MiB   ratio ${(mib(archive) / mib(dump)).toFixed(2)}`);
+    console.log(`median of ${ROUNDS} rounds (each run: ${ROUNDS > 1 ? 'listed after the median' : 'the one'})`);
     for (const step of ['backup', 'verify', 'restore'] as const) {
-      const label = step === 'verify' ? 'verify (pg_restore --list: reads the TOC only, checks nothing)' : step;
+      const note = step === 'verify' ? '  (pg_restore --list only reads the TOC: it checks nothing)' : '';
+      const list = (values: number[]) => values.map((v) => v.toFixed(1)).join('/');
       console.log(
-        `${step.padEnd(8)} crm-admin ${ours[step].toFixed(1).padStart(6)} s   pg ${theirs[step].toFixed(1).padStart(6)} s   ratio ${(ours[step] / theirs[step]).toFixed(2)}   ${label === step ? '' : label}`,
+        `${step.padEnd(8)} crm-admin ${median(ours[step]).toFixed(1).padStart(6)} s [${list(ours[step])}]   pg ${median(theirs[step]).toFixed(1).padStart(6)} s [${list(theirs[step])}]` +
+          `   ratio ${(median(ours[step]) / median(theirs[step])).toFixed(2)}${note}`,
       );
     }
-    console.log(`restored rows: crm-admin ${ourRows}, pg_restore ${theirRows} (source ~${rows})`);
+    console.log(`restored rows: ${restored.join(', ')} (source ~${rows})`);
+    console.log(
+      `load average after: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
   } finally {
     for (const server of servers) await server.stop().catch(() => undefined);
     fs.rmSync(tmp, { recursive: true, force: true });
