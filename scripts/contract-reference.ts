@@ -6,15 +6,19 @@
  *
  *   npx tsx scripts/contract-reference.ts           writes the file
  *   npx tsx scripts/contract-reference.ts --check   fails when the committed file differs (npm run lint)
+ *
+ * Both also check that docs/contract.md §4 lists every operation and no other (scripts/contract-paths.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ERROR_CODES } from '../src/errors/error-codes.js';
 import { buildOpenApiDocument } from '../src/openapi/document.js';
+import { contractPathProblems } from './contract-paths.js';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const OUT = path.join(repoRoot, 'docs/contract-reference.md');
+const CONTRACT = path.join(repoRoot, 'docs/contract.md');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 type Schema = Record<string, unknown> & {
@@ -79,8 +83,9 @@ function body(op: Operation): string[] {
   return lines;
 }
 
-export function contractReference(): string {
-  const doc = buildOpenApiDocument({ metricsPath: '/api/metrics' }) as unknown as { paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>> };
+type Document = { paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>> };
+
+export function contractReference(doc: Document): string {
   const out: string[] = [
     '# API reference (generated)',
     '',
@@ -116,7 +121,14 @@ export function contractReference(): string {
 }
 
 function main(): void {
-  const fresh = contractReference();
+  const doc = buildOpenApiDocument({ metricsPath: '/api/metrics' }) as unknown as Document;
+  const fresh = contractReference(doc);
+  const problems = contractPathProblems(doc.paths, fs.readFileSync(CONTRACT, 'utf8'));
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  if (problems.length > 0) {
+    process.stderr.write('docs/contract.md §4 must list every path and method of the API in its tables (`METHOD /api/...`)\n');
+    process.exitCode = 1;
+  }
   if (process.argv.includes('--check')) {
     const current = fs.existsSync(OUT) ? fs.readFileSync(OUT, 'utf8') : '';
     if (current !== fresh) {

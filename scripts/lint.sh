@@ -7,7 +7,9 @@
 #   - docs/configuration.md is what scripts/config-docs.ts writes from the env schema
 #   - engines.node is accepted by every runtime dependency (scripts/check-engines.mjs)
 #   - every relative link and #anchor of the Markdown resolves (scripts/check-doc-links.ts, offline)
-#   - docs/contract-reference.md matches a fresh generation from the OpenAPI document
+#   - docs/contract-reference.md matches a fresh generation from the OpenAPI document, and docs/contract.md §4
+#     lists every path and method of it and no other (scripts/contract-paths.ts)
+#   - docs/schema.sql was generated from the migrations as they are (a digest, no database: scripts/schema-snapshot.ts)
 #   - the OpenAPI document: Redocly recommended-strict and Spectral (spectral:oas + .spectral.yaml), any finding fails
 #   - prettier (its cache keys on each file's content and the config, so a cached pass is exact)
 # ESLint keeps no cache: a type-aware rule (no-floating-promises) depends on other files' types, so
@@ -28,6 +30,7 @@ npx tsx scripts/config-docs.ts --check || rest=1
 node scripts/check-engines.mjs || rest=1
 npx tsx scripts/openapi-lint.ts || rest=1
 npx tsx scripts/contract-reference.ts --check || rest=1
+npx tsx scripts/schema-snapshot.ts --check || rest=1
 npx prettier --check --cache --cache-location node_modules/.cache/prettier/.prettier-cache . || rest=1
 wait "$eslint_pid"
 eslint=$?

@@ -5,7 +5,11 @@ import type { Logger } from '../logging/logger.js';
 import { EmailAccount, Session, User } from '../models/index.js';
 import type { SessionRepository, UserRow } from './session-repository.js';
 
-/** Must match the channel of the triggers in migrations/0002-auth.ts and 0018-real-foreign-keys.ts. */
+/**
+ * Must match the channel of the triggers in migrations/0002-auth.ts and 0018-real-foreign-keys.ts:
+ * crm_notify_auth_change() (users, sessions; 0002) and crm_notify_account_owners() (email_accounts;
+ * 0018) pg_notify the changed user's id.
+ */
 export const AUTH_CHANGE_CHANNEL = 'crm_auth_changed';
 const TRIGGERS = [
   'users_notify_auth_change',

@@ -44,7 +44,11 @@ export class EmailAccountRepository {
     return EmailAccount.count({ where: { userId, isActive: true }, transaction: tx });
   }
 
-  /** The account row and its sync state row (idle, due at once), in the caller's transaction. */
+  /**
+   * The account row and its sync state row (idle, due at once), in the caller's transaction. The
+   * owner's email_account_members row is the database's: trigger email_accounts_owner_row, function
+   * crm_email_account_owner_row() (migration 0009).
+   */
   async create(values: NewEmailAccount, tx?: Tx): Promise<AccountWithSync> {
     const account = await EmailAccount.create(values, { transaction: tx });
     const syncState = await MailSyncState.create(

@@ -1,7 +1,8 @@
 /**
  * Conversations awaiting a reply (docs/adr/0118-awaiting-reply.md): a thread whose newest dated email
  * came from outside the mailbox and was not followed by one the mailbox sent. email_threads (migration
- * 0028, kept by triggers on emails in the writer's transaction) holds per thread the newest inbound
+ * 0028, kept by the triggers emails_threads_add/_change/_remove, functions crm_email_threads_add,
+ * _change, _remove and crm_email_threads_refresh, in the writer's transaction) holds per thread the newest inbound
  * email and the newest outbound date; its partial index lists the awaiting ones per account by date.
  */
 import type { Bind } from '../db/sql.js';

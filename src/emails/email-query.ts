@@ -120,7 +120,10 @@ function accountSource(filter: EmailFilter, searchWhere: string[]): { from: stri
 /**
  * A contact's emails: every email linked to a contact is of the contact's account, so one check of
  * the caller's right on that account (evaluated once, not per row) scopes the whole page. The links'
- * index (contact_id, email_date DESC, email_id) gives the page order.
+ * index (contact_id, email_date DESC, email_id) gives the page order. The links' email_date and is_read
+ * are copies the database keeps: crm_email_contacts_copy_email() fills a new link (trigger
+ * email_contacts_fill_email), crm_emails_copy_to_links() follows the email (trigger emails_copy_to_links);
+ * both migration 0006.
  */
 function contactQuery(filter: EmailFilter, bind: Bind, searchWhere: string[]) {
   bind.contactId = filter.contactId;

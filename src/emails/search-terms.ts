@@ -26,7 +26,8 @@ export const COMMON_WORD_SHARE = 0.02;
 export const SHORT_PREFIX = 3;
 
 /**
- * The stored search document of an email (email_search, migration 0030): subject, sender, recipients
+ * The stored search document of an email (email_search, migration 0030, written by the triggers
+ * emails_search_insert and emails_search_update, functions crm_email_search_insert/_update): subject, sender, recipients
  * and body, folded to lower case without diacritics (crm_email_search_vector of migration 0018),
  * without positions. Queries name the side table `s`.
  */

@@ -5,6 +5,17 @@ import { z } from 'zod';
  * They carry ids and the email account, never content: the app fetches what changed with the
  * ordinary endpoints. One schema per type (the OpenAPI document lists them; the generated client
  * exports them), and the TypeScript types the hub sends.
+ *
+ * Who writes them into the outbox (docs/architecture.md, "What the database does by itself"): no code
+ * of src/ but follow_up.due. The rest are rows the database's own triggers insert in the writer's
+ * transaction, current bodies in docs/schema.sql:
+ *   email.created / email.updated / email.deleted   triggers emails_events_insert/_update/_delete,
+ *                                                   function crm_events_emails() (migration 0021)
+ *   contact.created / contact.updated / contact.deleted   contacts_events_*, crm_events_contacts() (0030)
+ *   sync.status                                     mail_sync_states_events_update, crm_events_sync_states() (0021)
+ *   membership.changed                              email_account_members_events_*, crm_events_members() (0021)
+ *   follow_up.due                                   src/follow-ups/follow-up-query.ts (claimed by the due job)
+ * A payload field added here must be added to the function's jsonb_build_object by a migration.
  */
 export const EVENT_TYPES = [
   'email.created',

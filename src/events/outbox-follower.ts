@@ -19,7 +19,9 @@ export interface FollowerTarget {
 }
 
 /**
- * Reads the outbox in id order and hands each event to the hub exactly once, in that order.
+ * Reads the outbox in id order and hands each event to the hub exactly once, in that order. Its rows
+ * are written by database triggers (crm_events_emails, crm_events_contacts, crm_events_members,
+ * crm_events_sync_states: migrations 0021 and 0030; the list in event-types.ts) and by the follow-up job.
  *
  * Ids come from a sequence when a row is inserted, but transactions commit in their own order: id 10
  * may become visible after id 11. Reading `id > cursor` alone would pass 10 by forever. So a missing

@@ -1,7 +1,10 @@
 import type { Sql } from '../db/sql.js';
 import type { OutboxEvent, OutboxEventType } from './event-types.js';
 
-/** Must match CHANNEL in migrations/0021-events-outbox.ts. */
+/**
+ * Must match CHANNEL in migrations/0021-events-outbox.ts: the crm_events_* trigger functions (0021,
+ * crm_events_contacts redefined in 0030) insert the rows read here and pg_notify this channel.
+ */
 export const EVENTS_CHANNEL = 'crm_events';
 
 interface EventRow {

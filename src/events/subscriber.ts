@@ -12,7 +12,11 @@ const MAX_QUEUED = 10_000;
  * member they name, follow-up events only their owner. Rights are read once at the start and then kept current by the membership events
  * themselves, applied in the order of the outbox, before any later event is judged.
  */
-/** Events about mail itself: only to members who may read the account's emails. */
+/**
+ * Events about mail itself: only to members who may read the account's emails. email.* are written by
+ * crm_events_emails() (triggers emails_events_*, migration 0021; email.updated only when is_read or
+ * contact_id changed); comment.created by CommentService.add.
+ */
 const MAIL_EVENTS: ReadonlySet<string> = new Set(['email.created', 'email.updated', 'email.deleted', 'comment.created']);
 
 export class Subscriber {

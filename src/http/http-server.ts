@@ -10,8 +10,10 @@ import type { ErrorCode } from '../errors/error-codes.js';
  * so a client sees the same error shape whatever the layer that refused it.
  */
 export function createHttpServer(app: Express): http.Server {
-  // Node's own Host check answers an empty 400; this one answers the envelope.
-  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+  // Node's own Host check answers an empty 400; this one answers the envelope. requireHostHeader is
+  // Node's since 20.0, but @types/node 22.13 (the engines floor's typings) does not declare it yet.
+  const options: http.ServerOptions & { requireHostHeader?: boolean } = { requireHostHeader: false };
+  const server = http.createServer(options, (req, res) => {
     if (req.httpVersion === '1.1' && !req.headers.host) {
       sendEnvelope(res, 400, 'Chýba hlavička Host', 'bad_request');
       return;

@@ -168,7 +168,7 @@ export class AppMetrics {
     for (const kind of SYNC_ITEM_KINDS) this.syncItems.inc({ kind }, 0);
   }
 
-  /** Where the crm_sync_* gauges read the cluster's state (SyncService.snapshot); wired in services.ts. */
+  /** Where the crm_sync_* gauges read the cluster's state (SyncService.snapshot); wired in src/app/wiring/operations.ts. */
   observeSync(source: () => Promise<SyncSnapshot>): void {
     this.syncSource = source;
   }

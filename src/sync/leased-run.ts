@@ -93,7 +93,7 @@ async function recordFailure(deps: SyncServiceDeps, lease: AccountLease, err: un
  * leaves the rows pending (the sync does not overwrite them) and the sync goes on.
  */
 async function pushReadState(deps: SyncServiceDeps, account: EmailAccount): Promise<void> {
-  // The ReadStatePusher (src/emails/read-state-pusher.ts) call site, wired in src/app/services.ts.
+  // The ReadStatePusher (src/emails/read-state-pusher.ts) call site, wired in src/app/wiring/mail.ts.
   if (!deps.readState) return;
   try {
     await deps.readState.push(account);

