@@ -12,7 +12,7 @@ export default class DbBackup extends BaseCommand {
     'Write one archive of the whole service: the schema version, every table (one consistent snapshot, taken while ' +
     'the service runs), the timesheet files and a fingerprint of the encryption key (never the key), with counts and ' +
     'checksums, signed (BACKUP_SIGNING_KEY, or a key derived from CRM_ENCRYPTION_KEY). With --verify, read an archive and check every ' +
-    'count and checksum, the signature and the key instead (exit 1 if damaged, forged, or unauthenticated without --allow-unsigned). ' +
+    'count and checksum, the signature and the key instead (exit 1 if damaged, forged, signed with a key not configured here, or unsigned without --allow-unsigned). ' +
     'Restore it with `db restore`. The encryption key is NOT in the archive: keep CRM_ENCRYPTION_KEY separately.';
 
   static override examples = [
@@ -29,7 +29,7 @@ export default class DbBackup extends BaseCommand {
   static override flags = {
     verify: Flags.boolean({ description: 'check an existing archive instead of writing one', default: false }),
     'allow-unsigned': Flags.boolean({
-      description: 'with --verify: exit 0 for an intact archive whose signature cannot be checked here (unsigned, or signed with a key not configured)',
+      description: 'with --verify: exit 0 for an intact archive without a signature (written before backups were signed); one signed with a key not configured here still fails',
       default: false,
     }),
     // Only for tests: cuts table data into small parts, which 8 MiB parts need large tables for.
@@ -75,6 +75,14 @@ export default class DbBackup extends BaseCommand {
       this.exit(1);
     }
     const unauthenticated = authenticationProblem(report.authentication!);
+    // --allow-unsigned accepts an archive with no signature only: a key id not configured here may be anybody's (restore refuses it too).
+    if (unauthenticated && report.authentication?.status === 'unknown-key') {
+      commandHost().stderr.write(
+        `Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; not accepted with --allow-unsigned, which is only for an archive without a signature)\n`,
+      );
+      if (this.jsonEnabled()) this.logJson(report);
+      this.exit(1);
+    }
     if (unauthenticated && !allowUnsigned) {
       commandHost().stderr.write(
         `Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`,
