@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js';
 import { commandHost } from '../../src/cli/command-host.js';
 import { formatBytes } from '../../src/cli/format.js';
 import type { BackupSummary } from '../../src/backup/backup-service.js';
-import { authenticationProblem } from '../../src/backup/signing.js';
+import { authenticationProblem, type Authentication } from '../../src/backup/signing.js';
 import { releaseVersion } from '../../src/shared/release-version.js';
 import type { VerifyReport } from '../../src/backup/verify.js';
 
@@ -75,21 +75,8 @@ export default class DbBackup extends BaseCommand {
       this.exit(1);
     }
     const unauthenticated = authenticationProblem(report.authentication!);
-    // --allow-unsigned accepts an archive with no signature only: a key id not configured here may be anybody's (restore refuses it too).
-    if (unauthenticated && report.authentication?.status === 'unknown-key') {
-      commandHost().stderr.write(
-        `Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; not accepted with --allow-unsigned, which is only for an archive without a signature)\n`,
-      );
-      if (this.jsonEnabled()) this.logJson(report);
-      this.exit(1);
-    }
-    if (unauthenticated && !allowUnsigned) {
-      commandHost().stderr.write(
-        `Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`,
-      );
-      if (this.jsonEnabled()) this.logJson(report);
-      this.exit(1);
-    }
+    const refusal = unauthenticated && refusalHint(report.authentication!, allowUnsigned);
+    if (refusal) this.notAuthenticated(report, unauthenticated, refusal);
     const signature = unauthenticated ? 'NOT AUTHENTICATED (accepted with --allow-unsigned)' : `signed (${(report.authentication as { key: string }).key})`;
     const key = report.keyStatus === 'same' ? 'matches CRM_ENCRYPTION_KEY' : report.keyStatus === 'retired' ? 'one of CRM_ENCRYPTION_OLD_KEYS' : 'DIFFERENT';
     this.log(
@@ -99,4 +86,20 @@ export default class DbBackup extends BaseCommand {
     );
     return report;
   }
+
+  private notAuthenticated(report: VerifyReport, problem: string, hint: string): never {
+    commandHost().stderr.write(`Archive NOT AUTHENTICATED: ${report.file}\n  - ${problem}\n  (${hint})\n`);
+    if (this.jsonEnabled()) this.logJson(report);
+    return this.exit(1);
+  }
+}
+
+/**
+ * Why an intact archive that is not signed by a configured key fails --verify, or null when it passes.
+ * --allow-unsigned accepts an archive with no signature only: a key id not configured here may be
+ * anybody's (restore refuses it too; issue 52, finding 18).
+ */
+function refusalHint(auth: Authentication, allowUnsigned: boolean): string | null {
+  if (auth.status === 'unknown-key') return 'intact; not accepted with --allow-unsigned, which is only for an archive without a signature';
+  return allowUnsigned ? null : 'intact; restore it only if you know where it came from: --allow-unsigned';
 }

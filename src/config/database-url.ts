@@ -19,6 +19,13 @@ export const DatabaseUrlMessages = {
   escape: 'meno, heslo alebo názov databázy obsahuje neplatnú %-sekvenciu',
 } as const;
 
+/** Nothing after the host, or `:` and a port number. */
+function portIsValid(portPart: string): boolean {
+  if (portPart === '') return true;
+  const port = portPart.slice(1);
+  return portPart.startsWith(':') && PORT.test(port) && Number(port) >= 1 && Number(port) <= 65_535;
+}
+
 function decodes(text: string): boolean {
   try {
     decodeURIComponent(text);
@@ -45,12 +52,11 @@ export function databaseUrlProblem(value: string): string | null {
   const at = authority.lastIndexOf('@');
   const userInfo = at === -1 ? '' : authority.slice(0, at);
   const hostPort = authority.slice(at + 1);
-  const ipv6 = /^(\[[^\]]*\])(.*)$/.exec(hostPort);
-  const [host, portPart] = ipv6 ? [ipv6[1]!, ipv6[2]!] : [hostPort.replace(/:.*$/, ''), hostPort.slice(hostPort.replace(/:.*$/, '').length)];
-  if (portPart !== '') {
-    const port = portPart.slice(1);
-    if (!portPart.startsWith(':') || !PORT.test(port) || Number(port) < 1 || Number(port) > 65_535) return DatabaseUrlMessages.port;
-  }
+  // The host runs to the first colon, or to the closing bracket of an IPv6 literal; the port follows.
+  const hostLength = hostPort.startsWith('[') ? hostPort.indexOf(']') + 1 || hostPort.length : hostPort.search(/:|$/);
+  const host = hostPort.slice(0, hostLength);
+  const portPart = hostPort.slice(hostLength);
+  if (!portIsValid(portPart)) return DatabaseUrlMessages.port;
   if (!HOST.test(host)) return DatabaseUrlMessages.host;
   const path = authorityEnd === -1 ? '' : rest.slice(authorityEnd).replace(/\?.*$/, '');
   if (!decodes(userInfo) || !decodes(path)) return DatabaseUrlMessages.escape;

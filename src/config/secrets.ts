@@ -21,11 +21,7 @@ interface StoredSecrets {
  * passwords must survive a restart: generate the secrets once and keep them beside the data (0600).
  * Values given in the environment still win over the stored ones.
  */
-export function loadOrCreateDevSecrets(
-  dataDir: string,
-  given: { jwtAccess?: string; jwtRefresh?: string; encryptionKey?: string },
-  options: { create?: boolean } = {},
-): Secrets {
+export function loadOrCreateDevSecrets(dataDir: string, given: { jwtAccess?: string; jwtRefresh?: string; encryptionKey?: string }, options: { create?: boolean } = {}): Secrets {
   const file = path.join(dataDir, 'secrets.json');
   let stored: StoredSecrets;
   if (fs.existsSync(file)) {

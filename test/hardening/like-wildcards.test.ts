@@ -59,9 +59,7 @@ describe('hardening: fullwidth LIKE metacharacters in searches', function () {
 
   it("escapes every character this server's crm_fold turns into % _ or \\", async () => {
     const ctx = await testContext();
-    const [rows] = await ctx.db.sequelize.query(
-      `SELECT chr(i) AS c FROM generate_series(128, 65533) i WHERE (i < 55296 OR i > 57343) AND crm_fold(chr(i)) ~ '[%_\\\\]'`,
-    );
+    const [rows] = await ctx.db.sequelize.query(`SELECT chr(i) AS c FROM generate_series(128, 65533) i WHERE (i < 55296 OR i > 57343) AND crm_fold(chr(i)) ~ '[%_\\\\]'`);
     const lookalikes = (rows as Array<{ c: string }>).map((r) => r.c);
     expect(lookalikes, 'the server folds some lookalikes (the test must be able to fail)').to.include('％');
     for (const c of lookalikes) expect(escapeLikeBeforeFold(c), `U+${c.codePointAt(0)!.toString(16)}`).to.match(/^\\[%_\\]$/);

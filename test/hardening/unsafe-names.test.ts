@@ -37,7 +37,8 @@ describe('hardening: control and bidi characters in names', function () {
   };
 
   it("refuses them in a company's name, and keeps the name", async () => {
-    for (const name of UNSAFE) refused(await jana.patch(`/api/companies/${contact.companyId}`, { name }), 'name', 'Názov nesmie obsahovať riadiace znaky ani znaky meniace smer textu');
+    for (const name of UNSAFE)
+      refused(await jana.patch(`/api/companies/${contact.companyId}`, { name }), 'name', 'Názov nesmie obsahovať riadiace znaky ani znaky meniace smer textu');
     expect((await jana.get(`/api/companies/${contact.companyId}`)).body.data.company.name).to.equal(domain);
     const fine = await jana.patch(`/api/companies/${contact.companyId}`, { name: '  Kováč a syn, s.r.o.  ', notes: 'Riadok 1\nRiadok 2\tstĺpec' });
     expect(fine.status, JSON.stringify(fine.body)).to.equal(200);

@@ -27,7 +27,10 @@ describe('DATABASE_URL is checked before it is used, and never printed', functio
   for (const [what, url, message] of MALFORMED) {
     it(`refuses ${what}: a clear configuration error, no password, no DEP0170`, async () => {
       const env = { ...baseTestEnv(), DATABASE_URL: url, CRM_DATA_DIR: path.join(tmp, 'data') };
-      for (const args of [['doctor', '--json'], ['users', 'list']]) {
+      for (const args of [
+        ['doctor', '--json'],
+        ['users', 'list'],
+      ]) {
         const res = await runCli(args, env);
         const output = res.stdout + res.stderr;
         expect(output, args.join(' ')).to.not.contain(PASSWORD);

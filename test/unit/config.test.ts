@@ -28,7 +28,13 @@ describe('configuration (AppConfig.fromEnv)', () => {
   // Issue 52, finding 17: url.parse (sequelize) printed a malformed URL with its password in a DEP0170 warning.
   it('refuses a DATABASE_URL url.parse would warn about, naming no part of it', () => {
     const base = { CRM_DATA_DIR: unitTempPath('cfg-db-url') };
-    for (const url of ['postgres://crm:Sec-Ret@localhost:x/crm', 'postgres://crm:Sec#Ret@localhost/crm', 'postgres://crm:Sec-Ret@db!x/crm', 'postgres://crm:Sec%zzRet@db/crm', 'mysql://crm:Sec-Ret@db/crm']) {
+    for (const url of [
+      'postgres://crm:Sec-Ret@localhost:x/crm',
+      'postgres://crm:Sec#Ret@localhost/crm',
+      'postgres://crm:Sec-Ret@db!x/crm',
+      'postgres://crm:Sec%zzRet@db/crm',
+      'mysql://crm:Sec-Ret@db/crm',
+    ]) {
       let error: unknown;
       try {
         AppConfig.fromEnv({ ...base, DATABASE_URL: url });
