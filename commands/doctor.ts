@@ -24,7 +24,7 @@ export default class Doctor extends BaseCommand {
     const doctor = new DoctorService({
       env: commandHost().env,
       // Never migrates: doctor must see the database as it is.
-      openDatabase: async () => new DoctorRepository((await this.appContext({ migrate: false })).db.sequelize),
+      openDatabase: async (config) => new DoctorRepository((await this.appContext({ migrate: false, config })).db.sequelize),
     });
     const result = await doctor.run();
     if (this.jsonEnabled()) {

@@ -863,7 +863,7 @@ export interface paths {
         head?: never;
         /**
          * Change a company's name or notes
-         * @description Signed-in users (accessToken cookie or Bearer). Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again. Audited (company.updated). A company the caller does not see: 404.
+         * @description Signed-in users (accessToken cookie or Bearer). A user who is owner or editor with canRead of an email account showing one of its contacts may change it; everyone who sees it sees the change. An empty name shows the domain again. Audited (company.updated). A company the caller does not see: 404; one they see only through viewer shares or accounts without canRead: 403 email_account_forbidden.
          */
         patch: operations["updateCompany"];
         trace?: never;

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js';
 import { commandHost } from '../../src/cli/command-host.js';
 import { formatBytes } from '../../src/cli/format.js';
 import type { BackupSummary } from '../../src/backup/backup-service.js';
-import { authenticationProblem } from '../../src/backup/signing.js';
+import { authenticationProblem, type Authentication } from '../../src/backup/signing.js';
 import { releaseVersion } from '../../src/shared/release-version.js';
 import type { VerifyReport } from '../../src/backup/verify.js';
 
@@ -12,7 +12,7 @@ export default class DbBackup extends BaseCommand {
     'Write one archive of the whole service: the schema version, every table (one consistent snapshot, taken while ' +
     'the service runs), the timesheet files and a fingerprint of the encryption key (never the key), with counts and ' +
     'checksums, signed (BACKUP_SIGNING_KEY, or a key derived from CRM_ENCRYPTION_KEY). With --verify, read an archive and check every ' +
-    'count and checksum, the signature and the key instead (exit 1 if damaged, forged, or unauthenticated without --allow-unsigned). ' +
+    'count and checksum, the signature and the key instead (exit 1 if damaged, forged, signed with a key not configured here, or unsigned without --allow-unsigned). ' +
     'Restore it with `db restore`. The encryption key is NOT in the archive: keep CRM_ENCRYPTION_KEY separately.';
 
   static override examples = [
@@ -29,7 +29,7 @@ export default class DbBackup extends BaseCommand {
   static override flags = {
     verify: Flags.boolean({ description: 'check an existing archive instead of writing one', default: false }),
     'allow-unsigned': Flags.boolean({
-      description: 'with --verify: exit 0 for an intact archive whose signature cannot be checked here (unsigned, or signed with a key not configured)',
+      description: 'with --verify: exit 0 for an intact archive without a signature (written before backups were signed); one signed with a key not configured here still fails',
       default: false,
     }),
     // Only for tests: cuts table data into small parts, which 8 MiB parts need large tables for.
@@ -75,13 +75,8 @@ export default class DbBackup extends BaseCommand {
       this.exit(1);
     }
     const unauthenticated = authenticationProblem(report.authentication!);
-    if (unauthenticated && !allowUnsigned) {
-      commandHost().stderr.write(
-        `Archive NOT AUTHENTICATED: ${report.file}\n  - ${unauthenticated}\n  (intact; restore it only if you know where it came from: --allow-unsigned)\n`,
-      );
-      if (this.jsonEnabled()) this.logJson(report);
-      this.exit(1);
-    }
+    const refusal = unauthenticated && refusalHint(report.authentication!, allowUnsigned);
+    if (refusal) this.notAuthenticated(report, unauthenticated, refusal);
     const signature = unauthenticated ? 'NOT AUTHENTICATED (accepted with --allow-unsigned)' : `signed (${(report.authentication as { key: string }).key})`;
     const key = report.keyStatus === 'same' ? 'matches CRM_ENCRYPTION_KEY' : report.keyStatus === 'retired' ? 'one of CRM_ENCRYPTION_OLD_KEYS' : 'DIFFERENT';
     this.log(
@@ -91,4 +86,20 @@ export default class DbBackup extends BaseCommand {
     );
     return report;
   }
+
+  private notAuthenticated(report: VerifyReport, problem: string, hint: string): never {
+    commandHost().stderr.write(`Archive NOT AUTHENTICATED: ${report.file}\n  - ${problem}\n  (${hint})\n`);
+    if (this.jsonEnabled()) this.logJson(report);
+    return this.exit(1);
+  }
+}
+
+/**
+ * Why an intact archive that is not signed by a configured key fails --verify, or null when it passes.
+ * --allow-unsigned accepts an archive with no signature only: a key id not configured here may be
+ * anybody's (restore refuses it too; issue 52, finding 18).
+ */
+function refusalHint(auth: Authentication, allowUnsigned: boolean): string | null {
+  if (auth.status === 'unknown-key') return 'intact; not accepted with --allow-unsigned, which is only for an archive without a signature';
+  return allowUnsigned ? null : 'intact; restore it only if you know where it came from: --allow-unsigned';
 }

@@ -10,8 +10,8 @@ export default class DbRestore extends BaseCommand {
     "a confirmation (--yes). The schema is migrated to exactly the archive's version (an archive from a newer program " +
     'is refused), all tables load in one transaction and every checksum is verified on the way: a damaged archive ' +
     'restores nothing. The whole archive is read and its signature checked before anything changes (standard input is ' +
-    'first copied to a private file under TMPDIR); an archive that cannot be authenticated (unsigned: written before ' +
-    'backups were signed; or signed with a key not configured) is refused unless --allow-unsigned. An archive made with ' +
+    'first copied to a private file under TMPDIR); an archive without a signature (written before backups were signed) ' +
+    'is refused unless --allow-unsigned; one signed with a key not configured here is refused even then (configure the key). An archive made with ' +
     'another CRM_ENCRYPTION_KEY is refused unless --ignore-key-mismatch. An archive of an earlier release is loaded at its ' +
     'own schema, then migrated to this release. Stop the service (and every instance using the database) first.';
 
@@ -33,7 +33,7 @@ export default class DbRestore extends BaseCommand {
       default: false,
     }),
     'allow-unsigned': Flags.boolean({
-      description: 'restore an intact archive whose signature cannot be checked (written before backups were signed, or signed with a key not configured here); audited',
+      description: 'restore an intact archive without a signature (written before backups were signed); audited. An archive signed with a key not configured here is still refused',
       default: false,
     }),
   };

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors/app-errors.js';
 import { lazyRequire } from '../shared/lazy-require.js';
+import { isCommonSlovakOrCzechPassword } from './common-passwords-sk-cz.js';
 
 // A CommonJS package without types: ~50k most common passwords from real breaches (Mozilla). Loaded
 // when a password is first checked (ADR 0113), not by every command that imports the user area.
@@ -29,6 +30,8 @@ export function passwordPolicyProblem(password: string, username: string): strin
   if (password.trim().toLowerCase() === username.trim().toLowerCase()) return PasswordMessages.equalsUsername;
   // The list holds lower-case entries; "Password123" is as guessable as "password123".
   if (commonPasswordList().test(password) || commonPasswordList().test(password.toLowerCase())) return PasswordMessages.common;
+  // The list above is English; the staff are Slovak and Czech (common-passwords-sk-cz.ts).
+  if (isCommonSlovakOrCzechPassword(password)) return PasswordMessages.common;
   return null;
 }
 

@@ -157,7 +157,12 @@ export class RestoreService {
     this.deps.logger.info(direction === 'up' ? 'db restore: migration applied' : 'db restore: migration reverted', { migration: name, durationMs });
   };
 
-  /** Damage, a forgery, or (without --allow-unsigned) an archive that cannot be authenticated: refused. */
+  /**
+   * Damage, a forgery, an archive signed with a key not configured here, or (without --allow-unsigned)
+   * one without a signature: refused. A key not configured is refused even with --allow-unsigned
+   * (issue 52, finding 18): anyone can name a key id of their own, so it cannot be told from a forgery,
+   * and its owner can configure the key (BACKUP_SIGNING_KEYS_RETIRED, CRM_ENCRYPTION_OLD_KEYS) instead.
+   */
   private assertRestorable(checked: CheckedArchive, options: RestoreOptions): { header: ArchiveHeader; auth: Authentication } {
     const { report, header } = checked;
     if (!report.intact || !header || !checked.manifest || !report.authentication) {
@@ -165,6 +170,11 @@ export class RestoreService {
     }
     const auth = report.authentication;
     if (auth.status === 'forged') throw new ArchiveFormatError(`${authenticationProblem(auth)} (nothing was changed)`);
+    if (auth.status === 'unknown-key') {
+      throw new ConflictError(
+        `Archív sa nedá overiť: ${authenticationProblem(auth)}. Taký archív sa neobnoví ani s --allow-unsigned (to platí len pre archív bez podpisu). Nič sa nezmenilo.`,
+      );
+    }
     if (auth.status !== 'signed' && !options.allowUnsigned) {
       throw new ConflictError(`Archív sa nedá overiť: ${authenticationProblem(auth)}. Obnovte ho, len ak viete, odkiaľ pochádza, s --allow-unsigned. Nič sa nezmenilo.`);
     }

@@ -44,9 +44,10 @@ export abstract class BaseCommand extends Command {
    * Opens the database (embedded or DATABASE_URL). A schema with pending migrations is refused (only
    * serve and `db migrate` change it, see src/db/schema-gate.ts); `migrate: false` takes it as it is.
    */
-  protected async appContext(options: { migrate?: boolean } = {}): Promise<AppContext> {
+  protected async appContext(options: { migrate?: boolean; config?: AppConfig } = {}): Promise<AppContext> {
     if (!this.ctx) {
-      const config = this.appConfig();
+      // A command that validated the environment its own way (doctor: creating nothing) hands its config in.
+      const config = options.config ?? this.appConfig();
       // The database, the models and every service load here, when a command first needs them: oclif
       // imports a command's file for more than running it, and --help or a usage error need none of this.
       // A sync a command asks for (email-accounts attach) is left to the serving instances: this process

@@ -1,4 +1,4 @@
-import { escapeLike } from '../db/escape-like.js';
+import { escapeLikeBeforeFold } from '../db/escape-like.js';
 import type { Bind } from '../db/sql.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
@@ -38,7 +38,7 @@ function searchConditions(search: string, bind: Bind): string[] {
     .filter((w) => w !== '')
     .slice(0, MAX_SEARCH_WORDS);
   return words.map((word, i) => {
-    bind[`word${i}`] = escapeLike(word);
+    bind[`word${i}`] = escapeLikeBeforeFold(word);
     return `co.search_text LIKE '%' || crm_fold($word${i}) || '%'`;
   });
 }

@@ -3,7 +3,7 @@ import type { Tx } from '../db/transactions.js';
 import { cutPage, type PageRequest } from '../shared/pagination.js';
 import { companyListQuery, companyQuery, type CompanyFilter, type CompanyScope } from './company-query.js';
 import { toCompanyRecord, type CompanyRecord, type CompanyRow } from './company-records.js';
-import { accessToCompany } from './company-visibility.js';
+import { editAccessToCompany } from './company-visibility.js';
 
 export interface CompanyEdits {
   name?: string | null;
@@ -31,18 +31,21 @@ export class CompanyRepository {
   }
 
   /**
-   * Changes a company the caller sees (checked in the same statement, so a share removed a moment
-   * ago cannot let the write through); answers its domain, or undefined when nothing changed.
+   * Changes a company the caller may edit (the right checked in the same statement, so a share removed
+   * a moment ago cannot let the write through). `access` is null when the caller does not see the
+   * company, false when they see it without the right to edit it; `domain` is set when it changed.
    */
-  async update(userId: string, companyId: string, values: CompanyEdits, tx?: Tx): Promise<string | undefined> {
+  async update(userId: string, companyId: string, values: CompanyEdits, tx?: Tx): Promise<{ access: boolean | null; domain?: string }> {
     const sets = ['updated_at = now()'];
     if (values.name !== undefined) sets.push('name = $name');
     if (values.notes !== undefined) sets.push('notes = $notes');
-    const row = await this.sql.one<{ domain: string }>(
-      `UPDATE companies SET ${sets.join(', ')} WHERE id = $companyId AND ${accessToCompany()} RETURNING domain`,
+    const row = await this.sql.one<{ access: boolean | null; domain: string | null }>(
+      `WITH access AS (SELECT ${editAccessToCompany()} AS may),
+            changed AS (UPDATE companies SET ${sets.join(', ')} WHERE id = $companyId AND (SELECT may FROM access) RETURNING domain)
+       SELECT (SELECT may FROM access) AS access, (SELECT domain FROM changed) AS domain`,
       { userId, companyId, name: values.name ?? null, notes: values.notes ?? null },
       tx,
     );
-    return row?.domain;
+    return { access: row?.access ?? null, ...(row?.domain ? { domain: row.domain } : {}) };
   }
 }

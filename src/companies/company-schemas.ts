@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { changeBody, clearableText, paginationQuery, searchText } from '../shared/validation.js';
+import { changeBody, clearableName, clearableText, paginationQuery, searchText } from '../shared/validation.js';
 
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;
@@ -17,7 +17,7 @@ export const listCompaniesQuery = paginationQuery.extend({
 /** Unknown fields are an error (a cleared name shows the domain again), not silently dropped: a typo must not look like a saved change. */
 export const updateCompanyBody = changeBody(
   z.strictObject({
-    name: clearableText(MAX_NAME, 'Názov').optional(),
+    name: clearableName(MAX_NAME, 'Názov').optional(),
     notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
   }),
   'Zadajte aspoň jednu zmenu (name, notes)',

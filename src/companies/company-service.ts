@@ -1,6 +1,7 @@
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { Transactions } from '../db/transactions.js';
-import { NotFoundError } from '../errors/app-errors.js';
+import { deniedMessage } from '../email-accounts/account-rights.js';
+import { ForbiddenError, NotFoundError } from '../errors/app-errors.js';
 import type { Page, PageRequest } from '../shared/pagination.js';
 import type { CompanyFilter } from './company-query.js';
 import type { CompanyRecord } from './company-records.js';
@@ -13,7 +14,8 @@ export type CompanyChanges = CompanyEdits;
 /**
  * Companies: the organisations behind the correspondents' mail domains (issue 38, docs/adr/0117).
  * A user sees a company when they see one of its contacts, and its figures count those contacts only;
- * any user who sees it may name it and keep notes on it (shared by everyone who sees it, audited).
+ * a user who edits the contacts and reads the mail of an account that shows it may name it and keep
+ * notes on it (shared by everyone who sees it, audited).
  * A company they do not see is not found (404), for admins too; the CLI lists all of them.
  */
 export class CompanyService {
@@ -40,12 +42,16 @@ export class CompanyService {
     return company;
   }
 
-  /** The change and its audit record commit together; a company the caller does not see changes nothing (404). */
+  /**
+   * The change and its audit record commit together; a company the caller does not see changes nothing
+   * (404), nor does one they see only through viewer shares or accounts whose mail they may not read (403).
+   */
   async update(userId: string, companyId: string, changes: CompanyChanges, meta: RequestMeta): Promise<CompanyRecord> {
     const { companies, transactions, audit } = this.deps;
     await transactions.run(async (tx) => {
-      const domain = await companies.update(userId, companyId, changes, tx);
-      if (domain === undefined) throw new NotFoundError(COMPANY_NOT_FOUND);
+      const { access, domain } = await companies.update(userId, companyId, changes, tx);
+      if (access === false) throw new ForbiddenError(deniedMessage('editCompanies'), 'email_account_forbidden');
+      if (access === null || domain === undefined) throw new NotFoundError(COMPANY_NOT_FOUND);
       const fields = Object.keys(changes).filter((k) => changes[k as keyof CompanyChanges] !== undefined);
       await audit.record({ action: AuditActions.companyUpdated, userId, details: { companyId, domain, fields } }, meta, tx);
     });

@@ -8,6 +8,8 @@
  *   once, and removing the last one shows the company again; docs/adr/0117).
  * - A caller sees a company when they see at least one of its contacts: a contact of an email
  *   account they own or that is shared with them (account-rights.ts, right "view").
+ * - A caller changes it only through such an account on which they hold "editCompanies" (owner or
+ *   editor with can_read): seeing it through a viewer's share is no right to what others wrote.
  */
 import { accountsWith } from '../email-accounts/account-rights.js';
 
@@ -32,3 +34,12 @@ export const shownCompanyIdOf = (alias: string): string =>
  * not (unknown, an own domain, or none of its contacts visible to them): a 404, no existence leak.
  */
 export const accessToCompany = (): string => `(SELECT true FROM companies co WHERE co.id = $companyId AND NOT ${isOwnDomain('co.domain')} AND EXISTS (${visibleContactsOf('co')}))`;
+
+/**
+ * The caller's right to change the company `$companyId` as one SQL value: NULL when they do not see
+ * it (404, as above), false when they see it but hold the right "editCompanies" on none of the
+ * accounts that show it (403, as a viewer gets on the contact), true when they may.
+ */
+export const editAccessToCompany = (): string =>
+  `(SELECT EXISTS (SELECT 1 FROM contacts k WHERE k.company_id = co.id AND k.email_account_id IN (${accountsWith('editCompanies')}))
+      FROM companies co WHERE co.id = $companyId AND NOT ${isOwnDomain('co.domain')} AND EXISTS (${visibleContactsOf('co')}))`;

@@ -151,8 +151,11 @@ export class AppConfig {
     return path.join(this.dataDir, 'timesheets');
   }
 
-  /** Validates everything at once and throws a ConfigError listing every problem. */
-  static fromEnv(input: NodeJS.ProcessEnv = process.env): AppConfig {
+  /**
+   * Validates everything at once and throws a ConfigError listing every problem. `createDevSecrets:
+   * false` (doctor) never writes the generated dev secrets: the data directory stays as it is.
+   */
+  static fromEnv(input: NodeJS.ProcessEnv = process.env, options: { createDevSecrets?: boolean } = {}): AppConfig {
     // Secrets may come from files (NAME_FILE, systemd credentials): read first, checked like the rest.
     const { env, problems } = resolveSecretSources(input);
     const parsed = envSchema.safeParse(env);
@@ -174,7 +177,7 @@ export class AppConfig {
     const secrets =
       given.jwtAccess && given.jwtRefresh && given.encryptionKey
         ? toSecrets(given.jwtAccess, given.jwtRefresh, given.encryptionKey)
-        : loadOrCreateDevSecrets(path.resolve(raw.CRM_DATA_DIR), given);
+        : loadOrCreateDevSecrets(path.resolve(raw.CRM_DATA_DIR), given, { create: options.createDevSecrets });
     const oldKeys = (raw.CRM_ENCRYPTION_OLD_KEYS ?? '')
       .split(',')
       .map((k) => k.trim())

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type NodeCron from 'node-cron';
 import { lazyRequire } from '../shared/lazy-require.js';
+import { databaseUrlProblem } from './database-url.js';
 import { DEFAULT_METRICS_ALLOW, parseAllowList } from '../shared/ip-allow-list.js';
 // Configuration problems are reported in Slovak like every other message.
 import '../shared/zod-slovak.js';
@@ -82,11 +83,17 @@ export const envSchema = z.object({
       (v) => (v === '' ? undefined : v),
       z
         .string()
-        .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL musí začínať postgres:// alebo postgresql://')
+        .superRefine((value, ctx) => {
+          // The message never quotes the value: it holds the password.
+          const problem = databaseUrlProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        })
         .optional(),
     )
     .meta({ envDefault: 'unset: embedded PostgreSQL in `CRM_DATA_DIR`' })
-    .describe('any PostgreSQL 13+ with the `unaccent` extension available (tested on 15 and 18)'),
+    .describe(
+      'any PostgreSQL 13+ with the `unaccent` extension available (tested on 15 and 18); an @ : / ? # % in the user or password percent-encoded (%40 ...): a malformed URL is refused with a message that quotes none of it',
+    ),
   DATABASE_WAIT_SECONDS: withDefault(z.coerce.number().int().min(0).max(86_400), '300').describe(
     'how long `serve` keeps retrying the database at `DATABASE_URL` at start (readiness 503 meanwhile); 0: try once',
   ),

@@ -21,18 +21,17 @@ interface StoredSecrets {
  * passwords must survive a restart: generate the secrets once and keep them beside the data (0600).
  * Values given in the environment still win over the stored ones.
  */
-export function loadOrCreateDevSecrets(dataDir: string, given: { jwtAccess?: string; jwtRefresh?: string; encryptionKey?: string }): Secrets {
+export function loadOrCreateDevSecrets(dataDir: string, given: { jwtAccess?: string; jwtRefresh?: string; encryptionKey?: string }, options: { create?: boolean } = {}): Secrets {
   const file = path.join(dataDir, 'secrets.json');
   let stored: StoredSecrets;
   if (fs.existsSync(file)) {
     stored = JSON.parse(fs.readFileSync(file, 'utf8')) as StoredSecrets;
+  } else if (options.create === false) {
+    // A check that must change nothing (crm-admin doctor): throwaway values, written nowhere.
+    stored = randomSecrets();
   } else {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-    stored = {
-      jwtAccessSecret: crypto.randomBytes(48).toString('base64url'),
-      jwtRefreshSecret: crypto.randomBytes(48).toString('base64url'),
-      encryptionKey: crypto.randomBytes(32).toString('hex'),
-    };
+    stored = randomSecrets();
     // wx: two processes starting at once must not overwrite each other's freshly generated keys.
     try {
       fs.writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600, flag: 'wx' });
@@ -47,5 +46,13 @@ export function loadOrCreateDevSecrets(dataDir: string, given: { jwtAccess?: str
     jwtRefreshSecret: given.jwtRefresh ?? stored.jwtRefreshSecret,
     encryptionKey: /^[0-9a-fA-F]{64}$/.test(key) ? Buffer.from(key, 'hex') : Buffer.from(key, 'base64'),
     oldEncryptionKeys: [],
+  };
+}
+
+function randomSecrets(): StoredSecrets {
+  return {
+    jwtAccessSecret: crypto.randomBytes(48).toString('base64url'),
+    jwtRefreshSecret: crypto.randomBytes(48).toString('base64url'),
+    encryptionKey: crypto.randomBytes(32).toString('hex'),
   };
 }

@@ -1,5 +1,5 @@
 import { accessToCompany, shownCompanyIdOf } from '../companies/company-visibility.js';
-import { escapeLike } from '../db/escape-like.js';
+import { escapeLikeBeforeFold } from '../db/escape-like.js';
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
@@ -46,7 +46,7 @@ export function contactSearchConditions(search: string, bind: Bind, alias = 'c')
     .filter((w) => w !== '')
     .slice(0, MAX_SEARCH_WORDS);
   return words.map((word, i) => {
-    bind[`word${i}`] = escapeLike(word);
+    bind[`word${i}`] = escapeLikeBeforeFold(word);
     return `${alias}.search_text LIKE '%' || crm_fold($word${i}) || '%'`;
   });
 }

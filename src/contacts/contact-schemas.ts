@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { changeBody, clearableText, mailAddressField, paginationQuery, searchText } from '../shared/validation.js';
+import { changeBody, clearableName, clearableText, mailAddressField, paginationQuery, searchText } from '../shared/validation.js';
 
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;
@@ -27,13 +27,13 @@ export const listContactsQuery = paginationQuery.extend({
 export const createContactBody = z.strictObject({
   emailAccountId: z.uuid({ error: 'emailAccountId musí byť identifikátor emailového účtu' }),
   email: contactEmailSchema,
-  name: clearableText(MAX_NAME, 'Meno').optional(),
+  name: clearableName(MAX_NAME, 'Meno').optional(),
   notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
 });
 
 export const updateContactBody = changeBody(
   z.strictObject({
-    name: clearableText(MAX_NAME, 'Meno').optional(),
+    name: clearableName(MAX_NAME, 'Meno').optional(),
     notes: clearableText(MAX_NOTES, 'Poznámka').optional(),
   }),
   'Zadajte aspoň jednu zmenu (name, notes)',

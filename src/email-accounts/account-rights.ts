@@ -17,6 +17,8 @@ export type AccountRight =
   | 'readEmails'
   /** Contacts: add, edit, delete. */
   | 'editContacts'
+  /** The name and notes of a company one of the account's contacts belongs to (shared by everyone who sees it). */
+  | 'editCompanies'
   /** Read / unread (written back to the mail server as $seen). */
   | 'markRead'
   /** "Sync now". */
@@ -35,6 +37,8 @@ const RULES: Record<AccountRight, { sql: string; denied: string }> = {
   view: { sql: 'true', denied: 'Emailový účet nie je s vami zdieľaný' },
   readEmails: { sql: 'm.can_read', denied: 'Emaily tohto emailového účtu nemáte právo čítať' },
   editContacts: { sql: WRITERS, denied: 'Kontakty tohto emailového účtu môžete len prezerať' },
+  // Company notes are written from the mail: an account that shows no email (can_read false) gives no say in them.
+  editCompanies: { sql: `${WRITERS} AND m.can_read`, denied: 'Firmu môže upraviť len vlastník alebo editor emailového účtu, ktorý ju zobrazuje, s právom čítať emaily' },
   markRead: { sql: `${WRITERS} AND m.can_read`, denied: 'Stav prečítania v tomto emailovom účte nemôžete meniť' },
   triage: { sql: `${WRITERS} AND m.can_read`, denied: 'Konverzácie tohto emailového účtu môže prideľovať a uzatvárať len vlastník alebo editor' },
   sync: { sql: WRITERS, denied: 'Synchronizáciu tohto emailového účtu môže spustiť len vlastník alebo editor' },

@@ -38,10 +38,12 @@ export const companyArea: AreaDoc = {
       auth: 'user',
       summary: "Change a company's name or notes",
       description:
-        'Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again. ' +
-        'Audited (company.updated). A company the caller does not see: 404.',
+        'A user who is owner or editor with canRead of an email account showing one of its contacts may change it; everyone who sees it ' +
+        'sees the change. An empty name shows the domain again. Audited (company.updated). A company the caller does not see: 404; one ' +
+        'they see only through viewer shares or accounts without canRead: 403 email_account_forbidden.',
       params: idParams,
       body: updateCompanyBody,
+      errors: [403, 404],
       success: { status: 200, description: 'The changed company', body: 'data', data: companyData },
     },
   ],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors/app-errors.js';
+import { hasUnsafeNameCharacters, unsafeNameMessage } from './text-safety.js';
 import { unknownFieldMessage } from './zod-slovak.js';
 
 /**
@@ -61,6 +62,17 @@ export function clearableText(max: number, label: string) {
     .string({ error: `${label} musí byť text` })
     .trim()
     .max(max, `${label} môže mať najviac ${max} znakov`)
+    .transform((v) => (v === '' ? null : v))
+    .nullable();
+}
+
+/** A name others see (a contact's, a company's): clearableText without control or bidi characters (src/shared/text-safety.ts). */
+export function clearableName(max: number, label: string) {
+  return z
+    .string({ error: `${label} musí byť text` })
+    .trim()
+    .max(max, `${label} môže mať najviac ${max} znakov`)
+    .refine((v) => !hasUnsafeNameCharacters(v), unsafeNameMessage(label))
     .transform((v) => (v === '' ? null : v))
     .nullable();
 }

@@ -3,6 +3,7 @@
  * (bulk mail). Pure functions, so they are easy to reason about and to test.
  */
 import type { Email, EmailAddress } from '../jmap/index.js';
+import { stripUnsafeNameCharacters } from '../shared/text-safety.js';
 import { cleanText } from './text-cleanup.js';
 
 /**
@@ -30,8 +31,9 @@ export function normalizeAddress(raw: string | null | undefined): string | null 
 
 /** Display name, or null when there is none or it merely repeats the address. */
 export function displayName(entry: EmailAddress, address: string): string | null {
-  const name = cleanText(entry.name ?? '')
-    ?.replace(/\s+/g, ' ')
+  // Control and bidi characters are stripped: a display name is shown to everyone who sees the mail (text-safety.ts).
+  const name = stripUnsafeNameCharacters(cleanText(entry.name ?? '') ?? '')
+    .replace(/\s+/g, ' ')
     .trim()
     .replace(/^["']+|["']+$/g, '')
     .trim();

@@ -1,7 +1,7 @@
 import { Op, col, fn, where, type CreationAttributes, type InferAttributes, type WhereOptions } from 'sequelize';
 import { User, type Role } from '../models/index.js';
 import type { Tx } from '../db/transactions.js';
-import { escapeLike } from '../db/escape-like.js';
+import { escapeLikeBeforeFold } from '../db/escape-like.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 import { findAndCountInTurn } from '../db/find-and-count.js';
 
@@ -106,7 +106,7 @@ export class UserRepository {
  * "Šebo"): both sides folded by crm_fold (migration 0018); the term is bound, never spliced in.
  */
 function foldedSearch(search: string): WhereOptions<User> {
-  const pattern = `%${escapeLike(search)}%`;
+  const pattern = `%${escapeLikeBeforeFold(search)}%`;
   const folded = fn('crm_fold', pattern);
   return {
     [Op.or]: ['username', 'first_name', 'last_name'].map((column) => where(fn('crm_fold', col(column)), Op.like, folded)),

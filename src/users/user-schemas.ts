@@ -1,7 +1,14 @@
 import { z } from 'zod';
+import { hasUnsafeNameCharacters, unsafeNameMessage } from '../shared/text-safety.js';
 import { paginationQuery, togetherOrNeither } from '../shared/validation.js';
 
-const name = z.string().trim().max(100, 'Najviac 100 znakov').optional().nullable();
+const name = z
+  .string()
+  .trim()
+  .max(100, 'Najviac 100 znakov')
+  .refine((v) => !hasUnsafeNameCharacters(v), unsafeNameMessage('Meno'))
+  .optional()
+  .nullable();
 export const personNameSchema = name;
 
 /** Letters, digits and . _ - @ : safe in logs, URLs and shell commands. */

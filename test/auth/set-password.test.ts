@@ -48,6 +48,10 @@ describe('POST /api/auth/set-password', () => {
       ['the username in capitals', (username) => username.toUpperCase(), 'Heslo nesmie byť rovnaké ako používateľské meno'],
       ['a common password', () => 'password123', 'Heslo je príliš bežné, zvoľte si iné'],
       ['a common password in other case', () => 'Qwertyuiop', 'Heslo je príliš bežné, zvoľte si iné'],
+      // Issue 52, finding 19: Slovak and Czech common passwords (src/auth/common-passwords-sk-cz.ts).
+      ['a common Slovak password', () => 'heslo12345', 'Heslo je príliš bežné, zvoľte si iné'],
+      ['a common Slovak password with capitals, diacritics and punctuation', () => '2026Bratislava!!', 'Heslo je príliš bežné, zvoľte si iné'],
+      ['a common Czech password', () => 'Miluji1234567', 'Heslo je príliš bežné, zvoľte si iné'],
       ['the temporary password', (_u, temp) => temp, 'Nové heslo nesmie byť rovnaké ako dočasné heslo'],
     ];
     for (const [name, make, message] of cases) {

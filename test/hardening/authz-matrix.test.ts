@@ -227,7 +227,7 @@ const ROWS: Record<string, Row> = {
     status: 201,
     attempt: (m) => ({ path: '/api/contacts', body: { emailAccountId: accountOf(m), email: `${crypto.randomBytes(4).toString('hex')}@matrix.test` } }),
   },
-  // --- companies: those of the contacts the caller sees; any user who sees one may change it
+  // --- companies: those of the contacts the caller sees; changed only by an owner, or an editor with canRead, of an account showing it (issue 52, finding 7)
   'GET /api/companies': {
     expect: ANY_USER,
     attempt: async (m) => {
@@ -237,7 +237,7 @@ const ROWS: Record<string, Row> = {
     check: companyListShows(['owner', ...MEMBERS]),
   },
   'GET /api/companies/:id': { expect: SHARED_VIEW, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}` }) },
-  'PATCH /api/companies/:id': { expect: SHARED_VIEW, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}`, body: { notes: 'matica' } }) },
+  'PATCH /api/companies/:id': { expect: SHARED_MARK_READ, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}`, body: { notes: 'matica' } }) },
   'GET /api/contacts/:id': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
   'PATCH /api/contacts/:id': { expect: SHARED_EDIT, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },
   'DELETE /api/contacts/:id': { expect: SHARED_EDIT, attempt: async (m) => ({ path: `/api/contacts/${(await freshOwnerRecords(m)).contact.id}` }) },

@@ -55,6 +55,8 @@ describe('crm-admin doctor', function () {
     // Connected as a role of its own: doctor warns about a superuser (ADR 0121).
     ({ env, drop } = await freshDatabase('crm_doctor', { migrated: false, appRole: true }));
     env = { ...env, STORAGE_RESERVE_MB: '1', CRM_DATA_DIR: path.join(tmp, 'data') };
+    // An installation's data directory exists (doctor creates none: a missing one fails, see below).
+    fs.mkdirSync(env.CRM_DATA_DIR, { mode: 0o700 });
   });
 
   after(async () => {
@@ -159,6 +161,49 @@ describe('crm-admin doctor', function () {
     const closed = await runCli(['doctor', '--json'], withFile);
     expect(closed.status, closed.stdout).to.equal(0);
     expect(byName((JSON.parse(closed.stdout) as { checks: Check[] }).checks).secrets.status).to.equal('ok');
+  });
+
+  // Issue 52, finding 9: only the service's own *_FILE variables name secrets.
+  it("takes another program's *_FILE (SSL_CERT_FILE) for no secret of ours", async () => {
+    const bundle = path.join(tmp, 'ca-bundle.pem');
+    fs.writeFileSync(bundle, '-----BEGIN CERTIFICATE-----\n', { mode: 0o644 });
+    fs.chmodSync(bundle, 0o644);
+    const res = await runCli(['doctor', '--json'], { ...env, SSL_CERT_FILE: bundle, NODE_EXTRA_CA_CERTS_FILE: bundle });
+    const secrets = byName((JSON.parse(res.stdout) as { checks: Check[] }).checks).secrets;
+    expect(secrets.status, JSON.stringify(secrets)).to.equal('ok');
+    expect(secrets.summary).to.not.contain(bundle);
+    expect(res.status, res.stdout).to.equal(0);
+  });
+
+  it("checks the modes of the embedded PostgreSQL's password files in the data directory", async () => {
+    for (const name of ['postgres.password', 'postgres.app-password']) {
+      const file = path.join(env.CRM_DATA_DIR, name);
+      fs.writeFileSync(file, 'not-a-real-password', { mode: 0o600 });
+      fs.chmodSync(file, 0o640);
+      try {
+        const res = await runCli(['doctor', '--json'], env);
+        expect(res.status, `${name}: ${res.stdout}`).to.equal(1);
+        const secrets = byName((JSON.parse(res.stdout) as { checks: Check[] }).checks).secrets;
+        expect(secrets).to.include({ status: 'fail', fix: `chmod 600 ${file}` });
+        expect(secrets.summary).to.contain(`${file} (640)`);
+      } finally {
+        fs.rmSync(file);
+      }
+    }
+  });
+
+  it('with no data directory reports it as a failure and creates nothing (no new installation)', async () => {
+    const missing = path.join(tmp, 'no-such-installation');
+    const { JWT_ACCESS_SECRET: _a, JWT_REFRESH_SECRET: _r, CRM_ENCRYPTION_KEY: _k, ...withoutSecrets } = env;
+    const res = await runCli(['doctor', '--json'], { ...withoutSecrets, DATABASE_URL: '', CRM_DATA_DIR: missing });
+    expect(fs.existsSync(missing), 'doctor created the data directory').to.equal(false);
+    expect(res.status, res.stdout + res.stderr).to.equal(1);
+    const report = JSON.parse(res.stdout) as { ok: boolean; checks: Check[] };
+    expect(report.ok).to.equal(false);
+    const checks = byName(report.checks);
+    expect(checks['data-dir']).to.include({ status: 'fail', summary: `${missing} does not exist` });
+    expect(checks.database).to.include({ status: 'fail', summary: `no data directory at ${missing}` });
+    expect(checks.database.fix).to.contain('never by doctor');
   });
 
   it('an invalid configuration fails the configuration check and exits 1', async () => {

@@ -132,11 +132,13 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
     expect(unknown.status).to.equal(1);
     expect(JSON.parse(unknown.stdout.toString())).to.deep.include({ ok: false, intact: true });
     expect(unknown.stderr).to.match(/NOT AUTHENTICATED/);
+    // Issue 52, finding 18: --allow-unsigned is for an archive with no signature, not for a key id nobody here knows.
     const optedIn = await admin(['db', 'backup', '--verify', signed, '--allow-unsigned'], target.env);
-    expect(optedIn.status, optedIn.stderr).to.equal(0);
-    expect(optedIn.stdout.toString())
-      .to.match(/Archive intact/)
-      .and.match(/NOT AUTHENTICATED/);
+    expect(optedIn.status, optedIn.stderr).to.equal(1);
+    expect(optedIn.stderr)
+      .to.match(/NOT AUTHENTICATED/)
+      .and.match(/not accepted with --allow-unsigned/);
+    expect(optedIn.stdout.toString()).to.not.match(/Archive (OK|intact)/);
     // An archive signed by default (from CRM_ENCRYPTION_KEY) verifies after that key is rotated into CRM_ENCRYPTION_OLD_KEYS.
     const afterRotation = await adminJson<Report>(['db', 'backup', '--verify', archive], {
       ...target.env,
@@ -147,25 +149,44 @@ describe('db restore refuses before it changes anything (issue 35)', function ()
     expect(afterRotation.ok).to.equal(true);
   });
 
-  it('restores an intact archive signed with a key not configured only with --allow-unsigned, and audits it', async function () {
+  // Issue 52, finding 18: a key id that is not configured here cannot be told from one a forger made up.
+  it('refuses an archive signed with a key not configured here even with --allow-unsigned, and restores it once the key is configured', async function () {
     const fresh = await site('rf_opt');
     try {
-      const refused = await admin(['db', 'restore', signedS1, '--yes'], fresh.env);
-      expect(refused.status).to.equal(1);
-      expect(refused.stderr)
-        .to.match(/not\s+configured\s+here/)
-        .and.match(/--allow-unsigned/);
-      const res = await admin(['db', 'restore', signedS1, '--yes', '--allow-unsigned'], fresh.env);
+      const untouchedFresh = await fingerprint(fresh);
+      for (const extra of [[], ['--allow-unsigned']]) {
+        const refused = await admin(['db', 'restore', signedS1, '--yes', ...extra], fresh.env);
+        expect(refused.status, extra.join(' ')).to.equal(1);
+        expect(refused.stderr, extra.join(' ')).to.match(/not\s+configured\s+here/);
+        expect(await fingerprint(fresh), extra.join(' ')).to.deep.equal(untouchedFresh);
+      }
+      const res = await admin(['db', 'restore', signedS1, '--yes', '--json'], { ...fresh.env, BACKUP_SIGNING_KEYS_RETIRED: s1 });
       expect(res.status, res.stderr).to.equal(0);
-      expect(res.stderr)
-        .to.match(/cannot be authenticated/)
-        .and.match(/"authentication":"unknown-key"/);
+      expect(JSON.parse(res.stdout.toString())).to.include({ authentication: 'signed' });
       expect(await usersOf(fresh)).to.deep.equal(await usersOf(source));
-      const [audit] = await fresh.query<{ auth: string }>("SELECT details->>'authentication' AS auth FROM audit_logs WHERE action = 'admin.db_restore'");
-      expect(audit.auth).to.equal('unknown-key');
     } finally {
       await fresh.drop();
     }
+  });
+
+  it('refuses a forgery that names a signing key of its own (a member made admin), even with --allow-unsigned', async function () {
+    const forged = path.join(work, 'forged-own-key.tar.gz');
+    let usersPart: Buffer | undefined;
+    await rewriteArchive(archive, forged, (name, data) => {
+      if (name.includes('-users/part-')) return (usersPart = Buffer.from(data.toString('utf8').replaceAll('\tmember\t', '\tadmin\t')));
+      if (name !== 'manifest.json') return data;
+      return editJson<{ tables: Array<{ name: string; bytes: number; sha256: string }>; signingKey?: string; hmac?: string }>(data, (m) => {
+        const users = m.tables.find((t) => t.name === 'users')!;
+        users.bytes = usersPart!.length;
+        users.sha256 = sha256(usersPart!);
+        m.signingKey = '0123456789abcdef';
+        m.hmac = 'ab'.repeat(32);
+      });
+    });
+    const verify = await admin(['db', 'backup', '--verify', forged, '--allow-unsigned'], target.env);
+    expect(verify.status, verify.stdout.toString()).to.equal(1);
+    expect(verify.stderr).to.match(/NOT AUTHENTICATED/);
+    await expectRefusedUnchanged(forged, ['--allow-unsigned'], /not\s+configured\s+here/);
   });
 
   it('restores with --ignore-key-mismatch an archive from another encryption key, authenticated by a shared BACKUP_SIGNING_KEY', async function () {

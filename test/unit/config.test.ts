@@ -25,6 +25,32 @@ describe('configuration (AppConfig.fromEnv)', () => {
     for (const name of ['PORT', 'SYNC_CRON', 'BCRYPT_ROUNDS', 'NODE_ENV', 'CORS_ORIGIN']) expect(problems).to.contain(name);
   });
 
+  // Issue 52, finding 17: url.parse (sequelize) printed a malformed URL with its password in a DEP0170 warning.
+  it('refuses a DATABASE_URL url.parse would warn about, naming no part of it', () => {
+    const base = { CRM_DATA_DIR: unitTempPath('cfg-db-url') };
+    for (const url of [
+      'postgres://crm:Sec-Ret@localhost:x/crm',
+      'postgres://crm:Sec#Ret@localhost/crm',
+      'postgres://crm:Sec-Ret@db!x/crm',
+      'postgres://crm:Sec%zzRet@db/crm',
+      'mysql://crm:Sec-Ret@db/crm',
+    ]) {
+      let error: unknown;
+      try {
+        AppConfig.fromEnv({ ...base, DATABASE_URL: url });
+      } catch (err) {
+        error = err;
+      }
+      expect(error, url).to.be.instanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.join('\n');
+      expect(problems, url).to.contain('DATABASE_URL');
+      expect(problems, url).to.not.match(/Sec|Ret|crm@/);
+    }
+    for (const url of ['postgres://crm:Sec%23Ret%40@db.example.sk:5432/crm', 'postgresql://crm@[::1]:5433/crm?sslmode=require', 'postgres://crm@/crm?host=/run/postgresql']) {
+      expect(AppConfig.fromEnv({ ...base, DATABASE_URL: url }).databaseUrl, url).to.equal(url);
+    }
+  });
+
   it('requires the secrets in production, naming each missing one', () => {
     expect(() => AppConfig.fromEnv({ NODE_ENV: 'production', CRM_DATA_DIR: '/nonexistent' }))
       .to.throw(ConfigError)

@@ -80,6 +80,14 @@ describe('unit: address rules', () => {
     expect(displayName({ name: 'Ž'.repeat(300), email: 'a@x.sk' }, 'a@x.sk')).to.have.length(200);
   });
 
+  it('strips control characters and bidi overrides from a display name (issue 52, finding 16)', () => {
+    expect(displayName({ name: 'Ana\u202E\u2066 Nová\u2069\u202C', email: 'a@x.sk' }, 'a@x.sk')).to.equal('Ana Nová');
+    expect(displayName({ name: 'Ana\u0007\u009B\u007F\tNová', email: 'a@x.sk' }, 'a@x.sk')).to.equal('Ana Nová');
+    expect(displayName({ name: '\u202E\u202D', email: 'a@x.sk' }, 'a@x.sk')).to.equal(null);
+    // A direction mark only hints and is kept; letters of any script too.
+    expect(displayName({ name: 'شركة\u200F Ana', email: 'a@x.sk' }, 'a@x.sk')).to.equal('شركة\u200F Ana');
+  });
+
   it('does not call people robots: noreply must be the address, not a word inside a name', () => {
     expect(isNoReplyAddress('reply@x.sk')).to.equal(false);
     expect(isNoReplyAddress('bounce.lab@x.sk')).to.equal(true); // "bounce" + separator is a VERP form
