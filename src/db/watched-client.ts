@@ -21,6 +21,10 @@ interface ClientInternals {
  * - A query unanswered within the query timeout: pg fails the query but keeps the connection, with
  *   the unanswered query still in flight; everything sent after it (the transaction's ROLLBACK) would
  *   wait out the timeout again. The socket is closed at once instead, failing whatever is queued.
+ * - A query is never a named prepared statement (only rate-limiter-flexible names its queries): behind a
+ *   PgBouncer in transaction mode it would be prepared on one server connection and executed on
+ *   another ("prepared statement ... already exists" / "does not exist"). An unnamed one is parsed
+ *   anew each time, which costs the login throttle's few statements next to nothing.
  * Keep-alive starts probing after KEEPALIVE_DELAY_MS of silence. The query timeout is read at every query (queryTimeoutNow: migrations and backups run without it).
  */
 export class WatchedClient extends pg.Client {
@@ -35,6 +39,7 @@ export class WatchedClient extends pg.Client {
     }
     const query = self.query.bind(this);
     self.query = (...args: unknown[]) => {
+      args[0] = unnamed(args[0]);
       const last = args.length - 1;
       const callback = args[last];
       if (typeof callback === 'function') {
@@ -58,4 +63,12 @@ export class WatchedClient extends pg.Client {
       self.connection?.stream?.destroy();
     }
   }
+}
+
+/** A query config without its prepared statement's name (a submittable, a string: as they are). */
+function unnamed(config: unknown): unknown {
+  if (typeof config !== 'object' || config === null || typeof (config as { submit?: unknown }).submit === 'function') return config;
+  if (!('name' in config)) return config;
+  const { name: _name, ...rest } = config as Record<string, unknown>;
+  return rest;
 }
