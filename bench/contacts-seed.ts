@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AppContext } from '../src/app/context.js';
+import { withoutQueryTimeout } from '../src/db/connection-settings.js';
 import { EmailAccount, type User } from '../src/models/index.js';
 
 export interface SeededMailbox {
@@ -21,7 +22,12 @@ export interface SeededMailbox {
  * distribution like a real one (the busiest contact has ~8% of the mail, many contacts only a few
  * emails, some none), 15% unread, ~30% of emails with a second participant, ~600-character bodies.
  */
-export async function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
+export function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
+  // Set-based statements over a whole mailbox may outlast the client-side query timeout too.
+  return withoutQueryTimeout(() => seedMailboxUnbounded(ctx, label, sizes));
+}
+
+async function seedMailboxUnbounded(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
   const sequelize = ctx.db.sequelize;
   const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
   // Past onboarding (a temporary password only reaches the auth endpoints): a user who set their own.

@@ -32,8 +32,6 @@ const IDLE_IN_TRANSACTION_MS = 60_000;
 export const CONNECT_TIMEOUT_MS = 5_000;
 /** First keep-alive probe after this much silence; Node then probes every second, ten times. */
 export const KEEPALIVE_DELAY_MS = 5_000;
-/** setTimeout's largest delay: "no client-side timeout" for the work that runs without one. */
-const NO_TIMEOUT_MS = 2 ** 31 - 1;
 
 const settingsOf = new WeakMap<Sequelize, ConnectionSettings>();
 
@@ -67,9 +65,10 @@ export function withoutQueryTimeout<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The query timeout a query sent now gets: pg reads `connectionParameters.query_timeout` at every
- * query, so a getter there answers per call, from the async context of the caller.
+ * The query timeout a query sent now gets (0: none, pg then starts no timer): pg reads
+ * `connectionParameters.query_timeout` at every query, so a getter there answers per call, from the
+ * async context of the caller.
  */
 export function queryTimeoutNow(configured: number): number {
-  return unbounded.getStore() ? NO_TIMEOUT_MS : configured;
+  return unbounded.getStore() ? 0 : configured;
 }

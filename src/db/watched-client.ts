@@ -25,7 +25,8 @@ interface ClientInternals {
  *   PgBouncer in transaction mode it would be prepared on one server connection and executed on
  *   another ("prepared statement ... already exists" / "does not exist"). An unnamed one is parsed
  *   anew each time, which costs the login throttle's few statements next to nothing.
- * Keep-alive starts probing after KEEPALIVE_DELAY_MS of silence. The query timeout is read at every query (queryTimeoutNow: migrations and backups run without it).
+ * Keep-alive starts probing after KEEPALIVE_DELAY_MS of silence. The query timeout is read at every
+ * query (queryTimeoutNow: migrations and backups run without it).
  */
 export class WatchedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
@@ -34,11 +35,23 @@ export class WatchedClient extends pg.Client {
     const self = this as unknown as ClientInternals;
     this.on('error', () => (self._invalid = true));
     const configured = self.connectionParameters.query_timeout;
+    let streaming = false;
     if (typeof configured === 'number' && configured > 0) {
-      Object.defineProperty(self.connectionParameters, 'query_timeout', { get: () => queryTimeoutNow(configured) });
+      Object.defineProperty(self.connectionParameters, 'query_timeout', { get: () => (streaming ? 0 : queryTimeoutNow(configured)) });
     }
     const query = self.query.bind(this);
     self.query = (...args: unknown[]) => {
+      if (isSubmittable(args[0])) {
+        // A COPY stream or a cursor: pg's timer would never be cleared (they do not answer through the
+        // query's callback), fail the stream mid-way and keep the process alive. pg reads the timeout
+        // while query() runs, so the flag covers exactly this call.
+        streaming = true;
+        try {
+          return query(...args);
+        } finally {
+          streaming = false;
+        }
+      }
       args[0] = unnamed(args[0]);
       const last = args.length - 1;
       const callback = args[last];
@@ -65,10 +78,13 @@ export class WatchedClient extends pg.Client {
   }
 }
 
-/** A query config without its prepared statement's name (a submittable, a string: as they are). */
+function isSubmittable(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && typeof (config as { submit?: unknown }).submit === 'function';
+}
+
+/** A query config without its prepared statement's name (a string: as it is). */
 function unnamed(config: unknown): unknown {
-  if (typeof config !== 'object' || config === null || typeof (config as { submit?: unknown }).submit === 'function') return config;
-  if (!('name' in config)) return config;
+  if (typeof config !== 'object' || config === null || !('name' in config)) return config;
   const { name: _name, ...rest } = config as Record<string, unknown>;
   return rest;
 }
