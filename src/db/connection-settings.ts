@@ -29,7 +29,7 @@ export const DEFAULT_CONNECTION_SETTINGS: ConnectionSettings = { statementTimeou
 /** A session idle inside a transaction this long is ended by the server (a forgotten transaction holds locks). */
 const IDLE_IN_TRANSACTION_MS = 60_000;
 /** A log-in unanswered this long fails (503), as a refused one does. */
-export const CONNECT_TIMEOUT_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 5_000;
 /** First keep-alive probe after this much silence; Node then probes every second, ten times. */
 export const KEEPALIVE_DELAY_MS = 5_000;
 

@@ -34,9 +34,7 @@ export function isStatementCancelled(err: unknown): boolean {
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = codeOf(err);
-  return (
-    err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(code) || isDroppedConnection(err) || isReadOnlyRefusal(err)
-  );
+  return err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(code) || isDroppedConnection(err) || isReadOnlyRefusal(err);
 }
 
 /**

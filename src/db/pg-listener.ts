@@ -67,7 +67,15 @@ export class PgListener {
     if (settings.listenUrl) return { ...common, connectionString: settings.listenUrl };
     const config = this.sequelize.config;
     // dialectOptions: what the URL's query string set (ssl ...), as for the pool's connections.
-    return { ...(config.dialectOptions as pg.ClientConfig), ...common, host: config.host, port: Number(config.port), user: config.username, password: config.password ?? undefined, database: config.database };
+    return {
+      ...(config.dialectOptions as pg.ClientConfig),
+      ...common,
+      host: config.host,
+      port: Number(config.port),
+      user: config.username,
+      password: config.password ?? undefined,
+      database: config.database,
+    };
   }
 
   private async attempt(): Promise<void> {

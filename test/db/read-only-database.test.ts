@@ -55,8 +55,7 @@ describe('database: a read-only database (failover) answers writes 503, reads 20
     await pool().destroyAllNow();
   });
 
-  const createContact = (email: string) =>
-    request(app).post('/api/contacts').set('Authorization', session.bearer).send({ emailAccountId: accountId, email, name: 'Po prepnutí' });
+  const createContact = (email: string) => request(app).post('/api/contacts').set('Authorization', session.bearer).send({ emailAccountId: accountId, email, name: 'Po prepnutí' });
 
   it('answers a write 503 with Retry-After and a read 200, drops the refused connection, and writes again once the primary is back', async () => {
     readOnly = true;

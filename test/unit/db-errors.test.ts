@@ -29,7 +29,7 @@ describe('unit: which database errors are an outage (503), not a bug (500)', () 
     expect(isReadOnlyRefusal(new DatabaseError(driverError('duplicate key value violates unique constraint', '23505')))).to.equal(false);
   });
 
-  it("a query the client gave up on (no answer within DATABASE_QUERY_TIMEOUT_MS), wrapped or as the driver threw it", () => {
+  it('a query the client gave up on (no answer within DATABASE_QUERY_TIMEOUT_MS), wrapped or as the driver threw it', () => {
     expect(isDatabaseUnavailable(new DatabaseError(driverError('Query read timeout')))).to.equal(true);
     expect(isQueryTimeout(driverError('Query read timeout'))).to.equal(true);
     expect(isQueryTimeout(driverError('Query read timeout, or so'))).to.equal(false);
