@@ -42,13 +42,17 @@ describe('database: a host that stops answering without closing connections', fu
     expect(warm.map((r) => r.status)).to.deep.equal([200, 200, 200]);
 
     proxy.freeze();
-    // A read on a pooled connection, a write (a transaction: BEGIN, INSERT, the ROLLBACK after the
-    // failure) and a read that needs a new connection; each request's deadline is the 20 s.
+    // Each request's deadline is the 20 s. First a write alone, on a pooled connection: a transaction,
+    // whose ROLLBACK after the unanswered statement must not wait out the query timeout a second time.
+    const write = await served.send('POST', '/api/admin/users', { username: `frozen${Date.now()}`, role: 'member' });
+    expect(write.status, await write.text()).to.equal(503);
+    expect(write.headers.get('retry-after')).to.match(/^\d+$/);
+    // Then reads at once: on the pooled connections left, and on new ones (a log-in that gets no answer).
     const answers = await Promise.all([
       served.get('/api/admin/users?limit=5'),
-      served.send('POST', '/api/admin/users', { username: `frozen${Date.now()}`, role: 'member' }),
       served.get('/api/timesheets/all?limit=5'),
       served.get('/api/admin/users?limit=1'),
+      served.get('/api/admin/users?limit=2'),
     ]);
     for (const res of answers) {
       expect(res.status, await res.text()).to.equal(503);
@@ -60,8 +64,8 @@ describe('database: a host that stops answering without closing connections', fu
 
     proxy.thaw();
     await until(async () => (await served.get('/api/admin/users?limit=5')).status === 200, { what: 'answers 200 again', timeoutMs: 30_000, intervalMs: 250 });
-    const write = await served.send('POST', '/api/admin/users', { username: `thawed${Date.now()}`, role: 'member' });
-    expect(write.status, await write.text()).to.equal(201);
+    const written = await served.send('POST', '/api/admin/users', { username: `thawed${Date.now()}`, role: 'member' });
+    expect(written.status, await written.text()).to.equal(201);
     expect(served.serve.child.exitCode, 'the same process').to.equal(null);
     expect(served.serve.output(), 'no 500').not.to.include('"status":500');
   });
