@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AppContext } from '../src/app/context.js';
+import { withoutQueryTimeout } from '../src/db/connection-settings.js';
 import { EmailAccount, type User } from '../src/models/index.js';
 
 export interface SeededMailbox {
@@ -16,11 +17,6 @@ export interface SeededMailbox {
   medianContactEmails: number;
 }
 
-/**
- * One user's mailbox generated inside PostgreSQL (generate_series, set-based INSERTs): a skewed
- * distribution like a real one (the busiest contact has ~8% of the mail, many contacts only a few
- * emails, some none), 15% unread, ~30% of emails with a second participant, ~600-character bodies.
- */
 /** A member past onboarding (a temporary password only reaches the auth endpoints): one who set their own. */
 export async function onboardedMember(ctx: AppContext, label: string) {
   const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
@@ -32,7 +28,17 @@ export async function onboardedMember(ctx: AppContext, label: string) {
   return user;
 }
 
-export async function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
+/**
+ * One user's mailbox generated inside PostgreSQL (generate_series, set-based INSERTs): a skewed
+ * distribution like a real one (the busiest contact has ~8% of the mail, many contacts only a few
+ * emails, some none), 15% unread, ~30% of emails with a second participant, ~600-character bodies.
+ */
+export function seedMailbox(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
+  // Set-based statements over a whole mailbox may outlast the client-side query timeout too.
+  return withoutQueryTimeout(() => seedMailboxUnbounded(ctx, label, sizes));
+}
+
+async function seedMailboxUnbounded(ctx: AppContext, label: string, sizes: { contacts: number; emails: number }): Promise<SeededMailbox> {
   const sequelize = ctx.db.sequelize;
   const user = await onboardedMember(ctx, label);
   const address = `${user.username}@bench.test`;

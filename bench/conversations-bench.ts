@@ -16,6 +16,7 @@ import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../src/app/http-app.js';
 import { Sql } from '../src/db/sql.js';
+import { withoutQueryTimeout } from '../src/db/connection-settings.js';
 import type { AppContext } from '../src/app/context.js';
 import { MailStoreRepository, type EmailRow } from '../src/sync/mail-store-repository.js';
 import { threadFunctions0028 } from '../migrations/0033-team-inbox.js';
@@ -48,17 +49,20 @@ async function main(): Promise<void> {
     for (const m of seeded) {
       await ctx.services.emailAccountSharing.share({ kind: 'admin' }, m.account.id, { userId: team.id, role: 'editor', canRead: true, canSend: false }, { actor: 'bench' });
     }
-    await sequelize.transaction(async (transaction) => {
-      await sequelize.query("SET LOCAL statement_timeout = '30min'", { transaction });
-      // Addresses as the sync stores them (participants are computed from them), own reads for 90 %, 2 % assigned.
-      await sequelize.query(
-        `UPDATE emails SET addresses = jsonb_build_object('from', jsonb_build_array(jsonb_build_object('email', "from", 'name', NULL)),
+    // Set-based statements over a million rows: no client-side query timeout, a long statement timeout.
+    await withoutQueryTimeout(() =>
+      sequelize.transaction(async (transaction) => {
+        await sequelize.query("SET LOCAL statement_timeout = '30min'", { transaction });
+        // Addresses as the sync stores them (participants are computed from them), own reads for 90 %, 2 % assigned.
+        await sequelize.query(
+          `UPDATE emails SET addresses = jsonb_build_object('from', jsonb_build_array(jsonb_build_object('email', "from", 'name', NULL)),
                                                          'to', jsonb_build_array(jsonb_build_object('email', "to", 'name', NULL)), 'cc', '[]'::jsonb)`,
-        { transaction },
-      );
-      await sequelize.query(`INSERT INTO email_reads (user_id, email_id) SELECT $1, id FROM emails WHERE NOT outbound AND random() < 0.9`, { bind: [team.id], transaction });
-      await sequelize.query(`UPDATE email_threads SET assignee_id = $1 WHERE random() < 0.02`, { bind: [team.id], transaction });
-    });
+          { transaction },
+        );
+        await sequelize.query(`INSERT INTO email_reads (user_id, email_id) SELECT $1, id FROM emails WHERE NOT outbound AND random() < 0.9`, { bind: [team.id], transaction });
+        await sequelize.query(`UPDATE email_threads SET assignee_id = $1 WHERE random() < 0.02`, { bind: [team.id], transaction });
+      }),
+    );
     const thread = await fiftyEmailThread(ctx, seeded[0]);
     const maintenance = new pg.Client({ connectionString: db.url });
     await maintenance.connect();

@@ -3,6 +3,7 @@ import type PgCopyStreams from 'pg-copy-streams';
 import { lazyRequire } from '../shared/lazy-require.js';
 import type { Client } from 'pg';
 import type { Sequelize } from 'sequelize';
+import { withoutQueryTimeout } from '../db/connection-settings.js';
 import type { ForeignKeyEdge } from './table-order.js';
 
 /** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
@@ -65,7 +66,12 @@ export class BackupRepository {
   constructor(private readonly sequelize: Sequelize) {}
 
   /** Runs work on one connection in a transaction: COMMIT when it resolves, ROLLBACK when it throws. */
-  async inTransaction<T>(mode: 'snapshot' | 'write', work: (session: DbSession) => Promise<T>): Promise<T> {
+  inTransaction<T>(mode: 'snapshot' | 'write', work: (session: DbSession) => Promise<T>): Promise<T> {
+    // A large table's COPY may rightly take longer than the client-side query timeout as well.
+    return withoutQueryTimeout(() => this.inTransactionUnbounded(mode, work));
+  }
+
+  private async inTransactionUnbounded<T>(mode: 'snapshot' | 'write', work: (session: DbSession) => Promise<T>): Promise<T> {
     const manager = this.sequelize.connectionManager;
     const client = (await manager.getConnection({ type: 'write' })) as Client;
     try {

@@ -34,6 +34,12 @@ export class AppConfig {
   readonly databaseWaitSeconds: number;
   /** The pool size of a service process (DATABASE_POOL_MAX); commands use a small pool of their own. */
   readonly databasePoolMax: number;
+  /** Where the LISTEN connection goes when not to databaseUrl (DATABASE_LISTEN_URL: PgBouncer in transaction mode). */
+  readonly databaseListenUrl?: string;
+  /** statement_timeout of every session (DATABASE_STATEMENT_TIMEOUT_MS). */
+  readonly databaseStatementTimeoutMs: number;
+  /** The client-side timeout of a query (DATABASE_QUERY_TIMEOUT_MS), longer than the statement timeout. */
+  readonly databaseQueryTimeoutMs: number;
   readonly dataDir: string;
   readonly jmapSessionUrl?: string;
   readonly jmapTimeoutMs: number;
@@ -87,6 +93,9 @@ export class AppConfig {
     this.databaseUrl = raw.DATABASE_URL;
     this.databaseWaitSeconds = raw.DATABASE_WAIT_SECONDS;
     this.databasePoolMax = raw.DATABASE_POOL_MAX;
+    this.databaseListenUrl = raw.DATABASE_LISTEN_URL;
+    this.databaseStatementTimeoutMs = raw.DATABASE_STATEMENT_TIMEOUT_MS;
+    this.databaseQueryTimeoutMs = raw.DATABASE_QUERY_TIMEOUT_MS;
     this.dataDir = path.resolve(raw.CRM_DATA_DIR);
     this.jmapSessionUrl = raw.JMAP_SESSION_URL;
     this.jmapTimeoutMs = raw.JMAP_TIMEOUT_MS;
@@ -172,6 +181,10 @@ export class AppConfig {
       encryptionKey: raw.CRM_ENCRYPTION_KEY,
     };
     problems.push(...secretProblems(raw.NODE_ENV === 'production', given));
+    // The server cancels a slow statement (57014, the connection stays); the client's timeout is for no answer at all.
+    if (raw.DATABASE_QUERY_TIMEOUT_MS <= raw.DATABASE_STATEMENT_TIMEOUT_MS) {
+      problems.push('DATABASE_QUERY_TIMEOUT_MS: musí byť dlhší ako DATABASE_STATEMENT_TIMEOUT_MS');
+    }
     if (problems.length > 0) throw new ConfigError(problems);
 
     const secrets =

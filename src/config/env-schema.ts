@@ -100,6 +100,24 @@ export const envSchema = z.object({
   DATABASE_POOL_MAX: withDefault(z.coerce.number().int().min(1).max(1000), '20').describe(
     'database connections one `serve` (or `serve --no-api` worker) pools at most; it also holds one LISTEN connection beside them (docs/scale-out.md: sizing `max_connections`)',
   ),
+  DATABASE_LISTEN_URL: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'DATABASE_LISTEN_URL musí začínať postgres:// alebo postgresql://')
+        .optional(),
+    )
+    .meta({ envDefault: 'unset: `DATABASE_URL`' })
+    .describe(
+      'where the one LISTEN connection of a `serve` goes, when not to `DATABASE_URL`: PostgreSQL itself when `DATABASE_URL` is a PgBouncer in transaction mode (docs/scale-out.md)',
+    ),
+  DATABASE_STATEMENT_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(3_600_000), '12000').describe(
+    '`statement_timeout` of every database session, set after the log-in: a statement running longer is cancelled and its request answers 503 with `Retry-After`; migrations and backups lift it',
+  ),
+  DATABASE_QUERY_TIMEOUT_MS: withDefault(z.coerce.number().int().min(200).max(3_600_000), '15000').describe(
+    'the client gives up on a query the database has not answered in this long (a vanished host, a stalled network or proxy), drops the connection and answers 503; must exceed `DATABASE_STATEMENT_TIMEOUT_MS`',
+  ),
   CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, timesheet files, generated dev secrets'),
   JMAP_SESSION_URL: z
     .preprocess((v) => (v === '' ? undefined : v), z.url().optional())

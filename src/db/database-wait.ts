@@ -48,7 +48,8 @@ export async function waitForDatabase(options: DatabaseWaitOptions): Promise<voi
 }
 
 async function probe(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, application_name: 'staff-crm-wait' });
+  // A host that accepts the connection but never answers (a stalled proxy) counts as not there yet.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, query_timeout: 5_000, application_name: 'staff-crm-wait' });
   // A connection the server drops during the handshake emits 'error' as well as rejecting connect().
   client.on('error', () => {});
   try {
@@ -70,7 +71,7 @@ export function isWorthWaiting(err: unknown): boolean {
     if (/^57P0[1-3]$/.test(code) || code.startsWith('08')) return true;
   }
   const message = err instanceof Error ? err.message : '';
-  return /Connection terminated|timeout expired|connection timeout/i.test(message);
+  return /Connection terminated|timeout expired|connection timeout|Query read timeout/i.test(message);
 }
 
 /** The driver's reason, never the URL (it may hold the password). */

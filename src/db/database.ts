@@ -2,7 +2,9 @@ import pg from 'pg';
 import { Sequelize } from 'sequelize';
 import type { AppConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
+import { clientOptions, DEFAULT_CONNECTION_SETTINGS, rememberConnectionSettings, sessionSetup, type ConnectionSettings } from './connection-settings.js';
 import { EmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres.js';
+import { WatchedClient } from './watched-client.js';
 import { initModels } from '../models/index.js';
 
 export interface Database {
@@ -12,21 +14,7 @@ export interface Database {
   close(options?: { stopEmbedded?: boolean }): Promise<void>;
 }
 
-/**
- * pg with one change: every client listens for 'error' from the moment it exists. A connection the
- * server ends (a restart, an administrator's terminate) while Sequelize has not yet attached its own
- * listener, or no longer has one, emitted an unhandled 'error' that ended the process (seen in
- * test/hardening/faults-postgres.test.ts). The client is marked invalid, so the pool discards it.
- */
-class ListeningClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
-    super(config);
-    this.on('error', () => {
-      (this as unknown as { _invalid: boolean })._invalid = true;
-    });
-  }
-}
-const pgWithErrorListeners = { ...pg, Client: ListeningClient };
+const pgWithWatchedClients = { ...pg, Client: WatchedClient };
 
 /**
  * `databaseVersion` (x.y.z), when known: Sequelize otherwise opens a connection of its own only to read
@@ -34,7 +22,7 @@ const pgWithErrorListeners = { ...pg, Client: ListeningClient };
  * one-query command). It compares the version only with 9.x releases (features every supported
  * PostgreSQL has), so the major version is enough.
  */
-export function createSequelize(url: string, poolMax = 10, databaseVersion?: string): Sequelize {
+export function createSequelize(url: string, poolMax = 10, databaseVersion?: string, settings: ConnectionSettings = DEFAULT_CONNECTION_SETTINGS): Sequelize {
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
     ...(databaseVersion ? { databaseVersion } : {}),
@@ -42,16 +30,18 @@ export function createSequelize(url: string, poolMax = 10, databaseVersion?: str
     // Timestamps in UTC regardless of the host's zone: audit records are compared across machines.
     timezone: '+00:00',
     pool: { max: poolMax, min: 0, idle: 10_000, acquire: 10_000 },
-    dialectOptions: {
-      // A dead database must fail requests quickly (503), not hang them.
-      connectionTimeoutMillis: 5_000,
-      statement_timeout: 30_000,
-      idle_in_transaction_session_timeout: 60_000,
-      application_name: 'staff-crm',
-    },
+    // A dead or vanished database must fail requests quickly (503), not hang them: keep-alive, the
+    // connect and query timeouts (connection-settings.ts). No server setting travels as a startup
+    // parameter (PgBouncer refuses them): the session's timeouts are SET after the log-in, below.
+    dialectOptions: { ...clientOptions(settings), application_name: 'staff-crm' },
     define: { underscored: true, timestamps: true },
-    dialectModule: pgWithErrorListeners,
+    dialectModule: pgWithWatchedClients,
   });
+  const setup = sessionSetup(settings);
+  sequelize.addHook('afterConnect', 'sessionSettings', async (connection) => {
+    await (connection as pg.Client).query(setup);
+  });
+  rememberConnectionSettings(sequelize, settings);
   initModels(sequelize);
   return sequelize;
 }
@@ -71,7 +61,8 @@ export async function openDatabase(config: AppConfig, logger: Logger, opts: { po
     url = embedded.url;
     logger.debug('embedded PostgreSQL ready', { dir: pg.dir, startedHere: embedded.startedHere });
   }
-  const sequelize = createSequelize(url, opts.poolMax, embedded ? `${embedded.majorVersion}.0.0` : undefined);
+  const settings = { statementTimeoutMs: config.databaseStatementTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs, listenUrl: config.databaseListenUrl };
+  const sequelize = createSequelize(url, opts.poolMax, embedded ? `${embedded.majorVersion}.0.0` : undefined, settings);
   try {
     await sequelize.authenticate();
   } catch (err) {

@@ -28,12 +28,27 @@ export function isStatementCancelled(err: unknown): boolean {
 
 /**
  * The database is down, restarting or unreachable (an outage, not a bug): the driver's connection and
- * timeout errors, SQLSTATE class 08 and 57P01-57P03, a refused or reset socket, or a pooled connection
- * that died under a query.
+ * timeout errors, SQLSTATE class 08 and 57P01-57P03, a refused or reset socket, a pooled connection
+ * that died under a query or went unanswered past the client's query timeout, or a write refused as
+ * read-only (a standby or a demoted primary during a failover).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const code = sqlState(err) ?? (err as { code?: unknown } | null)?.code;
-  return err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(typeof code === 'string' ? code : undefined) || isDroppedConnection(err);
+  const code = codeOf(err);
+  return err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(code) || isDroppedConnection(err) || isReadOnlyRefusal(err);
+}
+
+/**
+ * SQLSTATE 25006 read_only_sql_transaction: a write (or a LISTEN) reached a standby, a primary demoted
+ * in a failover, or a database set read-only. Reads still work there; a connection that got it is
+ * dropped (src/db/watched-client.ts), since only a new one can reach the new primary behind the address.
+ */
+export function isReadOnlyRefusal(err: unknown): boolean {
+  return codeOf(err) === '25006';
+}
+
+/** The client gave up on a query unanswered within its query timeout (DATABASE_QUERY_TIMEOUT_MS). */
+export function isQueryTimeout(err: unknown): boolean {
+  return messageOf(err) === 'Query read timeout';
 }
 
 /**
@@ -43,6 +58,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 export function isConnectFailure(err: unknown): boolean {
   const name = (err as { name?: unknown } | null)?.name;
   return typeof name === 'string' && name.startsWith('Sequelize') && /Connection|HostNotFound|HostNotReachable|AccessDenied|InvalidConnection/.test(name);
+}
+
+/** The SQLSTATE of a sequelize error (its driver error's) or of the driver's own error, or a socket's code. */
+function codeOf(err: unknown): string | undefined {
+  const code = sqlState(err) ?? (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function sqlState(err: unknown): string | undefined {
@@ -66,6 +87,12 @@ const DROPPED_CONNECTION =
   /^(?:Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection terminated(?: unexpectedly)?|Query read timeout)$/;
 
 function isDroppedConnection(err: unknown): boolean {
+  const message = messageOf(err);
+  return message !== undefined && DROPPED_CONNECTION.test(message);
+}
+
+/** The driver's message: the wrapped one of a sequelize DatabaseError, or the driver's own Error's. */
+function messageOf(err: unknown): string | undefined {
   const message = err instanceof DatabaseError ? (err as { parent?: { message?: unknown } }).parent?.message : err instanceof Error ? err.message : undefined;
-  return typeof message === 'string' && DROPPED_CONNECTION.test(message);
+  return typeof message === 'string' ? message : undefined;
 }

@@ -1,5 +1,6 @@
 import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
+import { withoutQueryTimeout } from './connection-settings.js';
 import { migrationsDir } from './migration-check.js';
 
 export type MigrationContext = QueryInterface;
@@ -60,12 +61,16 @@ export async function pendingMigrations(sequelize: Sequelize): Promise<string[]>
 
 async function withMigrationLock<T>(sequelize: Sequelize, work: () => Promise<T>): Promise<T> {
   const LOCK_KEY = 7_277_001;
-  return sequelize.transaction(async (t) => {
-    // The lock's transaction waits idle while each migration runs in its own: a migration longer than
-    // the pool's idle-in-transaction limit (60 s; 0030's backfill takes minutes at a million emails)
-    // must not get this session terminated under it.
-    await sequelize.query('SET LOCAL idle_in_transaction_session_timeout = 0', { transaction: t });
-    await sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: LOCK_KEY }, transaction: t });
-    return work();
-  });
+  // A migration may rightly run for minutes, and so may the wait for another instance's: no client-side
+  // query timeout under them (keep-alive still finds a vanished host).
+  return withoutQueryTimeout(() =>
+    sequelize.transaction(async (t) => {
+      // The lock's transaction waits idle while each migration runs in its own: a migration longer than
+      // the pool's idle-in-transaction limit (60 s; 0030's backfill takes minutes at a million emails)
+      // must not get this session terminated under it.
+      await sequelize.query('SET LOCAL idle_in_transaction_session_timeout = 0', { transaction: t });
+      await sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: LOCK_KEY }, transaction: t });
+      return work();
+    }),
+  );
 }

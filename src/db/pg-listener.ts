@@ -1,6 +1,8 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logging/logger.js';
+import { clientOptions, connectionSettingsOf, sessionSetup } from './connection-settings.js';
+import { WatchedClient } from './watched-client.js';
 
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 15_000;
@@ -55,17 +57,30 @@ export class PgListener {
     }
   }
 
-  private async attempt(): Promise<void> {
+  /**
+   * The pool's server, or DATABASE_LISTEN_URL: behind a PgBouncer in transaction mode the pool goes
+   * through it and LISTEN, which needs a session of its own, straight to PostgreSQL (docs/scale-out.md).
+   */
+  private clientConfig(): pg.ClientConfig {
+    const settings = connectionSettingsOf(this.sequelize);
+    const common = { ...clientOptions(settings), application_name: `staff-crm-${this.purpose}-listener` };
+    if (settings.listenUrl) return { ...common, connectionString: settings.listenUrl };
     const config = this.sequelize.config;
-    const client = new pg.Client({
+    // dialectOptions: what the URL's query string set (ssl ...), as for the pool's connections.
+    return {
       ...(config.dialectOptions as pg.ClientConfig),
+      ...common,
       host: config.host,
       port: Number(config.port),
       user: config.username,
       password: config.password ?? undefined,
       database: config.database,
-      application_name: `staff-crm-${this.purpose}-listener`,
-    });
+    };
+  }
+
+  private async attempt(): Promise<void> {
+    const settings = connectionSettingsOf(this.sequelize);
+    const client = new WatchedClient(this.clientConfig());
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('connection ended')));
     client.on('notification', (msg) => this.handlers.notification(msg.channel, msg.payload ?? ''));
@@ -73,6 +88,8 @@ export class PgListener {
       await client.connect();
       // Never the reason a process stays alive (graceful shutdown, tests).
       (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      // Its timeouts, as the pool's connections get them (never startup parameters: PgBouncer refuses them).
+      await client.query(sessionSetup(settings));
       for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
       if (this.closed) throw new Error('closed');
       this.client = client;

@@ -13,6 +13,24 @@ describe('configuration (AppConfig.fromEnv)', () => {
     expect(AppConfig.fromEnv(base).corsOrigins).to.deep.equal([]);
   });
 
+  it('takes the database timeouts in ms, the client-side query timeout longer than the statement timeout', () => {
+    const base = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), CRM_ENCRYPTION_KEY: 'ab'.repeat(32), CRM_DATA_DIR: unitTempPath('cfg-db-timeouts') };
+    const defaults = AppConfig.fromEnv(base);
+    expect([defaults.databaseStatementTimeoutMs, defaults.databaseQueryTimeoutMs, defaults.databaseListenUrl]).to.deep.equal([12_000, 15_000, undefined]);
+    const set = AppConfig.fromEnv({
+      ...base,
+      DATABASE_STATEMENT_TIMEOUT_MS: '20000',
+      DATABASE_QUERY_TIMEOUT_MS: '25000',
+      DATABASE_LISTEN_URL: 'postgres://crm@db.example:5432/crm',
+    });
+    expect([set.databaseStatementTimeoutMs, set.databaseQueryTimeoutMs, set.databaseListenUrl]).to.deep.equal([20_000, 25_000, 'postgres://crm@db.example:5432/crm']);
+    expect(() => AppConfig.fromEnv({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '20000' }))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.deep.equals(['DATABASE_QUERY_TIMEOUT_MS: musí byť dlhší ako DATABASE_STATEMENT_TIMEOUT_MS']);
+    expect(() => AppConfig.fromEnv({ ...base, DATABASE_LISTEN_URL: 'mysql://x' })).to.throw(ConfigError);
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DatabaseError } from 'sequelize';
-import { isDatabaseUnavailable, isStatementCancelled } from '../../src/db/db-errors.js';
+import { isDatabaseUnavailable, isQueryTimeout, isReadOnlyRefusal, isStatementCancelled } from '../../src/db/db-errors.js';
 
 /** A driver error as node-postgres builds it: a message, and a SQLSTATE when the server sent one. */
 function driverError(message: string, code?: string): Error & { code?: string; sql: string } {
@@ -19,6 +19,20 @@ describe('unit: which database errors are an outage (503), not a bug (500)', () 
   it('the server shutting down or refusing, by SQLSTATE', () => {
     expect(isDatabaseUnavailable(new DatabaseError(driverError('terminating connection due to administrator command', '57P01')))).to.equal(true);
     expect(isDatabaseUnavailable(new DatabaseError(driverError('the database system is starting up', '57P03')))).to.equal(true);
+  });
+
+  it('a write (or a LISTEN) refused as read-only, 25006: a standby or a demoted primary during a failover', () => {
+    expect(isDatabaseUnavailable(new DatabaseError(driverError('cannot execute INSERT in a read-only transaction', '25006')))).to.equal(true);
+    // The LISTEN connection gets the driver's own error.
+    expect(isDatabaseUnavailable(driverError('cannot execute LISTEN during recovery', '25006'))).to.equal(true);
+    expect(isReadOnlyRefusal(driverError('cannot execute LISTEN during recovery', '25006'))).to.equal(true);
+    expect(isReadOnlyRefusal(new DatabaseError(driverError('duplicate key value violates unique constraint', '23505')))).to.equal(false);
+  });
+
+  it('a query the client gave up on (no answer within DATABASE_QUERY_TIMEOUT_MS), wrapped or as the driver threw it', () => {
+    expect(isDatabaseUnavailable(new DatabaseError(driverError('Query read timeout')))).to.equal(true);
+    expect(isQueryTimeout(driverError('Query read timeout'))).to.equal(true);
+    expect(isQueryTimeout(driverError('Query read timeout, or so'))).to.equal(false);
   });
 
   it('any other error stays a bug: a syntax error, a plain Error with another message, a cancelled statement', () => {
