@@ -64,6 +64,10 @@ export const AuditActions = {
   dbMigrate: 'db.migrate',
   /** Mail of an email account read again from the server (crm-admin sync resync): outcome and counts, never addresses. */
   syncResync: 'sync.resync',
+  /** Personal API tokens (src/api-tokens): created, revoked, used (at most once per token in 10 minutes); never the secret. */
+  apiTokenCreated: 'api_token.created',
+  apiTokenRevoked: 'api_token.revoked',
+  apiTokenUsed: 'api_token.used',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

@@ -22,6 +22,8 @@ import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
+import { requiredScope } from '../api-tokens/api-token-scopes.js';
+import { apiTokenArea } from './api-token-doc.js';
 
 export interface OpenApiOptions {
   metricsPath: string;
@@ -47,6 +49,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     privacyArea,
     eventArea,
     userArea,
+    apiTokenArea,
   ];
 }
 
@@ -71,6 +74,21 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   refresh: [{ refreshCookie: [] }],
   userOrRefresh: [{ accessCookie: [] }, { bearer: [] }, { refreshCookie: [] }],
 };
+
+/**
+ * The route's security, plus the API token with the scope it needs when tokens may call it at all:
+ * from the same table the auth middleware enforces (src/api-tokens/api-token-scopes.ts).
+ */
+function withApiToken(route: RouteDoc): Array<Record<string, string[]>> {
+  const security = SECURITY[route.auth];
+  if (route.auth !== 'user' && route.auth !== 'admin') return security;
+  const needed = requiredScope(route.path.replace(/^\/api/, ''), route.method.toUpperCase());
+  if (needed === null) return security;
+  const scopes = needed === 'identity' ? [] : [needed];
+  // An admin route needs the admin scope too, whatever its area (the middleware's requireRole).
+  if (route.auth === 'admin' && needed !== 'admin') scopes.push('admin');
+  return [...security, { apiToken: scopes }];
+}
 
 /** The request header of every operation that takes one (sending), the same schema the route parses with. */
 const idempotencyHeaders = z.object({
@@ -162,7 +180,7 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
     operationId: route.operationId,
     tags: [tag],
     summary: route.summary,
-    security: SECURITY[route.auth],
+    security: withApiToken(route),
     responses,
   };
   op.description = [WHO[route.auth], route.description].filter(Boolean).join(' ');
