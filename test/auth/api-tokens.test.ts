@@ -1,8 +1,12 @@
 import crypto from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import { QueryTypes } from 'sequelize';
 import request from 'supertest';
+import { createAppContext } from '../../src/app/context.js';
+import { createApp } from '../../src/app/http-app.js';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { AuditLog } from '../../src/models/index.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
@@ -205,5 +209,44 @@ describe('personal API tokens (/api/tokens, Authorization: Bearer crm_pat_...)',
     expect(actions).to.deep.equal(['api_token.created', 'api_token.used', 'api_token.revoked']);
     expect(rows.find((r) => r.action === 'api_token.created')!.details).to.deep.include({ tokenId: apiToken.id, scopes: ['contacts:read'] });
     for (const row of rows) expect(JSON.stringify(row.toJSON())).not.to.contain(token.slice('crm_pat_'.length));
+  });
+});
+
+describe('API token secrets in logs and audit records', function () {
+  this.timeout(60_000);
+
+  /** A logger writing every line (debug and up) into an array. */
+  function capture(): { logger: Logger; lines: string[] } {
+    const stream = new PassThrough();
+    const lines: string[] = [];
+    stream.on('data', (c: Buffer) => lines.push(c.toString()));
+    return { logger: createLogger('debug', { stream }), lines };
+  }
+
+  it('never writes the secret into the log or the audit log, on success or on any refusal', async () => {
+    const base = await testContext();
+    const { logger, lines } = capture();
+    const ctx = await createAppContext({ config: base.config, logger, db: base.db });
+    const app = createApp(ctx);
+    const user = await onboardedUser();
+    const session = await sessionFor(user);
+    const created = await request(app).post('/api/tokens').set('Authorization', session.bearer).send({ name: 'log check', scopes: ['contacts:read'] });
+    expect(created.status).to.equal(201);
+    const token = created.body.data.token as string;
+    const bearer = `Bearer ${token}`;
+    await request(app).get('/api/contacts').set('Authorization', bearer).expect(200);
+    await request(app).get('/api/companies').set('Authorization', bearer).expect(403);
+    await request(app).post('/api/tokens').set('Authorization', bearer).send({ name: 'x', scopes: ['contacts:read'] }).expect(403);
+    await request(app).get(`/api/contacts?token=${token}`).set('Authorization', bearer).expect(400);
+    await request(app).delete(`/api/tokens/${created.body.data.apiToken.id}`).set('Authorization', session.bearer).expect(200);
+    await request(app).get('/api/contacts').set('Authorization', bearer).expect(401);
+    await new Promise((r) => setTimeout(r, 50));
+    const log = lines.join('');
+    // The capture works: the requests above were logged.
+    expect(log).to.contain('/api/tokens');
+    expect(log).not.to.contain(token.slice('crm_pat_'.length));
+    const audit = await AuditLog.findAll({ where: { userId: user.user.id } });
+    expect(audit.map((r) => r.action)).to.include.members(['api_token.created', 'api_token.used', 'api_token.revoked']);
+    expect(JSON.stringify(audit.map((r) => r.toJSON()))).not.to.contain(token.slice('crm_pat_'.length));
   });
 });
