@@ -59,6 +59,10 @@ export class ApiTokenRepository {
     return { items, total: count!.n };
   }
 
+  findById(id: string): Promise<ApiTokenRecord | undefined> {
+    return this.sql.one<ApiTokenRecord>(`SELECT ${COLUMNS} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $id`, { id });
+  }
+
   /** Deletes the token (only `userId`'s when given) and answers what it was, or undefined. */
   async delete(id: string, userId: string | null, tx?: Tx): Promise<ApiTokenRecord | undefined> {
     return this.sql.one<ApiTokenRecord>(

@@ -84,6 +84,13 @@ export class ApiTokenService {
     return this.deps.tokens.list(userId, page);
   }
 
+  /** One token by id, whoever's (crm-admin tokens revoke shows what it is about to end). */
+  async get(id: string): Promise<ApiTokenRecord> {
+    const token = await this.deps.tokens.findById(id);
+    if (!token) throw new NotFoundError(API_TOKEN_NOT_FOUND);
+    return token;
+  }
+
   /**
    * Ends a token at once: its row goes, the auth-change trigger tells every instance at commit, and
    * this one forgets it before answering. `ownerId`: only that user's token (someone else's id is 404);
