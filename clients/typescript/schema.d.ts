@@ -1140,6 +1140,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's API tokens, newest first (never a secret)
+         * @description Signed-in users (accessToken cookie or Bearer). Expired tokens are listed until revoked (expiresAt tells); revoked ones are gone.
+         */
+        get: operations["listApiTokens"];
+        put?: never;
+        /**
+         * Create a personal API token: the secret is in this answer only
+         * @description Signed-in users (accessToken cookie or Bearer). scopes: <area>:read / <area>:write (write includes read) for emails, contacts, people, companies, conversations, tasks, timesheets, and admin. A token never has more than its user: admin only for admins (a member asking for it: 400), and every request is also checked against what the user may do now. Only the SHA-256 of the secret is stored. A user with a temporary password: 403 password_change_required. More than 50 tokens: 409.
+         */
+        post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller’s API tokens, on every instance at once
+         * @description Signed-in users (accessToken cookie or Bearer). Another user's token, or one already revoked: 404.
+         */
+        delete: operations["revokeApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1164,6 +1208,8 @@ export interface components {
          *     - `forbidden` (403): Authenticated, but not allowed (e.g. not an admin).
          *     - `password_change_required` (403): The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.
          *     - `csrf_rejected` (403): A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).
+         *     - `api_token_not_allowed` (403): This path cannot be called with an API token (set-password, sessions, link-email, logout, token management, the event stream): sign in instead.
+         *     - `insufficient_scope` (403): The API token's scopes do not cover this request; details.requiredScope names the scope it needs.
          *     - `quota_exceeded` (403): The upload would go over the user's timesheet quota (number of files or bytes).
          *     - `email_account_forbidden` (403): The email account is shared with the caller, but their role or rights on it do not allow this (e.g. a viewer editing, canRead false reading emails).
          *     - `not_found` (404): The resource does not exist or is not visible to the caller.
@@ -1242,7 +1288,7 @@ export interface components {
             /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
             stack?: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
+            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "api_token_not_allowed" | "insufficient_scope" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
             /** @description None for these codes */
             details?: unknown;
         };
@@ -1931,6 +1977,21 @@ export interface components {
             username: string;
             firstName: string | null;
             lastName: string | null;
+        };
+        ApiToken: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: ("emails:read" | "emails:write" | "contacts:read" | "contacts:write" | "people:read" | "people:write" | "companies:read" | "companies:write" | "conversations:read" | "conversations:write" | "tasks:read" | "tasks:write" | "timesheets:read" | "timesheets:write" | "admin")[];
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
+            /** @description Last use, recorded at most once in 10 minutes; null: never used */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
         };
     };
     responses: {
@@ -5123,6 +5184,131 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data.items and data.pagination */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["ApiToken"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the token is for (e.g. "ERP export"), 1-100 characters */
+                    name: string;
+                    /** @description <area>:read or <area>:write (write includes read) per area, and admin (admins only) */
+                    scopes: ("emails:read" | "emails:write" | "contacts:read" | "contacts:write" | "people:read" | "people:write" | "companies:read" | "companies:write" | "conversations:read" | "conversations:write" | "tasks:read" | "tasks:write" | "timesheets:read" | "timesheets:write" | "admin")[];
+                    /** @description When the token stops working (ISO 8601 with an offset, in the future); absent or null: never */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description data.token (the secret, once) and data.apiToken */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The secret (crm_pat_ and 43 characters), shown only in this answer: send it as Authorization: Bearer */
+                            token: string;
+                            apiToken: components["schemas"]["ApiToken"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No data */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
