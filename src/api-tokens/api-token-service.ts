@@ -115,8 +115,9 @@ export class ApiTokenService {
    * The caller a Bearer API token names, or null (unknown, revoked, expired, its user disabled or
    * deleted). Served from memory when checked recently and nothing about it changed since; the
    * use is recorded only on a database read, at most once per token in USE_RECORD_SECONDS.
+   * `meta` is asked for only then (a cached check builds nothing it does not need).
    */
-  async authenticate(secret: string, meta: RequestMeta): Promise<ApiTokenCaller | null> {
+  async authenticate(secret: string, meta: () => RequestMeta): Promise<ApiTokenCaller | null> {
     if (!hasApiTokenShape(secret)) return null;
     const { cache, tokens } = this.deps;
     const tokenHash = hashApiToken(secret);
@@ -131,12 +132,17 @@ export class ApiTokenService {
       if (await tokens.touch(token.id, USE_RECORD_SECONDS)) {
         await this.deps.audit.record(
           { action: AuditActions.apiTokenUsed, userId: token.userId, username: token.username, details: { tokenId: token.id, name: token.name } },
-          { ...meta, actor: `user:${token.userId}` },
+          { ...meta(), actor: `user:${token.userId}` },
         );
       }
     }
     cache?.put(ticket, key, token.userId, found, token.expiresAt ?? NO_EXPIRY);
     return this.caller(found);
+  }
+
+  /** For tests and health: whether checked tokens are being served from memory. */
+  cacheStats(): { listening: boolean; entries: number } {
+    return { listening: this.deps.cache?.listening ?? false, entries: this.deps.cache?.size ?? 0 };
   }
 
   private caller(checked: ApiTokenCheck): ApiTokenCaller {

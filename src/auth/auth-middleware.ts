@@ -26,7 +26,7 @@ export function createAuthMiddleware(tokens: TokenService, sessions: SessionServ
    * declares per path. Checked here, where every authenticated request passes (logout included).
    */
   const authenticateApiToken = async (req: Request, secret: string): Promise<AuthContext> => {
-    const caller = await apiTokens.authenticate(secret, requestMeta(req));
+    const caller = await apiTokens.authenticate(secret, () => requestMeta(req));
     if (!caller) throw new AuthenticationError();
     const needed = requiredScope(`${req.baseUrl}${req.path}`.replace(/^\/api(?=\/)/i, ''), req.method);
     if (needed === null) throw new ForbiddenError(NOT_WITH_API_TOKEN, 'api_token_not_allowed');

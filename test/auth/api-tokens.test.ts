@@ -169,6 +169,20 @@ describe('personal API tokens (/api/tokens, Authorization: Bearer crm_pat_...)',
     expect(list.body.data.items).to.deep.equal([]);
   });
 
+  it('is served from memory once checked, and a revocation made outside this process (another instance) still ends it', async () => {
+    const { session } = await member();
+    const { token, apiToken } = await tokenFor(session, ['contacts:read']);
+    const ctx = await testContext();
+    await until(async () => (await withToken('get', '/api/contacts', token)).status === 200 && ctx.services.apiTokens.cacheStats().listening, {
+      what: 'the token cache to listen',
+    });
+    expect((await withToken('get', '/api/contacts', token)).status).to.equal(200);
+    expect(ctx.services.apiTokens.cacheStats().entries).to.be.greaterThan(0);
+    // Plain SQL, as another instance or crm-admin would: only the notification tells this process.
+    await ctx.db.sequelize.query('DELETE FROM api_tokens WHERE id = $id', { bind: { id: apiToken.id } });
+    await until(async () => (await withToken('get', '/api/contacts', token)).status === 401, { what: 'the cached token to be refused' });
+  });
+
   it('is 401 once its user is disabled, and gone with a deleted user', async () => {
     const admin = await createUser({ role: 'admin' });
     const adminSession = await sessionFor(admin);
