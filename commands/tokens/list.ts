@@ -5,8 +5,7 @@ import { presentAdminApiToken, type AdminApiTokenView } from '../../src/api-toke
 import { listResult } from '../../src/shared/pagination.js';
 
 export default class TokensList extends BaseCommand {
-  static override description =
-    "List personal API tokens (every user's, or one user's), newest first: name, scopes, expiry, last use. Never a secret: only its hash is stored.";
+  static override description = "List personal API tokens (every user's, or one user's), newest first: name, scopes, expiry, last use. Never a secret: only its hash is stored.";
 
   static override examples = ['<%= config.bin %> tokens list', '<%= config.bin %> tokens list --user jana', '<%= config.bin %> tokens list --json'];
 

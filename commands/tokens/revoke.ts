@@ -4,8 +4,7 @@ import { presentAdminApiToken, type AdminApiTokenView } from '../../src/api-toke
 import { parse, idParams } from '../../src/shared/validation.js';
 
 export default class TokensRevoke extends BaseCommand {
-  static override description =
-    "Revoke a user's personal API token at once, on every instance (a leaked token, a leaver's integration). The id is in \"tokens list\".";
+  static override description = 'Revoke a user\'s personal API token at once, on every instance (a leaked token, a leaver\'s integration). The id is in "tokens list".';
 
   static override examples = ['<%= config.bin %> tokens revoke 0190f3a2-...', '<%= config.bin %> tokens revoke 0190f3a2-... --yes --json'];
 

@@ -139,7 +139,7 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     bearerFormat: 'crm_pat_ API token',
     description:
       'A personal API token (POST /api/tokens) in `Authorization: Bearer crm_pat_...`, no refresh needed. The names in an ' +
-      "operation's apiToken requirement are the scope it needs (write includes read); an operation without apiToken refuses tokens (403 api_token_not_allowed)",
+      "operation's x-api-token-scopes (and its description) name the scopes it needs (write includes read); an operation without apiToken refuses tokens (403 api_token_not_allowed)",
   },
   refreshCookie: {
     type: 'apiKey',

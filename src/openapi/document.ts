@@ -76,18 +76,17 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
 };
 
 /**
- * The route's security, plus the API token with the scope it needs when tokens may call it at all:
- * from the same table the auth middleware enforces (src/api-tokens/api-token-scopes.ts).
+ * The scope an API token needs on this operation, or null when tokens may not call it: from the same
+ * table the auth middleware enforces (src/api-tokens/api-token-scopes.ts). An admin route needs
+ * `admin` too, whatever its area (the middleware's requireRole).
  */
-function withApiToken(route: RouteDoc): Array<Record<string, string[]>> {
-  const security = SECURITY[route.auth];
-  if (route.auth !== 'user' && route.auth !== 'admin') return security;
+function apiTokenScopes(route: RouteDoc): string[] | null {
+  if (route.auth !== 'user' && route.auth !== 'admin') return null;
   const needed = requiredScope(route.path.replace(/^\/api/, ''), route.method.toUpperCase());
-  if (needed === null) return security;
+  if (needed === null) return null;
   const scopes = needed === 'identity' ? [] : [needed];
-  // An admin route needs the admin scope too, whatever its area (the middleware's requireRole).
   if (route.auth === 'admin' && needed !== 'admin') scopes.push('admin');
-  return [...security, { apiToken: scopes }];
+  return scopes;
 }
 
 /** The request header of every operation that takes one (sending), the same schema the route parses with. */
@@ -180,10 +179,17 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
     operationId: route.operationId,
     tags: [tag],
     summary: route.summary,
-    security: withApiToken(route),
+    security: SECURITY[route.auth],
     responses,
   };
-  op.description = [WHO[route.auth], route.description].filter(Boolean).join(' ');
+  // Scopes in a requirement belong to OAuth2 schemes: the token's scope is named beside it instead.
+  const scopes = apiTokenScopes(route);
+  if (scopes) {
+    op.security = [...SECURITY[route.auth], { apiToken: [] }];
+    op['x-api-token-scopes'] = scopes;
+  }
+  const tokenNote = scopes ? `API token: ${scopes.length ? scopes.join(' and ') : 'any scope'}.` : route.auth === 'user' || route.auth === 'admin' ? 'Not with an API token.' : '';
+  op.description = [WHO[route.auth], tokenNote, route.description].filter(Boolean).join(' ');
   if (route.params || route.query || route.idempotent) {
     op.requestParams = {
       ...(route.params ? { path: route.params } : {}),

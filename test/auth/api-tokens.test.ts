@@ -120,10 +120,16 @@ describe('personal API tokens (/api/tokens, Authorization: Bearer crm_pat_...)',
 
   it('gives a token never more than its user: a member asking for admin gets 400 with a Slovak message', async () => {
     const { session } = await member();
-    const res = await request(app).post('/api/tokens').set('Authorization', session.bearer).send({ name: 'x', scopes: ['admin'] });
+    const res = await request(app)
+      .post('/api/tokens')
+      .set('Authorization', session.bearer)
+      .send({ name: 'x', scopes: ['admin'] });
     expect(res.status).to.equal(400);
     expect(res.body.error.message).to.equal('Oprávnenie admin môže mať iba token administrátora');
-    const unknown = await request(app).post('/api/tokens').set('Authorization', session.bearer).send({ name: 'x', scopes: ['contacts:delete'] });
+    const unknown = await request(app)
+      .post('/api/tokens')
+      .set('Authorization', session.bearer)
+      .send({ name: 'x', scopes: ['contacts:delete'] });
     expect(unknown.status).to.equal(400);
   });
 
@@ -203,7 +209,10 @@ describe('personal API tokens (/api/tokens, Authorization: Bearer crm_pat_...)',
   it('cannot be created by a user who still has a temporary password', async () => {
     const fresh = await createUser({ temporary: true });
     const session = await sessionFor(fresh);
-    const res = await request(app).post('/api/tokens').set('Authorization', session.bearer).send({ name: 'x', scopes: ['contacts:read'] });
+    const res = await request(app)
+      .post('/api/tokens')
+      .set('Authorization', session.bearer)
+      .send({ name: 'x', scopes: ['contacts:read'] });
     expect(res.status).to.equal(403);
     expect(res.body.error.code).to.equal('password_change_required');
   });
@@ -244,13 +253,20 @@ describe('API token secrets in logs and audit records', function () {
     const app = createApp(ctx);
     const user = await onboardedUser();
     const session = await sessionFor(user);
-    const created = await request(app).post('/api/tokens').set('Authorization', session.bearer).send({ name: 'log check', scopes: ['contacts:read'] });
+    const created = await request(app)
+      .post('/api/tokens')
+      .set('Authorization', session.bearer)
+      .send({ name: 'log check', scopes: ['contacts:read'] });
     expect(created.status).to.equal(201);
     const token = created.body.data.token as string;
     const bearer = `Bearer ${token}`;
     await request(app).get('/api/contacts').set('Authorization', bearer).expect(200);
     await request(app).get('/api/companies').set('Authorization', bearer).expect(403);
-    await request(app).post('/api/tokens').set('Authorization', bearer).send({ name: 'x', scopes: ['contacts:read'] }).expect(403);
+    await request(app)
+      .post('/api/tokens')
+      .set('Authorization', bearer)
+      .send({ name: 'x', scopes: ['contacts:read'] })
+      .expect(403);
     await request(app).get(`/api/contacts?token=${token}`).set('Authorization', bearer).expect(400);
     await request(app).delete(`/api/tokens/${created.body.data.apiToken.id}`).set('Authorization', session.bearer).expect(200);
     await request(app).get('/api/contacts').set('Authorization', bearer).expect(401);

@@ -373,7 +373,8 @@ const ROWS: Record<string, Row> = {
       const actor = m.actor(who);
       const user = actor?.fixture.user;
       const id = user
-        ? (await m.ctx.services.apiTokens.create({ id: user.id, username: user.username, role: user.role }, { name: 'matrix', scopes: ['contacts:read'] }, { actor: 'test' })).apiToken.id
+        ? (await m.ctx.services.apiTokens.create({ id: user.id, username: user.username, role: user.role }, { name: 'matrix', scopes: ['contacts:read'] }, { actor: 'test' }))
+            .apiToken.id
         : crypto.randomUUID();
       return { path: `/api/tokens/${id}` };
     },
