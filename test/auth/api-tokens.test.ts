@@ -206,6 +206,18 @@ describe('personal API tokens (/api/tokens, Authorization: Bearer crm_pat_...)',
     expect(rows).to.have.length(0);
   });
 
+  it("answers only me and session after an administrator's password reset, until a password is set again", async () => {
+    const admin = await createUser({ role: 'admin' });
+    const adminSession = await sessionFor(admin);
+    const { user, session } = await member();
+    const { token } = await tokenFor(session, ['contacts:read']);
+    expect((await request(app).post(`/api/admin/users/${user.user.id}/reset-password`).set('Authorization', adminSession.bearer)).status).to.equal(200);
+    const refused = await withToken('get', '/api/contacts', token);
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error.code).to.equal('password_change_required');
+    expect((await withToken('get', '/api/auth/me', token)).status).to.equal(200);
+  });
+
   it('cannot be created by a user who still has a temporary password', async () => {
     const fresh = await createUser({ temporary: true });
     const session = await sessionFor(fresh);
