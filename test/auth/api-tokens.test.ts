@@ -163,6 +163,11 @@ describe('personal API tokens (/api/tokens, Authorization: Bearer crm_pat_...)',
     const owner = await member();
     const stranger = await member();
     const { token, apiToken } = await tokenFor(owner.session, ['contacts:read']);
+    // Served from memory from here on: the revocation must reach the cache, not only the table.
+    const ctx = await testContext();
+    await until(async () => (await withToken('get', '/api/contacts', token)).status === 200 && ctx.services.apiTokens.cacheStats().listening, {
+      what: 'the token cache to listen',
+    });
     expect((await withToken('get', '/api/contacts', token)).status).to.equal(200);
     const foreign = await request(app).delete(`/api/tokens/${apiToken.id}`).set('Authorization', stranger.session.bearer);
     expect(foreign.status).to.equal(404);
