@@ -23,4 +23,3 @@ export const createApiTokenBody = z.strictObject({
     .optional()
     .meta({ description: 'When the token stops working (ISO 8601 with an offset, in the future); absent or null: never' }),
 });
-export type CreateApiTokenBody = z.infer<typeof createApiTokenBody>;

@@ -89,6 +89,19 @@ function apiTokenScopes(route: RouteDoc): string[] | null {
   return scopes;
 }
 
+/**
+ * Adds the API token to the operation's security where tokens may call it, and answers the sentence
+ * the description gets. Scopes in a requirement belong to OAuth2 schemes: the token's are named in
+ * `x-api-token-scopes` instead.
+ */
+function addApiToken(op: ZodOpenApiOperationObject, route: RouteDoc): string {
+  const scopes = apiTokenScopes(route);
+  if (!scopes) return route.auth === 'user' || route.auth === 'admin' ? 'Not with an API token.' : '';
+  op.security = [...SECURITY[route.auth], { apiToken: [] }];
+  op['x-api-token-scopes'] = scopes;
+  return `API token: ${scopes.length ? scopes.join(' and ') : 'any scope'}.`;
+}
+
 /** The request header of every operation that takes one (sending), the same schema the route parses with. */
 const idempotencyHeaders = z.object({
   'Idempotency-Key': idempotencyKey.optional().meta({
@@ -182,14 +195,7 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
     security: SECURITY[route.auth],
     responses,
   };
-  // Scopes in a requirement belong to OAuth2 schemes: the token's scope is named beside it instead.
-  const scopes = apiTokenScopes(route);
-  if (scopes) {
-    op.security = [...SECURITY[route.auth], { apiToken: [] }];
-    op['x-api-token-scopes'] = scopes;
-  }
-  const tokenNote = scopes ? `API token: ${scopes.length ? scopes.join(' and ') : 'any scope'}.` : route.auth === 'user' || route.auth === 'admin' ? 'Not with an API token.' : '';
-  op.description = [WHO[route.auth], tokenNote, route.description].filter(Boolean).join(' ');
+  op.description = [WHO[route.auth], addApiToken(op, route), route.description].filter(Boolean).join(' ');
   if (route.params || route.query || route.idempotent) {
     op.requestParams = {
       ...(route.params ? { path: route.params } : {}),
