@@ -14,13 +14,14 @@ import { createEmailAccountRouter } from '../email-accounts/email-account-routes
 import { createPrivacyRouter } from '../privacy/privacy-routes.js';
 import { createEventRouter } from '../events/event-routes.js';
 import { createDirectoryRouter } from '../users/directory-routes.js';
+import { createApiTokenRouter } from '../api-tokens/api-token-routes.js';
 import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes.js';
 import { createContactFollowUpRouter, createFollowUpRouter } from '../follow-ups/follow-up-routes.js';
 import { createConversationRouter } from '../conversations/conversation-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
-  const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions, cookies);
+  const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions, cookies, ctx.services.apiTokens);
   api.get('/openapi.json', openApiHandler({ metricsPath: ctx.config.metricsPath }));
   api.use('/auth', createAuthRouter(ctx.services, auth, cookies));
   api.use('/admin/privacy', createPrivacyRouter(ctx.services, auth));
@@ -39,4 +40,5 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));
   api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth));
+  api.use('/tokens', createApiTokenRouter(ctx.services, auth));
 }

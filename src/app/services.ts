@@ -14,6 +14,7 @@ import type { AuthService } from '../auth/auth-service.js';
 import type { UserDirectory } from '../users/user-directory.js';
 import type { UserLifecycleService } from '../users/user-lifecycle-service.js';
 import type { SessionManagement } from '../auth/session-management.js';
+import type { ApiTokenService } from '../api-tokens/api-token-service.js';
 import type { EmailAccountSharingService } from '../email-accounts/email-account-sharing-service.js';
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { EmailAccountAdminService } from '../email-accounts/email-account-admin-service.js';
@@ -119,6 +120,9 @@ export class Services {
   }
   get sessionManagement(): SessionManagement {
     return this.once('sessionManagement', () => people().sessionManagement(this.p, this));
+  }
+  get apiTokens(): ApiTokenService {
+    return this.once('apiTokens', () => people().apiTokens(this.p, this));
   }
 
   // Email accounts

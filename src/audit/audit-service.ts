@@ -69,6 +69,11 @@ export const AuditActions = {
   /** An internal comment added to / deleted from a conversation: ids and mention count, never the text. */
   commentCreated: 'comment.created',
   commentDeleted: 'comment.deleted',
+
+  /** Personal API tokens (src/api-tokens): created, revoked, used (at most once per token in 10 minutes); never the secret. */
+  apiTokenCreated: 'api_token.created',
+  apiTokenRevoked: 'api_token.revoked',
+  apiTokenUsed: 'api_token.used',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

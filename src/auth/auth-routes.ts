@@ -10,7 +10,7 @@ import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validate.js';
 import { presentEmailAccount } from '../email-accounts/email-account-presenter.js';
 import { presentUser } from '../users/user-presenter.js';
-import type { AuthMiddleware } from './auth-middleware.js';
+import { requireSessionId, type AuthMiddleware } from './auth-middleware.js';
 import type { LinkEmailData, LoginData, MeData, RefreshData, SessionData, UserStateData } from './auth-responses.js';
 import { linkEmailSchema, loginSchema, setPasswordSchema } from './auth-schemas.js';
 import { onboardingOf, type UserState } from './auth-service.js';
@@ -144,7 +144,7 @@ export function createAuthRouter(services: AuthRouteDeps, auth: AuthMiddleware, 
   async function logoutCaller(req: Request): Promise<{ user: AuthContext['user']; sessionId: string }> {
     try {
       req.auth = await auth.authenticate(req);
-      return req.auth;
+      return { user: req.auth.user, sessionId: requireSessionId(req.auth) };
     } catch (err) {
       const token = cookies.refresh(req);
       const named = err instanceof AuthenticationError && token ? await services.sessions.sessionOfRefreshToken(token) : null;

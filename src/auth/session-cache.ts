@@ -11,7 +11,7 @@ import type { SessionRepository, UserRow } from './session-repository.js';
  * 0018) pg_notify the changed user's id.
  */
 export const AUTH_CHANGE_CHANNEL = 'crm_auth_changed';
-const TRIGGERS = [
+export const AUTH_TRIGGERS: readonly string[] = [
   'users_notify_auth_change',
   'sessions_notify_auth_update',
   'sessions_notify_auth_delete',
@@ -31,14 +31,14 @@ export interface CheckedSession {
   hasActiveEmailAccount: boolean;
 }
 
-interface Entry {
+interface Entry<V> {
   userId: string;
-  session: CheckedSession;
+  session: V;
   until: number;
 }
 
 /** Every cache of the process, so that writes through Sequelize here evict at once (see installHooks). */
-const liveCaches = new Set<SessionCache>();
+const liveCaches = new Set<{ evictUser(userId: string): void; clear(): void }>();
 
 /**
  * Sessions checked recently, so an authenticated request needs no query. Correctness rests on
@@ -50,8 +50,8 @@ const liveCaches = new Set<SessionCache>();
  * email_account_members by every request (src/email-accounts/account-rights.ts), so an unshare needs
  * no invalidation here.
  */
-export class SessionCache {
-  private readonly entries = new Map<string, Entry>();
+export class SessionCache<V extends CheckedSession = CheckedSession> {
+  private readonly entries = new Map<string, Entry<V>>();
   private readonly byUser = new Map<string, Set<string>>();
   private generation = 0;
   private readonly listener: ListenerSubscription;
@@ -65,6 +65,8 @@ export class SessionCache {
     listen: (channels: string[], handlers: ListenerHandlers) => ListenerSubscription,
     private readonly sessions: Pick<SessionRepository, 'countTriggers'>,
     private readonly logger?: Logger,
+    /** The triggers whose notifications keep this cache right (API tokens add theirs: migration 0040). */
+    private readonly triggers: readonly string[] = AUTH_TRIGGERS,
   ) {
     this.listener = listen([AUTH_CHANGE_CHANNEL], {
       notification: (_channel, userId) => {
@@ -85,7 +87,7 @@ export class SessionCache {
   }
 
   /** The listener starts on first use: crm-admin commands never authenticate requests, so never open it. */
-  get(sessionId: string, userId: string): CheckedSession | undefined {
+  get(sessionId: string, userId: string): V | undefined {
     if (!this.listenerUp) {
       this.connect();
       return undefined;
@@ -99,12 +101,27 @@ export class SessionCache {
     return entry.session;
   }
 
+  /** An entry by its key alone, with whose it is (an API token: its hash tells the user only through the entry). */
+  lookup(key: string): { userId: string; value: V } | undefined {
+    if (!this.listenerUp) {
+      this.connect();
+      return undefined;
+    }
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until <= Date.now()) {
+      this.evictSession(key);
+      return undefined;
+    }
+    return { userId: entry.userId, value: entry.session };
+  }
+
   /** Taken before the database read; null while the cache is not safe to fill. */
   ticket(): number | null {
     return this.listenerUp ? this.generation : null;
   }
 
-  put(ticket: number | null, sessionId: string, userId: string, session: CheckedSession, sessionExpiresAt: Date): void {
+  put(ticket: number | null, sessionId: string, userId: string, session: V, sessionExpiresAt: Date): void {
     if (ticket === null || ticket !== this.generation || !this.listenerUp) return;
     if (this.entries.size >= MAX_ENTRIES) this.evictSession(this.entries.keys().next().value!);
     this.entries.set(sessionId, { userId, session, until: Math.min(Date.now() + ENTRY_TTL_MS, sessionExpiresAt.getTime()) });
@@ -150,9 +167,9 @@ export class SessionCache {
     }
     if (Date.now() < this.nextCheckAt) return;
     this.nextCheckAt = Date.now() + TRIGGER_CHECK_RETRY_MS;
-    void this.sessions.countTriggers(TRIGGERS).then(
+    void this.sessions.countTriggers([...this.triggers]).then(
       (found) => {
-        if (found < TRIGGERS.length) {
+        if (found < this.triggers.length) {
           this.logger?.warn('session cache off: auth-change triggers missing (migrations not applied)');
           return;
         }

@@ -4,7 +4,7 @@ import { ok } from '../http/respond.js';
 import { parseParams } from '../http/validate.js';
 import { idParams } from '../shared/validation.js';
 import { listResult } from '../shared/pagination.js';
-import type { AuthMiddleware } from './auth-middleware.js';
+import { requireSessionId, type AuthMiddleware } from './auth-middleware.js';
 import type { AuthCookies } from './cookies.js';
 import type { SessionManagement } from './session-management.js';
 import type { RevokedSessionsData, SessionListData } from './session-responses.js';
@@ -20,14 +20,16 @@ export function addSessionRoutes(router: Router, services: { sessionManagement: 
   });
 
   router.post('/sessions/revoke-others', auth.requireAuth, async (req, res) => {
-    const { userId, username, sessionId } = requireAuthContext(req);
+    const { userId, username } = requireAuthContext(req);
+    const sessionId = requireSessionId(requireAuthContext(req));
     const revokedSessions = await sessionManagement.revokeOthers({ id: userId, username }, sessionId, requestMeta(req));
     ok(res, { revokedSessions } satisfies RevokedSessionsData, 'Ostatné relácie boli ukončené');
   });
 
   router.delete('/sessions/:id', auth.requireAuth, async (req, res) => {
     const { id } = parseParams(idParams, req);
-    const { userId, username, sessionId } = requireAuthContext(req);
+    const { userId, username } = requireAuthContext(req);
+    const sessionId = requireSessionId(requireAuthContext(req));
     const { current } = await sessionManagement.revokeOwn({ id: userId, username }, id, sessionId, requestMeta(req));
     // Ending the session this browser uses is a logout: its cookies go too.
     if (current) cookies.clearAll(res);

@@ -22,6 +22,11 @@ export const ERROR_CODES = {
     status: 403,
     description: 'A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).',
   },
+  api_token_not_allowed: {
+    status: 403,
+    description: 'This path cannot be called with an API token (set-password, sessions, link-email, logout, token management, the event stream): sign in instead.',
+  },
+  insufficient_scope: { status: 403, description: "The API token's scopes do not cover this request; details.requiredScope names the scope it needs." },
   quota_exceeded: { status: 403, description: "The upload would go over the user's timesheet quota (number of files or bytes)." },
   email_account_forbidden: {
     status: 403,

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import { requireSessionId, type AuthMiddleware } from '../auth/auth-middleware.js';
 import { requireAuthContext } from '../http/auth-context.js';
 import type { EventHub } from './event-hub.js';
 import { SseResponse } from './sse-response.js';
@@ -12,7 +12,8 @@ import { SseResponse } from './sse-response.js';
 export function createEventRouter(services: { events: EventHub }, auth: AuthMiddleware): Router {
   const router = Router();
   router.get('/', auth.requireAuth, async (req, res) => {
-    const { userId, sessionId } = requireAuthContext(req);
+    const { userId } = requireAuthContext(req);
+    const sessionId = requireSessionId(requireAuthContext(req));
     await services.events.subscribe({ userId, sessionId }, req.get('last-event-id'), new SseResponse(res));
   });
   return router;

@@ -8,8 +8,13 @@ export interface AuthContext {
   userId: string;
   username: string;
   role: Role;
-  /** The session the access token belongs to (logout and password changes act on it). */
-  sessionId: string;
+  /**
+   * The session the access token belongs to (logout and password changes act on it); undefined for
+   * an API token, which no session-bound path accepts (src/api-tokens/api-token-scopes.ts).
+   */
+  sessionId?: string;
+  /** Set when the request came with a personal API token instead of a login session. */
+  apiToken?: { id: string; scopes: readonly string[] };
   /** The user row as loaded for this request (roles are checked against it, not the token). */
   user: User;
   /** Whether the user has an active email account, checked with the session (needsEmailSetup). */

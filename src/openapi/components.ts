@@ -133,6 +133,14 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     bearerFormat: 'JWT',
     description: 'The same access token in `Authorization: Bearer <token>` (API clients)',
   },
+  apiToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'crm_pat_ API token',
+    description:
+      'A personal API token (POST /api/tokens) in `Authorization: Bearer crm_pat_...`, no refresh needed. The names in an ' +
+      "operation's x-api-token-scopes (and its description) name the scopes it needs (write includes read); an operation without apiToken refuses tokens (403 api_token_not_allowed)",
+  },
   refreshCookie: {
     type: 'apiKey',
     in: 'cookie',

@@ -23,6 +23,8 @@ import { userArea } from './lifecycle-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
+import { requiredScope } from '../api-tokens/api-token-scopes.js';
+import { apiTokenArea } from './api-token-doc.js';
 
 export interface OpenApiOptions {
   metricsPath: string;
@@ -49,6 +51,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     privacyArea,
     eventArea,
     userArea,
+    apiTokenArea,
   ];
 }
 
@@ -73,6 +76,33 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   refresh: [{ refreshCookie: [] }],
   userOrRefresh: [{ accessCookie: [] }, { bearer: [] }, { refreshCookie: [] }],
 };
+
+/**
+ * The scope an API token needs on this operation, or null when tokens may not call it: from the same
+ * table the auth middleware enforces (src/api-tokens/api-token-scopes.ts). An admin route needs
+ * `admin` too, whatever its area (the middleware's requireRole).
+ */
+function apiTokenScopes(route: RouteDoc): string[] | null {
+  if (route.auth !== 'user' && route.auth !== 'admin') return null;
+  const needed = requiredScope(route.path.replace(/^\/api/, ''), route.method.toUpperCase());
+  if (needed === null) return null;
+  const scopes = needed === 'identity' ? [] : [needed];
+  if (route.auth === 'admin' && needed !== 'admin') scopes.push('admin');
+  return scopes;
+}
+
+/**
+ * Adds the API token to the operation's security where tokens may call it, and answers the sentence
+ * the description gets. Scopes in a requirement belong to OAuth2 schemes: the token's are named in
+ * `x-api-token-scopes` instead.
+ */
+function addApiToken(op: ZodOpenApiOperationObject, route: RouteDoc): string {
+  const scopes = apiTokenScopes(route);
+  if (!scopes) return route.auth === 'user' || route.auth === 'admin' ? 'Not with an API token.' : '';
+  op.security = [...SECURITY[route.auth], { apiToken: [] }];
+  op['x-api-token-scopes'] = scopes;
+  return `API token: ${scopes.length ? scopes.join(' and ') : 'any scope'}.`;
+}
 
 /** The request header of every operation that takes one (sending), the same schema the route parses with. */
 const idempotencyHeaders = z.object({
@@ -167,7 +197,7 @@ function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
     security: SECURITY[route.auth],
     responses,
   };
-  op.description = [WHO[route.auth], route.description].filter(Boolean).join(' ');
+  op.description = [WHO[route.auth], addApiToken(op, route), route.description].filter(Boolean).join(' ');
   if (route.params || route.query || route.idempotent) {
     op.requestParams = {
       ...(route.params ? { path: route.params } : {}),

@@ -22,6 +22,7 @@ import { requireDatabaseUrl, testEnv } from '../support/test-env.js';
 
 /** table(columns) -> referenced(columns) and the delete/update rules, as the spec's data model states them. */
 const EXPECTED_KEYS = [
+  'api_tokens(user_id) -> users(id) update a delete c',
   'contacts(email_account_id,user_id) -> email_accounts(id,user_id) update c delete c',
   'contacts(user_id) -> users(id) update a delete c',
   'email_account_members(created_by) -> users(id) update a delete n',

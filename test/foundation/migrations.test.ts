@@ -4,6 +4,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { createMigrator } from '../../src/db/migrator.js';
 
 const EXPECTED_TABLES = [
+  'api_tokens',
   'audit_logs',
   'companies',
   'contact_suppressions',

@@ -362,6 +362,23 @@ const ROWS: Record<string, Row> = {
   'POST /api/admin/users/:id/enable': { expect: ADMIN_ONLY, attempt: async () => ({ path: `/api/admin/users/${(await createUser()).user.id}/enable` }) },
   'GET /api/admin/timesheets/report': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/timesheets/report?year=2026&month=4' }) },
   'GET /api/admin/timesheets/export': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/timesheets/export?year=2091&month=4' }) },
+
+  // --- personal API tokens (issue 48): each user's own
+  'POST /api/tokens': { expect: ANY_USER, status: 201, attempt: () => ({ path: '/api/tokens', body: { name: 'matrix', scopes: ['contacts:read'] } }) },
+  'GET /api/tokens': { expect: ANY_USER, attempt: () => ({ path: '/api/tokens' }) },
+  'DELETE /api/tokens/:id': {
+    expect: ANY_USER,
+    // A token of the caller's own, made for the attempt.
+    attempt: async (m, who) => {
+      const actor = m.actor(who);
+      const user = actor?.fixture.user;
+      const id = user
+        ? (await m.ctx.services.apiTokens.create({ id: user.id, username: user.username, role: user.role }, { name: 'matrix', scopes: ['contacts:read'] }, { actor: 'test' }))
+            .apiToken.id
+        : crypto.randomUUID();
+      return { path: `/api/tokens/${id}` };
+    },
+  },
 };
 
 describe('hardening: authorization matrix (every route × anonymous, member owner, editor, viewer, editor without canRead, other member, admin)', function () {

@@ -82,7 +82,17 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     expect((doc.info as Json).title).to.be.a('string');
     const components = doc.components as Json;
     expect(components.schemas).to.have.property('ErrorEnvelope');
-    expect(components.securitySchemes).to.have.all.keys('accessCookie', 'bearer', 'refreshCookie');
+    expect(components.securitySchemes).to.have.all.keys('accessCookie', 'bearer', 'refreshCookie', 'apiToken');
+    expect((components.securitySchemes as Json).apiToken).to.deep.include({ type: 'http', scheme: 'bearer' });
+    // Issue 48: the token's scope per operation, from the table the middleware enforces; none where tokens are refused.
+    const paths = doc.paths as Record<string, Record<string, Json>>;
+    expect(paths['/api/contacts'].get['x-api-token-scopes']).to.deep.equal(['contacts:read']);
+    expect(paths['/api/timesheets/all'].get['x-api-token-scopes']).to.deep.equal(['timesheets:read', 'admin']);
+    expect(paths['/api/auth/me'].get['x-api-token-scopes']).to.deep.equal([]);
+    for (const refused of [paths['/api/tokens'].post, paths['/api/auth/set-password'].post, paths['/api/events'].get]) {
+      expect(refused['x-api-token-scopes']).to.equal(undefined);
+      expect(JSON.stringify(refused.security)).not.to.contain('apiToken');
+    }
     expect((components.securitySchemes as Json).accessCookie).to.deep.include({ type: 'apiKey', in: 'cookie', name: 'accessToken' });
     expect((components.securitySchemes as Json).bearer).to.deep.include({ type: 'http', scheme: 'bearer' });
   });

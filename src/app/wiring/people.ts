@@ -26,6 +26,9 @@ import type * as sessionServiceExports from '../../auth/session-service.js';
 import type * as sessionManagementExports from '../../auth/session-management.js';
 import type * as tokenServiceExports from '../../auth/token-service.js';
 import type * as emailAccountsWiringExports from './email-accounts.js';
+import type { ApiTokenService } from '../../api-tokens/api-token-service.js';
+import type * as apiTokenServiceExports from '../../api-tokens/api-token-service.js';
+import type * as apiTokenRepositoryExports from '../../api-tokens/api-token-repository.js';
 
 // Each service's module loads with the first part that needs it (ADR 0124).
 const emailAccountsWiring = lazyModule<typeof emailAccountsWiringExports>(import.meta.url, './email-accounts.js');
@@ -42,6 +45,8 @@ const sessionCacheModule = lazyModule<typeof sessionCacheExports>(import.meta.ur
 const sessionServiceModule = lazyModule<typeof sessionServiceExports>(import.meta.url, '../../auth/session-service.js');
 const sessionManagementModule = lazyModule<typeof sessionManagementExports>(import.meta.url, '../../auth/session-management.js');
 const tokenServiceModule = lazyModule<typeof tokenServiceExports>(import.meta.url, '../../auth/token-service.js');
+const apiTokenServiceModule = lazyModule<typeof apiTokenServiceExports>(import.meta.url, '../../api-tokens/api-token-service.js');
+const apiTokenRepositoryModule = lazyModule<typeof apiTokenRepositoryExports>(import.meta.url, '../../api-tokens/api-token-repository.js');
 
 // The audit log, staff users, their sessions and logging in (src/audit, src/users, src/auth).
 
@@ -137,4 +142,19 @@ export function userLifecycle(p: Plumbing, s: Audited & { sessions: SessionServi
 
 export function sessionManagement(p: Plumbing, s: Audited): SessionManagement {
   return new (sessionManagementModule().SessionManagement)({ sessions: p.sessionRepository, transactions: p.transactions, audit: s.audit });
+}
+
+/**
+ * Personal API tokens (issue 48): a cache of checked tokens of its own, on the same LISTEN connection
+ * and auth-change channel as the sessions', which also needs the api_tokens triggers (migration 0040).
+ */
+export function apiTokens(p: Plumbing, s: Audited): ApiTokenService {
+  const cacheModule = sessionCacheModule();
+  const triggers = [...cacheModule.AUTH_TRIGGERS, 'api_tokens_notify_auth_delete', 'api_tokens_notify_auth_update'];
+  return new (apiTokenServiceModule().ApiTokenService)({
+    tokens: new (apiTokenRepositoryModule().ApiTokenRepository)(p.sql),
+    transactions: p.transactions,
+    audit: s.audit,
+    cache: new cacheModule.SessionCache((channels, handlers) => p.listener.subscribe(channels, handlers), p.sessionRepository, p.logger, triggers),
+  });
 }
