@@ -8,7 +8,23 @@ import { accessToCompany } from './company-visibility.js';
 export interface CompanyEdits {
   name?: string | null;
   notes?: string | null;
+  registrationNumber?: string | null;
+  vatId?: string | null;
+  address?: string | null;
+  phone?: string | null;
+  website?: string | null;
 }
+
+/** The column of each editable field. */
+const COLUMNS: Record<keyof CompanyEdits, string> = {
+  name: 'name',
+  notes: 'notes',
+  registrationNumber: 'registration_number',
+  vatId: 'vat_id',
+  address: 'address',
+  phone: 'phone',
+  website: 'website',
+};
 
 /** All data access of the companies area; every lookup for a caller is scoped by what they see (company-visibility.ts). */
 export class CompanyRepository {
@@ -36,13 +52,13 @@ export class CompanyRepository {
    */
   async update(userId: string, companyId: string, values: CompanyEdits, tx?: Tx): Promise<string | undefined> {
     const sets = ['updated_at = now()'];
-    if (values.name !== undefined) sets.push('name = $name');
-    if (values.notes !== undefined) sets.push('notes = $notes');
-    const row = await this.sql.one<{ domain: string }>(
-      `UPDATE companies SET ${sets.join(', ')} WHERE id = $companyId AND ${accessToCompany()} RETURNING domain`,
-      { userId, companyId, name: values.name ?? null, notes: values.notes ?? null },
-      tx,
-    );
+    const bind: Record<string, unknown> = { userId, companyId };
+    for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof CompanyEdits, string]>) {
+      if (values[field] === undefined) continue;
+      sets.push(`${column} = $${field}`);
+      bind[field] = values[field];
+    }
+    const row = await this.sql.one<{ domain: string }>(`UPDATE companies SET ${sets.join(', ')} WHERE id = $companyId AND ${accessToCompany()} RETURNING domain`, bind, tx);
     return row?.domain;
   }
 }

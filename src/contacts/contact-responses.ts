@@ -9,8 +9,15 @@ export const contactSchema = z
     email: z.string(),
     name: z.string().nullable(),
     notes: z.string().nullable(),
+    phone: z.string().nullable(),
+    title: z.string().nullable().meta({ description: 'Job title' }),
+    tags: z.array(z.string()).meta({ description: 'Tags (set by an import; empty when none)' }),
     lastEmailAt: nullableTimestamp,
     companyId: uuid.nullable().meta({ description: "The company of the address's domain (GET /api/companies/{id}); null for free-mail domains and the staff's own domains" }),
+    company: z
+      .object({ id: uuid, name: z.string().meta({ description: 'The name staff gave it, else the domain' }) })
+      .nullable()
+      .meta({ description: 'The same company as companyId with its shown name; null when companyId is null' }),
     unreadCount: z.number().int().min(0),
     emailCount: z.number().int().min(0).optional().meta({ description: 'Only on a single contact (GET/PATCH/POST), not in lists' }),
     addedAt: timestamp,
