@@ -35,6 +35,25 @@ export const deletedContactData = z.object({
   deletedEmails: z.number().int().min(0).meta({ description: 'Emails removed with the contact' }),
 });
 
+const rowProblem = z.object({
+  row: z.number().int().min(1).meta({ description: 'CSV: the row a spreadsheet shows (the header is row 1); vCard: the position of the card in the file (the first is 1)' }),
+  reason: z.string().meta({ description: 'Slovak, for the user' }),
+});
+
+/** data of POST /api/contacts/import. */
+export const importResultData = z.object({
+  import: z.object({
+    dryRun: z.boolean(),
+    format: z.enum(['csv', 'vcf']),
+    created: z.number().int().min(0),
+    updated: z.number().int().min(0).meta({ description: 'Contacts of the mailbox the file changed (only values it has and that differ; tags are added)' }),
+    unchanged: z.number().int().min(0),
+    invalid: z.array(rowProblem).meta({ description: 'Rows left out, with the first problem of each' }),
+    warnings: z.array(rowProblem).meta({ description: 'Rows imported with a company name that was not applied' }),
+  }),
+});
+
+export type ImportResultData = z.input<typeof importResultData>;
 export type ContactResponse = z.input<typeof contactSchema>;
 export type ContactData = z.input<typeof contactData>;
 export type DeletedContactData = z.input<typeof deletedContactData>;

@@ -36,9 +36,10 @@ export const companyArea: AreaDoc = {
       path: '/api/companies/:id',
       operationId: 'updateCompany',
       auth: 'user',
-      summary: "Change a company's name or notes",
+      summary: "Change a company's name, notes, IČO, IČ DPH, address, phone or web",
       description:
-        'Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again. ' +
+        'Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again; an empty ' +
+        'or null field clears it. registrationNumber: 8 digits with a valid check digit; vatId: an EU prefix and the number; website: http(s). ' +
         'Audited (company.updated). A company the caller does not see: 404.',
       params: idParams,
       body: updateCompanyBody,
