@@ -27,6 +27,8 @@ export interface ImportFile {
 const field = 'file';
 const refuse = (message: string) => new ValidationError(message, [{ field, message }]);
 
+const TOO_MANY_ROWS = `Súbor má viac ako ${IMPORT_MAX_ROWS.toLocaleString('sk-SK').replace(/\s/g, ' ')} kontaktov`;
+
 export const NOT_AN_ADDRESS_BOOK = 'Súbor nie je CSV s hlavičkou (name,email,phone,company,title,tags,notes) ani vCard';
 
 /** The columns a CSV may have, with the header names people write for them (case and diacritics aside). */
@@ -60,7 +62,7 @@ export function readImportFile(bytes: Buffer): ImportFile {
   if (text.trim() === '') throw refuse('Súbor je prázdny');
   const records = /^\s*BEGIN:VCARD/i.test(text) ? { format: 'vcf' as const, records: readVCards(text) } : { format: 'csv' as const, records: readCsv(text) };
   if (records.records.length === 0) throw refuse('Súbor neobsahuje žiadny kontakt');
-  if (records.records.length > IMPORT_MAX_ROWS) throw refuse(`Súbor má viac ako ${IMPORT_MAX_ROWS.toLocaleString('sk-SK')} kontaktov`);
+  if (records.records.length > IMPORT_MAX_ROWS) throw refuse(TOO_MANY_ROWS);
   return records;
 }
 
@@ -87,7 +89,7 @@ function readCsv(text: string): RawContact[] {
     return (Object.keys(COLUMN_NAMES) as Array<keyof typeof COLUMN_NAMES>).find((key) => COLUMN_NAMES[key].includes(folded));
   });
   if (!columns.includes('email')) throw refuse(NOT_AN_ADDRESS_BOOK);
-  if (rows.length > IMPORT_MAX_ROWS) throw refuse(`Súbor má viac ako ${IMPORT_MAX_ROWS.toLocaleString('sk-SK')} kontaktov`);
+  if (rows.length > IMPORT_MAX_ROWS) throw refuse(TOO_MANY_ROWS);
   const records: RawContact[] = [];
   rows.forEach((cells, i) => {
     // A line with nothing on it is no contact, but it keeps its row number (a spreadsheet shows it).
