@@ -33,7 +33,9 @@ export default class ContactsImport extends BaseCommand {
     const user = idParams.safeParse({ id: flags.user }).success ? await userAdmin.get(flags.user) : await userAdmin.getByUsername(flags.user);
     const accountId = idParams.safeParse({ id: flags.account }).success ? flags.account : await accountByAddress(flags.account, () => emailAccountAdmin.list());
     const result = await contactImport.import(user.id, { emailAccountId: accountId, file, dryRun: flags['dry-run'] }, this.cliMeta());
-    this.log(`${result.dryRun ? 'Dry run (nothing stored): ' : ''}${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged, ${result.invalid.length} invalid.`);
+    this.log(
+      `${result.dryRun ? 'Dry run (nothing stored): ' : ''}${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged, ${result.invalid.length} invalid.`,
+    );
     for (const problem of result.invalid) this.log(`  row ${problem.row}: ${problem.reason}`);
     for (const warning of result.warnings) this.log(`  row ${warning.row} (warning): ${warning.reason}`);
     return { import: result };

@@ -104,7 +104,16 @@ export class ContactImportService {
       {
         action: AuditActions.contactsImported,
         userId,
-        details: { emailAccountId: accountId, format, created, updated, unchanged, invalid: answer.invalid.length, warnings: answer.warnings.length, companiesNamed: plan.companyNames.size },
+        details: {
+          emailAccountId: accountId,
+          format,
+          created,
+          updated,
+          unchanged,
+          invalid: answer.invalid.length,
+          warnings: answer.warnings.length,
+          companiesNamed: plan.companyNames.size,
+        },
       },
       meta,
       tx,

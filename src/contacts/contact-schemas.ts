@@ -42,10 +42,7 @@ export const updateContactBody = changeBody(
 /** The text fields of POST /api/contacts/import (multipart; the file part is `file`). */
 export const importFieldsSchema = z.strictObject({
   emailAccountId: z.uuid({ error: 'emailAccountId musí byť identifikátor emailového účtu' }).meta({ description: 'The mailbox to import into (owner or editor)' }),
-  dryRun: looseBoolean('dryRun musí byť true alebo false')
-    .optional()
-    .default(false)
-    .meta({ description: 'true: answer the counts and the invalid rows, store nothing' }),
+  dryRun: looseBoolean('dryRun musí byť true alebo false').optional().default(false).meta({ description: 'true: answer the counts and the invalid rows, store nothing' }),
 });
 
 export const exportContactsQuery = z.strictObject({

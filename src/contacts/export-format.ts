@@ -25,7 +25,9 @@ export const CSV_COLUMNS = ['name', 'email', 'phone', 'company', 'title', 'tags'
 
 const BOM = '\uFEFF';
 
-const stringify = (rows: string[][], delimiter: CsvDelimiter) => csvStringify().stringify(rows, { delimiter: delimiter === 'semicolon' ? ';' : ',', record_delimiter: 'windows' });
+// quoted_match: csv-stringify quotes a cell with the record delimiter (CRLF) but not one with a bare LF, where Excel would start a new row.
+const stringify = (rows: string[][], delimiter: CsvDelimiter) =>
+  csvStringify().stringify(rows, { delimiter: delimiter === 'semicolon' ? ';' : ',', record_delimiter: 'windows', quoted_match: /[\r\n]/ });
 
 export function csvHeader(delimiter: CsvDelimiter): string {
   return BOM + stringify([[...CSV_COLUMNS]], delimiter);

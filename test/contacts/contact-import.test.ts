@@ -129,7 +129,10 @@ describe('contacts import', function () {
 
   it('warns, and imports the rest of the row, where a company name cannot apply (free-mail address)', async () => {
     const answer = await importOk(app, box.owner, box.account.id, `email,name,company\n${run}.fero@gmail.com,Fero,Moja firma\n`);
-    expect(answer).to.deep.include({ created: 1, warnings: [{ row: 2, reason: 'Firma „Moja firma“ sa nepriradila: adresa je z verejnej emailovej služby, nepatrí žiadnej firme' }] });
+    expect(answer).to.deep.include({
+      created: 1,
+      warnings: [{ row: 2, reason: 'Firma „Moja firma“ sa nepriradila: adresa je z verejnej emailovej služby, nepatrí žiadnej firme' }],
+    });
     expect((await contactsOf(app, box.owner, box.account.id)).get(`${run}.fero@gmail.com`)?.company).to.equal(null);
   });
 
