@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
+import { QueryTypes } from 'sequelize';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog } from '../../src/models/index.js';
 import { createContact } from '../support/email-factories.js';
-import { testApp } from '../support/harness.js';
+import { testApp, testContext } from '../support/harness.js';
 import { followUpBox, type FollowUpBox } from '../follow-ups/helpers.js';
 import { contactsOf, fixture, importOk, importRequest } from './transfer-support.js';
 
@@ -156,6 +157,33 @@ describe('contacts import', function () {
     expect(none.status).to.equal(400);
     expect(none.body.error.message).to.equal('Priložte súbor v poli "file" (CSV alebo vCard)');
     expect((await contactsOf(app, box.owner, box.account.id)).has(`a0@${run}-many.sk`)).to.equal(false);
+  });
+
+  it('is all or nothing: a real run that fails in the database leaves no contact, change, company name or audit record behind', async () => {
+    await createContact(box.account, { email: `stays@${run}-atomic.sk`, name: 'Pôvodné meno' });
+    const ctx = await testContext();
+    const boom = `boom@${run}-atomic.sk`;
+    // The domain's company exists, unnamed: the file's company name would name it.
+    await ctx.db.sequelize.query('INSERT INTO companies (domain) VALUES ($1)', { bind: [`${run}-atomic.sk`] });
+    // The last row's insert fails inside the transaction, after the other rows' writes (a trigger of this test only).
+    await ctx.db.sequelize.query(`
+      CREATE FUNCTION test_import_boom_${run}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.email = '${boom}' THEN RAISE EXCEPTION 'test failure'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER test_import_boom_${run} BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION test_import_boom_${run}();`);
+    const before = await AuditLog.count({ where: { action: AuditActions.contactsImported } });
+    try {
+      const csv = `email,name,company\nnew@${run}-atomic.sk,Nový,Atómová s.r.o.\nstays@${run}-atomic.sk,Nové meno,\n${boom},Bum,\n`;
+      const res = await importRequest(app, box.owner, box.account.id, csv);
+      expect(res.status).to.equal(500);
+    } finally {
+      await ctx.db.sequelize.query(`DROP TRIGGER test_import_boom_${run} ON contacts; DROP FUNCTION test_import_boom_${run}();`);
+    }
+    const contacts = await contactsOf(app, box.owner, box.account.id);
+    expect(contacts.has(`new@${run}-atomic.sk`)).to.equal(false);
+    expect(contacts.get(`stays@${run}-atomic.sk`)?.name).to.equal('Pôvodné meno');
+    const [company] = await ctx.db.sequelize.query<{ name: string | null }>('SELECT name FROM companies WHERE domain = $1', { bind: [`${run}-atomic.sk`], type: QueryTypes.SELECT });
+    expect(company.name).to.equal(null);
+    expect(await AuditLog.count({ where: { action: AuditActions.contactsImported } })).to.equal(before);
   });
 
   it("refuses a viewer (403) and someone else's mailbox (404), and stores nothing for them", async () => {
