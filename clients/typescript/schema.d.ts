@@ -796,6 +796,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an address book file (CSV or vCard) into a mailbox
+         * @description Signed-in users (accessToken cookie or Bearer). multipart: file, emailAccountId, dryRun. The format is told from the content: a vCard (3.0, 4.0; 2.1 with quoted-printable) starts with BEGIN:VCARD, anything else must be a CSV (UTF-8 with or without a byte order mark, separated by commas, semicolons or tabs, as the header line shows) whose header names an email column; the columns name, email, phone, company, title, tags, notes in any order, letter case and diacritics aside (Slovak names too: meno, telefón, firma, funkcia, štítky, poznámka); other columns are ignored. A cell starting with a quote before =, +, - or @ (the export's formula guard) loses the quote. The key is the mailbox and the address: a new address is created, a known one changes only where the file has a value that differs (a blank cell clears nothing; tags are added). company names the address's company while it has no name; a named company, a free-mail or an own domain: a warning. Invalid rows are reported and left out; the rest is stored in one transaction (all or nothing). dryRun=true answers the same counts and stores nothing. Owner or editor of the mailbox (viewer: 403, not shared: 404). A file that is neither format, empty, not UTF-8, over 5 MB or over 10,000 contacts: 400. Audited (contacts.imported, counts only). 409 when a contact of the file was added by hand during the import.
+         */
+        post: operations["importContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a mailbox's contacts as CSV or vCard
+         * @description Signed-in users (accessToken cookie or Bearer). Any member of the mailbox (a viewer too); not shared: 404. format=csv (default): UTF-8 with a byte order mark, the header name,email,phone,company,title,tags,notes, CRLF, comma-separated or delimiter=semicolon (Excel in a Slovak locale); a cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (OWASP CSV injection; the import removes it). format=vcf: vCard 3.0. In name order; streamed (a failure after the first byte cuts the connection). Importing the file into the same mailbox changes nothing. Audited (contacts.exported, with the count).
+         */
+        get: operations["exportContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/{id}": {
         parameters: {
             query?: never;
@@ -862,8 +902,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a company's name or notes
-         * @description Signed-in users (accessToken cookie or Bearer). Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again. Audited (company.updated). A company the caller does not see: 404.
+         * Change a company's name, notes, IČO, IČ DPH, address, phone or web
+         * @description Signed-in users (accessToken cookie or Bearer). Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again; an empty or null field clears it. registrationNumber: 8 digits with a valid check digit; vatId: an EU prefix and the number; website: http(s). Audited (company.updated). A company the caller does not see: 404.
          */
         patch: operations["updateCompany"];
         trace?: never;
@@ -877,7 +917,7 @@ export interface paths {
         };
         /**
          * List your follow-ups
-         * @description Signed-in users (accessToken cookie or Bearer). Only your own, on contacts you may see now (a follow-up of a contact whose account is no longer shared with you is left out, and shows again if the share comes back). Ordered by dueAt, then id. status: due (dueAt <= now), upcoming (dueAt > now) or all (default).
+         * @description Signed-in users (accessToken cookie or Bearer). Only your own, on contacts you may see now (a follow-up of a contact whose account is no longer shared with you is left out, and shows again if the share comes back). Ordered by dueAt, then id. status: due (dueAt <= now), upcoming (dueAt > now) or all (default). contactId: only your follow-up of that contact (a contact you may not see: 404).
          */
         get: operations["listFollowUps"];
         put?: never;
@@ -1515,9 +1555,21 @@ export interface components {
             email: string;
             name: string | null;
             notes: string | null;
+            phone: string | null;
+            /** @description Job title */
+            title: string | null;
+            /** @description Tags (set by an import; empty when none) */
+            tags: string[];
             lastEmailAt: string | null;
             /** @description The company of the address's domain (GET /api/companies/{id}); null for free-mail domains and the staff's own domains */
             companyId: string | null;
+            /** @description The same company as companyId with its shown name; null when companyId is null */
+            company: {
+                /** Format: uuid */
+                id: string;
+                /** @description The name staff gave it, else the domain */
+                name: string;
+            } | null;
             unreadCount: number;
             /** @description Only on a single contact (GET/PATCH/POST), not in lists */
             emailCount?: number;
@@ -1545,6 +1597,14 @@ export interface components {
             /** @description The name staff gave it, else the domain */
             name: string;
             notes: string | null;
+            /** @description IČO (8 digits) */
+            registrationNumber: string | null;
+            /** @description IČ DPH (an EU country prefix and the number, e.g. SK2020123456) */
+            vatId: string | null;
+            address: string | null;
+            phone: string | null;
+            /** @description An http(s) address */
+            website: string | null;
             /** @description The caller's contacts at this domain (over the email accounts they may see) */
             contactCount: number;
             /** @description The newest email of those contacts; null when they have none */
@@ -4115,6 +4175,122 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    importContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: uuid
+                     * @description The mailbox to import into (owner or editor)
+                     */
+                    emailAccountId: string;
+                    /** @description true: answer the counts and the invalid rows, store nothing */
+                    dryRun?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * Format: binary
+                     * @description CSV (UTF-8, comma or semicolon) or vCard 3.0/4.0, at most 5 MB and 10,000 contacts
+                     */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description What was (or, for a dry run, would be) imported */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            import: {
+                                dryRun: boolean;
+                                /** @enum {string} */
+                                format: "csv" | "vcf";
+                                created: number;
+                                /** @description Contacts of the mailbox the file changed (only values it has and that differ; tags are added) */
+                                updated: number;
+                                unchanged: number;
+                                /** @description Rows left out, with the first problem of each */
+                                invalid: {
+                                    /** @description CSV: the row a spreadsheet shows (the header is row 1); vCard: the position of the card in the file (the first is 1) */
+                                    row: number;
+                                    /** @description Slovak, for the user */
+                                    reason: string;
+                                }[];
+                                /** @description Rows imported with a company name that was not applied */
+                                warnings: {
+                                    /** @description CSV: the row a spreadsheet shows (the header is row 1); vCard: the position of the card in the file (the first is 1) */
+                                    row: number;
+                                    /** @description Slovak, for the user */
+                                    reason: string;
+                                }[];
+                            };
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportContacts: {
+        parameters: {
+            query: {
+                emailAccountId: string;
+                format?: "csv" | "vcf";
+                /** @description CSV only: comma (default) or semicolon (what Excel in a Slovak locale opens by a double click) */
+                delimiter?: "comma" | "semicolon";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file (Content-Disposition: attachment) */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description attachment with the file name (RFC 6266: an ASCII fallback and filename*=UTF-8) */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": Blob;
+                    "text/vcard": Blob;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getContact: {
         parameters: {
             query?: never;
@@ -4346,6 +4522,15 @@ export interface operations {
                 "application/json": {
                     name?: string | null;
                     notes?: string | null;
+                    /** @description IČO: 8 digits with a valid mod-11 check digit (Slovak and Czech registers); spaces are dropped; empty or null clears it */
+                    registrationNumber?: string | null;
+                    /** @description IČ DPH: an EU country prefix and the number (SK + 10 digits, CZ + 8-10 digits, others 2-12 digits or capitals); spaces dropped, upper-cased; empty or null clears it */
+                    vatId?: string | null;
+                    address?: string | null;
+                    /** @description Digits, spaces and + ( ) - / . only, at least 3 digits, at most 50 characters */
+                    phone?: string | null;
+                    /** @description An http:// or https:// address, at most 500 characters */
+                    website?: string | null;
                 };
             };
         };
@@ -4387,6 +4572,8 @@ export interface operations {
                 limit?: number;
                 /** @description due: dueAt is now or past (oldest first); upcoming: dueAt in the future (soonest first); all (default): both, by dueAt */
                 status?: "due" | "upcoming" | "all";
+                /** @description Only your follow-up of this contact (at most one); a contact you may not see: 404 */
+                contactId?: string;
             };
             header?: never;
             path?: never;
@@ -4417,6 +4604,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
