@@ -23,7 +23,11 @@ const EXPORT_CONTACTS = Number(process.env.BENCH_EXPORT_CONTACTS ?? 100_000);
 
 const FIRST = ['Ľubomír', 'Peter', 'Zuzana', 'Mária', 'Jozef', 'Anna', 'Michal', 'Eva', 'Lukáš', 'Katarína', 'Tomáš', 'Jana'];
 const LAST = ['Šebo', 'Horváth', 'Varga', 'Tóth', 'Nagy', 'Baláž', 'Ďurica', 'Molnár', 'Šťastná', 'Lukáč', 'Novák', 'Kollár'];
-const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+const fold = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
@@ -46,7 +50,15 @@ async function mailbox(ctx: AppContext, label: string): Promise<{ userId: string
   const { user } = await ctx.services.users.create({ username: `bench-${label}-${Date.now().toString(36)}`, role: 'member' }, { actor: 'bench' });
   const id = randomUUID();
   const address = `${user.username}@bench.test`;
-  await EmailAccount.create({ id, userId: user.id, email: address, emailPassword: ctx.services.emailAccounts.sealPassword(id, 'x'), jmapAccountId: address, isPrimary: true, isActive: true });
+  await EmailAccount.create({
+    id,
+    userId: user.id,
+    email: address,
+    emailPassword: ctx.services.emailAccounts.sealPassword(id, 'x'),
+    jmapAccountId: address,
+    isPrimary: true,
+    isActive: true,
+  });
   return { userId: user.id, accountId: id };
 }
 
@@ -57,7 +69,9 @@ function excelCsv(rows: number): Buffer {
     const first = FIRST[i % FIRST.length];
     const last = LAST[Math.floor(i / 7) % LAST.length];
     const company = i % 3 === 0 ? `Firma ${i % 500} s.r.o.` : '';
-    lines.push(`${first} ${last};${fold(first)}.${fold(last)}${i}@firma${i % 500}.sk;+421 905 ${String(i).padStart(6, '0')};${company};Obchodník;zákazník, Žilina;Poznámka k riadku ${i + 2}`);
+    lines.push(
+      `${first} ${last};${fold(first)}.${fold(last)}${i}@firma${i % 500}.sk;+421 905 ${String(i).padStart(6, '0')};${company};Obchodník;zákazník, Žilina;Poznámka k riadku ${i + 2}`,
+    );
   }
   return Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
 }

@@ -24,12 +24,10 @@ export const updateCompanyBody = changeBody(
     registrationNumber: registrationNumberField
       .optional()
       .meta({ description: 'IČO: 8 digits with a valid mod-11 check digit (Slovak and Czech registers); spaces are dropped; empty or null clears it' }),
-    vatId: vatIdField
-      .optional()
-      .meta({
-        description:
-          'IČ DPH: an EU country prefix and the number (SK + 10 digits, CZ + 8-10 digits, others 2-12 digits or capitals); spaces dropped, upper-cased; empty or null clears it',
-      }),
+    vatId: vatIdField.optional().meta({
+      description:
+        'IČ DPH: an EU country prefix and the number (SK + 10 digits, CZ + 8-10 digits, others 2-12 digits or capitals); spaces dropped, upper-cased; empty or null clears it',
+    }),
     address: clearableText(MAX_ADDRESS, 'Adresa').optional(),
     phone: phoneField.optional().meta({ description: 'Digits, spaces and + ( ) - / . only, at least 3 digits, at most 50 characters' }),
     website: websiteField.optional().meta({ description: 'An http:// or https:// address, at most 500 characters' }),

@@ -56,7 +56,7 @@ export class ContactImportService {
       return await transactions.run(async (tx) => {
         const plan = await this.apply(userId, accountId, rows, domains, tx);
         const answer = result(false, file.format, plan, invalid);
-        await this.audit(userId, accountId, answer, plan, meta, tx);
+        await this.audit({ userId, accountId }, answer, plan, meta, tx);
         return answer;
       });
     } catch (err) {
@@ -98,7 +98,7 @@ export class ContactImportService {
   }
 
   /** Counts only: no address, name or value of the file goes into the audit log. */
-  private async audit(userId: string, accountId: string, answer: ImportResult, plan: ImportPlan, meta: RequestMeta, tx: Tx): Promise<void> {
+  private async audit({ userId, accountId }: { userId: string; accountId: string }, answer: ImportResult, plan: ImportPlan, meta: RequestMeta, tx: Tx): Promise<void> {
     const { created, updated, unchanged, format } = answer;
     await this.deps.audit.record(
       {

@@ -55,5 +55,5 @@ function vCard(c: ExportContact): string {
     ...text('note', c.notes),
     ...(c.tags.length > 0 ? [['categories', {}, 'text', ...c.tags]] : []),
   ];
-  return `${ical().stringify(['vcard', properties, []] as unknown as Parameters<typeof ICAL.stringify>[0])}\r\n`;
+  return `${ical().stringify(['vcard', properties, []])}\r\n`;
 }

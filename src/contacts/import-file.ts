@@ -77,7 +77,7 @@ function readCsv(text: string): RawContact[] {
   const headerLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0];
   let table: string[][];
   try {
-    table = csvParse().parse(text, { bom: true, delimiter: delimiterOf(headerLine), relax_column_count: true, skip_empty_lines: false }) as string[][];
+    table = csvParse().parse(text, { bom: true, delimiter: delimiterOf(headerLine), relax_column_count: true, skip_empty_lines: false });
   } catch (err) {
     const where = (err as { lines?: number }).lines;
     throw refuse(where ? `CSV sa nedá prečítať (riadok ${where}): neuzavreté úvodzovky alebo chybný riadok` : NOT_AN_ADDRESS_BOOK);

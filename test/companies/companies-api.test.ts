@@ -49,7 +49,21 @@ describe('companies API', function () {
     const res = await jana.get(`/api/companies/${companyId()}`);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ success: true, message: 'Firma' });
-    expect(Object.keys(res.body.data.company).sort()).to.deep.equal(['address', 'contactCount', 'createdAt', 'domain', 'id', 'lastEmailAt', 'name', 'notes', 'phone', 'registrationNumber', 'updatedAt', 'vatId', 'website']);
+    expect(Object.keys(res.body.data.company).sort()).to.deep.equal([
+      'address',
+      'contactCount',
+      'createdAt',
+      'domain',
+      'id',
+      'lastEmailAt',
+      'name',
+      'notes',
+      'phone',
+      'registrationNumber',
+      'updatedAt',
+      'vatId',
+      'website',
+    ]);
     expect(res.body.data.company).to.include({ id: companyId(), domain: KOVAC, name: KOVAC, notes: null });
   });
 

@@ -31,7 +31,13 @@ describe('company fields', function () {
       website: 'https://www.telekom.sk',
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    const fields = { registrationNumber: '35763469', vatId: 'SK2020273893', address: 'Bajkalská 28, 817 62 Bratislava', phone: '+421 2 5882 1111', website: 'https://www.telekom.sk' };
+    const fields = {
+      registrationNumber: '35763469',
+      vatId: 'SK2020273893',
+      address: 'Bajkalská 28, 817 62 Bratislava',
+      phone: '+421 2 5882 1111',
+      website: 'https://www.telekom.sk',
+    };
     expect(res.body.data.company).to.include(fields);
     const listed = await jana.get(`/api/companies?search=fields-${run}`);
     expect(listed.body.data.items[0]).to.include(fields);

@@ -181,7 +181,10 @@ describe('contacts import', function () {
     const contacts = await contactsOf(app, box.owner, box.account.id);
     expect(contacts.has(`new@${run}-atomic.sk`)).to.equal(false);
     expect(contacts.get(`stays@${run}-atomic.sk`)?.name).to.equal('Pôvodné meno');
-    const [company] = await ctx.db.sequelize.query<{ name: string | null }>('SELECT name FROM companies WHERE domain = $1', { bind: [`${run}-atomic.sk`], type: QueryTypes.SELECT });
+    const [company] = await ctx.db.sequelize.query<{ name: string | null }>('SELECT name FROM companies WHERE domain = $1', {
+      bind: [`${run}-atomic.sk`],
+      type: QueryTypes.SELECT,
+    });
     expect(company.name).to.equal(null);
     expect(await AuditLog.count({ where: { action: AuditActions.contactsImported } })).to.equal(before);
   });

@@ -201,7 +201,23 @@ describe('email search: stored documents find what the computed ones found', fun
       "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'contacts' ORDER BY column_name",
     );
     // id joins old and new; search_text follows name and email; the rest is migration 0041's list (0030's plus phone, title, tags) and 0021's noise.
-    const known = ['id', 'search_text', 'email_account_id', 'email', 'name', 'notes', 'added_at', 'created_at', 'company_id', 'phone', 'title', 'tags', 'last_email_at', 'updated_at', 'user_id'];
+    const known = [
+      'id',
+      'search_text',
+      'email_account_id',
+      'email',
+      'name',
+      'notes',
+      'added_at',
+      'created_at',
+      'company_id',
+      'phone',
+      'title',
+      'tags',
+      'last_email_at',
+      'updated_at',
+      'user_id',
+    ];
     expect(columns.map((c) => c.column_name)).to.have.members(known);
   });
 });

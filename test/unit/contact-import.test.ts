@@ -27,7 +27,8 @@ describe('unit: contact import and export', () => {
     });
 
     it('takes SK + 10 digits, CZ + 8 to 10, other EU prefixes with their shape, and no other country', () => {
-      for (const valid of ['SK2020273893', 'CZ25596641', 'CZ7103192745', 'DE123456789', 'ATU12345678', 'EL123456789', 'FR12345678901']) expect(vatIdProblem(valid), valid).to.equal(null);
+      for (const valid of ['SK2020273893', 'CZ25596641', 'CZ7103192745', 'DE123456789', 'ATU12345678', 'EL123456789', 'FR12345678901'])
+        expect(vatIdProblem(valid), valid).to.equal(null);
       expect(vatIdProblem('SK202027389')).to.match(/^IČ DPH musí byť SK a 10 číslic/);
       expect(vatIdProblem('CZ1234567')).to.equal('IČ DPH pre CZ nemá platný tvar');
       expect(vatIdProblem('GB123456789')).to.match(/^IČ DPH musí začínať kódom krajiny EÚ/);
@@ -67,7 +68,9 @@ describe('unit: contact import and export', () => {
     });
 
     it('reads a broken card as a row without an address instead of refusing the file', () => {
-      const file = read('BEGIN:VCARD\r\nVERSION:3.0\r\nEMAIL:a@x.sk\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nEMAIL;=:zle\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nEMAIL:b@x.sk\r\n');
+      const file = read(
+        'BEGIN:VCARD\r\nVERSION:3.0\r\nEMAIL:a@x.sk\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nEMAIL;=:zle\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nEMAIL:b@x.sk\r\n',
+      );
       expect(file.records.map((r) => [r.row, r.email])).to.deep.equal([
         [1, 'a@x.sk'],
         [2, undefined],
