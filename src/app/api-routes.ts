@@ -7,6 +7,7 @@ import { createAuthRouter } from '../auth/auth-routes.js';
 import { createAdminRouter } from '../admin/admin-routes.js';
 import { createTimesheetRouter } from '../timesheets/timesheet-routes.js';
 import { createContactRouter } from '../contacts/contact-routes.js';
+import { createContactTransferRouter } from '../contacts/contact-transfer-routes.js';
 import { createCompanyRouter } from '../companies/company-routes.js';
 import { createEmailRouter } from '../emails/email-routes.js';
 import { createSendingRouter } from '../sending/sending-routes.js';
@@ -29,6 +30,8 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   // Follow-ups first: their sub-path of a contact is their own, everything else under /contacts falls through.
   api.use('/contacts', createContactFollowUpRouter(ctx.services, auth));
+  // Import and export before the contacts router, whose /:id would read "import" and "export" as ids.
+  api.use('/contacts', createContactTransferRouter(ctx.services, auth));
   api.use('/contacts', createContactRouter(ctx.services, auth));
   api.use('/companies', createCompanyRouter(ctx.services, auth));
   api.use('/follow-ups', createFollowUpRouter(ctx.services, auth));

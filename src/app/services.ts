@@ -23,6 +23,8 @@ import type { TimesheetService } from '../timesheets/timesheet-service.js';
 import type { TimesheetMonth } from '../timesheets/timesheet-month.js';
 import type { ContactService } from '../contacts/contact-service.js';
 import type { CompanyService } from '../companies/company-service.js';
+import type { ContactImportService } from '../contacts/contact-import-service.js';
+import type { ContactExportService } from '../contacts/contact-export-service.js';
 import type { FollowUpService } from '../follow-ups/follow-up-service.js';
 import type { FollowUpDueJob } from '../follow-ups/follow-up-due-job.js';
 import type { ReadStatePusher } from '../emails/read-state-pusher.js';
@@ -149,6 +151,12 @@ export class Services {
   }
   get contacts(): ContactService {
     return this.once('contacts', () => records().contacts(this.p, this));
+  }
+  get contactImport(): ContactImportService {
+    return this.once('contactImport', () => records().contactImport(this.p, this));
+  }
+  get contactExport(): ContactExportService {
+    return this.once('contactExport', () => records().contactExport(this.p, this));
   }
   get companies(): CompanyService {
     return this.once('companies', () => records().companies(this.p, this));

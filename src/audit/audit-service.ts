@@ -42,6 +42,10 @@ export const AuditActions = {
   auditPruned: 'admin.audit_pruned',
   contactCreated: 'contact.created',
   contactDeleted: 'contact.deleted',
+  /** An address book file imported into a mailbox (src/contacts): its account, format and counts, never an address or a value. */
+  contactsImported: 'contacts.imported',
+  /** A mailbox's contacts exported (src/contacts): its account, format and how many, never an address. */
+  contactsExported: 'contacts.exported',
   /** A company's name or notes changed (src/companies): its id, domain and the fields changed, never their text. */
   companyUpdated: 'company.updated',
   dbBackup: 'admin.db_backup',

@@ -18,7 +18,7 @@ export interface CompanyFilter {
  */
 export type CompanyScope = { userId: string } | { everyone: true };
 
-const COMPANY_COLUMNS = 'co.id, co.domain, co.name, co.notes, co.created_at, co.updated_at';
+const COMPANY_COLUMNS = 'co.id, co.domain, co.name, co.notes, co.registration_number, co.vat_id, co.address, co.phone, co.website, co.created_at, co.updated_at';
 
 /** The name a reader sees (the domain where staff gave none), for sorting. */
 const SHOWN_NAME = 'lower(coalesce(co.name, co.domain))';

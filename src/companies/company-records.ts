@@ -5,6 +5,11 @@ export interface CompanyRecord {
   /** The name staff gave it, or null (the API then shows the domain). */
   name: string | null;
   notes: string | null;
+  registrationNumber: string | null;
+  vatId: string | null;
+  address: string | null;
+  phone: string | null;
+  website: string | null;
   contactCount: number;
   lastEmailAt: Date | null;
   createdAt: Date;
@@ -16,6 +21,11 @@ export interface CompanyRow {
   domain: string;
   name: string | null;
   notes: string | null;
+  registration_number: string | null;
+  vat_id: string | null;
+  address: string | null;
+  phone: string | null;
+  website: string | null;
   contact_count: number;
   last_email_at: Date | null;
   created_at: Date;
@@ -28,6 +38,11 @@ export function toCompanyRecord(row: CompanyRow): CompanyRecord {
     domain: row.domain,
     name: row.name,
     notes: row.notes,
+    registrationNumber: row.registration_number,
+    vatId: row.vat_id,
+    address: row.address,
+    phone: row.phone,
+    website: row.website,
     contactCount: row.contact_count,
     lastEmailAt: row.last_email_at,
     createdAt: row.created_at,

@@ -8,7 +8,23 @@ import { editAccessToCompany } from './company-visibility.js';
 export interface CompanyEdits {
   name?: string | null;
   notes?: string | null;
+  registrationNumber?: string | null;
+  vatId?: string | null;
+  address?: string | null;
+  phone?: string | null;
+  website?: string | null;
 }
+
+/** The column of each editable field. */
+const COLUMNS: Record<keyof CompanyEdits, string> = {
+  name: 'name',
+  notes: 'notes',
+  registrationNumber: 'registration_number',
+  vatId: 'vat_id',
+  address: 'address',
+  phone: 'phone',
+  website: 'website',
+};
 
 /** All data access of the companies area; every lookup for a caller is scoped by what they see (company-visibility.ts). */
 export class CompanyRepository {
@@ -37,13 +53,17 @@ export class CompanyRepository {
    */
   async update(userId: string, companyId: string, values: CompanyEdits, tx?: Tx): Promise<{ access: boolean | null; domain?: string }> {
     const sets = ['updated_at = now()'];
-    if (values.name !== undefined) sets.push('name = $name');
-    if (values.notes !== undefined) sets.push('notes = $notes');
+    const bind: Record<string, unknown> = { userId, companyId };
+    for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof CompanyEdits, string]>) {
+      if (values[field] === undefined) continue;
+      sets.push(`${column} = $${field}`);
+      bind[field] = values[field];
+    }
     const row = await this.sql.one<{ access: boolean | null; domain: string | null }>(
       `WITH access AS (SELECT ${editAccessToCompany()} AS may),
             changed AS (UPDATE companies SET ${sets.join(', ')} WHERE id = $companyId AND (SELECT may FROM access) RETURNING domain)
        SELECT (SELECT may FROM access) AS access, (SELECT domain FROM changed) AS domain`,
-      { userId, companyId, name: values.name ?? null, notes: values.notes ?? null },
+      bind,
       tx,
     );
     return { access: row?.access ?? null, ...(row?.domain ? { domain: row.domain } : {}) };

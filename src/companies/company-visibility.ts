@@ -23,11 +23,13 @@ export const visibleContactsOf = (companyAlias: string): string =>
   `SELECT 1 FROM contacts k WHERE k.company_id = ${companyAlias}.id AND k.email_account_id IN (${accountsWith('view')})`;
 
 /**
- * The company id of the contact row `alias` as its readers see it: NULL for no company and for a
- * company of an own domain. Two primary-key probes and one of the domain index, per row of a page.
+ * The company of the contact row `alias` as its readers see it, as JSON `{id, name}` with the name
+ * they see (the domain where staff gave none): NULL for no company and for a company of an own
+ * domain. Two primary-key probes and one of the domain index, per row of a page.
  */
-export const shownCompanyIdOf = (alias: string): string =>
-  `(SELECT co.id FROM contacts k JOIN companies co ON co.id = k.company_id WHERE k.id = ${alias}.id AND NOT ${isOwnDomain('co.domain')})`;
+export const shownCompanyOf = (alias: string): string =>
+  `(SELECT json_build_object('id', co.id, 'name', coalesce(co.name, co.domain)) FROM contacts k JOIN companies co ON co.id = k.company_id
+     WHERE k.id = ${alias}.id AND NOT ${isOwnDomain('co.domain')})`;
 
 /**
  * The caller's sight of the company `$companyId` as one SQL value: true when they see it, NULL when

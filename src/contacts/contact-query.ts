@@ -1,4 +1,4 @@
-import { accessToCompany, shownCompanyIdOf } from '../companies/company-visibility.js';
+import { accessToCompany, shownCompanyOf } from '../companies/company-visibility.js';
 import { escapeLikeBeforeFold } from '../db/escape-like.js';
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
@@ -17,10 +17,10 @@ export interface ContactFilter {
 }
 
 // The SQL text of the contacts area, run by ContactRepository (and by the bench's EXPLAIN).
-export const CONTACT_COLUMNS = `c.id, c.user_id, c.email_account_id, c.email, c.name, c.notes, c.added_at, c.last_email_at, c.created_at, c.updated_at`;
+export const CONTACT_COLUMNS = `c.id, c.user_id, c.email_account_id, c.email, c.name, c.notes, c.phone, c.title, c.tags, c.added_at, c.last_email_at, c.created_at, c.updated_at`;
 
-/** The company id of the contact row `alias` as the caller sees it (company-visibility.ts). */
-export const COMPANY_ID_OF = shownCompanyIdOf;
+/** The company `{id, name}` of the contact row `alias` as the caller sees it, or NULL (company-visibility.ts). */
+export const COMPANY_OF = shownCompanyOf;
 
 /** Unread emails of one contact, from the partial index on the links (never a visit to the emails). */
 export const UNREAD_COUNT_OF = (alias: string) => `(SELECT count(*) FROM email_contacts u WHERE u.contact_id = ${alias}.id AND NOT u.is_read)::int`;
@@ -87,7 +87,7 @@ export function contactListQuery(userId: string, filter: ContactFilter, page: Pa
           ORDER BY ${order('p')} LIMIT $limit OFFSET $offset`;
   return {
     bind,
-    pageSql: `SELECT c.*, ${UNREAD_COUNT_OF('c')} AS unread_count, ${COMPANY_ID_OF('c')} AS company_id
+    pageSql: `SELECT c.*, ${UNREAD_COUNT_OF('c')} AS unread_count, ${COMPANY_OF('c')} AS company
                 FROM (${pageRows}) c
                ORDER BY ${order('c')}`,
     countSql: countWithAccess(`SELECT 1 FROM contacts c WHERE ${matching}`, filter, 'view') + (filter.companyId ? `, ${accessToCompany()} AS company_access` : ''),

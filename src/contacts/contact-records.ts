@@ -8,10 +8,16 @@ export interface ContactRecord {
   email: string;
   name: string | null;
   notes: string | null;
+  phone: string | null;
+  /** Job title. */
+  title: string | null;
+  tags: string[];
   addedAt: Date;
   lastEmailAt: Date | null;
   /** The company of the contact's domain as the caller may see it: null for free-mail and the staff's own domains. */
   companyId: string | null;
+  /** The same company with the name readers see (the domain where staff gave none), or null. */
+  company: { id: string; name: string } | null;
   createdAt: Date;
   updatedAt: Date;
   unreadCount: number;
@@ -26,9 +32,12 @@ export interface ContactRow {
   email: string;
   name: string | null;
   notes: string | null;
+  phone: string | null;
+  title: string | null;
+  tags: string[];
   added_at: Date;
   last_email_at: Date | null;
-  company_id: string | null;
+  company: { id: string; name: string } | null;
   created_at: Date;
   updated_at: Date;
   unread_count: number;
@@ -43,9 +52,13 @@ export function toContactRecord(row: ContactRow): ContactRecord {
     email: row.email,
     name: row.name,
     notes: row.notes,
+    phone: row.phone,
+    title: row.title,
+    tags: row.tags,
     addedAt: row.added_at,
     lastEmailAt: row.last_email_at,
-    companyId: row.company_id,
+    companyId: row.company?.id ?? null,
+    company: row.company,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     unreadCount: row.unread_count,

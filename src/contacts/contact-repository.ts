@@ -7,7 +7,7 @@ import { accountsWith } from '../email-accounts/account-rights.js';
 import { Contact } from '../models/index.js';
 import { cutPage, type PageRequest } from '../shared/pagination.js';
 import { linkEarlierEmails, recomputeLastEmailAt } from './contact-mail-links.js';
-import { COMPANY_ID_OF, CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
+import { COMPANY_OF, CONTACT_COLUMNS, UNREAD_COUNT_OF, contactListQuery, type ContactFilter } from './contact-query.js';
 import { toContactRecord, type ContactRecord, type ContactRow } from './contact-records.js';
 
 /** The list's count row; company_access only with a company filter (null: not a company the caller sees). */
@@ -50,7 +50,7 @@ export class ContactRepository {
   /** A contact of an account the caller may see, with its unread and email counts, or undefined. */
   async findRecord(userId: string, contactId: string, tx?: Tx): Promise<ContactRecord | undefined> {
     const row = await this.sql.one<ContactRow>(
-      `SELECT ${CONTACT_COLUMNS}, ${UNREAD_COUNT_OF('c')} AS unread_count, ${COMPANY_ID_OF('c')} AS company_id,
+      `SELECT ${CONTACT_COLUMNS}, ${UNREAD_COUNT_OF('c')} AS unread_count, ${COMPANY_OF('c')} AS company,
               (SELECT count(*) FROM email_contacts a WHERE a.contact_id = c.id)::int AS email_count
          FROM contacts c WHERE c.id = $contactId AND c.email_account_id IN (${accountsWith('view')})`,
       { contactId, userId },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { changeBody, clearableName, clearableText, mailAddressField, paginationQuery, searchText } from '../shared/validation.js';
+import { changeBody, clearableName, clearableText, looseBoolean, mailAddressField, paginationQuery, searchText } from '../shared/validation.js';
 
 const MAX_NAME = 200;
 const MAX_NOTES = 10_000;
@@ -38,3 +38,18 @@ export const updateContactBody = changeBody(
   }),
   'Zadajte aspoň jednu zmenu (name, notes)',
 );
+
+/** The text fields of POST /api/contacts/import (multipart; the file part is `file`). */
+export const importFieldsSchema = z.strictObject({
+  emailAccountId: z.uuid({ error: 'emailAccountId musí byť identifikátor emailového účtu' }).meta({ description: 'The mailbox to import into (owner or editor)' }),
+  dryRun: looseBoolean('dryRun musí byť true alebo false').optional().default(false).meta({ description: 'true: answer the counts and the invalid rows, store nothing' }),
+});
+
+export const exportContactsQuery = z.strictObject({
+  emailAccountId: z.uuid({ error: 'emailAccountId musí byť identifikátor emailového účtu' }),
+  format: z.enum(['csv', 'vcf'], { error: 'format musí byť csv alebo vcf' }).default('csv'),
+  delimiter: z
+    .enum(['comma', 'semicolon'], { error: 'delimiter musí byť comma alebo semicolon' })
+    .default('comma')
+    .meta({ description: 'CSV only: comma (default) or semicolon (what Excel in a Slovak locale opens by a double click)' }),
+});

@@ -42,8 +42,8 @@ export const FOLLOW_UP_COLUMNS = `f.id, f.contact_id, f.due_at, f.note, f.notifi
        (f.due_at <= now()) AS is_due, ${ANSWERED} AS answered`;
 
 /** One page of the caller's visible follow-ups, due order (the oldest due first), and their count. */
-export function followUpListQuery(status: FollowUpStatusFilter) {
-  const where = `WHERE f.user_id = $userId ${STATUS_CONDITION[status]}`;
+export function followUpListQuery(status: FollowUpStatusFilter, byContact = false) {
+  const where = `WHERE f.user_id = $userId ${STATUS_CONDITION[status]}${byContact ? ' AND f.contact_id = $contactId' : ''}`;
   return {
     pageSql: `SELECT ${FOLLOW_UP_COLUMNS} FROM ${VISIBLE} ${where} ORDER BY f.due_at, f.id LIMIT $limit OFFSET $offset`,
     countSql: `SELECT count(*)::int AS total FROM ${VISIBLE} ${where}`,

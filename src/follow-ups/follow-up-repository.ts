@@ -5,6 +5,12 @@ import { offsetOf, type PageRequest } from '../shared/pagination.js';
 import { CLAIM_DUE, followUpListQuery, ONE_FOLLOW_UP, UPSERT } from './follow-up-query.js';
 import type { FollowUpStatusFilter } from './follow-up-query.js';
 
+/** The list's filters (GET /api/follow-ups?status=&contactId=). */
+export interface FollowUpFilter {
+  status: FollowUpStatusFilter;
+  contactId?: string;
+}
+
 /** A follow-up as the service returns it. */
 export interface FollowUpRecord {
   id: string;
@@ -51,11 +57,12 @@ const toRecord = (r: FollowUpRow): FollowUpRecord => ({
 export class FollowUpRepository {
   constructor(private readonly sql: Sql) {}
 
-  async list(userId: string, status: FollowUpStatusFilter, page: PageRequest): Promise<{ items: FollowUpRecord[]; total: number }> {
-    const { pageSql, countSql } = followUpListQuery(status);
+  async list(userId: string, filter: FollowUpFilter, page: PageRequest): Promise<{ items: FollowUpRecord[]; total: number }> {
+    const { pageSql, countSql } = followUpListQuery(filter.status, filter.contactId !== undefined);
+    const bind = { userId, ...(filter.contactId !== undefined ? { contactId: filter.contactId } : {}) };
     // One after the other: a request holds at most one pool connection at a time (ADR 0121).
-    const rows = await this.sql.select<FollowUpRow>(pageSql, { userId, limit: page.limit, offset: offsetOf(page) });
-    const count = await this.sql.one<{ total: number }>(countSql, { userId });
+    const rows = await this.sql.select<FollowUpRow>(pageSql, { ...bind, limit: page.limit, offset: offsetOf(page) });
+    const count = await this.sql.one<{ total: number }>(countSql, bind);
     return { items: rows.map(toRecord), total: count?.total ?? 0 };
   }
 

@@ -40,8 +40,8 @@ export function createFollowUpRouter(services: { followUps: FollowUpService }, a
   router.use(auth.requireAuth);
 
   router.get('/', async (req, res) => {
-    const { page, limit, status } = parseQuery(listFollowUpsQuery, req);
-    const { items, total } = await followUps.list(requireAuthContext(req).userId, status, { page, limit });
+    const { page, limit, status, contactId } = parseQuery(listFollowUpsQuery, req);
+    const { items, total } = await followUps.list(requireAuthContext(req).userId, { status, ...(contactId ? { contactId } : {}) }, { page, limit });
     ok(res, listResult(items.map(presentFollowUp), { page, limit }, total), 'Zoznam pripomienok');
   });
 

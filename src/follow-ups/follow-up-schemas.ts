@@ -35,4 +35,5 @@ export const listFollowUpsQuery = paginationQuery.extend({
     .enum(FOLLOW_UP_STATUSES, { error: 'status musí byť due, upcoming alebo all' })
     .default('all')
     .meta({ description: 'due: dueAt is now or past (oldest first); upcoming: dueAt in the future (soonest first); all (default): both, by dueAt' }),
+  contactId: z.uuid('Neplatný identifikátor kontaktu').optional().meta({ description: 'Only your follow-up of this contact (at most one); a contact you may not see: 404' }),
 });

@@ -4,8 +4,7 @@ import { NotFoundError } from '../errors/app-errors.js';
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import { CONTACT_NOT_FOUND } from '../contacts/contact-records.js';
 import type { Page, PageRequest } from '../shared/pagination.js';
-import type { FollowUpRecord, FollowUpRepository } from './follow-up-repository.js';
-import type { FollowUpStatusFilter } from './follow-up-query.js';
+import type { FollowUpFilter, FollowUpRecord, FollowUpRepository } from './follow-up-repository.js';
 
 export const FOLLOW_UP_NOT_FOUND = 'Pripomienka pre tento kontakt neexistuje';
 
@@ -30,8 +29,10 @@ export class FollowUpService {
     },
   ) {}
 
-  async list(userId: string, status: FollowUpStatusFilter, page: PageRequest): Promise<Page<FollowUpRecord>> {
-    return this.deps.followUps.list(userId, status, page);
+  /** The caller's follow-ups; of one contact only with `contactId` (a contact they may not see: 404, as everywhere). */
+  async list(userId: string, filter: FollowUpFilter, page: PageRequest): Promise<Page<FollowUpRecord>> {
+    if (filter.contactId !== undefined) await this.deps.accounts.requireContact(userId, filter.contactId, 'view');
+    return this.deps.followUps.list(userId, filter, page);
   }
 
   /** Sets or replaces the caller's follow-up of the contact; `created` when there was none. */

@@ -36,11 +36,12 @@ export const companyArea: AreaDoc = {
       path: '/api/companies/:id',
       operationId: 'updateCompany',
       auth: 'user',
-      summary: "Change a company's name or notes",
+      summary: "Change a company's name, notes, IČO, IČ DPH, address, phone or web",
       description:
         'A user who is owner or editor with canRead of an email account showing one of its contacts may change it; everyone who sees it ' +
-        'sees the change. An empty name shows the domain again. Audited (company.updated). A company the caller does not see: 404; one ' +
-        'they see only through viewer shares or accounts without canRead: 403 email_account_forbidden.',
+        'sees the change. An empty name shows the domain again; an empty or null field clears it. registrationNumber: 8 digits with a ' +
+        'valid check digit; vatId: an EU prefix and the number; website: http(s). Audited (company.updated). A company the caller does ' +
+        'not see: 404; one they see only through viewer shares or accounts without canRead: 403 email_account_forbidden.',
       params: idParams,
       body: updateCompanyBody,
       errors: [403, 404],

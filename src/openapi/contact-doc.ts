@@ -1,7 +1,13 @@
-import { contactData, contactSchema, deletedContactData } from '../contacts/contact-responses.js';
-import { createContactBody, listContactsQuery, updateContactBody } from '../contacts/contact-schemas.js';
+import { z } from 'zod';
+import { contactData, contactSchema, deletedContactData, importResultData } from '../contacts/contact-responses.js';
+import { createContactBody, exportContactsQuery, importFieldsSchema, listContactsQuery, updateContactBody } from '../contacts/contact-schemas.js';
 import { idParams } from '../shared/validation.js';
 import type { AreaDoc } from './route-doc.js';
+
+/** The form the import route reads: its validated text fields plus the file part multer takes. */
+const importForm = importFieldsSchema.extend({
+  file: z.string().meta({ format: 'binary', description: 'CSV (UTF-8, comma or semicolon) or vCard 3.0/4.0, at most 5 MB and 10,000 contacts' }),
+});
 
 export const contactArea: AreaDoc = {
   tag: 'contacts',
@@ -30,6 +36,44 @@ export const contactArea: AreaDoc = {
       body: createContactBody,
       success: { status: 201, description: 'The new contact', body: 'data', data: contactData },
       errors: [403, 404, 409],
+    },
+    {
+      method: 'post',
+      path: '/api/contacts/import',
+      operationId: 'importContacts',
+      auth: 'user',
+      summary: 'Import an address book file (CSV or vCard) into a mailbox',
+      description:
+        'multipart: file, emailAccountId, dryRun. The format is told from the content: a vCard (3.0, 4.0; 2.1 with quoted-printable) starts with ' +
+        'BEGIN:VCARD, anything else must be a CSV (UTF-8 with or without a byte order mark, separated by commas, semicolons or tabs, as the header ' +
+        'line shows) whose header names an email column; the columns name, email, phone, company, title, tags, notes in any order, letter case and ' +
+        'diacritics aside (Slovak names too: meno, telefón, firma, funkcia, štítky, poznámka); other columns are ignored. A cell starting with a ' +
+        "quote before =, +, - or @ (the export's formula guard) loses the quote. The key is the mailbox and the address: a new address is created, " +
+        'a known one changes only where the file has a value that differs (a blank cell clears nothing; tags are added). company names the ' +
+        "address's company while it has no name; a named company, a free-mail or an own domain: a warning. Invalid rows are reported and left out; " +
+        'the rest is stored in one transaction (all or nothing). dryRun=true answers the same counts and stores nothing. Owner or editor of the ' +
+        'mailbox (viewer: 403, not shared: 404). A file that is neither format, empty, not UTF-8, over 5 MB or over 10,000 contacts: 400. ' +
+        'Audited (contacts.imported, counts only). 409 when a contact of the file was added by hand during the import.',
+      body: importForm,
+      multipart: true,
+      success: { status: 200, description: 'What was (or, for a dry run, would be) imported', body: 'data', data: importResultData },
+      errors: [403, 404, 409],
+    },
+    {
+      method: 'get',
+      path: '/api/contacts/export',
+      operationId: 'exportContacts',
+      auth: 'user',
+      summary: "Export a mailbox's contacts as CSV or vCard",
+      description:
+        'Any member of the mailbox (a viewer too); not shared: 404. format=csv (default): UTF-8 with a byte order mark, the header ' +
+        'name,email,phone,company,title,tags,notes, CRLF, comma-separated or delimiter=semicolon (Excel in a Slovak locale); a cell starting ' +
+        "with =, +, -, @, a tab or a carriage return gets a leading ' (OWASP CSV injection; the import removes it). format=vcf: vCard 3.0. " +
+        'In name order; streamed (a failure after the first byte cuts the connection). Importing the file into the same mailbox changes ' +
+        'nothing. Audited (contacts.exported, with the count).',
+      query: exportContactsQuery,
+      success: { status: 200, description: 'The file (Content-Disposition: attachment)', body: 'file', mediaTypes: ['text/csv', 'text/vcard'] },
+      errors: [403, 404],
     },
     {
       method: 'get',

@@ -19,9 +19,10 @@ export const followUpArea: AreaDoc = {
       description:
         'Only your own, on contacts you may see now (a follow-up of a contact whose account is no longer shared with you is ' +
         'left out, and shows again if the share comes back). Ordered by dueAt, then id. status: due (dueAt <= now), upcoming ' +
-        '(dueAt > now) or all (default).',
+        '(dueAt > now) or all (default). contactId: only your follow-up of that contact (a contact you may not see: 404).',
       query: listFollowUpsQuery,
       success: { status: 200, description: 'A page of follow-ups', body: 'list', item: followUpSchema },
+      errors: [404],
     },
     {
       method: 'put',

@@ -9,8 +9,8 @@ Each .jsonl file holds one JSON object per line.
 
 accounts.jsonl              the staff email accounts that hold something of this address, their owner
                             and the users they are shared with (role, whether they may read and send)
-contacts.jsonl              the contact of this address in each account: name, the staff's notes,
-                            when it was added and when it last had an email, and the staff's
+contacts.jsonl              the contact of this address in each account: name, phone, job title,
+                            tags, the staff's notes, when it was added and when it last had an email, and the staff's
                             follow-up reminders about it (who, when due, their note)
 emails.jsonl                every email this address took part in (From, Sender, Reply-To, To, Cc or
                             Bcc): headers, the text of the body, read state, and the name, type and

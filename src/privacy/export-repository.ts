@@ -49,10 +49,10 @@ export class ExportRepository {
     );
   }
 
-  /** The address's contact in each account, with the staff's notes on it and their follow-ups of it (with their notes). */
+  /** The address's contact in each account, with the staff's notes on it (phone, title and tags too) and their follow-ups of it (with their notes). */
   contacts(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
     return this.cursor(
-      `SELECT c.id, c.email_account_id AS "emailAccountId", a.email AS "emailAccount", c.email, c.name, c.notes,
+      `SELECT c.id, c.email_account_id AS "emailAccountId", a.email AS "emailAccount", c.email, c.name, c.notes, c.phone, c.title, c.tags,
               c.added_at AS "addedAt", c.last_email_at AS "lastEmailAt", c.created_at AS "createdAt", c.updated_at AS "updatedAt",
               COALESCE((SELECT json_agg(json_build_object('username', u.username, 'dueAt', f.due_at, 'note', f.note,
                                                           'createdAt', f.created_at, 'updatedAt', f.updated_at) ORDER BY f.due_at, f.id)

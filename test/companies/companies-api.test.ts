@@ -49,7 +49,21 @@ describe('companies API', function () {
     const res = await jana.get(`/api/companies/${companyId()}`);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ success: true, message: 'Firma' });
-    expect(Object.keys(res.body.data.company).sort()).to.deep.equal(['contactCount', 'createdAt', 'domain', 'id', 'lastEmailAt', 'name', 'notes', 'updatedAt']);
+    expect(Object.keys(res.body.data.company).sort()).to.deep.equal([
+      'address',
+      'contactCount',
+      'createdAt',
+      'domain',
+      'id',
+      'lastEmailAt',
+      'name',
+      'notes',
+      'phone',
+      'registrationNumber',
+      'updatedAt',
+      'vatId',
+      'website',
+    ]);
     expect(res.body.data.company).to.include({ id: companyId(), domain: KOVAC, name: KOVAC, notes: null });
   });
 
@@ -205,7 +219,7 @@ describe('companies API', function () {
   it('refuses malformed input with 400 in the envelope and a Slovak message', async () => {
     const id = companyId();
     const cases: Array<[request: () => ReturnType<Member['get']>, field: string | null, message: string]> = [
-      [() => jana.patch(`/api/companies/${id}`, {}), null, 'Zadajte aspoň jednu zmenu (name, notes)'],
+      [() => jana.patch(`/api/companies/${id}`, {}), null, 'Zadajte aspoň jednu zmenu (name, notes, registrationNumber, vatId, address, phone, website)'],
       [() => jana.patch(`/api/companies/${id}`, { domain: 'iny.sk' }), 'domain', 'Neznáme pole: domain'],
       [() => jana.patch(`/api/companies/${id}`, { name: 5 }), 'name', 'Názov musí byť text'],
       [() => jana.patch(`/api/companies/${id}`, { notes: ['x'] }), 'notes', 'Poznámka musí byť text'],

@@ -9,7 +9,23 @@ import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
 
-const CONTACT_FIELDS = ['addedAt', 'companyId', 'createdAt', 'email', 'emailAccountId', 'id', 'lastEmailAt', 'name', 'notes', 'unreadCount', 'updatedAt'];
+const CONTACT_FIELDS = [
+  'addedAt',
+  'company',
+  'companyId',
+  'createdAt',
+  'email',
+  'emailAccountId',
+  'id',
+  'lastEmailAt',
+  'name',
+  'notes',
+  'phone',
+  'tags',
+  'title',
+  'unreadCount',
+  'updatedAt',
+];
 
 async function suppressed(accountId: string, email: string): Promise<boolean> {
   const ctx = await testContext();

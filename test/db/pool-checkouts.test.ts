@@ -112,6 +112,14 @@ describe('database pool: one connection per request', function () {
         ['mark read', () => asOwner(request(handler).patch(`/api/emails/${first.id}`).send({ isRead: true }))],
         ['mark contact read', () => asOwner(request(handler).post(`/api/emails/contact/${contact.id}/read`))],
         ['contact edit', () => asOwner(request(handler).patch(`/api/contacts/${contact.id}`).send({ notes: 'volať ráno' }))],
+        [
+          'contact import',
+          () =>
+            asOwner(request(handler).post('/api/contacts/import'))
+              .field('emailAccountId', account.id)
+              .attach('file', Buffer.from('email;name;company\r\npool-import@pool-firma.sk;Nový;Pool s.r.o.\r\n'), 'kontakty.csv'),
+        ],
+        ['contact export', () => asOwner(request(handler).get(`/api/contacts/export?emailAccountId=${account.id}&format=vcf`))],
         ['admin users', () => asAdmin(request(handler).get('/api/admin/users'))],
         ['audit logs', () => asAdmin(request(handler).get('/api/admin/audit-logs'))],
         ['directory', () => asAdmin(request(handler).get('/api/users/directory'))],

@@ -200,8 +200,24 @@ describe('email search: stored documents find what the computed ones found', fun
     const columns = await sql.select<{ column_name: string }>(
       "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'contacts' ORDER BY column_name",
     );
-    // id joins old and new; search_text follows name and email; the rest is migration 0030's list and 0021's noise.
-    const known = ['id', 'search_text', 'email_account_id', 'email', 'name', 'notes', 'added_at', 'created_at', 'company_id', 'last_email_at', 'updated_at', 'user_id'];
+    // id joins old and new; search_text follows name and email; the rest is migration 0041's list (0030's plus phone, title, tags) and 0021's noise.
+    const known = [
+      'id',
+      'search_text',
+      'email_account_id',
+      'email',
+      'name',
+      'notes',
+      'added_at',
+      'created_at',
+      'company_id',
+      'phone',
+      'title',
+      'tags',
+      'last_email_at',
+      'updated_at',
+      'user_id',
+    ];
     expect(columns.map((c) => c.column_name)).to.have.members(known);
   });
 });

@@ -71,6 +71,28 @@ describe('follow-ups: set, replace, list, delete', function () {
     expect(page.body.data.pagination).to.include({ page: 2, limit: 2, total: 3, hasNext: false });
   });
 
+  it('GET ?contactId= lists only my follow-up of that contact; a contact I may not see is a 404', async () => {
+    const other = await createContact(box.account, { name: 'Iný' });
+    const quiet = await createContact(box.account, { name: 'Bez pripomienky' });
+    await putFollowUp(app, box.owner, box.contact.id, { dueAt: inMinutes(30) }).expect(200);
+    await putFollowUp(app, box.owner, other.id, { dueAt: inMinutes(10) }).expect(200);
+    // A colleague's follow-up of the same contact stays theirs.
+    await putFollowUp(app, box.editor, box.contact.id, { dueAt: inMinutes(5) }).expect(200);
+    const mine = await listFollowUps(app, box.owner, `?contactId=${box.contact.id}`);
+    expect(mine.status, JSON.stringify(mine.body)).to.equal(200);
+    expect(mine.body.data.items.map((i: { contactId: string }) => i.contactId)).to.deep.equal([box.contact.id]);
+    expect(mine.body.data.pagination).to.include({ total: 1 });
+    const upcoming = await listFollowUps(app, box.owner, `?contactId=${other.id}&status=due`);
+    expect(upcoming.body.data.items).to.deep.equal([]);
+    const none = await listFollowUps(app, box.owner, `?contactId=${quiet.id}`);
+    expect(none.status).to.equal(200);
+    expect(none.body.data.items).to.deep.equal([]);
+    const outsider = await listFollowUps(app, box.outsider, `?contactId=${box.contact.id}`);
+    expect(outsider.status).to.equal(404);
+    expect(outsider.body.error.message).to.equal('Kontakt neexistuje');
+    expect((await listFollowUps(app, box.owner, '?contactId=nie-uuid')).status).to.equal(400);
+  });
+
   it('DELETE removes the follow-up (204), then 404 when there is none', async () => {
     await putFollowUp(app, box.owner, box.contact.id, { dueAt: inMinutes(10) }).expect(200);
     const del = await box.owner.as(request(app).delete(`/api/contacts/${box.contact.id}/follow-up`));

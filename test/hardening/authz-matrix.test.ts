@@ -58,6 +58,8 @@ interface Attempt {
   /** Replaces the caller's own credentials (refresh cookie, a throwaway session). */
   headers?: Record<string, string>;
   multipart?: boolean;
+  /** Another multipart form: its text fields and one file. */
+  form?: { fields: Record<string, string>; file: { field: string; name: string; content: string } };
   /** A text/event-stream answer: judged by its status and headers, the stream itself is closed at once. */
   stream?: boolean;
 }
@@ -238,6 +240,15 @@ const ROWS: Record<string, Row> = {
   },
   'GET /api/companies/:id': { expect: SHARED_VIEW, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}` }) },
   'PATCH /api/companies/:id': { expect: SHARED_MARK_READ, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}`, body: { notes: 'matica' } }) },
+  // Import needs the right to change contacts (a dry run: the attempt stores nothing); export, the right to see them.
+  'POST /api/contacts/import': {
+    expect: SHARED_EDIT,
+    attempt: (m) => ({
+      path: '/api/contacts/import',
+      form: { fields: { emailAccountId: accountOf(m), dryRun: 'true' }, file: { field: 'file', name: 'kontakty.csv', content: 'email,name\nmatica-import@matrix.test,Matica\n' } },
+    }),
+  },
+  'GET /api/contacts/export': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/export?emailAccountId=${accountOf(m)}&format=csv` }) },
   'GET /api/contacts/:id': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
   'PATCH /api/contacts/:id': { expect: SHARED_EDIT, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },
   'DELETE /api/contacts/:id': { expect: SHARED_EDIT, attempt: async (m) => ({ path: `/api/contacts/${(await freshOwnerRecords(m)).contact.id}` }) },
@@ -410,7 +421,10 @@ describe('hardening: authorization matrix (every route × anonymous, member owne
         const actor = m.actor(who);
         for (const [k, v] of Object.entries(attempt.headers ?? (actor ? { Authorization: actor.session.bearer } : {}))) req = req.set(k, v);
         if (attempt.multipart) req = req.field('year', '2026').field('month', '4').attach('file', pdfFixture(), 'matica.pdf');
-        else if (attempt.body) req = req.send(attempt.body);
+        else if (attempt.form) {
+          for (const [k, v] of Object.entries(attempt.form.fields)) req = req.field(k, v);
+          req = req.attach(attempt.form.file.field, Buffer.from(attempt.form.file.content, 'utf8'), attempt.form.file.name);
+        } else if (attempt.body) req = req.send(attempt.body);
         if (attempt.stream) {
           // An open stream never ends: take its headers and close it; an error answer is read whole.
           req = req.buffer(true).parse((response, done) => {

@@ -43,7 +43,21 @@ describe('unit: companies from mail domains', () => {
   });
 
   it('shows the domain as the name of a company nobody named', () => {
-    const company = { id: 'c', domain: 'firma.sk', name: null, notes: null, contactCount: 1, lastEmailAt: null, createdAt: new Date(0), updatedAt: new Date(0) };
+    const company = {
+      id: 'c',
+      domain: 'firma.sk',
+      name: null,
+      notes: null,
+      registrationNumber: null,
+      vatId: null,
+      address: null,
+      phone: null,
+      website: null,
+      contactCount: 1,
+      lastEmailAt: null,
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+    };
     expect(presentCompany(company).name).to.equal('firma.sk');
     expect(presentCompany({ ...company, name: 'Firma s.r.o.' }).name).to.equal('Firma s.r.o.');
   });

@@ -1,6 +1,9 @@
 import type { AuditService } from '../../audit/audit-service.js';
 import { ContactRepository } from '../../contacts/contact-repository.js';
 import { ContactService } from '../../contacts/contact-service.js';
+import { ContactExportService } from '../../contacts/contact-export-service.js';
+import { ContactImportService } from '../../contacts/contact-import-service.js';
+import { ContactTransferRepository } from '../../contacts/transfer-repository.js';
 import { CompanyRepository } from '../../companies/company-repository.js';
 import { CompanyService } from '../../companies/company-service.js';
 import { FollowUpDueJob } from '../../follow-ups/follow-up-due-job.js';
@@ -43,6 +46,20 @@ export function timesheetMonth(p: Plumbing, s: Audited): TimesheetMonth {
 
 export function contacts(p: Plumbing, s: Audited): ContactService {
   return new ContactService({ contacts: new ContactRepository(p.sql), accounts: p.accountAccess, transactions: p.transactions, audit: s.audit });
+}
+
+export function contactImport(p: Plumbing, s: Audited): ContactImportService {
+  return new ContactImportService({
+    imports: new ContactTransferRepository(p.sql),
+    contacts: new ContactRepository(p.sql),
+    accounts: p.accountAccess,
+    transactions: p.transactions,
+    audit: s.audit,
+  });
+}
+
+export function contactExport(p: Plumbing, s: Audited): ContactExportService {
+  return new ContactExportService({ transfers: new ContactTransferRepository(p.sql), accounts: p.accountAccess, audit: s.audit });
 }
 
 export function companies(p: Plumbing, s: Audited): CompanyService {

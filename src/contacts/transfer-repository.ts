@@ -1,0 +1,123 @@
+import { companyIdOfDomain, ensureCompanies } from '../companies/company-assignment.js';
+import { isOwnDomain } from '../companies/company-visibility.js';
+import { companyDomainOf } from '../companies/free-mail-domains.js';
+import type { Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import { linkEarlierEmails } from './contact-mail-links.js';
+import type { ContactValues, DomainCompany, ExistingContact } from './import-plan.js';
+
+/** A contact as the export writes it. */
+export interface ExportContact {
+  id: string;
+  sort_key: string;
+  email: string;
+  name: string | null;
+  phone: string | null;
+  company: string | null;
+  title: string | null;
+  tags: string[];
+  notes: string | null;
+}
+
+/** The export's order, an index of migration 0009 exactly (contacts_account_name_idx): each batch is one index range. */
+const EXPORT_ORDER = 'lower(coalesce(c.name, c.email))';
+
+/**
+ * The data access of an address book import and export. Import: one statement per kind of write,
+ * whatever the number of rows (the rows travel as one JSON parameter, read by jsonb_to_recordset as
+ * the sync's upsert does), so 10,000 rows are a handful of statements in one transaction. Export:
+ * batches in name order, each after the last row of the one before (keyset), so no statement or
+ * transaction stays open while a slow client reads.
+ */
+export class ContactTransferRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** The mailbox's contacts of these addresses; locked FOR UPDATE inside a real run, so a concurrent edit waits. */
+  async existing(accountId: string, emails: readonly string[], lock: boolean, tx?: Tx): Promise<Map<string, ExistingContact>> {
+    const rows = await this.sql.select<ExistingContact>(
+      `SELECT c.id, c.email, c.name, c.phone, c.title, c.notes, c.tags FROM contacts c
+        WHERE c.email_account_id = $accountId AND c.email = ANY($emails::text[]) ORDER BY c.id${lock ? ' FOR UPDATE' : ''}`,
+      { accountId, emails },
+      tx,
+    );
+    return new Map(rows.map((r) => [r.email, r]));
+  }
+
+  /** The company rows of these domains, with whether each is one of the staff's own (hidden, company-visibility.ts). */
+  async companies(domains: readonly string[], tx?: Tx): Promise<Map<string, DomainCompany>> {
+    const rows = await this.sql.select<{ domain: string; name: string | null; own_domain: boolean }>(
+      `SELECT co.domain, co.name, ${isOwnDomain('co.domain')} AS own_domain FROM companies co WHERE co.domain = ANY($domains::text[])`,
+      { domains },
+      tx,
+    );
+    return new Map(rows.map((r) => [r.domain, { domain: r.domain, name: r.name, ownDomain: r.own_domain }]));
+  }
+
+  /** Company rows for the new contacts' domains (a statement of its own, as company-assignment.ts asks). */
+  async ensureCompanies(emails: readonly string[], tx: Tx): Promise<void> {
+    await ensureCompanies(this.sql, emails, tx);
+  }
+
+  /** The new contacts, under the mailbox's owner and their domain's company; answers their ids. */
+  async insert(ownerId: string, accountId: string, contacts: readonly ContactValues[], tx: Tx): Promise<string[]> {
+    if (contacts.length === 0) return [];
+    const rows = await this.sql.select<{ id: string }>(
+      `INSERT INTO contacts (user_id, email_account_id, email, name, phone, title, notes, tags, company_id)
+       SELECT $ownerId, $accountId, v.email, v.name, v.phone, v.title, v.notes, v.tags, ${companyIdOfDomain('v.domain')}
+         FROM jsonb_to_recordset($rows::jsonb) AS v(email text, name text, phone text, title text, notes text, tags text[], domain text)
+       RETURNING id`,
+      // The domain as the sync files it: none for a free-mail address (free-mail-domains.ts).
+      { ownerId, accountId, rows: JSON.stringify(contacts.map((c) => ({ ...c, domain: companyDomainOf(c.email) }))) },
+      tx,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The changed contacts, each with all its compared fields (those the file did not change keep their value). */
+  async update(contacts: ReadonlyArray<ContactValues & { id: string }>, tx: Tx): Promise<void> {
+    if (contacts.length === 0) return;
+    await this.sql.execute(
+      `UPDATE contacts c SET name = v.name, phone = v.phone, title = v.title, notes = v.notes, tags = v.tags, updated_at = now()
+         FROM jsonb_to_recordset($rows::jsonb) AS v(id uuid, name text, phone text, title text, notes text, tags text[])
+        WHERE c.id = v.id`,
+      { rows: JSON.stringify(contacts) },
+      tx,
+    );
+  }
+
+  /** Names the companies nobody named yet (a name set meanwhile wins: `name IS NULL` is checked in the statement). */
+  async nameCompanies(names: ReadonlyMap<string, string>, tx: Tx): Promise<void> {
+    if (names.size === 0) return;
+    const rows = [...names].map(([domain, name]) => ({ domain, name }));
+    await this.sql.execute(
+      `UPDATE companies co SET name = v.name, updated_at = now()
+         FROM jsonb_to_recordset($rows::jsonb) AS v(domain text, name text)
+        WHERE co.domain = v.domain AND co.name IS NULL`,
+      { rows: JSON.stringify(rows) },
+      tx,
+    );
+  }
+
+  /** Addresses added by hand again: the sync may fill them from now on (as POST /api/contacts does). */
+  async liftSuppressions(accountId: string, emails: readonly string[], tx: Tx): Promise<void> {
+    if (emails.length === 0) return;
+    await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = ANY($emails::text[])', { accountId, emails }, tx);
+  }
+
+  /** The new contacts show the mail they already took part in (contact-mail-links.ts). */
+  linkEarlierEmails(contactIds: readonly string[], tx: Tx): Promise<void> {
+    return linkEarlierEmails(this.sql, contactIds, tx);
+  }
+
+  /** The next `batch` contacts of the mailbox in name order after `after` (none: from the start), with the company name readers see. */
+  exportBatch(accountId: string, after: { key: string; id: string } | null, batch: number): Promise<ExportContact[]> {
+    return this.sql.select<ExportContact>(
+      `SELECT c.id, ${EXPORT_ORDER} AS sort_key, c.email, c.name, c.phone, c.title, c.tags, c.notes,
+              (SELECT coalesce(co.name, co.domain) FROM companies co WHERE co.id = c.company_id AND NOT ${isOwnDomain('co.domain')}) AS company
+         FROM contacts c
+        WHERE c.email_account_id = $accountId${after ? ` AND (${EXPORT_ORDER}, c.id) > ($afterKey, $afterId::uuid)` : ''}
+        ORDER BY ${EXPORT_ORDER}, c.id LIMIT $batch`,
+      { accountId, batch, ...(after ? { afterKey: after.key, afterId: after.id } : {}) },
+    );
+  }
+}
