@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Express } from 'express';
+import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { sessionFor } from '../support/auth.js';
@@ -132,6 +133,26 @@ async function freshOwnerRecords(m: Matrix) {
 
 /** A company of a contact in the owner's shared account (added as the sync files it), one per matrix. */
 const companies = new WeakMap<Matrix, Promise<string>>();
+/** The conversation (email_threads row) of the owner's email, in their shared account. */
+const conversationIds = new WeakMap<Matrix, string>();
+async function ownerConversation(m: Matrix): Promise<string> {
+  if (!conversationIds.has(m)) {
+    const [row] = await m.ctx.db.sequelize.query<{ id: string }>(
+      'SELECT t.id FROM email_threads t JOIN emails e ON e.email_account_id = t.email_account_id AND e.thread_id = t.thread_id WHERE e.id = $1',
+      { bind: [m.world.owner.email.id], type: QueryTypes.SELECT },
+    );
+    conversationIds.set(m, row.id);
+  }
+  return conversationIds.get(m)!;
+}
+const conversationListShows = (seers: Who[]) => (body: Record<string, unknown>, m: Matrix, who: Who) => {
+  expect(ids(body).includes(conversationIds.get(m)!), `${who} sees the owner's conversation in the list`).to.equal(seers.includes(who));
+};
+/** Owner, editor and viewer read the conversation; the editor without canRead does not see it at all. */
+const CONVERSATION_READ = shared('ok', 'ok', 404);
+const CONVERSATION_TRIAGE = shared('ok', 403, 404);
+const CONVERSATION_AUTHOR = shared(403, 403, 404);
+
 const companyIds = new WeakMap<Matrix, string>();
 function ownerCompany(m: Matrix): Promise<string> {
   if (!companies.has(m)) {
@@ -249,6 +270,33 @@ const ROWS: Record<string, Row> = {
     }),
   },
   'GET /api/contacts/export': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/export?emailAccountId=${accountOf(m)}&format=csv` }) },
+  // The team inbox: conversations of the owner's shared account (readers only), triage by owner and editors, comments by readers.
+  'GET /api/conversations': {
+    expect: ANY_USER,
+    attempt: async (m) => {
+      await ownerConversation(m);
+      return { path: '/api/conversations?status=all&limit=100' };
+    },
+    check: conversationListShows(['owner', 'editor', 'viewer']),
+  },
+  'GET /api/conversations/:id': { expect: CONVERSATION_READ, attempt: async (m) => ({ path: `/api/conversations/${await ownerConversation(m)}` }) },
+  'PATCH /api/conversations/:id': { expect: CONVERSATION_TRIAGE, attempt: async (m) => ({ path: `/api/conversations/${await ownerConversation(m)}`, body: { status: 'open' } }) },
+  'POST /api/conversations/:id/read': { expect: CONVERSATION_READ, attempt: async (m) => ({ path: `/api/conversations/${await ownerConversation(m)}/read` }) },
+  'POST /api/conversations/:id/comments': {
+    expect: CONVERSATION_READ,
+    status: 201,
+    attempt: async (m) => ({ path: `/api/conversations/${await ownerConversation(m)}/comments`, body: { text: 'matica' } }),
+  },
+  // Only a comment's author deletes it: a fresh comment of the owner's for every attempt.
+  'DELETE /api/conversations/:id/comments/:commentId': {
+    expect: CONVERSATION_AUTHOR,
+    status: 204,
+    attempt: async (m) => {
+      const id = await ownerConversation(m);
+      const comment = await m.ctx.services.comments.add(m.world.owner.id, id, 'matica', { actor: 'test' });
+      return { path: `/api/conversations/${id}/comments/${comment.id}` };
+    },
+  },
   'GET /api/contacts/:id': { expect: SHARED_VIEW, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}` }) },
   'PATCH /api/contacts/:id': { expect: SHARED_EDIT, attempt: (m) => ({ path: `/api/contacts/${m.world.owner.contact.id}`, body: { notes: 'matica' } }) },
   'DELETE /api/contacts/:id': { expect: SHARED_EDIT, attempt: async (m) => ({ path: `/api/contacts/${(await freshOwnerRecords(m)).contact.id}` }) },
