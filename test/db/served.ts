@@ -31,9 +31,20 @@ export function childEnvOn(databaseUrl: string, extra: Record<string, string> = 
 
 export async function serveWithUser(env: Record<string, string>, options: { mail?: { user: string; pass: string }; args?: string[] } = {}): Promise<Served> {
   const serve = await startServe(options.args ?? ['--no-sync'], { ...env, LOG_LEVEL: 'info' });
+  try {
+    return await withUser(serve, env, options.mail);
+  } catch (err) {
+    // Nobody else holds the child when the set-up fails: do not leave it running.
+    serve.child.kill('SIGKILL');
+    await serve.exited;
+    throw err;
+  }
+}
+
+async function withUser(serve: ServeProcess, env: Record<string, string>, mail?: { user: string; pass: string }): Promise<Served> {
   const username = `dbnet${Date.now()}${Math.floor(Math.random() * 1000)}`;
-  const mailArgs = options.mail ? ['--email', options.mail.user, '--email-password-stdin'] : ['--role', 'admin'];
-  const created = await runCli(['users', 'create', '--username', username, ...mailArgs, '--json'], env, options.mail?.pass);
+  const mailArgs = mail ? ['--email', mail.user, '--email-password-stdin'] : ['--role', 'admin'];
+  const created = await runCli(['users', 'create', '--username', username, ...mailArgs, '--json'], env, mail?.pass);
   expect(created.status, created.stderr).to.equal(0);
   const made = JSON.parse(created.stdout) as { temporaryPassword: string; emailAccount?: { id: string } };
   const headers = { 'Content-Type': 'application/json', 'X-Forwarded-For': randomIp() };
