@@ -1,7 +1,7 @@
 /**
  * Our archive format (src/backup/, `crm-admin db backup` / `db restore`) against PostgreSQL's own
  * tools (`pg_dump -Fc` / `pg_restore`) on the same database: wall time and size
- * (docs/adr/draft-house-backup-format.md). Seeds a mailbox (BENCH_EMAILS emails, 2,000 contacts) into a
+ * (docs/adr/0132-backup-format.md). Seeds a mailbox (BENCH_EMAILS emails, 2,000 contacts) into a
  * throwaway PostgreSQL 15, since Debian's pg_dump 15 refuses a later server; no timesheet files by
  * default (pg_dump has none). Each restore goes into an empty database of a second server. Every
  * command runs as a child process, timed from spawn to exit; BENCH_ROUNDS rounds (default 3), the

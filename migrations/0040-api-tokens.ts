@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 /**
- * Personal API tokens (issue 48, docs/adr/0129-api-tokens-hashed-with-sha256.md): integrations call the
+ * Personal API tokens (issue 48, docs/adr/0130-api-tokens-hashed-with-sha256.md): integrations call the
  * API with `Authorization: Bearer crm_pat_...` instead of a staff member's password.
  *
  * No column holds the secret: token_hash is the SHA-256 of the whole token (a 256-bit random secret,

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
  * The secret of an API token: a recognisable prefix (secret scanners and people see what leaked) and
  * 32 random bytes in base64url, 51 characters in all. Only its SHA-256 is stored: with 256 bits of
  * entropy nothing can be guessed from the hash, so a slow password hash would only slow every
- * request (docs/adr/0129-api-tokens-hashed-with-sha256.md).
+ * request (docs/adr/0130-api-tokens-hashed-with-sha256.md).
  */
 export const API_TOKEN_PREFIX = 'crm_pat_';
 const SHAPE = /^crm_pat_[A-Za-z0-9_-]{43}$/;

@@ -15,7 +15,7 @@ export interface ExportRequest {
 }
 
 /**
- * The contacts of one mailbox as a CSV or vCard file (issue 46, docs/adr/0129-contact-import-export.md).
+ * The contacts of one mailbox as a CSV or vCard file (issue 46, docs/adr/0131-contact-import-export.md).
  * Any member may export (the right to see the contacts: a viewer too); an account not shared with the
  * caller is a 404 before a byte is written. The file is written as it is read, a batch at a time with
  * backpressure (a slow reader holds no statement or transaction open), and ends only after its audit

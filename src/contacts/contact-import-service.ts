@@ -21,7 +21,7 @@ export interface ImportRequest {
 const CHANGED_MEANWHILE = 'Kontakty tohto emailového účtu sa počas importu zmenili; spustite import znova';
 
 /**
- * Address book import into one mailbox (issue 46, docs/adr/0129-contact-import-export.md): the
+ * Address book import into one mailbox (issue 46, docs/adr/0131-contact-import-export.md): the
  * caller must own or edit the mailbox (404 for a mailbox not shared with them, 403 for a viewer).
  * The file is read and validated before any transaction opens; invalid rows are reported and left
  * out. A real run is all or nothing: every write, and the audit record, in one transaction that

@@ -4,7 +4,7 @@
  * name or the declared type (a vCard starts with BEGIN:VCARD, anything else must be a CSV whose header
  * names an email column), and each record becomes a RawContact with the row a spreadsheet shows it
  * in (CSV: the header is row 1; vCard: the card's position in the file, the first card is 1).
- * docs/adr/0129-contact-import-export.md.
+ * docs/adr/0131-contact-import-export.md.
  */
 import type * as CsvParse from 'csv-parse/sync';
 import { ValidationError } from '../errors/app-errors.js';

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Sequelize } from 'sequelize';
 
 /**
- * How every connection of the program to PostgreSQL behaves, in one place (docs/adr/draft-dbnet-database-connections.md):
+ * How every connection of the program to PostgreSQL behaves, in one place (docs/adr/0133-database-connections.md):
  * the pool's, the LISTEN connection's and a command's.
  *
  * - The server-side timeouts are set with a `SET` after the log-in, never as startup parameters:
