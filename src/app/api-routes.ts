@@ -16,6 +16,8 @@ import { createEventRouter } from '../events/event-routes.js';
 import { createDirectoryRouter } from '../users/directory-routes.js';
 import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes.js';
 import { createContactFollowUpRouter, createFollowUpRouter } from '../follow-ups/follow-up-routes.js';
+import { createSignatureRouter } from '../signatures/signature-routes.js';
+import { createTemplateRouter } from '../templates/template-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -33,7 +35,10 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
   api.use('/emails', createEmailRouter(ctx.services, auth, { corsOrigins: ctx.config.corsOrigins }));
+  // Signatures first: their sub-path of an account is their own, everything else falls through.
+  api.use('/email-accounts', createSignatureRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
+  api.use('/templates', createTemplateRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));
   api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth));

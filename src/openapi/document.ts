@@ -20,6 +20,8 @@ import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
+import { signatureArea } from './signature-doc.js';
+import { templateArea } from './template-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 
@@ -44,6 +46,8 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     companyArea,
     followUpArea,
     emailArea,
+    signatureArea,
+    templateArea,
     privacyArea,
     eventArea,
     userArea,

@@ -20,6 +20,7 @@ import { draftEmail, envelopeOf, newMessageId, pick, replyRecipients, replySubje
 import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
 import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
+import { messageContent, type ContentSources } from './message-content.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
 import type { SendThrottle, UploadBudget } from './send-throttle.js';
 import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
@@ -49,6 +50,8 @@ export interface EmailSenderDeps {
   uploadBudget: UploadBudget;
   /** Checks the caller's session again right before the submission. */
   sessions?: { activeSession(sessionId: string, userId: string): Promise<unknown> };
+  /** Signatures and templates (issue 47). */
+  content: ContentSources;
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
@@ -115,6 +118,8 @@ export class EmailSenderService {
   async send(message: OutgoingMessage, body: ReplyBody | ComposeBody, meta: RequestMeta): Promise<SendResult> {
     const origin = await this.origins.of(message, body);
     const { account } = origin;
+    // Before the mail server is asked anything: a template the caller may not use fails first.
+    const content = await messageContent(this.deps.content, message.userId, account.id, body);
     const setup = await prepare(origin);
     const own = new Set([account.email, account.jmapAccountId, setup.identity.email].map((a) => a.toLowerCase()));
     const recipients = this.recipients(origin, setup, body, own);
@@ -122,9 +127,9 @@ export class EmailSenderService {
     const draft = draftEmail({
       ...recipients,
       from: setup.identity.name ? { email: setup.identity.email, name: setup.identity.name } : { email: setup.identity.email },
-      subject: subjectOf(origin, setup, body),
-      text: body.text,
-      html: body.html,
+      subject: subjectOf(origin, setup, content),
+      text: content.text,
+      html: content.html,
       original: originalOf(origin, setup),
       attachments: origin.intake.attachments,
       messageId,
@@ -143,7 +148,7 @@ export class EmailSenderService {
       attachments: origin.intake.attachments.length,
       ...(origin.original ? { inReplyTo: origin.original.id } : {}),
     };
-    const emailId = await this.record({ account, email: sent && withSentText(sent, body.text), setup, own }, { details, userId: message.userId, meta });
+    const emailId = await this.record({ account, email: sent && withSentText(sent, content.text), setup, own }, { details, userId: message.userId, meta });
     return {
       email: emailId ? await this.readable(message.userId, emailId) : null,
       messageId,
@@ -257,7 +262,7 @@ async function prepare(origin: SendOrigin): Promise<SendSetup> {
 }
 
 /** The subject given, else "Re: " the original's (as the mail server has it, else as synced), else none. */
-function subjectOf(origin: SendOrigin, setup: SendSetup, body: ReplyBody | ComposeBody): string {
+function subjectOf(origin: SendOrigin, setup: SendSetup, body: { subject?: string }): string {
   if (body.subject !== undefined) return body.subject;
   if (!origin.original) return '';
   return replySubject(setup.original?.subject ?? origin.original.subject);
