@@ -13,6 +13,10 @@ import type { QueryInterface } from 'sequelize';
  *   email goes (retention, erasure), so the draft survives as a new message. Recipients are jsonb
  *   arrays of {email, name?} as the send request takes them.
  *
+ * - send_idempotency_keys.status gains 'failed': a send whose outcome is unknown keeps its error as the
+ *   answer to its retries (one cause, one error code). Only the CHECK changes (a scan of that small,
+ *   24-hour table under its lock; no rewrite); down removes such rows first.
+ *
  * The CHECKs bound the sizes the request schemas bound (src/signatures, src/templates, src/drafts).
  */
 export async function up(qi: QueryInterface): Promise<void> {
@@ -62,9 +66,19 @@ export async function up(qi: QueryInterface): Promise<void> {
     CREATE INDEX email_drafts_user_idx ON email_drafts (user_id, updated_at DESC, id);
     CREATE INDEX email_drafts_account_idx ON email_drafts (email_account_id);
     CREATE INDEX email_drafts_reply_idx ON email_drafts (reply_to_email_id) WHERE reply_to_email_id IS NOT NULL;
+
+    ALTER TABLE send_idempotency_keys DROP CONSTRAINT IF EXISTS send_idempotency_keys_status_check;
+    ALTER TABLE send_idempotency_keys ADD CONSTRAINT send_idempotency_keys_status_check CHECK (status IN ('pending', 'done', 'failed'));
   `);
 }
 
 export async function down(qi: QueryInterface): Promise<void> {
-  await qi.sequelize.query('DROP TABLE IF EXISTS email_drafts; DROP TABLE IF EXISTS email_templates; DROP TABLE IF EXISTS email_signatures;');
+  await qi.sequelize.query(`
+    DELETE FROM send_idempotency_keys WHERE status = 'failed';
+    ALTER TABLE send_idempotency_keys DROP CONSTRAINT IF EXISTS send_idempotency_keys_status_check;
+    ALTER TABLE send_idempotency_keys ADD CONSTRAINT send_idempotency_keys_status_check CHECK (status IN ('pending', 'done'));
+    DROP TABLE IF EXISTS email_drafts;
+    DROP TABLE IF EXISTS email_templates;
+    DROP TABLE IF EXISTS email_signatures;
+  `);
 }

@@ -18,6 +18,7 @@ import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes
 import { createContactFollowUpRouter, createFollowUpRouter } from '../follow-ups/follow-up-routes.js';
 import { createSignatureRouter } from '../signatures/signature-routes.js';
 import { createTemplateRouter } from '../templates/template-routes.js';
+import { createDraftRouter } from '../drafts/draft-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -39,6 +40,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/email-accounts', createSignatureRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
   api.use('/templates', createTemplateRouter(ctx.services, auth));
+  api.use('/drafts', createDraftRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));
   api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth));

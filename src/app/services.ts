@@ -34,6 +34,7 @@ import type { SyncStatusService } from '../sync/sync-status-service.js';
 import type { EmailSenderService } from '../sending/email-sender-service.js';
 import type { SignatureService } from '../signatures/signature-service.js';
 import type { TemplateService } from '../templates/template-service.js';
+import type { DraftService } from '../drafts/draft-service.js';
 import type { BackupService } from '../backup/backup-service.js';
 import type { RestoreService } from '../backup/restore-service.js';
 import type { RetentionService } from '../maintenance/retention-service.js';
@@ -188,6 +189,9 @@ export class Services {
   }
   get templates(): TemplateService {
     return this.once('templates', () => composing().templates(this.p, this));
+  }
+  get drafts(): DraftService {
+    return this.once('drafts', () => composing().drafts(this.p, this));
   }
 
   // Backup and restore, retention and privacy, live updates

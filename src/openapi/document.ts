@@ -22,6 +22,7 @@ import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
 import { signatureArea } from './signature-doc.js';
 import { templateArea } from './template-doc.js';
+import { draftArea } from './draft-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 
@@ -48,6 +49,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     emailArea,
     signatureArea,
     templateArea,
+    draftArea,
     privacyArea,
     eventArea,
     userArea,

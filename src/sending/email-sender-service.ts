@@ -20,7 +20,8 @@ import { draftEmail, envelopeOf, newMessageId, pick, replyRecipients, replySubje
 import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
 import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
-import { messageContent, type ContentSources } from './message-content.js';
+import { messageContent, type ContentSources, type MessageContent } from './message-content.js';
+import { keepTyped, type DraftKeeper } from './failed-send.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
 import type { SendThrottle, UploadBudget } from './send-throttle.js';
 import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
@@ -52,6 +53,8 @@ export interface EmailSenderDeps {
   sessions?: { activeSession(sessionId: string, userId: string): Promise<unknown> };
   /** Signatures and templates (issue 47). */
   content: ContentSources;
+  /** Keeps the text of a send that failed as a server draft (src/drafts). */
+  drafts?: DraftKeeper;
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
@@ -120,6 +123,20 @@ export class EmailSenderService {
     const { account } = origin;
     // Before the mail server is asked anything: a template the caller may not use fails first.
     const content = await messageContent(this.deps.content, message.userId, account.id, body);
+    try {
+      return await this.deliver(message, origin, body, content, meta);
+    } catch (err) {
+      throw await keepTyped(
+        err,
+        this.deps.drafts,
+        { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) },
+        this.deps.logger,
+      );
+    }
+  }
+
+  private async deliver(message: OutgoingMessage, origin: SendOrigin, body: ReplyBody | ComposeBody, content: MessageContent, meta: RequestMeta): Promise<SendResult> {
+    const { account } = origin;
     const setup = await prepare(origin);
     const own = new Set([account.email, account.jmapAccountId, setup.identity.email].map((a) => a.toLowerCase()));
     const recipients = this.recipients(origin, setup, body, own);
@@ -247,6 +264,22 @@ export class EmailSenderService {
       throw err;
     }
   }
+}
+
+/** What a draft keeps of a failed send: the typed recipients and text (the signature comes again at its send). */
+function keptDraft(origin: SendOrigin, body: ReplyBody | ComposeBody, content: MessageContent) {
+  const given = (list: Recipient[] | undefined, fallback: Recipient[] = []) => list ?? fallback;
+  const contactTo = !origin.original && origin.contact ? [{ email: origin.contact.email, ...(origin.contact.name ? { name: origin.contact.name } : {}) }] : [];
+  return {
+    emailAccountId: origin.account.id,
+    ...(origin.original ? { replyToEmailId: origin.original.id } : {}),
+    to: given(body.to, contactTo),
+    cc: given(body.cc),
+    bcc: given(body.bcc),
+    subject: content.unsigned.subject ?? '',
+    text: content.unsigned.text,
+    ...(content.unsigned.html !== undefined ? { html: content.unsigned.html } : {}),
+  };
 }
 
 type EmailDraft = ReturnType<typeof draftEmail>;

@@ -12,6 +12,8 @@ export interface MessageContent {
   subject?: string;
   text: string;
   html?: string;
+  /** The same before the signature: what a draft keeps when the send fails (the signature is added again at its send). */
+  unsigned: { subject?: string; text: string; html?: string };
 }
 
 /**
@@ -29,6 +31,6 @@ export async function messageContent(sources: ContentSources, userId: string, ac
     html ??= rendered.html ?? undefined;
   }
   const signature = body.signature === false ? null : await sources.signatures.forSending(userId, accountId);
-  const signed = withSignature({ text: text ?? '', ...(html !== undefined ? { html } : {}) }, signature);
-  return { ...(subject !== undefined ? { subject } : {}), ...signed };
+  const unsigned = { ...(subject !== undefined ? { subject } : {}), text: text ?? '', ...(html !== undefined ? { html } : {}) };
+  return { ...unsigned, ...withSignature(unsigned, signature), unsigned };
 }

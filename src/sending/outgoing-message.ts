@@ -30,10 +30,13 @@ export class OutgoingMessage {
   /** Attachment bytes sent to the mail server so far, and the 1 MiB blocks of the upload budget spent on them. */
   uploadedBytes = 0;
   uploadBlocks = 0;
+  /** The server draft being sent (POST /api/drafts/{id}/send): kept on failure, no new one made. */
+  draftId?: string;
 
   constructor(
     readonly userId: string,
-    readonly target: SendTarget,
+    /** Set once; a draft's send sets it from the draft before anything is resolved (src/drafts). */
+    public target: SendTarget,
     /** Aborted when the client goes away: stops attachment uploads in progress. */
     readonly signal?: AbortSignal,
     /** The caller's session, checked again right before the submission (a sign-out mid-upload stops the send). */

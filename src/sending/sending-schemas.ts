@@ -10,7 +10,7 @@ const ADDRESS = z.email('Neplatná emailová adresa');
 const NAMED = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/;
 
 /** "ana@firma.sk" or "Ana Nová <ana@firma.sk>"; a list may come as an array, comma separated, or both. */
-const recipientList = z.preprocess(
+export const recipientList = z.preprocess(
   (value) => {
     const items: unknown[] = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
     return items

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createUser } from '../support/factories.js';
 import { sessionFor } from '../support/auth.js';
-import { auditRecords, crmUser, freshMailUser, sendingWorld, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser, type SendingWorld } from '../sending/helpers.js';
+import { auditRecords, crmUser, sendingWorld, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser, type SendingWorld } from '../sending/helpers.js';
 
 /** Email templates (issue 47): private and shared, placeholders checked when saved, rendered as text. */
 describe('templates: private and shared, placeholders filled as text', function () {

@@ -1,6 +1,10 @@
 import type { AuditService } from '../../audit/audit-service.js';
 import type { CompanyService } from '../../companies/company-service.js';
 import type { ContactService } from '../../contacts/contact-service.js';
+import { DraftRepository } from '../../drafts/draft-repository.js';
+import { DraftService } from '../../drafts/draft-service.js';
+import type { EmailService } from '../../emails/email-service.js';
+import type { EmailSenderService } from '../../sending/email-sender-service.js';
 import { SignatureRepository } from '../../signatures/signature-repository.js';
 import { SignatureService } from '../../signatures/signature-service.js';
 import { TemplateRepository } from '../../templates/template-repository.js';
@@ -9,7 +13,7 @@ import type { UserService } from '../../users/user-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // Writing mail (issue 47): the caller's signatures per mailbox (src/signatures) and email templates
-// (src/templates). Sending uses both (src/app/wiring/mail.ts).
+// (src/templates), drafts kept on the server (src/drafts). Sending uses all three (src/app/wiring/mail.ts).
 
 export function signatures(p: Plumbing, s: { audit: AuditService }): SignatureService {
   return new SignatureService({ signatures: new SignatureRepository(p.sql), accounts: p.accountAccess, transactions: p.transactions, audit: s.audit });
@@ -24,4 +28,9 @@ export function templates(p: Plumbing, s: { audit: AuditService; contacts: Conta
     transactions: p.transactions,
     audit: s.audit,
   });
+}
+
+/** The sender is asked for when a draft is sent, not when the drafts are built: it keeps failed sends through this service. */
+export function drafts(p: Plumbing, s: { emails: EmailService; sending: EmailSenderService }): DraftService {
+  return new DraftService({ drafts: new DraftRepository(p.sql), accounts: p.accountAccess, emails: s.emails, sender: () => s.sending });
 }
