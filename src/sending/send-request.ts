@@ -34,3 +34,8 @@ export interface ComposeBody extends Omit<MessageFields, 'text'> {
   /** Rendered for contactId on the server (src/templates). */
   templateId?: string;
 }
+
+/** A forward: to the recipients given, from the forwarded email's mailbox unless emailAccountId names another. */
+export interface ForwardBody extends MessageFields {
+  emailAccountId?: string;
+}

@@ -75,5 +75,19 @@ export const composeBody = oneOfRequired(
   .refine((v) => v.text !== undefined || v.templateId !== undefined, { message: 'Text správy je povinný', path: ['text'] })
   .refine((v) => v.templateId === undefined || v.contactId !== undefined, { message: 'Šablóna sa vypĺňa pre kontakt: uveďte contactId', path: ['contactId'] });
 
+/** POST /api/emails/:id/forward: to whom (required), the text above the quoted email; from its mailbox unless emailAccountId names another. */
+export const forwardBody = z.strictObject({
+  to: recipientList.refine((list) => list.length > 0, 'Zadajte aspoň jedného adresáta'),
+  cc: common.cc,
+  bcc: common.bcc,
+  text: common.text,
+  html: common.html,
+  signature: common.signature,
+  emailAccountId: z
+    .uuid('Neplatný identifikátor emailového účtu')
+    .optional()
+    .meta({ description: "The mailbox to send from (one you may send from); default: the forwarded email's own" }),
+});
+
 /** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): any visible ASCII, at most 255 characters. */
 export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Neplatná hlavička Idempotency-Key (1 až 255 viditeľných ASCII znakov)');

@@ -68,3 +68,14 @@ describe('signature appended (pure)', () => {
     expect(withSignature({ text: 'Ahoj', html: '<p>x</p>' }, { text: ' ', html: null })).to.deep.equal({ text: 'Ahoj', html: '<p>x</p>' });
   });
 });
+
+describe('forward subject (pure)', () => {
+  it('"Fwd: " exactly once, whatever forward prefixes the original carries', async () => {
+    const { forwardSubject } = await import('../../src/sending/compose.js');
+    expect(forwardSubject('Zmluva')).to.equal('Fwd: Zmluva');
+    expect(forwardSubject('Fwd: Zmluva')).to.equal('Fwd: Zmluva');
+    expect(forwardSubject('FW: WG: fwd:Zmluva')).to.equal('Fwd: Zmluva');
+    expect(forwardSubject('Re: Zmluva')).to.equal('Fwd: Re: Zmluva');
+    expect(forwardSubject(null)).to.equal('Fwd:');
+  });
+});
