@@ -927,7 +927,7 @@ export interface paths {
         put?: never;
         /**
          * Send a new email (to a contact, or to addresses) from an email account
-         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A sender who may send but not read the account (canRead false) gets data.email null. Give emailAccountId, or contactId (its account; its address is the default To).
+         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Give emailAccountId, or contactId (its account; its address is the default To).
          */
         post: operations["sendEmail"];
         delete?: never;
@@ -1031,9 +1031,29 @@ export interface paths {
         put?: never;
         /**
          * Reply (or reply-all) to an email
-         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A sender who may send but not read the account (canRead false) gets data.email null. Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.
+         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.
          */
         post: operations["replyToEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/emails/{id}/forward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward an email, with its attachments
+         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Rights as for a reply: the email must be readable (canRead) and sent from a mailbox you may send from (its own, or emailAccountId). Subject "Fwd: " once (earlier Fwd:/Fw:/WG:/TR: prefixes are not doubled); below your text (and signature) the original is quoted under a block of its From, Date, Subject and To. Its attachments are carried: streamed one by one from the mail server into the new message (the same size limits, upload budget and executable check as uploaded files); files of a form are added before them. Not threaded under the original.
+         */
+        post: operations["forwardEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1054,6 +1074,174 @@ export interface paths {
         get: operations["downloadEmailAttachment"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/email-accounts/{id}/signature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your signature for a mailbox
+         * @description Signed-in users (accessToken cookie or Bearer). Never set: text "" and html null (nothing is appended).
+         */
+        get: operations["getSignature"];
+        /**
+         * Set your signature for a mailbox
+         * @description Signed-in users (accessToken cookie or Bearer). Replaces it. text at most 10,000 characters, html at most 50,000 (400 with a Slovak message beyond). The HTML is cleaned by the sanitiser of email bodies (no scripts, event handlers, frames...) and stored clean; without html, the text (escaped) goes into HTML messages. An empty text and no html: no signature. Audited (email_signature.updated: the length, never the text).
+         */
+        put: operations["setSignature"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your templates and the shared ones
+         * @description Signed-in users (accessToken cookie or Bearer). By name (case-insensitive), then id.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description Signed-in users (accessToken cookie or Bearer). shared defaults to false. The HTML is cleaned by the sanitiser of email bodies when saved.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One template
+         * @description Signed-in users (accessToken cookie or Bearer).
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template (author or admin)
+         * @description Signed-in users (accessToken cookie or Bearer).
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a template (author or admin)
+         * @description Signed-in users (accessToken cookie or Bearer). Only the fields given change; html null removes the HTML part.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/api/templates/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill a template for a contact
+         * @description Signed-in users (accessToken cookie or Bearer). Values are inserted as text: HTML-escaped into html, and without control characters (CR, LF...) into the subject, so nothing a contact is named can add markup or a header. A contact you may not see: 404. (personId comes with the people area; only contactId is accepted now.)
+         */
+        post: operations["renderTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your drafts
+         * @description Signed-in users (accessToken cookie or Bearer). Last changed first.
+         */
+        get: operations["listDrafts"];
+        put?: never;
+        /**
+         * Save a new draft
+         * @description Signed-in users (accessToken cookie or Bearer). Only emailAccountId is required. A replyToEmailId of another mailbox: 400; one you may not read: 404/403.
+         */
+        post: operations["createDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/drafts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your drafts
+         * @description Signed-in users (accessToken cookie or Bearer).
+         */
+        get: operations["getDraft"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a draft
+         * @description Signed-in users (accessToken cookie or Bearer).
+         */
+        delete: operations["deleteDraft"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft (autosave)
+         * @description Signed-in users (accessToken cookie or Bearer). The fields given replace the stored ones; html null and replyToEmailId null clear them.
+         */
+        patch: operations["updateDraft"];
+        trace?: never;
+    };
+    "/api/drafts/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a draft
+         * @description Signed-in users (accessToken cookie or Bearer). Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result.
+         */
+        post: operations["sendDraft"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1215,6 +1403,20 @@ export interface components {
             statusCode: number;
             /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
             stack?: string;
+            /** @enum {string} */
+            code: "submission_refused" | "upstream_unavailable" | "upstream_timeout" | "mail_quota_exceeded";
+            /** @description Sending (compose, reply, draft send): the draft that keeps the text; absent elsewhere */
+            details?: components["schemas"]["KeptDraftDetails"];
+        } | {
+            /**
+             * @description Slovak, for people
+             * @example Neautorizovaný prístup
+             */
+            message: string;
+            /** @example 401 */
+            statusCode: number;
+            /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
+            stack?: string;
             /** @constant */
             code: "csrf_rejected";
             details: components["schemas"]["CsrfRejection"];
@@ -1242,7 +1444,7 @@ export interface components {
             /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
             stack?: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "upstream_unavailable" | "service_unavailable" | "upstream_timeout" | "idempotency_conflict" | "submission_refused" | "mail_quota_exceeded" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
+            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "service_unavailable" | "idempotency_conflict" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
             /** @description None for these codes */
             details?: unknown;
         };
@@ -1252,6 +1454,13 @@ export interface components {
             /** @description Slovak, for people */
             message: string;
         }[];
+        KeptDraftDetails: {
+            /**
+             * Format: uuid
+             * @description The server draft holding the recipients, subject, text and HTML of the failed send (GET /api/drafts/{id}); attachments are not kept
+             */
+            draftId: string;
+        };
         CsrfRejection: {
             /**
              * @description origin_mismatch: Origin is neither this host nor in CORS_ORIGIN; origin_not_http: Origin null or not http(s); cross_site_request: no Origin and Sec-Fetch-Site cross-site
@@ -1774,6 +1983,76 @@ export interface components {
              * @example 2026-03-01T08:30:00.000Z
              */
             waitingSince: string;
+        };
+        EmailSignature: {
+            /** Format: uuid */
+            emailAccountId: string;
+            /** @description Empty when no signature is set */
+            text: string;
+            /** @description As stored: already cleaned by the sanitiser; null: the text is used */
+            html: string | null;
+            /** @description When it was last set; null: never set */
+            updatedAt: string | null;
+        };
+        EmailTemplate: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            subject: string;
+            text: string;
+            html: string | null;
+            shared: boolean;
+            /**
+             * Format: uuid
+             * @description Who wrote it: only they (or an admin) may change or delete a shared template
+             */
+            authorId: string;
+            /** @description Whether you may change and delete it */
+            editable: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        RenderedTemplate: {
+            /** @description Placeholders filled; no control characters */
+            subject: string;
+            text: string;
+            /** @description Placeholders filled with HTML-escaped values; null when the template has no HTML */
+            html: string | null;
+        };
+        EmailDraft: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            replyToEmailId: string | null;
+            to: components["schemas"]["DraftRecipient"][];
+            cc: components["schemas"]["DraftRecipient"][];
+            bcc: components["schemas"]["DraftRecipient"][];
+            subject: string;
+            text: string;
+            html: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        DraftRecipient: {
+            email: string;
+            name: string | null;
         };
         Erasure: {
             /** @description HMAC-SHA256 of the address (hex) under a key derived from CRM_ENCRYPTION_KEY: how the audit log names it */
@@ -4576,24 +4855,40 @@ export interface operations {
                     cc?: string[];
                     bcc?: string[];
                     subject?: string;
-                    text: string;
+                    /** @description Required unless templateId is given (the template then supplies it) */
+                    text?: string;
                     html?: string;
+                    /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
+                    signature?: boolean | ("true" | "false") | 1 | 0;
                     /** Format: uuid */
                     emailAccountId?: string;
                     /** Format: uuid */
                     contactId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given
+                     */
+                    templateId?: string;
                 } | unknown | unknown;
                 "multipart/form-data": {
                     to?: string[];
                     cc?: string[];
                     bcc?: string[];
                     subject?: string;
-                    text: string;
+                    /** @description Required unless templateId is given (the template then supplies it) */
+                    text?: string;
                     html?: string;
+                    /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
+                    signature?: boolean | ("true" | "false") | 1 | 0;
                     /** Format: uuid */
                     emailAccountId?: string;
                     /** Format: uuid */
                     contactId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given
+                     */
+                    templateId?: string;
                     /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
                     attachments?: Blob[];
                 };
@@ -4879,6 +5174,8 @@ export interface operations {
                     subject?: string;
                     text: string;
                     html?: string;
+                    /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
+                    signature?: boolean | ("true" | "false") | 1 | 0;
                     replyAll?: boolean | ("true" | "false") | 1 | 0;
                 };
                 "multipart/form-data": {
@@ -4888,6 +5185,8 @@ export interface operations {
                     subject?: string;
                     text: string;
                     html?: string;
+                    /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
+                    signature?: boolean | ("true" | "false") | 1 | 0;
                     replyAll?: boolean | ("true" | "false") | 1 | 0;
                     /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
                     attachments?: Blob[];
@@ -4896,6 +5195,87 @@ export interface operations {
         };
         responses: {
             /** @description data.email = the reply, already in the contact's thread; data.sent = Message-ID, account, recipient count */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SentEmail"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    forwardEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1-255 visible ASCII characters, e.g. a UUID per user action: the same key within 24 h answers the first result without sending again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    to: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    text: string;
+                    html?: string;
+                    /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
+                    signature?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * Format: uuid
+                     * @description The mailbox to send from (one you may send from); default: the forwarded email's own
+                     */
+                    emailAccountId?: string;
+                };
+                "multipart/form-data": {
+                    to: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    text: string;
+                    html?: string;
+                    /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
+                    signature?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * Format: uuid
+                     * @description The mailbox to send from (one you may send from); default: the forwarded email's own
+                     */
+                    emailAccountId?: string;
+                    /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
+                    attachments?: Blob[];
+                };
+            };
+        };
+        responses: {
+            /** @description data.email = the forward as listed in the CRM; data.sent = Message-ID, account, recipient count */
             201: {
                 headers: {
                     /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
@@ -4965,6 +5345,650 @@ export interface operations {
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getSignature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signature */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            signature: components["schemas"]["EmailSignature"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setSignature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Plain-text signature (at most 10000 characters); empty: no signature */
+                    text: string;
+                    /** @description HTML signature (at most 50000 characters), cleaned by the same sanitiser as email bodies; absent or null: the text, escaped */
+                    html?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The signature as stored */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            signature: components["schemas"]["EmailSignature"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["EmailTemplate"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description May hold placeholders; their values never bring a line break into the header */
+                    subject: string;
+                    text: string;
+                    /** @description Cleaned by the sanitiser of email bodies when saved; values are inserted HTML-escaped */
+                    html?: string | null;
+                    /**
+                     * @description false: yours alone; true: every staff member lists and uses it (only you or an admin edit it)
+                     * @default false
+                     */
+                    shared?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The template */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            template: components["schemas"]["EmailTemplate"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            template: components["schemas"]["EmailTemplate"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description May hold placeholders; their values never bring a line break into the header */
+                    subject?: string;
+                    text?: string;
+                    /** @description Cleaned by the sanitiser of email bodies when saved; values are inserted HTML-escaped */
+                    html?: string | null;
+                    /** @description false: yours alone; true: every staff member lists and uses it (only you or an admin edit it) */
+                    shared?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The template as it now stands */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            template: components["schemas"]["EmailTemplate"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    renderTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The contact whose values fill the placeholders (one you may see)
+                     */
+                    contactId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description subject, text and html with the placeholders filled */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["RenderedTemplate"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDrafts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of drafts */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["EmailDraft"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The mailbox it will be sent from (one you may send from)
+                     */
+                    emailAccountId: string;
+                    /** @description As for sending: an array or comma-separated, "Name <a@b.sk>" or "a@b.sk" */
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text?: string;
+                    html?: string | null;
+                    /** @description The email it answers (one of the same mailbox you may read): sent as a reply, threaded under it; null: a new message */
+                    replyToEmailId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The draft */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            draft: components["schemas"]["EmailDraft"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            draft: components["schemas"]["EmailDraft"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The mailbox it will be sent from (one you may send from)
+                     */
+                    emailAccountId?: string;
+                    /** @description As for sending: an array or comma-separated, "Name <a@b.sk>" or "a@b.sk" */
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text?: string;
+                    html?: string | null;
+                    /** @description The email it answers (one of the same mailbox you may read): sent as a reply, threaded under it; null: a new message */
+                    replyToEmailId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The draft as it now stands */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            draft: components["schemas"]["EmailDraft"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1-255 visible ASCII characters, e.g. a UUID per user action: the same key within 24 h answers the first result without sending again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description false: without your signature of the mailbox */
+                    signature?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Sent; the same answer as compose */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SentEmail"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     exportPersonalData: {

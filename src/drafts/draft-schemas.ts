@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { changeBody } from '../shared/validation.js';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE } from '../sending/header-text.js';
 import { MAX_BODY_CHARS, recipientList } from '../sending/sending-schemas.js';
 
@@ -32,8 +33,8 @@ export const createDraftBody = z.strictObject({
 });
 
 /** PATCH /api/drafts/{id}: the fields given replace the stored ones (null clears html and replyToEmailId). */
-export const updateDraftBody = z
-  .strictObject({
+export const updateDraftBody = changeBody(
+  z.strictObject({
     emailAccountId: fields.emailAccountId.optional(),
     to: fields.to.optional(),
     cc: fields.cc.optional(),
@@ -42,8 +43,9 @@ export const updateDraftBody = z
     text: fields.text.optional(),
     html: fields.html.optional(),
     replyToEmailId: fields.replyToEmailId.optional(),
-  })
-  .refine((v) => Object.values(v).some((x) => x !== undefined), 'Zadajte aspoň jednu zmenu');
+  }),
+  'Zadajte aspoň jednu zmenu',
+);
 
 /** POST /api/drafts/{id}/send: signature as for sending (default: appended). */
 export const sendDraftBody = z.strictObject({

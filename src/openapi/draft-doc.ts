@@ -7,9 +7,9 @@ import type { AreaDoc } from './route-doc.js';
 export const draftArea: AreaDoc = {
   tag: 'drafts',
   description:
-    'Drafts kept on the server, private to their author (another user\'s draft id: 404, like an unknown one). A draft is for a mailbox you may send ' +
+    "Drafts kept on the server, private to their author (another user's draft id: 404, like an unknown one). A draft is for a mailbox you may send " +
     'from (not shared with you: 404; without canSend, e.g. a viewer: 403) and may answer an email of that mailbox (replyToEmailId). When compose or ' +
-    'reply fails at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded), the error\'s details are ' +
+    "reply fails at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded), the error's details are " +
     '{ draftId }: a draft holding what was typed (its recipients, subject, text and HTML; attachments are not kept). Attachments on drafts: not yet',
   routes: [
     {
@@ -70,7 +70,7 @@ export const draftArea: AreaDoc = {
       auth: 'user',
       summary: 'Send a draft',
       description:
-        'Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply\'s defaults), with your signature ' +
+        "Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature " +
         'unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the ' +
         'message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result.',
       params: idParams,

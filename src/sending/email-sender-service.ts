@@ -129,12 +129,7 @@ export class EmailSenderService {
     try {
       return await this.deliver(message, origin, body, content, meta);
     } catch (err) {
-      throw await keepTyped(
-        err,
-        this.deps.drafts,
-        { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) },
-        this.deps.logger,
-      );
+      throw await keepTyped(err, this.deps.drafts, { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) }, this.deps.logger);
     }
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { changeBody } from '../shared/validation.js';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE } from '../sending/header-text.js';
 import { unknownPlaceholders } from './template-render.js';
 
@@ -30,10 +31,7 @@ const fields = {
     .refine((s) => !CONTROL_CHARACTERS.test(s.replaceAll('\t', ' ')), CONTROL_CHARACTERS_MESSAGE)
     .superRefine(knownPlaceholders)
     .meta({ description: 'May hold placeholders; their values never bring a line break into the header' }),
-  text: z
-    .string({ error: 'Text šablóny je povinný' })
-    .max(MAX_TEMPLATE_TEXT, `Text šablóny môže mať najviac ${MAX_TEMPLATE_TEXT} znakov`)
-    .superRefine(knownPlaceholders),
+  text: z.string({ error: 'Text šablóny je povinný' }).max(MAX_TEMPLATE_TEXT, `Text šablóny môže mať najviac ${MAX_TEMPLATE_TEXT} znakov`).superRefine(knownPlaceholders),
   html: z
     .string({ error: 'HTML šablóny musí byť text' })
     .max(MAX_TEMPLATE_HTML, `HTML šablóny môže mať najviac ${MAX_TEMPLATE_HTML} znakov`)
@@ -41,20 +39,23 @@ const fields = {
     .nullable()
     .optional()
     .meta({ description: 'Cleaned by the sanitiser of email bodies when saved; values are inserted HTML-escaped' }),
-  shared: z.boolean({ error: 'shared musí byť true alebo false' }).meta({ description: 'false: yours alone; true: every staff member lists and uses it (only you or an admin edit it)' }),
+  shared: z
+    .boolean({ error: 'shared musí byť true alebo false' })
+    .meta({ description: 'false: yours alone; true: every staff member lists and uses it (only you or an admin edit it)' }),
 };
 
 export const createTemplateBody = z.strictObject({ ...fields, shared: fields.shared.default(false) });
 
-export const updateTemplateBody = z
-  .strictObject({
+export const updateTemplateBody = changeBody(
+  z.strictObject({
     name: fields.name.optional(),
     subject: fields.subject.optional(),
     text: fields.text.optional(),
     html: fields.html,
     shared: fields.shared.optional(),
-  })
-  .refine((v) => Object.values(v).some((x) => x !== undefined), 'Zadajte aspoň jednu zmenu (name, subject, text, html, shared)');
+  }),
+  'Zadajte aspoň jednu zmenu (name, subject, text, html, shared)',
+);
 
 /** POST /api/templates/{id}/render. personId comes with the people area (not in this release). */
 export const renderTemplateBody = z.strictObject({

@@ -1,6 +1,5 @@
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
-import type { CompanyService } from '../companies/company-service.js';
-import type { ContactService } from '../contacts/contact-service.js';
+import { CONTACT_NOT_FOUND } from '../contacts/contact-records.js';
 import type { Transactions } from '../db/transactions.js';
 import { sanitiseEmailHtml } from '../emails/html-sanitiser.js';
 import { ForbiddenError, NotFoundError } from '../errors/app-errors.js';
@@ -27,9 +26,6 @@ export interface TemplateInput {
 
 export interface TemplateServiceDeps {
   templates: TemplateRepository;
-  contacts: Pick<ContactService, 'get'>;
-  companies: Pick<CompanyService, 'get'>;
-  users: { getById(id: string): Promise<{ firstName: string | null; lastName: string | null }> };
   transactions: Transactions;
   audit: AuditService;
 }
@@ -67,7 +63,14 @@ export class TemplateService {
       const current = await this.editable(caller, id, tx);
       const merged = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) } as TemplateInput;
       const updated = await this.deps.templates.update(id, clean(merged), tx);
-      await this.audit(AuditActions.templateUpdated, caller, updated, meta, tx, Object.keys(changes).filter((k) => changes[k as keyof TemplateInput] !== undefined));
+      await this.audit(
+        AuditActions.templateUpdated,
+        caller,
+        updated,
+        meta,
+        tx,
+        Object.keys(changes).filter((k) => changes[k as keyof TemplateInput] !== undefined),
+      );
       return updated;
     });
   }
@@ -86,19 +89,18 @@ export class TemplateService {
     return renderTemplate(template, await this.values(userId, contactId));
   }
 
-  /** The placeholder values for one contact and the sender. */
+  /** The placeholder values for one contact and the sender (a contact the caller may not see: 404). */
   async values(userId: string, contactId: string): Promise<PlaceholderValues> {
-    const contact = await this.deps.contacts.get(userId, contactId);
-    const company = contact.companyId ? await this.deps.companies.get(userId, contact.companyId).catch(() => undefined) : undefined;
-    const user = await this.deps.users.getById(userId);
-    const { firstName, lastName } = nameParts(contact.name);
+    const source = await this.deps.templates.placeholderSource(userId, contactId);
+    if (!source) throw new NotFoundError(CONTACT_NOT_FOUND);
+    const { firstName, lastName } = nameParts(source.contact_name);
     return {
-      'contact.name': contact.name ?? '',
+      'contact.name': source.contact_name ?? '',
       'contact.firstName': firstName,
       'contact.lastName': lastName,
-      'company.name': company?.name ?? '',
-      'user.firstName': user.firstName ?? '',
-      'user.lastName': user.lastName ?? '',
+      'company.name': source.company_name ?? '',
+      'user.firstName': source.first_name ?? '',
+      'user.lastName': source.last_name ?? '',
     };
   }
 

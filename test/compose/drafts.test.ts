@@ -62,13 +62,19 @@ describe('drafts: kept on the server, private, and never lost to a refused send'
     const subject = uniqueSubject('Koncept');
     const id = (await draft(owner, { emailAccountId: world.accountId, to: world.bob.user, subject, text: 'Z konceptu.' })).body.data.draft.id as string;
     const key = `d-${randomBytes(6).toString('hex')}`;
-    const sent = await owner.as(request(app).post(`/api/drafts/${id}/send`)).set('Idempotency-Key', key).send({});
+    const sent = await owner
+      .as(request(app).post(`/api/drafts/${id}/send`))
+      .set('Idempotency-Key', key)
+      .send({});
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
     expect(sent.body.data.sent).to.include({ emailAccountId: world.accountId, recipients: 1 });
     const [delivered] = await waitForServerEmails(world.bob, subject);
     expect(delivered.bodyValues![delivered.textBody![0].partId!].value.trim()).to.equal('Z konceptu.');
     expect((await owner.as(request(app).get(`/api/drafts/${id}`))).status).to.equal(404);
-    const replay = await owner.as(request(app).post(`/api/drafts/${id}/send`)).set('Idempotency-Key', key).send({});
+    const replay = await owner
+      .as(request(app).post(`/api/drafts/${id}/send`))
+      .set('Idempotency-Key', key)
+      .send({});
     expect(replay.status).to.equal(201);
     expect(replay.headers['idempotent-replayed']).to.equal('true');
     expect(replay.body.data.sent.messageId).to.equal(sent.body.data.sent.messageId);
@@ -85,7 +91,9 @@ describe('drafts: kept on the server, private, and never lost to a refused send'
     expect(kept.status).to.equal(200);
     expect(kept.body.data.draft).to.include({ subject: 'Nepôjde', text: 'Dôležitý text' });
 
-    const compose = await refusing.as(request(app).post('/api/emails')).send({ emailAccountId: accountId, to: world.bob.user, cc: 'cc@example.test', subject: 'Tiež nie', text: 'Napísaný text' });
+    const compose = await refusing
+      .as(request(app).post('/api/emails'))
+      .send({ emailAccountId: accountId, to: world.bob.user, cc: 'cc@example.test', subject: 'Tiež nie', text: 'Napísaný text' });
     expect(compose.status).to.equal(502);
     expect(compose.body.error.code).to.equal('submission_refused');
     const draftId = compose.body.error.details.draftId as string;

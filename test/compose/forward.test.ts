@@ -29,7 +29,11 @@ describe('forward: the original quoted and its attachment carried, through Cyrus
     await sendFromMailUser(world.bob, world.alice.user, subject, { name: 'zmluva.pdf.bin', type: 'application/octet-stream', bytes });
     await waitForServerEmails(world.alice, subject);
     expect((await world.ctx.services.mailSync.syncAccount(world.accountId)).outcome).to.equal('ok');
-    const list = await world.owner.as(request(world.app).get('/api/emails').query({ emailAccountId: world.accountId, search: subject.split(' ').pop() }));
+    const list = await world.owner.as(
+      request(world.app)
+        .get('/api/emails')
+        .query({ emailAccountId: world.accountId, search: subject.split(' ').pop() }),
+    );
     const email = (list.body.data.items as Array<{ id: string; subject: string }>).find((e) => e.subject === subject);
     expect(email, JSON.stringify(list.body)).to.exist;
     return email!.id;

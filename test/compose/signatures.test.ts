@@ -55,7 +55,9 @@ describe('signatures: each member of a team mailbox signs with their own', funct
     const { app, editor } = box;
     expect((await editor.as(request(app).put(path())).send({ text: 'Editor Ďurko\n+421 900 000 000', html: '<p>Editor <b>Ďurko</b></p>' })).status).to.equal(200);
     const subject = uniqueSubject('Podpis');
-    const sent = await editor.as(request(app).post('/api/emails')).send({ emailAccountId: box.accountId, to: bob.user, subject, text: 'Dobrý deň,\nposielam ponuku.', html: '<p>Dobrý deň</p>' });
+    const sent = await editor
+      .as(request(app).post('/api/emails'))
+      .send({ emailAccountId: box.accountId, to: bob.user, subject, text: 'Dobrý deň,\nposielam ponuku.', html: '<p>Dobrý deň</p>' });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
     const [delivered] = await waitForServerEmails(bob, subject);
     const text = delivered.bodyValues![delivered.textBody![0].partId!].value;
@@ -65,7 +67,9 @@ describe('signatures: each member of a team mailbox signs with their own', funct
     expect(text).not.to.include('Majiteľ');
 
     const plain = uniqueSubject('Bez podpisu');
-    expect((await editor.as(request(app).post('/api/emails')).send({ emailAccountId: box.accountId, to: bob.user, subject: plain, text: 'Len text.', signature: false })).status).to.equal(201);
+    expect(
+      (await editor.as(request(app).post('/api/emails')).send({ emailAccountId: box.accountId, to: bob.user, subject: plain, text: 'Len text.', signature: false })).status,
+    ).to.equal(201);
     const [unsigned] = await waitForServerEmails(bob, plain);
     expect(unsigned.bodyValues![unsigned.textBody![0].partId!].value.trim()).to.equal('Len text.');
   });
@@ -75,7 +79,11 @@ describe('signatures: each member of a team mailbox signs with their own', funct
     const subject = uniqueSubject('Otázka');
     await put(mail, 'INBOX', { from: { name: 'Bob', email: bob.user }, to: mail.user, subject, body: 'Máte čas?', date: new Date(Date.now() - 60_000) });
     expect((await ctx.services.mailSync.syncAccount(box.accountId)).outcome).to.equal('ok');
-    const list = await editor.as(request(app).get('/api/emails').query({ emailAccountId: box.accountId, search: subject.split(' ').pop() }));
+    const list = await editor.as(
+      request(app)
+        .get('/api/emails')
+        .query({ emailAccountId: box.accountId, search: subject.split(' ').pop() }),
+    );
     const original = (list.body.data.items as Array<{ id: string; subject: string }>).find((e) => e.subject === subject)!;
     const reply = await editor.as(request(app).post(`/api/emails/${original.id}/reply`)).send({ text: 'Áno.' });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(201);

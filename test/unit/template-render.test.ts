@@ -16,7 +16,11 @@ const values = (over: Partial<PlaceholderValues> = {}): PlaceholderValues => ({
 describe('template render (pure)', () => {
   it('fills every placeholder, spaces inside the braces allowed, diacritics kept', () => {
     const out = renderTemplate(
-      { subject: 'Ponuka pre {{company.name}}', text: 'Dobrý deň, {{ contact.firstName }} {{contact.lastName}}!\n{{user.firstName}} {{user.lastName}}', html: '<p>{{contact.name}}</p>' },
+      {
+        subject: 'Ponuka pre {{company.name}}',
+        text: 'Dobrý deň, {{ contact.firstName }} {{contact.lastName}}!\n{{user.firstName}} {{user.lastName}}',
+        html: '<p>{{contact.name}}</p>',
+      },
       values(),
     );
     expect(out).to.deep.equal({ subject: 'Ponuka pre Žltý s.r.o.', text: 'Dobrý deň, Ľubomír Šebo!\nJán Kováč', html: '<p>Ľubomír Šebo</p>' });

@@ -1,6 +1,4 @@
 import type { AuditService } from '../../audit/audit-service.js';
-import type { CompanyService } from '../../companies/company-service.js';
-import type { ContactService } from '../../contacts/contact-service.js';
 import { DraftRepository } from '../../drafts/draft-repository.js';
 import { DraftService } from '../../drafts/draft-service.js';
 import type { EmailService } from '../../emails/email-service.js';
@@ -9,7 +7,6 @@ import { SignatureRepository } from '../../signatures/signature-repository.js';
 import { SignatureService } from '../../signatures/signature-service.js';
 import { TemplateRepository } from '../../templates/template-repository.js';
 import { TemplateService } from '../../templates/template-service.js';
-import type { UserService } from '../../users/user-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // Writing mail (issue 47): the caller's signatures per mailbox (src/signatures) and email templates
@@ -19,15 +16,8 @@ export function signatures(p: Plumbing, s: { audit: AuditService }): SignatureSe
   return new SignatureService({ signatures: new SignatureRepository(p.sql), accounts: p.accountAccess, transactions: p.transactions, audit: s.audit });
 }
 
-export function templates(p: Plumbing, s: { audit: AuditService; contacts: ContactService; companies: CompanyService; users: UserService }): TemplateService {
-  return new TemplateService({
-    templates: new TemplateRepository(p.sql),
-    contacts: s.contacts,
-    companies: s.companies,
-    users: s.users,
-    transactions: p.transactions,
-    audit: s.audit,
-  });
+export function templates(p: Plumbing, s: { audit: AuditService }): TemplateService {
+  return new TemplateService({ templates: new TemplateRepository(p.sql), transactions: p.transactions, audit: s.audit });
 }
 
 /** The sender is asked for when a draft is sent, not when the drafts are built: it keeps failed sends through this service. */
