@@ -19,7 +19,8 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 500);
 const TEXT_CHARS = Number(process.env.BENCH_TEXT_CHARS ?? 4000);
 const WARMUP = 50;
 
-function send(base: string, agent: http.Agent, method: string, path: string, token: string, body: unknown): Promise<{ status: number; json: unknown }> {
+function send(to: { base: string; agent: http.Agent; token: string }, method: string, path: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  const { base, agent, token } = to;
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -62,8 +63,9 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const token = (await ctx.services.sessions.create(m.user, { rememberMe: false }, { actor: 'bench' })).accessToken;
+    const to = { base, agent, token };
 
-    const draft = await send(base, agent, 'POST', '/api/drafts', token, { emailAccountId: m.account.id, to: 'klient@partner1.sk', subject: 'Ponuka', text: '' });
+    const draft = await send(to, 'POST', '/api/drafts', { emailAccountId: m.account.id, to: 'klient@partner1.sk', subject: 'Ponuka', text: '' });
     const draftId = (draft.json as { data: { draft: { id: string } } }).data.draft.id;
     const template = {
       name: 'Ponuka',
@@ -71,12 +73,12 @@ async function main(): Promise<void> {
       text: `Dobrý deň, {{contact.firstName}},\n\n${'posielame ponuku. '.repeat(40)}\n\n{{user.firstName}} {{user.lastName}}`,
       html: `<p>Dobrý deň, <b>{{contact.name}}</b>,</p><p>${'posielame ponuku. '.repeat(40)}</p>`,
     };
-    const created = await send(base, agent, 'POST', '/api/templates', token, template);
+    const created = await send(to, 'POST', '/api/templates', template);
     const templateId = (created.json as { data: { template: { id: string } } }).data.template.id;
 
     const text = (i: number) => `${'Dobrý deň, píšem koncept. '.repeat(Math.ceil(TEXT_CHARS / 26)).slice(0, TEXT_CHARS)} ${i}`;
-    const patch = (i: number) => send(base, agent, 'PATCH', `/api/drafts/${draftId}`, token, { text: text(i) }).then((r) => r.status);
-    const render = () => send(base, agent, 'POST', `/api/templates/${templateId}/render`, token, { contactId: m.medianContactId }).then((r) => r.status);
+    const patch = (i: number) => send(to, 'PATCH', `/api/drafts/${draftId}`, { text: text(i) }).then((r) => r.status);
+    const render = () => send(to, 'POST', `/api/templates/${templateId}/render`, { contactId: m.medianContactId }).then((r) => r.status);
     await timed(WARMUP, patch);
     await timed(WARMUP, render);
     const patches = await timed(ITERATIONS, patch);

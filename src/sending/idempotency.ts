@@ -1,5 +1,5 @@
 import { AppError, ConflictError, type ErrorCode } from '../errors/app-errors.js';
-import type { IdempotencyRepository } from './idempotency-repository.js';
+import type { IdempotencyRepository, IdempotencyRow } from './idempotency-repository.js';
 
 /** docs/contract.md §4.5: the same Idempotency-Key within 24 h answers the first result without sending again. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -55,16 +55,7 @@ export class SendIdempotency {
     outcomeOf: (err: unknown) => SendOutcome,
   ): Promise<StoredResponse> {
     const existing = await this.keys.claim(userId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS, content?.known ?? null);
-    if (existing) {
-      if (existing.fingerprint !== fingerprint) throw new ConflictError(OTHER_REQUEST, undefined, 'idempotency_conflict');
-      if (existing.status === 'pending' || existing.response_status === null) throw new ConflictError(IN_PROGRESS, undefined, 'idempotency_conflict');
-      if (content && existing.body_hash !== null && existing.body_hash !== (content.known ?? (await content.read()))) {
-        throw new ConflictError(OTHER_BODY, undefined, 'idempotency_conflict');
-      }
-      // One cause, one answer: the retry of a send that ended unknown gets that send's error again.
-      if (existing.status === 'failed') throw storedError(existing.response_status, existing.response_body);
-      return { status: existing.response_status, body: existing.response_body, replayed: true };
-    }
+    if (existing) return this.replay(existing, fingerprint, content);
     let response: { status: number; body: unknown };
     try {
       response = await work();
@@ -76,6 +67,18 @@ export class SendIdempotency {
     }
     await this.keys.complete(userId, key, response.status, response.body, (await content?.sent()) ?? null);
     return { ...response, replayed: false };
+  }
+
+  /** The answer to a retry of a key already claimed: the first result, its error again, or a 409. */
+  private async replay(existing: IdempotencyRow, fingerprint: string, content: RequestContent | undefined): Promise<StoredResponse> {
+    if (existing.fingerprint !== fingerprint) throw new ConflictError(OTHER_REQUEST, undefined, 'idempotency_conflict');
+    if (existing.status === 'pending' || existing.response_status === null) throw new ConflictError(IN_PROGRESS, undefined, 'idempotency_conflict');
+    if (content && existing.body_hash !== null && existing.body_hash !== (content.known ?? (await content.read()))) {
+      throw new ConflictError(OTHER_BODY, undefined, 'idempotency_conflict');
+    }
+    // One cause, one answer: the retry of a send that ended unknown gets that send's error again.
+    if (existing.status === 'failed') throw storedError(existing.response_status, existing.response_body);
+    return { status: existing.response_status, body: existing.response_body, replayed: true };
   }
 }
 

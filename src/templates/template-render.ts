@@ -13,9 +13,7 @@ export type PlaceholderValues = Record<Placeholder, string>;
 const KNOWN = new Set<string>(PLACEHOLDERS);
 /** `{{ name }}`, spaces allowed inside the braces. */
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
 const HEADER_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
-// eslint-disable-next-line no-control-regex -- as above, tab and line feed kept for the text part
 const TEXT_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
 
 /** The placeholders of `text` that are not known, each once, in order of appearance. */

@@ -53,7 +53,7 @@ export class TemplateService {
     const fields = clean(input);
     return this.deps.transactions.run(async (tx) => {
       const created = await this.deps.templates.insert(caller.userId, fields, tx);
-      await this.audit(AuditActions.templateCreated, caller, created, meta, tx);
+      await this.audit({ action: AuditActions.templateCreated, caller, template: created }, meta, tx);
       return created;
     });
   }
@@ -63,14 +63,8 @@ export class TemplateService {
       const current = await this.editable(caller, id, tx);
       const merged = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) } as TemplateInput;
       const updated = await this.deps.templates.update(id, clean(merged), tx);
-      await this.audit(
-        AuditActions.templateUpdated,
-        caller,
-        updated,
-        meta,
-        tx,
-        Object.keys(changes).filter((k) => changes[k as keyof TemplateInput] !== undefined),
-      );
+      const changed = Object.keys(changes).filter((k) => changes[k as keyof TemplateInput] !== undefined);
+      await this.audit({ action: AuditActions.templateUpdated, caller, template: updated, changed }, meta, tx);
       return updated;
     });
   }
@@ -79,7 +73,7 @@ export class TemplateService {
     await this.deps.transactions.run(async (tx) => {
       const current = await this.editable(caller, id, tx);
       await this.deps.templates.remove(id, tx);
-      await this.audit(AuditActions.templateDeleted, caller, current, meta, tx);
+      await this.audit({ action: AuditActions.templateDeleted, caller, template: current }, meta, tx);
     });
   }
 
@@ -111,7 +105,8 @@ export class TemplateService {
     return current;
   }
 
-  private audit(action: string, caller: TemplateCaller, t: TemplateRecord, meta: RequestMeta, tx: Parameters<AuditService['record']>[2], changed?: string[]) {
+  private audit(what: { action: string; caller: TemplateCaller; template: TemplateRecord; changed?: string[] }, meta: RequestMeta, tx: Parameters<AuditService['record']>[2]) {
+    const { action, caller, template: t, changed } = what;
     const details = { templateId: t.id, name: t.name, shared: t.shared, ...(t.userId !== caller.userId ? { authorId: t.userId } : {}), ...(changed ? { changed } : {}) };
     return this.deps.audit.record({ action, userId: caller.userId, details }, meta, tx);
   }
