@@ -19,6 +19,9 @@ import { createApiTokenRouter } from '../api-tokens/api-token-routes.js';
 import { createTimesheetAdminRouter } from '../timesheets/timesheet-admin-routes.js';
 import { createContactFollowUpRouter, createFollowUpRouter } from '../follow-ups/follow-up-routes.js';
 import { createConversationRouter } from '../conversations/conversation-routes.js';
+import { createSignatureRouter } from '../signatures/signature-routes.js';
+import { createTemplateRouter } from '../templates/template-routes.js';
+import { createDraftRouter } from '../drafts/draft-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -38,8 +41,12 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
   api.use('/emails', createEmailRouter(ctx.services, auth, { corsOrigins: ctx.config.corsOrigins }));
+  // Signatures first: their sub-path of an account is their own, everything else falls through.
+  api.use('/email-accounts', createSignatureRouter(ctx.services, auth));
   api.use('/conversations', createConversationRouter(ctx.services, auth));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
+  api.use('/templates', createTemplateRouter(ctx.services, auth));
+  api.use('/drafts', createDraftRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));
   api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth));

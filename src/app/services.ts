@@ -37,6 +37,9 @@ import type { SyncService } from '../sync/sync-service.js';
 import type { ResyncService } from '../sync/resync-service.js';
 import type { SyncStatusService } from '../sync/sync-status-service.js';
 import type { EmailSenderService } from '../sending/email-sender-service.js';
+import type { SignatureService } from '../signatures/signature-service.js';
+import type { TemplateService } from '../templates/template-service.js';
+import type { DraftService } from '../drafts/draft-service.js';
 import type { BackupService } from '../backup/backup-service.js';
 import type { RestoreService } from '../backup/restore-service.js';
 import type { RetentionService } from '../maintenance/retention-service.js';
@@ -51,6 +54,7 @@ const accounts = wiring.accounts;
 const records = wiring.records;
 const mail = wiring.mail;
 const operations = wiring.operations;
+const composing = wiring.composing;
 
 /**
  * The composition root: every service is a plain class whose repositories and collaborators are
@@ -199,6 +203,15 @@ export class Services {
   }
   get sending(): EmailSenderService {
     return this.once('sending', () => mail().sending(this.p, this));
+  }
+  get signatures(): SignatureService {
+    return this.once('signatures', () => composing().signatures(this.p, this));
+  }
+  get templates(): TemplateService {
+    return this.once('templates', () => composing().templates(this.p, this));
+  }
+  get drafts(): DraftService {
+    return this.once('drafts', () => composing().drafts(this.p, this));
   }
 
   // Backup and restore, retention and privacy, live updates

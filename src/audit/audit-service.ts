@@ -52,6 +52,12 @@ export const AuditActions = {
   dbRestore: 'admin.db_restore',
   /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */
   emailSend: 'email.send',
+  /** The caller's signature of a mailbox set (src/signatures): the account, the text's length, never the text. */
+  signatureUpdated: 'email_signature.updated',
+  /** A template created, changed or deleted (src/templates): its id, name and shared flag, never its text. */
+  templateCreated: 'email_template.created',
+  templateUpdated: 'email_template.updated',
+  templateDeleted: 'email_template.deleted',
   /** Personal data of an address exported or erased (src/privacy): the address only as its keyed hash. */
   privacyExported: 'privacy.exported',
   privacyErased: 'privacy.erased',

@@ -32,8 +32,16 @@ const csrfRejection = z
 /** shared_account_owner: the accounts to hand over first. */
 const sharedAccountOwner = z.object({ sharedAccounts: z.array(z.object({ emailAccountId: z.string() }).loose()) }).meta({ id: 'SharedAccountOwnerDetails' });
 
+/** A send the mail server failed (src/sending/failed-send.ts, KEEPS_DRAFT): the draft that holds what was typed. */
+const keptDraft = z
+  .object({
+    draftId: z.uuid().meta({ description: 'The server draft holding the recipients, subject, text and HTML of the failed send (GET /api/drafts/{id}); attachments are not kept' }),
+  })
+  .meta({ id: 'KeptDraftDetails' });
+
 const FIELD_CODES = ['validation_failed', 'recipient_rejected', 'attachment_not_allowed'] as const satisfies ErrorCode[];
-const DETAILED_CODES: readonly ErrorCode[] = [...FIELD_CODES, 'csrf_rejected', 'shared_account_owner'];
+const DRAFT_CODES = ['submission_refused', 'upstream_unavailable', 'upstream_timeout', 'mail_quota_exceeded'] as const satisfies ErrorCode[];
+const DETAILED_CODES: readonly ErrorCode[] = [...FIELD_CODES, ...DRAFT_CODES, 'csrf_rejected', 'shared_account_owner'];
 const OTHER_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !DETAILED_CODES.includes(code)) as [ErrorCode, ...ErrorCode[]];
 
 const errorCommon = {
@@ -53,6 +61,11 @@ const codeDescription = `Stable, for programs: branch on this, never on the mess
 const errorObject = z
   .union([
     z.object({ ...errorCommon, code: z.enum(FIELD_CODES), details: fieldProblems.optional() }),
+    z.object({
+      ...errorCommon,
+      code: z.enum(DRAFT_CODES),
+      details: keptDraft.optional().meta({ description: 'Sending (compose, reply, draft send): the draft that keeps the text; absent elsewhere' }),
+    }),
     z.object({ ...errorCommon, code: z.literal('csrf_rejected'), details: csrfRejection }),
     z.object({ ...errorCommon, code: z.literal('shared_account_owner'), details: sharedAccountOwner }),
     z.object({ ...errorCommon, code: z.enum(OTHER_CODES), details: z.unknown().optional().meta({ description: 'None for these codes' }) }),

@@ -20,6 +20,9 @@ import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
 import { userArea } from './lifecycle-doc.js';
+import { signatureArea } from './signature-doc.js';
+import { templateArea } from './template-doc.js';
+import { draftArea } from './draft-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
@@ -48,6 +51,9 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     followUpArea,
     conversationArea,
     emailArea,
+    signatureArea,
+    templateArea,
+    draftArea,
     privacyArea,
     eventArea,
     userArea,

@@ -2,7 +2,7 @@ import { awaitingReplySchema, emailData, emailSchema, emailSummarySchema, markRe
 import { attachmentParams, awaitingReplyQuery, contactIdParams, listEmailsQuery, threadQuery, updateEmailBody } from '../emails/email-schemas.js';
 import { idParams } from '../shared/validation.js';
 import { z } from 'zod';
-import { composeBody, replyBody } from '../sending/sending-schemas.js';
+import { composeBody, forwardBody, replyBody } from '../sending/sending-schemas.js';
 import { sentEmailData } from '../sending/sending-presenter.js';
 
 const files = z.array(z.string().meta({ format: 'binary' })).meta({
@@ -14,11 +14,14 @@ const SENDING =
   'files in "attachments": every text field must precede the first file (the whole form is validated there, before any ' +
   'byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters ' +
   '(CR, LF...): 400. Header Idempotency-Key: the same key ' +
-  'within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress or ' +
-  'whose send ended with an unknown outcome is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a ' +
+  'within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a ' +
   'per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many ' +
   'multipart sends of one user run at once (429 with Retry-After). Mail server refusals: ' +
   'recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. ' +
+  'A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a ' +
+  'server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send ' +
+  'whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox ' +
+  '(PUT /api/email-accounts/{id}/signature) is appended unless signature is false. ' +
   'A sender who may send but not read the account (canRead false) gets data.email null.';
 import type { AreaDoc } from './route-doc.js';
 
@@ -120,6 +123,29 @@ export const emailArea: AreaDoc = {
       success: {
         status: 201,
         description: "data.email = the reply, already in the contact's thread; data.sent = Message-ID, account, recipient count",
+        body: 'data',
+        data: sentEmailData,
+      },
+      errors: [403, 409, 413, 429, 502, 504, 507],
+    },
+    {
+      method: 'post',
+      operationId: 'forwardEmail',
+      path: '/api/emails/:id/forward',
+      auth: 'user',
+      summary: 'Forward an email, with its attachments',
+      description:
+        `${SENDING} Rights as for a reply: the email must be readable (canRead) and sent from a mailbox you may send from (its own, or emailAccountId). ` +
+        'Subject "Fwd: " once (earlier Fwd:/Fw:/WG:/TR: prefixes are not doubled); below your text (and signature) the original is quoted under a ' +
+        'block of its From, Date, Subject and To. Its attachments are carried: streamed one by one from the mail server into the new message ' +
+        '(the same size limits, upload budget and executable check as uploaded files); files of a form are added before them. Not threaded under the original.',
+      params: idParams,
+      body: forwardBody,
+      form: forwardBody.safeExtend({ attachments: files.optional() }),
+      idempotent: true,
+      success: {
+        status: 201,
+        description: 'data.email = the forward as listed in the CRM; data.sent = Message-ID, account, recipient count',
         body: 'data',
         data: sentEmailData,
       },

@@ -38,6 +38,16 @@ export interface DraftInput extends Recipients {
   sentAt: Date;
 }
 
+/** Forward prefixes of common clients: "Fwd:", "Fw:", "WG:" (German), "TR:" (French), "PD:" (Polish). */
+const FORWARD_PREFIX = /^\s*(?:fwd?|wg|tr|pd)\s*:\s*/i;
+
+/** "Fwd: " exactly once in front of the forwarded subject. */
+export function forwardSubject(original: string | null | undefined): string {
+  let subject = headerText(original);
+  while (FORWARD_PREFIX.test(subject)) subject = subject.replace(FORWARD_PREFIX, '');
+  return `Fwd: ${subject}`.trim();
+}
+
 /** References kept at most: the first (the thread's root) and the most recent ones (RFC 5322 §3.6.4). */
 const MAX_REFERENCES = 20;
 /** Reply prefixes of common clients: "Re:", "RE[2]:", "AW:" (German), "Odp:" (Polish), "SV:" (Nordic). */

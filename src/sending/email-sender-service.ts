@@ -16,13 +16,18 @@ import type { Logger } from '../logging/logger.js';
 import type { EmailAccount } from '../models/index.js';
 import { EMAIL_GET_ARGS } from '../sync/jmap-sync-calls.js';
 import type { SentEmailWriter } from '../sync/sent-email-writer.js';
-import { draftEmail, envelopeOf, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
+import { draftEmail, envelopeOf, forwardSubject, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
+import { withForwardQuote } from './forwarding.js';
 import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
 import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
+import { messageContent, type ContentSources, type MessageContent } from './message-content.js';
+import { keepTyped, type DraftKeeper } from './failed-send.js';
 import { emailRefused, mailServerError, outcomeUnknown, submissionRefused } from './send-errors.js';
 import type { SendThrottle, UploadBudget } from './send-throttle.js';
-import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
+import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ForwardBody, type ReplyBody } from './send-request.js';
+
+type SendBody = ReplyBody | ComposeBody | ForwardBody;
 
 export { OutgoingMessage, type SendTarget } from './outgoing-message.js';
 
@@ -49,6 +54,10 @@ export interface EmailSenderDeps {
   uploadBudget: UploadBudget;
   /** Checks the caller's session again right before the submission. */
   sessions?: { activeSession(sessionId: string, userId: string): Promise<unknown> };
+  /** Signatures and templates (issue 47). */
+  content: ContentSources;
+  /** Keeps the text of a send that failed as a server draft (src/drafts). */
+  drafts?: DraftKeeper;
 }
 
 const NO_RECIPIENTS = 'Zadajte aspoň jedného adresáta';
@@ -101,7 +110,7 @@ export class EmailSenderService {
    * already validated (they come before the files): nothing goes to the mail server for a form that
    * would be refused anyway (issue 26).
    */
-  async attach(message: OutgoingMessage, body: ReplyBody | ComposeBody, stream: Readable, fileName: string, type: string): Promise<{ blobId: string; size: number }> {
+  async attach(message: OutgoingMessage, body: SendBody, stream: Readable, fileName: string, type: string): Promise<{ blobId: string; size: number }> {
     const first = !message.origin;
     const origin = await this.origins.of(message, body);
     if (first) precheckRecipients(origin, body);
@@ -112,19 +121,33 @@ export class EmailSenderService {
     }
   }
 
-  async send(message: OutgoingMessage, body: ReplyBody | ComposeBody, meta: RequestMeta): Promise<SendResult> {
+  async send(message: OutgoingMessage, body: SendBody, meta: RequestMeta): Promise<SendResult> {
     const origin = await this.origins.of(message, body);
     const { account } = origin;
+    // Before the mail server is asked anything: a template the caller may not use fails first.
+    const content = await messageContent(this.deps.content, message.userId, account.id, body);
+    try {
+      return await this.deliver(message, origin, body, content, meta);
+    } catch (err) {
+      throw await keepTyped(err, this.deps.drafts, { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) }, this.deps.logger);
+    }
+  }
+
+  private async deliver(message: OutgoingMessage, origin: SendOrigin, body: SendBody, content: MessageContent, meta: RequestMeta): Promise<SendResult> {
+    const { account } = origin;
     const setup = await prepare(origin);
+    const final = origin.forwarded ? { ...content, ...withForwardQuote(content, origin.forwarded) } : content;
     const own = new Set([account.email, account.jmapAccountId, setup.identity.email].map((a) => a.toLowerCase()));
     const recipients = this.recipients(origin, setup, body, own);
+    // After the recipients are known to be fine: no attachment byte moves for a send that would be refused.
+    if (origin.forwarded) await this.origins.carry(message, origin);
     const messageId = newMessageId(setup.identity.email);
     const draft = draftEmail({
       ...recipients,
       from: setup.identity.name ? { email: setup.identity.email, name: setup.identity.name } : { email: setup.identity.email },
-      subject: subjectOf(origin, setup, body),
-      text: body.text,
-      html: body.html,
+      subject: subjectOf(origin, setup, content),
+      text: final.text,
+      html: final.html,
       original: originalOf(origin, setup),
       attachments: origin.intake.attachments,
       messageId,
@@ -142,8 +165,9 @@ export class EmailSenderService {
       messageId,
       attachments: origin.intake.attachments.length,
       ...(origin.original ? { inReplyTo: origin.original.id } : {}),
+      ...(origin.forwarded ? { forwarded: origin.forwarded.id } : {}),
     };
-    const emailId = await this.record({ account, email: sent && withSentText(sent, body.text), setup, own }, { details, userId: message.userId, meta });
+    const emailId = await this.record({ account, email: sent && withSentText(sent, final.text), setup, own }, { details, userId: message.userId, meta });
     return {
       email: emailId ? await this.readable(message.userId, emailId) : null,
       messageId,
@@ -204,7 +228,7 @@ export class EmailSenderService {
     }
   }
 
-  private recipients(origin: SendOrigin, setup: SendSetup, body: ReplyBody | ComposeBody, own: Set<string>): Recipients {
+  private recipients(origin: SendOrigin, setup: SendSetup, body: SendBody, own: Set<string>): Recipients {
     let computed: Recipients = { to: [], cc: [], bcc: [] };
     if (origin.original) {
       const replyAll = 'replyAll' in body && body.replyAll === true;
@@ -244,6 +268,22 @@ export class EmailSenderService {
   }
 }
 
+/** What a draft keeps of a failed send: the typed recipients and text (the signature comes again at its send). */
+function keptDraft(origin: SendOrigin, body: SendBody, content: MessageContent) {
+  const given = (list: Recipient[] | undefined, fallback: Recipient[] = []) => list ?? fallback;
+  const contactTo = !origin.original && origin.contact ? [{ email: origin.contact.email, ...(origin.contact.name ? { name: origin.contact.name } : {}) }] : [];
+  return {
+    emailAccountId: origin.account.id,
+    ...(origin.original ? { replyToEmailId: origin.original.id } : {}),
+    to: given(body.to, contactTo),
+    cc: given(body.cc),
+    bcc: given(body.bcc),
+    subject: content.unsigned.subject ?? '',
+    text: content.unsigned.text,
+    ...(content.unsigned.html !== undefined ? { html: content.unsigned.html } : {}),
+  };
+}
+
 type EmailDraft = ReturnType<typeof draftEmail>;
 type Envelope = ReturnType<typeof envelopeOf>;
 
@@ -257,8 +297,9 @@ async function prepare(origin: SendOrigin): Promise<SendSetup> {
 }
 
 /** The subject given, else "Re: " the original's (as the mail server has it, else as synced), else none. */
-function subjectOf(origin: SendOrigin, setup: SendSetup, body: ReplyBody | ComposeBody): string {
+function subjectOf(origin: SendOrigin, setup: SendSetup, body: { subject?: string }): string {
   if (body.subject !== undefined) return body.subject;
+  if (origin.forwarded) return forwardSubject(origin.forwarded.subject);
   if (!origin.original) return '';
   return replySubject(setup.original?.subject ?? origin.original.subject);
 }
@@ -274,7 +315,7 @@ function originalOf(origin: SendOrigin, setup: SendSetup) {
  * What can be told about the recipients before the first attachment goes out: too many given, or
  * none at all for a new message without a contact (a reply and a contact supply their own).
  */
-function precheckRecipients(origin: SendOrigin, body: ReplyBody | ComposeBody): void {
+function precheckRecipients(origin: SendOrigin, body: SendBody): void {
   const given = (body.to?.length ?? 0) + (body.cc?.length ?? 0) + (body.bcc?.length ?? 0);
   if (given > MAX_RECIPIENTS) throw new ValidationError(TOO_MANY_RECIPIENTS, [{ field: 'to', message: TOO_MANY_RECIPIENTS }]);
   if (given === 0 && !origin.original && !origin.contact) throw new ValidationError(NO_RECIPIENTS, [{ field: 'to', message: NO_RECIPIENTS }]);

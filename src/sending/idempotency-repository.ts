@@ -2,7 +2,8 @@ import type { Sql } from '../db/sql.js';
 
 export interface IdempotencyRow {
   fingerprint: string;
-  status: 'pending' | 'done';
+  /** failed: the send ended with an unknown outcome; its error is the answer to every retry (issue 47). */
+  status: 'pending' | 'done' | 'failed';
   response_status: number | null;
   response_body: unknown;
   /** requestHash of the request that claimed the key; null before it is known (multipart) or for old rows. */
@@ -40,6 +41,15 @@ export class IdempotencyRepository {
               body_hash = coalesce($bodyHash, body_hash)
         WHERE user_id = $userId AND key = $key`,
       { userId, key, status, body: JSON.stringify(body), bodyHash },
+    );
+  }
+
+  /** The error a send with an unknown outcome answered, kept as the answer to its retries. */
+  async fail(userId: string, key: string, status: number, body: unknown): Promise<void> {
+    await this.sql.execute(
+      `UPDATE send_idempotency_keys SET status = 'failed', response_status = $status, response_body = $body::jsonb
+        WHERE user_id = $userId AND key = $key AND status = 'pending'`,
+      { userId, key, status, body: JSON.stringify(body) },
     );
   }
 

@@ -5,8 +5,8 @@ import type { EmailAccount } from '../models/index.js';
 import type { AttachmentIntake } from './attachment-intake.js';
 import type { SendOutcome } from './idempotency.js';
 
-/** A reply to an email the caller can see, or a new message. */
-export type SendTarget = { kind: 'reply'; emailId: string } | { kind: 'new' };
+/** A reply to an email the caller can see, a forward of one, or a new message. */
+export type SendTarget = { kind: 'reply'; emailId: string } | { kind: 'forward'; emailId: string } | { kind: 'new' };
 
 /** Where the message goes out from, found once per request (before the first attachment, if any). */
 export interface SendOrigin {
@@ -14,6 +14,8 @@ export interface SendOrigin {
   client: JmapClient;
   /** The email answered (reply). */
   original?: EmailRecord;
+  /** The email forwarded: quoted below the text, its attachments carried (src/sending/forwarding.ts). */
+  forwarded?: EmailRecord;
   /** The contact written to (new message with contactId): its address is the default To. */
   contact?: ContactRecord;
   intake: AttachmentIntake;
@@ -30,10 +32,13 @@ export class OutgoingMessage {
   /** Attachment bytes sent to the mail server so far, and the 1 MiB blocks of the upload budget spent on them. */
   uploadedBytes = 0;
   uploadBlocks = 0;
+  /** The server draft being sent (POST /api/drafts/{id}/send): kept on failure, no new one made. */
+  draftId?: string;
 
   constructor(
     readonly userId: string,
-    readonly target: SendTarget,
+    /** Set once; a draft's send sets it from the draft before anything is resolved (src/drafts). */
+    public target: SendTarget,
     /** Aborted when the client goes away: stops attachment uploads in progress. */
     readonly signal?: AbortSignal,
     /** The caller's session, checked again right before the submission (a sign-out mid-upload stops the send). */

@@ -4,7 +4,7 @@ import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { EmailService } from '../emails/email-service.js';
 import { ValidationError } from '../errors/app-errors.js';
-import { MAIL_CAPABILITY, type JmapClient } from '../jmap/index.js';
+import { downloadBlob, MAIL_CAPABILITY, type JmapClient } from '../jmap/index.js';
 import type { EmailAccount } from '../models/index.js';
 import { AttachmentIntake, type IntakeLimits } from './attachment-intake.js';
 import type { OutgoingMessage, SendOrigin } from './outgoing-message.js';
@@ -44,9 +44,14 @@ export class SendOrigins {
   private async resolve(message: OutgoingMessage, fields: Partial<ComposeBody>): Promise<SendOrigin> {
     const { accounts, emails, contacts } = this.deps;
     let original: EmailRecord | undefined;
+    let forwarded: EmailRecord | undefined;
     let contact: ContactRecord | undefined;
     let accountId: string;
-    if (message.target.kind === 'reply') {
+    if (message.target.kind === 'forward') {
+      // Read as for a reply (canRead on its mailbox); sent from its mailbox, or from another the caller may send from.
+      forwarded = await emails.get(message.userId, message.target.emailId);
+      accountId = fields.emailAccountId ?? forwarded.emailAccountId;
+    } else if (message.target.kind === 'reply') {
       original = await emails.get(message.userId, message.target.emailId);
       accountId = original.emailAccountId;
       contact = await contacts.get(message.userId, original.contactId).catch(() => undefined);
@@ -61,7 +66,33 @@ export class SendOrigins {
     const client = this.clientFor(account);
     const limits = await this.limits(client, account);
     const intake = new AttachmentIntake(client, account.jmapAccountId, limits, message.signal, (bytes) => this.deps.uploadBudget.reserve(message, bytes));
-    return { account, client, original, contact, intake };
+    return { account, client, original, forwarded, contact, intake };
+  }
+
+  /**
+   * The forwarded email's attachments, each streamed from its mailbox's download URL into the intake
+   * (the upload to the sending mailbox), one at a time: the CRM holds a chunk, never a file. The same
+   * checks as uploaded files apply (size limits, upload budget, no executables).
+   */
+  async carry(message: OutgoingMessage, origin: SendOrigin): Promise<void> {
+    const attachments = origin.forwarded?.attachments ?? [];
+    if (attachments.length === 0) return;
+    const source = await this.deps.accounts.readableAccount(message.userId, origin.forwarded!.emailAccountId);
+    const client = this.clientFor(source);
+    for (const attachment of attachments) {
+      let download;
+      try {
+        download = await downloadBlob(client, source.jmapAccountId, attachment.blobId, { name: 'attachment', type: attachment.type, signal: message.signal });
+      } catch (err) {
+        throw mailServerError(err);
+      }
+      try {
+        await origin.intake.add(download.body, attachment.name ?? 'priloha', attachment.type);
+      } catch (err) {
+        download.body.destroy();
+        throw mailServerError(err);
+      }
+    }
   }
 
   /** Keyed by the sealed password too: new credentials get a new client (and session). */

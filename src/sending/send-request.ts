@@ -16,6 +16,8 @@ interface MessageFields {
   subject?: string;
   text: string;
   html?: string;
+  /** false: without the sender's signature (default: appended). */
+  signature?: boolean;
 }
 
 /** A reply: recipients default to the original's (reply-all adds its To and Cc as Cc). */
@@ -24,7 +26,16 @@ export interface ReplyBody extends MessageFields {
 }
 
 /** A new email: from emailAccountId, or from the account of contactId (whose address is then the default To). */
-export interface ComposeBody extends MessageFields {
+export interface ComposeBody extends Omit<MessageFields, 'text'> {
+  /** Absent only with templateId (the template supplies it). */
+  text?: string;
   emailAccountId?: string;
   contactId?: string;
+  /** Rendered for contactId on the server (src/templates). */
+  templateId?: string;
+}
+
+/** A forward: to the recipients given, from the forwarded email's mailbox unless emailAccountId names another. */
+export interface ForwardBody extends MessageFields {
+  emailAccountId?: string;
 }

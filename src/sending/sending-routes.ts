@@ -13,8 +13,8 @@ import type { EmailSenderService, OutgoingMessage, SendTarget } from './email-se
 import type { RequestContent } from './idempotency.js';
 import { requestHash } from './request-hash.js';
 import { presentSent } from './sending-presenter.js';
-import { composeBody, idempotencyKey, MAX_BODY_CHARS, replyBody } from './sending-schemas.js';
-import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ReplyBody } from './send-request.js';
+import { composeBody, forwardBody, idempotencyKey, MAX_BODY_CHARS, replyBody } from './sending-schemas.js';
+import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ForwardBody, type ReplyBody } from './send-request.js';
 
 const MAX_FILES = 20;
 /** Boundaries, part headers and the text fields around the attachments. */
@@ -24,7 +24,7 @@ const FIELDS_FIRST = 'Textové polia formulára (adresáti, predmet, text...) uv
 const UPLOADS_BUSY = 'Príliš veľa odosielaní s prílohami naraz. Počkajte, kým sa dokončia, a skúste to znova.';
 
 /**
- * POST /api/emails (new message) and POST /api/emails/:id/reply, as JSON or as multipart/form-data
+ * POST /api/emails (new message), POST /api/emails/:id/reply and /forward, as JSON or as multipart/form-data
  * with files in the field "attachments", streamed to the mail server while the form arrives. Every
  * text field must come before the first file: the whole form is validated there, before the first
  * byte goes to the mail server (issue 26); a text field after a file is refused.
@@ -83,6 +83,11 @@ export function createSendingRouter(
     '/:id/reply',
     auth.requireAuth,
     handle((req) => ({ kind: 'reply', emailId: parseParams(idParams, req).id })),
+  );
+  router.post(
+    '/:id/forward',
+    auth.requireAuth,
+    handle((req) => ({ kind: 'forward', emailId: parseParams(idParams, req).id })),
   );
   return router;
 }
@@ -157,7 +162,8 @@ function formLimits(maxBytes: number) {
   };
 }
 
-function fieldsOf(target: SendTarget, fields: unknown): ReplyBody | ComposeBody {
+function fieldsOf(target: SendTarget, fields: unknown): ReplyBody | ComposeBody | ForwardBody {
+  if (target.kind === 'forward') return parse(forwardBody, fields ?? {});
   return target.kind === 'reply' ? parse(replyBody, fields ?? {}) : parse(composeBody, fields ?? {});
 }
 
@@ -165,9 +171,9 @@ function fieldsOf(target: SendTarget, fields: unknown): ReplyBody | ComposeBody 
  * Parses the form. At the first file the text fields read so far are the whole form's and are
  * validated; each file is then uploaded to the mail server as it arrives. Answers the text fields.
  */
-async function readForm(sending: EmailSenderService, message: OutgoingMessage, req: Request, res: Response, maxBytes: number): Promise<ReplyBody | ComposeBody> {
+async function readForm(sending: EmailSenderService, message: OutgoingMessage, req: Request, res: Response, maxBytes: number): Promise<ReplyBody | ComposeBody | ForwardBody> {
   let beforeFiles: string | undefined;
-  let validated: ReplyBody | ComposeBody | undefined;
+  let validated: ReplyBody | ComposeBody | ForwardBody | undefined;
   const storage: StorageEngine = {
     _handleFile(request, file, callback) {
       try {

@@ -10,7 +10,7 @@ const ADDRESS = z.email('Neplatná emailová adresa');
 const NAMED = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/;
 
 /** "ana@firma.sk" or "Ana Nová <ana@firma.sk>"; a list may come as an array, comma separated, or both. */
-const recipientList = z.preprocess(
+export const recipientList = z.preprocess(
   (value) => {
     const items: unknown[] = Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
     return items
@@ -51,6 +51,7 @@ const common = {
     .optional(),
   text: z.string({ error: 'Text správy je povinný' }).max(MAX_BODY_CHARS, 'Text správy je príliš dlhý'),
   html: z.string({ error: 'HTML musí byť text' }).max(MAX_BODY_CHARS, 'HTML správy je príliš dlhé').optional(),
+  signature: flag.optional().meta({ description: 'false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended' }),
 };
 
 /** POST /api/emails/:id/reply: recipients default to the original's (reply-all adds its To and Cc as Cc). */
@@ -60,12 +61,33 @@ export const replyBody = z.strictObject({ ...common, replyAll: flag.optional() }
 export const composeBody = oneOfRequired(
   z.strictObject({
     ...common,
+    text: common.text.optional().meta({ description: 'Required unless templateId is given (the template then supplies it)' }),
     emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
     contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
+    templateId: z
+      .uuid('Neplatný identifikátor šablóny')
+      .optional()
+      .meta({ description: 'A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given' }),
   }),
   ['emailAccountId', 'contactId'],
   'Uveďte emailAccountId alebo contactId',
-);
+)
+  .refine((v) => v.text !== undefined || v.templateId !== undefined, { message: 'Text správy je povinný', path: ['text'] })
+  .refine((v) => v.templateId === undefined || v.contactId !== undefined, { message: 'Šablóna sa vypĺňa pre kontakt: uveďte contactId', path: ['contactId'] });
+
+/** POST /api/emails/:id/forward: to whom (required), the text above the quoted email; from its mailbox unless emailAccountId names another. */
+export const forwardBody = z.strictObject({
+  to: recipientList.refine((list) => list.length > 0, 'Zadajte aspoň jedného adresáta'),
+  cc: common.cc,
+  bcc: common.bcc,
+  text: common.text,
+  html: common.html,
+  signature: common.signature,
+  emailAccountId: z
+    .uuid('Neplatný identifikátor emailového účtu')
+    .optional()
+    .meta({ description: "The mailbox to send from (one you may send from); default: the forwarded email's own" }),
+});
 
 /** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): any visible ASCII, at most 255 characters. */
 export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Neplatná hlavička Idempotency-Key (1 až 255 viditeľných ASCII znakov)');

@@ -46,6 +46,8 @@ const SHARED_READ = shared('ok', 'ok', 403);
 const SHARED_EDIT = shared('ok', 403, 'ok');
 const SHARED_MARK_READ = shared('ok', 403, 403);
 const OWNER_ONLY = shared(403, 403, 403);
+/** canSend: the owner and the editor (viewer and noRead have no send right). */
+const SHARED_SEND = shared('ok', 403, 403);
 /** An account of the owner that is shared with nobody. */
 const UNSHARED_OWN: Expectation = { anonymous: 401, owner: 'ok', editor: 404, viewer: 404, noRead: 404, other: 404, admin: 404 };
 const OWN_OR_ADMIN: Expectation = { anonymous: 401, owner: 'ok', editor: 404, viewer: 404, noRead: 404, other: 404, admin: 'ok' };
@@ -167,6 +169,22 @@ function ownerCompany(m: Matrix): Promise<string> {
     );
   }
   return companies.get(m)!;
+}
+
+/** A fresh private template of the owner (rows that delete need one per attempt). */
+async function ownerTemplate(m: Matrix): Promise<string> {
+  const t = await m.ctx.services.templates.create(
+    { userId: m.world.owner.id, isAdmin: false },
+    { name: 'Matica', subject: 'S {{contact.name}}', text: 'T', shared: false },
+    { actor: 'test' },
+  );
+  return t.id;
+}
+
+/** A fresh draft of the owner on the account, to a real mail user (for the send row). */
+async function ownerDraft(m: Matrix, accountId: string): Promise<string> {
+  const d = await m.ctx.services.drafts.create(m.world.owner.id, { emailAccountId: accountId, to: [{ email: m.mailUsers.link.user }], subject: 'Matica', text: 'x' });
+  return d.id;
 }
 
 /** A user who is a viewer of the owner's account, for rows that change or end a share. */
@@ -340,6 +358,39 @@ const ROWS: Record<string, Row> = {
     expect: UNSHARED_OWN,
     attempt: (m) => ({ path: `/api/emails/${m.sending.emailId}/attachments/${m.sending.attachmentId}` }),
   },
+
+  // Forward: rights as reply, from the owner's unshared sending account.
+  'POST /api/emails/:id/forward': {
+    expect: UNSHARED_OWN,
+    status: 201,
+    attempt: (m) => ({ path: `/api/emails/${m.sending.emailId}/forward`, body: { to: m.mailUsers.link.user, text: 'x' } }),
+  },
+
+  // --- signatures (the caller's own, on a mailbox they may send from), templates and drafts (issue 47)
+  'GET /api/email-accounts/:id/signature': { expect: SHARED_SEND, attempt: (m) => ({ path: `/api/email-accounts/${accountOf(m)}/signature` }) },
+  'PUT /api/email-accounts/:id/signature': {
+    expect: SHARED_SEND,
+    status: 200,
+    attempt: (m) => ({ path: `/api/email-accounts/${accountOf(m)}/signature`, body: { text: 'matica' } }),
+  },
+  'GET /api/templates': { expect: ANY_USER, attempt: () => ({ path: '/api/templates' }) },
+  'POST /api/templates': { expect: ANY_USER, status: 201, attempt: () => ({ path: '/api/templates', body: { name: 'Matica', subject: 'S', text: 'T' } }) },
+  // The owner's private template: nobody else sees it (an admin neither).
+  'GET /api/templates/:id': { expect: UNSHARED_OWN, attempt: async (m) => ({ path: `/api/templates/${await ownerTemplate(m)}` }) },
+  'PATCH /api/templates/:id': { expect: UNSHARED_OWN, status: 200, attempt: async (m) => ({ path: `/api/templates/${await ownerTemplate(m)}`, body: { text: 'zmena' } }) },
+  'DELETE /api/templates/:id': { expect: UNSHARED_OWN, status: 204, attempt: async (m) => ({ path: `/api/templates/${await ownerTemplate(m)}` }) },
+  'POST /api/templates/:id/render': {
+    expect: UNSHARED_OWN,
+    status: 200,
+    attempt: async (m) => ({ path: `/api/templates/${await ownerTemplate(m)}/render`, body: { contactId: m.world.owner.contact.id } }),
+  },
+  'GET /api/drafts': { expect: ANY_USER, attempt: () => ({ path: '/api/drafts' }) },
+  'POST /api/drafts': { expect: SHARED_SEND, status: 201, attempt: (m) => ({ path: '/api/drafts', body: { emailAccountId: accountOf(m), text: 'matica' } }) },
+  // The owner's draft: private to them.
+  'GET /api/drafts/:id': { expect: UNSHARED_OWN, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, accountOf(m))}` }) },
+  'PATCH /api/drafts/:id': { expect: UNSHARED_OWN, status: 200, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, accountOf(m))}`, body: { text: 'zmena' } }) },
+  'DELETE /api/drafts/:id': { expect: UNSHARED_OWN, status: 204, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, accountOf(m))}` }) },
+  'POST /api/drafts/:id/send': { expect: UNSHARED_OWN, status: 201, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, m.sending.accountId)}/send`, body: {} }) },
 
   // --- email accounts: own and shared ones; settings by the owner, sync by owner and editors
   'GET /api/email-accounts': { expect: ANY_USER, attempt: () => ({ path: '/api/email-accounts' }), check: listShows((w) => w.owner.account.id, ['owner', ...MEMBERS]) },

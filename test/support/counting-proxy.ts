@@ -26,6 +26,11 @@ export interface CountingProxy {
   counts(): Map<string, number>;
   reset(): void;
   close(): Promise<void>;
+  /**
+   * A fault: a request it matches is forwarded to Cyrus, which carries it out, but its answer never
+   * comes back (the connection is cut): for the client the outcome is unknown.
+   */
+  dropAnswer?: (r: ProxiedRequest) => boolean;
 }
 
 export async function startCountingProxy(upstreamSessionUrl: string): Promise<CountingProxy> {
@@ -39,8 +44,15 @@ export async function startCountingProxy(upstreamSessionUrl: string): Promise<Co
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      requests.push({ user: basicUser(req.headers.authorization), method: req.method ?? 'GET', path: req.url ?? '/', calls: methodNames(body) });
+      const seen: ProxiedRequest = { user: basicUser(req.headers.authorization), method: req.method ?? 'GET', path: req.url ?? '/', calls: methodNames(body) };
+      requests.push(seen);
+      const drop = proxy.dropAnswer?.(seen) === true;
       const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (up) => {
+        if (drop) {
+          up.resume();
+          up.on('end', () => req.socket.destroy());
+          return;
+        }
         const headers = { ...up.headers };
         if (typeof headers.location === 'string') headers.location = headers.location.replace(upstream.origin, origin);
         res.writeHead(up.statusCode ?? 502, headers);
@@ -61,7 +73,7 @@ export async function startCountingProxy(upstreamSessionUrl: string): Promise<Co
     for (const r of requests) if (r.user) out.set(r.user, (out.get(r.user) ?? 0) + 1);
     return out;
   };
-  return {
+  const proxy: CountingProxy = {
     sessionUrl: `${origin}${upstream.pathname}`,
     requests,
     countFor: (user) => counts().get(user) ?? 0,
@@ -75,6 +87,7 @@ export async function startCountingProxy(upstreamSessionUrl: string): Promise<Co
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return proxy;
 }
 
 function basicUser(header: string | undefined): string | null {

@@ -4,6 +4,7 @@ import type * as emailAccountsExports from './email-accounts.js';
 import type * as recordsExports from './records.js';
 import type * as mailExports from './mail.js';
 import type * as operationsExports from './operations.js';
+import type * as composingExports from './composing.js';
 
 /*
  * Each area's wiring module is loaded the first time one of its parts is built (ADR 0124). An area
@@ -19,4 +20,5 @@ export const wiring = {
   records: area<typeof recordsExports>('./records.js'),
   mail: area<typeof mailExports>('./mail.js'),
   operations: area<typeof operationsExports>('./operations.js'),
+  composing: area<typeof composingExports>('./composing.js'),
 };

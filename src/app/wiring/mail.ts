@@ -8,6 +8,8 @@ import type { HtmlBodies } from '../../emails/html-bodies.js';
 import type { ReadStatePusher } from '../../emails/read-state-pusher.js';
 import type { AppMetrics } from '../../metrics/metrics.js';
 import type { EmailSenderService } from '../../sending/email-sender-service.js';
+import type { ContentSources } from '../../sending/message-content.js';
+import type { DraftKeeper } from '../../sending/failed-send.js';
 import type { SyncService } from '../../sync/sync-service.js';
 import type { ResyncService } from '../../sync/resync-service.js';
 import type { SyncStatusService } from '../../sync/sync-status-service.js';
@@ -125,7 +127,7 @@ export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }):
   });
 }
 
-type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; audit: AuditService; sessions: SessionService };
+type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; audit: AuditService; sessions: SessionService } & ContentSources & { drafts: DraftKeeper };
 
 /** Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it. */
 export function sending(p: Plumbing, s: Senders): EmailSenderService {
@@ -143,5 +145,7 @@ export function sending(p: Plumbing, s: Senders): EmailSenderService {
     maxTotalBytes,
     uploadBudget: new (sendThrottleModule().UploadBudget)(p.throttles, { megabytes: uploadBudgetMb, durationSeconds: rateWindowSeconds }),
     sessions: s.sessions,
+    content: { signatures: s.signatures, templates: s.templates },
+    drafts: s.drafts,
   });
 }

@@ -1,0 +1,78 @@
+import { Router } from 'express';
+import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { ok } from '../http/respond.js';
+import { parseBody, parseParams, parseQuery } from '../http/validate.js';
+import type { EmailSenderService } from '../sending/email-sender-service.js';
+import { requestHash } from '../sending/request-hash.js';
+import { presentSent } from '../sending/sending-presenter.js';
+import { idempotencyKey } from '../sending/sending-schemas.js';
+import { listResult } from '../shared/pagination.js';
+import { idParams, paginationQuery, parse } from '../shared/validation.js';
+import { presentDraft } from './draft-presenter.js';
+import type { DraftData } from './draft-responses.js';
+import { createDraftBody, sendDraftBody, updateDraftBody } from './draft-schemas.js';
+import type { DraftService } from './draft-service.js';
+
+/** /api/drafts: the caller's drafts on the server; POST /api/drafts/:id/send sends one like compose/reply. */
+export function createDraftRouter(services: { drafts: DraftService; sending: EmailSenderService }, auth: AuthMiddleware): Router {
+  const { drafts, sending } = services;
+  const router = Router();
+  router.use(auth.requireAuth);
+
+  router.get('/', async (req, res) => {
+    const { page, limit } = parseQuery(paginationQuery, req);
+    const { items, total } = await drafts.list(requireAuthContext(req).userId, { page, limit });
+    ok(res, listResult(items.map(presentDraft), { page, limit }, total), 'Zoznam konceptov');
+  });
+
+  router.post('/', async (req, res) => {
+    const body = parseBody(createDraftBody, req);
+    ok(res, { draft: presentDraft(await drafts.create(requireAuthContext(req).userId, body)) } satisfies DraftData, 'Koncept bol uložený', 201);
+  });
+
+  router.get('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    ok(res, { draft: presentDraft(await drafts.get(requireAuthContext(req).userId, id)) } satisfies DraftData, 'Koncept');
+  });
+
+  router.patch('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const body = parseBody(updateDraftBody, req);
+    ok(res, { draft: presentDraft(await drafts.update(requireAuthContext(req).userId, id, body)) } satisfies DraftData, 'Koncept bol uložený');
+  });
+
+  router.delete('/:id', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    await drafts.remove(requireAuthContext(req).userId, id);
+    res.status(204).end();
+  });
+
+  router.post('/:id/send', async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const options = parseBody(sendDraftBody, req);
+    const { userId, sessionId } = requireAuthContext(req);
+    const header = req.get('idempotency-key');
+    const key = header === undefined ? undefined : parse(idempotencyKey, header, 'Neplatná hlavička Idempotency-Key');
+    // The draft is read inside the guarded work: a replay of a sent (so removed) draft answers the first result.
+    const message = sending.start(userId, { kind: 'new' }, undefined, sessionId);
+    const known = requestHash(req.body ?? {}, []);
+    const answer = await sending.guarded(
+      message,
+      key,
+      `POST /api/drafts/${id}/send`,
+      async () => {
+        const draft = await drafts.get(userId, id);
+        message.target = drafts.targetOf(draft);
+        message.draftId = draft.id;
+        const result = await drafts.send(message, draft, options, requestMeta(req));
+        return { status: 201, body: { success: true, data: presentSent(result), message: 'Email bol odoslaný' } };
+      },
+      { known, read: () => Promise.resolve(known), sent: () => Promise.resolve(known) },
+    );
+    if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.status(answer.status).json(answer.body);
+  });
+
+  return router;
+}
