@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Set an own password (onboarding step 2, or a change with currentPassword)
-         * @description Signed-in users (accessToken cookie or Bearer). Policy: 10-128 characters, not the username, not the temporary password, not a common password. Revokes the user's other sessions. 409 when another request changed the password at the same moment.
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Policy: 10-128 characters, not the username, not the temporary password, not a common password. Revokes the user's other sessions. 409 when another request changed the password at the same moment.
          */
         post: operations["setPassword"];
         delete?: never;
@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Link an email account, validated against the JMAP server (onboarding step 3)
-         * @description Signed-in users (accessToken cookie or Bearer). Wrong mail credentials: 400 (refused checks are throttled: 429). Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. A sync of the new account starts at once.
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Wrong mail credentials: 400 (refused checks are throttled: 429). Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. A sync of the new account starts at once.
          */
         post: operations["linkEmail"];
         delete?: never;
@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Skip linking an email account (onboarding step 3)
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token.
          */
         post: operations["skipEmail"];
         delete?: never;
@@ -213,7 +213,7 @@ export interface paths {
         };
         /**
          * The current session
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: any scope.
          */
         get: operations["getSession"];
         put?: never;
@@ -233,7 +233,7 @@ export interface paths {
         };
         /**
          * The signed-in user and where onboarding stands (read it after a page reload)
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: any scope.
          */
         get: operations["getMe"];
         put?: never;
@@ -253,7 +253,7 @@ export interface paths {
         };
         /**
          * The caller's open sessions (never a token or hash)
-         * @description Signed-in users (accessToken cookie or Bearer). current marks the session of this request. lastUsedAt is recorded at most once a minute.
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. current marks the session of this request. lastUsedAt is recorded at most once a minute.
          */
         get: operations["listSessions"];
         put?: never;
@@ -276,7 +276,7 @@ export interface paths {
         post?: never;
         /**
          * End one of the caller's sessions, on every instance at once
-         * @description Signed-in users (accessToken cookie or Bearer). Another user's session, or one already ended: 404. Ending the current session is a logout (its cookies are cleared).
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Another user's session, or one already ended: 404. Ending the current session is a logout (its cookies are cleared).
          */
         delete: operations["revokeSession"];
         options?: never;
@@ -295,7 +295,7 @@ export interface paths {
         put?: never;
         /**
          * End every session of the caller but the current one
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token.
          */
         post: operations["revokeOtherSessions"];
         delete?: never;
@@ -313,13 +313,13 @@ export interface paths {
         };
         /**
          * List users
-         * @description Admins only.
+         * @description Admins only. API token: admin.
          */
         get: operations["listUsers"];
         put?: never;
         /**
          * Create a user (optionally with mail credentials, validated against JMAP)
-         * @description Admins only. The temporary password is in this response only (Cache-Control: no-store). Duplicate username: 409.
+         * @description Admins only. API token: admin. The temporary password is in this response only (Cache-Control: no-store). Duplicate username: 409.
          */
         post: operations["createUser"];
         delete?: never;
@@ -337,21 +337,21 @@ export interface paths {
         };
         /**
          * One user
-         * @description Admins only.
+         * @description Admins only. API token: admin.
          */
         get: operations["getUser"];
         put?: never;
         post?: never;
         /**
          * Delete a user with their email accounts, contacts, emails, shares and timesheet files
-         * @description Admins only. Email accounts the user shares with others are never removed silently: newOwnerId hands them over, deleteSharedAccounts=true deletes them with their data; with neither, 409 shared_account_owner lists them in details.
+         * @description Admins only. API token: admin. Email accounts the user shares with others are never removed silently: newOwnerId hands them over, deleteSharedAccounts=true deletes them with their data; with neither, 409 shared_account_owner lists them in details.
          */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /**
          * Change a user's role or name
-         * @description Admins only. Demoting the last admin: 409.
+         * @description Admins only. API token: admin. Demoting the last admin: 409.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -367,7 +367,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new temporary password (revokes the sessions of the user)
-         * @description Admins only.
+         * @description Admins only. API token: admin.
          */
         post: operations["resetUserPassword"];
         delete?: never;
@@ -387,7 +387,7 @@ export interface paths {
         put?: never;
         /**
          * Disable a user (a leaver): no login, sessions ended, hidden from the directory, own mailboxes not synced
-         * @description Admins only. Their data stays (deleting removes it). Every session ends at once, on every instance. Login with the right password then answers 403 account_disabled. An admin cannot disable themselves, nor the last active admin: 409 conflict. Disabling a disabled user changes nothing (changed: false).
+         * @description Admins only. API token: admin. Their data stays (deleting removes it). Every session ends at once, on every instance. Login with the right password then answers 403 account_disabled. An admin cannot disable themselves, nor the last active admin: 409 conflict. Disabling a disabled user changes nothing (changed: false).
          */
         post: operations["disableUser"];
         delete?: never;
@@ -407,7 +407,7 @@ export interface paths {
         put?: never;
         /**
          * Enable a disabled user again
-         * @description Admins only.
+         * @description Admins only. API token: admin.
          */
         post: operations["enableUser"];
         delete?: never;
@@ -425,7 +425,7 @@ export interface paths {
         };
         /**
          * Audit records, newest first
-         * @description Admins only.
+         * @description Admins only. API token: admin.
          */
         get: operations["listAuditLogs"];
         put?: never;
@@ -445,7 +445,7 @@ export interface paths {
         };
         /**
          * Who has access to the email account, with role and rights (the owner first)
-         * @description Admins only. Any account. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         * @description Admins only. API token: admin. Any account. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
          */
         get: operations["adminListEmailAccountMembers"];
         put?: never;
@@ -467,7 +467,7 @@ export interface paths {
         put?: never;
         /**
          * Share the email account with a user (editor or viewer)
-         * @description Admins only. Any account. 409 share_exists when the user already has access. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         * @description Admins only. API token: admin. Any account. 409 share_exists when the user already has access. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
          */
         post: operations["adminShareEmailAccount"];
         delete?: never;
@@ -488,14 +488,14 @@ export interface paths {
         post?: never;
         /**
          * End a member's access (takes effect on their next request)
-         * @description Admins only. Any account. The owner cannot be removed (409 owner_required).
+         * @description Admins only. API token: admin. Any account. The owner cannot be removed (409 owner_required).
          */
         delete: operations["adminUnshareEmailAccount"];
         options?: never;
         head?: never;
         /**
          * Change a member's role or rights; role owner hands the ownership over (the previous owner stays as an editor)
-         * @description Admins only. Any account. The owner cannot be demoted (409 owner_required).
+         * @description Admins only. API token: admin. Any account. The owner cannot be demoted (409 owner_required).
          */
         patch: operations["adminChangeEmailAccountShare"];
         trace?: never;
@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Upload one timesheet (multipart: file, year, month)
-         * @description Signed-in users (accessToken cookie or Bearer). Another type, or content that does not match the extension: 400. Over 10 MB: 413.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: timesheets:write. Another type, or content that does not match the extension: 400. Over 10 MB: 413.
          */
         post: operations["uploadTimesheet"];
         delete?: never;
@@ -529,7 +529,7 @@ export interface paths {
         };
         /**
          * Own timesheets
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: timesheets:read.
          */
         get: operations["listMyTimesheets"];
         put?: never;
@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Everyone's timesheets
-         * @description Admins only.
+         * @description Admins only. API token: timesheets:read and admin.
          */
         get: operations["listAllTimesheets"];
         put?: never;
@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * Download a timesheet file (owner or admin)
-         * @description Signed-in users (accessToken cookie or Bearer). Another member's timesheet is a 404, like a missing one (its existence is not disclosed).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: timesheets:read. Another member's timesheet is a 404, like a missing one (its existence is not disclosed).
          */
         get: operations["downloadTimesheet"];
         put?: never;
@@ -592,7 +592,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a timesheet (owner or admin)
-         * @description Signed-in users (accessToken cookie or Bearer). Another member's timesheet is a 404, like a missing one.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: timesheets:write. Another member's timesheet is a 404, like a missing one.
          */
         delete: operations["deleteTimesheet"];
         options?: never;
@@ -609,7 +609,7 @@ export interface paths {
         };
         /**
          * The month's uploads per user: every active user, those with no file included
-         * @description Admins only. Disabled users appear only when they have files in the month (the export contains those).
+         * @description Admins only. API token: admin. Disabled users appear only when they have files in the month (the export contains those).
          */
         get: operations["timesheetMonthReport"];
         put?: never;
@@ -629,7 +629,7 @@ export interface paths {
         };
         /**
          * Every timesheet file of the month as one zip, a folder per username (<username>/<fileName>)
-         * @description Admins only. Streamed while it is written (constant memory), with Content-Length. Two files of one name get " (2)" before the extension. A file missing from storage is left out (and logged). Audited (admin.timesheets_exported).
+         * @description Admins only. API token: admin. Streamed while it is written (constant memory), with Content-Length. Two files of one name get " (2)" before the extension. A file missing from storage is left out (and logged). Audited (admin.timesheets_exported).
          */
         get: operations["exportTimesheetMonth"];
         put?: never;
@@ -649,13 +649,13 @@ export interface paths {
         };
         /**
          * List own email accounts and those shared with the caller (each with role, canRead, canSend)
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read.
          */
         get: operations["listEmailAccounts"];
         put?: never;
         /**
          * Add an email account (validated against the JMAP server; a sync starts at once)
-         * @description Signed-in users (accessToken cookie or Bearer). Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. The same address twice: 409.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503. The same address twice: 409.
          */
         post: operations["createEmailAccount"];
         delete?: never;
@@ -676,14 +676,14 @@ export interface paths {
         post?: never;
         /**
          * Remove an email account with its shares, contacts and emails (the owner only)
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write.
          */
         delete: operations["deleteEmailAccount"];
         options?: never;
         head?: never;
         /**
          * Change address, password, active or primary flag (the owner only)
-         * @description Signed-in users (accessToken cookie or Bearer). New credentials are validated like on creation. Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. New credentials are validated like on creation. Wrong mail credentials: 400. Mail server unreachable: 502, timing out: 504; JMAP not configured: 503.
          */
         patch: operations["updateEmailAccount"];
         trace?: never;
@@ -699,7 +699,7 @@ export interface paths {
         put?: never;
         /**
          * Sync now, owner or editor (any instance takes it; runs once even when requested on several instances or by several members)
-         * @description Signed-in users (accessToken cookie or Bearer). An inactive account: 409.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. An inactive account: 409.
          */
         post: operations["syncEmailAccount"];
         delete?: never;
@@ -717,7 +717,7 @@ export interface paths {
         };
         /**
          * Who has access to the email account, with role and rights (the owner first)
-         * @description Signed-in users (accessToken cookie or Bearer). Any member; 404 for an account not shared with the caller. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. Any member; 404 for an account not shared with the caller. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
          */
         get: operations["listEmailAccountMembers"];
         put?: never;
@@ -739,7 +739,7 @@ export interface paths {
         put?: never;
         /**
          * Share the email account with a user (editor or viewer)
-         * @description Signed-in users (accessToken cookie or Bearer). The owner only (others: 403). 409 share_exists when the user already has access. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. The owner only (others: 403). 409 share_exists when the user already has access. Roles: owner (linked the account; exactly one; shares and unshares), editor (edits contacts and the read state, may sync), viewer (reads only). canRead: false shows the contacts but no email; canSend allows sending.
          */
         post: operations["shareEmailAccount"];
         delete?: never;
@@ -760,14 +760,14 @@ export interface paths {
         post?: never;
         /**
          * End a member's access (takes effect on their next request)
-         * @description Signed-in users (accessToken cookie or Bearer). The owner, or a member removing themselves (others: 403). The owner cannot be removed (409 owner_required).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. The owner, or a member removing themselves (others: 403). The owner cannot be removed (409 owner_required).
          */
         delete: operations["unshareEmailAccount"];
         options?: never;
         head?: never;
         /**
          * Change a member's role or rights; role owner hands the ownership over (the previous owner stays as an editor)
-         * @description Signed-in users (accessToken cookie or Bearer). The owner only (others: 403). The owner cannot be demoted (409 owner_required).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. The owner only (others: 403). The owner cannot be demoted (409 owner_required).
          */
         patch: operations["changeEmailAccountShare"];
         trace?: never;
@@ -781,15 +781,55 @@ export interface paths {
         };
         /**
          * List the contacts of own and shared email accounts
-         * @description Signed-in users (accessToken cookie or Bearer). An emailAccountId filter that is not visible to the caller: 404.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:read. An emailAccountId filter that is not visible to the caller: 404.
          */
         get: operations["listContacts"];
         put?: never;
         /**
          * Add a contact by hand
-         * @description Signed-in users (accessToken cookie or Bearer). emailAccountId not one of the caller's: 404. The same address in the same email account: 409.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:write. emailAccountId not one of the caller's: 404. The same address in the same email account: 409.
          */
         post: operations["createContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an address book file (CSV or vCard) into a mailbox
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:write. multipart: file, emailAccountId, dryRun. The format is told from the content: a vCard (3.0, 4.0; 2.1 with quoted-printable) starts with BEGIN:VCARD, anything else must be a CSV (UTF-8 with or without a byte order mark, separated by commas, semicolons or tabs, as the header line shows) whose header names an email column; the columns name, email, phone, company, title, tags, notes in any order, letter case and diacritics aside (Slovak names too: meno, telefón, firma, funkcia, štítky, poznámka); other columns are ignored. A cell starting with a quote before =, +, - or @ (the export's formula guard) loses the quote. The key is the mailbox and the address: a new address is created, a known one changes only where the file has a value that differs (a blank cell clears nothing; tags are added). company names the address's company while it has no name; a named company, a free-mail or an own domain: a warning. Invalid rows are reported and left out; the rest is stored in one transaction (all or nothing). dryRun=true answers the same counts and stores nothing. Owner or editor of the mailbox (viewer: 403, not shared: 404). A file that is neither format, empty, not UTF-8, over 5 MB or over 10,000 contacts: 400. Audited (contacts.imported, counts only). 409 when a contact of the file was added by hand during the import.
+         */
+        post: operations["importContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a mailbox's contacts as CSV or vCard
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:read. Any member of the mailbox (a viewer too); not shared: 404. format=csv (default): UTF-8 with a byte order mark, the header name,email,phone,company,title,tags,notes, CRLF, comma-separated or delimiter=semicolon (Excel in a Slovak locale); a cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (OWASP CSV injection; the import removes it). format=vcf: vCard 3.0. In name order; streamed (a failure after the first byte cuts the connection). Importing the file into the same mailbox changes nothing. Audited (contacts.exported, with the count).
+         */
+        get: operations["exportContacts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -805,21 +845,21 @@ export interface paths {
         };
         /**
          * One contact
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:read.
          */
         get: operations["getContact"];
         put?: never;
         post?: never;
         /**
          * Delete a contact (and its emails); the sync does not re-create it
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:write.
          */
         delete: operations["deleteContact"];
         options?: never;
         head?: never;
         /**
          * Change a contact's name or notes
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:write.
          */
         patch: operations["updateContact"];
         trace?: never;
@@ -833,7 +873,7 @@ export interface paths {
         };
         /**
          * List the companies of the contacts the caller may see
-         * @description Signed-in users (accessToken cookie or Bearer). contactCount and lastEmailAt count only the contacts of email accounts the caller may see. The total is exact.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: companies:read. contactCount and lastEmailAt count only the contacts of email accounts the caller may see. The total is exact.
          */
         get: operations["listCompanies"];
         put?: never;
@@ -853,7 +893,7 @@ export interface paths {
         };
         /**
          * One company
-         * @description Signed-in users (accessToken cookie or Bearer). A company none of whose contacts the caller sees (or of an own domain): 404.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: companies:read. A company none of whose contacts the caller sees (or of an own domain): 404.
          */
         get: operations["getCompany"];
         put?: never;
@@ -862,8 +902,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a company's name or notes
-         * @description Signed-in users (accessToken cookie or Bearer). Any user who sees the company may change it; everyone who sees it sees the change. An empty name shows the domain again. Audited (company.updated). A company the caller does not see: 404.
+         * Change a company's name, notes, IČO, IČ DPH, address, phone or web
+         * @description Signed-in users (accessToken cookie or Bearer). API token: companies:write. A user who is owner or editor with canRead of an email account showing one of its contacts may change it; everyone who sees it sees the change. An empty name shows the domain again; an empty or null field clears it. registrationNumber: 8 digits with a valid check digit; vatId: an EU prefix and the number; website: http(s). Audited (company.updated). A company the caller does not see: 404; one they see only through viewer shares or accounts without canRead: 403 email_account_forbidden.
          */
         patch: operations["updateCompany"];
         trace?: never;
@@ -877,7 +917,7 @@ export interface paths {
         };
         /**
          * List your follow-ups
-         * @description Signed-in users (accessToken cookie or Bearer). Only your own, on contacts you may see now (a follow-up of a contact whose account is no longer shared with you is left out, and shows again if the share comes back). Ordered by dueAt, then id. status: due (dueAt <= now), upcoming (dueAt > now) or all (default).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:read. Only your own, on contacts you may see now (a follow-up of a contact whose account is no longer shared with you is left out, and shows again if the share comes back). Ordered by dueAt, then id. status: due (dueAt <= now), upcoming (dueAt > now) or all (default). contactId: only your follow-up of that contact (a contact you may not see: 404).
          */
         get: operations["listFollowUps"];
         put?: never;
@@ -898,15 +938,119 @@ export interface paths {
         get?: never;
         /**
          * Set or replace your follow-up of a contact
-         * @description Signed-in users (accessToken cookie or Bearer). One follow-up per contact and user: a PUT replaces the one there is (same id, new dueAt and note; it counts as set anew: answered starts over and a new follow_up.due is sent when it comes due). 200 in both cases. Any member of the contact's account may set one (viewers too). A dueAt in the past is due at once.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:write. One follow-up per contact and user: a PUT replaces the one there is (same id, new dueAt and note; it counts as set anew: answered starts over and a new follow_up.due is sent when it comes due). 200 in both cases. Any member of the contact's account may set one (viewers too). A dueAt in the past is due at once.
          */
         put: operations["setFollowUp"];
         post?: never;
         /**
          * Delete your follow-up of a contact
-         * @description Signed-in users (accessToken cookie or Bearer). Also 404 when the contact is visible but you have no follow-up on it.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:write. Also 404 when the contact is visible but you have no follow-up on it.
          */
         delete: operations["deleteFollowUp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:read. Newest activity first (lastMessageAt, then id); status defaults to open; pagination.total counts conversations (bounded at 10,000 like the email lists: see totalExact). assignee=me|none|<userId>; unread=true: with mail unread by you.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation with its messages and comments
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:read. messages: its emails oldest first, paged by page and limit (messagesPagination); comments: all, oldest first.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Assign a conversation, or close / reopen it
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:write. By the owner or an editor of the mailbox (a viewer: 403). The assignee must be an active user who can read the mailbox (else 400, nothing changed). done takes the thread off awaiting-reply; new inbound mail reopens it. Audited; every reader gets conversation.updated.
+         */
+        patch: operations["updateConversation"];
+        trace?: never;
+    };
+    "/api/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the whole conversation read for you
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:write. Your own read state only: it stays unread for your colleagues. For the mailbox's owner the mailbox's flags are set too (written back to the mail server, as PATCH /api/emails/{id} does).
+         */
+        post: operations["markConversationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an internal comment
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:write. Anyone who may read the conversation (viewers too). @username of a colleague who can read the mailbox sends them (only) a comment.mentioned event; every reader gets comment.created. Never sent as mail.
+         */
+        post: operations["createConversationComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete your comment
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:write. Only its author (anyone else: 403).
+         */
+        delete: operations["deleteConversationComment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -921,13 +1065,13 @@ export interface paths {
         };
         /**
          * List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to, awaitingReply)
-         * @description Signed-in users (accessToken cookie or Bearer). A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).
          */
         get: operations["listEmails"];
         put?: never;
         /**
          * Send a new email (to a contact, or to addresses) from an email account
-         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Give emailAccountId, or contactId (its account; its address is the default To).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Give emailAccountId, or contactId (its account; its address is the default To).
          */
         post: operations["sendEmail"];
         delete?: never;
@@ -945,7 +1089,7 @@ export interface paths {
         };
         /**
          * Conversations awaiting a reply: per thread of the readable accounts, its newest email when it came from outside
-         * @description Signed-in users (accessToken cookie or Bearer). A thread is listed when its newest email is inbound (not from the mailbox's own address, nor in its Sent mailbox) and no later email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM (POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. A thread is listed when its newest email is inbound (not from the mailbox's own address, nor in its Sent mailbox) and no later email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM (POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.
          */
         get: operations["listEmailsAwaitingReply"];
         put?: never;
@@ -967,7 +1111,7 @@ export interface paths {
         put?: never;
         /**
          * Mark every email of a contact as read
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write.
          */
         post: operations["markContactEmailsRead"];
         delete?: never;
@@ -985,7 +1129,7 @@ export interface paths {
         };
         /**
          * One email with its body
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read.
          */
         get: operations["getEmail"];
         put?: never;
@@ -995,7 +1139,7 @@ export interface paths {
         head?: never;
         /**
          * Mark an email read or unread
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write.
          */
         patch: operations["updateEmail"];
         trace?: never;
@@ -1009,7 +1153,7 @@ export interface paths {
         };
         /**
          * The thread an email belongs to
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read.
          */
         get: operations["getEmailThread"];
         put?: never;
@@ -1031,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Reply (or reply-all) to an email
-         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Recipients default to the original's Reply-To/From (replyAll adds its To and Cc); subject "Re: " once; In-Reply-To and References set.
          */
         post: operations["replyToEmail"];
         delete?: never;
@@ -1051,7 +1195,7 @@ export interface paths {
         put?: never;
         /**
          * Forward an email, with its attachments
-         * @description Signed-in users (accessToken cookie or Bearer). From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Rights as for a reply: the email must be readable (canRead) and sent from a mailbox you may send from (its own, or emailAccountId). Subject "Fwd: " once (earlier Fwd:/Fw:/WG:/TR: prefixes are not doubled); below your text (and signature) the original is quoted under a block of its From, Date, Subject and To. Its attachments are carried: streamed one by one from the mail server into the new message (the same size limits, upload budget and executable check as uploaded files); files of a form are added before them. Not threaded under the original.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. From an email account the caller may send from. Text body (HTML optional); To/Cc/Bcc as arrays or comma-separated ("Name <a@b.sk>" or "a@b.sk"); Bcc only in the envelope. As JSON, or as multipart/form-data with the same fields plus files in "attachments": every text field must precede the first file (the whole form is validated there, before any byte goes to the mail server; a field after a file is 400). Names and the subject must not contain control characters (CR, LF...): 400. Header Idempotency-Key: the same key within 24 h answers the first result (Idempotent-Replayed: true) without sending again; a key still in progress is 409 idempotency_conflict. Per-user rate limit (429); attachments spend a per-user upload budget (SEND_UPLOAD_BUDGET_MB, never given back by a failed send: 429 beyond it), and only so many multipart sends of one user run at once (429 with Retry-After). Mail server refusals: recipient_rejected (400), submission_refused (502), mail_quota_exceeded (507); nothing half-sent stays in Drafts. A failure at the mail server (submission_refused, upstream_unavailable, upstream_timeout, mail_quota_exceeded) keeps what was typed as a server draft: its id is error.details.draftId (GET /api/drafts/{id}; attachments are not kept). A retry with the Idempotency-Key of a send whose outcome was unknown answers the same error again (same code and draftId), never sending a second time. Your signature of the mailbox (PUT /api/email-accounts/{id}/signature) is appended unless signature is false. A sender who may send but not read the account (canRead false) gets data.email null. Rights as for a reply: the email must be readable (canRead) and sent from a mailbox you may send from (its own, or emailAccountId). Subject "Fwd: " once (earlier Fwd:/Fw:/WG:/TR: prefixes are not doubled); below your text (and signature) the original is quoted under a block of its From, Date, Subject and To. Its attachments are carried: streamed one by one from the mail server into the new message (the same size limits, upload budget and executable check as uploaded files); files of a form are added before them. Not threaded under the original.
          */
         post: operations["forwardEmail"];
         delete?: never;
@@ -1069,7 +1213,7 @@ export interface paths {
         };
         /**
          * Download an attachment of an email (streamed from the mail server)
-         * @description Signed-in users (accessToken cookie or Bearer). The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502. Downloads in progress are bounded per user and in all (429 with Retry-After beyond); a transfer that moves no byte for ATTACHMENT_IDLE_TIMEOUT_MS (the client stopped reading) is cut off.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. The email detail lists attachments (id, name, type, size, inline). The content is streamed from the JMAP server, never stored by the CRM: Content-Disposition attachment (RFC 6266 file name), X-Content-Type-Options nosniff. The same visibility as the email. A blob the mail server no longer has is 404; the mail server unreachable is 502. Downloads in progress are bounded per user and in all (429 with Retry-After beyond); a transfer that moves no byte for ATTACHMENT_IDLE_TIMEOUT_MS (the client stopped reading) is cut off.
          */
         get: operations["downloadEmailAttachment"];
         put?: never;
@@ -1089,12 +1233,12 @@ export interface paths {
         };
         /**
          * Your signature for a mailbox
-         * @description Signed-in users (accessToken cookie or Bearer). Never set: text "" and html null (nothing is appended).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. Never set: text "" and html null (nothing is appended).
          */
         get: operations["getSignature"];
         /**
          * Set your signature for a mailbox
-         * @description Signed-in users (accessToken cookie or Bearer). Replaces it. text at most 10,000 characters, html at most 50,000 (400 with a Slovak message beyond). The HTML is cleaned by the sanitiser of email bodies (no scripts, event handlers, frames...) and stored clean; without html, the text (escaped) goes into HTML messages. An empty text and no html: no signature. Audited (email_signature.updated: the length, never the text).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Replaces it. text at most 10,000 characters, html at most 50,000 (400 with a Slovak message beyond). The HTML is cleaned by the sanitiser of email bodies (no scripts, event handlers, frames...) and stored clean; without html, the text (escaped) goes into HTML messages. An empty text and no html: no signature. Audited (email_signature.updated: the length, never the text).
          */
         put: operations["setSignature"];
         post?: never;
@@ -1113,13 +1257,13 @@ export interface paths {
         };
         /**
          * List your templates and the shared ones
-         * @description Signed-in users (accessToken cookie or Bearer). By name (case-insensitive), then id.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. By name (case-insensitive), then id.
          */
         get: operations["listTemplates"];
         put?: never;
         /**
          * Create a template
-         * @description Signed-in users (accessToken cookie or Bearer). shared defaults to false. The HTML is cleaned by the sanitiser of email bodies when saved.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. shared defaults to false. The HTML is cleaned by the sanitiser of email bodies when saved.
          */
         post: operations["createTemplate"];
         delete?: never;
@@ -1137,21 +1281,21 @@ export interface paths {
         };
         /**
          * One template
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read.
          */
         get: operations["getTemplate"];
         put?: never;
         post?: never;
         /**
          * Delete a template (author or admin)
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write.
          */
         delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
         /**
          * Change a template (author or admin)
-         * @description Signed-in users (accessToken cookie or Bearer). Only the fields given change; html null removes the HTML part.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Only the fields given change; html null removes the HTML part.
          */
         patch: operations["updateTemplate"];
         trace?: never;
@@ -1167,7 +1311,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a template for a contact
-         * @description Signed-in users (accessToken cookie or Bearer). Values are inserted as text: HTML-escaped into html, and without control characters (CR, LF...) into the subject, so nothing a contact is named can add markup or a header. A contact you may not see: 404. (personId comes with the people area; only contactId is accepted now.)
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Values are inserted as text: HTML-escaped into html, and without control characters (CR, LF...) into the subject, so nothing a contact is named can add markup or a header. A contact you may not see: 404. (personId comes with the people area; only contactId is accepted now.)
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -1185,13 +1329,13 @@ export interface paths {
         };
         /**
          * List your drafts
-         * @description Signed-in users (accessToken cookie or Bearer). Last changed first.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. Last changed first.
          */
         get: operations["listDrafts"];
         put?: never;
         /**
          * Save a new draft
-         * @description Signed-in users (accessToken cookie or Bearer). Only emailAccountId is required. A replyToEmailId of another mailbox: 400; one you may not read: 404/403.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Only emailAccountId is required. A replyToEmailId of another mailbox: 400; one you may not read: 404/403.
          */
         post: operations["createDraft"];
         delete?: never;
@@ -1209,21 +1353,21 @@ export interface paths {
         };
         /**
          * One of your drafts
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read.
          */
         get: operations["getDraft"];
         put?: never;
         post?: never;
         /**
          * Delete a draft
-         * @description Signed-in users (accessToken cookie or Bearer).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write.
          */
         delete: operations["deleteDraft"];
         options?: never;
         head?: never;
         /**
          * Change a draft (autosave)
-         * @description Signed-in users (accessToken cookie or Bearer). The fields given replace the stored ones; html null and replyToEmailId null clear them.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. The fields given replace the stored ones; html null and replyToEmailId null clear them.
          */
         patch: operations["updateDraft"];
         trace?: never;
@@ -1239,7 +1383,7 @@ export interface paths {
         put?: never;
         /**
          * Send a draft
-         * @description Signed-in users (accessToken cookie or Bearer). Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result.
          */
         post: operations["sendDraft"];
         delete?: never;
@@ -1259,7 +1403,7 @@ export interface paths {
         put?: never;
         /**
          * Everything the CRM holds about an email address, as a zip
-         * @description Admins only. Across every email account: the contacts of the address with their notes, every email it took part in (headers, text, attachment names and sizes), which accounts and users hold them and audit records naming it, as JSON Lines files with a README.txt and summary.json, from one consistent snapshot. Streamed: a failure after the first byte cuts the connection (never a short zip that looks whole). Audited as privacy.exported with the address hashed; the response ends only once that record is written, and an export whose record cannot be written is cut off too.
+         * @description Admins only. API token: admin. Across every email account: the contacts of the address with their notes, every email it took part in (headers, text, attachment names and sizes), which accounts and users hold them and audit records naming it, as JSON Lines files with a README.txt and summary.json, from one consistent snapshot. Streamed: a failure after the first byte cuts the connection (never a short zip that looks whole). Audited as privacy.exported with the address hashed; the response ends only once that record is written, and an export whose record cannot be written is cut off too.
          */
         post: operations["exportPersonalData"];
         delete?: never;
@@ -1279,7 +1423,7 @@ export interface paths {
         put?: never;
         /**
          * Erase an email address from every email account, for good
-         * @description Admins only. Deletes its contacts, every email it took part in and their links, one transaction per email account, and records a suppression (a keyed hash of the address and the erasure time): no later sync, incremental, full or the first sync of a re-linked mailbox, stores that mail again; mail dated after the erasure is stored. The mail server is not touched. Repeating it is harmless. Audited as privacy.erased with the address hashed.
+         * @description Admins only. API token: admin. Deletes its contacts, every email it took part in and their links, one transaction per email account, and records a suppression (a keyed hash of the address and the erasure time): no later sync, incremental, full or the first sync of a re-linked mailbox, stores that mail again; mail dated after the erasure is stored. The mail server is not touched. Repeating it is harmless. Audited as privacy.erased with the address hashed.
          */
         post: operations["erasePersonalData"];
         delete?: never;
@@ -1297,7 +1441,7 @@ export interface paths {
         };
         /**
          * Live updates of your email accounts (server-sent events)
-         * @description Signed-in users (accessToken cookie or Bearer). Server-sent events (text/event-stream; use EventSource with withCredentials: true, or send the Bearer header). Each event: `id:` (a growing number; absent on resync), `event:` (its type), one `data:` line of JSON (ids and the email account, never content: fetch what changed with the ordinary endpoints). Comment lines (`:`) every ~25 s keep proxies from closing it. Scope: only accounts you are a member of now, with your rights now: email events need canRead; membership.changed and follow_up.due only about you; a share removed, a logout, a revoked session or a password change ends or narrows the stream within a second. Header Last-Event-ID (EventSource sends it when it reconnects) replays what was missed within the last ~10 minutes / 10,000 events; beyond that (or an unknown id) a `resync` event says: reload your lists. A write touching more than 50 rows of an account (a first sync) comes as one event with `count` and no `ids`. At most EVENTS_MAX_STREAMS_PER_USER (default 5) streams per user per instance (429 beyond). A client that stops reading is disconnected, never buffered for.
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Server-sent events (text/event-stream; use EventSource with withCredentials: true, or send the Bearer header). Each event: `id:` (a growing number; absent on resync), `event:` (its type), one `data:` line of JSON (ids and the email account, never content: fetch what changed with the ordinary endpoints). Comment lines (`:`) every ~25 s keep proxies from closing it. Scope: only accounts you are a member of now, with your rights now: email events need canRead; membership.changed and follow_up.due only about you; a share removed, a logout, a revoked session or a password change ends or narrows the stream within a second. Header Last-Event-ID (EventSource sends it when it reconnects) replays what was missed within the last ~10 minutes / 10,000 events; beyond that (or an unknown id) a `resync` event says: reload your lists. A write touching more than 50 rows of an account (a first sync) comes as one event with `count` and no `ids`. At most EVENTS_MAX_STREAMS_PER_USER (default 5) streams per user per instance (429 beyond). A client that stops reading is disconnected, never buffered for.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -1317,12 +1461,56 @@ export interface paths {
         };
         /**
          * Active colleagues: id, username, first and last name
-         * @description Signed-in users (accessToken cookie or Bearer). Disabled users are not listed; no role and nothing about anyone's login. search matches the username, first or last name, ignoring case and diacritics ("sebo" finds "Šebo"). Sorted by last name, first name, username.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. Disabled users are not listed; no role and nothing about anyone's login. search matches the username, first or last name, ignoring case and diacritics ("sebo" finds "Šebo"). Sorted by last name, first name, username.
          */
         get: operations["listDirectory"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's API tokens, newest first (never a secret)
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Expired tokens are listed until revoked (expiresAt tells); revoked ones are gone.
+         */
+        get: operations["listApiTokens"];
+        put?: never;
+        /**
+         * Create a personal API token: the secret is in this answer only
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. scopes: <area>:read / <area>:write (write includes read) for emails, contacts, people, companies, conversations, tasks, timesheets, and admin. A token never has more than its user: admin only for admins (a member asking for it: 400), and every request is also checked against what the user may do now. Only the SHA-256 of the secret is stored. A user with a temporary password: 403 password_change_required. More than 50 tokens: 409.
+         */
+        post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller’s API tokens, on every instance at once
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Another user's token, or one already revoked: 404.
+         */
+        delete: operations["revokeApiToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1352,6 +1540,8 @@ export interface components {
          *     - `forbidden` (403): Authenticated, but not allowed (e.g. not an admin).
          *     - `password_change_required` (403): The user still has a temporary password: only login, refresh, logout, me, session and set-password answer until a password is set.
          *     - `csrf_rejected` (403): A state-changing request authenticated by cookie came from a foreign origin (Origin neither this service nor CORS_ORIGIN, or Sec-Fetch-Site: cross-site).
+         *     - `api_token_not_allowed` (403): This path cannot be called with an API token (set-password, sessions, link-email, logout, token management, the event stream): sign in instead.
+         *     - `insufficient_scope` (403): The API token's scopes do not cover this request; details.requiredScope names the scope it needs.
          *     - `quota_exceeded` (403): The upload would go over the user's timesheet quota (number of files or bytes).
          *     - `email_account_forbidden` (403): The email account is shared with the caller, but their role or rights on it do not allow this (e.g. a viewer editing, canRead false reading emails).
          *     - `not_found` (404): The resource does not exist or is not visible to the caller.
@@ -1444,7 +1634,7 @@ export interface components {
             /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
             stack?: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "service_unavailable" | "idempotency_conflict" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
+            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "api_token_not_allowed" | "insufficient_scope" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "service_unavailable" | "idempotency_conflict" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
             /** @description None for these codes */
             details?: unknown;
         };
@@ -1600,6 +1790,17 @@ export interface components {
              */
             expiresAt: string;
         };
+        /** @description page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts) */
+        Pagination: {
+            page: number;
+            limit: number;
+            /** @description Rows of all pages; for emails and contacts at most 10,000 (see totalExact) */
+            total: number;
+            /** @description False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow */
+            totalExact: boolean;
+            /** @description Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true) */
+            hasNext: boolean;
+        };
         AdminUser: {
             /** Format: uuid */
             id: string;
@@ -1626,17 +1827,6 @@ export interface components {
             temporaryPasswordExpiresAt: string | null;
             /** @description Since when the account is disabled (no login, hidden from the directory); null while active */
             disabledAt: string | null;
-        };
-        /** @description page from 1; limit default 50, at most 100; total of all pages (bounded for emails and contacts) */
-        Pagination: {
-            page: number;
-            limit: number;
-            /** @description Rows of all pages; for emails and contacts at most 10,000 (see totalExact) */
-            total: number;
-            /** @description False when the count stopped at 10,000 rows: total is then that bound, and more pages may follow */
-            totalExact: boolean;
-            /** @description Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true) */
-            hasNext: boolean;
         };
         AuditLog: {
             /** @description A bigserial as a string (never loses precision) */
@@ -1724,9 +1914,21 @@ export interface components {
             email: string;
             name: string | null;
             notes: string | null;
+            phone: string | null;
+            /** @description Job title */
+            title: string | null;
+            /** @description Tags (set by an import; empty when none) */
+            tags: string[];
             lastEmailAt: string | null;
             /** @description The company of the address's domain (GET /api/companies/{id}); null for free-mail domains and the staff's own domains */
             companyId: string | null;
+            /** @description The same company as companyId with its shown name; null when companyId is null */
+            company: {
+                /** Format: uuid */
+                id: string;
+                /** @description The name staff gave it, else the domain */
+                name: string;
+            } | null;
             unreadCount: number;
             /** @description Only on a single contact (GET/PATCH/POST), not in lists */
             emailCount?: number;
@@ -1754,6 +1956,14 @@ export interface components {
             /** @description The name staff gave it, else the domain */
             name: string;
             notes: string | null;
+            /** @description IČO (8 digits) */
+            registrationNumber: string | null;
+            /** @description IČ DPH (an EU country prefix and the number, e.g. SK2020123456) */
+            vatId: string | null;
+            address: string | null;
+            phone: string | null;
+            /** @description An http(s) address */
+            website: string | null;
             /** @description The caller's contacts at this domain (over the email accounts they may see) */
             contactCount: number;
             /** @description The newest email of those contacts; null when they have none */
@@ -1810,64 +2020,46 @@ export interface components {
              */
             updatedAt: string;
         };
-        EmailSummary: {
+        Conversation: {
             /** Format: uuid */
             id: string;
-            /**
-             * Format: uuid
-             * @description The email account the email was synced from
-             */
+            /** Format: uuid */
             emailAccountId: string;
-            /**
-             * Format: uuid
-             * @description The main correspondent
-             */
-            contactId: string;
-            threadId: string | null;
-            /** @description From, in header order (empty when absent) */
-            from: components["schemas"]["EmailAddress"][];
-            /** @description To, in header order (empty when absent) */
-            to: components["schemas"]["EmailAddress"][];
-            /**
-             * @deprecated
-             * @description Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from
-             */
-            fromText: string | null;
-            /**
-             * @deprecated
-             * @description Deprecated: To as one display string; use to
-             */
-            toText: string | null;
+            threadId: string;
+            /** @description The subject of its first email */
             subject: string | null;
-            /** @description The email has files to download (inline images do not count) */
-            hasAttachments: boolean;
-            date: string | null;
-            isRead: boolean;
-            /** @description The read state was changed here and the mail server has not confirmed it yet */
-            readPending: boolean;
-            /** @description About 200 characters of the body, whitespace collapsed */
-            preview: string;
-        };
-        EmailAddress: {
-            /** @description Display name; null when the header gave none */
-            name: string | null;
+            /** @description Everyone in its From, To and Cc but the mailbox's own address, in order of appearance (at most 20) */
+            participants: {
+                email: string;
+                name: string | null;
+            }[];
+            messageCount: number;
+            /** @description Inbound emails unread by you (each member has their own read state) */
+            unreadCount: number;
             /**
-             * @description The address as written in the header
-             * @example jana.kovacova@firma.sk
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
              */
-            email: string;
+            lastMessageAt: string;
+            /**
+             * @description Whether the newest email was received or sent by the mailbox
+             * @enum {string}
+             */
+            lastDirection: "inbound" | "outbound";
+            /** @description When the unanswered inbound email arrived, while it awaits a reply (open and last inbound); else null */
+            waitingSince: string | null;
+            assignee: components["schemas"]["UserRef"] | null;
+            /** @enum {string} */
+            status: "open" | "done";
+            statusChangedAt: string | null;
         };
-        SentEmail: {
-            /** @description The sent email as the CRM lists it (in the contact's thread); null when filed under nobody */
-            email: components["schemas"]["Email"] | null;
-            sent: {
-                /** @description Message-ID of the sent email, without angle brackets */
-                messageId: string;
-                /** Format: uuid */
-                emailAccountId: string;
-                /** @description To, Cc and Bcc addresses together */
-                recipients: number;
-            };
+        /** @description A staff member, as the directory shows them */
+        UserRef: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            firstName: string | null;
+            lastName: string | null;
         };
         Email: {
             /** Format: uuid */
@@ -1904,6 +2096,11 @@ export interface components {
             isRead: boolean;
             /** @description The read state was changed here and the mail server has not confirmed it yet */
             readPending: boolean;
+            /**
+             * @description outbound: sent by the mailbox itself (from the CRM, or held in its Sent mailbox); inbound: received
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
             messageId: string | null;
             inReplyTo: string | null;
             /** @description Cc, in header order (empty when absent) */
@@ -1930,6 +2127,15 @@ export interface components {
              */
             updatedAt: string;
         };
+        EmailAddress: {
+            /** @description Display name; null when the header gave none */
+            name: string | null;
+            /**
+             * @description The address as written in the header
+             * @example jana.kovacova@firma.sk
+             */
+            email: string;
+        };
         /** @description Download: GET /api/emails/{id}/attachments/{attachmentId} */
         EmailAttachment: {
             /** Format: uuid */
@@ -1939,6 +2145,81 @@ export interface components {
             size: number;
             /** @description Shown within the body (a Content-ID image the HTML refers to) rather than offered as a file */
             inline: boolean;
+        };
+        ConversationComment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conversationId: string;
+            /** @description null once the author was deleted */
+            author: components["schemas"]["UserRef"] | null;
+            text: string;
+            /** @description The colleagues it notified (@username of members who can read the mailbox) */
+            mentions: {
+                /** Format: uuid */
+                id: string;
+                username: string;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+        };
+        EmailSummary: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The email account the email was synced from
+             */
+            emailAccountId: string;
+            /**
+             * Format: uuid
+             * @description The main correspondent
+             */
+            contactId: string;
+            threadId: string | null;
+            /** @description From, in header order (empty when absent) */
+            from: components["schemas"]["EmailAddress"][];
+            /** @description To, in header order (empty when absent) */
+            to: components["schemas"]["EmailAddress"][];
+            /**
+             * @deprecated
+             * @description Deprecated: From as one display string ("Name <a@b.sk>, ..."); use from
+             */
+            fromText: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: To as one display string; use to
+             */
+            toText: string | null;
+            subject: string | null;
+            /** @description The email has files to download (inline images do not count) */
+            hasAttachments: boolean;
+            date: string | null;
+            isRead: boolean;
+            /** @description The read state was changed here and the mail server has not confirmed it yet */
+            readPending: boolean;
+            /**
+             * @description outbound: sent by the mailbox itself (from the CRM, or held in its Sent mailbox); inbound: received
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description About 200 characters of the body, whitespace collapsed */
+            preview: string;
+        };
+        SentEmail: {
+            /** @description The sent email as the CRM lists it (in the contact's thread); null when filed under nobody */
+            email: components["schemas"]["Email"] | null;
+            sent: {
+                /** @description Message-ID of the sent email, without angle brackets */
+                messageId: string;
+                /** Format: uuid */
+                emailAccountId: string;
+                /** @description To, Cc and Bcc addresses together */
+                recipients: number;
+            };
         };
         AwaitingReplyEmail: {
             /** Format: uuid */
@@ -1975,6 +2256,11 @@ export interface components {
             isRead: boolean;
             /** @description The read state was changed here and the mail server has not confirmed it yet */
             readPending: boolean;
+            /**
+             * @description outbound: sent by the mailbox itself (from the CRM, or held in its Sent mailbox); inbound: received
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
             /** @description About 200 characters of the body, whitespace collapsed */
             preview: string;
             /**
@@ -2081,7 +2367,7 @@ export interface components {
             contactSuppressions: number;
         };
         /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, follow_up.due FollowUpDueEvent, resync ResyncEvent. */
-        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ResyncEvent"];
+        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["ResyncEvent"];
         /** @description New emails stored (sync, sending). Only to members with canRead. */
         EmailCreatedEvent: {
             /**
@@ -2199,6 +2485,38 @@ export interface components {
              */
             dueAt: string;
         };
+        /** @description A conversation was assigned, closed or reopened by someone (GET /api/conversations/{id} shows it now), or you read it on another device. */
+        ConversationUpdatedEvent: {
+            /** Format: uuid */
+            conversationId: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            /** @description What changed: assignee or status (to every reader of the mailbox), read (your own read state: to you only) */
+            changes: ("assignee" | "status" | "read")[];
+        };
+        /** @description An internal comment was added to a conversation. Only to members with canRead. */
+        CommentCreatedEvent: {
+            /** Format: uuid */
+            conversationId: string;
+            /** Format: uuid */
+            commentId: string;
+            /** Format: uuid */
+            emailAccountId: string;
+        };
+        /** @description A colleague mentioned you (@username) in a comment of a conversation you may read. */
+        CommentMentionedEvent: {
+            /** Format: uuid */
+            conversationId: string;
+            /** Format: uuid */
+            commentId: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            /**
+             * Format: uuid
+             * @description You: only the mentioned member gets it
+             */
+            userId: string;
+        };
         /** @description What you missed is no longer kept (Last-Event-ID older than the window, unknown, or events lost): reload every list you show. */
         ResyncEvent: {
             /** @enum {string} */
@@ -2210,6 +2528,21 @@ export interface components {
             username: string;
             firstName: string | null;
             lastName: string | null;
+        };
+        ApiToken: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: ("emails:read" | "emails:write" | "contacts:read" | "contacts:write" | "people:read" | "people:write" | "companies:read" | "companies:write" | "conversations:read" | "conversations:write" | "tasks:read" | "tasks:write" | "timesheets:read" | "timesheets:write" | "admin")[];
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
+            /** @description Last use, recorded at most once in 10 minutes; null: never used */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
         };
     };
     responses: {
@@ -2911,7 +3244,14 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
+                            /** @description Your sessions (the list shape of every other list; never more than a page) */
+                            items: components["schemas"]["SessionSummary"][];
+                            /**
+                             * @deprecated
+                             * @description Deprecated (0.5.0): the same as items; removed in a later release
+                             */
                             sessions: components["schemas"]["SessionSummary"][];
+                            pagination: components["schemas"]["Pagination"];
                         };
                         /** @description Slovak, for people */
                         message: string;
@@ -4394,6 +4734,122 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    importContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: uuid
+                     * @description The mailbox to import into (owner or editor)
+                     */
+                    emailAccountId: string;
+                    /** @description true: answer the counts and the invalid rows, store nothing */
+                    dryRun?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * Format: binary
+                     * @description CSV (UTF-8, comma or semicolon) or vCard 3.0/4.0, at most 5 MB and 10,000 contacts
+                     */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description What was (or, for a dry run, would be) imported */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            import: {
+                                dryRun: boolean;
+                                /** @enum {string} */
+                                format: "csv" | "vcf";
+                                created: number;
+                                /** @description Contacts of the mailbox the file changed (only values it has and that differ; tags are added) */
+                                updated: number;
+                                unchanged: number;
+                                /** @description Rows left out, with the first problem of each */
+                                invalid: {
+                                    /** @description CSV: the row a spreadsheet shows (the header is row 1); vCard: the position of the card in the file (the first is 1) */
+                                    row: number;
+                                    /** @description Slovak, for the user */
+                                    reason: string;
+                                }[];
+                                /** @description Rows imported with a company name that was not applied */
+                                warnings: {
+                                    /** @description CSV: the row a spreadsheet shows (the header is row 1); vCard: the position of the card in the file (the first is 1) */
+                                    row: number;
+                                    /** @description Slovak, for the user */
+                                    reason: string;
+                                }[];
+                            };
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportContacts: {
+        parameters: {
+            query: {
+                emailAccountId: string;
+                format?: "csv" | "vcf";
+                /** @description CSV only: comma (default) or semicolon (what Excel in a Slovak locale opens by a double click) */
+                delimiter?: "comma" | "semicolon";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file (Content-Disposition: attachment) */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description attachment with the file name (RFC 6266: an ASCII fallback and filename*=UTF-8) */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": Blob;
+                    "text/vcard": Blob;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getContact: {
         parameters: {
             query?: never;
@@ -4625,6 +5081,15 @@ export interface operations {
                 "application/json": {
                     name?: string | null;
                     notes?: string | null;
+                    /** @description IČO: 8 digits with a valid mod-11 check digit (Slovak and Czech registers); spaces are dropped; empty or null clears it */
+                    registrationNumber?: string | null;
+                    /** @description IČ DPH: an EU country prefix and the number (SK + 10 digits, CZ + 8-10 digits, others 2-12 digits or capitals); spaces dropped, upper-cased; empty or null clears it */
+                    vatId?: string | null;
+                    address?: string | null;
+                    /** @description Digits, spaces and + ( ) - / . only, at least 3 digits, at most 50 characters */
+                    phone?: string | null;
+                    /** @description An http:// or https:// address, at most 500 characters */
+                    website?: string | null;
                 };
             };
         };
@@ -4666,6 +5131,8 @@ export interface operations {
                 limit?: number;
                 /** @description due: dueAt is now or past (oldest first); upcoming: dueAt in the future (soonest first); all (default): both, by dueAt */
                 status?: "due" | "upcoming" | "all";
+                /** @description Only your follow-up of this contact (at most one); a contact you may not see: 404 */
+                contactId?: string;
             };
             header?: never;
             path?: never;
@@ -4696,6 +5163,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -4786,6 +5254,281 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listConversations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                emailAccountId?: string;
+                /** @description me: assigned to you; none: unassigned; a user id: assigned to that user; absent: any */
+                assignee?: ("me" | "none") | string;
+                /** @description open (default), done, or all */
+                status?: "open" | "done" | "all";
+                /** @description true: only conversations with mail unread by you; false: only those you have read whole */
+                unread?: "true" | "false";
+                /** @description Words in the subject, participants or text of its emails; accent- and case-insensitive, each word also as a prefix */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversations */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Conversation"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            conversation: components["schemas"]["Conversation"];
+                            /** @description Its emails, oldest first (paged by page and limit, as GET /api/emails/{id}/thread) */
+                            messages: components["schemas"]["Email"][];
+                            messagesPagination: components["schemas"]["Pagination"];
+                            /** @description Internal comments, oldest first */
+                            comments: components["schemas"]["ConversationComment"][];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Who handles it: a user who can read the mailbox; null: nobody */
+                    assigneeId?: string | null;
+                    /**
+                     * @description done takes it off awaiting-reply; new inbound mail reopens it
+                     * @enum {string}
+                     */
+                    status?: "open" | "done";
+                };
+            };
+        };
+        responses: {
+            /** @description The conversation as it now stands */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            conversation: components["schemas"]["Conversation"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    markConversationRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marked */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            conversation: components["schemas"]["Conversation"];
+                            /** @description Emails newly marked read for you */
+                            marked: number;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createConversationComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The note; @username of a colleague who can read the mailbox notifies them (comment.mentioned) */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The comment */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            comment: components["schemas"]["ConversationComment"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteConversationComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listEmails: {
         parameters: {
             query?: {
@@ -4799,6 +5542,10 @@ export interface operations {
                 to?: string;
                 /** @description newest (default): by date, newest first; oldest: oldest first */
                 sort?: "newest" | "oldest";
+                /** @description Only these emails: up to 100 ids separated by commas (those you may not read are left out); e.g. the ids of an email.created event */
+                ids?: string;
+                /** @description Only the emails of this thread (an email's threadId), of every account you may read or of emailAccountId */
+                threadId?: string;
                 /** @description true: only the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply; its date is waitingSince, so sort=oldest gives that endpoint's order); false or absent: no such filter. Combines with the other filters. */
                 awaitingReply?: "true" | "false";
             };
@@ -6136,6 +6883,12 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
+                            /** @description The colleagues of this page (the list shape of every other list) */
+                            items: components["schemas"]["DirectoryUser"][];
+                            /**
+                             * @deprecated
+                             * @description Deprecated (0.5.0): the same as items; removed in a later release
+                             */
                             users: components["schemas"]["DirectoryUser"][];
                             pagination: components["schemas"]["Pagination"];
                         };
@@ -6147,6 +6900,131 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data.items and data.pagination */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["ApiToken"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the token is for (e.g. "ERP export"), 1-100 characters */
+                    name: string;
+                    /** @description <area>:read or <area>:write (write includes read) per area, and admin (admins only) */
+                    scopes: ("emails:read" | "emails:write" | "contacts:read" | "contacts:write" | "people:read" | "people:write" | "companies:read" | "companies:write" | "conversations:read" | "conversations:write" | "tasks:read" | "tasks:write" | "timesheets:read" | "timesheets:write" | "admin")[];
+                    /** @description When the token stops working (ISO 8601 with an offset, in the future); absent or null: never */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description data.token (the secret, once) and data.apiToken */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The secret (crm_pat_ and 43 characters), shown only in this answer: send it as Authorization: Bearer */
+                            token: string;
+                            apiToken: components["schemas"]["ApiToken"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No data */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

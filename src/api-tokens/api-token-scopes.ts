@@ -26,6 +26,9 @@ export const TOKEN_PATHS: ReadonlyArray<{ prefix: string; needs: TokenArea | 'ad
   // Accounts, their sync and their sharing (and the colleague directory that sharing picks from) are the mailbox's.
   { prefix: '/email-accounts', needs: 'emails' },
   { prefix: '/users/directory', needs: 'emails' },
+  // Writing mail: templates and drafts go with the mail they become (signatures are under /email-accounts).
+  { prefix: '/templates', needs: 'emails' },
+  { prefix: '/drafts', needs: 'emails' },
   { prefix: '/contacts', needs: 'contacts' },
   // A follow-up is set on a contact (PUT /contacts/:id/follow-up); its list goes with it.
   { prefix: '/follow-ups', needs: 'contacts' },
