@@ -40,10 +40,11 @@ export const emailArea: AreaDoc = {
       description:
         'A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of ' +
         'each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays ' +
-        'sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).',
+        'sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).' +
+        ' With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: listEmailsQuery,
       success: { status: 200, description: 'A page of email summaries, newest first', body: 'list', item: emailSummarySchema },
-      errors: [403, 404],
+      errors: [403, 404, 429],
     },
     {
       method: 'get',
