@@ -39,7 +39,11 @@ function readForm(req: Request, res: Response): Promise<void> {
  * /api/contacts/import and /api/contacts/export: a mailbox's address book in and out (issue 46).
  * Mounted before the contacts router, whose /:id would take these paths for ids.
  */
-export function createContactTransferRouter(services: { contactImport: ContactImportService; contactExport: ContactExportService }, auth: AuthMiddleware, expensive: ExpensiveRequests): Router {
+export function createContactTransferRouter(
+  services: { contactImport: ContactImportService; contactExport: ContactExportService },
+  auth: AuthMiddleware,
+  expensive: ExpensiveRequests,
+): Router {
   const router = Router();
 
   router.post('/import', auth.requireAuth, async (req, res) => {

@@ -16,7 +16,11 @@ import type { ConversationService } from './conversation-service.js';
 import type { CommentService } from './comment-service.js';
 
 /** /api/conversations: the team inbox (docs/api.md "Team inbox"). */
-export function createConversationRouter(services: { conversations: ConversationService; comments: CommentService; emailHtml: HtmlBodies }, auth: AuthMiddleware, expensive: ExpensiveRequests): Router {
+export function createConversationRouter(
+  services: { conversations: ConversationService; comments: CommentService; emailHtml: HtmlBodies },
+  auth: AuthMiddleware,
+  expensive: ExpensiveRequests,
+): Router {
   const { conversations, comments, emailHtml } = services;
   const router = Router();
   router.use(auth.requireAuth);

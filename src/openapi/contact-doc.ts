@@ -21,7 +21,8 @@ export const contactArea: AreaDoc = {
       operationId: 'listContacts',
       auth: 'user',
       summary: 'List the contacts of own and shared email accounts',
-      description: 'An emailAccountId filter that is not visible to the caller: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
+      description:
+        'An emailAccountId filter that is not visible to the caller: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: listContactsQuery,
       success: { status: 200, description: 'A page of contacts', body: 'list', item: contactSchema },
       errors: [404, 429],

@@ -77,10 +77,13 @@ describe('a per-user bound on searches and exports', function () {
     expect(answers.map((r) => r.status)).to.deep.equal(Array.from({ length: limit + 1 }, () => 200));
 
     // The places are given back once the answers are out: alice searches again.
-    const again = await until(async () => {
-      const res = await search(alice, aliceAccount);
-      return res.status === 200 ? res : undefined;
-    }, { what: 'alice’s places to be given back' });
+    const again = await until(
+      async () => {
+        const res = await search(alice, aliceAccount);
+        return res.status === 200 ? res : undefined;
+      },
+      { what: 'alice’s places to be given back' },
+    );
     expect(again.body.data.items.map((c: { name: string }) => c.name)).to.deep.equal(['Hľadaný Partner']);
   });
 });
