@@ -781,7 +781,7 @@ export interface paths {
         };
         /**
          * List the contacts of own and shared email accounts
-         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:read. An emailAccountId filter that is not visible to the caller: 404.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:read. An emailAccountId filter that is not visible to the caller: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
          */
         get: operations["listContacts"];
         put?: never;
@@ -873,7 +873,7 @@ export interface paths {
         };
         /**
          * List the companies of the contacts the caller may see
-         * @description Signed-in users (accessToken cookie or Bearer). API token: companies:read. contactCount and lastEmailAt count only the contacts of email accounts the caller may see. The total is exact.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: companies:read. contactCount and lastEmailAt count only the contacts of email accounts the caller may see. The total is exact. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
          */
         get: operations["listCompanies"];
         put?: never;
@@ -961,7 +961,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:read. Newest activity first (lastMessageAt, then id); status defaults to open; pagination.total counts conversations (bounded at 10,000 like the email lists: see totalExact). assignee=me|none|<userId>; unread=true: with mail unread by you.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:read. Newest activity first (lastMessageAt, then id); status defaults to open; pagination.total counts conversations (bounded at 10,000 like the email lists: see totalExact). assignee=me|none|<userId>; unread=true: with mail unread by you. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
          */
         get: operations["listConversations"];
         put?: never;
@@ -1065,7 +1065,7 @@ export interface paths {
         };
         /**
          * List the emails of own and shared email accounts (filters: contactId, emailAccountId, unread, search, from, to, awaitingReply)
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order). With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
          */
         get: operations["listEmails"];
         put?: never;
@@ -1089,7 +1089,7 @@ export interface paths {
         };
         /**
          * Conversations awaiting a reply: per thread of the readable accounts, its newest email when it came from outside
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. A thread is listed when its newest email is inbound (not from the mailbox's own address, nor in its Sent mailbox) and no later email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM (POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. A thread is listed when its newest email is inbound (neither sent through the CRM nor in its Sent mailbox; a From naming the mailbox's own address does not count) and no later email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM (POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.
          */
         get: operations["listEmailsAwaitingReply"];
         put?: never;
@@ -4227,6 +4227,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4680,6 +4681,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4846,6 +4848,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5023,6 +5026,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5301,6 +5305,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5581,6 +5586,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6776,6 +6782,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -22,33 +22,36 @@ import { createConversationRouter } from '../conversations/conversation-routes.j
 import { createSignatureRouter } from '../signatures/signature-routes.js';
 import { createTemplateRouter } from '../templates/template-routes.js';
 import { createDraftRouter } from '../drafts/draft-routes.js';
+import { expensiveRequests } from '../http/expensive-requests.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
   const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions, cookies, ctx.services.apiTokens);
+  // One bound for searches and exports across all areas: a user's searches and exports share it (issue 52).
+  const expensive = expensiveRequests(ctx.config.expensiveRequestsPerUser);
   api.get('/openapi.json', openApiHandler({ metricsPath: ctx.config.metricsPath }));
   api.use('/auth', createAuthRouter(ctx.services, auth, cookies));
-  api.use('/admin/privacy', createPrivacyRouter(ctx.services, auth));
+  api.use('/admin/privacy', createPrivacyRouter(ctx.services, auth, expensive));
   api.use('/admin', createAdminRouter(ctx.services, auth));
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   // Follow-ups first: their sub-path of a contact is their own, everything else under /contacts falls through.
   api.use('/contacts', createContactFollowUpRouter(ctx.services, auth));
   // Import and export before the contacts router, whose /:id would read "import" and "export" as ids.
-  api.use('/contacts', createContactTransferRouter(ctx.services, auth));
-  api.use('/contacts', createContactRouter(ctx.services, auth));
-  api.use('/companies', createCompanyRouter(ctx.services, auth));
+  api.use('/contacts', createContactTransferRouter(ctx.services, auth, expensive));
+  api.use('/contacts', createContactRouter(ctx.services, auth, expensive));
+  api.use('/companies', createCompanyRouter(ctx.services, auth, expensive));
   api.use('/follow-ups', createFollowUpRouter(ctx.services, auth));
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
-  api.use('/emails', createEmailRouter(ctx.services, auth, { corsOrigins: ctx.config.corsOrigins }));
+  api.use('/emails', createEmailRouter(ctx.services, auth, expensive, { corsOrigins: ctx.config.corsOrigins }));
   // Signatures first: their sub-path of an account is their own, everything else falls through.
   api.use('/email-accounts', createSignatureRouter(ctx.services, auth));
-  api.use('/conversations', createConversationRouter(ctx.services, auth));
+  api.use('/conversations', createConversationRouter(ctx.services, auth, expensive));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
   api.use('/templates', createTemplateRouter(ctx.services, auth));
   api.use('/drafts', createDraftRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));
-  api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth));
+  api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth, expensive));
   api.use('/tokens', createApiTokenRouter(ctx.services, auth));
 }

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
@@ -11,12 +12,12 @@ import { listCompaniesQuery, updateCompanyBody } from './company-schemas.js';
 import type { CompanyService } from './company-service.js';
 
 /** /api/companies: the companies behind the contacts the caller may see (docs/contract.md, "Companies"). */
-export function createCompanyRouter(services: { companies: CompanyService }, auth: AuthMiddleware): Router {
+export function createCompanyRouter(services: { companies: CompanyService }, auth: AuthMiddleware, expensive: ExpensiveRequests): Router {
   const { companies } = services;
   const router = Router();
   router.use(auth.requireAuth);
 
-  router.get('/', async (req, res) => {
+  router.get('/', expensive.whenSearching, async (req, res) => {
     const { page, limit, ...filter } = parseQuery(listCompaniesQuery, req);
     const { items, total, hasNext } = await companies.list(requireAuthContext(req).userId, filter, { page, limit });
     ok(res, listResult(items.map(presentCompany), { page, limit }, { total, hasNext }), 'Zoznam firiem');

@@ -75,6 +75,8 @@ export class AppConfig {
     uploadsTotal: number;
   };
   readonly attachmentDownloads: { perUser: number; total: number; idleTimeoutMs: number };
+  /** Searches and exports in progress at once per user in this process (issue 52 finding 13). */
+  readonly expensiveRequestsPerUser: number;
   readonly uploadLimits: UploadLimits;
   readonly auditRetentionDays: number;
   /** EMAIL_RETENTION_DAYS (undefined: emails are kept forever) and what happens to contacts it empties. */
@@ -123,6 +125,7 @@ export class AppConfig {
       uploadsPerUser: raw.SEND_UPLOADS_PER_USER,
       uploadsTotal: raw.SEND_UPLOADS_TOTAL,
     };
+    this.expensiveRequestsPerUser = raw.EXPENSIVE_REQUESTS_PER_USER;
     this.attachmentDownloads = {
       perUser: raw.ATTACHMENT_DOWNLOADS_PER_USER,
       total: raw.ATTACHMENT_DOWNLOADS_TOTAL,

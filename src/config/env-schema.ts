@@ -232,6 +232,9 @@ export const envSchema = z.object({
   ),
   SEND_UPLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '2').describe('multipart sends in progress at once per user (429 beyond)'),
   SEND_UPLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16').describe('multipart sends in progress at once per process (429 beyond)'),
+  EXPENSIVE_REQUESTS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '4').describe(
+    'searches (emails, conversations, contacts, companies) and exports one user may have in progress at once in one `serve` (429 with `Retry-After` beyond; per process, so behind a load balancer per instance)',
+  ),
   ATTACHMENT_DOWNLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '4').describe('attachment downloads in progress at once per user (429 beyond)'),
   ATTACHMENT_DOWNLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16').describe('attachment downloads in progress at once per process (429 beyond)'),
   ATTACHMENT_IDLE_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(600_000), '30000').describe('a download that moves no byte for this long is cut off'),

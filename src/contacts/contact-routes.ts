@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
@@ -11,12 +12,12 @@ import { createContactBody, listContactsQuery, updateContactBody } from './conta
 import type { ContactService } from './contact-service.js';
 
 /** /api/contacts: the caller's own contacts only (docs/contract.md §1: admins are no exception). */
-export function createContactRouter(services: { contacts: ContactService }, auth: AuthMiddleware): Router {
+export function createContactRouter(services: { contacts: ContactService }, auth: AuthMiddleware, expensive: ExpensiveRequests): Router {
   const { contacts } = services;
   const router = Router();
   router.use(auth.requireAuth);
 
-  router.get('/', async (req, res) => {
+  router.get('/', expensive.whenSearching, async (req, res) => {
     const { page, limit, ...filter } = parseQuery(listContactsQuery, req);
     const { items, total, totalExact, hasNext } = await contacts.list(requireAuthContext(req).userId, filter, { page, limit });
     ok(res, listResult(items.map(presentContact), { page, limit }, { total, totalExact, hasNext }), 'Zoznam kontaktov');

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import multer, { MulterError } from 'multer';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { ValidationError } from '../errors/app-errors.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
@@ -38,7 +39,11 @@ function readForm(req: Request, res: Response): Promise<void> {
  * /api/contacts/import and /api/contacts/export: a mailbox's address book in and out (issue 46).
  * Mounted before the contacts router, whose /:id would take these paths for ids.
  */
-export function createContactTransferRouter(services: { contactImport: ContactImportService; contactExport: ContactExportService }, auth: AuthMiddleware): Router {
+export function createContactTransferRouter(
+  services: { contactImport: ContactImportService; contactExport: ContactExportService },
+  auth: AuthMiddleware,
+  expensive: ExpensiveRequests,
+): Router {
   const router = Router();
 
   router.post('/import', auth.requireAuth, async (req, res) => {
@@ -51,7 +56,7 @@ export function createContactTransferRouter(services: { contactImport: ContactIm
     ok(res, { import: result } satisfies ImportResultData, message);
   });
 
-  router.get('/export', auth.requireAuth, async (req, res) => {
+  router.get('/export', auth.requireAuth, expensive.always, async (req, res) => {
     const query = parseQuery(exportContactsQuery, req);
     const userId = requireAuthContext(req).userId;
     // Refusals (404, 403) answer in the envelope, before the file starts.

@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
@@ -15,7 +16,11 @@ import type { ConversationService } from './conversation-service.js';
 import type { CommentService } from './comment-service.js';
 
 /** /api/conversations: the team inbox (docs/api.md "Team inbox"). */
-export function createConversationRouter(services: { conversations: ConversationService; comments: CommentService; emailHtml: HtmlBodies }, auth: AuthMiddleware): Router {
+export function createConversationRouter(
+  services: { conversations: ConversationService; comments: CommentService; emailHtml: HtmlBodies },
+  auth: AuthMiddleware,
+  expensive: ExpensiveRequests,
+): Router {
   const { conversations, comments, emailHtml } = services;
   const router = Router();
   router.use(auth.requireAuth);
@@ -29,7 +34,7 @@ export function createConversationRouter(services: { conversations: Conversation
     });
   };
 
-  router.get('/', async (req, res) => {
+  router.get('/', expensive.whenSearching, async (req, res) => {
     const { page, limit, ...filter } = parseQuery(listConversationsQuery, req);
     const { items, total, totalExact, hasNext } = await conversations.list(requireAuthContext(req).userId, filter, { page, limit });
     ok(res, listResult(items.map(presentConversation), { page, limit }, { total, totalExact, hasNext }), 'Zoznam konverzácií');

@@ -285,6 +285,11 @@ export class EmbeddedPostgres {
       '-c log_rotation_size=0',
       '-c log_truncate_on_rotation=on',
       '-c log_file_mode=0600',
+      // A connection that has not authenticated holds a slot until it does: any local process could
+      // fill max_connections at the password prompt (issue 52 finding 6). 10 s instead of the default
+      // 60 s bounds each such hold; our own clients authenticate in milliseconds. Reserved slots
+      // (reserved_connections) would not help: PostgreSQL checks them after authentication.
+      '-c authentication_timeout=10s',
     ];
     return this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', settings.join(' ')]);
   }

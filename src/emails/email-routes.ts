@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { create as contentDisposition } from 'content-disposition';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
@@ -20,6 +21,7 @@ import { asciiFallbackName, sanitiseFileName } from '../timesheets/file-name.js'
 export function createEmailRouter(
   services: { emails: EmailService; emailAttachments: AttachmentDownloads; emailHtml: HtmlBodies },
   auth: AuthMiddleware,
+  expensive: ExpensiveRequests,
   options: { corsOrigins?: readonly string[] } = {},
 ): Router {
   const { emails, emailAttachments, emailHtml } = services;
@@ -37,7 +39,7 @@ export function createEmailRouter(
     return list;
   };
 
-  router.get('/', async (req, res) => {
+  router.get('/', expensive.whenSearching, async (req, res) => {
     const { page, limit, to, ...filter } = parseQuery(listEmailsQuery, req);
     const { items, total, totalExact, hasNext } = await emails.list(requireAuthContext(req).userId, { ...filter, before: to }, { page, limit });
     ok(res, listResult(items.map(presentEmailSummary), { page, limit }, { total, totalExact, hasNext }), 'Zoznam emailov');

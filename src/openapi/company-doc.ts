@@ -17,9 +17,12 @@ export const companyArea: AreaDoc = {
       operationId: 'listCompanies',
       auth: 'user',
       summary: 'List the companies of the contacts the caller may see',
-      description: 'contactCount and lastEmailAt count only the contacts of email accounts the caller may see. The total is exact.',
+      description:
+        'contactCount and lastEmailAt count only the contacts of email accounts the caller may see. The total is exact.' +
+        ' With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: listCompaniesQuery,
       success: { status: 200, description: 'A page of companies', body: 'list', item: companySchema },
+      errors: [429],
     },
     {
       method: 'get',

@@ -21,10 +21,11 @@ export const contactArea: AreaDoc = {
       operationId: 'listContacts',
       auth: 'user',
       summary: 'List the contacts of own and shared email accounts',
-      description: 'An emailAccountId filter that is not visible to the caller: 404.',
+      description:
+        'An emailAccountId filter that is not visible to the caller: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: listContactsQuery,
       success: { status: 200, description: 'A page of contacts', body: 'list', item: contactSchema },
-      errors: [404],
+      errors: [404, 429],
     },
     {
       method: 'post',
@@ -73,7 +74,7 @@ export const contactArea: AreaDoc = {
         'nothing. Audited (contacts.exported, with the count).',
       query: exportContactsQuery,
       success: { status: 200, description: 'The file (Content-Disposition: attachment)', body: 'file', mediaTypes: ['text/csv', 'text/vcard'] },
-      errors: [403, 404],
+      errors: [403, 404, 429],
     },
     {
       method: 'get',

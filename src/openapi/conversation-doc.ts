@@ -18,10 +18,11 @@ export const conversationArea: AreaDoc = {
       summary: 'List conversations',
       description:
         'Newest activity first (lastMessageAt, then id); status defaults to open; pagination.total counts conversations (bounded at ' +
-        '10,000 like the email lists: see totalExact). assignee=me|none|<userId>; unread=true: with mail unread by you.',
+        '10,000 like the email lists: see totalExact). assignee=me|none|<userId>; unread=true: with mail unread by you.' +
+        ' With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: listConversationsQuery,
       success: { status: 200, description: 'A page of conversations', body: 'list', item: conversationSchema },
-      errors: [403, 404],
+      errors: [403, 404, 429],
     },
     {
       method: 'get',

@@ -40,10 +40,11 @@ export const emailArea: AreaDoc = {
       description:
         'A contactId or emailAccountId filter that is not visible to the caller: 404. awaitingReply=true keeps the newest inbound email of ' +
         'each thread awaiting a reply (the set of GET /api/emails/awaiting-reply) and combines with every other filter; the order stays ' +
-        'sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).',
+        'sort (by date, which is the waitingSince of that endpoint: sort=oldest gives its order).' +
+        ' With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: listEmailsQuery,
       success: { status: 200, description: 'A page of email summaries, newest first', body: 'list', item: emailSummarySchema },
-      errors: [403, 404],
+      errors: [403, 404, 429],
     },
     {
       method: 'get',
@@ -52,7 +53,7 @@ export const emailArea: AreaDoc = {
       auth: 'user',
       summary: 'Conversations awaiting a reply: per thread of the readable accounts, its newest email when it came from outside',
       description:
-        "A thread is listed when its newest email is inbound (not from the mailbox's own address, nor in its Sent mailbox) and no later " +
+        "A thread is listed when its newest email is inbound (neither sent through the CRM nor in its Sent mailbox; a From naming the mailbox's own address does not count) and no later " +
         'email of the thread went out (sent through the CRM, or synced from the Sent mailbox); a reply sent through the CRM ' +
         '(POST /api/emails/{id}/reply, or any send the mail server files in the thread) takes it off at once, before the next sync. Mail from another staff mailbox counts as inbound. Oldest waiting first. olderThanHours: only threads ' +
         'waiting at least that long. An emailAccountId the caller may not see: 404; one shared without canRead: 403.',

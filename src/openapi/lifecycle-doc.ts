@@ -109,5 +109,7 @@ export const timesheetMonthRoutes: RouteDoc[] = [
       'extension. A file missing from storage is left out (and logged). Audited (admin.timesheets_exported).',
     query: monthQuery,
     success: { status: 200, description: 'The zip as an attachment (timesheets-YYYY-MM.zip)', body: 'file', mediaTypes: ['application/zip'] },
+    // An export counts toward EXPENSIVE_REQUESTS_PER_USER (issue 52 finding 13).
+    errors: [429],
   },
 ];

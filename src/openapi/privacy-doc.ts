@@ -22,6 +22,8 @@ export const privacyArea: AreaDoc = {
         'the response ends only once that record is written, and an export whose record cannot be written is cut off too.',
       body: privacyRequestBody,
       success: { status: 200, description: 'The zip (Content-Disposition: attachment)', body: 'file', mediaTypes: ['application/zip'] },
+      // An export counts toward EXPENSIVE_REQUESTS_PER_USER (issue 52 finding 13).
+      errors: [429],
     },
     {
       method: 'post',

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { requestMeta } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody } from '../http/validate.js';
@@ -8,11 +9,11 @@ import type { ErasureData } from './privacy-responses.js';
 import { privacyRequestBody } from './privacy-schemas.js';
 
 /** /api/admin/privacy: access and erasure requests of the people staff write with (admins only). */
-export function createPrivacyRouter(services: { privacy: PrivacyService }, auth: AuthMiddleware): Router {
+export function createPrivacyRouter(services: { privacy: PrivacyService }, auth: AuthMiddleware, expensive: ExpensiveRequests): Router {
   const router = Router();
   router.use(auth.requireAuth, auth.requireRole('admin'));
 
-  router.post('/export', async (req, res) => {
+  router.post('/export', expensive.always, async (req, res) => {
     const { email } = parseBody(privacyRequestBody, req);
     const address = services.privacy.address(email);
     res.status(200);

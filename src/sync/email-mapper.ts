@@ -90,8 +90,9 @@ export interface MappedEmail {
   isRead: boolean;
   date: Date | null;
   /**
-   * The mailbox itself sent it: From is one of its own addresses, or it sits in the Sent mailbox. Mail
-   * from anyone else, a colleague's mailbox of the same installation included, is inbound (ADR 0118).
+   * The mailbox itself sent it: sent through the CRM (the sent writer), or it sits in the Sent mailbox.
+   * A From naming the mailbox's own address proves nothing (anyone can write it; issue 52 finding 10),
+   * so such mail in the INBOX is inbound, as is mail from a colleague's mailbox (ADR 0118).
    */
   outbound: boolean;
   /**
@@ -111,6 +112,8 @@ export interface MapContext {
   roles: MailboxRoles;
   /** The account's own addresses, lower-cased. */
   ownAddresses: Set<string>;
+  /** Set by the sent writer only: the CRM itself submitted this email, so it is the staff's whatever its mailboxes. */
+  sentThroughCrm?: boolean;
 }
 
 export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
@@ -118,7 +121,7 @@ export function mapEmail(email: Email, ctx: MapContext): MappedEmail {
   const included = mailboxIds.some((id) => !ctx.roles.excluded.has(id));
   const from = email.from ?? [];
   const recipients = [...(email.to ?? []), ...(email.cc ?? [])];
-  const sentByOwner = from.some((a) => isOwn(a, ctx)) || mailboxIds.some((id) => ctx.roles.sent.has(id));
+  const sentByOwner = ctx.sentThroughCrm === true || mailboxIds.some((id) => ctx.roles.sent.has(id));
   return {
     jmapId: email.id,
     included,
@@ -193,11 +196,6 @@ export function mapAttachments(parts: EmailBodyPart[] | undefined): MappedAttach
 function clipped(value: string | null | undefined, max: number, lowerCase = false): string | null {
   const text = cleanText(value ?? '');
   return (lowerCase ? text?.toLowerCase() : text)?.slice(0, max) || null;
-}
-
-function isOwn(entry: EmailAddress, ctx: MapContext): boolean {
-  const address = normalizeAddress(entry.email);
-  return address !== null && ctx.ownAddresses.has(address);
 }
 
 function uniqueAddresses(list: EmailAddress[], ctx: MapContext): string[] {

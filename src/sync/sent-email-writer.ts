@@ -34,7 +34,7 @@ export class SentEmailWriter {
     alongside: (emailId: string | null, tx: Tx) => Promise<void>,
   ): Promise<string | null> {
     const ownAddresses = new Set(account.ownAddresses.map(normalizeAddress).filter((a): a is string => a !== null));
-    const mapped = mapEmail(email, { roles: { excluded: new Set(mailboxes.excludedIds), sent: new Set([mailboxes.sentId]) }, ownAddresses });
+    const mapped = mapEmail(email, { roles: { excluded: new Set(mailboxes.excludedIds), sent: new Set([mailboxes.sentId]) }, ownAddresses, sentThroughCrm: true });
     return this.transactions.run(async (tx) => {
       // The owner as of now, not as of the send's start: the account may have been handed over.
       const owner = await this.store.lockOwner(account.id, tx);

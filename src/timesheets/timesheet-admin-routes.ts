@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { create as contentDisposition } from 'content-disposition';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
+import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { requestMeta } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseQuery } from '../http/validate.js';
@@ -15,7 +16,7 @@ export function exportFileName(year: number, month: number): string {
 }
 
 /** /api/admin/timesheets: the month's report and its files as one zip, for admins only. */
-export function createTimesheetAdminRouter(services: { timesheetMonth: TimesheetMonth }, auth: AuthMiddleware): Router {
+export function createTimesheetAdminRouter(services: { timesheetMonth: TimesheetMonth }, auth: AuthMiddleware, expensive: ExpensiveRequests): Router {
   const router = Router();
   router.use(auth.requireAuth, auth.requireRole('admin'));
 
@@ -25,7 +26,7 @@ export function createTimesheetAdminRouter(services: { timesheetMonth: Timesheet
     ok(res, report satisfies MonthReportData, 'Prehľad výkazov za mesiac');
   });
 
-  router.get('/export', async (req, res) => {
+  router.get('/export', expensive.always, async (req, res) => {
     const { year, month } = parseQuery(monthQuery, req);
     const archive = await services.timesheetMonth.export(year, month, requestMeta(req));
     res.status(200);

@@ -80,6 +80,7 @@ describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
 
     const sent = mapEmail(
       email({
+        mailboxIds: { sent: true },
         from: [{ name: 'Me', email: 'ME@staff.example' }],
         to: [
           { name: 'Bob', email: 'bob@x.example' },
@@ -110,9 +111,12 @@ describe('email mapper (JMAP Email → CRM row and correspondents)', () => {
     expect(viaSentBox.correspondents).to.deep.equal([{ email: 'dee@x.example', name: 'Dee' }]);
   });
 
-  it('marks mail as outbound when From is the account’s own address or it sits in Sent; a colleague’s mailbox is outside (ADR 0118)', () => {
+  it('marks mail as outbound when it sits in Sent or the CRM sent it, not for a From naming the account (issue 52); a colleague’s mailbox is outside (ADR 0118)', () => {
     expect(mapEmail(email({}), context).outbound).to.equal(false);
-    expect(mapEmail(email({ from: [{ name: 'Me', email: 'ME@staff.example' }], to: [{ name: 'Ann', email: 'ann@x.example' }] }), context).outbound).to.equal(true);
+    const forged = email({ from: [{ name: 'Me', email: 'ME@staff.example' }], to: [{ name: 'Ann', email: 'ann@x.example' }] });
+    expect(mapEmail(forged, context).outbound).to.equal(false);
+    expect(mapEmail(forged, context).correspondents).to.deep.equal([]);
+    expect(mapEmail(forged, { ...context, sentThroughCrm: true }).outbound).to.equal(true);
     const viaAlias = email({ mailboxIds: { sent: true }, from: [{ name: 'Alias', email: 'alias@staff.example' }], to: [{ name: 'Ann', email: 'ann@x.example' }] });
     expect(mapEmail(viaAlias, context).outbound).to.equal(true);
     expect(mapEmail(email({ from: [{ name: 'Kolega', email: 'kolega@staff.example' }] }), context).outbound).to.equal(false);
