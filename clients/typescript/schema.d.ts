@@ -7260,10 +7260,7 @@ export interface operations {
                         success: true;
                         data: {
                             webhook: components["schemas"]["Webhook"];
-                            /**
-                             * Format: starts_with
-                             * @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer
-                             */
+                            /** @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer */
                             secret: string;
                         };
                         /** @description Slovak, for people */
@@ -7305,10 +7302,7 @@ export interface operations {
                         success: true;
                         data: {
                             webhook: components["schemas"]["Webhook"];
-                            /**
-                             * Format: starts_with
-                             * @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer
-                             */
+                            /** @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer */
                             secret?: string;
                         };
                         /** @description Slovak, for people */
@@ -7401,10 +7395,7 @@ export interface operations {
                         success: true;
                         data: {
                             webhook: components["schemas"]["Webhook"];
-                            /**
-                             * Format: starts_with
-                             * @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer
-                             */
+                            /** @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer */
                             secret?: string;
                         };
                         /** @description Slovak, for people */

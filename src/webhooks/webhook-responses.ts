@@ -16,7 +16,7 @@ export const webhookSchema = z
   })
   .meta({ id: 'Webhook' });
 
-const secret = z.string().startsWith('whsec_').meta({ description: 'The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer' });
+const secret = z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/).meta({ description: 'The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer' });
 
 /** data of POST /api/admin/webhooks (and of a PATCH with rotateSecret). */
 export const createdWebhookData = z.object({ webhook: webhookSchema, secret });
