@@ -189,7 +189,10 @@ export const envSchema = z.object({
   ),
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: withDefault(
     z.string().transform((v, ctx) => {
-      for (const entry of v.split(',').map((e) => e.trim()).filter(Boolean)) {
+      for (const entry of v
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)) {
         const [address, prefix, extra] = entry.split('/');
         const family = net.isIP(address ?? '');
         const prefixOk = prefix === undefined || (family !== 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));

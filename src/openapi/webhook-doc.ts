@@ -99,6 +99,8 @@ export const webhookCallbacks = {
         'of the secret after whsec_, base64, must equal a v1, entry of webhook-signature; refuse old timestamps. ' +
         'The webhook-id is the same on every retry of one event: deduplicate on it. Answer 2xx quickly; 410 disables the webhook.',
       tags: ['webhooks'],
+      // Sent by the CRM: the receiver authenticates it by the signature, not by a scheme of this API.
+      security: [],
       parameters: [
         header('webhook-id', 'msg_ and the delivery id: stable per event and webhook, the same on every retry'),
         header('webhook-timestamp', 'Unix seconds of this attempt'),

@@ -41,7 +41,7 @@ export function parsePrivateAllowList(text: string): PrivateAllowList {
     .split(',')
     .map((e) => e.trim().toLowerCase())
     .filter(Boolean);
-  const ranges = entries.filter((e) => net.isIP(e.split('/')[0]!) !== 0);
+  const ranges = entries.filter((e) => net.isIP(e.split('/')[0]) !== 0);
   const hosts = new Set(entries.filter((e) => !ranges.includes(e)));
   const matcher = createAllowMatcher(ranges);
   return { hosts, matches: (ip) => matcher(ip) };
@@ -50,7 +50,7 @@ export function parsePrivateAllowList(text: string): PrivateAllowList {
 /** Whether the address is loopback, private, link-local, metadata, multicast or unspecified. */
 export function isPrivateAddress(ip: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  const address = mapped ? mapped[1]! : ip;
+  const address = mapped ? mapped[1] : ip;
   const family = net.isIP(address);
   if (family === 0) return true;
   return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
@@ -94,6 +94,6 @@ export async function resolveDestination(url: URL, allow: PrivateAllowList, look
   for (const { address } of found) {
     if (isPrivateAddress(address) && !hostAllowed && !allow.matches(address)) throw new Error(`refused: ${host} resolves to a private or local address (${address})`);
   }
-  const first = found[0]!;
+  const first = found[0];
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }

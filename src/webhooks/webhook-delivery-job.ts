@@ -86,7 +86,7 @@ export class WebhookDeliveryJob {
     const gone = result.statusCode === 410;
     const wait = retrySchedule[d.attempt - 1];
     const status = ok ? 'delivered' : gone || wait === undefined ? 'failed' : 'pending';
-    const nextRetryAt = status === 'pending' ? new Date(Date.now() + wait! * 1000) : null;
+    const nextRetryAt = status === 'pending' ? new Date(Date.now() + wait * 1000) : null;
     try {
       await transactions.run(async (tx) => {
         await deliveries.record({ deliveryId: d.id, webhookId: d.webhookId, attempt: d.attempt, status, nextRetryAt, ...result }, tx);

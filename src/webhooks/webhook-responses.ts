@@ -16,7 +16,10 @@ export const webhookSchema = z
   })
   .meta({ id: 'Webhook' });
 
-const secret = z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/).meta({ description: 'The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer' });
+const secret = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]+=*$/)
+  .meta({ description: 'The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer' });
 
 /** data of POST /api/admin/webhooks (and of a PATCH with rotateSecret). */
 export const createdWebhookData = z.object({ webhook: webhookSchema, secret });
@@ -30,7 +33,9 @@ export const webhookAttemptSchema = z
     eventId: z.string().meta({ description: 'The outbox event id' }),
     eventType: z.string(),
     attempt: z.number().int().min(1),
-    deliveryStatus: z.enum(['pending', 'delivered', 'failed']).meta({ description: 'The delivery now: pending (a retry is due), delivered (a 2xx), failed (410 or retries used up)' }),
+    deliveryStatus: z
+      .enum(['pending', 'delivered', 'failed'])
+      .meta({ description: 'The delivery now: pending (a retry is due), delivered (a 2xx), failed (410 or retries used up)' }),
     statusCode: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null when there was no answer" }),
     error: z.string().nullable().meta({ description: 'Why there was no answer (timeout, refused address, connection error)' }),
     durationMs: z.number().int().min(0),

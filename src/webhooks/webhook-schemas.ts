@@ -32,7 +32,10 @@ export const updateWebhookBody = changeBody(
     events: events.optional(),
     enabled: z.boolean({ error: 'enabled musí byť true alebo false' }).optional().meta({ description: 'false: nothing is delivered; true again: events from now on' }),
     description: description.optional(),
-    rotateSecret: z.literal(true, { error: 'rotateSecret môže byť len true' }).optional().meta({ description: 'true: a new secret, in this answer only; the old one stops at once' }),
+    rotateSecret: z
+      .literal(true, { error: 'rotateSecret môže byť len true' })
+      .optional()
+      .meta({ description: 'true: a new secret, in this answer only; the old one stops at once' }),
   }),
   'Zadajte aspoň jednu zmenu',
 );

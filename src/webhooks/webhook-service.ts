@@ -56,7 +56,11 @@ export class WebhookService {
         { id, url: input.url, events, description: input.description ?? null, secretSealed: this.deps.secretBox.encrypt(secret, webhookSecretContext(id)) },
         tx,
       );
-      await this.deps.audit.record({ action: AuditActions.webhookCreated, userId: actor.id, username: actor.username, details: { webhookId: id, url: created.url, events } }, meta, tx);
+      await this.deps.audit.record(
+        { action: AuditActions.webhookCreated, userId: actor.id, username: actor.username, details: { webhookId: id, url: created.url, events } },
+        meta,
+        tx,
+      );
       return created;
     });
     return { webhook, secret };
@@ -79,7 +83,13 @@ export class WebhookService {
     const webhook = await this.deps.transactions.run(async (tx) => {
       const changed = await this.deps.webhooks.update(
         id,
-        { url: patch.url, events, enabled: patch.enabled, description: patch.description, secretSealed: secret ? this.deps.secretBox.encrypt(secret, webhookSecretContext(id)) : undefined },
+        {
+          url: patch.url,
+          events,
+          enabled: patch.enabled,
+          description: patch.description,
+          secretSealed: secret ? this.deps.secretBox.encrypt(secret, webhookSecretContext(id)) : undefined,
+        },
         tx,
       );
       if (!changed) throw new NotFoundError(WEBHOOK_NOT_FOUND);

@@ -23,10 +23,11 @@ describe('unit: webhook address guard and signature', () => {
   });
 
   it('checks every resolved address, and a listed host passes', async () => {
-    const lookup = () => Promise.resolve([
-      { address: '93.184.216.34', family: 4 },
-      { address: '10.0.0.7', family: 4 },
-    ]);
+    const lookup = () =>
+      Promise.resolve([
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.7', family: 4 },
+      ]);
     const url = new URL('https://rebind.example.com/h');
     const refused = await resolveDestination(url, none, lookup).catch((e: Error) => e.message);
     expect(refused).to.match(/refused/);

@@ -45,7 +45,10 @@ describe('webhooks: signed delivery from the events outbox', function () {
   });
 
   const createHook = async (url: string) => {
-    const res = await request(app).post('/api/admin/webhooks').set('Authorization', bearer).send({ url, events: ['contact.created'] });
+    const res = await request(app)
+      .post('/api/admin/webhooks')
+      .set('Authorization', bearer)
+      .send({ url, events: ['contact.created'] });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body.data as { webhook: { id: string; enabled: boolean }; secret: string };
   };
@@ -107,16 +110,16 @@ describe('webhooks: signed delivery from the events outbox', function () {
         const mine = receiver.got.filter(about(contactId));
         return mine.length >= 2 ? mine : undefined;
       }, 'a first attempt and its retry');
-      expect(both[1]!.id).to.equal(both[0]!.id);
-      expect(both[1]!.body).to.equal(both[0]!.body);
-      expect(verifies(secret, both[1]!)).to.equal(true);
+      expect(both[1].id).to.equal(both[0].id);
+      expect(both[1].body).to.equal(both[0].body);
+      expect(verifies(secret, both[1])).to.equal(true);
       const list = await deliverUntil(async () => {
-        const rows = (await attempts(webhook.id)).filter((a) => a.deliveryId === both[0]!.id.slice(4));
+        const rows = (await attempts(webhook.id)).filter((a) => a.deliveryId === both[0].id.slice(4));
         return rows.length === 2 ? rows : undefined;
       }, 'both attempts recorded');
       const [second, first] = list; // newest first
       expect(first).to.include({ attempt: 1, statusCode: 500 });
-      expect(first!.nextRetryAt).to.be.a('string');
+      expect(first.nextRetryAt).to.be.a('string');
       expect(second).to.include({ attempt: 2, statusCode: 204, deliveryStatus: 'delivered' });
       await remove(webhook.id);
     } finally {
@@ -179,8 +182,8 @@ describe('webhooks: signed delivery from the events outbox', function () {
         'a refused attempt',
         strict.services.webhookDelivery,
       );
-      expect(rows[0]!.statusCode).to.equal(null);
-      expect(rows[0]!.error).to.match(/refused/);
+      expect(rows[0].statusCode).to.equal(null);
+      expect(rows[0].error).to.match(/refused/);
       expect(receiver.got).to.have.length(0);
       await remove(webhook.id);
     } finally {

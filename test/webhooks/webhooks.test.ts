@@ -35,7 +35,10 @@ describe('webhooks: administration', function () {
     expect(list.body.data.items.map((w: { id: string }) => w.id)).to.include(webhook.id);
     expect(JSON.stringify(list.body)).to.not.include(secret.slice(6));
 
-    const patched = await request(app).patch(`/api/admin/webhooks/${webhook.id}`).set('Authorization', bearer).send({ enabled: false, events: ['follow_up.due'] });
+    const patched = await request(app)
+      .patch(`/api/admin/webhooks/${webhook.id}`)
+      .set('Authorization', bearer)
+      .send({ enabled: false, events: ['follow_up.due'] });
     expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
     expect(patched.body.data.webhook).to.include({ enabled: false });
     expect(patched.body.data.webhook.events).to.deep.equal(['follow_up.due']);
@@ -43,7 +46,9 @@ describe('webhooks: administration', function () {
 
     const rotated = await request(app).patch(`/api/admin/webhooks/${webhook.id}`).set('Authorization', bearer).send({ rotateSecret: true });
     expect(rotated.status).to.equal(200);
-    expect(rotated.body.data.secret).to.match(/^whsec_/).and.not.equal(secret);
+    expect(rotated.body.data.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(secret);
 
     const deliveries = await request(app).get(`/api/admin/webhooks/${webhook.id}/deliveries`).set('Authorization', bearer);
     expect(deliveries.status).to.equal(200);
@@ -60,7 +65,15 @@ describe('webhooks: administration', function () {
     const unknown = await post({ url: 'https://erp.example.com/h', events: ['user.deleted'] });
     expect(unknown.status).to.equal(400);
     expect(JSON.stringify(unknown.body)).to.include('contact.created').and.include('follow_up.due');
-    for (const url of ['ftp://erp.example.com/h', 'http://127.0.0.1:8080/h', 'http://169.254.169.254/latest', 'http://10.0.0.5/h', 'http://[::1]/h', 'http://[fd00::1]/h', 'http://0.0.0.0/h']) {
+    for (const url of [
+      'ftp://erp.example.com/h',
+      'http://127.0.0.1:8080/h',
+      'http://169.254.169.254/latest',
+      'http://10.0.0.5/h',
+      'http://[::1]/h',
+      'http://[fd00::1]/h',
+      'http://0.0.0.0/h',
+    ]) {
       const res = await post({ url, events: ['contact.created'] });
       expect(res.status, url).to.equal(400);
       expect(res.body.error.details[0].field, url).to.equal('url');
@@ -71,11 +84,17 @@ describe('webhooks: administration', function () {
     const app = await testApp({ WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,10.1.0.0/16' });
     const bearer = await adminBearer();
     for (const url of ['http://127.0.0.1:9/h', 'http://10.1.2.3/h']) {
-      const res = await request(app).post('/api/admin/webhooks').set('Authorization', bearer).send({ url, events: ['contact.created'] });
+      const res = await request(app)
+        .post('/api/admin/webhooks')
+        .set('Authorization', bearer)
+        .send({ url, events: ['contact.created'] });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       await request(app).delete(`/api/admin/webhooks/${res.body.data.webhook.id}`).set('Authorization', bearer);
     }
-    const other = await request(app).post('/api/admin/webhooks').set('Authorization', bearer).send({ url: 'http://10.2.0.1/h', events: ['contact.created'] });
+    const other = await request(app)
+      .post('/api/admin/webhooks')
+      .set('Authorization', bearer)
+      .send({ url: 'http://10.2.0.1/h', events: ['contact.created'] });
     expect(other.status).to.equal(400);
   });
 
