@@ -101,6 +101,29 @@ describe('webhooks: signed delivery from the events outbox', function () {
     }
   });
 
+  it('two instances running the job at once deliver each event once', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { webhook } = await createHook(receiver.url);
+      // A second context: its own services and job, as another serve would have.
+      const other = await testContext({ ...ALLOW, LOG_LEVEL: 'error' });
+      const contacts = await Promise.all([newContact(), newContact(), newContact(), newContact(), newContact()]);
+      await until(
+        async () => {
+          await Promise.all([ctx.services.webhookDelivery.run(), other.services.webhookDelivery.run(), ctx.services.webhookDelivery.run(), other.services.webhookDelivery.run()]);
+          return contacts.every((c) => receiver.got.some(about(c)));
+        },
+        { what: 'every contact delivered', timeoutMs: 20_000, intervalMs: 100 },
+      );
+      await Promise.all([ctx.services.webhookDelivery.run(), other.services.webhookDelivery.run()]);
+      const ids = receiver.got.map((r) => r.id);
+      expect(new Set(ids).size, ids.join(' ')).to.equal(ids.length);
+      await remove(webhook.id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('retries a 500 with the same webhook-id until a 2xx; the attempts list shows each', async () => {
     const receiver = await startReceiver((r, seen) => (seen.some((s) => s.id === r.id) ? 204 : 500));
     try {
