@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
-import { testApp } from '../support/harness.js';
+import { AuditLog } from '../../src/models/index.js';
+import { testApp, testContext } from '../support/harness.js';
 
 /** /api/admin/webhooks over HTTP: administrators only, the secret shown once, SSRF refused at creation. */
 describe('webhooks: administration', function () {
@@ -54,8 +56,22 @@ describe('webhooks: administration', function () {
     expect(deliveries.status).to.equal(200);
     expect(deliveries.body.data.items).to.deep.equal([]);
 
+    // Stored sealed, audited without it.
+    const ctx = await testContext();
+    const [stored] = await ctx.db.sequelize.query<{ secret_sealed: string }>('SELECT secret_sealed FROM webhooks WHERE id = $id', {
+      bind: { id: webhook.id },
+      type: QueryTypes.SELECT,
+    });
+    expect(stored!.secret_sealed).to.match(/^v2:/).and.not.include(secret.slice(6));
+
     expect((await request(app).delete(`/api/admin/webhooks/${webhook.id}`).set('Authorization', bearer)).status).to.equal(200);
     expect((await request(app).get(`/api/admin/webhooks/${webhook.id}`).set('Authorization', bearer)).status).to.equal(404);
+    const audit = (await AuditLog.findAll({ order: [['id', 'ASC']] })).filter((r) => (r.details as { webhookId?: string } | null)?.webhookId === webhook.id);
+    expect(audit.map((r) => r.action)).to.deep.equal(['webhook.created', 'webhook.updated', 'webhook.updated', 'webhook.deleted']);
+    expect(audit[2]!.details).to.deep.include({ secretRotated: true });
+    for (const row of audit) {
+      expect(JSON.stringify(row.toJSON())).to.not.include(secret.slice(6)).and.not.include(rotated.body.data.secret.slice(6));
+    }
   });
 
   it('refuses unknown events (listing the allowed ones), other schemes and literal private addresses', async () => {
