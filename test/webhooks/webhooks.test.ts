@@ -62,13 +62,13 @@ describe('webhooks: administration', function () {
       bind: { id: webhook.id },
       type: QueryTypes.SELECT,
     });
-    expect(stored!.secret_sealed).to.match(/^v2:/).and.not.include(secret.slice(6));
+    expect(stored.secret_sealed).to.match(/^v2:/).and.not.include(secret.slice(6));
 
     expect((await request(app).delete(`/api/admin/webhooks/${webhook.id}`).set('Authorization', bearer)).status).to.equal(200);
     expect((await request(app).get(`/api/admin/webhooks/${webhook.id}`).set('Authorization', bearer)).status).to.equal(404);
     const audit = (await AuditLog.findAll({ order: [['id', 'ASC']] })).filter((r) => (r.details as { webhookId?: string } | null)?.webhookId === webhook.id);
     expect(audit.map((r) => r.action)).to.deep.equal(['webhook.created', 'webhook.updated', 'webhook.updated', 'webhook.deleted']);
-    expect(audit[2]!.details).to.deep.include({ secretRotated: true });
+    expect(audit[2].details).to.deep.include({ secretRotated: true });
     for (const row of audit) {
       expect(JSON.stringify(row.toJSON())).to.not.include(secret.slice(6)).and.not.include(rotated.body.data.secret.slice(6));
     }
