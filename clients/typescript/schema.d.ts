@@ -1516,10 +1516,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every webhook, newest first (never a secret)
+         * @description Admins only. API token: admin.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook: the signing secret is in this answer only
+         * @description Admins only. API token: admin. url: http or https; a literal private, loopback, link-local or unspecified address is a 400 unless WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it (resolved names are checked again at every delivery). An event type outside the allowed list: 400 naming them. Events committed from now on are delivered.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook (never its secret)
+         * @description Admins only. API token: admin.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook and its deliveries
+         * @description Admins only. API token: admin.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change url, events, enabled or description; rotateSecret: true answers a new secret once
+         * @description Admins only. API token: admin. Enabling again or changing the events delivers events from now on (nothing older is replayed).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery attempts of one webhook, newest first
+         * @description Admins only. API token: admin. Each attempt: the event, its status code or error, the duration, when, and the retry it scheduled.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    crmEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An outbox event delivered to a registered webhook
+         * @description Verify before trusting: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>" keyed with the base64-decoded part of the secret after whsec_, base64, must equal a v1, entry of webhook-signature; refuse old timestamps. The webhook-id is the same on every retry of one event: deduplicate on it. Answer 2xx quickly; 410 disables the webhook.
+         */
+        post: operations["receiveWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        WebhookPayload: {
+            /** @enum {string} */
+            type: "email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due";
+            /**
+             * Format: date-time
+             * @description When the event was written to the outbox
+             */
+            timestamp: string;
+            /** @description The live event of the same type (GET /api/events): ids and the email account, never content */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         /** @description Every failure: the error envelope (docs/contract.md §7) */
         ErrorEnvelope: {
             /** @constant */
@@ -2543,6 +2649,55 @@ export interface components {
              * @example 2026-03-01T08:30:00.000Z
              */
             createdAt: string;
+        };
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+            enabled: boolean;
+            description: string | null;
+            /** @description Why it was disabled by the service (a 410 answer); null otherwise */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        WebhookAttempt: {
+            id: string;
+            /**
+             * Format: uuid
+             * @description The delivery; its webhook-id header is msg_ and this id, the same on every attempt
+             */
+            deliveryId: string;
+            /** @description The outbox event id */
+            eventId: string;
+            eventType: string;
+            attempt: number;
+            /**
+             * @description The delivery now: pending (a retry is due), delivered (a 2xx), failed (410 or retries used up)
+             * @enum {string}
+             */
+            deliveryStatus: "pending" | "delivered" | "failed";
+            /** @description The receiver's HTTP status; null when there was no answer */
+            statusCode: number | null;
+            /** @description Why there was no answer (timeout, refused address, connection error) */
+            error: string | null;
+            durationMs: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            attemptedAt: string;
+            /** @description When this attempt scheduled the next one; null: none */
+            nextRetryAt: string | null;
         };
     };
     responses: {
@@ -7036,6 +7191,314 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data.items and data.pagination */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Webhook"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
+                    url: string;
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due */
+                    events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+                    /** @description What the receiver is (e.g. "ERP"), at most 500 characters */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description data.webhook and data.secret (whsec_..., once) */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                            /** @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer */
+                            secret: string;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data.webhook */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                            /** @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer */
+                            secret?: string;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No data */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
+                    url?: string;
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due */
+                    events?: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+                    /** @description false: nothing is delivered; true again: events from now on */
+                    enabled?: boolean;
+                    /** @description What the receiver is (e.g. "ERP"), at most 500 characters */
+                    description?: string | null;
+                    /**
+                     * @description true: a new secret, in this answer only; the old one stops at once
+                     * @constant
+                     */
+                    rotateSecret?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description data.webhook, and data.secret after rotateSecret */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                            /** @description The signing secret (whsec_ and base64 of 32 bytes), shown only in this answer */
+                            secret?: string;
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data.items and data.pagination */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["WebhookAttempt"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveWebhookEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_ and the delivery id: stable per event and webhook, the same on every retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered, never sent again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -23,6 +23,7 @@ import { createSignatureRouter } from '../signatures/signature-routes.js';
 import { createTemplateRouter } from '../templates/template-routes.js';
 import { createDraftRouter } from '../drafts/draft-routes.js';
 import { expensiveRequests } from '../http/expensive-requests.js';
+import { createWebhookRouter } from '../webhooks/webhook-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -32,6 +33,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.get('/openapi.json', openApiHandler({ metricsPath: ctx.config.metricsPath }));
   api.use('/auth', createAuthRouter(ctx.services, auth, cookies));
   api.use('/admin/privacy', createPrivacyRouter(ctx.services, auth, expensive));
+  api.use('/admin/webhooks', createWebhookRouter(ctx.services, auth));
   api.use('/admin', createAdminRouter(ctx.services, auth));
   api.use('/timesheets', createTimesheetRouter(ctx.services, auth));
   // Follow-ups first: their sub-path of a contact is their own, everything else under /contacts falls through.

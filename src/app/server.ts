@@ -62,6 +62,9 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
   // Follow-ups that came due: every instance checks, one claims each (ADR 0119).
   const followUpsDue = new MaintenanceScheduler(ctx.services.followUpDue, logger, followUpCron(config.followUpCheckSeconds));
   followUpsDue.start();
+  // Webhooks: every instance copies new outbox events and works off due deliveries (leased, ADR 0134).
+  const webhookDeliveries = new MaintenanceScheduler(ctx.services.webhookDelivery, logger, '* * * * * *');
+  webhookDeliveries.start();
   const address = server.address() as AddressInfo;
   const url = `http://${formatHost(address)}:${address.port}`;
   logger.info('crm-admin serve started', { url, api: options.api, sync: options.sync, pid: process.pid });
@@ -82,6 +85,7 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
         maintenance.stop(),
         outboxPruning.stop(),
         followUpsDue.stop(),
+        webhookDeliveries.stop(),
       ]);
       // Stop watching before the pool closes and the database stops: our own stop is not a crash.
       await supervisor?.stop();

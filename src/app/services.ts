@@ -46,6 +46,8 @@ import type { RetentionService } from '../maintenance/retention-service.js';
 import type { PrivacyService } from '../privacy/privacy-service.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { OutboxPruner } from '../events/outbox-pruner.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
+import type { WebhookDeliveryJob } from '../webhooks/webhook-delivery-job.js';
 import { Plumbing, type ServicesOptions } from './wiring/plumbing.js';
 import { wiring } from './wiring/areas.js';
 
@@ -232,6 +234,14 @@ export class Services {
   }
   get outboxPruner(): OutboxPruner {
     return this.once('outboxPruner', () => operations().outboxPruner(this.p));
+  }
+  /** Signed webhooks of the administrators (src/webhooks). */
+  get webhooks(): WebhookService {
+    return this.once('webhooks', () => operations().webhooks(this.p, this));
+  }
+  /** Outbox events to the webhooks: every serve runs it each second (ADR 0134). */
+  get webhookDelivery(): WebhookDeliveryJob {
+    return this.once('webhookDelivery', () => operations().webhookDelivery(this.p));
   }
 }
 

@@ -84,6 +84,11 @@ export const AuditActions = {
   apiTokenCreated: 'api_token.created',
   apiTokenRevoked: 'api_token.revoked',
   apiTokenUsed: 'api_token.used',
+
+  /** Webhooks (src/webhooks): created, changed (a rotated secret says so), deleted; never the secret. */
+  webhookCreated: 'webhook.created',
+  webhookUpdated: 'webhook.updated',
+  webhookDeleted: 'webhook.deleted',
 } as const;
 
 /** A stretch of time in which repeated records of one kind and client become one counted record. */

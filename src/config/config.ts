@@ -85,6 +85,8 @@ export class AppConfig {
   readonly eventsMaxStreamsPerUser: number;
   /** FOLLOW_UP_CHECK_SECONDS: the period of the due follow-up check of every serve. */
   readonly followUpCheckSeconds: number;
+  /** WEBHOOK_RETRY_SCHEDULE and WEBHOOK_ALLOWED_PRIVATE_HOSTS (src/webhooks). */
+  readonly webhooks: { retrySchedule: number[]; allowedPrivateHosts: string };
   /** BACKUP_SIGNING_KEY and BACKUP_SIGNING_KEYS_RETIRED (src/backup/signing.ts). */
   readonly backupSigning: { current?: string; retired: string[] };
 
@@ -142,6 +144,7 @@ export class AppConfig {
     this.emailRetention = { days: raw.EMAIL_RETENTION_DAYS, deleteEmptyContacts: raw.EMAIL_RETENTION_DELETE_EMPTY_CONTACTS };
     this.eventsMaxStreamsPerUser = raw.EVENTS_MAX_STREAMS_PER_USER;
     this.followUpCheckSeconds = raw.FOLLOW_UP_CHECK_SECONDS;
+    this.webhooks = { retrySchedule: raw.WEBHOOK_RETRY_SCHEDULE, allowedPrivateHosts: raw.WEBHOOK_ALLOWED_PRIVATE_HOSTS };
     this.backupSigning = {
       current: raw.BACKUP_SIGNING_KEY,
       retired: (raw.BACKUP_SIGNING_KEYS_RETIRED ?? '')

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { z } from 'zod';
 import type NodeCron from 'node-cron';
 import { lazyRequire } from '../shared/lazy-require.js';
@@ -172,6 +173,43 @@ export const envSchema = z.object({
   ).describe(
     'how often every `serve` looks for follow-ups that came due, in seconds (a divisor of 60; the check runs at those seconds of each minute); one instance claims each due follow-up and its owner gets one `follow_up.due` live event',
   ),
+  WEBHOOK_RETRY_SCHEDULE: withDefault(
+    z.string().transform((v, ctx) => {
+      const parts = v.split(',').map((p) => p.trim());
+      const seconds = parts.map(Number);
+      if (v.trim() === '' || seconds.length > 20 || seconds.some((n, i) => parts[i] === '' || !Number.isInteger(n) || n < 0 || n > 604_800)) {
+        ctx.addIssue({ code: 'custom', message: 'WEBHOOK_RETRY_SCHEDULE musí byť zoznam sekúnd oddelených čiarkou (najviac 20, každá 0 až 604800), napr. 5,300,1800' });
+        return z.NEVER;
+      }
+      return seconds;
+    }),
+    '5,300,1800,7200,18000,36000',
+  ).describe(
+    'waits in seconds before the 2nd, 3rd, ... attempt of a webhook delivery that got no 2xx (comma separated); when they are used up the delivery is failed. The default tries 7 times over about 17 hours',
+  ),
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: withDefault(
+    z.string().transform((v, ctx) => {
+      for (const entry of v
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)) {
+        const [address, prefix, extra] = entry.split('/');
+        const family = net.isIP(address ?? '');
+        const prefixOk = prefix === undefined || (family !== 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+        const hostOk = family !== 0 || (prefix === undefined && /^[a-z0-9.-]+$/i.test(entry));
+        if (!prefixOk || !hostOk || extra !== undefined) {
+          ctx.addIssue({ code: 'custom', message: `WEBHOOK_ALLOWED_PRIVATE_HOSTS: neplatný host alebo rozsah "${entry}"` });
+          return z.NEVER;
+        }
+      }
+      return v;
+    }),
+    '',
+  )
+    .meta({ envDefault: 'empty (none)' })
+    .describe(
+      'webhook receivers on private, loopback or link-local addresses that are allowed anyway: comma separated host names, addresses and CIDR ranges (e.g. `erp.internal,10.1.2.0/24`); every other such address is refused at creation and at delivery',
+    ),
   SYNC_CRON: z
     .preprocess(
       (v) => (v === '' ? undefined : v),

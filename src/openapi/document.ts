@@ -28,6 +28,7 @@ import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 import { requiredScope } from '../api-tokens/api-token-scopes.js';
 import { apiTokenArea } from './api-token-doc.js';
+import { webhookArea, webhookCallbacks } from './webhook-doc.js';
 
 export interface OpenApiOptions {
   metricsPath: string;
@@ -58,6 +59,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     eventArea,
     userArea,
     apiTokenArea,
+    webhookArea,
   ];
 }
 
@@ -248,6 +250,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): ReturnType<typeof
     servers: [{ url: options.serverUrl ?? DEFAULT_SERVER, description: 'The CRM service that serves this document; every path starts with /api' }],
     tags: areas.map((a) => ({ name: a.tag, description: a.description })),
     paths,
+    webhooks: webhookCallbacks,
     components: { securitySchemes },
   });
 }

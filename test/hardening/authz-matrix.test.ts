@@ -489,7 +489,28 @@ const ROWS: Record<string, Row> = {
       return { path: `/api/tokens/${id}` };
     },
   },
+
+  // --- webhooks (issue 48): administrators only; receivers at a name that never resolves, nothing subscribed that fires here
+  'POST /api/admin/webhooks': {
+    expect: ADMIN_ONLY,
+    status: 201,
+    attempt: () => ({ path: '/api/admin/webhooks', body: { url: 'https://hooks.example.invalid/matrix', events: ['follow_up.due'] } }),
+  },
+  'GET /api/admin/webhooks': { expect: ADMIN_ONLY, attempt: () => ({ path: '/api/admin/webhooks' }) },
+  'GET /api/admin/webhooks/:id': { expect: ADMIN_ONLY, attempt: async (m) => ({ path: `/api/admin/webhooks/${await matrixWebhook(m.ctx)}` }) },
+  'PATCH /api/admin/webhooks/:id': { expect: ADMIN_ONLY, attempt: async (m) => ({ path: `/api/admin/webhooks/${await matrixWebhook(m.ctx)}`, body: { description: 'matrix' } }) },
+  'DELETE /api/admin/webhooks/:id': { expect: ADMIN_ONLY, attempt: async (m) => ({ path: `/api/admin/webhooks/${await matrixWebhook(m.ctx)}` }) },
+  'GET /api/admin/webhooks/:id/deliveries': { expect: ADMIN_ONLY, attempt: async (m) => ({ path: `/api/admin/webhooks/${await matrixWebhook(m.ctx)}/deliveries` }) },
 };
+
+/** A disabled webhook made for one attempt. */
+async function matrixWebhook(ctx: AppContext): Promise<string> {
+  const admin = (await createUser({ role: 'admin' })).user;
+  const actor = { id: admin.id, username: admin.username };
+  const { webhook } = await ctx.services.webhooks.create({ url: 'https://hooks.example.invalid/matrix', events: ['follow_up.due'] }, actor, { actor: 'test' });
+  await ctx.services.webhooks.update(webhook.id, { enabled: false }, actor, { actor: 'test' });
+  return webhook.id;
+}
 
 describe('hardening: authorization matrix (every route × anonymous, member owner, editor, viewer, editor without canRead, other member, admin)', function () {
   this.timeout(120_000);

@@ -16,6 +16,12 @@ import { ErasureRepository } from '../../privacy/erasure-repository.js';
 import { ExportRepository } from '../../privacy/export-repository.js';
 import { PrivacyService } from '../../privacy/privacy-service.js';
 import type { SyncService } from '../../sync/sync-service.js';
+import { DeliveryRepository } from '../../webhooks/delivery-repository.js';
+import { parsePrivateAllowList } from '../../webhooks/webhook-address.js';
+import { WebhookDeliveryJob } from '../../webhooks/webhook-delivery-job.js';
+import { WebhookRepository } from '../../webhooks/webhook-repository.js';
+import { WebhookSender } from '../../webhooks/webhook-sender.js';
+import { WebhookService } from '../../webhooks/webhook-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // Running the service: metrics, backup and restore, retention and privacy, live updates.
@@ -102,4 +108,29 @@ export function events(p: Plumbing, s: { metrics: AppMetrics }): EventHub {
 
 export function outboxPruner(p: Plumbing): OutboxPruner {
   return new OutboxPruner(p.outbox, p.logger);
+}
+
+/** Signed webhooks (src/webhooks): the admin routes' service. */
+export function webhooks(p: Plumbing, s: Audited): WebhookService {
+  return new WebhookService({
+    webhooks: new WebhookRepository(p.sql),
+    deliveries: new DeliveryRepository(p.sql),
+    transactions: p.transactions,
+    audit: s.audit,
+    secretBox: p.secretBox,
+    allow: parsePrivateAllowList(p.config.webhooks.allowedPrivateHosts),
+  });
+}
+
+/** The delivery job every serve runs each second (docs/adr/0134-webhooks.md). */
+export function webhookDelivery(p: Plumbing): WebhookDeliveryJob {
+  return new WebhookDeliveryJob({
+    webhooks: new WebhookRepository(p.sql),
+    deliveries: new DeliveryRepository(p.sql),
+    transactions: p.transactions,
+    secretBox: p.secretBox,
+    sender: new WebhookSender(parsePrivateAllowList(p.config.webhooks.allowedPrivateHosts)),
+    retrySchedule: p.config.webhooks.retrySchedule,
+    logger: p.logger,
+  });
 }

@@ -1,0 +1,101 @@
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { Transactions } from '../db/transactions.js';
+import type { Logger } from '../logging/logger.js';
+import type { DeliveryRepository, LeasedDelivery } from './delivery-repository.js';
+import { signWebhook } from './webhook-signature.js';
+import type { WebhookSender } from './webhook-sender.js';
+import { webhookSecretContext } from './webhook-service.js';
+import type { WebhookRepository } from './webhook-repository.js';
+
+/** Events copied per statement and deliveries leased per round. */
+const CLAIM_BATCH = 1000;
+const LEASE_BATCH = 50;
+/** Longer than the receiver's timeout (10 s) and the lookup: a live lease is never taken over. */
+const LEASE_SECONDS = 60;
+/** Finished deliveries are kept this long for the deliveries list. */
+const KEEP_FINISHED_DAYS = 30;
+
+export interface WebhookDeliveryDeps {
+  webhooks: WebhookRepository;
+  deliveries: DeliveryRepository;
+  transactions: Transactions;
+  secretBox: SecretBox;
+  sender: WebhookSender;
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before the 2nd, 3rd, ... attempt. */
+  retrySchedule: number[];
+  logger?: Logger;
+}
+
+export interface DeliveryRound {
+  claimed: number;
+  attempted: number;
+  delivered: number;
+}
+
+/**
+ * The webhook job of every `serve` (src/app/server.ts, every second; docs/adr/0134-webhooks.md):
+ * copies new outbox events into the delivery queue, leases the due deliveries (SKIP LOCKED, so
+ * instances share the work and each attempt is made by one), POSTs them outside any transaction,
+ * all of a round at once (a slow receiver delays no other), then records each answer.
+ */
+export class WebhookDeliveryJob {
+  private prunedAt = 0;
+
+  constructor(private readonly deps: WebhookDeliveryDeps) {}
+
+  async run(): Promise<DeliveryRound> {
+    const { deliveries } = this.deps;
+    const round: DeliveryRound = { claimed: 0, attempted: 0, delivered: 0 };
+    // Once an hour per instance: concurrent deletes of the same old rows are harmless.
+    if (Date.now() - this.prunedAt > 3_600_000) {
+      this.prunedAt = Date.now();
+      await deliveries.pruneFinished(KEEP_FINISHED_DAYS);
+    }
+    for (;;) {
+      const claimed = await deliveries.claimNew(CLAIM_BATCH);
+      round.claimed += claimed;
+      if (claimed < CLAIM_BATCH) break;
+    }
+    for (;;) {
+      const leased = await deliveries.lease(LEASE_BATCH, LEASE_SECONDS);
+      const results = await Promise.all(leased.map((d) => this.attempt(d)));
+      round.attempted += leased.length;
+      round.delivered += results.filter(Boolean).length;
+      if (leased.length < LEASE_BATCH) break;
+    }
+    if (round.attempted > 0) this.deps.logger?.debug('webhook deliveries', { ...round });
+    return round;
+  }
+
+  /** One attempt; answers whether it was delivered. Never throws: a failure is a recorded attempt. */
+  private async attempt(d: LeasedDelivery): Promise<boolean> {
+    const { secretBox, sender, retrySchedule, transactions, deliveries, webhooks } = this.deps;
+    const messageId = `msg_${d.id}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({ type: d.eventType, timestamp: d.eventCreatedAt.toISOString(), data: d.payload });
+    let result;
+    try {
+      const secret = secretBox.decrypt(d.secretSealed, webhookSecretContext(d.webhookId));
+      const headers = { 'webhook-id': messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(secret, messageId, timestamp, body) };
+      result = await sender.send({ url: d.url, headers, body });
+    } catch {
+      // The secret does not open (a key rotated out): recorded like a failed call, never the secret.
+      result = { statusCode: null, error: 'secret could not be opened', durationMs: 0 };
+    }
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const gone = result.statusCode === 410;
+    const wait = retrySchedule[d.attempt - 1];
+    const status = ok ? 'delivered' : gone || wait === undefined ? 'failed' : 'pending';
+    const nextRetryAt = status === 'pending' ? new Date(Date.now() + wait * 1000) : null;
+    try {
+      await transactions.run(async (tx) => {
+        await deliveries.record({ deliveryId: d.id, webhookId: d.webhookId, attempt: d.attempt, status, nextRetryAt, ...result }, tx);
+        if (gone) await webhooks.disable(d.webhookId, 'receiver answered 410 Gone', tx);
+      });
+    } catch (err) {
+      // The lease runs out and the attempt is made again: at least once, with the same webhook-id.
+      this.deps.logger?.error('webhook attempt could not be recorded', { deliveryId: d.id, err });
+    }
+    return ok;
+  }
+}
