@@ -32,6 +32,8 @@ const EXPECTED_TABLES = [
   'sessions',
   'timesheets',
   'users',
+  'webhook_deliveries',
+  'webhooks',
 ];
 
 /** Runs against a scratch database so that dropping the schema cannot disturb the other tests. */
