@@ -32,6 +32,7 @@ const EXPECTED_TABLES = [
   'sessions',
   'timesheets',
   'users',
+  'webhook_attempts',
   'webhook_deliveries',
   'webhooks',
 ];
