@@ -1,5 +1,4 @@
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
-import { companyDomainOf } from '../companies/free-mail-domains.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import { ConflictError, NotFoundError } from '../errors/app-errors.js';
@@ -47,14 +46,13 @@ export class ContactImportService {
     const file = readImportFile(request.file);
     const { rows, invalid } = validateRecords(file.records);
     const emails = rows.map((r) => r.email);
-    const domains = companyDomains(rows);
     if (request.dryRun) {
-      const plan = planImport(rows, await imports.existing(accountId, emails, false), await imports.companies(domains));
+      const plan = planImport(rows, await imports.existing(accountId, emails, false));
       return result(true, file.format, plan, invalid);
     }
     try {
       return await transactions.run(async (tx) => {
-        const plan = await this.apply(userId, accountId, rows, domains, tx);
+        const plan = await this.apply(userId, accountId, rows, tx);
         const answer = result(false, file.format, plan, invalid);
         await this.audit({ userId, accountId }, answer, plan, meta, tx);
         return answer;
@@ -66,7 +64,7 @@ export class ContactImportService {
     }
   }
 
-  private async apply(userId: string, accountId: string, rows: ImportRow[], domains: string[], tx: Tx): Promise<ImportPlan> {
+  private async apply(userId: string, accountId: string, rows: ImportRow[], tx: Tx): Promise<ImportPlan> {
     const { accounts, contacts, imports } = this.deps;
     // Checked again inside: a share removed since the first check lets nothing through.
     await accounts.requireAccount(userId, accountId, 'editContacts', tx);
@@ -84,7 +82,7 @@ export class ContactImportService {
       rows.filter((r) => !existing.has(r.email)).map((r) => r.email),
       tx,
     );
-    const plan = planImport(rows, existing, await imports.companies(domains, tx));
+    const plan = planImport(rows, existing);
     await imports.liftSuppressions(
       accountId,
       plan.creates.map((c) => c.email),
@@ -92,7 +90,6 @@ export class ContactImportService {
     );
     const created = await imports.insert(ownerId, accountId, plan.creates, tx);
     await imports.update(plan.updates, tx);
-    await imports.nameCompanies(plan.companyNames, tx);
     await imports.linkEarlierEmails(created, tx);
     return plan;
   }
@@ -112,23 +109,12 @@ export class ContactImportService {
           unchanged,
           invalid: answer.invalid.length,
           warnings: answer.warnings.length,
-          companiesNamed: plan.companyNames.size,
         },
       },
       meta,
       tx,
     );
   }
-}
-
-/** The company domains of the rows that name a company (only those need a company lookup). */
-function companyDomains(rows: readonly ImportRow[]): string[] {
-  const domains = new Set<string>();
-  for (const row of rows) {
-    const domain = row.company === undefined ? null : companyDomainOf(row.email);
-    if (domain) domains.add(domain);
-  }
-  return [...domains];
 }
 
 function result(dryRun: boolean, format: ImportFormat, plan: ImportPlan, invalid: RowProblem[]): ImportResult {

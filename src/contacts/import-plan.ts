@@ -5,11 +5,10 @@
  * an export of the same mailbox changes nothing.
  *
  * The company column: a contact's company is the company of its address's domain (ADR 0117), shared
- * by everyone who sees it. The file may name that company while nobody has (the API shows its domain
- * until then); it never renames a named one, and a free-mail or own-domain address has no company:
- * those values are reported as warnings, the rest of the row is imported.
+ * by everyone who sees it, so a file (whose addresses anyone may type) never names or renames one: a
+ * value there is reported as one warning, the same whatever the company's state, so the answer tells
+ * nothing about a company someone else works with (issue 52, finding 1). The rest of the row is imported.
  */
-import { companyDomainOf } from '../companies/free-mail-domains.js';
 import type { ImportRow, RowProblem } from './import-records.js';
 import { uniqueTags } from './import-rows.js';
 
@@ -22,13 +21,8 @@ export interface ExistingContact {
   title: string | null;
   notes: string | null;
   tags: string[];
-}
-
-/** A company row of a domain: its name (null: unnamed) and whether the domain is one of the staff's own. */
-export interface DomainCompany {
-  domain: string;
-  name: string | null;
-  ownDomain: boolean;
+  /** Its company as the mailbox's members see it (name, else domain); null when it has none. */
+  company: string | null;
 }
 
 export interface ContactValues {
@@ -44,19 +38,18 @@ export interface ImportPlan {
   creates: ContactValues[];
   updates: Array<ContactValues & { id: string }>;
   unchanged: number;
-  /** Unnamed companies the file names, by domain. */
-  companyNames: Map<string, string>;
   warnings: RowProblem[];
 }
 
 const same = (a: string, b: string) => a.trim().toLocaleLowerCase('sk') === b.trim().toLocaleLowerCase('sk');
 
-export function planImport(rows: readonly ImportRow[], existing: ReadonlyMap<string, ExistingContact>, companies: ReadonlyMap<string, DomainCompany>): ImportPlan {
-  const plan: ImportPlan = { creates: [], updates: [], unchanged: 0, companyNames: new Map(), warnings: [] };
-  const namedAt = new Map<string, number>();
+export function planImport(rows: readonly ImportRow[], existing: ReadonlyMap<string, ExistingContact>): ImportPlan {
+  const plan: ImportPlan = { creates: [], updates: [], unchanged: 0, warnings: [] };
   for (const row of rows) {
-    const namesCompany = row.company !== undefined && companyChange(row, companies, plan, namedAt);
     const current = existing.get(row.email);
+    // What the caller already sees (their own contact's company, as an export writes it) is no change; anything
+    // else is the one warning, whatever the company's state.
+    if (row.company !== undefined && !(current?.company && same(row.company, current.company))) plan.warnings.push({ row: row.row, reason: COMPANY_NOT_IMPORTED });
     if (!current) {
       plan.creates.push({
         email: row.email,
@@ -69,7 +62,7 @@ export function planImport(rows: readonly ImportRow[], existing: ReadonlyMap<str
       continue;
     }
     const next: ContactValues & { id: string } = { ...current };
-    let changed = namesCompany;
+    let changed = false;
     for (const key of ['name', 'phone', 'title', 'notes'] as const) {
       const value = row[key];
       if (value !== undefined && value !== current[key]) {
@@ -90,24 +83,5 @@ export function planImport(rows: readonly ImportRow[], existing: ReadonlyMap<str
   return plan;
 }
 
-/** Whether the row names its (unnamed) company; a value that cannot apply becomes a warning. */
-function companyChange(row: ImportRow, companies: ReadonlyMap<string, DomainCompany>, plan: ImportPlan, namedAt: Map<string, number>): boolean {
-  const value = row.company!;
-  const domain = companyDomainOf(row.email);
-  const warn = (reason: string) => {
-    plan.warnings.push({ row: row.row, reason });
-    return false;
-  };
-  if (!domain) return warn(`Firma „${value}“ sa nepriradila: adresa je z verejnej emailovej služby, nepatrí žiadnej firme`);
-  // A domain with no company row yet gets one, unnamed (company-assignment.ts).
-  const company = companies.get(domain) ?? { domain, name: null, ownDomain: false };
-  if (company.ownDomain) return warn(`Firma „${value}“ sa nepriradila: ${domain} je doména vašej organizácie`);
-  const pending = plan.companyNames.get(domain);
-  const shown = pending ?? company.name ?? domain;
-  if (same(value, shown)) return false;
-  if (pending !== undefined) return warn(`Firma domény ${domain} už dostala názov „${pending}“ v riadku ${namedAt.get(domain)}`);
-  if (company.name !== null) return warn(`Firma domény ${domain} sa volá „${company.name}“; import firmy nepremenúva`);
-  plan.companyNames.set(domain, value);
-  namedAt.set(domain, row.row);
-  return true;
-}
+/** The one warning of a row with a company value: the company is the domain's, named on its own page. */
+export const COMPANY_NOT_IMPORTED = 'Stĺpec firmy sa neimportuje: firmu určuje doména adresy a jej názov sa mení na stránke firmy';

@@ -4,7 +4,7 @@ import { companyDomainOf } from '../companies/free-mail-domains.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { linkEarlierEmails } from './contact-mail-links.js';
-import type { ContactValues, DomainCompany, ExistingContact } from './import-plan.js';
+import type { ContactValues, ExistingContact } from './import-plan.js';
 
 /** A contact as the export writes it. */
 export interface ExportContact {
@@ -29,28 +29,21 @@ const EXPORT_ORDER = 'lower(coalesce(c.name, c.email))';
  * batches in name order, each after the last row of the one before (keyset), so no statement or
  * transaction stays open while a slow client reads.
  */
+/** The company of the contact `c` as its mailbox's members see it (and the export writes it): its name, else its domain. */
+const SHOWN_COMPANY = `(SELECT coalesce(co.name, co.domain) FROM companies co WHERE co.id = c.company_id AND NOT ${isOwnDomain('co.domain')})`;
+
 export class ContactTransferRepository {
   constructor(private readonly sql: Sql) {}
 
   /** The mailbox's contacts of these addresses; locked FOR UPDATE inside a real run, so a concurrent edit waits. */
   async existing(accountId: string, emails: readonly string[], lock: boolean, tx?: Tx): Promise<Map<string, ExistingContact>> {
     const rows = await this.sql.select<ExistingContact>(
-      `SELECT c.id, c.email, c.name, c.phone, c.title, c.notes, c.tags FROM contacts c
+      `SELECT c.id, c.email, c.name, c.phone, c.title, c.notes, c.tags, ${SHOWN_COMPANY} AS company FROM contacts c
         WHERE c.email_account_id = $accountId AND c.email = ANY($emails::text[]) ORDER BY c.id${lock ? ' FOR UPDATE' : ''}`,
       { accountId, emails },
       tx,
     );
     return new Map(rows.map((r) => [r.email, r]));
-  }
-
-  /** The company rows of these domains, with whether each is one of the staff's own (hidden, company-visibility.ts). */
-  async companies(domains: readonly string[], tx?: Tx): Promise<Map<string, DomainCompany>> {
-    const rows = await this.sql.select<{ domain: string; name: string | null; own_domain: boolean }>(
-      `SELECT co.domain, co.name, ${isOwnDomain('co.domain')} AS own_domain FROM companies co WHERE co.domain = ANY($domains::text[])`,
-      { domains },
-      tx,
-    );
-    return new Map(rows.map((r) => [r.domain, { domain: r.domain, name: r.name, ownDomain: r.own_domain }]));
   }
 
   /** Company rows for the new contacts' domains (a statement of its own, as company-assignment.ts asks). */
@@ -85,19 +78,6 @@ export class ContactTransferRepository {
     );
   }
 
-  /** Names the companies nobody named yet (a name set meanwhile wins: `name IS NULL` is checked in the statement). */
-  async nameCompanies(names: ReadonlyMap<string, string>, tx: Tx): Promise<void> {
-    if (names.size === 0) return;
-    const rows = [...names].map(([domain, name]) => ({ domain, name }));
-    await this.sql.execute(
-      `UPDATE companies co SET name = v.name, updated_at = now()
-         FROM jsonb_to_recordset($rows::jsonb) AS v(domain text, name text)
-        WHERE co.domain = v.domain AND co.name IS NULL`,
-      { rows: JSON.stringify(rows) },
-      tx,
-    );
-  }
-
   /** Addresses added by hand again: the sync may fill them from now on (as POST /api/contacts does). */
   async liftSuppressions(accountId: string, emails: readonly string[], tx: Tx): Promise<void> {
     if (emails.length === 0) return;
@@ -113,7 +93,7 @@ export class ContactTransferRepository {
   exportBatch(accountId: string, after: { key: string; id: string } | null, batch: number): Promise<ExportContact[]> {
     return this.sql.select<ExportContact>(
       `SELECT c.id, ${EXPORT_ORDER} AS sort_key, c.email, c.name, c.phone, c.title, c.tags, c.notes,
-              (SELECT coalesce(co.name, co.domain) FROM companies co WHERE co.id = c.company_id AND NOT ${isOwnDomain('co.domain')}) AS company
+              ${SHOWN_COMPANY} AS company
          FROM contacts c
         WHERE c.email_account_id = $accountId${after ? ` AND (${EXPORT_ORDER}, c.id) > ($afterKey, $afterId::uuid)` : ''}
         ORDER BY ${EXPORT_ORDER}, c.id LIMIT $batch`,

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { AuditActions } from '../../src/audit/audit-service.js';
+import { COMPANY_NOT_IMPORTED } from '../../src/contacts/import-plan.js';
 import { AuditLog } from '../../src/models/index.js';
 import { createContact } from '../support/email-factories.js';
 import { testApp, testContext } from '../support/harness.js';
@@ -35,16 +36,17 @@ describe('contacts import', function () {
       `lubomir.sebo@${run}-excel.sk;Ľubomír Šebo;+421 905 123 456;Šebo Žilina s.r.o.;Riaditeľ;zákazník, Žilina;"Stretnutie; v Žiline";ignorované\r\n` +
       `anna@${run}-excel.sk;Anna Ďurišová;;;;;;\r\n`;
     const answer = await importOk(app, box.owner, box.account.id, csv);
-    expect(answer).to.deep.equal({ dryRun: false, format: 'csv', created: 2, updated: 0, unchanged: 0, invalid: [], warnings: [] });
+    expect(answer).to.deep.equal({ dryRun: false, format: 'csv', created: 2, updated: 0, unchanged: 0, invalid: [], warnings: [{ row: 2, reason: COMPANY_NOT_IMPORTED }] });
     const contacts = await contactsOf(app, box.owner, box.account.id);
     const lubo = contacts.get(`lubomir.sebo@${run}-excel.sk`)!;
     expect(lubo).to.include({ name: 'Ľubomír Šebo', phone: '+421 905 123 456', title: 'Riaditeľ', notes: 'Stretnutie; v Žiline' });
     expect(lubo.tags).to.deep.equal(['zákazník', 'Žilina']);
-    // The company of the domain was unnamed: the file names it, and the contact carries {id, name}.
-    expect(lubo.company).to.deep.equal({ id: lubo.companyId, name: 'Šebo Žilina s.r.o.' });
+    // The company is the domain's, shared with everyone who sees it: a file (anyone may type its addresses)
+    // never names it (issue 52, finding 1). The contact carries it as {id, name}, named by its domain.
+    expect(lubo.company).to.deep.equal({ id: lubo.companyId, name: `${run}-excel.sk` });
     expect(contacts.get(`anna@${run}-excel.sk`)).to.include({ name: 'Anna Ďurišová', phone: null, title: null, notes: null });
     const company = await box.owner.as(request(app).get(`/api/companies/${lubo.companyId}`));
-    expect(company.body.data.company.name).to.equal('Šebo Žilina s.r.o.');
+    expect(company.body.data.company.name).to.equal(`${run}-excel.sk`);
   });
 
   it('reports invalid rows with the row numbers a spreadsheet shows, and stores the valid rows of a real run', async () => {
@@ -71,7 +73,7 @@ describe('contacts import', function () {
     expect(contacts.has(`dlhe@${run}-rows.sk`)).to.equal(false);
     // Audited with counts only: no address or value of the file.
     const audit = await AuditLog.findOne({ where: { action: AuditActions.contactsImported, userId: box.editor.fixture.user.id }, order: [['id', 'DESC']] });
-    expect(audit?.details).to.deep.equal({ emailAccountId: box.account.id, format: 'csv', created: 2, updated: 0, unchanged: 0, invalid: 4, warnings: 0, companiesNamed: 0 });
+    expect(audit?.details).to.deep.equal({ emailAccountId: box.account.id, format: 'csv', created: 2, updated: 0, unchanged: 0, invalid: 4, warnings: 0 });
     expect(JSON.stringify(audit?.details)).to.not.contain(run);
   });
 
@@ -101,7 +103,7 @@ describe('contacts import', function () {
 
   it('reads vCard 3.0 (folded lines, escapes, N without FN, TYPE=PREF) and reports a card without an address by its position', async () => {
     const answer = await importOk(app, box.owner, box.account.id, fixture('vcard-3.vcf', run), { name: 'adresar.vcf' });
-    expect(answer).to.deep.include({ format: 'vcf', created: 2, updated: 0, invalid: [{ row: 3, reason: 'Chýba email' }], warnings: [] });
+    expect(answer).to.deep.include({ format: 'vcf', created: 2, updated: 0, invalid: [{ row: 3, reason: 'Chýba email' }], warnings: [{ row: 1, reason: COMPANY_NOT_IMPORTED }] });
     const contacts = await contactsOf(app, box.owner, box.account.id);
     const lubo = contacts.get(`lubomir.sebo@${run}-zilina.sk`)!;
     expect(lubo).to.include({
@@ -111,8 +113,8 @@ describe('contacts import', function () {
       notes: 'Stretnutie v Žiline, v pondelok.\nDruhý riadok poznámky, ktorý je dlhý a preto je zalomený podľa RFC.',
     });
     expect(lubo.tags).to.deep.equal(['zákazník', 'Žilina']);
-    // ORG's first component (the organisation; the rest are its units), with its escaped comma.
-    expect(lubo.company?.name).to.equal('Kováč, Šebo a spol. s.r.o.');
+    // ORG is read (its first component, the escaped comma kept) but, like a CSV's company column, names no company.
+    expect(lubo.company?.name).to.equal(`${run}-zilina.sk`);
     expect(contacts.get(`z.novakova@${run}-zilina.sk`)).to.include({ name: 'Zuzana Nováková' });
     expect(contacts.has(`zuzana.novakova@${run}-zilina.sk`)).to.equal(false);
   });
@@ -124,16 +126,24 @@ describe('contacts import', function () {
     const jana = contacts.get(`jana.horvathova@${run}-kosice.sk`)!;
     expect(jana).to.include({ name: 'Jana Horváthová', phone: '+421-905-111-222', title: 'Konateľka', notes: 'vCard 4.0 s LF koncami riadkov' });
     expect(jana.tags).to.deep.equal(['dodávateľ', 'VIP']);
-    expect(jana.company?.name).to.equal('Horváth Trade');
+    expect(jana.company?.name).to.equal(`${run}-kosice.sk`);
     expect(contacts.get(`milan@${run}-kosice.sk`)).to.include({ name: 'Milan Štefánik', phone: '0905333444' });
   });
 
-  it('warns, and imports the rest of the row, where a company name cannot apply (free-mail address)', async () => {
-    const answer = await importOk(app, box.owner, box.account.id, `email,name,company\n${run}.fero@gmail.com,Fero,Moja firma\n`);
-    expect(answer).to.deep.include({
-      created: 1,
-      warnings: [{ row: 2, reason: 'Firma „Moja firma“ sa nepriradila: adresa je z verejnej emailovej služby, nepatrí žiadnej firme' }],
-    });
+  it('never names a company another team works with, and answers the same whatever the company is (typed addresses unlock nothing)', async () => {
+    // Another team's company, named, with their notes: the importer has never written with that domain.
+    const other = `${run}-partner.sk`;
+    const ctx = await testContext();
+    await ctx.db.sequelize.query("INSERT INTO companies (domain, name, notes) VALUES ($1, 'Partner a.s.', 'tajná poznámka')", { bind: [other] });
+    const unknown = `${run}-nikto.sk`;
+    const csv = `email,name,company\nx@${other},X,Prepísaná\ny@${unknown},Y,Nová firma\n${run}.fero@gmail.com,Fero,Moja firma\n`;
+    const dry = await importOk(app, box.owner, box.account.id, csv, { dryRun: true });
+    const answer = await importOk(app, box.owner, box.account.id, csv);
+    // One warning text for the named company, a domain nobody knows and a free-mail address alike.
+    for (const a of [dry, answer]) expect(a.warnings).to.deep.equal([2, 3, 4].map((row) => ({ row, reason: COMPANY_NOT_IMPORTED })));
+    expect(answer.created).to.equal(3);
+    const [row] = await ctx.db.sequelize.query<{ name: string; notes: string }>('SELECT name, notes FROM companies WHERE domain = $1', { bind: [other], type: QueryTypes.SELECT });
+    expect(row).to.deep.equal({ name: 'Partner a.s.', notes: 'tajná poznámka' });
     expect((await contactsOf(app, box.owner, box.account.id)).get(`${run}.fero@gmail.com`)?.company).to.equal(null);
   });
 
@@ -159,12 +169,10 @@ describe('contacts import', function () {
     expect((await contactsOf(app, box.owner, box.account.id)).has(`a0@${run}-many.sk`)).to.equal(false);
   });
 
-  it('is all or nothing: a real run that fails in the database leaves no contact, change, company name or audit record behind', async () => {
+  it('is all or nothing: a real run that fails in the database leaves no contact, change or audit record behind', async () => {
     await createContact(box.account, { email: `stays@${run}-atomic.sk`, name: 'Pôvodné meno' });
     const ctx = await testContext();
     const boom = `boom@${run}-atomic.sk`;
-    // The domain's company exists, unnamed: the file's company name would name it.
-    await ctx.db.sequelize.query('INSERT INTO companies (domain) VALUES ($1)', { bind: [`${run}-atomic.sk`] });
     // The last row's insert fails inside the transaction, after the other rows' writes (a trigger of this test only).
     await ctx.db.sequelize.query(`
       CREATE FUNCTION test_import_boom_${run}() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -181,11 +189,6 @@ describe('contacts import', function () {
     const contacts = await contactsOf(app, box.owner, box.account.id);
     expect(contacts.has(`new@${run}-atomic.sk`)).to.equal(false);
     expect(contacts.get(`stays@${run}-atomic.sk`)?.name).to.equal('Pôvodné meno');
-    const [company] = await ctx.db.sequelize.query<{ name: string | null }>('SELECT name FROM companies WHERE domain = $1', {
-      bind: [`${run}-atomic.sk`],
-      type: QueryTypes.SELECT,
-    });
-    expect(company.name).to.equal(null);
     expect(await AuditLog.count({ where: { action: AuditActions.contactsImported } })).to.equal(before);
   });
 

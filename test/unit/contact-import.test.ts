@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { csvHeader, csvRows, vCards } from '../../src/contacts/export-format.js';
 import { guardFormula, readImportFile, unguardFormula } from '../../src/contacts/import-file.js';
-import { planImport, type ExistingContact } from '../../src/contacts/import-plan.js';
+import { COMPANY_NOT_IMPORTED, planImport, type ExistingContact } from '../../src/contacts/import-plan.js';
 import { validateRecord, validateRecords } from '../../src/contacts/import-rows.js';
 import type { ExportContact } from '../../src/contacts/transfer-repository.js';
 import { AppError } from '../../src/errors/app-errors.js';
@@ -92,23 +92,29 @@ describe('unit: contact import and export', () => {
       expect(invalid).to.deep.equal([{ row: 3, reason: 'Adresa a@x.sk je v súbore už v riadku 2' }]);
     });
 
-    it('names an unnamed company once, never renames a named one, and counts what changes', () => {
-      const existing = new Map<string, ExistingContact>([['k@named.sk', { id: 'k', email: 'k@named.sk', name: 'K', phone: null, title: null, notes: null, tags: [] }]]);
-      const companies = new Map([['named.sk', { domain: 'named.sk', name: 'Named, a.s.', ownDomain: false }]]);
+    it('never names or renames a company from a file: one and the same warning per row that gives one', () => {
+      const known = (email: string) => ({ id: email, email, name: 'K', phone: null, title: null, notes: null, tags: [], company: 'Named, a.s.' });
+      const existing = new Map<string, ExistingContact>([
+        ['k@named.sk', known('k@named.sk')],
+        ['l@named.sk', known('l@named.sk')],
+      ]);
       const plan = planImport(
         [
           { row: 2, email: 'a@new.sk', company: 'Nová s.r.o.' },
-          { row: 3, email: 'b@new.sk', company: 'Iná s.r.o.' },
-          { row: 4, email: 'k@named.sk', company: 'named, A.S.' },
-          { row: 5, email: 'l@named.sk', company: 'Premenovaná' },
+          { row: 3, email: 'k@named.sk', company: 'Premenovaná' },
+          // What the caller's own export says: no change, no warning.
+          { row: 4, email: 'l@named.sk', company: 'named, A.S.' },
+          { row: 5, email: 'c@new.sk' },
         ],
         existing,
-        companies,
       );
-      expect(plan.creates.map((c) => c.email)).to.deep.equal(['a@new.sk', 'b@new.sk', 'l@named.sk']);
-      expect(plan.unchanged).to.equal(1);
-      expect([...plan.companyNames]).to.deep.equal([['new.sk', 'Nová s.r.o.']]);
-      expect(plan.warnings.map((w) => w.row)).to.deep.equal([3, 5]);
+      expect(plan.creates.map((c) => c.email)).to.deep.equal(['a@new.sk', 'c@new.sk']);
+      // The known contacts' rows give nothing but a company: nothing of them changes.
+      expect(plan.unchanged).to.equal(2);
+      expect(plan.warnings).to.deep.equal([
+        { row: 2, reason: COMPANY_NOT_IMPORTED },
+        { row: 3, reason: COMPANY_NOT_IMPORTED },
+      ]);
     });
   });
 
