@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError } from '../errors/app-errors.js';
 import { isForeignKeyViolation } from '../db/db-errors.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { CommentRepository } from './comment-repository.js';
-import { COMMENT_NOT_FOUND, type CommentRecord } from './conversation-records.js';
+import { COMMENT_NOT_FOUND, CONVERSATION_NOT_FOUND, type CommentRecord } from './conversation-records.js';
 import type { ConversationRepository } from './conversation-repository.js';
 import type { ConversationService } from './conversation-service.js';
 
@@ -68,7 +68,7 @@ export class CommentService {
       });
     } catch (err) {
       // The thread went away (its last email deleted) between the check and the insert.
-      if (isForeignKeyViolation(err)) throw new NotFoundError('Konverzácia neexistuje');
+      if (isForeignKeyViolation(err)) throw new NotFoundError(CONVERSATION_NOT_FOUND);
       throw err;
     }
   }

@@ -9,7 +9,8 @@
  */
 import type { Bind } from '../db/sql.js';
 import { rightCondition } from '../email-accounts/account-rights.js';
-import { COUNT_BOUND, lookAheadBind, type PageRequest } from '../shared/pagination.js';
+import { countWithAccess } from '../email-accounts/account-access.js';
+import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
 import { searchConditions, type WordShares } from '../emails/search-terms.js';
 
 export type ConversationStatusFilter = 'open' | 'done' | 'all';
@@ -80,9 +81,11 @@ export function conversationListQuery(userId: string, filter: ConversationFilter
   return {
     bind,
     pageSql: `SELECT ${CONVERSATION_COLUMNS} FROM (${inner}) page JOIN email_threads t ON t.id = page.id ${ROW_JOINS} ORDER BY ${ORDER}`,
-    countSql: `SELECT (SELECT count(*) FROM (SELECT 1 FROM email_account_members m JOIN email_threads t ON t.email_account_id = m.email_account_id
-                                              WHERE ${members.join(' AND ')} AND ${where} LIMIT ${COUNT_BOUND + 1}) counted)::int AS total
-                      ${filter.emailAccountId ? `, (SELECT ${rightCondition('readEmails')} FROM email_account_members m WHERE m.email_account_id = $accountId AND m.user_id = $userId) AS account_access` : ''}`,
+    countSql: countWithAccess(
+      `SELECT 1 FROM email_account_members m JOIN email_threads t ON t.email_account_id = m.email_account_id WHERE ${members.join(' AND ')} AND ${where}`,
+      filter,
+      'readEmails',
+    ),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Sql } from '../db/sql.js';
 import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
 import type { Tx } from '../db/transactions.js';
+import type { CountRow } from '../email-accounts/account-access.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { cutPage, type PageRequest } from '../shared/pagination.js';
 import { SearchWordStatistics } from '../emails/search-terms.js';
@@ -30,7 +31,7 @@ export class ConversationRepository {
     const { pageSql, countSql, bind } = conversationListQuery(userId, filter, page, shares);
     // One after the other: a request holds at most one pool connection at a time (ADR 0121).
     const rows = await this.sql.select<ConversationRow>(pageSql, bind);
-    const count = await this.sql.one<{ total: number; account_access?: boolean | null }>(countSql, bind);
+    const count = await this.sql.one<CountRow>(countSql, bind);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toConversationRecord), hasNext: cut.hasNext, count: count! };
   }

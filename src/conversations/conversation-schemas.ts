@@ -1,7 +1,6 @@
 import { z } from 'zod';
+import { booleanText } from '../emails/email-schemas.js';
 import { paginationQuery, searchText } from '../shared/validation.js';
-
-const booleanText = z.enum(['true', 'false'], { error: 'Očakáva sa true alebo false' }).transform((v) => v === 'true');
 
 /** GET /api/conversations: the team inbox over the mailboxes the caller may read. */
 export const listConversationsQuery = paginationQuery.extend({

@@ -1,6 +1,6 @@
 import type { Transactions } from '../db/transactions.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors/app-errors.js';
-import { decide } from '../email-accounts/account-access.js';
+import { totalOrDenied } from '../email-accounts/account-access.js';
 import { deniedMessage } from '../email-accounts/account-rights.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { EmailRecord } from '../emails/email-records.js';
@@ -42,8 +42,7 @@ export class ConversationService {
   async list(userId: string, options: ConversationListOptions, page: PageRequest): Promise<Page<ConversationRecord>> {
     const assignee = options.assignee === 'me' ? userId : options.assignee;
     const { items, hasNext, count } = await this.deps.conversations.list(userId, { ...options, assignee }, page);
-    if ('account_access' in count) decide(count.account_access, 'readEmails', 'Emailový účet neexistuje');
-    return { ...boundedTotal(count.total), items, hasNext };
+    return { ...boundedTotal(totalOrDenied(count, 'readEmails')), items, hasNext };
   }
 
   /** The conversation and its messages (oldest first, as the thread endpoint pages them). */

@@ -9,7 +9,7 @@ import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { rightCondition } from '../email-accounts/account-rights.js';
 import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
-import { LIST_COLUMNS, pageOrder, type EmailFilter } from './email-query.js';
+import { awaitingReplyCondition, LIST_COLUMNS, pageOrder, type EmailFilter } from './email-query.js';
 import { searchConditions, type WordShares } from './search-terms.js';
 
 export function directListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map()) {
@@ -41,7 +41,7 @@ export function directListQuery(userId: string, filter: EmailFilter, page: PageR
     bind.before = filter.before;
     conditions.push('e.date < $before');
   }
-  if (filter.awaitingReply) conditions.push('EXISTS (SELECT 1 FROM email_threads t WHERE t.last_inbound_email_id = e.id AND t.awaiting)');
+  if (filter.awaitingReply) conditions.push(awaitingReplyCondition('e.id'));
   const search = filter.search ? searchConditions(filter.search, wordShares, bind) : [];
   const from = `emails e JOIN email_account_members m ON m.email_account_id = e.email_account_id AND m.user_id = $userId${
     search.length > 0 ? ' JOIN email_search s ON s.email_id = e.id' : ''

@@ -21,7 +21,8 @@ const dateBound = (edge: 'from' | 'to') =>
 /** A batch read answers at most this many ids (a live event names at most 50). */
 export const MAX_IDS = 100;
 
-const booleanText = z.enum(['true', 'false'], { error: 'Očakáva sa true alebo false' }).transform((v) => v === 'true');
+/** A query flag: exactly true or false (the conversation list takes it too). */
+export const booleanText = z.enum(['true', 'false'], { error: 'Očakáva sa true alebo false' }).transform((v) => v === 'true');
 
 export const listEmailsQuery = paginationQuery
   .extend({
