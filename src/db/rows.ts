@@ -34,3 +34,19 @@ export function selectList(columns: readonly string[], alias?: string): string {
 
 /** The columns of a table on the outer side of a LEFT JOIN: each may come back NULL. */
 export type OuterJoined<R> = { [K in keyof R]: R[K] | null };
+
+/** A select list's keys mapped to the columns of one table they read (`{ ownerId: 'user_id' }`). */
+export type ColumnMap<T extends TableName> = Record<string, ColumnOf<T>>;
+
+/** The row of an aliased select list: each key with its column's type. */
+export type AliasedRow<T extends TableName, M extends ColumnMap<T>> = { -readonly [K in keyof M]: SchemaTables[T][M[K]] };
+
+/**
+ * `alias.column AS "key"` for each entry of `map`, checked against the table's columns: for rows read
+ * straight into camelCase records. The row type is AliasedRow<T, typeof map>.
+ */
+export function aliasedList<T extends TableName>(_table: T, map: ColumnMap<T>, alias?: string): string {
+  return Object.entries(map)
+    .map(([key, column]) => `${alias ? `${alias}.` : ''}${column}${key === column ? '' : ` AS "${key}"`}`)
+    .join(', ');
+}
