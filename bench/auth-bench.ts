@@ -200,7 +200,11 @@ async function mePart(servers: { full: string; bare: string; pid: number }, toke
     const bare = await load(`${servers.bare}/me`);
     const full = await load(`${servers.full}/api/auth/me`, token);
     const viaApiToken = await load(`${servers.full}/api/auth/me`, apiToken);
-    for (const [label, run] of [['bare', bare], ['access token', full], ['API token', viaApiToken]] as const) {
+    for (const [label, run] of [
+      ['bare', bare],
+      ['access token', full],
+      ['API token', viaApiToken],
+    ] as const) {
       if (run.non2xx + run.errors > 0) console.log(`  ! ${label}: ${run.non2xx} non-2xx, ${run.errors} socket errors`);
     }
     console.log(

@@ -12,11 +12,7 @@ export type ColumnOf<T extends TableName> = keyof SchemaTables[T] & string;
  * `npm run typecheck`. `N` narrows some of them where the schema cannot say more (a text column
  * holding one of a few values, a jsonb document's shape); it must stay assignable to the column's type.
  */
-export type TableRow<T extends TableName, C extends ColumnOf<T>, N extends { [K in C]?: SchemaTables[T][K] } = object> = Omit<
-  Pick<SchemaTables[T], C>,
-  keyof N
-> &
-  N;
+export type TableRow<T extends TableName, C extends ColumnOf<T>, N extends { [K in C]?: SchemaTables[T][K] } = object> = Omit<Pick<SchemaTables[T], C>, keyof N> & N;
 
 /** One column's type as a raw query returns it: for a value a query computes from it or a row of another table. */
 export type ColumnType<T extends TableName, C extends ColumnOf<T>> = SchemaTables[T][C];

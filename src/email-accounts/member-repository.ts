@@ -46,8 +46,7 @@ export type AccessTarget = { accountId: string } | { contactId: string } | { ema
 
 const MEMBER_FIELDS = ['email_account_id', 'user_id', 'role', 'can_read', 'can_send', 'created_at', 'updated_at'] as const satisfies readonly ColumnOf<'email_account_members'>[];
 const MEMBER_USER_FIELDS = ['username', 'first_name', 'last_name'] as const satisfies readonly ColumnOf<'users'>[];
-type MemberRow = TableRow<'email_account_members', (typeof MEMBER_FIELDS)[number], { role: AccountRole }> &
-  TableRow<'users', (typeof MEMBER_USER_FIELDS)[number]>;
+type MemberRow = TableRow<'email_account_members', (typeof MEMBER_FIELDS)[number], { role: AccountRole }> & TableRow<'users', (typeof MEMBER_USER_FIELDS)[number]>;
 const MEMBER_COLUMNS = `${selectList(MEMBER_FIELDS, 'm')}, ${selectList(MEMBER_USER_FIELDS, 'u')}`;
 
 const toRecord = (r: MemberRow): MemberRecord => ({
@@ -79,7 +78,10 @@ export class EmailAccountMemberRepository {
   /** The caller's row for the target's account, with `allowed` = the given condition on it; undefined: no membership. */
   async access(userId: string, target: AccessTarget, condition: string, tx?: Tx): Promise<AccessRow | undefined> {
     const row = await this.sql.one<
-      TableRow<'email_account_members', 'email_account_id' | 'role' | 'can_read' | 'can_send', { role: AccountRole }> & { owner_id: ColumnType<'email_accounts', 'user_id'>; allowed: boolean }
+      TableRow<'email_account_members', 'email_account_id' | 'role' | 'can_read' | 'can_send', { role: AccountRole }> & {
+        owner_id: ColumnType<'email_accounts', 'user_id'>;
+        allowed: boolean;
+      }
     >(
       `SELECT m.email_account_id, a.user_id AS owner_id, m.role, m.can_read, m.can_send, ${condition} AS allowed
          FROM email_account_members m JOIN email_accounts a ON a.id = m.email_account_id

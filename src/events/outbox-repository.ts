@@ -8,11 +8,7 @@ import type { OutboxEvent, OutboxEventType } from './event-types.js';
  */
 export const EVENTS_CHANNEL = 'crm_events';
 
-type EventRow = TableRow<
-  'events',
-  'id' | 'type' | 'email_account_id' | 'user_id' | 'payload' | 'created_at',
-  { type: OutboxEventType; payload: Record<string, unknown> }
->;
+type EventRow = TableRow<'events', 'id' | 'type' | 'email_account_id' | 'user_id' | 'payload' | 'created_at', { type: OutboxEventType; payload: Record<string, unknown> }>;
 
 /** Rows after a cursor, and the oldest transaction still running when they were read. */
 export interface OutboxPage {

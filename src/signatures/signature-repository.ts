@@ -20,11 +20,7 @@ export class SignatureRepository {
   constructor(private readonly sql: Sql) {}
 
   async find(userId: string, accountId: string, tx?: Tx): Promise<SignatureRecord | undefined> {
-    const row = await this.sql.one<SignatureRow>(
-      `SELECT ${COLUMNS} FROM email_signatures WHERE user_id = $userId AND email_account_id = $accountId`,
-      { userId, accountId },
-      tx,
-    );
+    const row = await this.sql.one<SignatureRow>(`SELECT ${COLUMNS} FROM email_signatures WHERE user_id = $userId AND email_account_id = $accountId`, { userId, accountId }, tx);
     return row && toRecord(row);
   }
 

@@ -23,10 +23,12 @@ async function headersWith(security: RequestHandler): Promise<http.IncomingHttpH
   try {
     const { port } = server.address() as AddressInfo;
     return await new Promise((resolve, reject) => {
-      http.get(`http://127.0.0.1:${port}/x`, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.headers));
-      }).on('error', reject);
+      http
+        .get(`http://127.0.0.1:${port}/x`, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers));
+        })
+        .on('error', reject);
     });
   } finally {
     await new Promise((resolve) => server.close(resolve));
