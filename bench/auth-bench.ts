@@ -4,7 +4,11 @@
  * The servers run in a child process (this file with the argument `server`), the load generator and
  * the raw bcrypt baseline in this one, so neither shares an event loop with what it measures. All on
  * one machine, one run, a throwaway embedded PostgreSQL in /tmp.
- *   1. GET /api/auth/me through the full stack vs a bare express handler returning the same JSON.
+ *   1. GET /api/auth/me through the full stack vs a bare express handler returning the same JSON, with
+ *      wrk (one thread, 50 connections, its own process: bench/wrk.ts), once with a session's access
+ *      token and once with a personal API token, the three sides in turn each round. Each run prints
+ *      the CPU the server process and wrk used: a server near one core while wrk uses far less is the
+ *      server's limit, not the load generator's (autocannon, a Node process, was not: issue 51).
  *   2. Login throughput vs raw bcrypt.compare at the same cost on the same cores.
  *   3. p99 of /me at a fixed request rate, idle vs while logins flood the server.
  */
@@ -28,6 +32,7 @@ import { migrateUp } from '../src/db/migrator.js';
 import { createApp } from '../src/app/http-app.js';
 import { createLogger } from '../src/logging/logger.js';
 import { User } from '../src/models/index.js';
+import { runWrk, wrkAvailable, type WrkRun } from './wrk.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_BCRYPT_ROUNDS ?? 12);
@@ -79,7 +84,7 @@ async function runServers(): Promise<void> {
 
 function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; full: string; bare: string }> {
   const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', thisFile, 'server'], {
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx/esm', thisFile, 'server'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -177,6 +182,46 @@ function report(label: string, rounds: Array<[number, number]>, target: string, 
   for (const [i, [value, base]] of rounds.entries()) console.log(`   round ${i + 1}: ${fmt(value, digits)} vs ${fmt(base, digits)} -> ${fmt(value / base, 2)}`);
 }
 
+const cores = (run: WrkRun) => `server ${run.serverCores.toFixed(2)} cores ${fmt(run.serverMicrosPerRequest)} µs/req, wrk ${run.wrkCores.toFixed(2)} cores`;
+
+/** Part 1: the full stack's /me (access token, API token) against the bare handler, in turn, with wrk. */
+async function mePart(servers: { full: string; bare: string; pid: number }, token: string, apiToken: string): Promise<void> {
+  if (!wrkAvailable()) throw new Error('part 1 needs wrk (apt-get install wrk)');
+  const load = (url: string, bearer?: string) =>
+    runWrk(url, { seconds: SECONDS, connections: 50, serverPid: servers.pid, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+  for (const bearer of [token, apiToken]) await load(`${servers.full}/api/auth/me`, bearer); // warm-up (JIT, pool, caches)
+  await load(`${servers.bare}/me`);
+  const session: Array<[number, number]> = [];
+  const api: Array<[number, number]> = [];
+  // The server's CPU per request, bare over full: what the ratio of req/s is when the server alone limits.
+  const sessionCpu: Array<[number, number]> = [];
+  const apiCpu: Array<[number, number]> = [];
+  for (let round = 0; round < ROUNDS_PER_PART; round++) {
+    const bare = await load(`${servers.bare}/me`);
+    const full = await load(`${servers.full}/api/auth/me`, token);
+    const viaApiToken = await load(`${servers.full}/api/auth/me`, apiToken);
+    for (const [label, run] of [
+      ['bare', bare],
+      ['access token', full],
+      ['API token', viaApiToken],
+    ] as const) {
+      if (run.non2xx + run.errors > 0) console.log(`  ! ${label}: ${run.non2xx} non-2xx, ${run.errors} socket errors`);
+    }
+    console.log(
+      `   round ${round + 1} (load ${os.loadavg()[0].toFixed(1)}): bare ${fmt(bare.requestsPerSecond)} req/s (${cores(bare)}, p99 ${fmt(bare.p99, 2)} ms); ` +
+        `access token ${fmt(full.requestsPerSecond)} (${cores(full)}, p99 ${fmt(full.p99, 2)} ms); API token ${fmt(viaApiToken.requestsPerSecond)} (${cores(viaApiToken)}, p99 ${fmt(viaApiToken.p99, 2)} ms)`,
+    );
+    session.push([full.requestsPerSecond, bare.requestsPerSecond]);
+    api.push([viaApiToken.requestsPerSecond, bare.requestsPerSecond]);
+    sessionCpu.push([bare.serverMicrosPerRequest, full.serverMicrosPerRequest]);
+    apiCpu.push([bare.serverMicrosPerRequest, viaApiToken.serverMicrosPerRequest]);
+  }
+  report('1a. GET /me req/s with a session access token (full stack vs bare express handler)', session, 'target >= 0.5');
+  report('1b. GET /me req/s with a personal API token (full stack vs bare express handler)', api, 'target >= 0.5');
+  report('1c. server CPU µs per request, bare over access token (the 1a ratio without other load)', sessionCpu, 'target >= 0.5');
+  report('1d. server CPU µs per request, bare over API token (the 1b ratio without other load)', apiCpu, 'target >= 0.5');
+}
+
 async function main(): Promise<void> {
   const tmpRoot = path.join('/tmp', `crm-bench-${process.pid}-${Date.now()}`);
   fs.mkdirSync(tmpRoot, { recursive: true, mode: 0o755 });
@@ -198,6 +243,12 @@ async function main(): Promise<void> {
       body: JSON.stringify({ username: users[0], password: PASSWORD }),
     });
     const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken;
+    const created = await fetch(`${servers.full}/api/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'bench', scopes: ['contacts:read'] }),
+    });
+    const apiToken = ((await created.json()) as { data: { token: string } }).data.token;
     const meBody = (await (await fetch(`${servers.full}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as unknown;
     await fetch(`${servers.bare}/set`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(meBody) });
 
@@ -206,18 +257,7 @@ async function main(): Promise<void> {
     const seconds = SECONDS;
 
     // 1. /me full stack vs bare handler
-    if (PARTS.has(1)) {
-      await meLoad(servers.full, '/api/auth/me', token, { connections: 10 }, 3); // warm-up (JIT, pool, session cache)
-      const me: Array<[number, number]> = [];
-      for (let round = 0; round < ROUNDS_PER_PART; round++) {
-        const bare = await meLoad(servers.bare, '/me', undefined, { connections: 50 }, seconds);
-        const full = await meLoad(servers.full, '/api/auth/me', token, { connections: 50 }, seconds);
-        check(bare, 'bare /me');
-        check(full, 'full /me');
-        me.push([full.requests.average, bare.requests.average]);
-      }
-      report('1. GET /me req/s (full stack vs bare express handler)', me, 'target >= 0.5');
-    }
+    if (PARTS.has(1)) await mePart({ ...servers, pid: child.pid! }, token, apiToken);
     if (!PARTS.has(2) && !PARTS.has(3)) return;
 
     // 2. login vs raw bcrypt.compare

@@ -6,6 +6,8 @@
  *   npm run schema:snapshot                      migrates a throwaway PostgreSQL 15, dumps it, writes the file
  *   npx tsx scripts/schema-snapshot.ts --check   fails when migrations/ changed since (part of npm run lint)
  *
+ * It also writes src/db/schema-rows.ts, the row types of every table (scripts/schema-rows.ts).
+ *
  * The check of the lint is a digest of migrations/ (and the files they import) recorded in the
  * snapshot's header: it takes no database, so it costs the lint nothing, and any change of a migration
  * asks for a new snapshot (one that changes nothing rewrites only the digest). That the file is exactly
@@ -16,6 +18,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ROWS_FILE, rowTypesText } from './schema-rows.js';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 export const SNAPSHOT_FILE = path.join(repoRoot, 'docs/schema.sql');
@@ -130,8 +133,12 @@ async function main(): Promise<void> {
     return;
   }
   const started = Date.now();
-  fs.writeFileSync(SNAPSHOT_FILE, snapshotText(await freshDump()));
+  const snapshot = snapshotText(await freshDump());
+  fs.writeFileSync(SNAPSHOT_FILE, snapshot);
   console.log(`wrote ${file} (${lastMigration()}, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  // The repositories' row types follow the schema (scripts/schema-rows.ts): a renamed column now fails typecheck.
+  fs.writeFileSync(ROWS_FILE, rowTypesText(snapshot));
+  console.log(`wrote ${path.relative(repoRoot, ROWS_FILE)}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,20 +1,21 @@
+import { aliasedList, type AliasedRow, type ColumnType } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { User } from '../models/index.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 
-/** A token as it may be shown: never its secret, never its hash. */
-export interface ApiTokenRecord {
-  id: string;
-  userId: string;
-  /** The owner's login name (the admin list). */
-  username: string;
-  name: string;
-  scopes: string[];
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  createdAt: Date;
-}
+const TOKEN_FIELDS = {
+  id: 'id',
+  userId: 'user_id',
+  name: 'name',
+  scopes: 'scopes',
+  expiresAt: 'expires_at',
+  lastUsedAt: 'last_used_at',
+  createdAt: 'created_at',
+} as const;
+
+/** A token as it may be shown: never its secret, never its hash. `username`: the owner's login name (the admin list). */
+export type ApiTokenRecord = AliasedRow<'api_tokens', typeof TOKEN_FIELDS> & { username: ColumnType<'users', 'username'> };
 
 /** What a request authenticated by a token carries: the token and its user's row as it is now. */
 export interface ApiTokenCheck {
@@ -23,8 +24,7 @@ export interface ApiTokenCheck {
   hasActiveEmailAccount: boolean;
 }
 
-const COLUMNS = `t.id, t.user_id AS "userId", u.username, t.name, t.scopes, t.expires_at AS "expiresAt",
-  t.last_used_at AS "lastUsedAt", t.created_at AS "createdAt"`;
+const COLUMNS = `${aliasedList('api_tokens', TOKEN_FIELDS, 't')}, u.username`;
 
 /** The api_tokens table (migration 0040): every query of the area. */
 export class ApiTokenRepository {

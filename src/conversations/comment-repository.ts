@@ -1,18 +1,15 @@
+import type { ColumnType, TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import type { CommentRecord } from './conversation-records.js';
 
-interface CommentRow {
-  id: string;
-  conversation_id: string;
-  author_id: string | null;
-  author_username: string | null;
-  author_first_name: string | null;
-  author_last_name: string | null;
-  text: string;
+/** COLUMNS: the comment, its author (LEFT JOIN users: gone once deleted) and its mentions as objects. */
+type CommentRow = TableRow<'conversation_comments', 'id' | 'conversation_id' | 'author_id' | 'text' | 'created_at'> & {
+  author_username: ColumnType<'users', 'username'> | null;
+  author_first_name: ColumnType<'users', 'first_name'>;
+  author_last_name: ColumnType<'users', 'last_name'>;
   mentions: Array<{ id: string; username: string }>;
-  created_at: Date;
-}
+};
 
 const toRecord = (r: CommentRow): CommentRecord => ({
   id: r.id,

@@ -1,3 +1,5 @@
+import type { ColumnType, TableRow } from '../db/rows.js';
+
 /** A conversation as the service hands it out (rows of email_threads, migrations 0028 and 0033). */
 export interface ConversationRecord {
   id: string;
@@ -16,25 +18,30 @@ export interface ConversationRecord {
   statusChangedAt: Date | null;
 }
 
-export interface ConversationRow {
-  id: string;
-  email_account_id: string;
-  thread_id: string;
-  message_count: number;
-  last_message_at: Date;
-  last_inbound_at: Date | null;
-  last_outbound_at: Date | null;
-  awaiting: boolean;
-  status: 'open' | 'done';
-  status_changed_at: Date | null;
-  assignee_id: string | null;
-  assignee_username: string | null;
-  assignee_first_name: string | null;
-  assignee_last_name: string | null;
-  subject: string | null;
+/** CONVERSATION_COLUMNS (conversation-query.ts): the thread, its assignee (LEFT JOIN users) and what is computed from its emails. */
+export type ConversationRow = TableRow<
+  'email_threads',
+  | 'id'
+  | 'email_account_id'
+  | 'thread_id'
+  | 'message_count'
+  | 'last_message_at'
+  | 'last_inbound_at'
+  | 'last_outbound_at'
+  | 'awaiting'
+  | 'status'
+  | 'status_changed_at'
+  | 'assignee_id',
+  // A listed thread has at least one dated email; status is CHECKed to these two.
+  { last_message_at: Date; status: 'open' | 'done' }
+> & {
+  assignee_username: ColumnType<'users', 'username'> | null;
+  assignee_first_name: ColumnType<'users', 'first_name'>;
+  assignee_last_name: ColumnType<'users', 'last_name'>;
+  subject: ColumnType<'emails', 'subject'>;
   unread_count: number;
   participants: Array<{ email: string; name: string | null }>;
-}
+};
 
 export function toConversationRecord(r: ConversationRow): ConversationRecord {
   // The newest email decides the direction; a reply sent the same second as the mail it answers counts as the answer.

@@ -1,3 +1,4 @@
+import type { TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 
@@ -8,6 +9,6 @@ import type { Tx } from '../db/transactions.js';
  * account is gone.
  */
 export async function lockAccountOwner(sql: Sql, accountId: string, tx: Tx): Promise<string | undefined> {
-  const row = await sql.one<{ user_id: string }>('SELECT user_id FROM email_accounts WHERE id = $accountId FOR KEY SHARE', { accountId }, tx);
+  const row = await sql.one<TableRow<'email_accounts', 'user_id'>>('SELECT user_id FROM email_accounts WHERE id = $accountId FOR KEY SHARE', { accountId }, tx);
   return row?.user_id;
 }

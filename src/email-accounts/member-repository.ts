@@ -1,3 +1,4 @@
+import { aliasedList, selectList, type AliasedRow, type ColumnOf, type ColumnType, type TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { EmailAccount } from '../models/index.js';
@@ -36,32 +37,17 @@ export interface MemberRights {
 }
 
 /** What sharing needs of the account row. */
-export interface AccountHead {
-  id: string;
-  ownerId: string;
-  email: string;
-  isPrimary: boolean;
-}
-
-const HEAD = 'id, user_id AS "ownerId", email, is_primary AS "isPrimary"';
+const HEAD_FIELDS = { id: 'id', ownerId: 'user_id', email: 'email', isPrimary: 'is_primary' } as const;
+export type AccountHead = AliasedRow<'email_accounts', typeof HEAD_FIELDS>;
+const HEAD = aliasedList('email_accounts', HEAD_FIELDS);
 
 /** Where an access question starts: the account itself, or a contact or email of it. */
 export type AccessTarget = { accountId: string } | { contactId: string } | { emailId: string };
 
-interface MemberRow {
-  email_account_id: string;
-  user_id: string;
-  username: string;
-  first_name: string | null;
-  last_name: string | null;
-  role: AccountRole;
-  can_read: boolean;
-  can_send: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const MEMBER_COLUMNS = `m.email_account_id, m.user_id, u.username, u.first_name, u.last_name, m.role, m.can_read, m.can_send, m.created_at, m.updated_at`;
+const MEMBER_FIELDS = ['email_account_id', 'user_id', 'role', 'can_read', 'can_send', 'created_at', 'updated_at'] as const satisfies readonly ColumnOf<'email_account_members'>[];
+const MEMBER_USER_FIELDS = ['username', 'first_name', 'last_name'] as const satisfies readonly ColumnOf<'users'>[];
+type MemberRow = TableRow<'email_account_members', (typeof MEMBER_FIELDS)[number], { role: AccountRole }> & TableRow<'users', (typeof MEMBER_USER_FIELDS)[number]>;
+const MEMBER_COLUMNS = `${selectList(MEMBER_FIELDS, 'm')}, ${selectList(MEMBER_USER_FIELDS, 'u')}`;
 
 const toRecord = (r: MemberRow): MemberRecord => ({
   emailAccountId: r.email_account_id,
@@ -91,7 +77,12 @@ export class EmailAccountMemberRepository {
 
   /** The caller's row for the target's account, with `allowed` = the given condition on it; undefined: no membership. */
   async access(userId: string, target: AccessTarget, condition: string, tx?: Tx): Promise<AccessRow | undefined> {
-    const row = await this.sql.one<{ email_account_id: string; owner_id: string; role: AccountRole; can_read: boolean; can_send: boolean; allowed: boolean }>(
+    const row = await this.sql.one<
+      TableRow<'email_account_members', 'email_account_id' | 'role' | 'can_read' | 'can_send', { role: AccountRole }> & {
+        owner_id: ColumnType<'email_accounts', 'user_id'>;
+        allowed: boolean;
+      }
+    >(
       `SELECT m.email_account_id, a.user_id AS owner_id, m.role, m.can_read, m.can_send, ${condition} AS allowed
          FROM email_account_members m JOIN email_accounts a ON a.id = m.email_account_id
         WHERE m.user_id = $userId AND m.email_account_id = ${accountOf(target)}`,
@@ -114,7 +105,7 @@ export class EmailAccountMemberRepository {
 
   /** Every account the user is a member of, with their rights on it. */
   async membershipsOf(userId: string, tx?: Tx): Promise<Map<string, MemberRights>> {
-    const rows = await this.sql.select<{ email_account_id: string; role: AccountRole; can_read: boolean; can_send: boolean }>(
+    const rows = await this.sql.select<TableRow<'email_account_members', 'email_account_id' | 'role' | 'can_read' | 'can_send', { role: AccountRole }>>(
       'SELECT m.email_account_id, m.role, m.can_read, m.can_send FROM email_account_members m WHERE m.user_id = $userId',
       { userId },
       tx,

@@ -1,3 +1,4 @@
+import type { TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { OutboxEvent, OutboxEventType } from './event-types.js';
 
@@ -7,14 +8,7 @@ import type { OutboxEvent, OutboxEventType } from './event-types.js';
  */
 export const EVENTS_CHANNEL = 'crm_events';
 
-interface EventRow {
-  id: string;
-  type: OutboxEventType;
-  email_account_id: string | null;
-  user_id: string | null;
-  payload: Record<string, unknown>;
-  created_at: Date;
-}
+type EventRow = TableRow<'events', 'id' | 'type' | 'email_account_id' | 'user_id' | 'payload' | 'created_at', { type: OutboxEventType; payload: Record<string, unknown> }>;
 
 /** Rows after a cursor, and the oldest transaction still running when they were read. */
 export interface OutboxPage {

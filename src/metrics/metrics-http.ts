@@ -6,6 +6,8 @@ import { createAllowMatcher } from '../shared/ip-allow-list.js';
 /** Requests that matched no route (404s, bodies rejected before routing): one label, not one per URL. */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
+const KNOWN_REQUESTS = 1000;
+
 const ID_SEGMENT = /\/(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+)(?=\/|$)/gi;
 
 /**
@@ -31,12 +33,28 @@ export function httpMetricsMiddleware(metrics: AppMetrics): RequestHandler {
     }
     return found;
   };
+  // Matching the routing table again was done for every request; its answer per method and path is kept
+  // (bounded, like the 405 check's: paths with ids cannot grow it without limit). Routes are all mounted
+  // before the first request, so a kept answer never goes stale.
+  const patterns = new Map<string, string>();
+  const patternOf = (req: Request): string => {
+    const url = req.originalUrl || req.url;
+    const q = url.indexOf('?');
+    const key = `${req.method} ${q === -1 ? url : url.slice(0, q)}`;
+    let pattern = patterns.get(key);
+    if (pattern === undefined) {
+      pattern = routePattern(req) ?? UNMATCHED_ROUTE;
+      if (patterns.size >= KNOWN_REQUESTS) patterns.clear();
+      patterns.set(key, pattern);
+    }
+    return pattern;
+  };
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once('close', () => {
       // A client that hung up before the response ended is not a status the server chose.
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-      const s = seriesFor(req.method, routePattern(req) ?? UNMATCHED_ROUTE, status);
+      const s = seriesFor(req.method, patternOf(req), status);
       s.count.inc();
       s.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });

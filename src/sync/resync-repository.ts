@@ -4,6 +4,7 @@
  * the emails and the position commit together: a resync stopped at any instant resumes after the last
  * page it committed, never skipping one.
  */
+import { selectList, type ColumnOf, type TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 
@@ -16,16 +17,9 @@ export interface ResyncProgress {
   finishedAt: Date | null;
 }
 
-interface ProgressRow {
-  jmap_account_id: string;
-  anchor: string | null;
-  pages_done: number;
-  emails_done: number;
-  started_at: Date;
-  finished_at: Date | null;
-}
-
-const COLUMNS = 'jmap_account_id, anchor, pages_done, emails_done, started_at, finished_at';
+const PROGRESS_COLUMNS = ['jmap_account_id', 'anchor', 'pages_done', 'emails_done', 'started_at', 'finished_at'] as const satisfies readonly ColumnOf<'resync_progress'>[];
+type ProgressRow = TableRow<'resync_progress', (typeof PROGRESS_COLUMNS)[number]>;
+const COLUMNS = selectList(PROGRESS_COLUMNS);
 
 export class ResyncRepository {
   constructor(private readonly sql: Sql) {}

@@ -3,6 +3,7 @@
  * and the status list of `crm-admin sync status`. The emails and contacts a batch writes are in
  * mail-store-repository.ts.
  */
+import type { ColumnType, OuterJoined, TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { EmailAccount, type SyncStatus } from '../models/index.js';
@@ -31,21 +32,19 @@ export interface CheckpointFields {
 export type Finish = { outcome: 'ok' } | { outcome: 'error'; message: string; backoffMinutes: number } | { outcome: 'auth_failed'; message: string } | { outcome: 'released' };
 
 /** An account's sync state as a lease sees it when it is taken. */
-export interface StateRow {
-  status: SyncStatus;
-  email_state: string | null;
-  full_sync_checkpoint: FullSyncCheckpoint | null;
-  consecutive_failures: number;
+export type StateRow = TableRow<
+  'mail_sync_states',
+  'status' | 'email_state' | 'full_sync_checkpoint' | 'consecutive_failures' | 'locked_by' | 'locked_until',
+  { status: SyncStatus; full_sync_checkpoint: FullSyncCheckpoint | null }
+> & {
   /** Active, not leased by anyone, and (when asked) due: the lease may be taken. */
   acquired: boolean;
   /** Why not, when not acquired: the account is synced at all, someone holds it, it is due. */
   syncable: boolean;
   leased: boolean;
   due: boolean;
-  /** The lease as found: a live holder (not acquired), or an expired one this lease takes over. */
-  locked_by: string | null;
-  locked_until: Date | null;
-}
+  // locked_by, locked_until: the lease as found: a live holder (not acquired), or an expired one this lease takes over.
+};
 
 /**
  * A lease as this run holds it, and the account as the run started with it: every write proves that
@@ -69,9 +68,9 @@ export interface HeldLease {
 
 /** An account claimed from the queue of due accounts: its state as a lease sees it. */
 export interface ClaimedRow extends Omit<StateRow, 'acquired' | 'syncable' | 'leased' | 'due'> {
-  account_id: string;
+  account_id: ColumnType<'mail_sync_states', 'email_account_id'>;
   /** The turn this run serves (next_sync_at), null when the account had none yet. */
-  due_at: Date | null;
+  due_at: ColumnType<'mail_sync_states', 'next_sync_at'>;
 }
 
 /** Accounts waiting for a run, database-wide: due now, and due for longer than one interval. */
@@ -115,24 +114,18 @@ export interface SyncSnapshot extends Backlog {
   lastLeaseActivityAgeSeconds: number;
 }
 
-interface StatusRow {
-  account_id: string;
-  user_id: string;
-  username: string;
-  email: string;
-  is_active: boolean;
-  status: SyncStatus | null;
-  running: boolean;
-  initial_sync_done: boolean;
-  last_attempt_at: Date | null;
-  last_success_at: Date | null;
-  last_error: string | null;
-  consecutive_failures: number | null;
-  next_attempt_at: Date | null;
-  locked_by: string | null;
-  locked_until: Date | null;
-  lease_expired: boolean;
-}
+/** An account (every one, with or without a state row: LEFT JOIN) and its sync state. */
+type StatusRow = TableRow<'email_accounts', 'user_id' | 'email' | 'is_active'> &
+  TableRow<'users', 'username'> &
+  OuterJoined<
+    TableRow<'mail_sync_states', 'status' | 'last_attempt_at' | 'last_success_at' | 'last_error' | 'consecutive_failures' | 'locked_by' | 'locked_until', { status: SyncStatus }>
+  > & {
+    account_id: ColumnType<'email_accounts', 'id'>;
+    running: boolean;
+    initial_sync_done: boolean;
+    next_attempt_at: ColumnType<'mail_sync_states', 'next_attempt_at'>;
+    lease_expired: boolean;
+  };
 
 /** Mail an account may be due for: explicitly requested, or its turn has come and any backoff is over. */
 const DUE_CONDITION = `(s.requested_at IS NOT NULL OR (s.status <> 'auth_failed'

@@ -1,3 +1,4 @@
+import { selectList, type ColumnOf, type ColumnType, type TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
@@ -5,12 +6,10 @@ import { isOwnDomain } from '../companies/company-visibility.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 
 /** What the placeholders are filled from: one contact the caller may see, its company, and the caller. */
-export interface PlaceholderSource {
-  contact_name: string | null;
-  company_name: string | null;
-  first_name: string | null;
-  last_name: string | null;
-}
+export type PlaceholderSource = TableRow<'users', 'first_name' | 'last_name'> & {
+  contact_name: ColumnType<'contacts', 'name'>;
+  company_name: ColumnType<'companies', 'name'>;
+};
 
 export interface TemplateRecord {
   id: string;
@@ -32,19 +31,9 @@ export interface TemplateFields {
   shared: boolean;
 }
 
-interface TemplateRow {
-  id: string;
-  user_id: string;
-  name: string;
-  subject: string;
-  text: string;
-  html: string | null;
-  shared: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = 'id, user_id, name, subject, text, html, shared, created_at, updated_at';
+const TEMPLATE_COLUMNS = ['id', 'user_id', 'name', 'subject', 'text', 'html', 'shared', 'created_at', 'updated_at'] as const satisfies readonly ColumnOf<'email_templates'>[];
+type TemplateRow = TableRow<'email_templates', (typeof TEMPLATE_COLUMNS)[number]>;
+const COLUMNS = selectList(TEMPLATE_COLUMNS);
 /** The templates a user may see: their own and every shared one. */
 const VISIBLE = '(user_id = $userId OR shared)';
 

@@ -27,6 +27,8 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     const context: RequestLogContext = { requestId, active: true };
     res.on('finish', () => {
+      // The line is usually below LOG_LEVEL: not built at all then (winston would build, pass and drop it).
+      if (!logger.isLevelEnabled('http')) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.http('request', { requestId, method: req.method, path: originalPath(req), status: res.statusCode, ms: Math.round(ms * 10) / 10 });
     });
