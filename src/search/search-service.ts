@@ -28,7 +28,7 @@ export class SearchService {
     private readonly deps: {
       contacts: Pick<ContactService, 'list'>;
       companies: Pick<CompanyService, 'list'>;
-      conversations: Pick<ConversationService, 'list'>;
+      conversations: Pick<ConversationService, 'firstMatches'>;
     },
   ) {}
 
@@ -37,7 +37,8 @@ export class SearchService {
     const page = { page: 1, limit };
     const people = kinds.has('people') ? (await this.deps.contacts.list(userId, { search: q, sort: 'lastEmail' }, page)).items : [];
     const companies = kinds.has('companies') ? (await this.deps.companies.list(userId, { search: q, sort: 'lastEmail' }, page)).items : [];
-    const conversations = kinds.has('conversations') ? (await this.deps.conversations.list(userId, { search: q, status: 'all' }, page)).items : [];
+    // The list's first page without its total (the box shows no count).
+    const conversations = kinds.has('conversations') ? await this.deps.conversations.firstMatches(userId, { search: q, status: 'all' }, limit) : [];
     return { people, companies, conversations };
   }
 }
