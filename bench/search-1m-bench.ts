@@ -92,36 +92,39 @@ async function main(): Promise<void> {
       { name: 'attachment "faktúra-2026-118"', user: 'owner', filter: { search: 'faktúra-2026-118' } },
       { name: 'phrase "\"dodací list\""', user: 'owner', filter: { search: '"dodací list"' } },
     ];
-    const cases: Case[] = oneUser ? issue49 : [
-      { name: 'common word, no account filter', user: 'owner', filter: { search: 'faktúra' } },
-      { name: 'common word, one account', user: 'owner', filter: { search: 'faktúra', emailAccountId: ownerAccountId } },
-      { name: 'common word, member with 2 accounts', user: 'member', filter: { search: 'faktúra' } },
-      { name: 'two common words', user: 'owner', filter: { search: 'dobrý deň' } },
-      { name: 'two common words, member', user: 'member', filter: { search: 'dobry den' } },
-      { name: 'common word, page 5', user: 'owner', filter: { search: 'faktúra' }, page: 5 },
-      { name: 'unread + common word', user: 'owner', filter: { search: 'faktúra', unread: true } },
-      { name: 'common word, oldest first', user: 'owner', filter: { search: 'faktura', sort: 'oldest' } },
-      {
-        name: 'common word, date range',
-        user: 'owner',
-        filter: { search: 'faktura', from: new Date(Date.now() - 30 * 86_400_000), before: new Date(Date.now() - 10 * 86_400_000) },
-      },
-      { name: 'within one contact, common word', user: 'owner', filter: { search: 'faktúra', contactId: busiestContactId } },
-      { name: 'short prefix "f"', user: 'owner', filter: { search: 'f' } },
-      { name: 'short prefix "fa"', user: 'owner', filter: { search: 'fa' } },
-      { name: 'prefix "obj"', user: 'owner', filter: { search: 'obj' } },
-      { name: 'rare word "12345"', user: 'owner', filter: { search: '12345' } },
-      { name: 'rare + common "objednávke 12345"', user: 'owner', filter: { search: 'objednávke 12345' } },
-      { name: 'rare + common, member', user: 'member', filter: { search: '12345 objednávke' } },
-      { name: 'no match "nikde"', user: 'owner', filter: { search: 'nikde' } },
-    ];
+    const cases: Case[] = oneUser
+      ? issue49
+      : [
+          { name: 'common word, no account filter', user: 'owner', filter: { search: 'faktúra' } },
+          { name: 'common word, one account', user: 'owner', filter: { search: 'faktúra', emailAccountId: ownerAccountId } },
+          { name: 'common word, member with 2 accounts', user: 'member', filter: { search: 'faktúra' } },
+          { name: 'two common words', user: 'owner', filter: { search: 'dobrý deň' } },
+          { name: 'two common words, member', user: 'member', filter: { search: 'dobry den' } },
+          { name: 'common word, page 5', user: 'owner', filter: { search: 'faktúra' }, page: 5 },
+          { name: 'unread + common word', user: 'owner', filter: { search: 'faktúra', unread: true } },
+          { name: 'common word, oldest first', user: 'owner', filter: { search: 'faktura', sort: 'oldest' } },
+          {
+            name: 'common word, date range',
+            user: 'owner',
+            filter: { search: 'faktura', from: new Date(Date.now() - 30 * 86_400_000), before: new Date(Date.now() - 10 * 86_400_000) },
+          },
+          { name: 'within one contact, common word', user: 'owner', filter: { search: 'faktúra', contactId: busiestContactId } },
+          { name: 'short prefix "f"', user: 'owner', filter: { search: 'f' } },
+          { name: 'short prefix "fa"', user: 'owner', filter: { search: 'fa' } },
+          { name: 'prefix "obj"', user: 'owner', filter: { search: 'obj' } },
+          { name: 'rare word "12345"', user: 'owner', filter: { search: '12345' } },
+          { name: 'rare + common "objednávke 12345"', user: 'owner', filter: { search: 'objednávke 12345' } },
+          { name: 'rare + common, member', user: 'member', filter: { search: '12345 objednávke' } },
+          { name: 'no match "nikde"', user: 'owner', filter: { search: 'nikde' } },
+        ];
     const newShares = await new SearchWordStatistics(sql).shares();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     // API tokens (issue 48): the same authentication middleware and scopes as a session's requests.
     const scopes = ['emails:read', 'contacts:read', 'companies:read', 'conversations:read'] as const;
-    const tokenOf = async (u: typeof owner) => (withHttp ? (await ctx.services.apiTokens.create(u, { name: `bench ${Date.now()}`, scopes: [...scopes] }, { actor: 'bench' })).token : '');
+    const tokenOf = async (u: typeof owner) =>
+      withHttp ? (await ctx.services.apiTokens.create(u, { name: `bench ${Date.now()}`, scopes: [...scopes] }, { actor: 'bench' })).token : '';
     const tokens = { owner: await tokenOf(owner), member: await tokenOf(member) };
     const userId = { owner: owner.id, member: member.id };
     const rows: string[][] = [];
@@ -159,16 +162,23 @@ async function main(): Promise<void> {
           : false;
         if (ok) await measure(base, agent, s, ITERATIONS, true);
         // The service below HTTP (a checkout without it: '-').
-        const service = (ctx.services as unknown as Record<string, unknown>).search as
-          | { search(u: string, q: string, l: number, k: Set<string>): Promise<unknown> }
-          | undefined;
+        const service = (ctx.services as unknown as Record<string, unknown>).search as { search(u: string, q: string, l: number, k: Set<string>): Promise<unknown> } | undefined;
         const times: number[] = [];
         for (let i = 0; service && i < ITERATIONS + 1; i++) {
           const t0 = process.hrtime.bigint();
           await service.search(owner.id, q, 5, new Set(['people', 'companies', 'conversations']));
           if (i > 0) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
         }
-        rows.push([s.name, ok ? percentile(s.samples, 50).toFixed(1) : '-', ok ? percentile(s.samples, 99).toFixed(1) : '-', times.length ? percentile(times, 50).toFixed(1) : '-', '-', '-', '-', '-']);
+        rows.push([
+          s.name,
+          ok ? percentile(s.samples, 50).toFixed(1) : '-',
+          ok ? percentile(s.samples, 99).toFixed(1) : '-',
+          times.length ? percentile(times, 50).toFixed(1) : '-',
+          '-',
+          '-',
+          '-',
+          '-',
+        ]);
         console.log(`  ${rows.at(-1)!.join(' | ')} (load ${os.loadavg()[0].toFixed(2)})`);
       }
     }

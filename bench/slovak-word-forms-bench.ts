@@ -94,7 +94,15 @@ async function main(): Promise<void> {
       cols.push(`${((100 * right) / relevant).toFixed(1)} %`.padStart(8), `${((100 * right) / found).toFixed(1)} %`.padStart(9));
       if (missed.length === 0) missed = misses;
     }
-    console.log(`${name.padEnd(16)} ${cols[0]}  ${cols[1]}   ${cols[2]}  ${cols[3]}   ${missed.filter((m) => m.endsWith('!')).slice(0, 6).join(', ')} | ${missed.filter((m) => !m.endsWith('!')).slice(0, 6).join(', ')}`);
+    console.log(
+      `${name.padEnd(16)} ${cols[0]}  ${cols[1]}   ${cols[2]}  ${cols[3]}   ${missed
+        .filter((m) => m.endsWith('!'))
+        .slice(0, 6)
+        .join(', ')} | ${missed
+        .filter((m) => !m.endsWith('!'))
+        .slice(0, 6)
+        .join(', ')}`,
+    );
   }
   console.log(`\nstemmer: ${stemMicros.toFixed(2)} µs per word (fold and stem, in SQL)`);
 }
@@ -118,7 +126,7 @@ async function dictionary(url: string, file: string, words: string[]): Promise<M
   const t0 = Date.now();
   await c.query(`SELECT ts_lexize('bench_${file}', 'faktúra')`);
   const loadMs = Date.now() - t0;
-  const mem = await c.query<{ kb: string }>("SELECT coalesce(sum(total_bytes), 0) / 1024 AS kb FROM pg_backend_memory_contexts").catch(() => ({ rows: [{ kb: '?' }] }));
+  const mem = await c.query<{ kb: string }>('SELECT coalesce(sum(total_bytes), 0) / 1024 AS kb FROM pg_backend_memory_contexts').catch(() => ({ rows: [{ kb: '?' }] }));
   const map = await lookup(c, `SELECT w, ts_lexize('bench_${file}', w) AS k FROM unnest($1::text[]) w`, words);
   const t1 = process.hrtime.bigint();
   await c.query(`SELECT count(ts_lexize('bench_${file}', w)) FROM unnest($1::text[]) w`, [words]);

@@ -99,7 +99,9 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
     // A search counts per account too (each account's range read at most up to the bound): as one join
     // over several accounts the planner may scan the whole table for the bound's rows.
     countSql:
-      (countHits ? `WITH counted_hits AS MATERIALIZED (${countHits} AND (s.email_account_id IN (SELECT m.email_account_id FROM email_account_members m WHERE ${members.join(' AND ')})) IS TRUE) ` : withHits) +
+      (countHits
+        ? `WITH counted_hits AS MATERIALIZED (${countHits} AND (s.email_account_id IN (SELECT m.email_account_id FROM email_account_members m WHERE ${members.join(' AND ')})) IS TRUE) `
+        : withHits) +
       countWithAccess(
         searchWhere.length > 0
           ? `SELECT 1 FROM email_account_members m
@@ -126,7 +128,11 @@ export type SearchStrategy = 'index' | 'walk' | 'hits';
  * an unread / read filter the emails' (partial) date index leads and each row's document is looked up
  * by its key; otherwise a search reads email_search alone and the plain list emails alone.
  */
-function accountSource(filter: EmailFilter, searchWhere: string[], documents: 'email_search' | 'hits' | 'counted_hits'): { from: string; id: string; date: string; where: string[] } {
+function accountSource(
+  filter: EmailFilter,
+  searchWhere: string[],
+  documents: 'email_search' | 'hits' | 'counted_hits',
+): { from: string; id: string; date: string; where: string[] } {
   if (searchWhere.length > 0 && filter.unread === undefined) {
     const where = ['s.email_account_id = m.email_account_id', ...rangeAndState('s.date', '', filter), ...searchWhere, ...awaitingConditions(filter, 's.email_id')];
     return { from: `${documents} s`, id: 's.email_id', date: 's.date', where };

@@ -76,7 +76,16 @@ export function searchTerms(search: string, shares: WordShares): SearchTerm[] {
   const parts = searchParts(search);
   const kept =
     parts.length > MAX_SEARCH_TERMS
-      ? [...parts.slice(0, MAX_SEARCH_TERMS - 1), { text: parts.slice(MAX_SEARCH_TERMS - 1).map((p) => p.text).join(' '), phrase: false }]
+      ? [
+          ...parts.slice(0, MAX_SEARCH_TERMS - 1),
+          {
+            text: parts
+              .slice(MAX_SEARCH_TERMS - 1)
+              .map((p) => p.text)
+              .join(' '),
+            phrase: false,
+          },
+        ]
       : parts;
   return kept.map(({ text, phrase }) => ({ text, phrase, indexed: phrase ? phraseSelective(text, shares) : wordSelective(text, shares) }));
 }

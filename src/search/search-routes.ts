@@ -25,9 +25,7 @@ export function createSearchRouter(services: { search: SearchService }, auth: Au
     const { q, limit } = parseQuery(searchQuery, req);
     const caller = requireAuthContext(req);
     // A signed-in user sees every kind; an API token only the kinds its read scopes cover.
-    const kinds = new Set(
-      (Object.keys(SEARCH_KINDS) as SearchKind[]).filter((kind) => !caller.apiToken || scopesGrant(caller.apiToken.scopes, SEARCH_KINDS[kind])),
-    );
+    const kinds = new Set((Object.keys(SEARCH_KINDS) as SearchKind[]).filter((kind) => !caller.apiToken || scopesGrant(caller.apiToken.scopes, SEARCH_KINDS[kind])));
     if (kinds.size === 0) throw new ForbiddenError(SEARCH_SCOPE_MISSING, 'insufficient_scope', { requiredScope: Object.values(SEARCH_KINDS).join(' | ') });
     const found = await services.search.search(caller.userId, q, limit, kinds);
     const data: SearchData = {

@@ -47,7 +47,7 @@ const SEARCHES = [
  * The searches whose words have other forms in the mailbox (Faktúru, objednávka) or match an
  * address's domain (f, firma.sk: @firma.sk): release 0.5 found fewer. The others find exactly the same.
  */
-const FORMS_ADD = new Set(['faktúra', 'faktura', 'f', 'dobry den faktura', 'objednávke 17', 'stastna ponuka', 'zaplatene zmluva termin', 'firma.sk', '"faktúra objednávke"']);
+const FORMS_ADD = new Set(['faktúra', 'faktura', 'f', 'dobry den faktura', 'objednávke 17', 'stastna ponuka', 'zaplatene zmluva termin', 'firma.sk']);
 
 /** A small deterministic generator: the same mailbox on every run. */
 function generator(seed: number) {
@@ -168,7 +168,8 @@ describe('email search: stored documents find what the computed ones found', fun
   it('finds what release 0.5 found, and more only where other forms of a word or a domain are in the mailbox', async () => {
     const all = { page: 1, limit: 1000 };
     let added = 0;
-    for (const filter of filters()) {
+    // A phrase in quotes is new: release 0.5 read its words anywhere, it now wants them in order (narrower by design).
+    for (const filter of filters().filter((f) => !f.search!.includes('"'))) {
       const before = await run(oldEmailListQuery(owner.user.id, filter, all));
       const now = await run(emailListQuery(owner.user.id, filter, all));
       if (FORMS_ADD.has(filter.search!)) {

@@ -44,10 +44,12 @@ describe('one search box: GET /api/search', function () {
       const res = await request(app).post('/api/contacts').set('Authorization', callers.owner.session.bearer).send({ emailAccountId: account.id, email, name });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     }
-    const companyId = (
-      await ctx.db.sequelize.query<{ id: string }>('SELECT id FROM companies WHERE domain = $1', { bind: [DOMAIN], type: 'SELECT' as never })
-    )[0].id;
-    await request(app).patch(`/api/companies/${companyId}`).set('Authorization', callers.owner.session.bearer).send({ name: `Tatra Logistika ${run}` }).expect(200);
+    const companyId = (await ctx.db.sequelize.query<{ id: string }>('SELECT id FROM companies WHERE domain = $1', { bind: [DOMAIN], type: 'SELECT' as never }))[0].id;
+    await request(app)
+      .patch(`/api/companies/${companyId}`)
+      .set('Authorization', callers.owner.session.bearer)
+      .send({ name: `Tatra Logistika ${run}` })
+      .expect(200);
     const jan = await createContact(account, { email: `peter@${DOMAIN}`, name: 'Peter Dopravca' });
     for (const [i, subject] of [`Reklamácia faktúry ${run}`, `Preprava paliet ${run}`, `Logistika a sklady ${run}`].entries()) {
       await createEmail(account, jan, { subject, body: 'Dobrý deň, posielam podklady.', threadId: `T${run}${i}`, date: new Date(Date.UTC(2026, 10, 1 + i)) });
@@ -106,7 +108,16 @@ describe('one search box: GET /api/search', function () {
   });
 
   it('refuses an empty, missing or overlong text and a bad limit with 400 and a Slovak message', async () => {
-    for (const query of [{ q: '' }, { q: '   ' }, {}, { q: 'x'.repeat(201) }, { q: 'faktura', limit: 0 }, { q: 'faktura', limit: 21 }, { q: 'faktura', limit: 'veľa' }, { q: 'a', extra: 1 }]) {
+    for (const query of [
+      { q: '' },
+      { q: '   ' },
+      {},
+      { q: 'x'.repeat(201) },
+      { q: 'faktura', limit: 0 },
+      { q: 'faktura', limit: 21 },
+      { q: 'faktura', limit: 'veľa' },
+      { q: 'a', extra: 1 },
+    ]) {
       const res = await request(app).get('/api/search').query(query).set('Authorization', callers.owner.session.bearer);
       expect(res.status, JSON.stringify(query)).to.equal(400);
       expect(res.body.success).to.equal(false);
@@ -117,14 +128,28 @@ describe('one search box: GET /api/search', function () {
 
   it('searches with an API token only the kinds its read scopes cover; a token with none of them is refused', async () => {
     const token = async (scopes: string[]) =>
-      (await request(app).post('/api/tokens').set('Authorization', callers.owner.session.bearer).send({ name: `t ${randomUUID()}`, scopes }).expect(201)).body.data.token as string;
+      (
+        await request(app)
+          .post('/api/tokens')
+          .set('Authorization', callers.owner.session.bearer)
+          .send({ name: `t ${randomUUID()}`, scopes })
+          .expect(201)
+      ).body.data.token as string;
     const companiesOnly = await token(['companies:read']);
-    const res = await request(app).get('/api/search').query({ q: `logistika${run}` }).set('Authorization', `Bearer ${companiesOnly}`).expect(200);
+    const res = await request(app)
+      .get('/api/search')
+      .query({ q: `logistika${run}` })
+      .set('Authorization', `Bearer ${companiesOnly}`)
+      .expect(200);
     expect(res.body.data.companies).to.have.length(1);
     expect(res.body.data.people).to.deep.equal([]);
     expect(res.body.data.conversations).to.deep.equal([]);
     const everything = await token(['contacts:read', 'companies:write', 'conversations:read']);
-    const all = await request(app).get('/api/search').query({ q: `logistika${run}` }).set('Authorization', `Bearer ${everything}`).expect(200);
+    const all = await request(app)
+      .get('/api/search')
+      .query({ q: `logistika${run}` })
+      .set('Authorization', `Bearer ${everything}`)
+      .expect(200);
     expect(all.body.data.people.length).to.be.above(0);
     const mailOnly = await token(['emails:read']);
     const refused = await request(app).get('/api/search').query({ q: 'faktura' }).set('Authorization', `Bearer ${mailOnly}`).expect(403);

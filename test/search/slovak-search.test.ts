@@ -59,7 +59,10 @@ describe('search that speaks Slovak', function () {
   async function found(search: string): Promise<string[]> {
     const res = await request(app).get('/api/emails').query({ search, limit: 100 }).set('Authorization', session.bearer).expect(200);
     const byId = new Map(Object.entries(ids).map(([k, v]) => [v, k]));
-    return (res.body.data.items as Array<{ id: string }>).map((e) => byId.get(e.id)).filter((k): k is string => !!k).sort();
+    return (res.body.data.items as Array<{ id: string }>)
+      .map((e) => byId.get(e.id))
+      .filter((k): k is string => !!k)
+      .sort();
   }
 
   it('finds the other case forms of a word, with or without diacritics, and never an unrelated word that merely starts alike', async () => {

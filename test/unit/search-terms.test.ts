@@ -4,7 +4,18 @@
  */
 import { expect } from 'chai';
 import type { Sql } from '../../src/db/sql.js';
-import { COMMON_WORD_SHARE, HIT_BOUND, MAX_SEARCH_TERMS, SHORT_PREFIX, SearchWordStatistics, hitCountSql, hitsSql, searchConditions, searchParts, searchTerms } from '../../src/emails/search-terms.js';
+import {
+  COMMON_WORD_SHARE,
+  HIT_BOUND,
+  MAX_SEARCH_TERMS,
+  SHORT_PREFIX,
+  SearchWordStatistics,
+  hitCountSql,
+  hitsSql,
+  searchConditions,
+  searchParts,
+  searchTerms,
+} from '../../src/emails/search-terms.js';
 
 const shares = new Map([
   ['objednavke', 0.97],
