@@ -908,6 +908,26 @@ export interface paths {
         patch: operations["updateCompany"];
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search people, companies and conversations at once
+         * @description Signed-in users (accessToken cookie or Bearer). API token: any scope. q: 1-200 characters (empty: 400). limit: at most this many of each kind (1-20, default 5). people: the contacts whose name or address holds every word (as GET /api/contacts?search=), newest mail first; companies: as GET /api/companies?search=, newest mail first; conversations: as GET /api/conversations?search=&status=all (subject, participants, text, attachment names), latest activity first. With an API token: any token may call it, and only the kinds its read scopes cover are searched (people: contacts:read, companies: companies:read, conversations: conversations:read), the others answer empty; a token with none of them: 403 insufficient_scope. Counts as a search: at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/follow-ups": {
         parameters: {
             query?: never;
@@ -2085,46 +2105,13 @@ export interface components {
              */
             updatedAt: string;
         };
-        FollowUp: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            contactId: string;
-            /** @description Enough of the contact to show the reminder without another request */
-            contact: {
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                emailAccountId: string;
-                email: string;
-                name: string | null;
-            };
-            /**
-             * Format: date-time
-             * @example 2026-03-01T08:30:00.000Z
-             */
-            dueAt: string;
-            note: string | null;
-            /**
-             * @description due: dueAt is now or past; upcoming: dueAt in the future
-             * @enum {string}
-             */
-            status: "due" | "upcoming";
-            /** @description Mail from the contact dated after the follow-up was last set (updatedAt) has arrived in its email account (counted only where you may read its emails). An answered follow-up stays listed until deleted, and gets no follow_up.due event */
-            answered: boolean;
-            /** @description When the follow_up.due check handled it (null until it came due; a PUT clears it) */
-            notifiedAt: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T08:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When it was last set (PUT)
-             * @example 2026-03-01T08:30:00.000Z
-             */
-            updatedAt: string;
+        SearchResults: {
+            /** @description The contacts whose name or address holds every word (in any form), as GET /api/contacts?search= finds them, newest mail first */
+            people: components["schemas"]["Contact"][];
+            /** @description As GET /api/companies?search= finds them, newest mail first */
+            companies: components["schemas"]["Company"][];
+            /** @description As GET /api/conversations?search=&status=all finds them (subject, participants, text, attachment names), latest activity first */
+            conversations: components["schemas"]["Conversation"][];
         };
         Conversation: {
             /** Format: uuid */
@@ -2166,6 +2153,47 @@ export interface components {
             username: string;
             firstName: string | null;
             lastName: string | null;
+        };
+        FollowUp: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            contactId: string;
+            /** @description Enough of the contact to show the reminder without another request */
+            contact: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                emailAccountId: string;
+                email: string;
+                name: string | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            dueAt: string;
+            note: string | null;
+            /**
+             * @description due: dueAt is now or past; upcoming: dueAt in the future
+             * @enum {string}
+             */
+            status: "due" | "upcoming";
+            /** @description Mail from the contact dated after the follow-up was last set (updatedAt) has arrived in its email account (counted only where you may read its emails). An answered follow-up stays listed until deleted, and gets no follow_up.due event */
+            answered: boolean;
+            /** @description When the follow_up.due check handled it (null until it came due; a PUT clears it) */
+            notifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last set (PUT)
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
         };
         Email: {
             /** Format: uuid */
@@ -5279,6 +5307,45 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most limit of each kind */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SearchResults"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -36,6 +36,9 @@ export const TOKEN_PATHS: ReadonlyArray<{ prefix: string; needs: TokenArea | 'ad
   // The team inbox: reading conversations and their comments, triage, comments and one's own read marks.
   { prefix: '/conversations', needs: 'conversations' },
   { prefix: '/timesheets', needs: 'timesheets' },
+  // One search box over several areas: any token reaches it, and it answers only the kinds whose
+  // read scope the token has (contacts:read, companies:read, conversations:read; none: 403), src/search/search-routes.ts.
+  { prefix: '/search', needs: 'identity' },
   { prefix: '/admin', needs: 'admin' },
 ];
 

@@ -24,6 +24,7 @@ import { createTemplateRouter } from '../templates/template-routes.js';
 import { createDraftRouter } from '../drafts/draft-routes.js';
 import { expensiveRequests } from '../http/expensive-requests.js';
 import { createWebhookRouter } from '../webhooks/webhook-routes.js';
+import { createSearchRouter } from '../search/search-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -49,6 +50,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   // Signatures first: their sub-path of an account is their own, everything else falls through.
   api.use('/email-accounts', createSignatureRouter(ctx.services, auth));
   api.use('/conversations', createConversationRouter(ctx.services, auth, expensive));
+  api.use('/search', createSearchRouter(ctx.services, auth, expensive));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
   api.use('/templates', createTemplateRouter(ctx.services, auth));
   api.use('/drafts', createDraftRouter(ctx.services, auth));

@@ -31,6 +31,7 @@ import type { ReadStatePusher } from '../emails/read-state-pusher.js';
 import type { EmailService } from '../emails/email-service.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { CommentService } from '../conversations/comment-service.js';
+import type { SearchService } from '../search/search-service.js';
 import type { AttachmentDownloads } from '../emails/attachment-download.js';
 import type { HtmlBodies } from '../emails/html-bodies.js';
 import type { SyncService } from '../sync/sync-service.js';
@@ -184,6 +185,9 @@ export class Services {
   }
   get conversations(): ConversationService {
     return this.once('conversations', () => records().conversations(this.p, this));
+  }
+  get search(): SearchService {
+    return this.once('search', () => records().search(this));
   }
   get comments(): CommentService {
     return this.once('comments', () => records().conversationComments(this.p, this));

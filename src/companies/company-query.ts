@@ -2,6 +2,7 @@ import { escapeLikeBeforeFold } from '../db/escape-like.js';
 import type { Bind } from '../db/sql.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
+import { wordOrStemLike } from '../contacts/contact-query.js';
 import { isOwnDomain } from './company-visibility.js';
 
 export type CompanySort = 'lastEmail' | 'name' | 'contactCount';
@@ -31,7 +32,7 @@ const ORDER_BY: Record<CompanySort, string> = {
 
 const MAX_SEARCH_WORDS = 8;
 
-/** Each word, folded by crm_fold as companies.search_text is, must occur in the name or the domain. */
+/** Each word, folded by crm_fold as companies.search_text is, must occur in the name or the domain, in any Slovak case form. */
 function searchConditions(search: string, bind: Bind): string[] {
   const words = search
     .split(/\s+/)
@@ -39,7 +40,7 @@ function searchConditions(search: string, bind: Bind): string[] {
     .slice(0, MAX_SEARCH_WORDS);
   return words.map((word, i) => {
     bind[`word${i}`] = escapeLikeBeforeFold(word);
-    return `co.search_text LIKE '%' || crm_fold($word${i}) || '%'`;
+    return wordOrStemLike('co.search_text', `$word${i}`);
   });
 }
 

@@ -35,10 +35,20 @@ const ORDER_BY: Record<ContactSort, (alias: string) => string> = {
 const MAX_SEARCH_WORDS = 8;
 
 /**
+ * The folded word, or the word without its Slovak case ending (crm_sk_strip, migration 0065), occurs
+ * in the stored text: "Kováčom" and "logistiky" find "Ján Kováč" and "Tatra Logistika". Substrings,
+ * as before: the ending alone is cut (no other normalisation of the stem, which is no substring).
+ * Two LIKEs the trigram index serves as one BitmapOr.
+ */
+export function wordOrStemLike(column: string, param: string): string {
+  return `(${column} LIKE '%' || crm_fold(${param}) || '%' OR ${column} LIKE '%' || crm_sk_strip(crm_fold(${param})) || '%')`;
+}
+
+/**
  * Each word of a search, in any order, must occur in the contact's name or address, accents and
- * letter case aside: one LIKE per word over contacts.search_text (migration 0025), whose trigram
- * index serves each word of three letters or more. The word is folded by the same crm_fold as the
- * stored text, so "Kováč", "kovac" and "KOVÁČ" are one word.
+ * letter case aside, in any of its Slovak case forms: one condition per word over contacts.search_text
+ * (migration 0025), whose trigram index serves each word of three letters or more. The word is folded
+ * by the same crm_fold as the stored text, so "Kováč", "kovac" and "KOVÁČ" are one word.
  */
 export function contactSearchConditions(search: string, bind: Bind, alias = 'c'): string[] {
   const words = search
@@ -47,7 +57,7 @@ export function contactSearchConditions(search: string, bind: Bind, alias = 'c')
     .slice(0, MAX_SEARCH_WORDS);
   return words.map((word, i) => {
     bind[`word${i}`] = escapeLikeBeforeFold(word);
-    return `${alias}.search_text LIKE '%' || crm_fold($word${i}) || '%'`;
+    return wordOrStemLike(`${alias}.search_text`, `$word${i}`);
   });
 }
 

@@ -36,6 +36,14 @@ export class ConversationRepository {
     return { items: cut.rows.map(toConversationRecord), hasNext: cut.hasNext, count: count! };
   }
 
+  /** The first page of the list (no account filter), without its total. */
+  async firstMatches(userId: string, filter: ConversationFilter, limit: number): Promise<ConversationRecord[]> {
+    const shares = filter.search ? await this.searchWords.shares() : new Map<string, number>();
+    const { pageSql, bind } = conversationListQuery(userId, filter, { page: 1, limit }, shares);
+    const rows = await this.sql.select<ConversationRow>(pageSql, bind);
+    return cutPage(rows, { page: 1, limit }).rows.map(toConversationRecord);
+  }
+
   /** The conversation if the caller is a member of its account (undefined otherwise), with their rights. */
   async find(userId: string, conversationId: string, tx?: Tx): Promise<FoundConversation | undefined> {
     const row = await this.sql.one<ConversationRow & { allowed: boolean; may_triage: boolean }>(ONE_CONVERSATION, { userId, conversationId }, tx);

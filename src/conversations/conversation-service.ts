@@ -45,6 +45,15 @@ export class ConversationService {
     return { ...boundedTotal(totalOrDenied(count, 'readEmails')), items, hasNext };
   }
 
+  /**
+   * The first `limit` conversations of the list (same scope, same order), without its total: the
+   * search box (src/search) shows a few and counts none, and a total of a common word's threads
+   * tests up to 10,000 threads.
+   */
+  async firstMatches(userId: string, options: Omit<ConversationListOptions, 'assignee' | 'emailAccountId'>, limit: number): Promise<ConversationRecord[]> {
+    return this.deps.conversations.firstMatches(userId, options, limit);
+  }
+
   /** The conversation and its messages (oldest first, as the thread endpoint pages them). */
   async get(userId: string, conversationId: string, page: PageRequest): Promise<{ conversation: ConversationRecord; messages: Page<EmailRecord> }> {
     const { conversation } = await this.readable(userId, conversationId);

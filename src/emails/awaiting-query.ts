@@ -9,14 +9,14 @@ import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { rightCondition } from '../email-accounts/account-rights.js';
 import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
-import { emailListQuery, LIST_COLUMNS, pageOrder, type EmailFilter } from './email-query.js';
+import { emailListQuery, LIST_COLUMNS, pageOrder, type EmailFilter, type SearchStrategy } from './email-query.js';
 import type { WordShares } from './search-terms.js';
 import { directListQuery } from './direct-query.js';
 
 /** The list query for a filter: the awaiting-reply view below when it applies, else the email list's own. */
-export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares) {
+export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares, strategy?: SearchStrategy) {
   if (filter.ids || filter.threadId) return directListQuery(userId, filter, page, wordShares);
-  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares);
+  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares, strategy);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
 import { COUNT_BOUND, lookAheadBind, type PageRequest } from '../shared/pagination.js';
-import { searchConditions, type WordShares } from './search-terms.js';
+import { hitsSql, searchConditions, type WordShares } from './search-terms.js';
 
 export interface EmailFilter {
   /** Emails in which the contact took part (email_contacts), not only those it is the main correspondent of. */
@@ -59,13 +59,20 @@ export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
  * links for one contact. So a page costs the same on 1,000 or 100,000 emails, however many people the
  * account is shared with.
  */
-export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map()) {
+export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map(), strategy: SearchStrategy = 'index') {
   // One row past the page (lookAheadBind): EmailRepository cuts it off and answers hasNext.
   const { window, ...limits } = lookAheadBind(page);
   const bind: Bind = { userId, ...limits };
   if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
-  // The search's conditions name the stored document of email_search (alias s, migration 0030).
-  const searchWhere = filter.search ? searchConditions(filter.search, wordShares, bind) : [];
+  // The search's conditions name the stored document of email_search (alias s, migration 0030); the
+  // hits' CTE has the same columns (docs/adr/0152).
+  const hits = filter.search && strategy === 'hits' ? hitsSql(filter.search, wordShares, bind) : null;
+  const searchWhere = filter.search ? searchConditions(filter.search, wordShares, bind, strategy === 'index' ? 'index' : 'filter') : [];
+  // The walk's total: the selective words through the GIN index alone, the account a plain filter
+  // (IS TRUE: never an index condition, so the planner does not AND the bitmap with the account's
+  // whole date index, which cost seconds at a million emails).
+  const countHits = filter.search && strategy === 'walk' && !filter.contactId ? hitsSql(filter.search, wordShares, {}) : null;
+  const withHits = hits ? `WITH hits AS MATERIALIZED (${hits}) ` : '';
   if (filter.from) bind.from = filter.from;
   if (filter.before) bind.before = filter.before;
   if (filter.contactId) return contactQuery(filter, bind, searchWhere);
@@ -76,11 +83,12 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
   // page's rows are read (a preview is never computed for a row that is not shown). A search reads the
   // account's search documents in the same order (a common word fills a page within a few rows) or
   // finds a selective word through their GIN index; either way no document is computed at query time.
-  const source = accountSource(filter, searchWhere);
+  const source = accountSource(filter, searchWhere, hits ? 'hits' : 'email_search');
+  const counted = countHits ? accountSource(filter, searchWhere, 'counted_hits') : source;
   const order = pageOrder(filter, 'p.date', 'p.id');
   return {
     bind,
-    pageSql: `SELECT ${LIST_COLUMNS}
+    pageSql: `${withHits}SELECT ${LIST_COLUMNS}
                 FROM (SELECT p.id, p.date FROM email_account_members m
                         CROSS JOIN LATERAL (SELECT ${source.id} AS id, ${source.date} AS date FROM ${source.from}
                                              WHERE ${source.where.join(' AND ')} ORDER BY ${pageOrder(filter, source.date, source.id)} LIMIT $window) p
@@ -90,29 +98,46 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
                ORDER BY ${pageOrder(filter, 'e.date', 'e.id')}`,
     // A search counts per account too (each account's range read at most up to the bound): as one join
     // over several accounts the planner may scan the whole table for the bound's rows.
-    countSql: countWithAccess(
-      searchWhere.length > 0
-        ? `SELECT 1 FROM email_account_members m
-             CROSS JOIN LATERAL (SELECT 1 FROM ${source.from} WHERE ${source.where.join(' AND ')} LIMIT ${COUNT_BOUND + 1}) found
+    countSql:
+      (countHits
+        ? `WITH counted_hits AS MATERIALIZED (${countHits} AND (s.email_account_id IN (SELECT m.email_account_id FROM email_account_members m WHERE ${members.join(' AND ')})) IS TRUE) `
+        : withHits) +
+      countWithAccess(
+        searchWhere.length > 0
+          ? `SELECT 1 FROM email_account_members m
+             CROSS JOIN LATERAL (SELECT 1 FROM ${counted.from} WHERE ${counted.where.join(' AND ')} LIMIT ${COUNT_BOUND + 1}) found
             WHERE ${members.join(' AND ')}`
-        : `SELECT 1 FROM email_account_members m JOIN ${source.from} ON ${source.where.join(' AND ')} WHERE ${members.join(' AND ')}`,
-      filter,
-      'readEmails',
-    ),
+          : `SELECT 1 FROM email_account_members m JOIN ${source.from} ON ${source.where.join(' AND ')} WHERE ${members.join(' AND ')}`,
+        filter,
+        'readEmails',
+      ),
   };
 }
+
+/**
+ * How a search finds its rows (docs/adr/0152): `hits`, the few documents the selective words find
+ * through the GIN index (at most HIT_BOUND, counted first by the repository), sorted into the page;
+ * `walk`, every word tested on the account's documents read in page order (a word in many emails
+ * fills a page within a few rows), the total counted with the selective words through the index;
+ * `index`, the planner's choice (the selective words as index conditions).
+ */
+export type SearchStrategy = 'index' | 'walk' | 'hits';
 
 /**
  * The rows of one account (m.email_account_id) in page order. The read state is only in emails: with
  * an unread / read filter the emails' (partial) date index leads and each row's document is looked up
  * by its key; otherwise a search reads email_search alone and the plain list emails alone.
  */
-function accountSource(filter: EmailFilter, searchWhere: string[]): { from: string; id: string; date: string; where: string[] } {
+function accountSource(
+  filter: EmailFilter,
+  searchWhere: string[],
+  documents: 'email_search' | 'hits' | 'counted_hits',
+): { from: string; id: string; date: string; where: string[] } {
   if (searchWhere.length > 0 && filter.unread === undefined) {
     const where = ['s.email_account_id = m.email_account_id', ...rangeAndState('s.date', '', filter), ...searchWhere, ...awaitingConditions(filter, 's.email_id')];
-    return { from: 'email_search s', id: 's.email_id', date: 's.date', where };
+    return { from: `${documents} s`, id: 's.email_id', date: 's.date', where };
   }
-  const from = searchWhere.length > 0 ? 'emails e JOIN email_search s ON s.email_id = e.id' : 'emails e';
+  const from = searchWhere.length > 0 ? `emails e JOIN ${documents} s ON s.email_id = e.id` : 'emails e';
   const where = ['e.email_account_id = m.email_account_id', ...rangeAndState('e.date', 'e.is_read', filter), ...searchWhere, ...awaitingConditions(filter, 'e.id')];
   return { from, id: 'e.id', date: 'e.date', where };
 }

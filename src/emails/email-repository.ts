@@ -3,9 +3,9 @@ import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
 import { cutPage, offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
-import { FULL_COLUMNS, type EmailFilter } from './email-query.js';
+import { FULL_COLUMNS, type EmailFilter, type SearchStrategy } from './email-query.js';
 import { mailboxListQuery } from './awaiting-query.js';
-import { SearchWordStatistics } from './search-terms.js';
+import { HIT_BOUND, hitCountSql, SearchWordStatistics, type WordShares } from './search-terms.js';
 import { toAttachmentRecord, toEmailRecord, type AttachmentRecord, type AttachmentRow, type EmailRecord, type EmailRow } from './email-records.js';
 
 /** An email whose read state still waits for the write-back to the mail server. */
@@ -31,12 +31,24 @@ export class EmailRepository {
   /** One page of a mailbox view, and the count row that also answers the caller's right on the filter ids. */
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow; hasNext: boolean }> {
     const shares = filter.search ? await this.searchWords.shares() : undefined;
-    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares);
+    const strategy = filter.search && shares && !filter.ids && !filter.threadId ? await this.searchStrategy(filter.search, shares, tx) : undefined;
+    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares, strategy);
     // One after the other: a request holds at most one pool connection at a time (ADR 0121).
     const rows = await this.sql.select<EmailRow>(pageSql, bind, tx);
     const count = await this.sql.one<CountRow>(countSql, bind, tx);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toEmailRecord), count: count!, hasNext: cut.hasNext };
+  }
+
+  /**
+   * Whether the selective words of a search find few emails through the index (a page is then sorted
+   * from them) or many (the documents are read in page order): one bounded count first (docs/adr/0152).
+   */
+  private async searchStrategy(search: string, shares: WordShares, tx?: Tx): Promise<SearchStrategy> {
+    const probe = hitCountSql(search, shares);
+    if (!probe) return 'walk';
+    const row = await this.sql.one<{ n: number }>(probe.sql, probe.bind, tx);
+    return row!.n <= HIT_BOUND ? 'hits' : 'walk';
   }
 
   /**

@@ -4,8 +4,9 @@ import type { Bind, Sql } from '../db/sql.js';
  * How the words of a mailbox search become SQL conditions, and what the database knows about how
  * common each word is.
  *
- * Every word matches as itself or as a prefix ("fakt" finds "faktúra"), against the stored search
- * document of each email (email_search.document, migration 0030). In the GIN index a prefix term has
+ * Every word matches as itself, as a prefix ("fakt" finds "faktúra") or by its Slovak stem ("faktúra"
+ * finds "faktúry", migration 0065); a phrase in quotes matches its exact words in order. Against the
+ * stored search document of each email (email_search.document, migrations 0030, 0065). In the GIN index a prefix term has
  * to collect every email holding a word with that prefix before anything is intersected: for a word
  * found in nearly every email of a large installation that alone is ~35 ms per million emails, even
  * when another word of the search occurs only once. So each word gets a condition of its own, and a
@@ -26,10 +27,16 @@ export const COMMON_WORD_SHARE = 0.02;
 export const SHORT_PREFIX = 3;
 
 /**
- * The stored search document of an email (email_search, migration 0030, written by the triggers
- * emails_search_insert and emails_search_update, functions crm_email_search_insert/_update): subject, sender, recipients
- * and body, folded to lower case without diacritics (crm_email_search_vector of migration 0018),
- * without positions. Queries name the side table `s`.
+ * At most this many emails found through the index are sorted into a page (docs/adr/0152): beyond
+ * it the word is common enough that reading the account's documents in page order fills a page sooner.
+ */
+export const HIT_BOUND = 5000;
+
+/**
+ * The stored search document of an email (email_search, migrations 0030 and 0065, written by the
+ * triggers emails_search_insert, emails_search_update and email_attachments_search): subject, sender,
+ * recipients, body, the addresses' domains and the attachments' names, folded to lower case without
+ * diacritics, with the words' positions and their Slovak stems. Queries name the side table `s`.
  */
 export const EMAIL_SEARCH_DOCUMENT = 's.document';
 
@@ -38,15 +45,60 @@ export type WordShares = ReadonlyMap<string, number>;
 
 export interface SearchTerm {
   text: string;
+  /** An exact phrase (in quotes): its words in this order, no prefixes, no other word forms. */
+  phrase: boolean;
   /** false: not selective, tested on the rows found otherwise. */
   indexed: boolean;
 }
 
-/** The search's words (whitespace-separated; the database's parser splits each further), at most MAX_SEARCH_TERMS. */
+/**
+ * How the search's conditions are used: `index` lets the planner look the selective words up in the
+ * GIN index; `filter` tests every word on rows found otherwise (the documents read in page order, or
+ * the hits found first, docs/adr/0152).
+ */
+export type SearchMode = 'index' | 'filter';
+
+/** The search's parts: "quoted phrases" and words (whitespace-separated); a quote left open is ignored. */
+export function searchParts(search: string): Array<{ text: string; phrase: boolean }> {
+  const quotes = (search.match(/"/g) ?? []).length;
+  const text = quotes % 2 === 1 ? search.slice(0, search.lastIndexOf('"')) + search.slice(search.lastIndexOf('"') + 1) : search;
+  const parts: Array<{ text: string; phrase: boolean }> = [];
+  for (const m of text.matchAll(/"([^"]*)"|([^\s"]+)/g)) {
+    if (m[1] !== undefined) {
+      if (m[1].trim()) parts.push({ text: m[1].trim(), phrase: true });
+    } else parts.push({ text: m[2], phrase: false });
+  }
+  return parts;
+}
+
+/** The search's terms (the database's parser splits each further), at most MAX_SEARCH_TERMS. */
 export function searchTerms(search: string, shares: WordShares): SearchTerm[] {
-  const words = search.split(/\s+/).filter(Boolean);
-  const texts = words.length > MAX_SEARCH_TERMS ? [...words.slice(0, MAX_SEARCH_TERMS - 1), words.slice(MAX_SEARCH_TERMS - 1).join(' ')] : words;
-  return texts.map((text) => ({ text, indexed: foldWord(text).length >= SHORT_PREFIX && shareOf(text, shares) < COMMON_WORD_SHARE }));
+  const parts = searchParts(search);
+  const kept =
+    parts.length > MAX_SEARCH_TERMS
+      ? [
+          ...parts.slice(0, MAX_SEARCH_TERMS - 1),
+          {
+            text: parts
+              .slice(MAX_SEARCH_TERMS - 1)
+              .map((p) => p.text)
+              .join(' '),
+            phrase: false,
+          },
+        ]
+      : parts;
+  return kept.map(({ text, phrase }) => ({ text, phrase, indexed: phrase ? phraseSelective(text, shares) : wordSelective(text, shares) }));
+}
+
+function wordSelective(text: string, shares: WordShares): boolean {
+  return foldWord(text).length >= SHORT_PREFIX && shareOf(text, shares) < COMMON_WORD_SHARE;
+}
+
+/** A phrase is looked up in the index when one of its words (exact, no prefix) is not common. */
+function phraseSelective(text: string, shares: WordShares): boolean {
+  return foldWord(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .some((w) => w.length >= SHORT_PREFIX && (shares.get(w) ?? 0) < COMMON_WORD_SHARE);
 }
 
 /** The share of emails with a word starting with `text` (a prefix term matches all of them), as far as the statistics know. */
@@ -57,23 +109,54 @@ function shareOf(text: string, shares: WordShares): number {
   return Math.min(share, 1);
 }
 
+/** The tsquery of a term: a word with its prefix and stem (crm_search_tsquery), or an exact phrase (crm_search_phrase); migration 0065. */
+function termQuery(term: SearchTerm, param: string): string {
+  return term.phrase ? `crm_search_phrase($${param})` : `crm_search_tsquery($${param})`;
+}
+
 /**
- * The conditions on the search document. crm_search_tsquery (migrations 0011, 0018) folds the text and runs each word through
- * the documents' own parser (an address or a URL stays one token) and quotes every lexeme: user
- * input is never tsquery syntax. It is immutable, so the planner evaluates it and estimates the
- * actual words. A text without any word finds nothing, a part without a word (a lone dash) is no
- * condition: both checks fold to constants when the statement is planned. `IS TRUE` keeps a common
- * word's test out of the index scan.
+ * The conditions on the search document. crm_search_tsquery (migrations 0011, 0018, 0065) folds the
+ * text and runs each word through the documents' own parser (an address or a URL stays one token),
+ * quotes every lexeme (user input is never tsquery syntax) and asks for the word, the word as a prefix
+ * and its Slovak stem; crm_search_phrase asks for the phrase's words next to each other. Both are
+ * immutable, so the planner evaluates them and estimates the actual words. A text without any word
+ * finds nothing, a part without a word (a lone dash) is no condition: both checks fold to constants
+ * when the statement is planned. `IS TRUE` keeps a word's test out of the index scan.
  */
-export function searchConditions(search: string, shares: WordShares, bind: Bind): string[] {
+export function searchConditions(search: string, shares: WordShares, bind: Bind, mode: SearchMode = 'index'): string[] {
   bind.search = search;
   const conditions = ['crm_search_tsquery($search) IS NOT NULL'];
   searchTerms(search, shares).forEach((term, i) => {
     bind[`search${i}`] = term.text;
-    const match = `${EMAIL_SEARCH_DOCUMENT} @@ crm_search_tsquery($search${i})`;
-    conditions.push(`(crm_search_tsquery($search${i}) IS NULL OR ${term.indexed ? match : `(${match}) IS TRUE`})`);
+    const query = termQuery(term, `search${i}`);
+    const match = `${EMAIL_SEARCH_DOCUMENT} @@ ${query}`;
+    conditions.push(`(${query} IS NULL OR ${term.indexed && mode === 'index' ? match : `(${match}) IS TRUE`})`);
   });
   return conditions;
+}
+
+/**
+ * The documents the selective terms find through the GIN index alone (no order, so the planner has
+ * no reason to walk a date index), or null when no term is selective. The repository counts them up
+ * to HIT_BOUND + 1 first (hitCountSql); when there are few, a page is cut from them (docs/adr/0152).
+ */
+export function hitsSql(search: string, shares: WordShares, bind: Bind): string | null {
+  const terms = searchTerms(search, shares);
+  if (!terms.some((t) => t.indexed)) return null;
+  bind.search = search;
+  const conditions = ['crm_search_tsquery($search) IS NOT NULL'];
+  terms.forEach((term, i) => {
+    bind[`search${i}`] = term.text;
+    if (term.indexed) conditions.push(`${EMAIL_SEARCH_DOCUMENT} @@ ${termQuery(term, `search${i}`)}`);
+  });
+  return `SELECT s.email_id, s.email_account_id, s.date, s.document FROM email_search s WHERE ${conditions.join(' AND ')}`;
+}
+
+/** How many documents the selective terms find, up to HIT_BOUND + 1; null when no term is selective. */
+export function hitCountSql(search: string, shares: WordShares): { sql: string; bind: Bind } | null {
+  const bind: Bind = {};
+  const hits = hitsSql(search, shares, bind);
+  return hits ? { sql: `SELECT count(*)::int AS n FROM (${hits} LIMIT ${HIT_BOUND + 1}) h`, bind } : null;
 }
 
 /**

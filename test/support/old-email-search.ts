@@ -10,12 +10,24 @@ import type { Bind } from '../../src/db/sql.js';
 import { countWithAccess } from '../../src/email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../../src/email-accounts/account-rights.js';
 import { lookAheadBind, type PageRequest } from '../../src/shared/pagination.js';
-import { foldWord, type WordShares } from '../../src/emails/search-terms.js';
+import { foldWord, searchTerms as currentTerms, type WordShares } from '../../src/emails/search-terms.js';
 import { LIST_COLUMNS, type EmailFilter } from '../../src/emails/email-query.js';
 
 const MAX_SEARCH_TERMS = 8;
 const COMMON_WORD_SHARE = 0.02;
 const EMAIL_SEARCH_VECTOR = 'crm_email_search_vector(e.subject, e.body, e."from", e."to")';
+/** Release 0.5's crm_search_tsquery (migration 0018), which migration 0065 replaced: each word and its prefix. */
+const OLD_TSQUERY = (param: string) =>
+  `to_tsquery('simple'::regconfig, (SELECT string_agg(format('(%1$s | %1$s:*)', crm_tsquery_quote(t.lexeme)), ' & ') FROM unnest(to_tsvector('simple'::regconfig, crm_fold(${param}))) t))`;
+/** Migration 0065's document, computed from the email's columns per row: what email_search must hold. */
+const COMPUTED_DOCUMENT = `crm_email_search_document(e.subject, e.body, e."from", e."to", e.addresses,
+  (SELECT string_agg(a.name, ' ' ORDER BY a.position) FROM email_attachments a WHERE a.email_id = e.id))`;
+
+/**
+ * Which search the reference runs: release 0.5's (its document and words, no word forms; the default)
+ * or migration 0065's (words with stems, phrases, domains, names) computed per row instead of stored.
+ */
+export type ReferenceSearch = 'release-0.5' | 'computed-0065';
 
 function searchTerms(search: string, shares: WordShares): Array<{ text: string; indexed: boolean }> {
   const words = search.split(/\s+/).filter(Boolean);
@@ -32,13 +44,21 @@ function shareOf(text: string, shares: WordShares): number {
   return Math.min(share, 1);
 }
 
-function searchConditions(search: string, shares: WordShares, bind: Bind): string[] {
+function searchConditions(search: string, shares: WordShares, bind: Bind, reference: ReferenceSearch): string[] {
   bind.search = search;
   const conditions = ['crm_search_tsquery($search) IS NOT NULL'];
+  if (reference === 'computed-0065') {
+    currentTerms(search, shares).forEach((term, i) => {
+      bind[`search${i}`] = term.text;
+      const query = term.phrase ? `crm_search_phrase($search${i})` : `crm_search_tsquery($search${i})`;
+      conditions.push(`(${query} IS NULL OR (${COMPUTED_DOCUMENT} @@ ${query}) IS TRUE)`);
+    });
+    return conditions;
+  }
   searchTerms(search, shares).forEach((term, i) => {
     bind[`search${i}`] = term.text;
-    const match = `${EMAIL_SEARCH_VECTOR} @@ crm_search_tsquery($search${i})`;
-    conditions.push(`(crm_search_tsquery($search${i}) IS NULL OR ${term.indexed ? match : `(${match}) IS TRUE`})`);
+    const match = `${EMAIL_SEARCH_VECTOR} @@ ${OLD_TSQUERY(`$search${i}`)}`;
+    conditions.push(`(${OLD_TSQUERY(`$search${i}`)} IS NULL OR ${term.indexed ? match : `(${match}) IS TRUE`})`);
   });
   return conditions;
 }
@@ -50,13 +70,13 @@ function searchConditions(search: string, shares: WordShares, bind: Bind): strin
  * accounts; (contact_id, email_date DESC, email_id) on the links for one contact. So a page costs the
  * same on 1,000 or 100,000 emails, however many people the account is shared with.
  */
-export function oldEmailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map()) {
+export function oldEmailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map(), reference: ReferenceSearch = 'release-0.5') {
   // One row past the page (lookAheadBind): EmailRepository cuts it off and answers hasNext.
   const { window, ...limits } = lookAheadBind(page);
   const bind: Bind = { userId, ...limits };
   const emailConditions: string[] = [];
   if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
-  if (filter.search) emailConditions.push(...searchConditions(filter.search, wordShares, bind));
+  if (filter.search) emailConditions.push(...searchConditions(filter.search, wordShares, bind, reference));
   if (filter.from) bind.from = filter.from;
   if (filter.before) bind.before = filter.before;
 

@@ -4,7 +4,18 @@
  */
 import { expect } from 'chai';
 import type { Sql } from '../../src/db/sql.js';
-import { COMMON_WORD_SHARE, MAX_SEARCH_TERMS, SHORT_PREFIX, SearchWordStatistics, searchConditions, searchTerms } from '../../src/emails/search-terms.js';
+import {
+  COMMON_WORD_SHARE,
+  HIT_BOUND,
+  MAX_SEARCH_TERMS,
+  SHORT_PREFIX,
+  SearchWordStatistics,
+  hitCountSql,
+  hitsSql,
+  searchConditions,
+  searchParts,
+  searchTerms,
+} from '../../src/emails/search-terms.js';
 
 const shares = new Map([
   ['objednavke', 0.97],
@@ -16,13 +27,13 @@ const shares = new Map([
 describe('unit: search terms', () => {
   it('checks a common word on the rows the rare words found, and looks the rare ones up in the index', () => {
     expect(searchTerms('objednávke 12345', shares)).to.deep.equal([
-      { text: 'objednávke', indexed: false },
-      { text: '12345', indexed: true },
+      { text: 'objednávke', phrase: false, indexed: false },
+      { text: '12345', phrase: false, indexed: true },
     ]);
     expect(searchTerms('12345 Faktúra zriedka', shares)).to.deep.equal([
-      { text: '12345', indexed: true },
-      { text: 'Faktúra', indexed: false },
-      { text: 'zriedka', indexed: true },
+      { text: '12345', phrase: false, indexed: true },
+      { text: 'Faktúra', phrase: false, indexed: false },
+      { text: 'zriedka', phrase: false, indexed: true },
     ]);
   });
 
@@ -54,10 +65,10 @@ describe('unit: search terms', () => {
 
   it(`never looks up a prefix shorter than ${SHORT_PREFIX} letters (folded) in the index: it matches too many words`, () => {
     expect(searchTerms('fa Ža 12 zriedka', new Map())).to.deep.equal([
-      { text: 'fa', indexed: false },
-      { text: 'Ža', indexed: false },
-      { text: '12', indexed: false },
-      { text: 'zriedka', indexed: true },
+      { text: 'fa', phrase: false, indexed: false },
+      { text: 'Ža', phrase: false, indexed: false },
+      { text: '12', phrase: false, indexed: false },
+      { text: 'zriedka', phrase: false, indexed: true },
     ]);
     expect(searchTerms('faž', new Map())[0].indexed).to.equal(true);
   });
@@ -126,5 +137,37 @@ describe('unit: search terms', () => {
   it('knows no common word before the table has statistics', async () => {
     const stats = new SearchWordStatistics({ one: async () => undefined } as unknown as Sql);
     expect((await stats.shares()).size).to.equal(0);
+  });
+});
+
+describe('unit: search parts (issue 49)', () => {
+  it('reads "quoted phrases" as one exact term and the rest as words; a quote left open is ignored', () => {
+    expect(searchParts('"dodací list" faktúra')).to.deep.equal([
+      { text: 'dodací list', phrase: true },
+      { text: 'faktúra', phrase: false },
+    ]);
+    expect(searchParts('faktúra "118')).to.deep.equal([
+      { text: 'faktúra', phrase: false },
+      { text: '118', phrase: false },
+    ]);
+    expect(searchParts('"  " a""b')).to.deep.equal([
+      { text: 'a', phrase: false },
+      { text: 'b', phrase: false },
+    ]);
+  });
+
+  it('looks a phrase up in the index when one of its words is not common, and builds the hits only from selective terms', () => {
+    const common = new Map([
+      ['dobry', 0.9],
+      ['den', 0.9],
+    ]);
+    expect(searchTerms('"dobrý deň"', common)[0]).to.deep.equal({ text: 'dobrý deň', phrase: true, indexed: false });
+    expect(searchTerms('"dobrý deň 118"', common)[0].indexed).to.equal(true);
+    expect(hitsSql('dobrý deň', common, {})).to.equal(null);
+    const bind: Record<string, unknown> = {};
+    const sql = hitsSql('dobrý "faktúra 118"', common, bind)!;
+    expect(sql).to.contain('crm_search_phrase($search1)').and.not.contain('$search0)');
+    expect(bind).to.include({ search1: 'faktúra 118' });
+    expect(hitCountSql('faktúra', new Map())!.sql).to.contain(`LIMIT ${HIT_BOUND + 1}`);
   });
 });

@@ -15,6 +15,7 @@ import { TimesheetService } from '../../timesheets/timesheet-service.js';
 import { ConversationRepository } from '../../conversations/conversation-repository.js';
 import { ConversationService } from '../../conversations/conversation-service.js';
 import { CommentRepository } from '../../conversations/comment-repository.js';
+import { SearchService } from '../../search/search-service.js';
 import { CommentService } from '../../conversations/comment-service.js';
 import type { EmailService } from '../../emails/email-service.js';
 import type { Plumbing } from './plumbing.js';
@@ -83,6 +84,11 @@ export function conversations(p: Plumbing, s: Audited & { emails: EmailService }
     audit: s.audit,
     transactions: p.transactions,
   });
+}
+
+/** One search box (src/search): the first page of the contacts', companies' and conversations' lists. */
+export function search(s: { contacts: ContactService; companies: CompanyService; conversations: ConversationService }): SearchService {
+  return new SearchService({ contacts: s.contacts, companies: s.companies, conversations: s.conversations });
 }
 
 export function conversationComments(p: Plumbing, s: Audited & { conversations: ConversationService }): CommentService {
