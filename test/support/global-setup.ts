@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Context } from 'mocha';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { migrateUp } from '../../src/db/migrator.js';
@@ -90,11 +91,15 @@ export async function setupRunDatabase(): Promise<void> {
  * file if the file needs it.
  */
 export const mochaHooks = {
-  async beforeAll(this: Mocha.Context): Promise<void> {
+  async beforeAll(this: Context): Promise<void> {
     await ownWorkerEnvironment();
     const root = this.test?.parent;
     const files = [...(root?.suites ?? []), ...(root?.tests ?? [])].map((s) => s.file).filter((f): f is string => typeof f === 'string');
-    if (files.some((file) => needsCyrus(file))) ensureCyrus();
+    if (files.some((file) => needsCyrus(file))) {
+      // The first start may install Debian's packages: minutes, not the hooks' 30 s.
+      this.timeout(600_000);
+      await ensureCyrus();
+    }
   },
 };
 

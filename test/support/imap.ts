@@ -34,7 +34,7 @@ export async function addMailUser(user: string, pass: string): Promise<void> {
     fake.addUser(user, pass);
     return;
   }
-  ensureCyrus();
+  await ensureCyrus();
   const env = { ...process.env };
   if (process.env.TEST_JMAP_IMAP_PORT) env.JMAP_IMAP_PORT = process.env.TEST_JMAP_IMAP_PORT;
   try {

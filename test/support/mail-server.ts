@@ -7,10 +7,11 @@
  *   or at the first mail user a test creates. The lease is the run's (its main process's pid), so the
  *   main process's teardown gives it back (test/support/global-setup.ts, scripts/jmap/lib.sh "Leases").
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { FakeJmapServer } from './jmap-fake/server.js';
 import { testEnv } from './test-env.js';
 import { HANDOVER } from './worker-environment.js';
@@ -18,7 +19,7 @@ import { HANDOVER } from './worker-environment.js';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 let fake: FakeJmapServer | undefined;
 let fakeStarting: Promise<FakeJmapServer> | undefined;
-let cyrusReady = false;
+let cyrusReady: Promise<void> | undefined;
 
 /** The fake of this process, when this is the medium tier. */
 export function activeFake(): FakeJmapServer | undefined {
@@ -51,15 +52,21 @@ export function cyrusLeaseMarker(tmpRoot: string): string {
  * lease-counted). Nothing to do in the medium tier, or when TEST_JMAP_SESSION_URL names a server
  * someone else runs.
  */
-export function ensureCyrus(): void {
-  if (fake || cyrusReady || process.env.CRM_TEST_EXTERNAL_JMAP === '1') return;
-  const runId = process.env[HANDOVER.runId];
-  const root = process.env[HANDOVER.tmpRoot] ?? testEnv.tmpRoot;
-  if (!runId || !root) throw new Error('no test run environment (global setup did not run?)');
-  const env = { ...process.env, JMAP_LEASE: runId, JMAP_KEEP: process.env.TEST_KEEP_JMAP === '1' ? '1' : '0' };
-  execFileSync('bash', [path.join(repoRoot, 'scripts/jmap/start.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
-  fs.writeFileSync(cyrusLeaseMarker(root), runId);
-  cyrusReady = true;
+export function ensureCyrus(): Promise<void> {
+  if (fake || process.env.CRM_TEST_EXTERNAL_JMAP === '1') return Promise.resolve();
+  return (cyrusReady ??= (async () => {
+    const runId = process.env[HANDOVER.runId];
+    const root = process.env[HANDOVER.tmpRoot] ?? testEnv.tmpRoot;
+    if (!runId || !root) throw new Error('no test run environment (global setup did not run?)');
+    // Written first: a start that fails half-way may still have taken the lease, which the teardown gives back.
+    fs.writeFileSync(cyrusLeaseMarker(root), runId);
+    const env = { ...process.env, JMAP_LEASE: runId, JMAP_KEEP: process.env.TEST_KEEP_JMAP === '1' ? '1' : '0' };
+    const { stdout, stderr } = await promisify(execFile)('bash', [path.join(repoRoot, 'scripts/jmap/start.sh')], { env, timeout: 600_000 });
+    if (process.env.TEST_JMAP_VERBOSE) process.stderr.write(stdout + stderr);
+  })().catch((err: unknown) => {
+    cyrusReady = undefined;
+    throw err;
+  }));
 }
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;

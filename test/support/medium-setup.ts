@@ -14,6 +14,8 @@ export async function mochaGlobalSetup(): Promise<void> {
 
 export const mochaHooks = {
   async beforeAll(): Promise<void> {
+    // test/support/cli.ts refuses to spawn crm-admin in this tier.
+    process.env.CRM_TEST_TIER = 'medium';
     await ownWorkerEnvironment();
     await startFakeMailServer();
   },
