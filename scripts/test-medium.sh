@@ -9,4 +9,11 @@ cd "$(dirname "$0")/.."
 for arg in "$@"; do
   case "$arg" in -*) ;; *) exec npx mocha --config .mocharc.medium.json "$@" ;; esac
 done
-exec npx mocha --config .mocharc.medium.json 'test/medium/**/*.test.ts' "$@"
+# Every file of the tier, the slowest first (test/slow-first.txt, as the end-to-end tier does), then the rest.
+slow=()
+while IFS= read -r file; do [ -f "$file" ] && slow+=("$file"); done < <(grep '^test/medium/' test/slow-first.txt)
+rest=()
+while IFS= read -r file; do
+  printf '%s\n' "${slow[@]}" | grep -qxF -- "$file" || rest+=("$file")
+done < <(find test/medium -name '*.test.ts' | LC_ALL=C sort)
+exec npx mocha --config .mocharc.medium.json "${slow[@]}" "${rest[@]}" "$@"
