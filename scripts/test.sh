@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 # files, each tier's on its own harness.
 if [ "$#" -eq 0 ]; then
   npm run lint --silent
-  npm run test:unit --silent
+  # CI has just run the unit tier alone, without a network (.ci/run): TEST_SKIP_UNIT=1 spares the repeat.
+  [ "${TEST_SKIP_UNIT:-0}" = 1 ] || npm run test:unit --silent
   bash scripts/test-medium.sh
   # Every end-to-end test file, the slowest first (test/slow-first.txt), then the rest in alphabetical order.
   slow=()
