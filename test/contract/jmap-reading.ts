@@ -57,7 +57,14 @@ export function jmapReadingContract(): void {
       expect(session.primaryAccounts[MAIL_CAPABILITY]).to.equal(user);
       expect(session.primaryAccounts['urn:ietf:params:jmap:submission']).to.equal(user);
       expect(session.accounts[user]).to.include({ isPersonal: true, isReadOnly: false });
-      expect(session.limits).to.deep.equal({ maxSizeRequest: 10485760, maxCallsInRequest: 50, maxObjectsInGet: 4096, maxObjectsInSet: 4096, maxConcurrentRequests: 5, maxSizeUpload: 1073741824 });
+      expect(session.limits).to.deep.equal({
+        maxSizeRequest: 10485760,
+        maxCallsInRequest: 50,
+        maxObjectsInGet: 4096,
+        maxObjectsInSet: 4096,
+        maxConcurrentRequests: 5,
+        maxSizeUpload: 1073741824,
+      });
       expect(session.state).to.equal('0');
     });
 
@@ -79,7 +86,14 @@ export function jmapReadingContract(): void {
 
   it('Mailbox/get lists the six autocreated mailboxes with their roles', async () => {
     const boxes = await getMailboxes(client, user);
-    expect(Object.fromEntries(boxes.map((b) => [b.role, b.name]))).to.deep.equal({ inbox: 'Inbox', sent: 'Sent', drafts: 'Drafts', trash: 'Trash', junk: 'Junk', archive: 'Archive' });
+    expect(Object.fromEntries(boxes.map((b) => [b.role, b.name]))).to.deep.equal({
+      inbox: 'Inbox',
+      sent: 'Sent',
+      drafts: 'Drafts',
+      trash: 'Trash',
+      junk: 'Junk',
+      archive: 'Archive',
+    });
     expect(boxes.every((b) => /^[a-z0-9]{24}$/.test(b.id) && b.parentId === null)).to.equal(true);
   });
 
@@ -139,7 +153,10 @@ export function jmapReadingContract(): void {
   it('splits text, HTML, inline images and attachments as RFC 8621 §4.1.4 says, names decoded, each part a blob', async () => {
     const { raw, pdf } = multipartFixture(user, 'Structure check');
     await append(raw);
-    const e = await bySubject('Structure check', ['textBody', 'htmlBody', 'attachments', 'hasAttachment', 'bodyValues'], { bodyProperties: EMAIL_GET_ARGS.bodyProperties, fetchTextBodyValues: true });
+    const e = await bySubject('Structure check', ['textBody', 'htmlBody', 'attachments', 'hasAttachment', 'bodyValues'], {
+      bodyProperties: EMAIL_GET_ARGS.bodyProperties,
+      fetchTextBodyValues: true,
+    });
     const parts = (key: string) => (e[key] as Array<Record<string, unknown>>).map(({ blobId: _b, ...rest }) => rest);
     expect(parts('textBody')).to.deep.equal([{ partId: '1.1', type: 'text/plain', name: null, size: Buffer.byteLength(TEXT_PART), disposition: null, cid: null }]);
     expect(parts('htmlBody')).to.deep.equal([{ partId: '1.2.1', type: 'text/html', name: null, size: Buffer.byteLength(HTML_PART), disposition: null, cid: null }]);
@@ -163,7 +180,10 @@ export function jmapReadingContract(): void {
 
   it('Email/get refuses asText on a structured header, an unknown property and a call without ids, as Cyrus does', async () => {
     const call = (args: Record<string, unknown>) => client.call([['Email/get', { accountId: user, ...args }, 'g']]);
-    expect((await call({ ids: [], properties: ['header:List-Unsubscribe:asText'] }))[0][1]).to.deep.equal({ type: 'invalidArguments', arguments: ['properties[0:header:List-Unsubscribe:asText]'] });
+    expect((await call({ ids: [], properties: ['header:List-Unsubscribe:asText'] }))[0][1]).to.deep.equal({
+      type: 'invalidArguments',
+      arguments: ['properties[0:header:List-Unsubscribe:asText]'],
+    });
     expect((await call({ ids: [], properties: ['id', 'bogus'] }))[0][1]).to.deep.equal({ type: 'invalidArguments', arguments: ['properties[1:bogus]'] });
     expect((await call({}))[0][1]).to.deep.include({ type: 'requestTooLarge' });
   });
@@ -245,7 +265,10 @@ export function jmapReadingContract(): void {
       const boxes = await getMailboxes(client, user);
       const [inbox, trash] = ['inbox', 'trash'].map((role) => boxes.find((b) => b.role === role)!.id);
       const state = await getEmailState(client, user);
-      const moved = await client.callOne<{ updated: Record<string, unknown> }>('Email/set', { accountId: user, update: { [ids[1]]: { [`mailboxIds/${inbox}`]: null, [`mailboxIds/${trash}`]: true } } });
+      const moved = await client.callOne<{ updated: Record<string, unknown> }>('Email/set', {
+        accountId: user,
+        update: { [ids[1]]: { [`mailboxIds/${inbox}`]: null, [`mailboxIds/${trash}`]: true } },
+      });
       expect(moved.updated).to.deep.equal({ [ids[1]]: null });
       const gone = await client.callOne<{ destroyed: string[] }>('Email/set', { accountId: user, destroy: [ids[2]] });
       expect(gone.destroyed).to.deep.equal([ids[2]]);

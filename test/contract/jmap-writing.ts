@@ -27,7 +27,11 @@ export function jmapWritingContract(): void {
     yield data.subarray(5);
   }
 
-  const send = (to: string[], subject: string, extra: { html?: string; attachments?: Array<{ blobId: string; name: string; type: string; size: number }>; mailFrom?: string } = {}) => {
+  const send = (
+    to: string[],
+    subject: string,
+    extra: { html?: string; attachments?: Array<{ blobId: string; name: string; type: string; size: number }>; mailFrom?: string } = {},
+  ) => {
     const recipients = { to: to.map((email) => ({ email, name: 'Žofia Adresátka' })), cc: [], bcc: [] };
     const draft = draftEmail({
       from: { email: me.user, name: 'Odosielateľ' },
@@ -80,7 +84,10 @@ export function jmapWritingContract(): void {
     const data = Buffer.from('%PDF-1.4 attachment\n', 'latin1');
     const up = await uploadBlob(client, me.user, chunks(data), 'application/pdf');
     const subject = `Contract send ${Date.now()}`;
-    const outcome = await send([peer.user], subject, { html: '<p>Dobrý deň</p>', attachments: [{ blobId: up.blobId, name: 'Príloha č. 1.pdf', type: 'application/pdf', size: up.size }] });
+    const outcome = await send([peer.user], subject, {
+      html: '<p>Dobrý deň</p>',
+      attachments: [{ blobId: up.blobId, name: 'Príloha č. 1.pdf', type: 'application/pdf', size: up.size }],
+    });
     if (!outcome.ok) throw new Error(`not sent: ${JSON.stringify(outcome)}`);
     const email = outcome.email!;
     expect(email.mailboxIds).to.deep.equal({ [setup.sentId]: true });
@@ -94,13 +101,24 @@ export function jmapWritingContract(): void {
     expect((email.attachments ?? []).map((a) => [a.name, a.type, a.size, a.blobId])).to.deep.equal([['Príloha č. 1.pdf', 'application/pdf', data.length, up.blobId]]);
     expect(relayDeliveries(subject).map((d) => ({ from: d.from, to: d.to }))).to.deep.equal([{ from: me.user, to: [peer.user] }]);
 
-    const received = await until(async () => {
-      const r = await peerClient.call([
-        ['Email/query', { accountId: peer.user, filter: null, limit: 50 }, 'q'],
-        ['Email/get', { accountId: peer.user, '#ids': { resultOf: 'q', name: 'Email/query', path: '/ids' }, properties: ['subject', 'keywords', 'mailboxIds', 'from', 'messageId', 'attachments'] }, 'g'],
-      ]);
-      return (r[1][1].list as Array<Record<string, unknown>>).find((e) => e.subject === subject);
-    }, { what: 'the message in the recipient\'s mailbox' });
+    const received = await until(
+      async () => {
+        const r = await peerClient.call([
+          ['Email/query', { accountId: peer.user, filter: null, limit: 50 }, 'q'],
+          [
+            'Email/get',
+            {
+              accountId: peer.user,
+              '#ids': { resultOf: 'q', name: 'Email/query', path: '/ids' },
+              properties: ['subject', 'keywords', 'mailboxIds', 'from', 'messageId', 'attachments'],
+            },
+            'g',
+          ],
+        ]);
+        return (r[1][1].list as Array<Record<string, unknown>>).find((e) => e.subject === subject);
+      },
+      { what: "the message in the recipient's mailbox" },
+    );
     const peerInbox = (await prepareSend(peerClient, peer.user, peer.user)).excludedIds;
     expect(received.keywords).to.deep.equal({});
     expect(Object.keys(received.mailboxIds as object)).to.have.length(1);
@@ -136,16 +154,28 @@ export function jmapWritingContract(): void {
 
   it('request-level limits and malformed requests are RFC 8620 problems', async () => {
     const post = async (body: string) => {
-      const res = await fetch(new URL('/jmap/', sessionUrl), { method: 'POST', body, headers: { Authorization: `Basic ${Buffer.from(`${me.user}:${me.pass}`).toString('base64')}`, 'Content-Type': 'application/json' } });
+      const res = await fetch(new URL('/jmap/', sessionUrl), {
+        method: 'POST',
+        body,
+        headers: { Authorization: `Basic ${Buffer.from(`${me.user}:${me.pass}`).toString('base64')}`, 'Content-Type': 'application/json' },
+      });
       const problem = (await res.json()) as { type: string; limit?: string };
       return { status: res.status, type: problem.type.replace('urn:ietf:params:jmap:error:', ''), limit: problem.limit };
     };
     const request = (calls: unknown[]) => JSON.stringify({ using: ['urn:ietf:params:jmap:core', 'urn:ietf:params:jmap:mail'], methodCalls: calls });
     expect(await post('{nope')).to.deep.include({ status: 400, type: 'notJSON' });
     expect(await post('{"x":1}')).to.deep.include({ status: 400, type: 'notRequest' });
-    expect(await post(request(Array.from({ length: 51 }, (_, i) => ['Mailbox/get', { accountId: me.user, ids: [] }, `c${i}`])))).to.deep.equal({ status: 400, type: 'limit', limit: 'maxCallsInRequest' });
+    expect(await post(request(Array.from({ length: 51 }, (_, i) => ['Mailbox/get', { accountId: me.user, ids: [] }, `c${i}`])))).to.deep.equal({
+      status: 400,
+      type: 'limit',
+      limit: 'maxCallsInRequest',
+    });
     const ids = Array.from({ length: 4097 }, (_, i) => `M${String(i).padStart(24, '0')}`);
     expect(await post(request([['Email/get', { accountId: me.user, ids }, 'g']]))).to.deep.equal({ status: 400, type: 'limit', limit: 'maxObjectsInGet' });
-    expect(await post(request([['Mailbox/get', { accountId: me.user, ids: [], pad: 'y'.repeat(10_485_760) }, 'm']]))).to.deep.equal({ status: 413, type: 'limit', limit: 'maxSizeRequest' });
+    expect(await post(request([['Mailbox/get', { accountId: me.user, ids: [], pad: 'y'.repeat(10_485_760) }, 'm']]))).to.deep.equal({
+      status: 413,
+      type: 'limit',
+      limit: 'maxSizeRequest',
+    });
   });
 }

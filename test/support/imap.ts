@@ -183,7 +183,7 @@ export interface AppendOptions {
 export async function appendMessage(o: AppendOptions): Promise<void> {
   const fake = activeFake();
   if (fake) {
-    fake.append(o.user, o.pass, o.mailbox, Buffer.from(o.raw, 'utf8'), o.flags, o.internalDate);
+    fake.append({ user: o.user, password: o.pass, mailbox: o.mailbox, raw: Buffer.from(o.raw, 'utf8'), flags: o.flags, receivedAt: o.internalDate });
     return;
   }
   const session = await ImapSession.open(o.host ?? '127.0.0.1', o.port ?? testImapPort(), o.timeoutMs ?? 10_000);

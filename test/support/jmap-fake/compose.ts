@@ -96,7 +96,12 @@ export function composeMessage(input: ComposeInput): Buffer {
   if (input.subject) headers.push(`Subject: ${encodeWord(input.subject)}`);
   for (const [name, value] of input.extraHeaders) headers.push(`${name}: ${encodeWord(value)}`);
 
-  let body = input.html !== undefined && input.text !== undefined ? multipart('alternative', [textPart(input.text, 'plain'), textPart(input.html, 'html')]) : input.html !== undefined ? textPart(input.html, 'html') : textPart(input.text ?? '', 'plain');
+  let body =
+    input.html !== undefined && input.text !== undefined
+      ? multipart('alternative', [textPart(input.text, 'plain'), textPart(input.html, 'html')])
+      : input.html !== undefined
+        ? textPart(input.html, 'html')
+        : textPart(input.text ?? '', 'plain');
   if (input.attachments.length > 0) {
     const files = input.attachments.map((a) => [
       `Content-Type: ${a.type}${a.name ? `; ${param('name', a.name)}` : ''}`,

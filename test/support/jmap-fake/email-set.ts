@@ -5,7 +5,7 @@
  * the recipients' inboxes on the fake, and the implicit Email/set of onSuccessUpdateEmail.
  */
 import { composeMessage, type ComposeInput } from './compose.js';
-import { asText, headerValue, type Address } from './mime.js';
+import { headerValue, type Address } from './mime.js';
 import type { FakeAccount, StoredEmail } from './store.js';
 import type { MethodResponse } from '../../../src/jmap/index.js';
 
@@ -25,9 +25,16 @@ const resolveId = (ctx: SetContext, id: string) => (id.startsWith('#') ? (ctx.cr
 export function emailSet(ctx: SetContext, args: Args): Args {
   const { account } = ctx;
   const oldState = account.state;
-  const out: Record<string, Record<string, unknown> | string[] | null> = { created: null, updated: null, destroyed: null, notCreated: null, notUpdated: null, notDestroyed: null };
+  const out: Record<string, Record<string, unknown> | null> & { destroyed: string[] | null } = {
+    created: null,
+    updated: null,
+    destroyed: null,
+    notCreated: null,
+    notUpdated: null,
+    notDestroyed: null,
+  };
   const put = (key: string, id: string, value: unknown) => {
-    const map = (out[key] ??= {}) as Record<string, unknown>;
+    const map = ((out as Record<string, Record<string, unknown> | null>)[key] ??= {});
     map[id] = value;
   };
   for (const [cid, object] of Object.entries((args.create as Record<string, Args> | undefined) ?? {})) {
@@ -46,7 +53,7 @@ export function emailSet(ctx: SetContext, args: Args): Args {
   }
   for (const rawId of (args.destroy as string[] | undefined) ?? []) {
     const id = resolveId(ctx, rawId);
-    if (account.destroy(id)) (out.destroyed = (out.destroyed as string[] | null) ?? []).push(id);
+    if (account.destroy(id)) (out.destroyed ??= []).push(id);
     else put('notDestroyed', rawId, { type: 'notFound' });
   }
   return { oldState, newState: account.state, ...out, accountId: account.user };
@@ -209,4 +216,3 @@ export function deliveryRecord(from: string, to: string[], email: StoredEmail): 
   return { from, to, messageId: raw('message-id'), subject: raw('subject') };
 }
 
-export const subjectText = (email: StoredEmail) => asText(headerValue(email.root.headers, 'subject') ?? '');

@@ -37,7 +37,20 @@ export const DEFAULT_BODY_PROPERTIES = ['partId', 'blobId', 'size', 'name', 'typ
 const BODY_PROPERTIES = [...DEFAULT_BODY_PROPERTIES, 'headers', 'subParts'];
 const ADDRESS_HEADERS = ['from', 'sender', 'reply-to', 'to', 'cc', 'bcc', 'resent-from', 'resent-sender', 'resent-reply-to', 'resent-to', 'resent-cc', 'resent-bcc'];
 /** Structured headers: asText is refused on them (Cyrus: invalidArguments), as RFC 8621 §4.1.2.3 allows. */
-const NOT_TEXT = [...ADDRESS_HEADERS, 'date', 'resent-date', 'message-id', 'in-reply-to', 'references', 'list-help', 'list-unsubscribe', 'list-subscribe', 'list-post', 'list-owner', 'list-archive'];
+const NOT_TEXT = [
+  ...ADDRESS_HEADERS,
+  'date',
+  'resent-date',
+  'message-id',
+  'in-reply-to',
+  'references',
+  'list-help',
+  'list-unsubscribe',
+  'list-subscribe',
+  'list-post',
+  'list-owner',
+  'list-archive',
+];
 
 export interface BodyOptions {
   bodyProperties?: string[] | null;

@@ -4,7 +4,7 @@
  * requestTooLarge for an Email/get without ids, a numeric sinceState it never issued answered with no
  * changes (src/jmap/mail.ts turns that into cannotCalculateChanges).
  */
-import { DEFAULT_PROPERTIES, invalidBodyProperty, invalidProperty, renderEmail, type BodyOptions } from './email-view.js';
+import { DEFAULT_PROPERTIES, invalidBodyProperty, invalidProperty, renderEmail } from './email-view.js';
 import { asText, headerValue } from './mime.js';
 import type { FakeAccount, StoredEmail } from './store.js';
 
@@ -54,7 +54,7 @@ export function emailGet(account: FakeAccount, args: Args): Args {
   const notFound: string[] = [];
   for (const id of args.ids as string[]) {
     const email = account.emails.get(id);
-    if (email) list.push(renderEmail(email, properties, args as BodyOptions));
+    if (email) list.push(renderEmail(email, properties, args));
     else notFound.push(id);
   }
   return { state: account.state, list, notFound, accountId: account.user };
@@ -100,7 +100,13 @@ function compare(sort: Array<{ property: string; isAscending?: boolean }>): (a: 
   return (a, b) => {
     for (const s of sort) {
       const key = (e: StoredEmail): number | string =>
-        s.property === 'receivedAt' ? e.receivedAt.getTime() : s.property === 'size' ? e.raw.length : s.property === 'id' ? e.id : asText(headerValue(e.root.headers, s.property) ?? '');
+        s.property === 'receivedAt'
+          ? e.receivedAt.getTime()
+          : s.property === 'size'
+            ? e.raw.length
+            : s.property === 'id'
+              ? e.id
+              : asText(headerValue(e.root.headers, s.property) ?? '');
       const [x, y] = [key(a), key(b)];
       if (x !== y) return (x < y ? -1 : 1) * (s.isAscending === false ? -1 : 1);
     }
@@ -143,7 +149,7 @@ export function emailQuery(account: FakeAccount, args: Args): Args {
 }
 
 export function emailChanges(account: FakeAccount, args: Args): Args {
-  const since = String(args.sinceState ?? '');
+  const since = typeof args.sinceState === 'string' ? args.sinceState : '';
   if (!/^\d+$/.test(since)) throw invalid('sinceState');
   if (args.maxChanges !== undefined && args.maxChanges !== null && !(Number(args.maxChanges) > 0)) throw invalid('maxChanges');
   const sinceModseq = Number(since);

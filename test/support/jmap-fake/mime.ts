@@ -130,7 +130,12 @@ export function parameterised(value: string): [string, Record<string, string>] {
         const q = /^([^']*)'[^']*'(.*)$/.exec(text);
         if (q) [charset, text] = [q[1] || 'utf-8', q[2]];
       }
-      return p.encoded ? Buffer.from(text.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1') : Buffer.from(text, 'latin1');
+      return p.encoded
+        ? Buffer.from(
+            text.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          )
+        : Buffer.from(text, 'latin1');
     });
     params[key] = decodeCharset(Buffer.concat(bytes), charset);
   }
@@ -170,7 +175,10 @@ export function decodeWords(value: string): string {
       const bytes =
         kind.toUpperCase() === 'B'
           ? Buffer.from(text, 'base64')
-          : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_q, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+          : Buffer.from(
+              text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_q, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+              'latin1',
+            );
       return decodeCharset(bytes, charset);
     });
 }

@@ -19,7 +19,13 @@ import { FakeAccount, type StoredEmail } from './store.js';
 import { recordedSession } from '../../unit/support/fake-jmap.js';
 
 const LIMITS = { maxSizeRequest: 10_485_760, maxCallsInRequest: 50, maxObjectsInGet: 4096, maxObjectsInSet: 4096 };
-const CAPABILITIES = ['urn:ietf:params:jmap:core', 'urn:ietf:params:jmap:mail', 'urn:ietf:params:jmap:submission', 'urn:ietf:params:jmap:vacationresponse', 'urn:ietf:params:jmap:mdn'];
+const CAPABILITIES = [
+  'urn:ietf:params:jmap:core',
+  'urn:ietf:params:jmap:mail',
+  'urn:ietf:params:jmap:submission',
+  'urn:ietf:params:jmap:vacationresponse',
+  'urn:ietf:params:jmap:mdn',
+];
 
 export interface Delivery {
   from: string;
@@ -74,7 +80,7 @@ export class FakeJmapServer {
   }
 
   /** IMAP APPEND: flags in IMAP form (\\Seen, $Forwarded) become keywords. */
-  append(user: string, password: string, mailbox: string, raw: Buffer, flags: string[] = [], receivedAt?: Date): StoredEmail {
+  append({ user, password, mailbox, raw, flags = [], receivedAt }: { user: string; password: string; mailbox: string; raw: Buffer; flags?: string[]; receivedAt?: Date }): StoredEmail {
     const account = this.accounts.get(user.toLowerCase());
     if (!account || account.password !== password) throw new Error(`IMAP LOGIN failed for ${user}`);
     const box = account.mailbox(mailbox === 'INBOX' ? 'inbox' : mailbox);
@@ -141,7 +147,8 @@ export class FakeJmapServer {
     if (unknown) return problem(res, 400, 'unknownCapability', { detail: `The Request object used capability '${unknown}', which is not supported by this server.` });
     const calls = request.methodCalls as MethodCall[];
     if (calls.length > LIMITS.maxCallsInRequest) return problem(res, 400, 'limit', { limit: 'maxCallsInRequest' });
-    if (calls.some(([name, args]) => name === 'Email/get' && Array.isArray(args.ids) && args.ids.length > LIMITS.maxObjectsInGet)) return problem(res, 400, 'limit', { limit: 'maxObjectsInGet' });
+    if (calls.some(([name, args]) => name === 'Email/get' && Array.isArray(args.ids) && args.ids.length > LIMITS.maxObjectsInGet))
+      return problem(res, 400, 'limit', { limit: 'maxObjectsInGet' });
     const responses: MethodResponse[] = [];
     const ctx: SetContext = { account, created: new Map(), deliver: (from, to, email) => this.deliver(from, to, email) };
     for (const [name, rawArgs, callId] of calls) {
