@@ -135,7 +135,8 @@ export class FakeJmapServer {
 
   private async api(account: FakeAccount, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const body = await readBody(req, LIMITS.maxSizeRequest);
-    if (body === undefined) return problem(res, 413, 'limit', { limit: 'maxSizeRequest' });
+    // The connection is not kept: a client may still be sending the body it was refused (ECONNRESET on its next request).
+    if (body === undefined) return problem(res.setHeader('Connection', 'close'), 413, 'limit', { limit: 'maxSizeRequest' });
     let request: { using?: unknown; methodCalls?: unknown };
     try {
       request = JSON.parse(body.toString('utf8')) as typeof request;
