@@ -3,8 +3,8 @@
  * - the medium tier (.mocharc.medium.json) starts the in-process JMAP fake (test/support/jmap-fake/)
  *   once per process, before the first file;
  * - the end-to-end tier uses the shared Cyrus of the machine, started lazily: only before a file that
- *   needs it (needsCyrus: its imports reach the mail fixtures of test/support/imap.ts or the relay log),
- *   or at the first mail user a test creates. The lease is the run's (its main process's pid), so the
+ *   needs it (needsCyrus: its imports reach the mail fixtures of test/support/imap.ts or the relay log,
+ *   or it signs in as a user start.sh creates), or at the first mail user a test creates. The lease is the run's (its main process's pid), so the
  *   main process's teardown gives it back (test/support/global-setup.ts, scripts/jmap/lib.sh "Leases").
  */
 import { execFile } from 'node:child_process';
@@ -85,7 +85,8 @@ export function needsCyrus(file: string, seen = new Set<string>()): boolean {
   let result = MAIL_MODULES.includes(rel);
   if (!result && rel.startsWith('test/') && fs.existsSync(abs)) {
     const text = fs.readFileSync(abs, 'utf8');
-    result = /scripts\/jmap\//.test(text);
+    // The scripts of the test server, or the users start.sh creates on it (alice@, bob@, carol@example.test).
+    result = /scripts\/jmap\/|\b(?:alice|bob|carol)pw\b/.test(text);
     for (const m of text.matchAll(IMPORT)) {
       if (result) break;
       const target = path.resolve(path.dirname(abs), (m[1] ?? m[2]).replace(/\.js$/, '.ts'));
