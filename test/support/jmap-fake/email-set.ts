@@ -215,4 +215,3 @@ export function deliveryRecord(from: string, to: string[], email: StoredEmail): 
   };
   return { from, to, messageId: raw('message-id'), subject: raw('subject') };
 }
-

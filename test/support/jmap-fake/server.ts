@@ -80,7 +80,21 @@ export class FakeJmapServer {
   }
 
   /** IMAP APPEND: flags in IMAP form (\\Seen, $Forwarded) become keywords. */
-  append({ user, password, mailbox, raw, flags = [], receivedAt }: { user: string; password: string; mailbox: string; raw: Buffer; flags?: string[]; receivedAt?: Date }): StoredEmail {
+  append({
+    user,
+    password,
+    mailbox,
+    raw,
+    flags = [],
+    receivedAt,
+  }: {
+    user: string;
+    password: string;
+    mailbox: string;
+    raw: Buffer;
+    flags?: string[];
+    receivedAt?: Date;
+  }): StoredEmail {
     const account = this.accounts.get(user.toLowerCase());
     if (!account || account.password !== password) throw new Error(`IMAP LOGIN failed for ${user}`);
     const box = account.mailbox(mailbox === 'INBOX' ? 'inbox' : mailbox);
