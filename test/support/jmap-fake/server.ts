@@ -49,6 +49,10 @@ export class FakeJmapServer {
         res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(err));
       });
     });
+    // Node closes an idle kept-alive connection after 5 s, and a client that picks it up at that moment
+    // gets ECONNRESET (seen at load 35, where a test spends seconds between two requests): a minute.
+    fake.server.keepAliveTimeout = 65_000;
+    fake.server.headersTimeout = 66_000;
     await new Promise<void>((resolve) => fake.server!.listen(0, '127.0.0.1', resolve));
     fake.port = (fake.server.address() as AddressInfo).port;
     return fake;
