@@ -5,7 +5,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'clients/**', 'data/**', 'coverage/**', '**/*.cjs', '**/*.mjs', 'eslint.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'clients/**', 'data/**', 'coverage/**', '.stryker-tmp/**', 'reports/**', '**/*.cjs', '**/*.mjs', 'eslint.config.js'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.recommendedTypeChecked],

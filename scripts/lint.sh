@@ -12,6 +12,7 @@
 #   - docs/schema.sql was generated from the migrations as they are (a digest, no database: scripts/schema-snapshot.ts)
 #   - src/db/schema-rows.ts, the repositories' row types, is what docs/schema.sql gives (scripts/schema-rows.ts)
 #   - the OpenAPI document: Redocly recommended-strict and Spectral (spectral:oas + .spectral.yaml), any finding fails
+#   - every hand-written mutation of test/mutations/ still applies (scripts/check-mutation-patches.sh)
 #   - prettier (its cache keys on each file's content and the config, so a cached pass is exact)
 # ESLint keeps no cache: a type-aware rule (no-floating-promises) depends on other files' types, so
 # a file unchanged since the last run can still have become wrong.
@@ -33,6 +34,7 @@ npx tsx scripts/openapi-lint.ts || rest=1
 npx tsx scripts/contract-reference.ts --check || rest=1
 npx tsx scripts/schema-snapshot.ts --check || rest=1
 npx tsx scripts/schema-rows.ts --check || rest=1
+bash scripts/check-mutation-patches.sh || rest=1
 npx prettier --check --cache --cache-location node_modules/.cache/prettier/.prettier-cache . || rest=1
 wait "$eslint_pid"
 eslint=$?

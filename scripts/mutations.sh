@@ -80,7 +80,10 @@ for name in "${names[@]}"; do
     log="$logs/$name.$i.test"
     echo "   $file --grep '$title'"
     set +e
-    (cd "$tree" && npx mocha --no-parallel --reporter spec "$file" --grep "$title") >"$log" 2>&1
+    # Each tier's own harness: test/unit/ and test/medium/ have their mocha configs (CONTRIBUTING.md, "Tests").
+    config=()
+    case "$file" in test/unit/*) config=(--config .mocharc.unit.json) ;; test/medium/*) config=(--config .mocharc.medium.json) ;; esac
+    (cd "$tree" && npx mocha "${config[@]}" --no-parallel --reporter spec "$file" --grep "$title") >"$log" 2>&1
     code=$?
     set -e
     passing="$(sed -n 's/^ *\([0-9]*\) passing.*/\1/p' "$log" | tail -n1)"

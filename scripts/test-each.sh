@@ -21,7 +21,10 @@ failed=()
 for file in "${files[@]}"; do
   start=$(date +%s)
   log="$logs/$(echo "$file" | tr '/' '_').log"
-  if npx mocha "$file" >"$log" 2>&1; then outcome=ok; else outcome=FAILED; failed+=("$file"); fi
+  # Each tier on its own harness (CONTRIBUTING.md, "Tests").
+  config=()
+  case "$file" in test/unit/*) config=(--config .mocharc.unit.json) ;; test/medium/*) config=(--config .mocharc.medium.json) ;; esac
+  if npx mocha "${config[@]}" "$file" >"$log" 2>&1; then outcome=ok; else outcome=FAILED; failed+=("$file"); fi
   printf '%-7s %5ss  load %s  %s\n' "$outcome" "$(($(date +%s) - start))" "$(cut -d' ' -f1 /proc/loadavg)" "$file"
   if [ "$outcome" = FAILED ]; then tail -n 40 "$log" | sed 's/^/    | /'; fi
 done

@@ -1,21 +1,44 @@
 #!/usr/bin/env bash
-# The one test command (npm test): lint (type-aware rules and layer boundaries), builds the program
-# (CLI tests run bin/crm-admin from dist/), then runs every test against real services. The mocha
-# global setup starts a throwaway PostgreSQL and the Cyrus JMAP server (scripts/jmap/start.sh, which
-# installs Debian's packages on first use).
+# The one test command (npm test): lint (type-aware rules and layer boundaries), the unit tier, the
+# medium tier (the run's PostgreSQL and the in-process JMAP fake, no build: scripts/test-medium.sh),
+# then the build (CLI tests run bin/crm-admin from dist/) and the end-to-end tier against the real
+# services. The mocha global setup starts a throwaway PostgreSQL, and the Cyrus JMAP server for the
+# files that need it (scripts/jmap/start.sh, which installs Debian's packages on first use).
+# CONTRIBUTING.md, "Tests", says which tier a test belongs to.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# With no arguments, the lint and every suite; with arguments (files or globs), just those suites.
+# With no arguments, the lint and every tier; with arguments (files or globs, mocha options), just those
+# files, each tier's on its own harness.
 if [ "$#" -eq 0 ]; then
   npm run lint --silent
-  # Every test file, the slowest first (test/slow-first.txt), then the rest in alphabetical order.
+  # CI has just run the unit tier alone, without a network (.ci/run): TEST_SKIP_UNIT=1 spares the repeat.
+  [ "${TEST_SKIP_UNIT:-0}" = 1 ] || npm run test:unit --silent
+  bash scripts/test-medium.sh
+  # Every end-to-end test file, the slowest first (test/slow-first.txt), then the rest in alphabetical order.
   slow=()
-  while IFS= read -r file; do [ -f "$file" ] && slow+=("$file"); done < <(grep -v -e '^#' -e '^$' test/slow-first.txt)
+  while IFS= read -r file; do [ -f "$file" ] && slow+=("$file"); done < <(grep -v -e '^#' -e '^$' -e '^test/medium/' test/slow-first.txt)
   rest=()
   while IFS= read -r file; do
     printf '%s\n' "${slow[@]}" | grep -qxF -- "$file" || rest+=("$file")
-  done < <(find test -name '*.test.ts' | LC_ALL=C sort)
+  done < <(find test -name '*.test.ts' -not -path 'test/unit/*' -not -path 'test/medium/*' | LC_ALL=C sort)
   set -- "${slow[@]}" "${rest[@]}"
+else
+  # Files of the medium tier named among the arguments run on its own harness (no build), the others here.
+  medium=()
+  others=()
+  options=()
+  for arg in "$@"; do
+    case "$arg" in
+      -*) options+=("$arg") ;;
+      test/medium/*) medium+=("$arg") ;;
+      *) others+=("$arg") ;;
+    esac
+  done
+  if [ "${#medium[@]}" -gt 0 ]; then
+    if [ "${#others[@]}" -eq 0 ]; then exec bash scripts/test-medium.sh "$@"; fi
+    bash scripts/test-medium.sh "${medium[@]}" "${options[@]}"
+    set -- "${others[@]}" "${options[@]}"
+  fi
 fi
 npm run build --silent
 exec npx mocha "$@"

@@ -1,32 +1,49 @@
 /**
  * Starts the real services the suite talks to, once per run: a throwaway PostgreSQL (embedded, in a
- * temp directory) and the Cyrus JMAP server on loopback. TEST_DATABASE_URL / TEST_JMAP_SESSION_URL
- * point the suite at servers someone already runs instead.
+ * temp directory) for every file, and the Cyrus JMAP server on loopback only for the files that need
+ * it (test/support/mail-server.ts: before a file whose imports reach the mail fixtures, or at the first
+ * mail user a test creates). TEST_DATABASE_URL / TEST_JMAP_SESSION_URL point the suite at servers
+ * someone already runs instead. The medium tier (test/support/medium-setup.ts) shares the database
+ * part and talks to an in-process JMAP fake instead of Cyrus.
  *
- * Cyrus and its SMTP relay are shared by every run on the machine. The run holds a lease on them
- * (scripts/jmap/lib.sh, "Leases") and gives it back in the teardown; the server is stopped then only
- * if a test run started it (nothing was running before) and no other run still uses it. A server
- * started by hand keeps running, and so does everything when TEST_KEEP_JMAP=1.
+ * Cyrus and its SMTP relay are shared by every run on the machine. A run that started using them holds
+ * a lease on them (scripts/jmap/lib.sh, "Leases") and gives it back in the teardown; the server is stopped
+ * then only if a test run started it (nothing was running before) and no other run still uses it. A
+ * server started by hand keeps running, and so does everything when TEST_KEEP_JMAP=1.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Context } from 'mocha';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { migrateUp } from '../../src/db/migrator.js';
 import { testEnv } from './test-env.js';
+import { cyrusLeaseMarker, ensureCyrus, needsCyrus } from './mail-server.js';
 import { HANDOVER, databaseUrlFor, ownWorkerEnvironment, templateDatabase, workerDatabasePrefix } from './worker-environment.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 let embedded: EmbeddedPostgres | undefined;
 let tmpRoot: string | undefined;
-/** This run holds a lease on the shared Cyrus (it called start.sh). */
-let leasedJmap = false;
 
 const keepJmap = () => process.env.TEST_KEEP_JMAP === '1';
 
 export async function mochaGlobalSetup(): Promise<void> {
+  await setupRunDatabase();
+  if (process.env.TEST_JMAP_SESSION_URL) {
+    testEnv.jmapSessionUrl = process.env.TEST_JMAP_SESSION_URL;
+    // Someone else's server: never started or stopped by this run (mail-server.ts).
+    process.env.CRM_TEST_EXTERNAL_JMAP = '1';
+  } else {
+    // Known before Cyrus runs, so every app context of the run names it; started when a file needs it.
+    testEnv.jmapSessionUrl = `http://127.0.0.1:${process.env.JMAP_HTTP_PORT ?? 18080}/.well-known/jmap`;
+  }
+  process.env.TEST_JMAP_SESSION_URL = testEnv.jmapSessionUrl;
+}
+
+/** The run's PostgreSQL, migrated, and the template every worker's database is cloned from. */
+export async function setupRunDatabase(): Promise<void> {
   // Not a mkdtemp (mode 700): the postgres OS user must be able to reach the data directory.
   tmpRoot = path.join('/tmp', `crm-test-${process.pid}-${Date.now()}`);
   fs.mkdirSync(tmpRoot, { recursive: true, mode: 0o755 });
@@ -66,22 +83,23 @@ export async function mochaGlobalSetup(): Promise<void> {
   await withServer(databaseUrlFor(testEnv.databaseUrl, 'postgres'), (server) => server.query(`CREATE DATABASE ${templateDatabase()} TEMPLATE ${current}`));
   process.env[HANDOVER.databaseUrl] = testEnv.databaseUrl;
   process.env[HANDOVER.tmpRoot] = tmpRoot;
-
-  if (process.env.TEST_JMAP_SESSION_URL) {
-    testEnv.jmapSessionUrl = process.env.TEST_JMAP_SESSION_URL;
-  } else {
-    const env = { ...process.env, JMAP_LEASE: String(process.pid), JMAP_KEEP: keepJmap() ? '1' : '0' };
-    execFileSync('bash', [path.join(repoRoot, 'scripts/jmap/start.sh')], { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
-    leasedJmap = true;
-    testEnv.jmapSessionUrl = `http://127.0.0.1:${process.env.JMAP_HTTP_PORT ?? 18080}/.well-known/jmap`;
-  }
-  process.env.TEST_JMAP_SESSION_URL = testEnv.jmapSessionUrl;
 }
 
-/** In parallel mode each worker first takes its own database and data directory (worker-environment.ts). */
+/**
+ * In parallel mode each worker first takes its own database and data directory (worker-environment.ts).
+ * Root hooks run once per file there (once for all files in a serial run): Cyrus is started before the
+ * file if the file needs it.
+ */
 export const mochaHooks = {
-  async beforeAll(): Promise<void> {
+  async beforeAll(this: Context): Promise<void> {
     await ownWorkerEnvironment();
+    const root = this.test?.parent;
+    const files = [...(root?.suites ?? []), ...(root?.tests ?? [])].map((s) => s.file).filter((f): f is string => typeof f === 'string');
+    if (files.some((file) => needsCyrus(file))) {
+      // The first start may install Debian's packages: minutes, not the hooks' 30 s.
+      this.timeout(600_000);
+      await ensureCyrus();
+    }
   },
 };
 
@@ -96,12 +114,17 @@ async function withServer<T>(url: string, work: (server: Sequelize) => Promise<T
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
+  // A worker (or this process) that started using Cyrus left the marker: the lease is this run's.
+  if (tmpRoot && fs.existsSync(cyrusLeaseMarker(tmpRoot))) releaseJmap();
+  await teardownRunDatabase();
+}
+
+export async function teardownRunDatabase(): Promise<void> {
   const { closeSharedContext } = await import('./harness.js');
   await closeSharedContext();
   // A server someone else runs keeps nothing of this run; the embedded one goes away whole.
   if (!embedded && testEnv.databaseUrl) await dropRunDatabases(testEnv.databaseUrl).catch(() => {});
   await embedded?.stop().catch(() => {});
-  if (leasedJmap) releaseJmap();
   if (tmpRoot && !process.env.TEST_KEEP_TMP) fs.rmSync(tmpRoot, { recursive: true, force: true });
 }
 

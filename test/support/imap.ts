@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { activeFake, ensureCyrus } from './mail-server.js';
 import { testEnv } from './test-env.js';
 
 export function testImapPort(): number {
@@ -26,8 +27,14 @@ export function testJmapSessionUrl(): string {
 
 const addUserScript = fileURLToPath(new URL('../../scripts/jmap/add-user.sh', import.meta.url));
 
-/** Creates the mail user (or resets its password) and its mailboxes on the running test server. */
+/** Creates the mail user (or resets its password) and its mailboxes on the test server (Cyrus, or the medium tier's fake). */
 export async function addMailUser(user: string, pass: string): Promise<void> {
+  const fake = activeFake();
+  if (fake) {
+    fake.addUser(user, pass);
+    return;
+  }
+  await ensureCyrus();
   const env = { ...process.env };
   if (process.env.TEST_JMAP_IMAP_PORT) env.JMAP_IMAP_PORT = process.env.TEST_JMAP_IMAP_PORT;
   try {
@@ -174,6 +181,11 @@ export interface AppendOptions {
 
 /** IMAP LOGIN + APPEND (synchronising literal) + LOGOUT; rejects on any NO/BAD. */
 export async function appendMessage(o: AppendOptions): Promise<void> {
+  const fake = activeFake();
+  if (fake) {
+    fake.append({ user: o.user, password: o.pass, mailbox: o.mailbox, raw: Buffer.from(o.raw, 'utf8'), flags: o.flags, receivedAt: o.internalDate });
+    return;
+  }
   const session = await ImapSession.open(o.host ?? '127.0.0.1', o.port ?? testImapPort(), o.timeoutMs ?? 10_000);
   try {
     await session.command(`LOGIN ${quote(o.user)} ${quote(o.pass)}`);

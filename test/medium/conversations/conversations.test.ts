@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import request from 'supertest';
-import { sharedMailbox, share, ALICE, type SharedMailbox } from '../sharing/helpers.js';
-import { crmUser, put, type CrmUser } from '../sync/helpers.js';
-import { SseClient, type SseEvent } from '../support/sse-client.js';
-import { createEmailAccount } from '../support/email-factories.js';
+import { sharedMailbox, share, ALICE, type SharedMailbox } from '../../sharing/helpers.js';
+import { crmUser, put, type CrmUser } from '../../sync/helpers.js';
+import { SseClient, type SseEvent } from '../../support/sse-client.js';
+import { createEmailAccount } from '../../support/email-factories.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { Sql } from '../../src/db/sql.js';
-import type { EmailAccount } from '../../src/models/index.js';
-import { SyncRepository } from '../../src/sync/sync-repository.js';
-import { createEmailAccount } from '../support/email-factories.js';
-import { createUser, type UserFixture } from '../support/factories.js';
-import { testContext } from '../support/harness.js';
+import { Sql } from '../../../src/db/sql.js';
+import type { EmailAccount } from '../../../src/models/index.js';
+import { SyncRepository } from '../../../src/sync/sync-repository.js';
+import { createEmailAccount } from '../../support/email-factories.js';
+import { createUser, type UserFixture } from '../../support/factories.js';
+import { testContext } from '../../support/harness.js';
 
 /**
  * A disabled user's own mailboxes stop syncing, unless an active colleague shares them. The accounts

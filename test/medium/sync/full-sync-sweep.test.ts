@@ -7,15 +7,15 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import type { AppContext } from '../../src/app/context.js';
-import { Sql } from '../../src/db/sql.js';
-import { sequelizeTransactions } from '../../src/db/transactions.js';
-import type { Email } from '../../src/jmap/index.js';
-import { EMAIL_GET_ARGS } from '../../src/sync/jmap-sync-calls.js';
-import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
-import { SentEmailWriter } from '../../src/sync/sent-email-writer.js';
-import { testContext } from '../support/harness.js';
-import { crmUser, emailIdByMessageId, emailSet, freshMailUser, jmapAs, mailboxIdByRole, otherSyncService, put, syncState, type MailUser } from './helpers.js';
+import type { AppContext } from '../../../src/app/context.js';
+import { Sql } from '../../../src/db/sql.js';
+import { sequelizeTransactions } from '../../../src/db/transactions.js';
+import type { Email } from '../../../src/jmap/index.js';
+import { EMAIL_GET_ARGS } from '../../../src/sync/jmap-sync-calls.js';
+import { MailStoreRepository } from '../../../src/sync/mail-store-repository.js';
+import { SentEmailWriter } from '../../../src/sync/sent-email-writer.js';
+import { testContext } from '../../support/harness.js';
+import { crmUser, emailIdByMessageId, emailSet, freshMailUser, jmapAs, mailboxIdByRole, otherSyncService, put, syncState, type MailUser } from '../../sync/helpers.js';
 
 const day = (n: number) => new Date(Date.UTC(2024, 6, n, 8, 0, 0));
 

@@ -8,11 +8,11 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import request from 'supertest';
-import { Sql } from '../../src/db/sql.js';
-import { SyncRepository, type HeldLease } from '../../src/sync/sync-repository.js';
-import { until } from '../support/poll.js';
-import { requireDatabaseUrl } from '../support/test-env.js';
-import { sharedMailbox, type SharedMailbox } from './helpers.js';
+import { Sql } from '../../../src/db/sql.js';
+import { SyncRepository, type HeldLease } from '../../../src/sync/sync-repository.js';
+import { until } from '../../support/poll.js';
+import { requireDatabaseUrl } from '../../support/test-env.js';
+import { sharedMailbox, type SharedMailbox } from '../../sharing/helpers.js';
 
 describe('sharing: a hand-over racing the writers of the account', function () {
   this.timeout(120_000);

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../../src/app/context.js';
-import { Sql } from '../../src/db/sql.js';
-import type { Tx } from '../../src/db/transactions.js';
-import { SyncRepository, type ClaimedRow, type Finish, type HeldLease, type StateRow } from '../../src/sync/sync-repository.js';
-import { SyncService } from '../../src/sync/sync-service.js';
-import { testContext } from '../support/harness.js';
-import { crmUser, freshMailUser, put, storedEmails, syncDeps } from './helpers.js';
+import type { AppContext } from '../../../src/app/context.js';
+import { Sql } from '../../../src/db/sql.js';
+import type { Tx } from '../../../src/db/transactions.js';
+import { SyncRepository, type ClaimedRow, type Finish, type HeldLease, type StateRow } from '../../../src/sync/sync-repository.js';
+import { SyncService } from '../../../src/sync/sync-service.js';
+import { testContext } from '../../support/harness.js';
+import { crmUser, freshMailUser, put, storedEmails, syncDeps } from '../../sync/helpers.js';
 
 interface Hold {
   worker: string;

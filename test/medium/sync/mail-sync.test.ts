@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import type { AppContext } from '../../src/app/context.js';
-import type { JmapClient } from '../../src/jmap/index.js';
-import { appendMessage } from '../support/imap.js';
-import { testApp, testContext } from '../support/harness.js';
+import type { AppContext } from '../../../src/app/context.js';
+import type { JmapClient } from '../../../src/jmap/index.js';
+import { appendMessage } from '../../support/imap.js';
+import { testApp, testContext } from '../../support/harness.js';
 import {
   crmUser,
   emailIdByMessageId,
@@ -22,7 +22,7 @@ import {
   syncState,
   type CrmUser,
   type MailUser,
-} from './helpers.js';
+} from '../../sync/helpers.js';
 
 const day = (n: number) => new Date(Date.UTC(2024, 4, n, 9, 0, 0));
 const ALICE = { name: 'Alice Nováková', email: 'alice@clients.example' };

@@ -6,13 +6,13 @@
  * saw beside the row (full_sync_seen, docs/adr/0123), never in it.
  */
 import { expect } from 'chai';
-import { Sql } from '../../src/db/sql.js';
-import { writeEmails } from '../../src/sync/batch-writer.js';
-import type { MappedEmail } from '../../src/sync/email-mapper.js';
-import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
-import { createEmailAccount } from '../support/email-factories.js';
-import { createUser } from '../support/factories.js';
-import { testContext } from '../support/harness.js';
+import { Sql } from '../../../src/db/sql.js';
+import { writeEmails } from '../../../src/sync/batch-writer.js';
+import type { MappedEmail } from '../../../src/sync/email-mapper.js';
+import { MailStoreRepository } from '../../../src/sync/mail-store-repository.js';
+import { createEmailAccount } from '../../support/email-factories.js';
+import { createUser } from '../../support/factories.js';
+import { testContext } from '../../support/harness.js';
 
 function mail(overrides: Partial<MappedEmail> = {}): MappedEmail {
   const who = 'klient@partner.test';

@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import type { AppContext } from '../../src/app/context.js';
-import { SyncScheduler } from '../../src/sync/sync-scheduler.js';
-import { phaseMs, tickMs } from '../../src/sync/sync-schedule.js';
-import type { SyncService } from '../../src/sync/sync-service.js';
-import { testApp, testContext } from '../support/harness.js';
-import { until } from '../support/poll.js';
-import { crmUser, freshMailUser, otherSyncService, put, syncState, type CrmUser, type MailUser } from './helpers.js';
+import type { AppContext } from '../../../src/app/context.js';
+import { SyncScheduler } from '../../../src/sync/sync-scheduler.js';
+import { phaseMs, tickMs } from '../../../src/sync/sync-schedule.js';
+import type { SyncService } from '../../../src/sync/sync-service.js';
+import { testApp, testContext } from '../../support/harness.js';
+import { until } from '../../support/poll.js';
+import { crmUser, freshMailUser, otherSyncService, put, syncState, type CrmUser, type MailUser } from '../../sync/helpers.js';
 
 const INTERVAL_SECONDS = 2;
 

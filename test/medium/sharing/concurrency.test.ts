@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import { QueryTypes } from 'sequelize';
 import request from 'supertest';
-import type { AppContext } from '../../src/app/context.js';
-import type { EmailAccount } from '../../src/models/index.js';
-import { sessionFor, type TestSession } from '../support/auth.js';
-import { createUser, type UserFixture } from '../support/factories.js';
-import { testApp, testContext } from '../support/harness.js';
-import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
-import { rowsOfAccount } from './helpers.js';
+import type { AppContext } from '../../../src/app/context.js';
+import type { EmailAccount } from '../../../src/models/index.js';
+import { sessionFor, type TestSession } from '../../support/auth.js';
+import { createUser, type UserFixture } from '../../support/factories.js';
+import { testApp, testContext } from '../../support/harness.js';
+import { createContact, createEmail, createEmailAccount } from '../../support/email-factories.js';
+import { rowsOfAccount } from '../../sharing/helpers.js';
 
 interface Person {
   fixture: UserFixture;

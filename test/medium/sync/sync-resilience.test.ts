@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import { QueryTypes } from 'sequelize';
-import type { AppContext } from '../../src/app/context.js';
-import { testApp, testContext } from '../support/harness.js';
-import { Sql } from '../../src/db/sql.js';
-import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
-import { SyncService } from '../../src/sync/sync-service.js';
-import { crmUser, freshMailUser, linkViaApi, otherSyncService, put, storedContacts, storedEmails, syncDeps, syncState, type MailUser } from './helpers.js';
+import type { AppContext } from '../../../src/app/context.js';
+import { testApp, testContext } from '../../support/harness.js';
+import { Sql } from '../../../src/db/sql.js';
+import { MailStoreRepository } from '../../../src/sync/mail-store-repository.js';
+import { SyncService } from '../../../src/sync/sync-service.js';
+import { crmUser, freshMailUser, linkViaApi, otherSyncService, put, storedContacts, storedEmails, syncDeps, syncState, type MailUser } from '../../sync/helpers.js';
 
 const day = (n: number) => new Date(Date.UTC(2024, 5, n, 12, 0, 0));
 

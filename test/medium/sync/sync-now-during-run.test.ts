@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { QueryTypes, type Transaction } from 'sequelize';
 import request from 'supertest';
-import { testApp, testContext } from '../support/harness.js';
-import { until } from '../support/poll.js';
-import { crmUser, freshMailUser, linkViaApi, put } from './helpers.js';
+import { testApp, testContext } from '../../support/harness.js';
+import { until } from '../../support/poll.js';
+import { crmUser, freshMailUser, linkViaApi, put } from '../../sync/helpers.js';
 
 /**
  * "Sync now" is never lost (issue 45): a POST /api/email-accounts/:id/sync that arrives while a run of

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import type { AppContext } from '../../src/app/context.js';
-import type { SyncService } from '../../src/sync/sync-service.js';
-import { startCountingProxy, type CountingProxy } from '../support/counting-proxy.js';
-import { testContext } from '../support/harness.js';
-import { testJmapSessionUrl } from '../support/imap.js';
-import { crmUser, freshMailUser, otherSyncService, put, storedEmails, type MailUser } from './helpers.js';
+import type { AppContext } from '../../../src/app/context.js';
+import type { SyncService } from '../../../src/sync/sync-service.js';
+import { startCountingProxy, type CountingProxy } from '../../support/counting-proxy.js';
+import { testContext } from '../../support/harness.js';
+import { testJmapSessionUrl } from '../../support/imap.js';
+import { crmUser, freshMailUser, otherSyncService, put, storedEmails, type MailUser } from '../../sync/helpers.js';
 
 /**
  * What polling costs the mail server, counted on the wire by a proxy in front of Cyrus: an account

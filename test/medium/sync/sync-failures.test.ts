@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import type { AppContext } from '../../src/app/context.js';
-import { JmapClient } from '../../src/jmap/index.js';
-import { addMailUser } from '../support/imap.js';
-import { testApp, testContext } from '../support/harness.js';
-import { closedPortUrl, crmUser, freshMailUser, linkViaApi, otherSyncService, put, storedEmails, syncState, type CrmUser, type MailUser } from './helpers.js';
+import type { AppContext } from '../../../src/app/context.js';
+import { JmapClient } from '../../../src/jmap/index.js';
+import { addMailUser } from '../../support/imap.js';
+import { testApp, testContext } from '../../support/harness.js';
+import { closedPortUrl, crmUser, freshMailUser, linkViaApi, otherSyncService, put, storedEmails, syncState, type CrmUser, type MailUser } from '../../sync/helpers.js';
 
 const secondsBetween = async (ctx: AppContext, accountId: string): Promise<number> => {
   const [row] = await ctx.db.sequelize.query<{ s: number }>(

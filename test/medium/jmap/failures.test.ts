@@ -15,7 +15,7 @@ import {
   JmapUnreachableError,
   validateMailCredentials,
   type JmapCredentials,
-} from '../../src/jmap/index.js';
+} from '../../../src/jmap/index.js';
 
 const basic: JmapCredentials = { kind: 'basic', username: 'alice@example.test', password: 'pw' };
 
