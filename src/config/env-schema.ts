@@ -284,6 +284,30 @@ export const envSchema = z.object({
   STORAGE_RESERVE_MB: withDefault(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), '1024').describe(
     'free space kept on the disk of `CRM_DATA_DIR` (it also holds the embedded database): uploads below it get 507 `insufficient_storage`',
   ),
+  CRM_STORAGE: withDefault(z.enum(['local', 's3']), 'local').describe(
+    'where stored files (timesheets) live: `local`, a directory per kind under `CRM_DATA_DIR` (one host, or a shared volume); `s3`, the bucket of `CRM_S3_BUCKET`, for several hosts (docs/scale-out.md)',
+  ),
+  CRM_S3_ENDPOINT: z
+    .preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/, error: 'CRM_S3_ENDPOINT musí byť URL http(s)://host[:port]' }).optional())
+    .meta({ envDefault: 'unset: AWS S3 of `CRM_S3_REGION`' })
+    .describe('the S3 API of an object store (Ceph RGW, MinIO, Swift s3api, Garage, a cloud), e.g. `https://s3.example.sk`; requests are path-style (`endpoint/bucket/key`)'),
+  CRM_S3_BUCKET: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'CRM_S3_BUCKET musí byť názov bucketu S3 (3 až 63 znakov: malé písmená, číslice, bodka, pomlčka)')
+        .optional(),
+    )
+    .describe('the bucket (created beforehand) that holds the files with `CRM_STORAGE=s3`, each kind under its own prefix (`timesheets/`); also the target of `crm-admin timesheets migrate-storage --to s3`'),
+  CRM_S3_REGION: withDefault(z.string().regex(/^[a-z0-9-]{1,32}$/, 'CRM_S3_REGION musí byť názov regiónu, napr. us-east-1'), 'us-east-1').describe(
+    'the region requests are signed for (most S3-compatible servers accept any; AWS needs the bucket\'s)',
+  ),
+  CRM_S3_ACCESS_KEY_ID: optionalString.describe('the access key of the bucket (also `CRM_S3_ACCESS_KEY_ID_FILE` or a systemd credential, like the other secrets)'),
+  CRM_S3_SECRET_ACCESS_KEY: optionalString.describe('its secret key (also `CRM_S3_SECRET_ACCESS_KEY_FILE` or a systemd credential); never logged or printed, `crm-admin doctor` included'),
+  STORAGE_SWEEP_GRACE_HOURS: withDefault(z.coerce.number().int().min(1).max(8760), '24').describe(
+    'a stored file that no row references and is older than this is removed by the hourly maintenance of `serve` (a file whose removal failed, an upload whose process died before recording it)',
+  ),
   AUDIT_RETENTION_DAYS: withDefault(z.coerce.number().int().min(1).max(36_500), '365').describe('audit records older than this are deleted by the hourly maintenance of `serve`'),
   EMAIL_RETENTION_DAYS: z
     .preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(36_500).optional())

@@ -1,7 +1,7 @@
 import type { AuditService } from '../../audit/audit-service.js';
 import { BackupRepository } from '../../backup/backup-repository.js';
 import { BackupService } from '../../backup/backup-service.js';
-import { LocalFileRestorer } from '../../backup/file-restorer.js';
+import { StorageRestorer } from '../../backup/file-restorer.js';
 import { RestoreService } from '../../backup/restore-service.js';
 import { backupKeys } from '../../backup/signing.js';
 import { EventHub } from '../../events/event-hub.js';
@@ -53,7 +53,7 @@ export function backup(p: Plumbing, s: Audited): BackupService {
 export function restore(p: Plumbing, s: Audited): RestoreService {
   return new RestoreService({
     repository: backupRepository(p),
-    files: new LocalFileRestorer(p.config.timesheetDir),
+    files: new StorageRestorer(p.storage, p.config.dataDir),
     audit: s.audit,
     keys: encryptionKeys(p),
     logger: p.logger,
