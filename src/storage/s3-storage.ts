@@ -29,7 +29,7 @@ import { isNotFound } from './s3-errors.js';
 const PART_BYTES = 5 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 
-export function s3Client(settings: S3Settings): S3Client {
+export function s3Client(settings: S3Settings, options: { maxAttempts?: number } = {}): S3Client {
   return new S3Client({
     endpoint: settings.endpoint,
     region: settings.region,
@@ -40,7 +40,7 @@ export function s3Client(settings: S3Settings): S3Client {
     // (Ceph, Swift's s3api, older MinIO) refuse those requests. Checksums only where S3 requires them.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 3,
+    maxAttempts: options.maxAttempts ?? 3,
     // A store that stops answering must fail the request, not hang it (the same reasoning as the database's query timeout).
     requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
   });
@@ -146,7 +146,7 @@ export class S3Store implements KeyedFileStore {
   private async upload(key: string, source: Readable): Promise<StoredObject> {
     assertNoOpenTransaction('a request to the object store');
     let size = 0;
-    let sourceFailure: unknown;
+    let sourceFailure: Error | undefined;
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { StorageSettings } from '../config/config.js';
+import { ValidationError } from '../errors/app-errors.js';
 import type { FileStorage, StorageKind } from './file-storage.js';
 import { LocalFileStorage } from './local-storage.js';
 import type * as S3StorageModule from './s3-storage.js';
@@ -19,9 +20,10 @@ export function createFileStorage(settings: StorageSettings, dataDir: string, ki
   return new (s3().S3FileStorage)(settings.s3);
 }
 
-export class S3NotConfiguredError extends Error {
+/** A command asked for the bucket (migrate-storage --to s3) without its settings: the operator's to fix. */
+export class S3NotConfiguredError extends ValidationError {
   constructor() {
-    super('CRM_S3_BUCKET, CRM_S3_ACCESS_KEY_ID and CRM_S3_SECRET_ACCESS_KEY must be set to use the S3 storage');
-    this.name = 'S3NotConfiguredError';
+    const message = 'Úložisko S3 nie je nastavené: nastavte CRM_S3_BUCKET, CRM_S3_ACCESS_KEY_ID a CRM_S3_SECRET_ACCESS_KEY (a CRM_S3_ENDPOINT)';
+    super(message, [{ field: 'CRM_S3_BUCKET', message }]);
   }
 }

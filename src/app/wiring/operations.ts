@@ -22,6 +22,10 @@ import { WebhookDeliveryJob } from '../../webhooks/webhook-delivery-job.js';
 import { WebhookRepository } from '../../webhooks/webhook-repository.js';
 import { WebhookSender } from '../../webhooks/webhook-sender.js';
 import { WebhookService } from '../../webhooks/webhook-service.js';
+import { OrphanSweep } from '../../storage/orphan-sweep.js';
+import { createFileStorage } from '../../storage/storage-factory.js';
+import { StorageService } from '../../storage/storage-service.js';
+import { StoredFileRepository } from '../../storage/stored-file-repository.js';
 import type { Plumbing } from './plumbing.js';
 
 // Running the service: metrics, backup and restore, retention and privacy, live updates.
@@ -60,7 +64,17 @@ export function restore(p: Plumbing, s: Audited): RestoreService {
   });
 }
 
-export function retention(p: Plumbing, s: Audited): RetentionService {
+/** Stored files for the operator (src/storage): migrate-storage and the orphan sweep. */
+export function storage(p: Plumbing, s: Audited): StorageService {
+  return new StorageService({
+    storage: p.storage,
+    storageOfKind: (kind) => createFileStorage(p.config.storage, p.config.dataDir, kind),
+    sweep: new OrphanSweep({ storage: p.storage, files: new StoredFileRepository(p.sql), logger: p.logger, graceMs: p.config.storage.sweepGraceMs }),
+    audit: s.audit,
+  });
+}
+
+export function retention(p: Plumbing, s: Audited & { storage: StorageService }): RetentionService {
   return new RetentionService({
     transactions: p.transactions,
     maintenance: new MaintenanceRepository(p.sql),
@@ -71,6 +85,7 @@ export function retention(p: Plumbing, s: Audited): RetentionService {
     logger: p.logger,
     auditRetentionDays: p.config.auditRetentionDays,
     emails: new EmailRetention(new EmailRetentionRepository(p.sql), p.transactions, p.config.emailRetention),
+    storedFiles: s.storage,
   });
 }
 
