@@ -73,3 +73,33 @@ export function releaseS3(runId: string): void {
     console.error(`[global teardown] releasing the S3 server failed: ${(err as Error).message}`);
   }
 }
+
+/**
+ * A bucket of its own on the test server (the sweep and migrate-storage see every object of a bucket,
+ * and other files of the run share the default one), with the settings that name it.
+ */
+export async function freshBucket(prefix = 'crm-t'): Promise<S3Env> {
+  const env = s3Server();
+  const bucket = `${prefix}-${crypto.randomBytes(5).toString('hex')}`;
+  const { CreateBucketCommand } = await import('@aws-sdk/client-s3');
+  const { s3Client } = await import('../../src/storage/s3-storage.js');
+  const client = s3Client({ endpoint: env.CRM_S3_ENDPOINT, bucket, region: env.CRM_S3_REGION, accessKeyId: env.CRM_S3_ACCESS_KEY_ID, secretAccessKey: env.CRM_S3_SECRET_ACCESS_KEY });
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } finally {
+    client.destroy();
+  }
+  return { ...env, CRM_S3_BUCKET: bucket };
+}
+
+/** The storage backend of those settings, for a test to look into the bucket itself. */
+export async function bucketStorage(env: S3Env) {
+  const { S3FileStorage } = await import('../../src/storage/s3-storage.js');
+  return new S3FileStorage({
+    endpoint: env.CRM_S3_ENDPOINT,
+    bucket: env.CRM_S3_BUCKET,
+    region: env.CRM_S3_REGION,
+    accessKeyId: env.CRM_S3_ACCESS_KEY_ID,
+    secretAccessKey: env.CRM_S3_SECRET_ACCESS_KEY,
+  });
+}

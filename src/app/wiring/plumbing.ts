@@ -84,7 +84,7 @@ export class Plumbing {
   }
   /** Where every stored file lives (CRM_STORAGE: the data directory or an S3 bucket, src/storage). */
   get storage(): FileStorage {
-    return this.once('storage', () => storageFactory().createFileStorage(this.config.storage, this.config.dataDir));
+    return this.once('fileStorage', () => storageFactory().createFileStorage(this.config.storage, this.config.dataDir));
   }
   get secretBox(): SecretBox {
     return this.once('secretBox', () => new SecretBox(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
