@@ -119,7 +119,7 @@ export const envSchema = z.object({
   DATABASE_QUERY_TIMEOUT_MS: withDefault(z.coerce.number().int().min(200).max(3_600_000), '15000').describe(
     'the client gives up on a query the database has not answered in this long (a vanished host, a stalled network or proxy), drops the connection and answers 503; must exceed `DATABASE_STATEMENT_TIMEOUT_MS`',
   ),
-  CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, timesheet files, generated dev secrets'),
+  CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, stored files (with `CRM_STORAGE=local`), generated dev secrets'),
   JMAP_SESSION_URL: z
     .preprocess((v) => (v === '' ? undefined : v), z.url().optional())
     .describe('JMAP session resource, e.g. `http://127.0.0.1:8080/.well-known/jmap`; link-email answers 503 when unset'),
@@ -282,7 +282,7 @@ export const envSchema = z.object({
     'stored uploads per user and hour (429 beyond it; failed uploads do not count)',
   ),
   STORAGE_RESERVE_MB: withDefault(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), '1024').describe(
-    'free space kept on the disk of `CRM_DATA_DIR` (it also holds the embedded database): uploads below it get 507 `insufficient_storage`',
+    'free space kept on the disk of `CRM_DATA_DIR` (it also holds the embedded database): uploads below it get 507 `insufficient_storage` (with `CRM_STORAGE=local`; a bucket tells no free space)',
   ),
   CRM_STORAGE: withDefault(z.enum(['local', 's3']), 'local').describe(
     'where stored files (timesheets) live: `local`, a directory per kind under `CRM_DATA_DIR` (one host, or a shared volume); `s3`, the bucket of `CRM_S3_BUCKET`, for several hosts (docs/scale-out.md)',
