@@ -73,8 +73,8 @@ function startServe(name: string, args: string[], env: Record<string, string>, p
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-2_000_000)));
-  child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-2_000_000)));
+  child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-2_000_000)));
+  child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-2_000_000)));
   return new Promise((resolve, reject) => {
     const timer = setInterval(() => {
       if (out.includes('"crm-admin serve started"')) {
