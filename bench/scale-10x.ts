@@ -146,6 +146,24 @@ function download(port: number, token: string, id: string): Promise<{ status: nu
   });
 }
 
+async function postJson(port: number, urlPath: string, body: unknown, token?: string): Promise<{ status: number; body: { data?: { tokens?: { accessToken?: string } } } }> {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: { tokens?: { accessToken?: string } } } };
+}
+
+async function logIn(port: number, username: string, temporaryPassword: string): Promise<string> {
+  const login = await postJson(port, '/api/auth/login', { username, password: temporaryPassword });
+  const token = login.body.data?.tokens?.accessToken;
+  if (login.status !== 200 || !token) throw new Error(`login answered ${login.status}`);
+  const set = await postJson(port, '/api/auth/set-password', { newPassword: 'Ten-Times-The-Load-2026' }, token);
+  if (set.status !== 200) throw new Error(`set-password answered ${set.status}`);
+  return token;
+}
+
 async function mailUsers(count: number): Promise<Array<{ user: string; pass: string }>> {
   const users = Array.from({ length: count }, (_, i) => ({ user: `tenx-${String(i + 1).padStart(3, '0')}@example.test`, pass: `tenx-pw-${i + 1}` }));
   const env = { ...process.env, JMAP_HTTP_PORT: new URL(SESSION_URL).port };
@@ -202,10 +220,8 @@ async function runShape(shape: Shape): Promise<RunResult> {
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     // People and mailboxes.
-    const { user } = await ctx.services.users.create({ username: `tenx-${crypto.randomBytes(3).toString('hex')}`, role: 'member' }, { actor: 'bench' });
-    user.changedPassword = true;
-    await user.save();
-    const { accessToken } = await ctx.services.sessions.create(user, { rememberMe: true }, { actor: 'bench' });
+    const username = `tenx-${crypto.randomBytes(3).toString('hex')}`;
+    const { temporaryPassword } = await ctx.services.users.create({ username, role: 'member' }, { actor: 'bench' });
     const accounts: string[] = [];
     for (const u of await mailUsers(shape.accounts)) {
       const owner = (await ctx.services.users.create({ username: `tenx-${crypto.randomBytes(4).toString('hex')}`, role: 'member' }, { actor: 'bench' })).user;
@@ -215,6 +231,8 @@ async function runShape(shape: Shape): Promise<RunResult> {
     for (let i = 0; i < shape.apis; i++) procs.push(await startServe(`api${i}`, ['--no-sync'], env, basePort + i));
     for (let i = 0; i < shape.workers; i++) procs.push(await startServe(`worker${i}`, ['--no-api'], env, basePort + 10 + i));
     const apis = () => procs.filter((p) => p.name.startsWith('api'));
+    // Onboarding over HTTP, as a person: the temporary password, then one of their own (same session).
+    const accessToken = await logIn(apis()[0].port, username, temporaryPassword);
 
     // Live streams on every replica.
     const streamCounter = { events: 0, errors: 0 };
