@@ -89,7 +89,12 @@ async function main(): Promise<void> {
       await setup.query('INSERT INTO mail_sync_states (email_account_id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
       accounts.push({ id, userId: user.id });
     }
-    console.log(`notify-commit bench: rounds of ${ROUND_MS} ms, ${ROWS} contacts per batch, ${ROUNDS} rounds per way, alternating; load before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `notify-commit bench: rounds of ${ROUND_MS} ms, ${ROWS} contacts per batch, ${ROUNDS} rounds per way, alternating; load before: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     for (const [workers, sync] of WORKERS.flatMap((w) => DURABILITY.map((d) => [w, d] as const))) {
       const clients = Array.from({ length: workers }, () => new pg.Client({ connectionString: db.url }));
       all.push(...clients);
@@ -123,7 +128,12 @@ async function main(): Promise<void> {
     }
     const events = await setup.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE type = 'contact.created'");
     console.log(`\nevents written: ${events.rows[0].n} contact.created rows; notifications received by the listener: ${notifications}`);
-    console.log(`load after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (a shared machine: compare the ratios, not the absolute figures)`);
+    console.log(
+      `load after: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (a shared machine: compare the ratios, not the absolute figures)`,
+    );
   } finally {
     await Promise.all(all.map((c) => c.end().catch(() => undefined)));
     await wakes.end().catch(() => undefined);

@@ -19,7 +19,7 @@
  * as 10×/1× ratios. Bounded: BENCH_SECONDS (60) of load per run, plus setup. A shared machine: the load
  * average is printed beside the figures, which are not quiet-machine figures.
  */
-import { spawn, type ChildProcess, execFile } from 'node:child_process';
+import { spawn, type ChildProcess, execFile, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -114,7 +114,13 @@ function upload(port: number, token: string, content: Buffer, month: number): Pr
   ]);
   return new Promise((resolve) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/api/timesheets/upload', headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType, 'Content-Length': body.length } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/timesheets/upload',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType, 'Content-Length': body.length },
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -331,10 +337,13 @@ async function runShape(shape: Shape): Promise<RunResult> {
       if (seen.has(k)) doubleTurns++;
       seen.add(k);
     }
-    const [age] = await ctx.db.sequelize.query<{ s: number }>('SELECT coalesce(max(extract(epoch FROM now() - last_success_at)), 0) AS s FROM mail_sync_states WHERE email_account_id = ANY($ids)', {
-      bind: { ids: accounts },
-      type: QueryTypes.SELECT,
-    });
+    const [age] = await ctx.db.sequelize.query<{ s: number }>(
+      'SELECT coalesce(max(extract(epoch FROM now() - last_success_at)), 0) AS s FROM mail_sync_states WHERE email_account_id = ANY($ids)',
+      {
+        bind: { ids: accounts },
+        type: QueryTypes.SELECT,
+      },
+    );
 
     // Nothing acknowledged lost: every upload downloads whole, from another replica than most wrote to.
     let verified = 0;
@@ -374,7 +383,23 @@ async function runShape(shape: Shape): Promise<RunResult> {
   }
 }
 
+/** Cyrus is shared by every run on the machine (scripts/jmap, lease-counted): this script holds a lease while it runs. */
+function leaseCyrus(): () => void {
+  const env = { ...process.env, JMAP_LEASE: String(process.pid) };
+  execFileSync('bash', [path.join(repo, 'scripts/jmap/start.sh')], { env, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  return () => execFileSync('bash', [path.join(repo, 'scripts/jmap/stop.sh'), '--release', String(process.pid)], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 60_000 });
+}
+
 async function main(): Promise<void> {
+  const releaseCyrus = leaseCyrus();
+  try {
+    await measure();
+  } finally {
+    releaseCyrus();
+  }
+}
+
+async function measure(): Promise<void> {
   console.log(`scale-10x: ${SECONDS} s of load per run; load average at start ${load()} on ${os.cpus().length} CPUs (a shared machine)`);
   const one = await runShape({ name: '1x', apis: 1, workers: 1, accounts: ACCOUNTS_1X, streamsPerApi: 2, connections: 2, faults: false });
   console.log(JSON.stringify(one, null, 2));

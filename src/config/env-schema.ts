@@ -299,12 +299,16 @@ export const envSchema = z.object({
         .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'CRM_S3_BUCKET musí byť názov bucketu S3 (3 až 63 znakov: malé písmená, číslice, bodka, pomlčka)')
         .optional(),
     )
-    .describe('the bucket (created beforehand) that holds the files with `CRM_STORAGE=s3`, each kind under its own prefix (`timesheets/`); also the target of `crm-admin timesheets migrate-storage --to s3`'),
+    .describe(
+      'the bucket (created beforehand) that holds the files with `CRM_STORAGE=s3`, each kind under its own prefix (`timesheets/`); also the target of `crm-admin timesheets migrate-storage --to s3`',
+    ),
   CRM_S3_REGION: withDefault(z.string().regex(/^[a-z0-9-]{1,32}$/, 'CRM_S3_REGION musí byť názov regiónu, napr. us-east-1'), 'us-east-1').describe(
-    'the region requests are signed for (most S3-compatible servers accept any; AWS needs the bucket\'s)',
+    "the region requests are signed for (most S3-compatible servers accept any; AWS needs the bucket's)",
   ),
   CRM_S3_ACCESS_KEY_ID: optionalString.describe('the access key of the bucket (also `CRM_S3_ACCESS_KEY_ID_FILE` or a systemd credential, like the other secrets)'),
-  CRM_S3_SECRET_ACCESS_KEY: optionalString.describe('its secret key (also `CRM_S3_SECRET_ACCESS_KEY_FILE` or a systemd credential); never logged or printed, `crm-admin doctor` included'),
+  CRM_S3_SECRET_ACCESS_KEY: optionalString.describe(
+    'its secret key (also `CRM_S3_SECRET_ACCESS_KEY_FILE` or a systemd credential); never logged or printed, `crm-admin doctor` included',
+  ),
   STORAGE_SWEEP_GRACE_HOURS: withDefault(z.coerce.number().int().min(1).max(8760), '24').describe(
     'a stored file that no row references and is older than this is removed by the hourly maintenance of `serve` (a file whose removal failed, an upload whose process died before recording it)',
   ),

@@ -6,7 +6,7 @@ const FIXES: Record<Exclude<BucketProbe, { ok: true }>['problem'], string> = {
   unreachable: 'check CRM_S3_ENDPOINT (scheme, host, port) and that the object store runs and is reachable from this host',
   'no-bucket': 'create the bucket, or correct CRM_S3_BUCKET (and CRM_S3_REGION for AWS)',
   credentials: 'correct CRM_S3_ACCESS_KEY_ID and CRM_S3_SECRET_ACCESS_KEY (or their _FILE / credential)',
-  denied: "grant the key list, read, write and delete on the bucket (or correct CRM_S3_ACCESS_KEY_ID / CRM_S3_SECRET_ACCESS_KEY)",
+  denied: 'grant the key list, read, write and delete on the bucket (or correct CRM_S3_ACCESS_KEY_ID / CRM_S3_SECRET_ACCESS_KEY)',
   other: 'see the error code in the object store documentation; run doctor again',
 };
 

@@ -10,7 +10,7 @@ interface S3ErrorShape {
 }
 
 function shape(err: unknown): S3ErrorShape {
-  return typeof err === "object" && err !== null ? err : {};
+  return typeof err === 'object' && err !== null ? err : {};
 }
 
 export function s3Status(err: unknown): number | undefined {

@@ -1,13 +1,6 @@
 import crypto from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  type GetObjectCommandOutput,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Settings } from '../config/config.js';
 import { assertNoOpenTransaction } from '../db/transaction-scope.js';
@@ -23,7 +16,6 @@ import {
   type StoredObjectReader,
 } from './file-storage.js';
 import { isNotFound } from './s3-errors.js';
-
 
 /** Parts of a multipart upload: the smallest S3 allows, two in flight, so one upload holds at most ~10 MiB. */
 const PART_BYTES = 5 * 1024 * 1024;

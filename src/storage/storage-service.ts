@@ -36,10 +36,9 @@ export class StorageService {
     const from: StorageKind = request.to === 's3' ? 'local' : 's3';
     // The running service must read the target before the source may go, or its files would vanish under it.
     if (request.removeSource && this.deps.storage.kind !== request.to) {
-      throw new ValidationError(
-        `--remove-source až keď služba číta cieľové úložisko: nastavte CRM_STORAGE=${request.to}, reštartujte službu a spustite príkaz znova`,
-        [{ field: 'remove-source', message: `CRM_STORAGE je ${this.deps.storage.kind}, nie ${request.to}` }],
-      );
+      throw new ValidationError(`--remove-source až keď služba číta cieľové úložisko: nastavte CRM_STORAGE=${request.to}, reštartujte službu a spustite príkaz znova`, [
+        { field: 'remove-source', message: `CRM_STORAGE je ${this.deps.storage.kind}, nie ${request.to}` },
+      ]);
     }
     const source = from === this.deps.storage.kind ? this.deps.storage : this.deps.storageOfKind(from);
     const target = request.to === this.deps.storage.kind ? this.deps.storage : this.deps.storageOfKind(request.to);

@@ -103,7 +103,7 @@ for (const backend of backends) {
       expect(crypto.createHash('sha256').update(back).digest('hex')).to.equal(crypto.createHash('sha256').update(bytes).digest('hex'));
     });
 
-    it('leaves nothing behind and answers the source\'s own error when the source fails half-way', async () => {
+    it("leaves nothing behind and answers the source's own error when the source fails half-way", async () => {
       const err = await store.put(chunked(crypto.randomBytes(7 * 1024 * 1024), 6 * 1024 * 1024)).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(Error);
       expect(err).not.to.be.instanceOf(StorageWriteError);
@@ -138,7 +138,7 @@ for (const backend of backends) {
       expect([...(await listed(store)).entries()]).to.deep.equal([[key, 14]]);
     });
 
-    it('keeps stores apart: one store lists and reads none of another\'s objects', async () => {
+    it("keeps stores apart: one store lists and reads none of another's objects", async () => {
       const other = storage.store(`contract-${crypto.randomBytes(4).toString('hex')}`);
       const mine = await store.put(chunked(Buffer.from('mine')));
       const theirs = await other.put(chunked(Buffer.from('theirs')));
@@ -153,7 +153,7 @@ for (const backend of backends) {
         expect([...(await listed(store)).keys()]).to.deep.equal([]);
       });
 
-      it('reports a bucket that refuses the write as StorageWriteError (the server\'s problem, not the upload\'s)', async () => {
+      it("reports a bucket that refuses the write as StorageWriteError (the server's problem, not the upload's)", async () => {
         const env = s3Server();
         const wrong = new S3FileStorage({
           endpoint: env.CRM_S3_ENDPOINT,
@@ -163,7 +163,10 @@ for (const backend of backends) {
           secretAccessKey: 'not-the-secret',
         });
         try {
-          const err = await wrong.store(store.name).put(chunked(Buffer.from('x'))).catch((e: unknown) => e);
+          const err = await wrong
+            .store(store.name)
+            .put(chunked(Buffer.from('x')))
+            .catch((e: unknown) => e);
           expect(err).to.be.instanceOf(StorageWriteError);
         } finally {
           await wrong.close();

@@ -82,7 +82,12 @@ describe('timesheet files in S3 (CRM_STORAGE=s3), across instances', function ()
 
     const del = await request(appB).delete(`/api/timesheets/${id}`).set('Authorization', session.bearer);
     expect(del.status, JSON.stringify(del.body)).to.equal(200);
-    expect(await bucket.store('timesheets').size(key).catch((e: unknown) => e)).to.be.instanceOf(StoredObjectNotFoundError);
+    expect(
+      await bucket
+        .store('timesheets')
+        .size(key)
+        .catch((e: unknown) => e),
+    ).to.be.instanceOf(StoredObjectNotFoundError);
     const gone = await request(appA).get(`/api/timesheets/${id}/download`).set('Authorization', session.bearer);
     expect(gone.status).to.equal(404);
   });
@@ -121,7 +126,12 @@ describe('timesheet files in S3 (CRM_STORAGE=s3), across instances', function ()
     // A day and more later: the orphan goes, the referenced file stays.
     const late = await ctx.services.storage.sweep(new Date(Date.now() + 25 * 3600 * 1000));
     expect(late.removed).to.be.at.least(1);
-    expect(await bucket.store('timesheets').size(orphan.key).catch((e: unknown) => e)).to.be.instanceOf(StoredObjectNotFoundError);
+    expect(
+      await bucket
+        .store('timesheets')
+        .size(orphan.key)
+        .catch((e: unknown) => e),
+    ).to.be.instanceOf(StoredObjectNotFoundError);
     expect(await bucket.store('timesheets').size(referenced)).to.be.above(0);
   });
 });

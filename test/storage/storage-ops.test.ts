@@ -163,7 +163,9 @@ describe('stored files in S3: backup and restore, migrate-storage, doctor', func
       const { env, storage } = await bucket('crm-doc');
       const { check } = await storageCheck({ ...env });
       expect(check.status, check.summary).to.equal('ok');
-      expect(check.summary).to.contain(env.CRM_S3_BUCKET).and.to.match(/writable/);
+      expect(check.summary)
+        .to.contain(env.CRM_S3_BUCKET)
+        .and.to.match(/writable/);
       expect(await keysIn(storage)).to.deep.equal([]);
     });
 

@@ -83,7 +83,13 @@ export async function freshBucket(prefix = 'crm-t'): Promise<S3Env> {
   const bucket = `${prefix}-${crypto.randomBytes(5).toString('hex')}`;
   const { CreateBucketCommand } = await import('@aws-sdk/client-s3');
   const { s3Client } = await import('../../src/storage/s3-storage.js');
-  const client = s3Client({ endpoint: env.CRM_S3_ENDPOINT, bucket, region: env.CRM_S3_REGION, accessKeyId: env.CRM_S3_ACCESS_KEY_ID, secretAccessKey: env.CRM_S3_SECRET_ACCESS_KEY });
+  const client = s3Client({
+    endpoint: env.CRM_S3_ENDPOINT,
+    bucket,
+    region: env.CRM_S3_REGION,
+    accessKeyId: env.CRM_S3_ACCESS_KEY_ID,
+    secretAccessKey: env.CRM_S3_SECRET_ACCESS_KEY,
+  });
   try {
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
   } finally {

@@ -64,7 +64,9 @@ describe('configuration (AppConfig.fromEnv)', () => {
     } catch (err) {
       twice = err;
     }
-    expect((twice as ConfigError).problems.join(' ')).to.match(/CRM_S3_SECRET_ACCESS_KEY: zadané viackrát/).and.not.to.contain('secret-key');
+    expect((twice as ConfigError).problems.join(' '))
+      .to.match(/CRM_S3_SECRET_ACCESS_KEY: zadané viackrát/)
+      .and.not.to.contain('secret-key');
   });
 
   it('lists every problem at once', () => {
