@@ -284,7 +284,7 @@ async function runShape(shape: Shape): Promise<RunResult> {
       procs[procs.indexOf(worker)] = await startServe(worker.name, ['--no-api'], env, worker.port);
       faults.push(`${worker.name} restarted`);
       await sleep(SECONDS * 150);
-      const pid = Number(fs.readFileSync(path.join(tmp, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const pid = Number(fs.readFileSync(path.join(tmp, 'pg', 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
       process.kill(pid, 'SIGKILL');
       faults.push(`PostgreSQL postmaster ${pid} killed (SIGKILL)`);
       await sleep(2000);
