@@ -11,7 +11,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { startServer } from '../src/app/server.js';
 import { Timesheet } from '../src/models/index.js';
-import { LocalDirectoryStorage } from '../src/timesheets/local-storage.js';
+import { LocalFileStorage } from '../src/storage/local-storage.js';
 import { pdfFixture } from '../test/timesheets/fixtures.js';
 import { openBenchDatabase } from './bench-database.js';
 
@@ -41,14 +41,14 @@ async function main(): Promise<void> {
   const { ctx } = db;
   try {
     // The month: FILES stored files of FILE_MB each, spread over USERS users (rows and files as uploads leave them).
-    const storage = new LocalDirectoryStorage(ctx.config.timesheetDir);
+    const storage = new LocalFileStorage(ctx.config.dataDir).store('timesheets');
     const users = [];
     for (let i = 0; i < USERS; i++) {
       users.push((await ctx.services.users.create({ username: `bench${i}-${crypto.randomBytes(3).toString('hex')}`, role: 'member' }, { actor: 'bench' })).user);
     }
     const file = pdfFixture(FILE_MB * MB);
     for (let i = 0; i < FILES; i++) {
-      const stored = await storage.save(Readable.from([file]));
+      const stored = await storage.put(Readable.from([file]));
       await Timesheet.create({ userId: users[i % USERS].id, fileName: `vykaz-${i}.pdf`, filePath: stored.key, fileType: 'pdf', fileSize: stored.size, year: YEAR, month: MONTH });
     }
     const { user: admin } = await ctx.services.users.create({ username: `benchadmin${crypto.randomBytes(3).toString('hex')}`, role: 'admin' }, { actor: 'bench' });

@@ -44,6 +44,7 @@ import type { DraftService } from '../drafts/draft-service.js';
 import type { BackupService } from '../backup/backup-service.js';
 import type { RestoreService } from '../backup/restore-service.js';
 import type { RetentionService } from '../maintenance/retention-service.js';
+import type { StorageService } from '../storage/storage-service.js';
 import type { PrivacyService } from '../privacy/privacy-service.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { OutboxPruner } from '../events/outbox-pruner.js';
@@ -226,6 +227,10 @@ export class Services {
   }
   get restore(): RestoreService {
     return this.once('restore', () => operations().restore(this.p, this));
+  }
+  /** Stored files for the operator: migrate-storage, the orphan sweep (src/storage). */
+  get storage(): StorageService {
+    return this.once('storage', () => operations().storage(this.p, this));
   }
   get retention(): RetentionService {
     return this.once('retention', () => operations().retention(this.p, this));

@@ -50,6 +50,10 @@ export const AuditActions = {
   companyUpdated: 'company.updated',
   dbBackup: 'admin.db_backup',
   dbRestore: 'admin.db_restore',
+  /** Stored files copied between the local directory and the bucket (crm-admin timesheets migrate-storage): counts only. */
+  storageMigrated: 'admin.storage_migrated',
+  /** Stored files no row referenced, removed by the hourly sweep: counts only. */
+  storageSwept: 'admin.storage_swept',
   /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */
   emailSend: 'email.send',
   /** The caller's signature of a mailbox set (src/signatures): the account, the text's length, never the text. */

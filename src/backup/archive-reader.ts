@@ -31,7 +31,7 @@ export type ArchiveEntry =
 type TarEntry = AsyncIterable<Buffer> & { header: TarStream.Header; resume(): unknown };
 
 const PART_NAME = /^tables\/(\d{3})-([^/]+)\/part-(\d{6})\.copy$/;
-const FILE_NAME = /^files\/([^/]+)$/;
+const FILE_NAME = /^files\/((?:[a-z][a-z0-9-]*\/)?[^/]+)$/;
 const JSON_LIMIT = 64 * 1024 * 1024;
 
 /**

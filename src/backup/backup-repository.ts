@@ -5,6 +5,7 @@ import type { Client } from 'pg';
 import type { Sequelize } from 'sequelize';
 import { withoutQueryTimeout } from '../db/connection-settings.js';
 import type { ForeignKeyEdge } from './table-order.js';
+import type { StoredFileKind } from '../storage/stored-files.js';
 
 /** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
 const copyStreams = lazyRequire<typeof PgCopyStreams>('pg-copy-streams');
@@ -158,9 +159,10 @@ export class DbSession {
     return Number((await this.client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`)).rows[0].n);
   }
 
-  /** The storage keys of the timesheet files the snapshot's rows reference. */
-  async timesheetKeys(): Promise<string[]> {
-    return (await this.client.query<{ key: string }>('SELECT DISTINCT file_path AS key FROM timesheets ORDER BY file_path')).rows.map((r) => r.key);
+  /** The storage keys of one kind of stored file the snapshot's rows reference (src/storage/stored-files.ts). */
+  async storedKeys(kind: StoredFileKind): Promise<string[]> {
+    const sql = `SELECT DISTINCT ${quoteIdent(kind.column)} AS key FROM ${quoteIdent(kind.table)} ORDER BY 1`;
+    return (await this.client.query<{ key: string }>(sql)).rows.map((r) => r.key);
   }
 
   copyOut(table: string, columns: string[]): Readable {

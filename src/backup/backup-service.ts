@@ -2,7 +2,8 @@ import path from 'node:path';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import { ValidationError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
-import { StoredObjectNotFoundError, type TimesheetStorage } from '../timesheets/storage.js';
+import { StoredObjectNotFoundError, type FileStorage } from '../storage/file-storage.js';
+import { STORED_FILE_KINDS } from '../storage/stored-files.js';
 import { ArchiveWriter, openArchiveTarget } from './archive-writer.js';
 import type { BackupRepository } from './backup-repository.js';
 import {
@@ -12,6 +13,7 @@ import {
   FORMAT_VERSION,
   HEADER_ENTRY,
   MANIFEST_ENTRY,
+  archiveKeyOf,
   fileEntryName,
   keyFingerprint,
   type ArchiveHeader,
@@ -26,8 +28,8 @@ import crypto from 'node:crypto';
 
 export interface BackupDeps {
   repository: BackupRepository;
-  /** Where the timesheet files are read from (the same store the timesheets service writes). */
-  storage: TimesheetStorage;
+  /** Where the stored files are read from (the storage the services write: a directory or a bucket). */
+  storage: FileStorage;
   audit: AuditService;
   keys: BackupKeys;
   logger: Logger;
@@ -49,7 +51,8 @@ export interface BackupSummary {
 
 /**
  * `crm-admin db backup`: every table in one consistent snapshot (REPEATABLE READ READ ONLY, so the
- * service keeps running), then the timesheet files the snapshot's rows reference, streamed into one
+ * service keeps running), then the stored files the snapshot's rows reference (every kind of
+ * src/storage/stored-files.ts, from the configured storage: local or S3), streamed into one
  * archive with the checksums last (see manifest.ts for the layout).
  */
 export class BackupService {
@@ -89,24 +92,28 @@ export class BackupService {
         await writer.addBuffer(HEADER_ENTRY, headerText);
         const tables: TableSum[] = [];
         for (const [index, spec] of header.tables.entries()) tables.push(await writer.addTable(index, spec.name, s.copyOut(spec.name, spec.columns)));
-        const fileKeys = byName.has('timesheets') ? await s.timesheetKeys() : [];
+        const fileKeys: Array<{ store: string; key: string }> = [];
+        for (const kind of STORED_FILE_KINDS) {
+          if (byName.has(kind.table)) for (const key of await s.storedKeys(kind)) fileKeys.push({ store: kind.store, key });
+        }
         return { header, headerSha256: sha256(headerText), tables, fileKeys };
       });
       // Files are immutable once referenced, so reading them after the snapshot commits is consistent;
       // one deleted meanwhile (a purge) is reported, not fatal.
       const files: FileSum[] = [];
       const missingFiles: string[] = [];
-      for (const key of snapshot.fileKeys) {
+      for (const { store, key } of snapshot.fileKeys) {
+        const archiveKey = archiveKeyOf(store, key);
         let opened;
         try {
-          opened = await storage.openRead(key);
+          opened = await storage.store(store).get(key);
         } catch (err) {
           if (!(err instanceof StoredObjectNotFoundError)) throw err;
-          missingFiles.push(key);
-          this.deps.logger.warn('backup: a timesheet file referenced by the database is missing', { key });
+          missingFiles.push(archiveKey);
+          this.deps.logger.warn('backup: a stored file referenced by the database is missing', { store, key });
           continue;
         }
-        files.push(await writer.addFile(fileEntryName(key), key, opened.size, opened.stream));
+        files.push(await writer.addFile(fileEntryName(archiveKey), archiveKey, opened.size, opened.stream));
       }
       const { header } = snapshot;
       const manifest: ArchiveManifest = {

@@ -9,6 +9,8 @@ import { z } from 'zod';
  *   tables/NNN-<table>/part-NNNNNN.copy  each table's rows in PostgreSQL COPY text format, cut at row boundaries
  *                                        into parts of at most PART_BYTES (tar needs every entry's size up front)
  *   files/<key>                          each timesheet file referenced by the snapshot's timesheets rows
+ *   files/<store>/<key>                  each file of another store (src/storage/stored-files.ts) its rows reference;
+ *                                        the archive key of a timesheet is its bare store key, as in every archive before
  *   manifest.json                        last, because checksums are known only at the end: per table rows, bytes
  *                                        and sha256, per file size and sha256, and the sha256 of header.json
  *
@@ -87,13 +89,29 @@ export function partEntryName(index: number, table: string, part: number): strin
   return `${tableEntryPrefix(index, table)}part-${String(part).padStart(6, '0')}.copy`;
 }
 
-export function fileEntryName(key: string): string {
-  return `files/${key}`;
+export function fileEntryName(archiveKey: string): string {
+  return `files/${archiveKey}`;
 }
 
-/** Storage keys are generated UUIDs; anything else in an archive must not become a path. */
-export function isSafeFileKey(key: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key);
+/** The store whose keys an archive names bare (every archive before other stores existed holds only these). */
+const DEFAULT_STORE = 'timesheets';
+const ARCHIVE_KEY = /^(?:([a-z][a-z0-9-]{0,62})\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** How a stored file is named in an archive: `<key>` for a timesheet, `<store>/<key>` for another store. */
+export function archiveKeyOf(store: string, key: string): string {
+  return store === DEFAULT_STORE ? key : `${store}/${key}`;
+}
+
+/** The store and key an archive key names; undefined for anything that is not one (it must not become a path). */
+export function parseArchiveKey(archiveKey: string): { store: string; key: string } | undefined {
+  const match = ARCHIVE_KEY.exec(archiveKey);
+  if (!match || match[1] === DEFAULT_STORE) return undefined;
+  return { store: match[1] ?? DEFAULT_STORE, key: match[2] };
+}
+
+/** Storage keys are generated UUIDs (with a store's name before them); anything else in an archive must not become a path. */
+export function isSafeFileKey(archiveKey: string): boolean {
+  return parseArchiveKey(archiveKey) !== undefined;
 }
 
 export const FINGERPRINT_ALGORITHM = 'hmac-sha256("staff-crm backup key fingerprint v1"), first 16 hex';

@@ -5,8 +5,9 @@ import type { Logger } from '../logging/logger.js';
 import { ArchiveReader } from './archive-reader.js';
 import { ArchiveSource } from './archive-source.js';
 import type { BackupRepository, Catalog, MigrationStepListener } from './backup-repository.js';
-import type { LocalFileRestorer } from './file-restorer.js';
-import { ArchiveFormatError, EXCLUDED_TABLES, keyFingerprint, keyStatus, type ArchiveHeader } from './manifest.js';
+import type { StorageRestorer } from './file-restorer.js';
+import { STORED_FILE_KINDS } from '../storage/stored-files.js';
+import { ArchiveFormatError, archiveKeyOf, EXCLUDED_TABLES, keyFingerprint, keyStatus, type ArchiveHeader } from './manifest.js';
 import { loadArchive } from './restore-load.js';
 import { authenticationProblem, type Authentication, type BackupKeys } from './signing.js';
 import { firstOrderViolation } from './table-order.js';
@@ -14,7 +15,7 @@ import { checkArchive, schemaStatus, type CheckedArchive } from './verify.js';
 
 export interface RestoreDeps {
   repository: BackupRepository;
-  files: LocalFileRestorer;
+  files: StorageRestorer;
   audit: AuditService;
   keys: BackupKeys;
   logger: Logger;
@@ -55,8 +56,9 @@ export interface RestoreSummary {
  * read and authenticated first, and every refusal (damage, signature, schema, key, a non-empty target
  * without confirmation) comes before any change. Then the schema is migrated to exactly the archive's
  * version, the tables are loaded in one transaction from a second read of the same bytes (checked
- * against the authenticated manifest again), the timesheet files renamed into place once the
- * database committed, and the migrations this release has beyond the archive run last.
+ * against the authenticated manifest again), the stored files renamed into place once the
+ * database committed, the migrations this release has beyond the archive run, and with
+ * CRM_STORAGE=s3 the files uploaded to the bucket last (src/backup/file-restorer.ts).
  */
 export class RestoreService {
   constructor(private readonly deps: RestoreDeps) {}
@@ -104,7 +106,9 @@ export class RestoreService {
       const loadReader = reader;
       const loaded = await repository.inTransaction('write', async (s) => {
         if (replacedRows > 0) {
-          if (catalog.tables.some((t) => t.name === 'timesheets')) oldFiles.push(...(await s.timesheetKeys()));
+          for (const kind of STORED_FILE_KINDS) {
+            if (catalog.tables.some((t) => t.name === kind.table)) oldFiles.push(...(await s.storedKeys(kind)).map((key) => archiveKeyOf(kind.store, key)));
+          }
           await s.truncate(catalog.tables.map((t) => t.name).filter((t) => t !== 'schema_migrations'));
         }
         const loadedTables = header.tables.map((t) => t.name);
@@ -118,6 +122,8 @@ export class RestoreService {
       await this.deps.files.removeAll(oldFiles.filter((k) => !restoredKeys.has(k)));
       // An archive of an earlier release: its data now goes through the migrations written since.
       const afterLoad = await repository.migrateTo(header.migrations, undefined, this.logStep);
+      // With CRM_STORAGE=s3 the files go to the bucket last: a failed upload leaves them on this disk, not lost.
+      await staged.publish();
 
       const summary: RestoreSummary = {
         file: file === '-' ? '-' : path.resolve(file),

@@ -14,6 +14,25 @@ export interface UploadLimits {
   reserveBytes: number;
 }
 
+/** One S3 bucket (CRM_S3_*): set only when its bucket and both keys are. */
+export interface S3Settings {
+  /** Unset: AWS itself (the region's endpoint). */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** CRM_STORAGE and what it needs (src/storage). */
+export interface StorageSettings {
+  kind: 'local' | 's3';
+  /** The bucket's settings when they are complete (also with kind local: migrate-storage's target). */
+  s3?: S3Settings;
+  /** STORAGE_SWEEP_GRACE_HOURS, in milliseconds. */
+  sweepGraceMs: number;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Neplatná konfigurácia:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -78,6 +97,8 @@ export class AppConfig {
   /** Searches and exports in progress at once per user in this process (issue 52 finding 13). */
   readonly expensiveRequestsPerUser: number;
   readonly uploadLimits: UploadLimits;
+  /** Where stored files live (CRM_STORAGE, CRM_S3_*). */
+  readonly storage: StorageSettings;
   readonly auditRetentionDays: number;
   /** EMAIL_RETENTION_DAYS (undefined: emails are kept forever) and what happens to contacts it empties. */
   readonly emailRetention: { days?: number; deleteEmptyContacts: boolean };
@@ -140,6 +161,7 @@ export class AppConfig {
       uploadsPerHour: raw.TIMESHEET_UPLOADS_PER_HOUR,
       reserveBytes: raw.STORAGE_RESERVE_MB * MB,
     };
+    this.storage = storageSettings(raw);
     this.auditRetentionDays = raw.AUDIT_RETENTION_DAYS;
     this.emailRetention = { days: raw.EMAIL_RETENTION_DAYS, deleteEmptyContacts: raw.EMAIL_RETENTION_DELETE_EMPTY_CONTACTS };
     this.eventsMaxStreamsPerUser = raw.EVENTS_MAX_STREAMS_PER_USER;
@@ -191,6 +213,7 @@ export class AppConfig {
     if (raw.DATABASE_QUERY_TIMEOUT_MS <= raw.DATABASE_STATEMENT_TIMEOUT_MS) {
       problems.push('DATABASE_QUERY_TIMEOUT_MS: musí byť dlhší ako DATABASE_STATEMENT_TIMEOUT_MS');
     }
+    problems.push(...storageProblems(raw));
     if (problems.length > 0) throw new ConfigError(problems);
 
     const secrets =
@@ -204,6 +227,25 @@ export class AppConfig {
       .map(decodeKey);
     return new AppConfig(raw, { ...secrets, oldEncryptionKeys: oldKeys });
   }
+}
+
+const S3_REQUIRED = ['CRM_S3_BUCKET', 'CRM_S3_ACCESS_KEY_ID', 'CRM_S3_SECRET_ACCESS_KEY'] as const;
+
+/** The bucket, both keys: all three or none (half a bucket is a typo, found at start, not at the first upload). */
+function storageProblems(raw: RawEnv): string[] {
+  const missing = S3_REQUIRED.filter((name) => raw[name] === undefined);
+  if (raw.CRM_STORAGE === 's3' && missing.length > 0) return [`CRM_STORAGE=s3: chýba ${missing.join(', ')}`];
+  if (missing.length > 0 && missing.length < S3_REQUIRED.length) return [`CRM_S3_*: nastavte ${S3_REQUIRED.join(', ')} spolu (chýba ${missing.join(', ')})`];
+  return [];
+}
+
+function storageSettings(raw: RawEnv): StorageSettings {
+  const { CRM_S3_BUCKET: bucket, CRM_S3_ACCESS_KEY_ID: accessKeyId, CRM_S3_SECRET_ACCESS_KEY: secretAccessKey } = raw;
+  const s3 =
+    bucket !== undefined && accessKeyId !== undefined && secretAccessKey !== undefined
+      ? { endpoint: raw.CRM_S3_ENDPOINT, bucket, region: raw.CRM_S3_REGION, accessKeyId, secretAccessKey }
+      : undefined;
+  return { kind: raw.CRM_STORAGE, s3, sweepGraceMs: raw.STORAGE_SWEEP_GRACE_HOURS * 3600 * 1000 };
 }
 
 /** Secrets missing in production, guessable ones there, and a refresh secret equal to the access one anywhere. */

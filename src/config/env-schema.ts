@@ -119,7 +119,7 @@ export const envSchema = z.object({
   DATABASE_QUERY_TIMEOUT_MS: withDefault(z.coerce.number().int().min(200).max(3_600_000), '15000').describe(
     'the client gives up on a query the database has not answered in this long (a vanished host, a stalled network or proxy), drops the connection and answers 503; must exceed `DATABASE_STATEMENT_TIMEOUT_MS`',
   ),
-  CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, timesheet files, generated dev secrets'),
+  CRM_DATA_DIR: withDefault(z.string().min(1), './data').describe('embedded database, stored files (with `CRM_STORAGE=local`), generated dev secrets'),
   JMAP_SESSION_URL: z
     .preprocess((v) => (v === '' ? undefined : v), z.url().optional())
     .describe('JMAP session resource, e.g. `http://127.0.0.1:8080/.well-known/jmap`; link-email answers 503 when unset'),
@@ -282,7 +282,35 @@ export const envSchema = z.object({
     'stored uploads per user and hour (429 beyond it; failed uploads do not count)',
   ),
   STORAGE_RESERVE_MB: withDefault(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), '1024').describe(
-    'free space kept on the disk of `CRM_DATA_DIR` (it also holds the embedded database): uploads below it get 507 `insufficient_storage`',
+    'free space kept on the disk of `CRM_DATA_DIR` (it also holds the embedded database): uploads below it get 507 `insufficient_storage` (with `CRM_STORAGE=local`; a bucket tells no free space)',
+  ),
+  CRM_STORAGE: withDefault(z.enum(['local', 's3']), 'local').describe(
+    'where stored files (timesheets) live: `local`, a directory per kind under `CRM_DATA_DIR` (one host, or a shared volume); `s3`, the bucket of `CRM_S3_BUCKET`, for several hosts (docs/scale-out.md)',
+  ),
+  CRM_S3_ENDPOINT: z
+    .preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/, error: 'CRM_S3_ENDPOINT musí byť URL http(s)://host[:port]' }).optional())
+    .meta({ envDefault: 'unset: AWS S3 of `CRM_S3_REGION`' })
+    .describe('the S3 API of an object store (Ceph RGW, MinIO, Swift s3api, Garage, a cloud), e.g. `https://s3.example.sk`; requests are path-style (`endpoint/bucket/key`)'),
+  CRM_S3_BUCKET: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'CRM_S3_BUCKET musí byť názov bucketu S3 (3 až 63 znakov: malé písmená, číslice, bodka, pomlčka)')
+        .optional(),
+    )
+    .describe(
+      'the bucket (created beforehand) that holds the files with `CRM_STORAGE=s3`, each kind under its own prefix (`timesheets/`); also the target of `crm-admin timesheets migrate-storage --to s3`',
+    ),
+  CRM_S3_REGION: withDefault(z.string().regex(/^[a-z0-9-]{1,32}$/, 'CRM_S3_REGION musí byť názov regiónu, napr. us-east-1'), 'us-east-1').describe(
+    "the region requests are signed for (most S3-compatible servers accept any; AWS needs the bucket's)",
+  ),
+  CRM_S3_ACCESS_KEY_ID: optionalString.describe('the access key of the bucket (also `CRM_S3_ACCESS_KEY_ID_FILE` or a systemd credential, like the other secrets)'),
+  CRM_S3_SECRET_ACCESS_KEY: optionalString.describe(
+    'its secret key (also `CRM_S3_SECRET_ACCESS_KEY_FILE` or a systemd credential); never logged or printed, `crm-admin doctor` included',
+  ),
+  STORAGE_SWEEP_GRACE_HOURS: withDefault(z.coerce.number().int().min(1).max(8760), '24').describe(
+    'a stored file that no row references and is older than this is removed by the hourly maintenance of `serve` (a file whose removal failed, an upload whose process died before recording it)',
   ),
   AUDIT_RETENTION_DAYS: withDefault(z.coerce.number().int().min(1).max(36_500), '365').describe('audit records older than this are deleted by the hourly maintenance of `serve`'),
   EMAIL_RETENTION_DAYS: z

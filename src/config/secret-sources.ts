@@ -16,6 +16,8 @@ export const SECRET_VARIABLES = [
   'DATABASE_LISTEN_URL',
   'BACKUP_SIGNING_KEY',
   'BACKUP_SIGNING_KEYS_RETIRED',
+  'CRM_S3_ACCESS_KEY_ID',
+  'CRM_S3_SECRET_ACCESS_KEY',
 ] as const;
 
 export type ReadSecretFile = (file: string) => string;

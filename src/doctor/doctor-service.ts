@@ -11,6 +11,7 @@ import type { DoctorRepository } from './doctor-repository.js';
 import { checkDatabase, checkMigrations, checkWorkers } from './database-checks.js';
 import { fail, ok, report, type CheckResult, type DoctorReport } from './doctor-types.js';
 import { checkDataDir, checkMailServer, checkProxy, checkSecretFiles } from './host-checks.js';
+import { checkStorage } from './storage-checks.js';
 
 export type * from './doctor-types.js';
 
@@ -54,6 +55,7 @@ export class DoctorService {
     }
     checks.push(await checkMailServer(config));
     checks.push(...(await guarded('data-dir', () => checkDataDir(config))));
+    checks.push(...(await guarded('storage', async () => [await checkStorage(config)])));
     checks.push(...(await guarded('secrets', async () => [checkSecretFiles(config, this.deps.env)])));
     checks.push(checkProxy(config));
     if (db) {

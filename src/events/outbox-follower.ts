@@ -11,6 +11,12 @@ const GAP_RETRY_MS = 20;
  * still appear below the cursor.
  */
 const GAP_GIVE_UP_MS = 5_000;
+/**
+ * Without a notification the outbox is read this often anyway. A sync batch sends its wake-up after
+ * its commit (migration 0071): a worker that dies between the two would otherwise leave its events
+ * waiting for the next notification of anyone.
+ */
+const SAFETY_READ_MS = 5_000;
 
 export interface FollowerTarget {
   dispatch(event: OutboxEvent): void;
@@ -36,6 +42,7 @@ export class OutboxFollower {
   private again = false;
   private gap?: { start: number; xmax: bigint; since: number };
   private retry?: NodeJS.Timeout;
+  private safety?: NodeJS.Timeout;
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -45,6 +52,10 @@ export class OutboxFollower {
 
   /** After LISTEN is (again) in place: start at the newest event, or catch up from where we were. */
   async resume(): Promise<void> {
+    if (!this.safety) {
+      this.safety = setInterval(() => this.wake(), SAFETY_READ_MS);
+      this.safety.unref();
+    }
     if (this.cursor === undefined) {
       this.cursor = await this.outbox.newest();
       return;
@@ -75,6 +86,8 @@ export class OutboxFollower {
 
   stop(): void {
     clearTimeout(this.retry);
+    clearInterval(this.safety);
+    this.safety = undefined;
     this.cursor = undefined;
   }
 

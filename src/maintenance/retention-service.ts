@@ -21,6 +21,8 @@ export interface RetentionResult {
   emails: number;
   /** Contacts the email retention left empty and deleted (EMAIL_RETENTION_DELETE_EMPTY_CONTACTS). */
   emptyContacts: number;
+  /** Stored files no row referenced, older than STORAGE_SWEEP_GRACE_HOURS, removed. */
+  orphanFiles: number;
 }
 
 export interface RetentionDeps {
@@ -34,6 +36,8 @@ export interface RetentionDeps {
   auditRetentionDays: number;
   /** EMAIL_RETENTION_DAYS (src/privacy/email-retention.ts); absent or off: emails are kept. */
   emails?: EmailRetention;
+  /** The orphan sweep of stored files (src/storage/orphan-sweep.ts). */
+  storedFiles?: { sweep(now: Date): Promise<{ removed: number }> };
 }
 
 /**
@@ -51,7 +55,7 @@ export class RetentionService {
   async run(now = new Date()): Promise<RetentionResult> {
     const { transactions, maintenance, sessions, auditRecords, throttles } = this.deps;
     const result = await transactions.run(async (tx): Promise<RetentionResult> => {
-      if (!(await maintenance.tryLock(this.lockKey, tx))) return { ran: false, sessions: 0, auditRecords: 0, rateLimits: 0, emails: 0, emptyContacts: 0 };
+      if (!(await maintenance.tryLock(this.lockKey, tx))) return { ran: false, sessions: 0, auditRecords: 0, rateLimits: 0, emails: 0, emptyContacts: 0, orphanFiles: 0 };
       const revokedBefore = new Date(now.getTime() - REVOKED_SESSION_KEEP_DAYS * DAY_MS);
       const auditBefore = new Date(now.getTime() - this.deps.auditRetentionDays * DAY_MS);
       return {
@@ -61,6 +65,7 @@ export class RetentionService {
         rateLimits: await throttles.pruneExpired(now, tx),
         emails: 0,
         emptyContacts: 0,
+        orphanFiles: 0,
       };
     });
     if (result.ran && this.deps.emails) {
@@ -69,6 +74,16 @@ export class RetentionService {
       const pruned = await this.deps.emails.prune(now);
       result.emails = pruned.emails;
       result.emptyContacts = pruned.contacts;
+    }
+    if (result.ran && this.deps.storedFiles) {
+      // After the lock's transaction: listing a bucket is a network call. A failing store must not cost the rest of the run.
+      result.orphanFiles = await this.deps.storedFiles.sweep(now).then(
+        (swept) => swept.removed,
+        (err: unknown) => {
+          this.deps.logger.error('storage sweep failed', { err });
+          return 0;
+        },
+      );
     }
     if (result.auditRecords > 0) {
       // Deleting audit records is itself on record (after the deletion, so it is not deleted with them).

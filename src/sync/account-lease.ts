@@ -137,6 +137,11 @@ export class AccountLease {
     if (fields.fullSync !== undefined) this.fullSync = fields.fullSync;
   }
 
+  /** After a batch checkpointed with relaxDurability committed: its events' wake-up (SyncRepository.renewLease). */
+  async wakeEventFollowers(): Promise<void> {
+    await this.repository.wakeEventFollowers();
+  }
+
   /** Records the outcome and gives the lease up (a no-op when it was lost meanwhile). */
   finish(result: Finish): Promise<void> {
     return this.repository.finishLease(this.held, result);

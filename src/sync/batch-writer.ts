@@ -79,7 +79,17 @@ export class BatchWriter {
     return !(await this.store.hasEmails(this.account.id));
   }
 
-  private write(input: BatchInput, allNew: boolean): Promise<BatchResult> {
+  private async write(input: BatchInput, allNew: boolean): Promise<BatchResult> {
+    const result = await this.writeInTransaction(input, allNew);
+    // The checkpoint deferred the triggers' notification to here, after the commit (migration 0071):
+    // one wake-up per batch, and the commit never queued on the notification lock. Not awaited: the
+    // next page need not wait for it (it takes another pooled connection). A failed wake-up only
+    // delays the events until the next one (or the follower's safety read), so it fails nothing.
+    void this.lease.wakeEventFollowers().catch(() => undefined);
+    return result;
+  }
+
+  private writeInTransaction(input: BatchInput, allNew: boolean): Promise<BatchResult> {
     const { store, account } = this;
     return this.transactions.run(async (tx) => {
       // First: a run that lost its lease must not write anything.

@@ -7,6 +7,7 @@ import type { ColumnType, OuterJoined, TableRow } from '../db/rows.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { EmailAccount, type SyncStatus } from '../models/index.js';
+import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
 import { parseHolder, type LeaseHolder } from './lease-holder.js';
 
 /** Where an unfinished full sync stands; null once it completed. */
@@ -223,8 +224,20 @@ export class SyncRepository {
    * the account are unchanged. Answers false when they are not (nothing was written).
    * `relaxDurability`: the transaction's commit need not wait for the WAL to reach disk (a batch
    * that can be fetched again). Set by this statement rather than a SET LOCAL of its own: a batch's
-   * transaction is a handful of round trips, and the sync's pages wait on them.
+   * transaction is a handful of round trips, and the sync's pages wait on them. The same statement
+   * tells the events triggers that the batch wakes the followers itself after its commit
+   * (crm_events_wake, migration 0071): its commit then takes no notification lock, and the caller
+   * must call wakeEventFollowers() once it committed.
    */
+  /**
+   * One NOTIFY on the events channel, in a transaction of its own (no write, so no commit record and
+   * no flush: the notification lock is held for an instant). Sent after a batch that deferred its
+   * triggers' notification committed; the followers read whatever the outbox gained.
+   */
+  async wakeEventFollowers(): Promise<void> {
+    await this.sql.execute(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
+  }
+
   async renewLease(lease: HeldLease, fields: CheckpointFields, tx?: Tx, { relaxDurability = false } = {}): Promise<boolean> {
     const sets = ['locked_until = now() + make_interval(secs => $leaseSeconds)', 'updated_at = now()'];
     if (fields.emailState !== undefined) sets.push('email_state = $emailState');
@@ -241,7 +254,7 @@ export class SyncRepository {
             FOR KEY SHARE)
        UPDATE mail_sync_states s SET ${sets.join(', ')}
         WHERE s.email_account_id = (SELECT id FROM account) AND s.locked_by = $owner
-       ${relaxDurability ? "RETURNING set_config('synchronous_commit', 'off', true)" : ''}`,
+       ${relaxDurability ? "RETURNING set_config('synchronous_commit', 'off', true), set_config('crm.events_wake', 'after_commit', true)" : ''}`,
       {
         accountId: lease.accountId,
         owner: lease.owner,

@@ -3,7 +3,7 @@ import type { CFB$Container } from 'cfb';
 import type { Readable } from 'node:stream';
 import { PayloadTooLargeError, ValidationError } from '../errors/app-errors.js';
 import { extensionOf } from './file-name.js';
-import type { TimesheetStorage } from './storage.js';
+import type { FileStore } from '../storage/file-storage.js';
 import { lazyRequire } from '../shared/lazy-require.js';
 
 /** Loaded on first use (ADR 0113): only an upload inspects a file, never a crm-admin command. */
@@ -45,7 +45,7 @@ export function unsupportedTypeError(): ValidationError {
 export class FileInspector {
   private readonly xlsGate = new Gate(CONCURRENT_XLS_CHECKS);
 
-  constructor(private readonly storage: TimesheetStorage) {}
+  constructor(private readonly storage: FileStore) {}
 
   async inspect(key: string, fileName: string): Promise<TimesheetFileKind> {
     const expected = kindForFileName(fileName);
@@ -60,7 +60,7 @@ export class FileInspector {
 
   /** Magic bytes, and for ZIP the entries that make it an Office Open XML workbook ('xlsx', not 'docx'). */
   private async detectContainer(key: string): Promise<string | undefined> {
-    const { stream } = await this.storage.openRead(key);
+    const { stream } = await this.storage.get(key);
     try {
       const { fileTypeFromStream } = await import('file-type');
       return (await fileTypeFromStream(stream))?.ext;
@@ -78,7 +78,7 @@ export class FileInspector {
    * or Book (BIFF5) stream makes it a spreadsheet.
    */
   private async holdsWorkbook(key: string): Promise<boolean> {
-    const { stream } = await this.storage.openRead(key);
+    const { stream } = await this.storage.get(key);
     let bytes: Buffer;
     try {
       bytes = await readAll(stream, TIMESHEET_MAX_BYTES);

@@ -1,14 +1,14 @@
 import type { Readable } from 'node:stream';
 import { NotFoundError, ServiceUnavailableError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
-import { StorageWriteError, StoredObjectNotFoundError, type StoredObject, type StoredObjectReader, type TimesheetStorage } from './storage.js';
+import { StorageWriteError, StoredObjectNotFoundError, type StoredObject, type StoredObjectReader, type FileStore } from '../storage/file-storage.js';
 
 export const STORAGE_UNAVAILABLE_MESSAGE = 'Úložisko výkazov je dočasne nedostupné, skúste to neskôr';
 
 /** The timesheet files in storage as the services see them: store failures mapped to the API's errors, cleanup that never throws. */
 export class TimesheetFiles {
   constructor(
-    private readonly storage: TimesheetStorage,
+    private readonly storage: FileStore,
     private readonly logger: Logger,
   ) {}
 
@@ -19,7 +19,7 @@ export class TimesheetFiles {
    */
   async receive(source: Readable): Promise<StoredObject> {
     try {
-      return await this.storage.save(source);
+      return await this.storage.put(source);
     } catch (err) {
       if (!(err instanceof StorageWriteError)) throw err;
       this.logger.error('timesheet storage refused a write', { err: err.cause });
@@ -30,7 +30,7 @@ export class TimesheetFiles {
   /** The stored file of a timesheet row; a missing one is a 404 with a trace in the log. */
   async open(timesheet: { id: string; filePath: string }): Promise<StoredObjectReader> {
     try {
-      return await this.storage.openRead(timesheet.filePath);
+      return await this.storage.get(timesheet.filePath);
     } catch (err) {
       if (!(err instanceof StoredObjectNotFoundError)) throw err;
       // A row without its file is our inconsistency, not the user's: say so plainly and leave a trace.
@@ -42,7 +42,7 @@ export class TimesheetFiles {
   /** Removes a stored file that no row references (any more). Cleanup never masks the original error. */
   async discard(key: string): Promise<void> {
     try {
-      await this.storage.remove(key);
+      await this.storage.delete(key);
     } catch (err) {
       this.logger.error('timesheet file cleanup failed', { err, key });
     }

@@ -4,7 +4,7 @@ import { lazyRequire } from '../shared/lazy-require.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { Logger } from '../logging/logger.js';
 import { assertPeriod } from './period.js';
-import { StoredObjectNotFoundError, type TimesheetStorage } from './storage.js';
+import { StoredObjectNotFoundError, type FileStore } from '../storage/file-storage.js';
 import type { MonthFileRow, MonthReportRow, TimesheetRepository } from './timesheet-repository.js';
 
 /** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
@@ -41,7 +41,7 @@ export class TimesheetMonth {
   constructor(
     private readonly deps: {
       timesheets: Pick<TimesheetRepository, 'monthReport' | 'monthFiles'>;
-      storage: TimesheetStorage;
+      storage: FileStore;
       audit: AuditService;
       logger: Logger;
     },
@@ -98,7 +98,7 @@ export class TimesheetMonth {
     });
     for (const entry of entries) {
       zip.addReadStreamLazy(entry.entryName, { size: entry.size, compress: false, mtime: entry.createdAt }, (callback) => {
-        storage.openRead(entry.filePath).then(
+        storage.get(entry.filePath).then(
           (reader) => {
             if (out.destroyed) {
               reader.stream.destroy();

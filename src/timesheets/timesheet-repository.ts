@@ -54,7 +54,7 @@ export interface MonthFileRow {
   createdAt: Date;
 }
 
-/** All data access of the timesheets area (the files themselves live in TimesheetStorage). */
+/** All data access of the timesheets area (the files themselves live in the FileStore 'timesheets', src/storage). */
 export class TimesheetRepository {
   constructor(private readonly sql: Sql) {}
 

@@ -8,7 +8,7 @@ import type { ThrottleCounter } from '../auth/throttle-repository.js';
 import type { UploadLimits } from '../config/config.js';
 import type { Role, Timesheet } from '../models/index.js';
 import { CONTENT_TYPES, FileInspector, type TimesheetFileKind } from './file-inspector.js';
-import type { StoredObject, TimesheetStorage } from './storage.js';
+import type { FileStore, StoredObject } from '../storage/file-storage.js';
 import { TimesheetFiles } from './timesheet-files.js';
 import { TimesheetRemoval, type PurgeOptions, type RemovalResult } from './timesheet-removal.js';
 import type { TimesheetFilter, TimesheetRepository } from './timesheet-repository.js';
@@ -37,7 +37,10 @@ export interface TimesheetDownload {
 export interface TimesheetServiceDeps {
   timesheets: TimesheetRepository;
   transactions: Transactions;
-  storage: TimesheetStorage;
+  /** The timesheets' store (FileStorage.store('timesheets')). */
+  storage: FileStore;
+  /** Free bytes where files are stored (FileStorage.freeBytes): uploads stop at the reserve. */
+  freeSpace: () => Promise<number | undefined>;
   audit: AuditService;
   logger: Logger;
   /** Quota, rate and free-space reserve of uploads (upload-allowance.ts). */
@@ -61,7 +64,7 @@ export class TimesheetService {
   constructor(private readonly deps: TimesheetServiceDeps) {
     const { timesheets, transactions, storage, audit, logger } = deps;
     this.files = new TimesheetFiles(storage, logger);
-    this.allowance = new UploadAllowance({ timesheets, storage, rate: deps.uploadRate, limits: deps.uploadLimits });
+    this.allowance = new UploadAllowance({ timesheets, freeSpace: deps.freeSpace, rate: deps.uploadRate, limits: deps.uploadLimits });
     this.uploads = new TimesheetUpload({ timesheets, transactions, files: this.files, inspector: new FileInspector(storage), audit, allowance: this.allowance });
     this.removal = new TimesheetRemoval({ timesheets, transactions, audit, discardFiles: (keys) => this.files.discardAll(keys) });
   }

@@ -6,7 +6,7 @@ import type { Timesheet } from '../models/index.js';
 import { TIMESHEET_MAX_BYTES, TOO_LARGE_MESSAGE, type FileInspector, type TimesheetFileKind } from './file-inspector.js';
 import { sanitiseFileName } from './file-name.js';
 import { assertPeriod } from './period.js';
-import type { StoredObject } from './storage.js';
+import type { StoredObject } from '../storage/file-storage.js';
 import type { TimesheetFiles } from './timesheet-files.js';
 import type { TimesheetRepository } from './timesheet-repository.js';
 import type { UploadAllowance } from './upload-allowance.js';

@@ -3,14 +3,14 @@ import { consumeAll } from '../auth/throttle-repository.js';
 import type { UploadLimits } from '../config/config.js';
 import type { Tx } from '../db/transactions.js';
 import { InsufficientStorageError, QuotaExceededError, RateLimitError } from '../errors/app-errors.js';
-import type { TimesheetStorage } from './storage.js';
 import type { TimesheetRepository } from './timesheet-repository.js';
 
 export const UPLOADS_THROTTLED_MESSAGE = 'Príliš veľa nahratých výkazov za krátky čas. Skúste to znova neskôr.';
 
 export interface UploadAllowanceDeps {
   timesheets: TimesheetRepository;
-  storage: TimesheetStorage;
+  /** Free bytes where files are stored; undefined when the store cannot tell (an object store). */
+  freeSpace: () => Promise<number | undefined>;
   /** Successful uploads per user, `limits.uploadsPerHour` per hour (rate_limits, shared by all instances). */
   rate: ThrottleCounter;
   limits: UploadLimits;
@@ -69,7 +69,7 @@ export class UploadAllowance {
 
   /** The reserve is far larger than one upload (10 MB), so the file's own size is not counted against it. */
   private async assertFreeSpace(): Promise<void> {
-    const free = await this.deps.storage.freeBytes();
+    const free = await this.deps.freeSpace();
     if (free !== undefined && free < this.deps.limits.reserveBytes) throw new InsufficientStorageError();
   }
 }

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { AppError, BadRequestError, PayloadTooLargeError, ValidationError } from '../errors/app-errors.js';
 import { kindForFileName, TIMESHEET_MAX_BYTES, TOO_LARGE_MESSAGE, unsupportedTypeError } from './file-inspector.js';
 import { sanitiseFileName } from './file-name.js';
-import type { StoredObject } from './storage.js';
+import type { StoredObject } from '../storage/file-storage.js';
 import type { TimesheetService } from './timesheet-service.js';
 
 /** One file and two short numeric fields: anything beyond that is not our form. */

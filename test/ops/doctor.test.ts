@@ -20,6 +20,7 @@ const ALL_CHECKS = [
   'mail-server',
   'data-dir',
   'disk-space',
+  'storage',
   'secrets',
   'proxy',
   'workers',

@@ -125,6 +125,9 @@ export async function teardownRunDatabase(): Promise<void> {
   // A server someone else runs keeps nothing of this run; the embedded one goes away whole.
   if (!embedded && testEnv.databaseUrl) await dropRunDatabases(testEnv.databaseUrl).catch(() => {});
   await embedded?.stop().catch(() => {});
+  // The S3 server is started by the first test that needs it (test/support/s3-server.ts) under this run's lease.
+  const { releaseS3 } = await import('./s3-server.js');
+  releaseS3(String(process.pid));
   if (tmpRoot && !process.env.TEST_KEEP_TMP) fs.rmSync(tmpRoot, { recursive: true, force: true });
 }
 

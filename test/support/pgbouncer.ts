@@ -35,7 +35,8 @@ async function freePort(): Promise<number> {
 
 const quoted = (value: string) => `"${value.replace(/"/g, '""')}"`;
 
-export async function startPgBouncer(upstream: string, poolMode: 'session' | 'transaction'): Promise<PgBouncer> {
+/** `settings`: more `key = value` lines for [pgbouncer] (a benchmark's pool sizes); tests keep the defaults. */
+export async function startPgBouncer(upstream: string, poolMode: 'session' | 'transaction', settings: string[] = []): Promise<PgBouncer> {
   const target = new URL(upstream);
   const user = decodeURIComponent(target.username);
   const password = decodeURIComponent(target.password);
@@ -59,6 +60,7 @@ export async function startPgBouncer(upstream: string, poolMode: 'session' | 'tr
       'auth_type = scram-sha-256',
       `auth_file = ${userlist}`,
       `pool_mode = ${poolMode}`,
+      ...settings,
       '',
     ].join('\n'),
     { mode: 0o644 },

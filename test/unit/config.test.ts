@@ -31,6 +31,44 @@ describe('configuration (AppConfig.fromEnv)', () => {
     expect(() => AppConfig.fromEnv({ ...base, DATABASE_LISTEN_URL: 'mysql://x' })).to.throw(ConfigError);
   });
 
+  it('takes CRM_STORAGE and the bucket: s3 needs the bucket and both keys, half a bucket is refused, the keys come from files too', () => {
+    const base = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), CRM_ENCRYPTION_KEY: 'ab'.repeat(32), CRM_DATA_DIR: unitTempPath('cfg-storage') };
+    const local = AppConfig.fromEnv(base);
+    expect(local.storage).to.deep.equal({ kind: 'local', s3: undefined, sweepGraceMs: 24 * 3600 * 1000 });
+    const bucket = { CRM_S3_BUCKET: 'crm-files', CRM_S3_ACCESS_KEY_ID: 'key-id', CRM_S3_SECRET_ACCESS_KEY: 'secret-key' };
+    const s3 = AppConfig.fromEnv({ ...base, ...bucket, CRM_STORAGE: 's3', CRM_S3_ENDPOINT: 'http://127.0.0.1:9000', STORAGE_SWEEP_GRACE_HOURS: '2' });
+    expect(s3.storage).to.deep.equal({
+      kind: 's3',
+      s3: { endpoint: 'http://127.0.0.1:9000', bucket: 'crm-files', region: 'us-east-1', accessKeyId: 'key-id', secretAccessKey: 'secret-key' },
+      sweepGraceMs: 2 * 3600 * 1000,
+    });
+    expect(() => AppConfig.fromEnv({ ...base, CRM_STORAGE: 's3' }))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.deep.equals(['CRM_STORAGE=s3: chýba CRM_S3_BUCKET, CRM_S3_ACCESS_KEY_ID, CRM_S3_SECRET_ACCESS_KEY']);
+    expect(() => AppConfig.fromEnv({ ...base, CRM_S3_BUCKET: 'crm-files' }))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.deep.equals(['CRM_S3_*: nastavte CRM_S3_BUCKET, CRM_S3_ACCESS_KEY_ID, CRM_S3_SECRET_ACCESS_KEY spolu (chýba CRM_S3_ACCESS_KEY_ID, CRM_S3_SECRET_ACCESS_KEY)']);
+    for (const wrong of [{ CRM_STORAGE: 'nfs' }, { CRM_S3_BUCKET: 'Bad_Bucket' }, { CRM_S3_ENDPOINT: 'ftp://x' }, { STORAGE_SWEEP_GRACE_HOURS: '0' }]) {
+      expect(() => AppConfig.fromEnv({ ...base, ...bucket, ...wrong }), JSON.stringify(wrong)).to.throw(ConfigError);
+    }
+    // The keys from files, as every secret (and a key given twice is a start error that names no value).
+    const secretFile = unitTempPath('cfg-storage-secret');
+    fs.writeFileSync(secretFile, 'secret-from-file\n');
+    const fromFile = AppConfig.fromEnv({ ...base, CRM_S3_BUCKET: 'crm-files', CRM_S3_ACCESS_KEY_ID: 'key-id', CRM_S3_SECRET_ACCESS_KEY_FILE: secretFile });
+    expect(fromFile.storage.s3?.secretAccessKey).to.equal('secret-from-file');
+    let twice: unknown;
+    try {
+      AppConfig.fromEnv({ ...base, ...bucket, CRM_S3_SECRET_ACCESS_KEY_FILE: secretFile });
+    } catch (err) {
+      twice = err;
+    }
+    expect((twice as ConfigError).problems.join(' '))
+      .to.match(/CRM_S3_SECRET_ACCESS_KEY: zadané viackrát/)
+      .and.not.to.contain('secret-key');
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {

@@ -123,7 +123,7 @@ function fakeMailStore(known: Record<string, KnownAddress>) {
 }
 
 describe('unit: sync batch rules', () => {
-  const lease = { account, fullSync: null, checkpoint: async () => {} } as unknown as AccountLease;
+  const lease = { account, fullSync: null, checkpoint: async () => {}, wakeEventFollowers: async () => {} } as unknown as AccountLease;
 
   it('mail with only deleted (suppressed) contacts or out of reach gets no row; known named contacts are not rewritten', async () => {
     const { store, writes } = fakeMailStore({

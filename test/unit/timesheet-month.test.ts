@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { expect } from 'chai';
 import type { AuditService } from '../../src/audit/audit-service.js';
 import { createLogger } from '../../src/logging/logger.js';
-import type { TimesheetStorage } from '../../src/timesheets/storage.js';
+import type { FileStore } from '../../src/storage/file-storage.js';
 import { TimesheetMonth } from '../../src/timesheets/timesheet-month.js';
 import type { MonthFileRow } from '../../src/timesheets/timesheet-repository.js';
 
@@ -18,10 +18,10 @@ const rows: MonthFileRow[] = ['a', 'b'].map((name) => ({
 }));
 
 /** Storage whose files are produced in 16 KiB chunks; `fail` makes one file's read break half-way. */
-function storage(opened: Readable[], fail?: string): TimesheetStorage {
+function storage(opened: Readable[], fail?: string): FileStore {
   return {
     size: () => Promise.resolve(SIZE),
-    openRead: (key: string) => {
+    get: (key: string) => {
       let sent = 0;
       const stream = new Readable({
         read() {
@@ -37,10 +37,10 @@ function storage(opened: Readable[], fail?: string): TimesheetStorage {
       opened.push(stream);
       return Promise.resolve({ stream, size: SIZE });
     },
-  } as unknown as TimesheetStorage;
+  } as unknown as FileStore;
 }
 
-function month(files: TimesheetStorage): TimesheetMonth {
+function month(files: FileStore): TimesheetMonth {
   return new TimesheetMonth({
     timesheets: { monthFiles: () => Promise.resolve(rows), monthReport: () => Promise.resolve([]) },
     storage: files,

@@ -1,7 +1,7 @@
 import type { AuditService } from '../../audit/audit-service.js';
 import { BackupRepository } from '../../backup/backup-repository.js';
 import { BackupService } from '../../backup/backup-service.js';
-import { LocalFileRestorer } from '../../backup/file-restorer.js';
+import { StorageRestorer } from '../../backup/file-restorer.js';
 import { RestoreService } from '../../backup/restore-service.js';
 import { backupKeys } from '../../backup/signing.js';
 import { EventHub } from '../../events/event-hub.js';
@@ -22,6 +22,10 @@ import { WebhookDeliveryJob } from '../../webhooks/webhook-delivery-job.js';
 import { WebhookRepository } from '../../webhooks/webhook-repository.js';
 import { WebhookSender } from '../../webhooks/webhook-sender.js';
 import { WebhookService } from '../../webhooks/webhook-service.js';
+import { OrphanSweep } from '../../storage/orphan-sweep.js';
+import { createFileStorage } from '../../storage/storage-factory.js';
+import { StorageService } from '../../storage/storage-service.js';
+import { StoredFileRepository } from '../../storage/stored-file-repository.js';
 import type { Plumbing } from './plumbing.js';
 
 // Running the service: metrics, backup and restore, retention and privacy, live updates.
@@ -53,14 +57,24 @@ export function backup(p: Plumbing, s: Audited): BackupService {
 export function restore(p: Plumbing, s: Audited): RestoreService {
   return new RestoreService({
     repository: backupRepository(p),
-    files: new LocalFileRestorer(p.config.timesheetDir),
+    files: new StorageRestorer(p.storage, p.config.dataDir),
     audit: s.audit,
     keys: encryptionKeys(p),
     logger: p.logger,
   });
 }
 
-export function retention(p: Plumbing, s: Audited): RetentionService {
+/** Stored files for the operator (src/storage): migrate-storage and the orphan sweep. */
+export function storage(p: Plumbing, s: Audited): StorageService {
+  return new StorageService({
+    storage: p.storage,
+    storageOfKind: (kind) => createFileStorage(p.config.storage, p.config.dataDir, kind),
+    sweep: new OrphanSweep({ storage: p.storage, files: new StoredFileRepository(p.sql), logger: p.logger, graceMs: p.config.storage.sweepGraceMs }),
+    audit: s.audit,
+  });
+}
+
+export function retention(p: Plumbing, s: Audited & { storage: StorageService }): RetentionService {
   return new RetentionService({
     transactions: p.transactions,
     maintenance: new MaintenanceRepository(p.sql),
@@ -71,6 +85,7 @@ export function retention(p: Plumbing, s: Audited): RetentionService {
     logger: p.logger,
     auditRetentionDays: p.config.auditRetentionDays,
     emails: new EmailRetention(new EmailRetentionRepository(p.sql), p.transactions, p.config.emailRetention),
+    storedFiles: s.storage,
   });
 }
 

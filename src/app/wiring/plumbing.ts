@@ -13,7 +13,7 @@ import { ThrottleRepository } from '../../auth/throttle-repository.js';
 import { EmailAccountAccess } from '../../email-accounts/account-access.js';
 import { EmailAccountRepository } from '../../email-accounts/email-account-repository.js';
 import { EmailAccountMemberRepository } from '../../email-accounts/member-repository.js';
-import type { LocalDirectoryStorage } from '../../timesheets/local-storage.js';
+import type { FileStorage } from '../../storage/file-storage.js';
 import type { EmailRepository } from '../../emails/email-repository.js';
 import type { MailStoreRepository } from '../../sync/mail-store-repository.js';
 import type { SyncRole } from '../../sync/lease-holder.js';
@@ -23,7 +23,7 @@ import type { OutboxRepository } from '../../events/outbox-repository.js';
 import { lazyModule } from './lazy-module.js';
 import type * as sharedListenerExports from '../../db/shared-listener.js';
 import type * as sessionCacheExports from '../../auth/session-cache.js';
-import type * as localStorageExports from '../../timesheets/local-storage.js';
+import type * as storageFactoryExports from '../../storage/storage-factory.js';
 import type * as emailRepositoryExports from '../../emails/email-repository.js';
 import type * as mailStoreRepositoryExports from '../../sync/mail-store-repository.js';
 import type * as addressHashExports from '../../privacy/address-hash.js';
@@ -33,7 +33,7 @@ import type * as outboxRepositoryExports from '../../events/outbox-repository.js
 // Modules only some areas use, loaded with the first part that needs them (ADR 0124).
 const shared = lazyModule<typeof sharedListenerExports>(import.meta.url, '../../db/shared-listener.js');
 const sessionCache = lazyModule<typeof sessionCacheExports>(import.meta.url, '../../auth/session-cache.js');
-const localStorage = lazyModule<typeof localStorageExports>(import.meta.url, '../../timesheets/local-storage.js');
+const storageFactory = lazyModule<typeof storageFactoryExports>(import.meta.url, '../../storage/storage-factory.js');
 const emailRepo = lazyModule<typeof emailRepositoryExports>(import.meta.url, '../../emails/email-repository.js');
 const mailStoreRepo = lazyModule<typeof mailStoreRepositoryExports>(import.meta.url, '../../sync/mail-store-repository.js');
 const addressHash = lazyModule<typeof addressHashExports>(import.meta.url, '../../privacy/address-hash.js');
@@ -82,8 +82,9 @@ export class Plumbing {
   get throttles(): ThrottleRepository {
     return this.once('throttles', () => new ThrottleRepository(this.sql));
   }
-  get storage(): LocalDirectoryStorage {
-    return this.once('storage', () => new (localStorage().LocalDirectoryStorage)(this.config.timesheetDir));
+  /** Where every stored file lives (CRM_STORAGE: the data directory or an S3 bucket, src/storage). */
+  get storage(): FileStorage {
+    return this.once('fileStorage', () => storageFactory().createFileStorage(this.config.storage, this.config.dataDir));
   }
   get secretBox(): SecretBox {
     return this.once('secretBox', () => new SecretBox(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));

@@ -9,6 +9,7 @@ import { CompanyService } from '../../companies/company-service.js';
 import { FollowUpDueJob } from '../../follow-ups/follow-up-due-job.js';
 import { FollowUpRepository } from '../../follow-ups/follow-up-repository.js';
 import { FollowUpService } from '../../follow-ups/follow-up-service.js';
+import { TIMESHEET_FILES } from '../../storage/stored-files.js';
 import { TimesheetMonth } from '../../timesheets/timesheet-month.js';
 import { TimesheetRepository } from '../../timesheets/timesheet-repository.js';
 import { TimesheetService } from '../../timesheets/timesheet-service.js';
@@ -33,7 +34,8 @@ export function timesheets(p: Plumbing, s: Audited): TimesheetService {
   return new TimesheetService({
     timesheets: new TimesheetRepository(p.sql),
     transactions: p.transactions,
-    storage: p.storage,
+    storage: p.storage.store(TIMESHEET_FILES.store),
+    freeSpace: () => p.storage.freeBytes(),
     audit: s.audit,
     logger: p.logger,
     uploadLimits,
@@ -42,7 +44,7 @@ export function timesheets(p: Plumbing, s: Audited): TimesheetService {
 }
 
 export function timesheetMonth(p: Plumbing, s: Audited): TimesheetMonth {
-  return new TimesheetMonth({ timesheets: new TimesheetRepository(p.sql), storage: p.storage, audit: s.audit, logger: p.logger });
+  return new TimesheetMonth({ timesheets: new TimesheetRepository(p.sql), storage: p.storage.store(TIMESHEET_FILES.store), audit: s.audit, logger: p.logger });
 }
 
 export function contacts(p: Plumbing, s: Audited): ContactService {
