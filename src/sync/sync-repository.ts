@@ -220,6 +220,15 @@ export class SyncRepository {
   }
 
   /**
+   * One NOTIFY on the events channel, in a transaction of its own (no write, so no commit record and
+   * no flush: the notification lock is held for an instant). Sent after a batch that deferred its
+   * triggers' notification committed; the followers read whatever the outbox gained.
+   */
+  async wakeEventFollowers(): Promise<void> {
+    await this.sql.execute(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
+  }
+
+  /**
    * Renews the lease and stores the given progress, in one statement that also proves the lease and
    * the account are unchanged. Answers false when they are not (nothing was written).
    * `relaxDurability`: the transaction's commit need not wait for the WAL to reach disk (a batch
@@ -229,15 +238,6 @@ export class SyncRepository {
    * (crm_events_wake, migration 0071): its commit then takes no notification lock, and the caller
    * must call wakeEventFollowers() once it committed.
    */
-  /**
-   * One NOTIFY on the events channel, in a transaction of its own (no write, so no commit record and
-   * no flush: the notification lock is held for an instant). Sent after a batch that deferred its
-   * triggers' notification committed; the followers read whatever the outbox gained.
-   */
-  async wakeEventFollowers(): Promise<void> {
-    await this.sql.execute(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
-  }
-
   async renewLease(lease: HeldLease, fields: CheckpointFields, tx?: Tx, { relaxDurability = false } = {}): Promise<boolean> {
     const sets = ['locked_until = now() + make_interval(secs => $leaseSeconds)', 'updated_at = now()'];
     if (fields.emailState !== undefined) sets.push('email_state = $emailState');
