@@ -48,6 +48,8 @@ export const AuditActions = {
   contactsExported: 'contacts.exported',
   /** A company's name or notes changed (src/companies): its id, domain and the fields changed, never their text. */
   companyUpdated: 'company.updated',
+  personUpdated: 'person.updated',
+  personMerged: 'person.merged',
   dbBackup: 'admin.db_backup',
   dbRestore: 'admin.db_restore',
   /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */

@@ -12,6 +12,7 @@ import { authArea } from './auth-doc.js';
 import { dataEnvelope, errorResponses, listEnvelope, messageEnvelope, requestIdHeader, securitySchemes } from './components.js';
 import { contactArea } from './contact-doc.js';
 import { companyArea } from './company-doc.js';
+import { personArea } from './person-doc.js';
 import { emailArea } from './email-doc.js';
 import { emailAccountArea } from './email-account-doc.js';
 import { privacyArea } from './privacy-doc.js';
@@ -49,6 +50,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     emailAccountArea,
     contactArea,
     companyArea,
+    personArea,
     followUpArea,
     conversationArea,
     emailArea,

@@ -1,0 +1,136 @@
+/**
+ * The SQL text of the people area, run by PersonRepository (and by the bench's EXPLAIN). Who sees
+ * what is person-visibility.ts; these only combine it.
+ *
+ * The order of a list is the caller's own: a person's newest email over the contacts they see
+ * (lastEmailAt, newest first, people without mail last), ties by the id of that best contact; i.e. a
+ * person stands where their first contact stands in the caller's contacts ordered along
+ * contacts_account_last_email_idx (last_email_at DESC NULLS LAST, id) and merged over their accounts.
+ */
+import { accessToCompany, companyShownTo } from '../companies/company-visibility.js';
+import type { Bind } from '../db/sql.js';
+import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
+import { COUNT_BOUND } from '../shared/pagination.js';
+import { isColleague } from './colleagues.js';
+import { searchWords, wordMatches } from './person-search.js';
+import { visibleContactsOf } from './person-visibility.js';
+
+export interface PersonFilter {
+  /** Words that must each occur in the name, an address or the company (as the caller sees them), in any order. */
+  search?: string;
+  /** Only the people filed under this company (a company the caller does not see: 404). */
+  companyId?: string;
+  /** Only the people with this tag, accents and letter case aside. */
+  tag?: string;
+  /** Colleagues (the installation's own addresses) too. */
+  includeColleagues: boolean;
+}
+
+/** The caller's sight of one person, over the contacts they see (`c`, visibleContactsOf). */
+const SIGHT_COLUMNS = `max(c.last_email_at) AS last_email_at,
+  (array_agg(c.id ORDER BY c.last_email_at DESC NULLS LAST, c.id))[1] AS first_contact_id,
+  (array_agg(c.name ORDER BY c.last_email_at DESC NULLS LAST, c.id) FILTER (WHERE c.name IS NOT NULL))[1] AS contact_name,
+  array_agg(c.email ORDER BY c.last_email_at DESC NULLS LAST, c.email) AS emails,
+  array_agg(DISTINCT c.email_account_id::text) AS account_ids,
+  count(*) AS n`;
+
+/** The sight lateral of `people p` (as `v`), with extra aggregate columns (a search's hits). */
+const sight = (extra: string[] = []) => `CROSS JOIN LATERAL (SELECT ${[SIGHT_COLUMNS, ...extra].join(', ')} FROM ${visibleContactsOf('p.id')}) v`;
+
+/**
+ * The company as the caller sees it (`sc`: id, shown name, search text): only through mail they read
+ * with the person (v.last_email_at) and with the company (companyShownTo).
+ */
+const SHOWN_COMPANY = `LEFT JOIN LATERAL (SELECT co.id, coalesce(co.name, co.domain) AS name, co.search_text FROM companies co
+    WHERE v.last_email_at IS NOT NULL AND co.id = p.company_id AND ${companyShownTo('co')}) sc ON true`;
+
+/** The shared fields only where the caller meets the person in mail (person-visibility.ts). */
+const shared = (column: string, empty = 'NULL') => `CASE WHEN v.last_email_at IS NOT NULL THEN p.${column} ELSE ${empty} END`;
+
+/** Every field of a person item, for the people `$ids` the caller sees (others give no row). */
+export function personDetailsQuery(): string {
+  return `SELECT p.id, ${shared('name')} AS shared_name, ${shared('phone')} AS phone, ${shared('title')} AS title,
+                 ${shared('tags', "'{}'::text[]")} AS tags, ${shared('notes')} AS notes,
+                 CASE WHEN sc.id IS NULL THEN NULL ELSE json_build_object('id', sc.id, 'name', sc.name) END AS company,
+                 v.contact_name, v.emails, v.account_ids, v.last_email_at, ${isColleague('p.id')} AS colleague
+            FROM people p ${sight()} ${SHOWN_COMPANY}
+           WHERE p.id = ANY($ids::uuid[]) AND v.n > 0`;
+}
+
+/**
+ * The list without a search, company or tag: per readable account the first `$window` contacts in
+ * the list's order, with their person (PersonRepository merges them and widens the window when a
+ * person with several addresses in one account leaves it short).
+ */
+export function personWindowsQuery(filter: PersonFilter): string {
+  const colleagues = filter.includeColleagues ? '' : `AND NOT ${isColleague('pe.person_id')}`;
+  return `SELECT s.person_id, s.last_email_at, s.contact_id, m.email_account_id
+            FROM email_account_members m
+            CROSS JOIN LATERAL (SELECT pe.person_id, c.last_email_at, c.id AS contact_id
+                                  FROM contacts c JOIN person_emails pe ON pe.email = c.email
+                                 WHERE c.email_account_id = m.email_account_id ${colleagues}
+                                 ORDER BY c.last_email_at DESC NULLS LAST, c.id LIMIT $window) s
+           WHERE m.user_id = $userId AND ${rightCondition('readEmails')}`;
+}
+
+/** How many contacts the unfiltered count reads at most: three per person (COUNT_BOUND people) before it gives up being exact. */
+export const COUNT_CONTACTS = 3 * COUNT_BOUND;
+
+/**
+ * The unfiltered list's count: the distinct people of the caller's first COUNT_CONTACTS contacts
+ * (an index-only range per account, then a probe of person_emails each). `scanned` tells whether it
+ * stopped there.
+ */
+export function personCountQuery(filter: PersonFilter): string {
+  const counted = filter.includeColleagues ? 'pe.person_id IS NOT NULL' : `pe.person_id IS NOT NULL AND NOT ${isColleague('pe.person_id')}`;
+  return `SELECT (count(DISTINCT pe.person_id) FILTER (WHERE ${counted}))::int AS total, count(*)::int AS scanned
+            FROM (SELECT c.email FROM contacts c WHERE c.email_account_id IN (${accountsWith('readEmails')}) LIMIT ${COUNT_CONTACTS}) c
+            LEFT JOIN person_emails pe ON pe.email = c.email`;
+}
+
+/**
+ * The list with a search, a company or a tag: the candidates come from an index (the company's
+ * people, the tag's, or the people whose contacts, name or company hold the longest word), then each
+ * is checked against what the caller sees of them: every word in one of their names, addresses or
+ * shown company, the company and the tag only where the shared fields are shown. Answers the page's
+ * ids in order (one past it) and the total, and the caller's sight of a company filter.
+ */
+export function personMatchQuery(filter: PersonFilter, bind: Bind): { sql: string } {
+  const words = filter.search ? searchWords(filter.search, bind) : [];
+  const conditions = ['v.n > 0'];
+  if (!filter.includeColleagues) conditions.push(`NOT ${isColleague('p.id')}`);
+  if (filter.companyId) {
+    bind.companyId = filter.companyId;
+    conditions.push('sc.id = $companyId');
+  }
+  if (filter.tag) {
+    bind.tag = filter.tag;
+    conditions.push("v.last_email_at IS NOT NULL AND p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]");
+  }
+  // A word is the caller's to find in their contacts' names and addresses, and, through mail, in the name staff gave and the shown company.
+  words.forEach((word, i) =>
+    conditions.push(
+      `(v.hit${i} OR (v.last_email_at IS NOT NULL AND ((p.name IS NOT NULL AND ${wordMatches('p.search_text', word)}) OR ${wordMatches('sc.search_text', word)})))`,
+    ),
+  );
+  const hits = words.map((word, i) => `bool_or(${wordMatches('c.search_text', word)}) AS hit${i}`);
+  const matched = `SELECT p.id, v.last_email_at, v.first_contact_id FROM (${candidates(filter, words)}) k JOIN people p ON p.id = k.id
+                     ${sight(hits)} ${SHOWN_COMPANY} WHERE ${conditions.join(' AND ')}`;
+  const companyAccess = filter.companyId ? `${accessToCompany()}` : 'true';
+  return {
+    sql: `WITH matched AS MATERIALIZED (${matched})
+          SELECT (SELECT count(*) FROM matched)::int AS total, ${companyAccess} AS company_access,
+                 ARRAY(SELECT m.id::text FROM matched m ORDER BY m.last_email_at DESC NULLS LAST, m.first_contact_id LIMIT $limit OFFSET $offset) AS ids`,
+  };
+}
+
+/** The candidate people (column `id`, possibly repeated) of a filtered list, from the narrowest index the filter has. */
+function candidates(filter: PersonFilter, words: string[]): string {
+  if (filter.companyId) return 'SELECT p.id FROM people p WHERE p.company_id = $companyId';
+  if (filter.tag) return "SELECT p.id FROM people p WHERE p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]";
+  const word = words[0];
+  return `SELECT pe.person_id AS id FROM contacts c JOIN person_emails pe ON pe.email = c.email
+           WHERE c.email_account_id IN (${accountsWith('readEmails')}) AND ${wordMatches('c.search_text', word)}
+          UNION SELECT p.id FROM people p WHERE p.name IS NOT NULL AND ${wordMatches('p.search_text', word)}
+          UNION SELECT p.id FROM companies co JOIN people p ON p.company_id = co.id WHERE ${wordMatches('co.search_text', word)}`;
+}
