@@ -22,3 +22,11 @@ export const isColleagueAddress = (addressSql: string): string =>
   `(EXISTS (SELECT 1 FROM email_accounts a WHERE lower(a.email) = ${addressSql})
     OR EXISTS (SELECT 1 FROM person_emails pe JOIN person_emails y ON y.person_id = pe.person_id JOIN email_accounts a ON lower(a.email) = y.email
                 WHERE pe.email = ${addressSql}))`;
+
+/**
+ * The email `emailIdSql` (an inbound one: its main correspondent is its sender, src/sync/email-mapper.ts)
+ * came from a colleague: a message between staff awaits no reply from the customer side (issue 46).
+ * Probes by key only: the email, its contact, then isColleagueAddress.
+ */
+export const isFromColleague = (emailIdSql: string): string =>
+  `EXISTS (SELECT 1 FROM emails x JOIN contacts k ON k.id = x.contact_id WHERE x.id = ${emailIdSql} AND ${isColleagueAddress('k.email')})`;

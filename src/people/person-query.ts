@@ -47,6 +47,16 @@ const SHOWN_COMPANY = `LEFT JOIN LATERAL (SELECT co.id, coalesce(co.name, co.dom
 /** The shared fields only where the caller meets the person in mail (person-visibility.ts). */
 const shared = (column: string, empty = 'NULL') => `CASE WHEN v.last_email_at IS NOT NULL THEN p.${column} ELSE ${empty} END`;
 
+/**
+ * The person `$personId` as a template fills them ({{contact.name}}, {{company.name}}): the name and
+ * company the caller sees (the shared ones only through mail), and the caller's own names (`u`).
+ */
+export function personPlaceholderQuery(): string {
+  return `SELECT coalesce(${shared('name')}, v.contact_name) AS contact_name, sc.name AS company_name, u.first_name, u.last_name
+            FROM people p JOIN users u ON u.id = $userId ${sight()} ${SHOWN_COMPANY}
+           WHERE p.id = $personId AND v.n > 0`;
+}
+
 /** Every field of a person item, for the people `$ids` the caller sees (others give no row). */
 export function personDetailsQuery(): string {
   return `SELECT p.id, ${shared('name')} AS shared_name, ${shared('phone')} AS phone, ${shared('title')} AS title,

@@ -2,6 +2,7 @@ import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { shownCompanyName } from '../companies/company-visibility.js';
+import { personPlaceholderQuery } from '../people/person-query.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 
 /** What the placeholders are filled from: one contact the caller may see, its company, and the caller. */
@@ -118,6 +119,11 @@ export class TemplateRepository {
         WHERE k.id = $contactId AND k.email_account_id IN (${accountsWith('view')})`,
       { userId, contactId },
     );
+  }
+
+  /** The same for a person the caller sees (GET /api/people/{id}: their name and company as shown there). */
+  personPlaceholderSource(userId: string, personId: string): Promise<PlaceholderSource | undefined> {
+    return this.sql.one<PlaceholderSource>(personPlaceholderQuery(), { userId, personId });
   }
 
   remove(id: string, tx: Tx): Promise<number> {
