@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Express } from 'express';
+import request from 'supertest';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog } from '../../src/models/index.js';
 import { testApp } from '../support/harness.js';
@@ -175,5 +176,32 @@ describe('people', function () {
     expect((await t.bob.del(`/api/email-accounts/${t.bobBox.id}/share/${t.alice.id}`)).status).to.equal(200);
     expect((await t.alice.get(`/api/people/${lubo}`)).body.data.person.emailAccountIds).to.deep.equal([t.aliceBox.id]);
     expect((await t.alice.get(`/api/emails?personId=${lubo}`)).body.data.items).to.have.length(1);
+  });
+
+  it('answers API tokens by the people scopes: people:read lists and reads, people:write changes, others are refused', async () => {
+    const token = async (scopes: string[]) => {
+      const res = await t.carol.post('/api/tokens', { name: `people ${scopes.join(' ')}`, scopes });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return `Bearer ${res.body.data.token as string}`;
+    };
+    const [reader, writer, contacts] = [await token(['people:read']), await token(['people:write']), await token(['contacts:write'])];
+    const call = (method: 'get' | 'patch' | 'post', path: string, auth: string, body?: object) => request(app)[method](path).set('Authorization', auth).send(body);
+    expect((await call('get', '/api/people', reader)).status).to.equal(200);
+    expect((await call('get', `/api/people/${lubo}`, reader)).status).to.equal(200);
+    for (const [method, path, body] of [
+      ['patch', `/api/people/${lubo}`, { title: 'x' }],
+      ['post', `/api/people/${lubo}/merge`, { sourceIds: [crypto.randomUUID()] }],
+    ] as const) {
+      const refused = await call(method, path, reader, body);
+      expect(refused.status, path).to.equal(403);
+      expect(refused.body.error).to.include({ code: 'insufficient_scope' });
+      expect(refused.body.error.details).to.deep.equal({ requiredScope: 'people:write' });
+    }
+    const other = await call('get', '/api/people', contacts);
+    expect(other.status).to.equal(403);
+    expect(other.body.error.details).to.deep.equal({ requiredScope: 'people:read' });
+    const written = await call('patch', `/api/people/${lubo}`, writer, { title: 'Konateľ s.r.o.' });
+    expect(written.status).to.equal(200);
+    expect(written.body.data.person.title).to.equal('Konateľ s.r.o.');
   });
 });
