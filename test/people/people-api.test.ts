@@ -4,7 +4,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog } from '../../src/models/index.js';
-import { testApp } from '../support/harness.js';
+import { QueryTypes } from 'sequelize';
+import { testApp, testContext } from '../support/harness.js';
 import { peopleOf, personOf, receive, team, type Member, type PersonView, type Team } from './support.js';
 
 const day = (n: number) => new Date(Date.UTC(2026, 9, n, 9, 0, 0));
@@ -203,5 +204,37 @@ describe('people', function () {
     const written = await call('patch', `/api/people/${lubo}`, writer, { title: 'Konateľ s.r.o.' });
     expect(written.status).to.equal(200);
     expect(written.body.data.person.title).to.equal('Konateľ s.r.o.');
+  });
+
+  it("leaves colleagues (the installation's own addresses) out of the people and out of awaiting-reply", async () => {
+    const colleagueContact = await receive(t.aliceBox, t.bobBox.email, { name: 'Bob Kolega', date: day(7) });
+    const colleague = (await personOf(t.bobBox.email))!;
+    expect((await peopleOf(t.alice)).map((p) => p.id)).to.include(lubo).and.not.include(colleague);
+    const all = await peopleOf(t.alice, '&includeColleagues=true');
+    expect(item(all, colleague)).to.include({ colleague: true, name: 'Bob Kolega' });
+    expect(item(all, lubo)).to.include({ colleague: false });
+    expect((await peopleOf(t.alice, '&search=kolega')).map((p) => p.id)).to.deep.equal([]);
+    // The customer's mail awaits a reply, the colleague's does not: in both lists and in the conversation.
+    for (const path of ['/api/emails/awaiting-reply?limit=100', '/api/emails?awaitingReply=true&limit=100']) {
+      const waiting = (await t.alice.get(path)).body.data.items.map((e: { contactId: string }) => e.contactId);
+      expect(waiting, path).to.not.include(colleagueContact);
+      expect(waiting.length, path).to.be.above(0);
+    }
+    const waitingOf = async (contactId: string) => {
+      const ctx = await testContext();
+      const [thread] = await ctx.db.sequelize.query<{ id: string }>(
+        'SELECT t.id FROM email_threads t JOIN emails e ON e.email_account_id = t.email_account_id AND e.thread_id = t.thread_id WHERE e.contact_id = $1 LIMIT 1',
+        { bind: [contactId], type: QueryTypes.SELECT },
+      );
+      const res = await t.alice.get(`/api/conversations/${thread.id}`);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return res.body.data.conversation.waitingSince as string | null;
+    };
+    expect(await waitingOf(colleagueContact)).to.equal(null);
+    const [luboContact] = (await (await testContext()).db.sequelize.query<{ id: string }>('SELECT id FROM contacts WHERE email_account_id = $1 AND email = $2', {
+      bind: [t.aliceBox.id, LUBO],
+      type: QueryTypes.SELECT,
+    })) as Array<{ id: string }>;
+    expect(await waitingOf(luboContact.id)).to.be.a('string');
   });
 });
