@@ -19,7 +19,9 @@ import { personEmailsQuery } from './person-emails-query.js';
 export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares) {
   if (filter.ids || filter.threadId) return directListQuery(userId, filter, page, wordShares);
   if (filter.personId) return personEmailsQuery(userId, filter, page, wordShares);
-  return filter.awaitingReply && !filter.contactId && !filter.personId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares);
+  return filter.awaitingReply && !filter.contactId && !filter.personId && !filter.search
+    ? awaitingListQuery(userId, filter, page)
+    : emailListQuery(userId, filter, page, wordShares);
 }
 
 /**

@@ -9,11 +9,7 @@ import type { PersonFields } from './person-records.js';
 
 export type MergedFields = Omit<PersonFields, 'id'>;
 
-const tagKey = (tag: string) =>
-  tag
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLocaleLowerCase('sk');
+const tagKey = (tag: string) => tag.normalize('NFD').replace(/\p{M}/gu, '').toLocaleLowerCase('sk');
 
 export function mergeFields(target: PersonFields, sources: readonly PersonFields[]): MergedFields {
   const all = [target, ...sources];

@@ -1,9 +1,10 @@
 import { companyShownTo } from '../companies/company-visibility.js';
 import type { Bind, Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
-import { COUNT_BOUND, offsetOf, type PageRequest } from '../shared/pagination.js';
+import { offsetOf, type PageRequest } from '../shared/pagination.js';
 import { pickPage, type WindowRow } from './person-page.js';
-import { personCountQuery, personDetailsQuery, personMatchQuery, personWindowsQuery, type PersonFilter } from './person-query.js';
+import { countVerdict, PEOPLE_COUNT_BOUND, personCountQuery, personDetailsQuery, personMatchQuery, personWindowsQuery, type PersonFilter } from './person-query.js';
+import { RAREST_FIRST, searchTerms } from './person-search.js';
 import { toPersonRecord, type PersonFields, type PersonRecord, type PersonRow } from './person-records.js';
 import { editAccessToPerson } from './person-visibility.js';
 import type { MergedFields } from './person-merge.js';
@@ -58,9 +59,12 @@ export class PersonRepository {
       picked = pickPage(await this.windows(userId, filter, window), window, offset, page.limit);
     }
     const items = await this.details(userId, picked.ids);
-    const count = await this.sql.one<{ total: number; scanned: number }>(personCountQuery(filter), { userId });
-    const exact = count!.scanned < 3 * COUNT_BOUND && count!.total <= COUNT_BOUND;
-    return { items, total: exact ? count!.total : COUNT_BOUND, totalExact: exact, hasNext: picked.hasNext };
+    let verdict = countVerdict((await this.sql.one<{ total: number; scanned: number }>(personCountQuery(filter), { userId }))!);
+    if (verdict === 'count-all') {
+      const all = (await this.sql.one<{ total: number; scanned: number }>(personCountQuery(filter, false), { userId }))!;
+      verdict = { total: Math.min(all.total, PEOPLE_COUNT_BOUND), totalExact: all.total <= PEOPLE_COUNT_BOUND };
+    }
+    return { items, ...verdict, hasNext: picked.hasNext };
   }
 
   private windows(userId: string, filter: PersonFilter, window: number): Promise<WindowRow[]> {
@@ -69,7 +73,7 @@ export class PersonRepository {
 
   private async matchedPage(userId: string, filter: PersonFilter, page: PageRequest): Promise<PersonPage> {
     const bind: Bind = { userId, limit: page.limit + 1, offset: offsetOf(page) };
-    const { sql } = personMatchQuery(filter, bind);
+    const { sql } = personMatchQuery(filter, bind, filter.search ? await this.rarestFirst(searchTerms(filter.search)) : []);
     const found = await this.sql.one<{ total: number; company_access: boolean | null; ids: string[] }>(sql, bind);
     const ids = found!.ids.slice(0, page.limit);
     const items = await this.details(userId, ids);
@@ -80,6 +84,13 @@ export class PersonRepository {
       hasNext: found!.ids.length > page.limit,
       ...(filter.companyId ? { companyVisible: found!.company_access === true } : {}),
     };
+  }
+
+  /** A search's terms with the rarest first (RAREST_FIRST): it alone drives the lookup of candidates. */
+  private async rarestFirst(terms: string[]): Promise<string[]> {
+    if (terms.length < 2) return terms;
+    const order = await this.sql.select<{ i: number }>(RAREST_FIRST, { terms });
+    return order.map(({ i }) => terms[i]);
   }
 
   /** The people of `ids` as the caller sees them, in the order of `ids` (those they do not see are left out). */

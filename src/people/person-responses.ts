@@ -5,7 +5,10 @@ import { nullableTimestamp, uuid } from '../shared/response-fields.js';
 export const personSchema = z
   .object({
     id: uuid,
-    name: z.string().nullable().meta({ description: 'The name staff gave (shown through mail you may read), else the name of your newest contact of them; null when none has one' }),
+    name: z
+      .string()
+      .nullable()
+      .meta({ description: 'The name staff gave (shown through mail you may read), else the name of your newest contact of them; null when none has one' }),
     emails: z.array(z.string()).min(1).meta({ description: 'The addresses you see (those with a contact in a mailbox whose mail you may read), the newest mail first' }),
     company: z
       .object({ id: uuid, name: z.string().meta({ description: 'The name staff gave it, else the domain' }) })

@@ -25,7 +25,9 @@ export const listPeopleQuery = paginationQuery.extend({
     .optional()
     .meta({ description: 'Words that must each occur in the name, an address or the company as you see them, in any order; accents and letter case aside ("sebo" finds "Šebo")' }),
   companyId: z.uuid('Neplatný identifikátor firmy').optional().meta({ description: 'Only the people of this company; a company you do not see: 404' }),
-  tag: tagText.optional().meta({ description: 'Only the people with this tag, accents and letter case aside (tags are shown through mail only: a person met only by a typed address never matches)' }),
+  tag: tagText
+    .optional()
+    .meta({ description: 'Only the people with this tag, accents and letter case aside (tags are shown through mail only: a person met only by a typed address never matches)' }),
   includeColleagues: z
     .enum(['true', 'false'], { error: 'includeColleagues musí byť true alebo false' })
     .default('false')

@@ -13,24 +13,36 @@ import type { Bind } from '../db/sql.js';
 const MAX_SEARCH_WORDS = 8;
 
 /**
- * The search's words as bind parameters (`$word0`, ...), accents and letter case aside as the stored
- * texts are folded; answers the parameter names, the longest word first (it drives the index lookup:
- * trigrams of a longer word find fewer rows).
+ * The search's words, each escaped for LIKE (accents and letter case are left to crm_fold, as the
+ * stored texts are folded), each once, at most MAX_SEARCH_WORDS, the longest first.
  */
-export function searchWords(search: string, bind: Bind): string[] {
-  const words = search
-    .split(/\s+/)
-    .filter((w) => w !== '')
-    .slice(0, MAX_SEARCH_WORDS)
-    .sort((a, b) => b.length - a.length);
-  return words.map((word, i) => {
-    bind[`word${i}`] = escapeLikeBeforeFold(word);
+export function searchTerms(search: string): string[] {
+  const words = [...new Set(search.split(/\s+/).filter((w) => w !== ''))].slice(0, MAX_SEARCH_WORDS).sort((a, b) => b.length - a.length);
+  return words.map(escapeLikeBeforeFold);
+}
+
+/** The terms as bind parameters `$word0`, `$word1`, ... in their order; answers the parameter names. */
+export function bindWords(terms: readonly string[], bind: Bind): string[] {
+  return terms.map((term, i) => {
+    bind[`word${i}`] = term;
     return `word${i}`;
   });
 }
 
 /**
+ * The index of each term in ascending order of how many contacts hold it (counted up to 200 through
+ * contacts_search_trgm_idx, over every mailbox: an estimate, not anyone's answer): the rarest one drives
+ * the lookup of a search's candidates (person-query.ts).
+ */
+export const RAREST_FIRST = `SELECT (w.i - 1)::int AS i FROM unnest($terms::text[]) WITH ORDINALITY AS w(term, i)
+  ORDER BY (SELECT count(*) FROM (SELECT 1 FROM contacts c WHERE ${wordMatchesExpression('c.search_text', 'w.term')} LIMIT 200) x), w.i`;
+
+/**
  * The stored text `column` holds the word of parameter `param`: a LIKE over the folded text, which
  * the trigram index of each of those columns serves for a word of three letters or more.
  */
-export const wordMatches = (column: string, param: string): string => `${column} LIKE '%' || crm_fold($${param}) || '%'`;
+export const wordMatches = (column: string, param: string): string => wordMatchesExpression(column, `$${param}`);
+
+function wordMatchesExpression(column: string, term: string): string {
+  return `${column} LIKE '%' || crm_fold(${term}) || '%'`;
+}

@@ -141,7 +141,10 @@ describe('templates: private and shared, placeholders filled as text', function 
     const made = await create(owner, { name: 'Osobe', subject: `${marker} {{contact.name}}`, text: 'Dobrý deň, {{contact.firstName}}. {{company.name}}' });
     const id = made.body.data.template.id as string;
     await contact('Božena Osobná');
-    const [row] = await ctx.db.sequelize.query<{ id: string }>('SELECT person_id AS id FROM person_emails WHERE email = $1', { bind: [bob.user.toLowerCase()], type: QueryTypes.SELECT });
+    const [row] = await ctx.db.sequelize.query<{ id: string }>('SELECT person_id AS id FROM person_emails WHERE email = $1', {
+      bind: [bob.user.toLowerCase()],
+      type: QueryTypes.SELECT,
+    });
     const rendered = await owner.as(request(app).post(`/api/templates/${id}/render`)).send({ personId: row.id });
     expect(rendered.status, JSON.stringify(rendered.body)).to.equal(200);
     expect(rendered.body.data).to.include({ subject: `${marker} Božena Osobná`, text: 'Dobrý deň, Božena. ' });

@@ -194,7 +194,11 @@ async function freshOwnerPerson(m: Matrix): Promise<string> {
   return row.id;
 }
 function ownerPerson(m: Matrix): Promise<string> {
-  if (!people.has(m)) people.set(m, freshOwnerPerson(m).then((id) => (personIds.set(m, id), id)));
+  if (!people.has(m))
+    people.set(
+      m,
+      freshOwnerPerson(m).then((id) => (personIds.set(m, id), id)),
+    );
   return people.get(m)!;
 }
 const personListShows = (seers: Who[]) => (body: Record<string, unknown>, m: Matrix, who: Who) => {

@@ -57,7 +57,9 @@ describe('hardening: control and bidi characters in names', function () {
   });
 
   it("refuses them in a person's name, title and tags, and keeps what was there", async () => {
-    const [row] = await (await testContext()).db.sequelize.query<{ id: string }>('SELECT person_id AS id FROM person_emails WHERE email = $1', {
+    const [row] = await (
+      await testContext()
+    ).db.sequelize.query<{ id: string }>('SELECT person_id AS id FROM person_emails WHERE email = $1', {
       bind: [`jan@${domain}`],
       type: QueryTypes.SELECT,
     });

@@ -209,7 +209,9 @@ describe('people', function () {
   it("leaves colleagues (the installation's own addresses) out of the people and out of awaiting-reply", async () => {
     const colleagueContact = await receive(t.aliceBox, t.bobBox.email, { name: 'Bob Kolega', date: day(7) });
     const colleague = (await personOf(t.bobBox.email))!;
-    expect((await peopleOf(t.alice)).map((p) => p.id)).to.include(lubo).and.not.include(colleague);
+    expect((await peopleOf(t.alice)).map((p) => p.id))
+      .to.include(lubo)
+      .and.not.include(colleague);
     const all = await peopleOf(t.alice, '&includeColleagues=true');
     expect(item(all, colleague)).to.include({ colleague: true, name: 'Bob Kolega' });
     expect(item(all, lubo)).to.include({ colleague: false });
@@ -231,7 +233,9 @@ describe('people', function () {
       return res.body.data.conversation.waitingSince as string | null;
     };
     expect(await waitingOf(colleagueContact)).to.equal(null);
-    const [luboContact] = (await (await testContext()).db.sequelize.query<{ id: string }>('SELECT id FROM contacts WHERE email_account_id = $1 AND email = $2', {
+    const [luboContact] = (await (
+      await testContext()
+    ).db.sequelize.query<{ id: string }>('SELECT id FROM contacts WHERE email_account_id = $1 AND email = $2', {
       bind: [t.aliceBox.id, LUBO],
       type: QueryTypes.SELECT,
     })) as Array<{ id: string }>;

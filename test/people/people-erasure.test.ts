@@ -34,7 +34,9 @@ describe('people: privacy export and erasure', function () {
     await receive(t.aliceBox, WORK);
     ana = (await personOf(WORK))!;
     expect((await t.carol.post(`/api/people/${ana}/merge`, { sourceIds: [await personOf(HOME)] })).status).to.equal(200);
-    expect((await t.carol.patch(`/api/people/${ana}`, { name: 'Ana Nováková', phone: '+421 903 000 111', tags: ['pacientka'], notes: 'Zdravotné problémy, volať po 17:00' })).status).to.equal(200);
+    expect(
+      (await t.carol.patch(`/api/people/${ana}`, { name: 'Ana Nováková', phone: '+421 903 000 111', tags: ['pacientka'], notes: 'Zdravotné problémy, volať po 17:00' })).status,
+    ).to.equal(200);
     expect((await t.carol.patch(`/api/people/${await personOf(ALONE)}`, { notes: 'Jozef: dlh' })).status).to.equal(200);
   });
 

@@ -46,7 +46,9 @@ describe('people: merge', function () {
     expect(person).to.include({ phone: '+421 2 1234 5678', title: 'Konateľ', notes: 'Firemné\n\nSúkromné', lastEmailAt: day(6).toISOString() });
     expect(person.tags).to.deep.equal(['zákazník', 'VIP']);
     expect((await t.carol.get(`/api/people/${homeId}`)).status).to.equal(404);
-    expect((await peopleOf(t.carol)).map((p) => p.id)).to.include(work.id).and.not.include(homeId);
+    expect((await peopleOf(t.carol)).map((p) => p.id))
+      .to.include(work.id)
+      .and.not.include(homeId);
     expect((await t.carol.patch(`/api/people/${homeId}`, { notes: 'x' })).status).to.equal(404);
     // Bob now sees the merged person through his one address, and only that address.
     const bobs = (await t.bob.get(`/api/people/${work.id}`)).body.data.person as PersonView;

@@ -30,7 +30,13 @@ describe('people: a typed address unlocks nothing', function () {
     malloryBox = await createEmailAccount(mallory.fixture.user);
     await receive(bobBox, LUBO, { name: 'Ľubomír Šebo' });
     lubo = (await personOf(LUBO))!;
-    const kept = await bob.patch(`/api/people/${lubo}`, { name: 'Ľubomír Šebo (VIP)', phone: '+421 905 111 222', title: 'Riaditeľ', tags: ['dlžník'], notes: 'Zdravotné problémy, volať po 17:00' });
+    const kept = await bob.patch(`/api/people/${lubo}`, {
+      name: 'Ľubomír Šebo (VIP)',
+      phone: '+421 905 111 222',
+      title: 'Riaditeľ',
+      tags: ['dlžník'],
+      notes: 'Zdravotné problémy, volať po 17:00',
+    });
     expect(kept.status, JSON.stringify(kept.body)).to.equal(200);
   });
 
@@ -54,11 +60,17 @@ describe('people: a typed address unlocks nothing', function () {
     });
     // Random ids (version 4): an id tells nothing of when the person first wrote to anyone here.
     expect(lubo).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
-    expect(JSON.stringify(await peopleOf(mallory))).to.not.contain('VIP').and.not.contain('Zdravotné');
+    expect(JSON.stringify(await peopleOf(mallory)))
+      .to.not.contain('VIP')
+      .and.not.contain('Zdravotné');
   });
 
   it('finds the person neither by the words nor the tags colleagues wrote', async () => {
-    for (const search of ['VIP', 'Ľubomír', 'riaditel']) expect((await peopleOf(mallory, `&search=${encodeURIComponent(search)}`)).map((p) => p.id), search).to.not.include(lubo);
+    for (const search of ['VIP', 'Ľubomír', 'riaditel'])
+      expect(
+        (await peopleOf(mallory, `&search=${encodeURIComponent(search)}`)).map((p) => p.id),
+        search,
+      ).to.not.include(lubo);
     expect((await peopleOf(mallory, `&search=${encodeURIComponent('neznamy')}`)).map((p) => p.id)).to.deep.equal([lubo]);
     expect(await peopleOf(mallory, `&tag=${encodeURIComponent('dlžník')}`)).to.deep.equal([]);
   });

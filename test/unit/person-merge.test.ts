@@ -7,7 +7,10 @@ const person = (fields: Partial<PersonFields>): PersonFields => ({ id: 'x', name
 /** What a merge keeps of the shared fields (src/people/person-merge.ts): nothing anyone wrote is lost. */
 describe('unit: merging the fields of people', () => {
   it("keeps the target's values and fills the rest from the sources in order", () => {
-    const merged = mergeFields(person({ name: 'Ľubomír Šebo', phone: null }), [person({ name: 'Lubo', phone: '+421 1', title: 'Konateľ' }), person({ phone: '+421 2', companyId: 'c' })]);
+    const merged = mergeFields(person({ name: 'Ľubomír Šebo', phone: null }), [
+      person({ name: 'Lubo', phone: '+421 1', title: 'Konateľ' }),
+      person({ phone: '+421 2', companyId: 'c' }),
+    ]);
     expect(merged).to.include({ name: 'Ľubomír Šebo', phone: '+421 1', title: 'Konateľ', companyId: 'c' });
   });
 

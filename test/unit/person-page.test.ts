@@ -3,7 +3,12 @@ import { compareContacts, pickPage, type WindowRow } from '../../src/people/pers
 
 const at = (day: number | null) => (day === null ? null : new Date(Date.UTC(2026, 0, day)));
 /** A contact of `person` in `account`, its newest mail on `day` (null: none), with an id that orders as given. */
-const row = (account: string, person: string, day: number | null, id: string): WindowRow => ({ email_account_id: account, person_id: person, last_email_at: at(day), contact_id: id });
+const row = (account: string, person: string, day: number | null, id: string): WindowRow => ({
+  email_account_id: account,
+  person_id: person,
+  last_email_at: at(day),
+  contact_id: id,
+});
 
 /** The unfiltered people page from per-account windows of the caller's contacts (src/people/person-page.ts). */
 describe('unit: the people page from per-account windows', () => {
