@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     await timed(WARMUP, render);
     const patches = await timed(ITERATIONS, patch);
     const renders = await timed(ITERATIONS, render);
-    const values = await ctx.services.templates.values(m.user.id, m.medianContactId);
+    const values = await ctx.services.templates.values(m.user.id, { contactId: m.medianContactId });
     const stored = await ctx.services.templates.get(m.user.id, templateId);
     const pure: number[] = [];
     for (let i = 0; i < ITERATIONS * 10; i++) {

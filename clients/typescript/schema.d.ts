@@ -908,7 +908,7 @@ export interface paths {
         patch: operations["updateCompany"];
         trace?: never;
     };
-    "/api/search": {
+    "/api/people": {
         parameters: {
             query?: never;
             header?: never;
@@ -916,12 +916,56 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search people, companies and conversations at once
-         * @description Signed-in users (accessToken cookie or Bearer). API token: any scope. q: 1-200 characters (empty: 400). limit: at most this many of each kind (1-20, default 5). people: the contacts whose name or address holds every word (as GET /api/contacts?search=), newest mail first; companies: as GET /api/companies?search=, newest mail first; conversations: as GET /api/conversations?search=&status=all (subject, participants, text, attachment names), latest activity first. With an API token: any token may call it, and only the kinds its read scopes cover are searched (people: contacts:read, companies: companies:read, conversations: conversations:read), the others answer empty; a token with none of them: 403 insufficient_scope. Counts as a search: at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
+         * List the people the caller sees (filters: search, companyId, tag, includeColleagues)
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. Newest correspondence first (lastEmailAt over the contacts the caller sees; people without mail last). Colleagues (an address of the installation's email accounts) only with includeColleagues=true. Without a filter the total counts up to 10,000 (totalExact false beyond); with one it is exact. A companyId the caller does not see: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
          */
-        get: operations["search"];
+        get: operations["listPeople"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. A person none of whose addresses is a contact of a mailbox the caller may read: 404 (their mail: GET /api/emails?personId=).
+         */
+        get: operations["getPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a person's name, phone, title, tags, notes or company
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:write. Shared by everyone who sees the person. Needs owner, or editor with canRead, of a mailbox holding mail with the person: a viewer, or someone who only typed or imported their address, gets 403 email_account_forbidden; someone who does not see them 404. An empty or null field clears it (an empty name shows the contact name again); tags replace the list. companyId must be a company the caller sees (else 404). Audited (person.updated: the fields changed, never their text).
+         */
+        patch: operations["updatePerson"];
+        trace?: never;
+    };
+    "/api/people/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge people into this one
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:write. Every address of the sources becomes this person's; fields this one lacks are taken from the sources in order, tags are joined, notes kept one below the other. The sources answer 404 afterwards. The caller needs the right of PATCH on this person and on every source (403 email_account_forbidden); an id they do not see, or one merged away meanwhile: 404 and nothing changes. Audited (person.merged: ids and the number of addresses moved).
+         */
+        post: operations["mergePeople"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2105,54 +2149,31 @@ export interface components {
              */
             updatedAt: string;
         };
-        SearchResults: {
-            /** @description The contacts whose name or address holds every word (in any form), as GET /api/contacts?search= finds them, newest mail first */
-            people: components["schemas"]["Contact"][];
-            /** @description As GET /api/companies?search= finds them, newest mail first */
-            companies: components["schemas"]["Company"][];
-            /** @description As GET /api/conversations?search=&status=all finds them (subject, participants, text, attachment names), latest activity first */
-            conversations: components["schemas"]["Conversation"][];
-        };
-        Conversation: {
+        Person: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            emailAccountId: string;
-            threadId: string;
-            /** @description The subject of its first email */
-            subject: string | null;
-            /** @description Everyone in its From, To and Cc but the mailbox's own address, in order of appearance (at most 20) */
-            participants: {
-                email: string;
-                name: string | null;
-            }[];
-            messageCount: number;
-            /** @description Inbound emails unread by you (each member has their own read state) */
-            unreadCount: number;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T08:30:00.000Z
-             */
-            lastMessageAt: string;
-            /**
-             * @description Whether the newest email was received or sent by the mailbox
-             * @enum {string}
-             */
-            lastDirection: "inbound" | "outbound";
-            /** @description When the unanswered inbound email arrived, while it awaits a reply (open and last inbound); else null */
-            waitingSince: string | null;
-            assignee: components["schemas"]["UserRef"] | null;
-            /** @enum {string} */
-            status: "open" | "done";
-            statusChangedAt: string | null;
-        };
-        /** @description A staff member, as the directory shows them */
-        UserRef: {
-            /** Format: uuid */
-            id: string;
-            username: string;
-            firstName: string | null;
-            lastName: string | null;
+            /** @description The name staff gave (shown through mail you may read), else the name of your newest contact of them; null when none has one */
+            name: string | null;
+            /** @description The addresses you see (those with a contact in a mailbox whose mail you may read), the newest mail first */
+            emails: string[];
+            /** @description Their company (GET /api/companies/{id}); null when none, or not shown to you */
+            company: {
+                /** Format: uuid */
+                id: string;
+                /** @description The name staff gave it, else the domain */
+                name: string;
+            } | null;
+            phone: string | null;
+            /** @description Job title */
+            title: string | null;
+            tags: string[];
+            notes: string | null;
+            /** @description Their newest email over the contacts you see; null when you have no mail with them (the shared fields are then not shown: null and []) */
+            lastEmailAt: string | null;
+            /** @description The mailboxes you may read that hold a contact of them */
+            emailAccountIds: string[];
+            /** @description One of their addresses is one of the installation's email accounts (listed only with includeColleagues=true) */
+            colleague: boolean;
         };
         FollowUp: {
             /** Format: uuid */
@@ -2194,6 +2215,47 @@ export interface components {
              * @example 2026-03-01T08:30:00.000Z
              */
             updatedAt: string;
+        };
+        Conversation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            threadId: string;
+            /** @description The subject of its first email */
+            subject: string | null;
+            /** @description Everyone in its From, To and Cc but the mailbox's own address, in order of appearance (at most 20) */
+            participants: {
+                email: string;
+                name: string | null;
+            }[];
+            messageCount: number;
+            /** @description Inbound emails unread by you (each member has their own read state) */
+            unreadCount: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            lastMessageAt: string;
+            /**
+             * @description Whether the newest email was received or sent by the mailbox
+             * @enum {string}
+             */
+            lastDirection: "inbound" | "outbound";
+            /** @description When the unanswered inbound email arrived, while it awaits a reply (open and last inbound); else null */
+            waitingSince: string | null;
+            assignee: components["schemas"]["UserRef"] | null;
+            /** @enum {string} */
+            status: "open" | "done";
+            statusChangedAt: string | null;
+        };
+        /** @description A staff member, as the directory shows them */
+        UserRef: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            firstName: string | null;
+            lastName: string | null;
         };
         Email: {
             /** Format: uuid */
@@ -2488,6 +2550,8 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
+            /** @description Person records of the address: removed with it, or (holding other addresses after a merge) emptied of every field staff kept */
+            people: number;
             /** @description Audit records that named the address, now naming its hash */
             auditRecordsRedacted: number;
         };
@@ -5311,11 +5375,19 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    search: {
+    listPeople: {
         parameters: {
-            query: {
-                q: string;
+            query?: {
+                page?: number;
                 limit?: number;
+                /** @description Words that must each occur in the name, an address or the company as you see them, in any order; accents and letter case aside ("sebo" finds "Šebo") */
+                search?: string;
+                /** @description Only the people of this company; a company you do not see: 404 */
+                companyId?: string;
+                /** @description Only the people with this tag, accents and letter case aside (tags are shown through mail only: a person met only by a typed address never matches) */
+                tag?: string;
+                /** @description true: also the installation's own staff (the addresses of its email accounts); default false */
+                includeColleagues?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -5323,7 +5395,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description At most limit of each kind */
+            /** @description A page of people */
             200: {
                 headers: {
                     /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
@@ -5334,7 +5406,10 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["SearchResults"];
+                        data: {
+                            items: components["schemas"]["Person"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
                         /** @description Slovak, for people */
                         message: string;
                     };
@@ -5343,9 +5418,155 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person as the caller sees them */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            person: components["schemas"]["Person"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Empty or null: the name of your contact of the person shows again */
+                    name?: string | null;
+                    /** @description Digits, spaces and + ( ) - / . only, at least 3 digits, at most 50 characters; empty or null clears it */
+                    phone?: string | null;
+                    /** @description Job title */
+                    title?: string | null;
+                    /** @description The whole list (replaces it): at most 20 tags of at most 50 characters; a repeated tag (letter case aside) is kept once */
+                    tags?: string[];
+                    notes?: string | null;
+                    /** @description A company you see (else 404); null: none */
+                    companyId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The changed person */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            person: components["schemas"]["Person"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mergePeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The people merged into this one (1-50, distinct, not this one); each answers 404 afterwards */
+                    sourceIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The merged person */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            person: components["schemas"]["Person"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5762,6 +5983,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 contactId?: string;
+                /** @description The person's emails across your mailboxes (every address of theirs you see; GET /api/people/{id}); a person you do not see: 404 */
+                personId?: string;
                 emailAccountId?: string;
                 unread?: "true" | "false";
                 search?: string;
@@ -5841,7 +6064,12 @@ export interface operations {
                     contactId?: string;
                     /**
                      * Format: uuid
-                     * @description A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given
+                     * @description A person you see (GET /api/people/{id}), with emailAccountId: the default To is their address with the newest mail; templateId is rendered for them
+                     */
+                    personId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A template you may use, rendered for personId or contactId on the server: it supplies subject, text and html where they are not given
                      */
                     templateId?: string;
                 } | unknown | unknown;
@@ -5861,7 +6089,12 @@ export interface operations {
                     contactId?: string;
                     /**
                      * Format: uuid
-                     * @description A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given
+                     * @description A person you see (GET /api/people/{id}), with emailAccountId: the default To is their address with the newest mail; templateId is rendered for them
+                     */
+                    personId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A template you may use, rendered for personId or contactId on the server: it supplies subject, text and html where they are not given
                      */
                     templateId?: string;
                     /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
@@ -6648,8 +6881,13 @@ export interface operations {
                      * Format: uuid
                      * @description The contact whose values fill the placeholders (one you may see)
                      */
-                    contactId: string;
-                };
+                    contactId?: string;
+                    /**
+                     * Format: uuid
+                     * @description Or the person (one you see): {{contact.*}} take the name and {{company.name}} the company GET /api/people/{id} shows
+                     */
+                    personId?: string;
+                } | unknown | unknown;
             };
         };
         responses: {

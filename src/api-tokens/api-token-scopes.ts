@@ -5,7 +5,7 @@
  * both read this table.
  */
 
-/** Areas with a read and a write scope. people and tasks have no routes yet: their names are reserved. */
+/** Areas with a read and a write scope. tasks has no routes yet: its name is reserved. */
 export const TOKEN_AREAS = ['emails', 'contacts', 'people', 'companies', 'conversations', 'tasks', 'timesheets'] as const;
 export type TokenArea = (typeof TOKEN_AREAS)[number];
 
@@ -33,6 +33,7 @@ export const TOKEN_PATHS: ReadonlyArray<{ prefix: string; needs: TokenArea | 'ad
   // A follow-up is set on a contact (PUT /contacts/:id/follow-up); its list goes with it.
   { prefix: '/follow-ups', needs: 'contacts' },
   { prefix: '/companies', needs: 'companies' },
+  { prefix: '/people', needs: 'people' },
   // The team inbox: reading conversations and their comments, triage, comments and one's own read marks.
   { prefix: '/conversations', needs: 'conversations' },
   { prefix: '/timesheets', needs: 'timesheets' },

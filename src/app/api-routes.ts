@@ -9,6 +9,7 @@ import { createTimesheetRouter } from '../timesheets/timesheet-routes.js';
 import { createContactRouter } from '../contacts/contact-routes.js';
 import { createContactTransferRouter } from '../contacts/contact-transfer-routes.js';
 import { createCompanyRouter } from '../companies/company-routes.js';
+import { createPersonRouter } from '../people/person-routes.js';
 import { createEmailRouter } from '../emails/email-routes.js';
 import { createSendingRouter } from '../sending/sending-routes.js';
 import { createEmailAccountRouter } from '../email-accounts/email-account-routes.js';
@@ -43,6 +44,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/contacts', createContactTransferRouter(ctx.services, auth, expensive));
   api.use('/contacts', createContactRouter(ctx.services, auth, expensive));
   api.use('/companies', createCompanyRouter(ctx.services, auth, expensive));
+  api.use('/people', createPersonRouter(ctx.services, auth, expensive));
   api.use('/follow-ups', createFollowUpRouter(ctx.services, auth));
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));

@@ -23,6 +23,7 @@ import type { TimesheetService } from '../timesheets/timesheet-service.js';
 import type { TimesheetMonth } from '../timesheets/timesheet-month.js';
 import type { ContactService } from '../contacts/contact-service.js';
 import type { CompanyService } from '../companies/company-service.js';
+import type { PersonService } from '../people/person-service.js';
 import type { ContactImportService } from '../contacts/contact-import-service.js';
 import type { ContactExportService } from '../contacts/contact-export-service.js';
 import type { FollowUpService } from '../follow-ups/follow-up-service.js';
@@ -168,6 +169,10 @@ export class Services {
   }
   get companies(): CompanyService {
     return this.once('companies', () => records().companies(this.p, this));
+  }
+  /** One record per correspondent above the contacts (src/people, docs/adr/0135). */
+  get people(): PersonService {
+    return this.once('people', () => records().people(this.p, this));
   }
   get followUps(): FollowUpService {
     return this.once('followUps', () => records().followUps(this.p));

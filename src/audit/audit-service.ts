@@ -48,6 +48,8 @@ export const AuditActions = {
   contactsExported: 'contacts.exported',
   /** A company's name or notes changed (src/companies): its id, domain and the fields changed, never their text. */
   companyUpdated: 'company.updated',
+  personUpdated: 'person.updated',
+  personMerged: 'person.merged',
   dbBackup: 'admin.db_backup',
   dbRestore: 'admin.db_restore',
   /** Stored files copied between the local directory and the bucket (crm-admin timesheets migrate-storage): counts only. */

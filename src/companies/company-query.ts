@@ -46,22 +46,26 @@ function searchConditions(search: string, bind: Bind): string[] {
 
 /**
  * The companies with at least one contact in scope, each with its figures over those contacts only:
- * the scope's contacts that have a company are grouped by it (contacts_account_company_idx holds them, last_email_at included: one index-only range per account), the
- * own domains' companies are left out, then the search and the order apply. A user sees few
- * companies (those of their mailboxes' correspondents), so the count is exact.
+ * the scope's contacts that have a company are grouped by it (contacts_account_company_idx holds them,
+ * last_email_at included: one index-only range per account). For a user, a company counts only when
+ * they meet it through mail they may read (company-visibility.ts: a contact with mail in an account
+ * whose mail they read); the own domains' companies are left out, then the search and the order
+ * apply. A user sees few companies (those of their mailboxes' correspondents), so the count is exact.
  */
 function figures(scope: CompanyScope, bind: Bind, companyId?: string): string {
   const conditions = ['c.company_id IS NOT NULL'];
+  let met = '';
   if ('userId' in scope) {
     bind.userId = scope.userId;
     conditions.push(`c.email_account_id IN (${accountsWith('view')})`);
+    met = ` HAVING bool_or(c.last_email_at IS NOT NULL AND c.email_account_id IN (${accountsWith('readEmails')}))`;
   }
   if (companyId) {
     bind.companyId = companyId;
     conditions.push('c.company_id = $companyId');
   }
   return `SELECT c.company_id, count(*)::int AS contact_count, max(c.last_email_at) AS last_email_at
-            FROM contacts c WHERE ${conditions.join(' AND ')} GROUP BY c.company_id`;
+            FROM contacts c WHERE ${conditions.join(' AND ')} GROUP BY c.company_id${met}`;
 }
 
 export function companyListQuery(scope: CompanyScope, filter: CompanyFilter, page: PageRequest) {

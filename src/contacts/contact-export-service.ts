@@ -42,7 +42,7 @@ export class ContactExportService {
     let count = 0;
     const chunks = async function* (this: ContactExportService): AsyncGenerator<string> {
       if (request.format === 'csv') yield csvHeader(request.delimiter);
-      for await (const batch of this.batches(accountId)) {
+      for await (const batch of this.batches(userId, accountId)) {
         count += batch.length;
         yield request.format === 'csv' ? csvRows(batch, request.delimiter) : vCards(batch);
       }
@@ -52,10 +52,10 @@ export class ContactExportService {
     return count;
   }
 
-  private async *batches(accountId: string): AsyncGenerator<ExportContact[]> {
+  private async *batches(userId: string, accountId: string): AsyncGenerator<ExportContact[]> {
     let after: { key: string; id: string } | null = null;
     for (;;) {
-      const batch = await this.deps.transfers.exportBatch(accountId, after, EXPORT_BATCH);
+      const batch = await this.deps.transfers.exportBatch(userId, accountId, after, EXPORT_BATCH);
       if (batch.length > 0) yield batch;
       if (batch.length < EXPORT_BATCH) return;
       const last = batch[batch.length - 1];

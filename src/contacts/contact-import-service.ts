@@ -47,7 +47,7 @@ export class ContactImportService {
     const { rows, invalid } = validateRecords(file.records);
     const emails = rows.map((r) => r.email);
     if (request.dryRun) {
-      const plan = planImport(rows, await imports.existing(accountId, emails, false));
+      const plan = planImport(rows, await imports.existing(userId, accountId, emails, false));
       return result(true, file.format, plan, invalid);
     }
     try {
@@ -73,6 +73,7 @@ export class ContactImportService {
     const ownerId = await contacts.lockAccountOwner(accountId, tx);
     if (!ownerId) throw new NotFoundError(ACCOUNT_NOT_FOUND);
     const existing = await imports.existing(
+      userId,
       accountId,
       rows.map((r) => r.email),
       true,

@@ -1,5 +1,5 @@
 import { companyIdOfDomain, ensureCompanies } from '../companies/company-assignment.js';
-import { isOwnDomain } from '../companies/company-visibility.js';
+import { shownCompanyName } from '../companies/company-visibility.js';
 import { companyDomainOf } from '../companies/free-mail-domains.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
@@ -29,18 +29,22 @@ const EXPORT_ORDER = 'lower(coalesce(c.name, c.email))';
  * batches in name order, each after the last row of the one before (keyset), so no statement or
  * transaction stays open while a slow client reads.
  */
-/** The company of the contact `c` as its mailbox's members see it (and the export writes it): its name, else its domain. */
-const SHOWN_COMPANY = `(SELECT coalesce(co.name, co.domain) FROM companies co WHERE co.id = c.company_id AND NOT ${isOwnDomain('co.domain')})`;
+/**
+ * The company of the contact `c` as the caller (bind `$userId`) sees it, and so as their export writes
+ * it: its name, else its domain; none where the contacts list shows none (company-visibility.ts: an
+ * imported or typed address with no mail names no company, issue 52 finding 1).
+ */
+const SHOWN_COMPANY = shownCompanyName('c.company_id');
 
 export class ContactTransferRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** The mailbox's contacts of these addresses; locked FOR UPDATE inside a real run, so a concurrent edit waits. */
-  async existing(accountId: string, emails: readonly string[], lock: boolean, tx?: Tx): Promise<Map<string, ExistingContact>> {
+  /** The mailbox's contacts of these addresses (companies as `userId` sees them); locked FOR UPDATE inside a real run, so a concurrent edit waits. */
+  async existing(userId: string, accountId: string, emails: readonly string[], lock: boolean, tx?: Tx): Promise<Map<string, ExistingContact>> {
     const rows = await this.sql.select<ExistingContact>(
       `SELECT c.id, c.email, c.name, c.phone, c.title, c.notes, c.tags, ${SHOWN_COMPANY} AS company FROM contacts c
         WHERE c.email_account_id = $accountId AND c.email = ANY($emails::text[]) ORDER BY c.id${lock ? ' FOR UPDATE' : ''}`,
-      { accountId, emails },
+      { userId, accountId, emails },
       tx,
     );
     return new Map(rows.map((r) => [r.email, r]));
@@ -90,14 +94,14 @@ export class ContactTransferRepository {
   }
 
   /** The next `batch` contacts of the mailbox in name order after `after` (none: from the start), with the company name readers see. */
-  exportBatch(accountId: string, after: { key: string; id: string } | null, batch: number): Promise<ExportContact[]> {
+  exportBatch(userId: string, accountId: string, after: { key: string; id: string } | null, batch: number): Promise<ExportContact[]> {
     return this.sql.select<ExportContact>(
       `SELECT c.id, ${EXPORT_ORDER} AS sort_key, c.email, c.name, c.phone, c.title, c.tags, c.notes,
               ${SHOWN_COMPANY} AS company
          FROM contacts c
         WHERE c.email_account_id = $accountId${after ? ` AND (${EXPORT_ORDER}, c.id) > ($afterKey, $afterId::uuid)` : ''}
         ORDER BY ${EXPORT_ORDER}, c.id LIMIT $batch`,
-      { accountId, batch, ...(after ? { afterKey: after.key, afterId: after.id } : {}) },
+      { userId, accountId, batch, ...(after ? { afterKey: after.key, afterId: after.id } : {}) },
     );
   }
 }

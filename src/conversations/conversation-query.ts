@@ -10,6 +10,7 @@
 import type { Bind } from '../db/sql.js';
 import { rightCondition } from '../email-accounts/account-rights.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
+import { isFromColleague } from '../people/colleagues.js';
 import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
 import { searchConditions, type WordShares } from '../emails/search-terms.js';
 
@@ -35,7 +36,7 @@ const THREAD_EMAILS = 'e.email_account_id = t.email_account_id AND e.thread_id =
  * the thread's emails through emails_thread_idx (a thread is a few to a few hundred emails).
  */
 export const CONVERSATION_COLUMNS = `t.id, t.email_account_id, t.thread_id, t.message_count, t.last_message_at,
-  t.last_inbound_at, t.last_outbound_at, t.awaiting, t.status, t.status_changed_at, t.assignee_id,
+  t.last_inbound_at, t.last_outbound_at, (t.awaiting AND NOT ${isFromColleague('t.last_inbound_email_id')}) AS awaiting, t.status, t.status_changed_at, t.assignee_id,
   u.username AS assignee_username, u.first_name AS assignee_first_name, u.last_name AS assignee_last_name,
   (SELECT e.subject FROM emails e WHERE ${THREAD_EMAILS} ORDER BY e.date, e.id LIMIT 1) AS subject,
   (SELECT count(*)::int FROM emails e WHERE ${THREAD_EMAILS} AND ${UNREAD_FOR_CALLER}) AS unread_count,

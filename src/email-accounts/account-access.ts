@@ -92,6 +92,8 @@ export interface CountRow {
   /** Present only when the list was filtered by a contact / an account (null: not the caller's). */
   contact_access?: boolean | null;
   account_access?: boolean | null;
+  /** Present only when the list was filtered by a person (GET /api/emails?personId=): whether the caller sees them. */
+  person_access?: boolean | null;
 }
 
 /** The total of a countWithAccess() row, or the 404 / 403 for a filter id the caller may not list. */

@@ -19,6 +19,8 @@ export type AccountRight =
   | 'editContacts'
   /** The name and notes of a company one of the account's contacts belongs to (shared by everyone who sees it). */
   | 'editCompanies'
+  /** A person's shared fields and merges (src/people), through a mailbox that holds mail with them. */
+  | 'editPeople'
   /** Read / unread (written back to the mail server as $seen). */
   | 'markRead'
   /** "Sync now". */
@@ -39,6 +41,8 @@ const RULES: Record<AccountRight, { sql: string; denied: string }> = {
   editContacts: { sql: WRITERS, denied: 'Kontakty tohto emailového účtu môžete len prezerať' },
   // Company notes are written from the mail: an account that shows no email (can_read false) gives no say in them.
   editCompanies: { sql: `${WRITERS} AND m.can_read`, denied: 'Firmu môže upraviť len vlastník alebo editor emailového účtu, ktorý ju zobrazuje, s právom čítať emaily' },
+  // A person's shared record is written from the mail, as a company's is (docs/adr/0136-shared-fields-through-mail.md).
+  editPeople: { sql: `${WRITERS} AND m.can_read`, denied: 'Osobu môže upraviť len vlastník alebo editor emailového účtu s poštou tejto osoby, s právom čítať emaily' },
   markRead: { sql: `${WRITERS} AND m.can_read`, denied: 'Stav prečítania v tomto emailovom účte nemôžete meniť' },
   triage: { sql: `${WRITERS} AND m.can_read`, denied: 'Konverzácie tohto emailového účtu môže prideľovať a uzatvárať len vlastník alebo editor' },
   sync: { sql: WRITERS, denied: 'Synchronizáciu tohto emailového účtu môže spustiť len vlastník alebo editor' },

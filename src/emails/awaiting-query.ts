@@ -7,16 +7,21 @@
  */
 import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
+import { isFromColleague } from '../people/colleagues.js';
 import { rightCondition } from '../email-accounts/account-rights.js';
 import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
 import { emailListQuery, LIST_COLUMNS, pageOrder, type EmailFilter, type SearchStrategy } from './email-query.js';
 import type { WordShares } from './search-terms.js';
 import { directListQuery } from './direct-query.js';
+import { personEmailsQuery } from './person-emails-query.js';
 
 /** The list query for a filter: the awaiting-reply view below when it applies, else the email list's own. */
 export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares, strategy?: SearchStrategy) {
   if (filter.ids || filter.threadId) return directListQuery(userId, filter, page, wordShares);
-  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares, strategy);
+  if (filter.personId) return personEmailsQuery(userId, filter, page, wordShares);
+  return filter.awaitingReply && !filter.contactId && !filter.search
+    ? awaitingListQuery(userId, filter, page)
+    : emailListQuery(userId, filter, page, wordShares, strategy);
 }
 
 /**
@@ -33,7 +38,8 @@ export function awaitingListQuery(userId: string, filter: EmailFilter, page: Pag
     bind.accountId = filter.emailAccountId;
     members.push('m.email_account_id = $accountId');
   }
-  const conditions = ['t.email_account_id = m.email_account_id', 't.awaiting'];
+  // A colleague's message awaits nobody (src/people/colleagues.ts): left out before the window is cut.
+  const conditions = ['t.email_account_id = m.email_account_id', 't.awaiting', `NOT ${isFromColleague('t.last_inbound_email_id')}`];
   if (filter.from) {
     bind.from = filter.from;
     conditions.push('t.last_inbound_at >= $from');

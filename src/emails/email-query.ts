@@ -2,11 +2,14 @@ import type { Bind } from '../db/sql.js';
 import { countWithAccess } from '../email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
 import { COUNT_BOUND, lookAheadBind, type PageRequest } from '../shared/pagination.js';
+import { isFromColleague } from '../people/colleagues.js';
 import { hitsSql, searchConditions, type WordShares } from './search-terms.js';
 
 export interface EmailFilter {
   /** Emails in which the contact took part (email_contacts), not only those it is the main correspondent of. */
   contactId?: string;
+  /** Emails in which any address of the person the caller sees took part, across their readable mailboxes (person-emails-query.ts). */
+  personId?: string;
   emailAccountId?: string;
   /** true: unread only; false: read only. */
   unread?: boolean;
@@ -28,11 +31,12 @@ export interface EmailFilter {
 
 /**
  * The email `e` is the newest inbound email of a thread awaiting a reply (email_threads, migration
- * 0028): one probe of the threads' email index per row. The mailbox view without a contact or a
- * search is driven by the threads' own index instead (awaiting-query.ts).
+ * 0028), and not a colleague's (src/people/colleagues.ts: mail between staff awaits nobody): probes of
+ * the threads' email index and of the sender's address per row. The mailbox view without a contact or
+ * a search is driven by the threads' own index instead (awaiting-query.ts).
  */
 export function awaitingReplyCondition(emailId: string): string {
-  return `EXISTS (SELECT 1 FROM email_threads t WHERE t.last_inbound_email_id = ${emailId} AND t.awaiting)`;
+  return `EXISTS (SELECT 1 FROM email_threads t WHERE t.last_inbound_email_id = ${emailId} AND t.awaiting) AND NOT ${isFromColleague(emailId)}`;
 }
 
 /** The email-side filters that are neither the search nor the date range / read state. */
@@ -190,7 +194,7 @@ export function pageOrder(filter: EmailFilter, date: string, id: string): string
 }
 
 /** The date range, and the read state when readColumn is given. */
-function rangeAndState(dateColumn: string, readColumn: string, filter: EmailFilter): string[] {
+export function rangeAndState(dateColumn: string, readColumn: string, filter: EmailFilter): string[] {
   const out: string[] = [];
   if (filter.unread !== undefined && readColumn) out.push(filter.unread ? `NOT ${readColumn}` : readColumn);
   if (filter.from) out.push(`${dateColumn} >= $from`);

@@ -27,6 +27,10 @@ export const booleanText = z.enum(['true', 'false'], { error: 'Očakáva sa true
 export const listEmailsQuery = paginationQuery
   .extend({
     contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
+    personId: z
+      .uuid('Neplatný identifikátor osoby')
+      .optional()
+      .meta({ description: "The person's emails across your mailboxes (every address of theirs you see; GET /api/people/{id}); a person you do not see: 404" }),
     emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
     unread: booleanText.optional(),
     search: searchText.regex(/[\p{L}\p{N}]/u, 'Hľadaný text musí obsahovať písmeno alebo číslicu').optional(),
@@ -67,7 +71,8 @@ export const listEmailsQuery = paginationQuery
         "waitingSince, so sort=oldest gives that endpoint's order); false or absent: no such filter. Combines with the other filters.",
     }),
   })
-  .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'from musí byť pred to', path: ['to'] });
+  .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'from musí byť pred to', path: ['to'] })
+  .refine((q) => !q.contactId || !q.personId, { message: 'Uveďte contactId alebo personId, nie oboje', path: ['personId'] });
 
 const HOURS_MESSAGE = 'olderThanHours musí byť celé číslo od 0 do 87600';
 

@@ -1,6 +1,8 @@
 import { boundedTotal, type Page, type PageRequest } from '../shared/pagination.js';
 import { decide, totalOrDenied, type EmailAccountAccess } from '../email-accounts/account-access.js';
+import { NotFoundError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
+import { PERSON_NOT_FOUND } from '../people/person-visibility.js';
 import type { EmailFilter } from './email-query.js';
 import type { EmailRecord } from './email-records.js';
 import type { EmailRepository } from './email-repository.js';
@@ -38,7 +40,10 @@ export class EmailService {
 
   async list(userId: string, filter: EmailFilter, page: PageRequest): Promise<Page<EmailRecord>> {
     const { items, count, hasNext } = await this.deps.emails.listPage(userId, filter, page);
-    return { ...boundedTotal(totalOrDenied(count, 'readEmails')), items, hasNext };
+    const total = totalOrDenied(count, 'readEmails');
+    // A person the caller sees no address of is a 404, as a contact filter is (person-visibility.ts).
+    if ('person_access' in count && count.person_access !== true) throw new NotFoundError(PERSON_NOT_FOUND);
+    return { ...boundedTotal(total), items, hasNext };
   }
 
   /**

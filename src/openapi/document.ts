@@ -13,6 +13,7 @@ import { dataEnvelope, errorResponses, listEnvelope, messageEnvelope, requestIdH
 import { contactArea } from './contact-doc.js';
 import { companyArea } from './company-doc.js';
 import { searchArea } from './search-doc.js';
+import { personArea } from './person-doc.js';
 import { emailArea } from './email-doc.js';
 import { emailAccountArea } from './email-account-doc.js';
 import { privacyArea } from './privacy-doc.js';
@@ -51,6 +52,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     contactArea,
     companyArea,
     searchArea,
+    personArea,
     followUpArea,
     conversationArea,
     emailArea,

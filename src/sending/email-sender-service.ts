@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { ContactService } from '../contacts/contact-service.js';
+import type { PersonService } from '../people/person-service.js';
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { EmailService } from '../emails/email-service.js';
@@ -19,7 +20,7 @@ import type { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { draftEmail, envelopeOf, forwardSubject, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
 import { withForwardQuote } from './forwarding.js';
 import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
-import { OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
+import { defaultRecipient, OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
 import { messageContent, type ContentSources, type MessageContent } from './message-content.js';
 import { keepTyped, type DraftKeeper } from './failed-send.js';
@@ -43,6 +44,8 @@ export interface EmailSenderDeps {
   accounts: EmailAccountAccess;
   emails: EmailService;
   contacts: ContactService;
+  /** A person written to (compose with personId). */
+  people: Pick<PersonService, 'get'>;
   mail: { clientFor(account: EmailAccount): JmapClient };
   sentWriter: SentEmailWriter;
   throttle: SendThrottle;
@@ -233,8 +236,9 @@ export class EmailSenderService {
     if (origin.original) {
       const replyAll = 'replyAll' in body && body.replyAll === true;
       computed = setup.original ? replyRecipients(setup.original, own, replyAll) : { to: origin.contact ? [{ email: origin.contact.email }] : [], cc: [], bcc: [] };
-    } else if (origin.contact) {
-      computed.to = [origin.contact.name ? { email: origin.contact.email, name: origin.contact.name } : { email: origin.contact.email }];
+    } else {
+      const to = defaultRecipient(origin);
+      if (to) computed.to = [to];
     }
     const seen = new Set<string>();
     const list = (given: Recipient[] | undefined, fallback: Recipient[]) => pick(given ?? fallback, seen);
@@ -271,7 +275,8 @@ export class EmailSenderService {
 /** What a draft keeps of a failed send: the typed recipients and text (the signature comes again at its send). */
 function keptDraft(origin: SendOrigin, body: SendBody, content: MessageContent) {
   const given = (list: Recipient[] | undefined, fallback: Recipient[] = []) => list ?? fallback;
-  const contactTo = !origin.original && origin.contact ? [{ email: origin.contact.email, ...(origin.contact.name ? { name: origin.contact.name } : {}) }] : [];
+  const to = origin.original ? undefined : defaultRecipient(origin);
+  const contactTo = to ? [to] : [];
   return {
     emailAccountId: origin.account.id,
     ...(origin.original ? { replyToEmailId: origin.original.id } : {}),
@@ -318,7 +323,7 @@ function originalOf(origin: SendOrigin, setup: SendSetup) {
 function precheckRecipients(origin: SendOrigin, body: SendBody): void {
   const given = (body.to?.length ?? 0) + (body.cc?.length ?? 0) + (body.bcc?.length ?? 0);
   if (given > MAX_RECIPIENTS) throw new ValidationError(TOO_MANY_RECIPIENTS, [{ field: 'to', message: TOO_MANY_RECIPIENTS }]);
-  if (given === 0 && !origin.original && !origin.contact) throw new ValidationError(NO_RECIPIENTS, [{ field: 'to', message: NO_RECIPIENTS }]);
+  if (given === 0 && !origin.original && !defaultRecipient(origin)) throw new ValidationError(NO_RECIPIENTS, [{ field: 'to', message: NO_RECIPIENTS }]);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ContactRecord } from '../contacts/contact-records.js';
+import type { PersonRecord } from '../people/person-records.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { JmapClient } from '../jmap/index.js';
 import type { EmailAccount } from '../models/index.js';
@@ -18,6 +19,8 @@ export interface SendOrigin {
   forwarded?: EmailRecord;
   /** The contact written to (new message with contactId): its address is the default To. */
   contact?: ContactRecord;
+  /** The person written to (new message with personId): their address with the newest mail is the default To. */
+  person?: PersonRecord;
   intake: AttachmentIntake;
 }
 
@@ -44,4 +47,11 @@ export class OutgoingMessage {
     /** The caller's session, checked again right before the submission (a sign-out mid-upload stops the send). */
     readonly sessionId?: string,
   ) {}
+}
+
+/** The default To of a new message: its contact's address, else its person's newest one (with the name shown for them). */
+export function defaultRecipient(origin: Pick<SendOrigin, 'contact' | 'person'>): { email: string; name?: string } | undefined {
+  const to = origin.contact ? { email: origin.contact.email, name: origin.contact.name } : origin.person ? { email: origin.person.emails[0], name: origin.person.name } : undefined;
+  if (!to) return undefined;
+  return to.name ? { email: to.email, name: to.name } : { email: to.email };
 }

@@ -1,5 +1,7 @@
 import type { ContactRecord } from '../contacts/contact-records.js';
 import type { ContactService } from '../contacts/contact-service.js';
+import type { PersonRecord } from '../people/person-records.js';
+import type { PersonService } from '../people/person-service.js';
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { EmailService } from '../emails/email-service.js';
@@ -20,6 +22,7 @@ export interface SendOriginDeps {
   accounts: EmailAccountAccess;
   emails: EmailService;
   contacts: ContactService;
+  people: Pick<PersonService, 'get'>;
   mail: { clientFor(account: EmailAccount): JmapClient };
   /** SEND_MAX_TOTAL_BYTES: all attachments of one email. */
   maxTotalBytes: number;
@@ -28,7 +31,7 @@ export interface SendOriginDeps {
 
 /**
  * Where a message goes out from: the email answered (reply), or emailAccountId / the account of contactId
- * (new message); always an account the caller may send from (EmailAccountAccess.sendingAccount).
+ * (new message; with personId, emailAccountId); always an account the caller may send from (EmailAccountAccess.sendingAccount).
  */
 export class SendOrigins {
   private readonly clients = new Map<string, JmapClient>();
@@ -42,10 +45,11 @@ export class SendOrigins {
   }
 
   private async resolve(message: OutgoingMessage, fields: Partial<ComposeBody>): Promise<SendOrigin> {
-    const { accounts, emails, contacts } = this.deps;
+    const { accounts, emails, contacts, people } = this.deps;
     let original: EmailRecord | undefined;
     let forwarded: EmailRecord | undefined;
     let contact: ContactRecord | undefined;
+    let person: PersonRecord | undefined;
     let accountId: string;
     if (message.target.kind === 'forward') {
       // Read as for a reply (canRead on its mailbox); sent from its mailbox, or from another the caller may send from.
@@ -57,6 +61,8 @@ export class SendOrigins {
       contact = await contacts.get(message.userId, original.contactId).catch(() => undefined);
     } else {
       if (fields.contactId !== undefined) contact = await contacts.get(message.userId, fields.contactId);
+      // A person spans mailboxes: sent from emailAccountId (the schema asks for it), to their newest address by default.
+      if (fields.personId !== undefined) person = await people.get(message.userId, fields.personId);
       if (contact && fields.emailAccountId !== undefined && fields.emailAccountId !== contact.emailAccountId) {
         throw new ValidationError(WRONG_ACCOUNT, [{ field: 'contactId', message: WRONG_ACCOUNT }]);
       }
@@ -66,7 +72,7 @@ export class SendOrigins {
     const client = this.clientFor(account);
     const limits = await this.limits(client, account);
     const intake = new AttachmentIntake(client, account.jmapAccountId, limits, message.signal, (bytes) => this.deps.uploadBudget.reserve(message, bytes));
-    return { account, client, original, forwarded, contact, intake };
+    return { account, client, original, forwarded, contact, person, intake };
   }
 
   /**

@@ -31,7 +31,9 @@ export interface ComposeBody extends Omit<MessageFields, 'text'> {
   text?: string;
   emailAccountId?: string;
   contactId?: string;
-  /** Rendered for contactId on the server (src/templates). */
+  /** A person the caller sees (src/people): sent from emailAccountId, to the address of theirs with the newest mail unless `to` is given. */
+  personId?: string;
+  /** Rendered for personId or contactId on the server (src/templates). */
   templateId?: string;
 }
 

@@ -64,16 +64,27 @@ export const composeBody = oneOfRequired(
     text: common.text.optional().meta({ description: 'Required unless templateId is given (the template then supplies it)' }),
     emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').optional(),
     contactId: z.uuid('Neplatný identifikátor kontaktu').optional(),
+    personId: z
+      .uuid('Neplatný identifikátor osoby')
+      .optional()
+      .meta({ description: 'A person you see (GET /api/people/{id}), with emailAccountId: the default To is their address with the newest mail; templateId is rendered for them' }),
     templateId: z
       .uuid('Neplatný identifikátor šablóny')
       .optional()
-      .meta({ description: 'A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given' }),
+      .meta({ description: 'A template you may use, rendered for personId or contactId on the server: it supplies subject, text and html where they are not given' }),
   }),
   ['emailAccountId', 'contactId'],
   'Uveďte emailAccountId alebo contactId',
 )
   .refine((v) => v.text !== undefined || v.templateId !== undefined, { message: 'Text správy je povinný', path: ['text'] })
-  .refine((v) => v.templateId === undefined || v.contactId !== undefined, { message: 'Šablóna sa vypĺňa pre kontakt: uveďte contactId', path: ['contactId'] });
+  .refine((v) => v.templateId === undefined || v.contactId !== undefined || v.personId !== undefined, {
+    message: 'Šablóna sa vypĺňa pre kontakt alebo osobu: uveďte contactId alebo personId',
+    path: ['contactId'],
+  })
+  .refine((v) => v.personId === undefined || (v.emailAccountId !== undefined && v.contactId === undefined), {
+    message: 'K osobe uveďte emailAccountId (z ktorého účtu sa posiela), nie contactId',
+    path: ['personId'],
+  });
 
 /** POST /api/emails/:id/forward: to whom (required), the text above the quoted email; from its mailbox unless emailAccountId names another. */
 export const forwardBody = z.strictObject({

@@ -2,7 +2,8 @@ import { selectList, type ColumnOf, type ColumnType, type TableRow } from '../db
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
-import { isOwnDomain } from '../companies/company-visibility.js';
+import { shownCompanyName } from '../companies/company-visibility.js';
+import { personPlaceholderQuery } from '../people/person-query.js';
 import { offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
 
 /** What the placeholders are filled from: one contact the caller may see, its company, and the caller. */
@@ -96,17 +97,22 @@ export class TemplateRepository {
   /**
    * One query for a render (the p50 < 5 ms target of issue 47): the contact only where the caller may
    * see it (right "view", as GET /api/contacts/:id), its company as the contacts area shows it (none for
-   * an own domain; a nameless company by its domain), and the caller's own names.
+   * an own domain or one the caller does not meet through mail; a nameless company by its domain), and the caller's own names.
    */
   placeholderSource(userId: string, contactId: string): Promise<PlaceholderSource | undefined> {
     return this.sql.one<PlaceholderSource>(
       `SELECT k.name AS contact_name,
-              (SELECT coalesce(co.name, co.domain) FROM companies co WHERE co.id = k.company_id AND NOT ${isOwnDomain('co.domain')}) AS company_name,
+              ${shownCompanyName('k.company_id')} AS company_name,
               u.first_name, u.last_name
          FROM contacts k JOIN users u ON u.id = $userId
         WHERE k.id = $contactId AND k.email_account_id IN (${accountsWith('view')})`,
       { userId, contactId },
     );
+  }
+
+  /** The same for a person the caller sees (GET /api/people/{id}: their name and company as shown there). */
+  personPlaceholderSource(userId: string, personId: string): Promise<PlaceholderSource | undefined> {
+    return this.sql.one<PlaceholderSource>(personPlaceholderQuery(), { userId, personId });
   }
 
   remove(id: string, tx: Tx): Promise<number> {

@@ -65,8 +65,8 @@ export function createTemplateRouter(services: { templates: TemplateService }, a
 
   router.post('/:id/render', async (req, res) => {
     const { id } = parseParams(idParams, req);
-    const { contactId } = parseBody(renderTemplateBody, req);
-    const rendered = await templates.render(requireAuthContext(req).userId, id, contactId);
+    const { contactId, personId } = parseBody(renderTemplateBody, req);
+    const rendered = await templates.render(requireAuthContext(req).userId, id, personId !== undefined ? { personId } : { contactId: contactId! });
     ok(res, rendered satisfies RenderedTemplateData, 'Šablóna bola vyplnená');
   });
 

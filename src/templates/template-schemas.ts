@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { changeBody } from '../shared/validation.js';
+import { changeBody, oneOfRequired } from '../shared/validation.js';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE } from '../sending/header-text.js';
 import { unknownPlaceholders } from './template-render.js';
 
@@ -57,7 +57,15 @@ export const updateTemplateBody = changeBody(
   'Zadajte aspoň jednu zmenu (name, subject, text, html, shared)',
 );
 
-/** POST /api/templates/{id}/render. personId comes with the people area (not in this release). */
-export const renderTemplateBody = z.strictObject({
-  contactId: z.uuid('Neplatný identifikátor kontaktu').meta({ description: 'The contact whose values fill the placeholders (one you may see)' }),
-});
+/** POST /api/templates/{id}/render: for a contact or a person, exactly one of them. */
+export const renderTemplateBody = oneOfRequired(
+  z.strictObject({
+    contactId: z.uuid('Neplatný identifikátor kontaktu').optional().meta({ description: 'The contact whose values fill the placeholders (one you may see)' }),
+    personId: z
+      .uuid('Neplatný identifikátor osoby')
+      .optional()
+      .meta({ description: 'Or the person (one you see): {{contact.*}} take the name and {{company.name}} the company GET /api/people/{id} shows' }),
+  }),
+  ['contactId', 'personId'],
+  'Uveďte contactId alebo personId',
+).refine((v) => v.contactId === undefined || v.personId === undefined, { message: 'Uveďte contactId alebo personId, nie oboje', path: ['personId'] });

@@ -3,6 +3,7 @@ import { CONTACT_NOT_FOUND } from '../contacts/contact-records.js';
 import type { Transactions } from '../db/transactions.js';
 import { sanitiseEmailHtml } from '../emails/html-sanitiser.js';
 import { ForbiddenError, NotFoundError } from '../errors/app-errors.js';
+import { PERSON_NOT_FOUND } from '../people/person-visibility.js';
 import type { Page, PageRequest } from '../shared/pagination.js';
 import { nameParts, renderTemplate, type PlaceholderValues, type TemplateParts } from './template-render.js';
 import type { TemplateFields, TemplateRecord, TemplateRepository } from './template-repository.js';
@@ -23,6 +24,9 @@ export interface TemplateInput {
   html?: string | null;
   shared: boolean;
 }
+
+/** Whose values fill a template: a contact's, or a person's (issue 47, with the people area). */
+export type RenderTarget = { contactId: string } | { personId: string };
 
 export interface TemplateServiceDeps {
   templates: TemplateRepository;
@@ -77,16 +81,20 @@ export class TemplateService {
     });
   }
 
-  /** The template filled with the values of a contact the caller may see (404 for any other). */
-  async render(userId: string, id: string, contactId: string): Promise<TemplateParts> {
+  /** The template filled with the values of a contact or a person the caller may see (404 for any other). */
+  async render(userId: string, id: string, target: RenderTarget): Promise<TemplateParts> {
     const template = await this.get(userId, id);
-    return renderTemplate(template, await this.values(userId, contactId));
+    return renderTemplate(template, await this.values(userId, target));
   }
 
-  /** The placeholder values for one contact and the sender (a contact the caller may not see: 404). */
-  async values(userId: string, contactId: string): Promise<PlaceholderValues> {
-    const source = await this.deps.templates.placeholderSource(userId, contactId);
-    if (!source) throw new NotFoundError(CONTACT_NOT_FOUND);
+  /**
+   * The placeholder values for one contact or person and the sender (one the caller may not see: 404).
+   * A person fills the contact placeholders with the name and company GET /api/people/{id} shows.
+   */
+  async values(userId: string, target: RenderTarget): Promise<PlaceholderValues> {
+    const { templates } = this.deps;
+    const source = 'personId' in target ? await templates.personPlaceholderSource(userId, target.personId) : await templates.placeholderSource(userId, target.contactId);
+    if (!source) throw new NotFoundError('personId' in target ? PERSON_NOT_FOUND : CONTACT_NOT_FOUND);
     const { firstName, lastName } = nameParts(source.contact_name);
     return {
       'contact.name': source.contact_name ?? '',

@@ -22,7 +22,8 @@ describe('crm-admin companies list', function () {
     const first = await addContact(jana, janaBox.id, `a@${TEHLA}`);
     await addContact(peter, peterBox.id, `b@${TEHLA}`);
     const last = await addContact(peter, peterBox.id, `c@${TEHLA}`);
-    await addContact(peter, peterBox.id, `d@${VAPNO}`);
+    // Typed by hand, with no mail: the admin's list counts it all the same.
+    await addContact(peter, peterBox.id, `d@${VAPNO}`, undefined, null);
     await addContact(jana, janaBox.id, `e.${run}@gmail.com`);
     await setLastEmailAt(first.id, new Date('2026-04-01T08:00:00Z'));
     await setLastEmailAt(last.id, new Date('2026-04-03T08:00:00Z'));

@@ -25,6 +25,8 @@ const EXPECTED_TABLES = [
   'follow_ups',
   'full_sync_seen',
   'mail_sync_states',
+  'people',
+  'person_emails',
   'privacy_suppressions',
   'rate_limits',
   'resync_progress',

@@ -9,6 +9,7 @@ import type { ReadStatePusher } from '../../emails/read-state-pusher.js';
 import type { AppMetrics } from '../../metrics/metrics.js';
 import type { EmailSenderService } from '../../sending/email-sender-service.js';
 import type { ContentSources } from '../../sending/message-content.js';
+import type { PersonService } from '../../people/person-service.js';
 import type { DraftKeeper } from '../../sending/failed-send.js';
 import type { SyncService } from '../../sync/sync-service.js';
 import type { ResyncService } from '../../sync/resync-service.js';
@@ -127,7 +128,9 @@ export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }):
   });
 }
 
-type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; audit: AuditService; sessions: SessionService } & ContentSources & { drafts: DraftKeeper };
+type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; people: PersonService; audit: AuditService; sessions: SessionService } & ContentSources & {
+    drafts: DraftKeeper;
+  };
 
 /** Sending writes the sent email with the sync's own writer, so the next sync finds it and never doubles it. */
 export function sending(p: Plumbing, s: Senders): EmailSenderService {
@@ -136,6 +139,7 @@ export function sending(p: Plumbing, s: Senders): EmailSenderService {
     accounts: p.accountAccess,
     emails: s.emails,
     contacts: s.contacts,
+    people: s.people,
     mail: s.emailAccounts,
     sentWriter: new (sentEmailWriterModule().SentEmailWriter)(p.mailStore, p.transactions),
     throttle: new (sendThrottleModule().SendThrottle)(p.throttles, { points: rateLimit, durationSeconds: rateWindowSeconds }),

@@ -6,6 +6,8 @@ import { ContactImportService } from '../../contacts/contact-import-service.js';
 import { ContactTransferRepository } from '../../contacts/transfer-repository.js';
 import { CompanyRepository } from '../../companies/company-repository.js';
 import { CompanyService } from '../../companies/company-service.js';
+import { PersonRepository } from '../../people/person-repository.js';
+import { PersonService } from '../../people/person-service.js';
 import { FollowUpDueJob } from '../../follow-ups/follow-up-due-job.js';
 import { FollowUpRepository } from '../../follow-ups/follow-up-repository.js';
 import { FollowUpService } from '../../follow-ups/follow-up-service.js';
@@ -22,7 +24,8 @@ import type { EmailService } from '../../emails/email-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // What staff keep in the CRM besides mail: timesheets (src/timesheets), contacts (src/contacts) and the
-// companies behind the correspondents' mail domains (src/companies), and private follow-up reminders
+// companies behind the correspondents' mail domains (src/companies), one record per correspondent
+// above the contacts (src/people), and private follow-up reminders
 // per contact and user (src/follow-ups).
 
 interface Audited {
@@ -67,6 +70,10 @@ export function contactExport(p: Plumbing, s: Audited): ContactExportService {
 
 export function companies(p: Plumbing, s: Audited): CompanyService {
   return new CompanyService({ companies: new CompanyRepository(p.sql), transactions: p.transactions, audit: s.audit });
+}
+
+export function people(p: Plumbing, s: Audited): PersonService {
+  return new PersonService({ people: new PersonRepository(p.sql), transactions: p.transactions, audit: s.audit });
 }
 
 export function followUps(p: Plumbing): FollowUpService {

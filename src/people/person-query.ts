@@ -1,0 +1,184 @@
+/**
+ * The SQL text of the people area, run by PersonRepository (and by the bench's EXPLAIN). Who sees
+ * what is person-visibility.ts; these only combine it.
+ *
+ * The order of a list is the caller's own: a person's newest email over the contacts they see
+ * (lastEmailAt, newest first, people without mail last), ties by the id of that best contact; i.e. a
+ * person stands where their first contact stands in the caller's contacts ordered along
+ * contacts_account_last_email_idx (last_email_at DESC NULLS LAST, id) and merged over their accounts.
+ */
+import { accessToCompany, companyShownTo } from '../companies/company-visibility.js';
+import type { Bind } from '../db/sql.js';
+import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
+import { isColleague, notColleague } from './colleagues.js';
+import { bindWords, wordMatches } from './person-search.js';
+import { visibleContactsOf } from './person-visibility.js';
+
+export interface PersonFilter {
+  /** Words that must each occur in the name, an address or the company (as the caller sees them), in any order. */
+  search?: string;
+  /** Only the people filed under this company (a company the caller does not see: 404). */
+  companyId?: string;
+  /** Only the people with this tag, accents and letter case aside. */
+  tag?: string;
+  /** Colleagues (the installation's own addresses) too. */
+  includeColleagues: boolean;
+}
+
+/** The caller's sight of one person, over the contacts they see (`c`, visibleContactsOf). */
+const SIGHT_COLUMNS = `max(c.last_email_at) AS last_email_at,
+  (array_agg(c.id ORDER BY c.last_email_at DESC NULLS LAST, c.id))[1] AS first_contact_id,
+  (array_agg(c.name ORDER BY c.last_email_at DESC NULLS LAST, c.id) FILTER (WHERE c.name IS NOT NULL))[1] AS contact_name,
+  array_agg(c.email ORDER BY c.last_email_at DESC NULLS LAST, c.email) AS emails,
+  array_agg(DISTINCT c.email_account_id::text) AS account_ids,
+  count(*) AS n`;
+
+/** The sight lateral of `people p` (as `v`), with extra aggregate columns (a search's hits). */
+const sight = (extra: string[] = []) => `CROSS JOIN LATERAL (SELECT ${[SIGHT_COLUMNS, ...extra].join(', ')} FROM ${visibleContactsOf('p.id')}) v`;
+
+/**
+ * The company as the caller sees it (`sc`: id, shown name, search text): only through mail they read
+ * with the person (v.last_email_at) and with the company (companyShownTo).
+ */
+const SHOWN_COMPANY = `LEFT JOIN LATERAL (SELECT co.id, coalesce(co.name, co.domain) AS name, co.search_text FROM companies co
+    WHERE v.last_email_at IS NOT NULL AND co.id = p.company_id AND ${companyShownTo('co')}) sc ON true`;
+
+/** The shared fields only where the caller meets the person in mail (person-visibility.ts). */
+const shared = (column: string, empty = 'NULL') => `CASE WHEN v.last_email_at IS NOT NULL THEN p.${column} ELSE ${empty} END`;
+
+/**
+ * The person `$personId` as a template fills them ({{contact.name}}, {{company.name}}): the name and
+ * company the caller sees (the shared ones only through mail), and the caller's own names (`u`).
+ */
+export function personPlaceholderQuery(): string {
+  return `SELECT coalesce(${shared('name')}, v.contact_name) AS contact_name, sc.name AS company_name, u.first_name, u.last_name
+            FROM people p JOIN users u ON u.id = $userId ${sight()} ${SHOWN_COMPANY}
+           WHERE p.id = $personId AND v.n > 0`;
+}
+
+/** Every field of a person item, for the people `$ids` the caller sees (others give no row). */
+export function personDetailsQuery(): string {
+  return `SELECT p.id, ${shared('name')} AS shared_name, ${shared('phone')} AS phone, ${shared('title')} AS title,
+                 ${shared('tags', "'{}'::text[]")} AS tags, ${shared('notes')} AS notes,
+                 CASE WHEN sc.id IS NULL THEN NULL ELSE json_build_object('id', sc.id, 'name', sc.name) END AS company,
+                 v.contact_name, v.emails, v.account_ids, v.last_email_at, ${isColleague('p.id')} AS colleague
+            FROM people p ${sight()} ${SHOWN_COMPANY}
+           WHERE p.id = ANY($ids::uuid[]) AND v.n > 0`;
+}
+
+/**
+ * The list without a search, company or tag: per readable account the first `$window` contacts in
+ * the list's order, with their person (PersonRepository merges them and widens the window when a
+ * person with several addresses in one account leaves it short).
+ */
+export function personWindowsQuery(filter: PersonFilter): string {
+  const colleagues = filter.includeColleagues ? '' : `AND ${notColleague('pe.person_id')}`;
+  return `SELECT s.person_id, s.last_email_at, s.contact_id, m.email_account_id
+            FROM email_account_members m
+            CROSS JOIN LATERAL (SELECT pe.person_id, c.last_email_at, c.id AS contact_id
+                                  FROM contacts c JOIN person_emails pe ON pe.email = c.email
+                                 WHERE c.email_account_id = m.email_account_id ${colleagues}
+                                 ORDER BY c.last_email_at DESC NULLS LAST, c.id LIMIT $window) s
+           WHERE m.user_id = $userId AND ${rightCondition('readEmails')}`;
+}
+
+/**
+ * The unfiltered list counts exactly up to this many people (`totalExact` false and the bound beyond,
+ * as the contacts' COUNT_BOUND works): a count of distinct people is a join of every contact counted,
+ * so it is bounded ten times lower than a count of contacts (bench/people-bench.ts). Paging goes on
+ * past it with `hasNext`.
+ */
+export const PEOPLE_COUNT_BOUND = 1_000;
+
+/** How many contacts the bounded count reads: three per person of the bound. */
+const COUNT_CONTACTS = 3 * PEOPLE_COUNT_BOUND;
+
+/**
+ * The unfiltered list's count: the distinct people of the caller's first COUNT_CONTACTS contacts
+ * (the caller's contacts by account, then a probe of person_emails each), and whether it stopped
+ * there (`scanned`). `bounded: false` counts them all, for the rare caller whose contacts average
+ * more than three per person (PersonRepository asks it only then).
+ */
+export function personCountQuery(filter: PersonFilter, bounded = true): string {
+  const counted = filter.includeColleagues ? 'pe.person_id IS NOT NULL' : `pe.person_id IS NOT NULL AND ${notColleague('pe.person_id')}`;
+  return `SELECT (count(DISTINCT pe.person_id) FILTER (WHERE ${counted}))::int AS total, count(*)::int AS scanned
+            FROM (SELECT c.email FROM contacts c WHERE c.email_account_id IN (${accountsWith('readEmails')})${bounded ? ` LIMIT ${COUNT_CONTACTS}` : ''}) c
+            LEFT JOIN person_emails pe ON pe.email = c.email`;
+}
+
+/** The answer of personCountQuery read as the list's total (a full count asked when the bounded one cannot tell). */
+export function countVerdict(row: { total: number; scanned: number }): { total: number; totalExact: boolean } | 'count-all' {
+  if (row.total > PEOPLE_COUNT_BOUND) return { total: PEOPLE_COUNT_BOUND, totalExact: false };
+  if (row.scanned < COUNT_CONTACTS) return { total: row.total, totalExact: true };
+  return 'count-all';
+}
+
+/**
+ * The list with a search, a company or a tag: the candidates come from an index (the company's
+ * people, the tag's, or the people whose contacts, name or company hold the longest word), then each
+ * is checked against what the caller sees of them: every word in one of their names, addresses or
+ * shown company, the company and the tag only where the shared fields are shown. Answers the page's
+ * ids in order (one past it) and the total, and the caller's sight of a company filter.
+ */
+export function personMatchQuery(filter: PersonFilter, bind: Bind, terms: readonly string[] = []): { sql: string } {
+  // The first term drives the candidates (PersonRepository puts the rarest first).
+  const words = bindWords(terms, bind);
+  const conditions = ['v.n > 0'];
+  if (!filter.includeColleagues) conditions.push(notColleague('k.id'));
+  // The shared fields (company, tags, the name staff gave) count only through mail (v.last_email_at).
+  // The person's row is read by key inside each check (never joined): a join let the planner scan every
+  // person of the installation for a common word's candidates.
+  const person = (condition: string) => `EXISTS (SELECT 1 FROM people p WHERE p.id = k.id AND ${condition})`;
+  if (filter.companyId) {
+    bind.companyId = filter.companyId;
+    conditions.push(
+      `v.last_email_at IS NOT NULL AND ${person(`p.company_id = $companyId AND EXISTS (SELECT 1 FROM companies co WHERE co.id = p.company_id AND ${companyShownTo('co')})`)}`,
+    );
+  }
+  if (filter.tag) {
+    bind.tag = filter.tag;
+    conditions.push(`v.last_email_at IS NOT NULL AND ${person("p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]")}`);
+  }
+  // A word is the caller's to find in their contacts' names and addresses, and, through mail, in the name
+  // staff gave and the shown company; OR stops at the first that holds, so the person's row and company
+  // are looked at only for a word the contacts do not explain.
+  words.forEach((word, i) =>
+    conditions.push(
+      `(v.hit${i} OR (v.last_email_at IS NOT NULL AND ${person(`((p.name IS NOT NULL AND ${wordMatches('p.search_text', word)})
+          OR EXISTS (SELECT 1 FROM companies co WHERE co.id = p.company_id AND ${wordMatches('co.search_text', word)} AND ${companyShownTo('co')}))`)}))`,
+    ),
+  );
+  const hits = words.map((word, i) => `bool_or(${wordMatches('c.search_text', word)}) AS hit${i}`);
+  // Only what the order and the checks need; the page's items are read afterwards (personDetailsQuery).
+  const matched = `SELECT k.id, v.last_email_at, v.first_contact_id FROM (${candidates(filter, words)}) k
+                     CROSS JOIN LATERAL (SELECT ${[ORDER_COLUMNS, ...hits].join(', ')} FROM ${visibleContactsOf('k.id')}) v
+                    WHERE ${conditions.join(' AND ')}`;
+  const companyAccess = filter.companyId ? `${accessToCompany()}` : 'true';
+  return {
+    sql: `WITH matched AS MATERIALIZED (${matched})
+          SELECT (SELECT count(*) FROM matched)::int AS total, ${companyAccess} AS company_access,
+                 ARRAY(SELECT m.id::text FROM matched m ORDER BY m.last_email_at DESC NULLS LAST, m.first_contact_id LIMIT $limit OFFSET $offset) AS ids`,
+  };
+}
+
+/** A person's place in the list and whether the caller sees them at all, over the contacts they see (`c`). */
+const ORDER_COLUMNS = `max(c.last_email_at) AS last_email_at, (array_agg(c.id ORDER BY c.last_email_at DESC NULLS LAST, c.id))[1] AS first_contact_id, count(*) AS n`;
+
+/**
+ * The candidate people (column `id`) of a filtered list, from the narrowest index the filter has: a
+ * company's people, a tag's, or for a search the people its first word (the rarest: RAREST_FIRST in
+ * person-search.ts) may belong to: their contacts in the caller's readable mailboxes, the name staff gave, or
+ * their company hold it. Every person who matches is among them (each word must match somewhere, this
+ * one too); the other words are checked per candidate. One word's lookup only: an intersection of
+ * every word's set costs the sum of them, a common word's included.
+ */
+function candidates(filter: PersonFilter, words: string[]): string {
+  if (filter.companyId) return 'SELECT p.id FROM people p WHERE p.company_id = $companyId';
+  if (filter.tag) return "SELECT p.id FROM people p WHERE p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]";
+  const word = words[0];
+  // A contact's person by key (a scalar subquery: one probe per matching contact, never a scan of person_emails).
+  return `SELECT (SELECT pe.person_id FROM person_emails pe WHERE pe.email = c.email) AS id FROM contacts c
+           WHERE c.email_account_id IN (${accountsWith('readEmails')}) AND ${wordMatches('c.search_text', word)}
+          UNION SELECT p.id FROM people p WHERE p.name IS NOT NULL AND ${wordMatches('p.search_text', word)}
+          UNION SELECT p.id FROM companies co JOIN people p ON p.company_id = co.id WHERE ${wordMatches('co.search_text', word)}`;
+}

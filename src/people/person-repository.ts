@@ -1,0 +1,175 @@
+import { companyShownTo } from '../companies/company-visibility.js';
+import type { Bind, Sql } from '../db/sql.js';
+import type { Tx } from '../db/transactions.js';
+import { offsetOf, type PageRequest } from '../shared/pagination.js';
+import { pickPage, type WindowRow } from './person-page.js';
+import { countVerdict, PEOPLE_COUNT_BOUND, personCountQuery, personDetailsQuery, personMatchQuery, personWindowsQuery, type PersonFilter } from './person-query.js';
+import { RAREST_FIRST, searchTerms } from './person-search.js';
+import { toPersonRecord, type PersonFields, type PersonRecord, type PersonRow } from './person-records.js';
+import { editAccessToPerson } from './person-visibility.js';
+import type { MergedFields } from './person-merge.js';
+
+export interface PersonEdits {
+  name?: string | null;
+  phone?: string | null;
+  title?: string | null;
+  tags?: string[];
+  notes?: string | null;
+  companyId?: string | null;
+}
+
+/** The column of each editable field. */
+const COLUMNS: Record<keyof PersonEdits, string> = {
+  name: 'name',
+  phone: 'phone',
+  title: 'title',
+  tags: 'tags',
+  notes: 'notes',
+  companyId: 'company_id',
+};
+
+export interface PersonPage {
+  items: PersonRecord[];
+  total: number;
+  totalExact: boolean;
+  hasNext: boolean;
+  /** Present with a company filter: false when the caller does not see that company (404). */
+  companyVisible?: boolean;
+}
+
+/** How far the per-account windows of the unfiltered list grow when a page needs more (person-page.ts). */
+const WIDEN = 4;
+
+/**
+ * All data access of the people area (tables people and person_emails, kept from contacts by the
+ * triggers of migration 0050; docs/adr/0135). Every lookup for a caller is scoped by what they see
+ * (person-visibility.ts), decided in the statement itself.
+ */
+export class PersonRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async listPage(userId: string, filter: PersonFilter, page: PageRequest): Promise<PersonPage> {
+    // One statement after the other: a request holds at most one pool connection at a time (ADR 0121).
+    if (filter.search || filter.companyId || filter.tag) return this.matchedPage(userId, filter, page);
+    const offset = offsetOf(page);
+    let window = offset + page.limit + 1;
+    let picked = pickPage(await this.windows(userId, filter, window), window, offset, page.limit);
+    while ('widen' in picked) {
+      window *= WIDEN;
+      picked = pickPage(await this.windows(userId, filter, window), window, offset, page.limit);
+    }
+    const items = await this.details(userId, picked.ids);
+    let verdict = countVerdict((await this.sql.one<{ total: number; scanned: number }>(personCountQuery(filter), { userId }))!);
+    if (verdict === 'count-all') {
+      const all = (await this.sql.one<{ total: number; scanned: number }>(personCountQuery(filter, false), { userId }))!;
+      verdict = { total: Math.min(all.total, PEOPLE_COUNT_BOUND), totalExact: all.total <= PEOPLE_COUNT_BOUND };
+    }
+    return { items, ...verdict, hasNext: picked.hasNext };
+  }
+
+  private windows(userId: string, filter: PersonFilter, window: number): Promise<WindowRow[]> {
+    return this.sql.select<WindowRow>(personWindowsQuery(filter), { userId, window });
+  }
+
+  private async matchedPage(userId: string, filter: PersonFilter, page: PageRequest): Promise<PersonPage> {
+    const bind: Bind = { userId, limit: page.limit + 1, offset: offsetOf(page) };
+    const { sql } = personMatchQuery(filter, bind, filter.search ? await this.rarestFirst(searchTerms(filter.search)) : []);
+    const found = await this.sql.one<{ total: number; company_access: boolean | null; ids: string[] }>(sql, bind);
+    const ids = found!.ids.slice(0, page.limit);
+    const items = await this.details(userId, ids);
+    return {
+      items,
+      total: found!.total,
+      totalExact: true,
+      hasNext: found!.ids.length > page.limit,
+      ...(filter.companyId ? { companyVisible: found!.company_access === true } : {}),
+    };
+  }
+
+  /** A search's terms with the rarest first (RAREST_FIRST): it alone drives the lookup of candidates. */
+  private async rarestFirst(terms: string[]): Promise<string[]> {
+    if (terms.length < 2) return terms;
+    const order = await this.sql.select<{ i: number }>(RAREST_FIRST, { terms });
+    return order.map(({ i }) => terms[i]);
+  }
+
+  /** The people of `ids` as the caller sees them, in the order of `ids` (those they do not see are left out). */
+  private async details(userId: string, ids: readonly string[], tx?: Tx): Promise<PersonRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql.select<PersonRow>(personDetailsQuery(), { userId, ids }, tx);
+    const byId = new Map(rows.map((r) => [r.id, toPersonRecord(r)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** The person as the caller sees them, or undefined when they see none of their addresses. */
+  async find(userId: string, personId: string, tx?: Tx): Promise<PersonRecord | undefined> {
+    const [person] = await this.details(userId, [personId], tx);
+    return person;
+  }
+
+  /**
+   * Changes a person the caller may edit, the right checked in the same statement (a share removed a
+   * moment ago lets nothing through). `access`: null when they do not see the person, false without
+   * the right; `companyVisible` false when a companyId was given that they do not see (nothing changes).
+   */
+  async update(userId: string, personId: string, values: PersonEdits, tx?: Tx): Promise<{ access: boolean | null; companyVisible: boolean }> {
+    const sets = ['updated_at = now()'];
+    const bind: Bind = { userId, personId };
+    for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof PersonEdits, string]>) {
+      if (values[field] === undefined) continue;
+      sets.push(`${column} = $${field}`);
+      bind[field] = values[field];
+    }
+    const company = values.companyId ? `(SELECT true FROM companies co WHERE co.id = $companyId AND ${companyShownTo('co')})` : 'true';
+    const row = await this.sql.one<{ access: boolean | null; company_visible: boolean | null }>(
+      `WITH access AS (SELECT ${editAccessToPerson('$personId')} AS may, ${company} AS company_visible),
+            changed AS (UPDATE people SET ${sets.join(', ')}
+                         WHERE id = $personId AND (SELECT may AND company_visible IS TRUE FROM access) RETURNING id)
+       SELECT a.may AS access, a.company_visible, (SELECT count(*) FROM changed) AS changed FROM access a`,
+      bind,
+      tx,
+    );
+    return { access: row?.access ?? null, companyVisible: row?.company_visible === true };
+  }
+
+  /** Locks the people of `ids` that exist, in key order (the order crm_people_forget takes them); answers their ids. */
+  async lock(ids: readonly string[], tx: Tx): Promise<string[]> {
+    const rows = await this.sql.select<{ id: string }>('SELECT id FROM people WHERE id = ANY($ids::uuid[]) ORDER BY id FOR UPDATE', { ids }, tx);
+    return rows.map((r) => r.id);
+  }
+
+  /** The caller's right on each of `ids` (editAccessToPerson: null, false or true). */
+  async editAccess(userId: string, ids: readonly string[], tx?: Tx): Promise<Map<string, boolean | null>> {
+    const rows = await this.sql.select<{ id: string; access: boolean | null }>(
+      `SELECT u.id::text AS id, ${editAccessToPerson('u.id')} AS access FROM unnest($ids::uuid[]) AS u(id)`,
+      { userId, ids },
+      tx,
+    );
+    return new Map(rows.map((r) => [r.id, r.access]));
+  }
+
+  /** The stored shared fields of the people of `ids` (a merge's input). */
+  async fields(ids: readonly string[], tx: Tx): Promise<PersonFields[]> {
+    return this.sql.select<PersonFields>(
+      'SELECT id::text AS id, name, phone, title, tags, notes, company_id::text AS "companyId" FROM people WHERE id = ANY($ids::uuid[])',
+      { ids },
+      tx,
+    );
+  }
+
+  /**
+   * The sources' addresses become the target's, the target takes the merged fields, the sources go;
+   * the rows are locked already (lock). Answers how many addresses moved.
+   */
+  async merge(targetId: string, sourceIds: readonly string[], values: MergedFields, tx: Tx): Promise<number> {
+    const moved = await this.sql.execute('UPDATE person_emails SET person_id = $targetId WHERE person_id = ANY($sourceIds::uuid[])', { targetId, sourceIds }, tx);
+    await this.sql.execute(
+      `UPDATE people SET name = $name, phone = $phone, title = $title, tags = $tags::text[], notes = $notes, company_id = $companyId, updated_at = now()
+        WHERE id = $targetId`,
+      { targetId, ...values },
+      tx,
+    );
+    await this.sql.execute('DELETE FROM people WHERE id = ANY($sourceIds::uuid[])', { sourceIds }, tx);
+    return moved;
+  }
+}
