@@ -25,6 +25,7 @@ import { createTemplateRouter } from '../templates/template-routes.js';
 import { createDraftRouter } from '../drafts/draft-routes.js';
 import { expensiveRequests } from '../http/expensive-requests.js';
 import { createWebhookRouter } from '../webhooks/webhook-routes.js';
+import { createTaskRouter } from '../tasks/task-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -45,6 +46,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/companies', createCompanyRouter(ctx.services, auth, expensive));
   api.use('/people', createPersonRouter(ctx.services, auth, expensive));
   api.use('/follow-ups', createFollowUpRouter(ctx.services, auth));
+  api.use('/tasks', createTaskRouter(ctx.services, auth));
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
   api.use('/emails', createEmailRouter(ctx.services, auth, expensive, { corsOrigins: ctx.config.corsOrigins }));

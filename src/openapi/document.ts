@@ -25,6 +25,7 @@ import { signatureArea } from './signature-doc.js';
 import { templateArea } from './template-doc.js';
 import { draftArea } from './draft-doc.js';
 import { followUpArea } from './follow-up-doc.js';
+import { taskArea } from './task-doc.js';
 import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 import { requiredScope } from '../api-tokens/api-token-scopes.js';
@@ -52,6 +53,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     companyArea,
     personArea,
     followUpArea,
+    taskArea,
     conversationArea,
     emailArea,
     signatureArea,
