@@ -30,6 +30,7 @@ import type { FollowUpService } from '../follow-ups/follow-up-service.js';
 import type { FollowUpDueJob } from '../follow-ups/follow-up-due-job.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { TaskDueJob } from '../tasks/task-due-job.js';
+import type { TimelineService } from '../timelines/timeline-service.js';
 import type { ReadStatePusher } from '../emails/read-state-pusher.js';
 import type { EmailService } from '../emails/email-service.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
@@ -187,6 +188,10 @@ export class Services {
   }
   get taskDue(): TaskDueJob {
     return this.once('taskDue', () => records().taskDue(this.p));
+  }
+  /** Timelines of people and companies (src/timelines, docs/adr/0141). */
+  get timelines(): TimelineService {
+    return this.once('timelines', () => records().timelines(this.p));
   }
 
   // Emails, the mail sync and sending

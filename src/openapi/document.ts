@@ -26,6 +26,7 @@ import { templateArea } from './template-doc.js';
 import { draftArea } from './draft-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { taskArea } from './task-doc.js';
+import { timelineArea } from './timeline-doc.js';
 import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 import { requiredScope } from '../api-tokens/api-token-scopes.js';
@@ -54,6 +55,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     personArea,
     followUpArea,
     taskArea,
+    timelineArea,
     conversationArea,
     emailArea,
     signatureArea,

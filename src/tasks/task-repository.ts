@@ -127,11 +127,7 @@ export class TaskRepository {
 
   /** The open tasks of a user who is being deleted go to `toUserId` (the hand-over); how many. */
   handOver(fromUserId: string, toUserId: string, tx: Tx): Promise<number> {
-    return this.sql.execute(
-      "UPDATE tasks SET assignee_id = $toUserId, updated_at = now() WHERE assignee_id = $fromUserId AND status = 'open'",
-      { fromUserId, toUserId },
-      tx,
-    );
+    return this.sql.execute("UPDATE tasks SET assignee_id = $toUserId, updated_at = now() WHERE assignee_id = $fromUserId AND status = 'open'", { fromUserId, toUserId }, tx);
   }
 
   /** An event addressed to one user, in the writer's transaction (the outbox, migration 0021); the hubs are woken at commit. */

@@ -66,8 +66,5 @@ export const listTasksQuery = paginationQuery.extend({
     .union([z.enum(['me', 'any']), z.uuid()], { error: 'assignee musí byť me, any alebo identifikátor používateľa' })
     .default('me')
     .meta({ description: 'me (default): assigned to you; a user id: assigned to that user, of the tasks you see; any: every task you see' }),
-  status: z
-    .enum(TASK_STATUS_FILTERS, { error: 'status musí byť open, done alebo all' })
-    .default('open')
-    .meta({ description: 'open (default), done, or all' }),
+  status: z.enum(TASK_STATUS_FILTERS, { error: 'status musí byť open, done alebo all' }).default('open').meta({ description: 'open (default), done, or all' }),
 });

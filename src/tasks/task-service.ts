@@ -64,11 +64,7 @@ export class TaskService {
         if (link && !(await tasks.seesLink(userId, link, tx))) throw new NotFoundError(LINK_NOT_FOUND[link.type]);
         if (assigneeId !== userId && !(await tasks.mayBeAssigned(assigneeId, link, tx))) throw assigneeRefused();
         const id = await tasks.insert({ title: input.title, dueAt: input.dueAt, assigneeId, createdBy: userId, link }, tx);
-        await audit.record(
-          { action: AuditActions.taskCreated, userId, details: { taskId: id, assigneeId, linkType: link?.type ?? null, linkId: link?.id ?? null } },
-          meta,
-          tx,
-        );
+        await audit.record({ action: AuditActions.taskCreated, userId, details: { taskId: id, assigneeId, linkType: link?.type ?? null, linkId: link?.id ?? null } }, meta, tx);
         if (assigneeId !== userId) await this.announceAssignment({ taskId: id, assigneeId, dueAt: input.dueAt, link }, userId, tx);
         return id;
       });

@@ -22,6 +22,8 @@ import type { EmailService } from '../../emails/email-service.js';
 import { TaskRepository } from '../../tasks/task-repository.js';
 import { TaskService } from '../../tasks/task-service.js';
 import { TaskDueJob } from '../../tasks/task-due-job.js';
+import { TimelineRepository } from '../../timelines/timeline-repository.js';
+import { TimelineService } from '../../timelines/timeline-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // What staff keep in the CRM besides mail: timesheets (src/timesheets), contacts (src/contacts) and the
@@ -112,4 +114,9 @@ export function tasks(p: Plumbing, s: Audited): TaskService {
 
 export function taskDue(p: Plumbing): TaskDueJob {
   return new TaskDueJob(new TaskRepository(p.sql), p.transactions, p.logger);
+}
+
+/** The timelines of people and companies (src/timelines): emails, tasks and follow-ups in one request. */
+export function timelines(p: Plumbing): TimelineService {
+  return new TimelineService({ timelines: new TimelineRepository(p.sql), tasks: new TaskRepository(p.sql), followUps: new FollowUpRepository(p.sql) });
 }
