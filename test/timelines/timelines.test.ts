@@ -103,7 +103,12 @@ describe('timelines', function () {
     expect(bobsM1.email!.copies).to.deep.equal([{ id: ids.m1bob, emailAccountId: t.bobBox.id }]);
     expect((await timeline(t.alice, `/api/people/${lubo}/timeline`)).map(key)).to.deep.equal([`email:${ids.m2alice}`]);
     // The viewer of the team mailbox: its mail, no task or follow-up of carol's.
-    expect((await timeline(t.viewer, `/api/people/${lubo}/timeline`)).map(key)).to.deep.equal([`email:${ids.m6team}`, `email:${ids.m5team}`, `email:${ids.m3team}`, `email:${ids.m1team}`]);
+    expect((await timeline(t.viewer, `/api/people/${lubo}/timeline`)).map(key)).to.deep.equal([
+      `email:${ids.m6team}`,
+      `email:${ids.m5team}`,
+      `email:${ids.m3team}`,
+      `email:${ids.m1team}`,
+    ]);
   });
 
   it('pages by cursor and by page number alike: every item once, in order', async () => {
@@ -184,7 +189,11 @@ describe('timelines', function () {
     }
     expect((await t.carol.get(`/api/people/${randomUUID()}/timeline`)).status).to.equal(404);
     expect((await t.carol.get('/api/people/nie-uuid/timeline')).status).to.equal(400);
-    for (const cursor of ['nie-kurzor', Buffer.from('["x",0,"y"]').toString('base64url'), Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000000Z', 7, randomUUID()])).toString('base64url')]) {
+    for (const cursor of [
+      'nie-kurzor',
+      Buffer.from('["x",0,"y"]').toString('base64url'),
+      Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000000Z', 7, randomUUID()])).toString('base64url'),
+    ]) {
       const res = await t.carol.get(`/api/people/${lubo}/timeline?cursor=${cursor}`);
       expect(res.status, cursor).to.equal(400);
       expect(res.body.error.message).to.equal('Neplatný kurzor: použite nextCursor z predchádzajúcej strany');
@@ -212,7 +221,9 @@ describe('timelines', function () {
     expect(await types(await token(['people:read', 'emails:read']), `/api/people/${lubo}/timeline`)).to.deep.equal(['email']);
     expect(await types(await token(['people:read', 'tasks:read', 'contacts:read']), `/api/people/${lubo}/timeline`)).to.deep.equal(['follow_up', 'task']);
     expect(await types(await token(['companies:read', 'tasks:write']), `/api/companies/${acme}/timeline`)).to.deep.equal(['task']);
-    const refused = await request(app).get(`/api/companies/${acme}/timeline`).set('Authorization', await token(['people:read', 'emails:read']));
+    const refused = await request(app)
+      .get(`/api/companies/${acme}/timeline`)
+      .set('Authorization', await token(['people:read', 'emails:read']));
     expect(refused.status).to.equal(403);
   });
 });
