@@ -2787,6 +2787,8 @@ export interface components {
             contacts: number;
             contactSuppressions: number;
             tasks: number;
+            /** @description Person records of the address: removed with it, or (holding other addresses after a merge) emptied of every field staff kept */
+            people: number;
             /** @description Audit records that named the address, now naming its hash */
             auditRecordsRedacted: number;
         };

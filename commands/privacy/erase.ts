@@ -30,7 +30,7 @@ export default class PrivacyErase extends BaseCommand {
       this.log(`  ${a.emailAccount}: ${a.emails} email(s), ${a.contacts} contact(s), ${a.contactSuppressions} contact suppression(s), ${a.tasks} task(s)`);
     }
     this.log(
-      `Erased ${address}: ${result.emails} email(s), ${result.contacts} contact(s) and ${result.tasks} task(s) in ${result.accounts.length} email account(s); ` +
+      `Erased ${address}: ${result.emails} email(s), ${result.contacts} contact(s) and ${result.tasks} task(s) in ${result.accounts.length} email account(s), ${result.people} person record(s); ` +
         `${result.auditRecordsRedacted} audit record(s) now name it by hash. Mail dated up to ${result.erasedAt} will not be synced again.`,
     );
     return result;

@@ -38,7 +38,7 @@ export default class PrivacyExport extends BaseCommand {
     const say = (line: string) => (flags.out === '-' ? this.logToStderr(line) : this.log(line));
     say(
       `Export written${flags.out === '-' ? '' : `: ${flags.out}`}\n` +
-        `  ${summary.accounts} email account(s), ${summary.contacts} contact(s), ${summary.emails} email(s), ` +
+        `  ${summary.accounts} email account(s), ${summary.contacts} contact(s), ${summary.people} person record(s), ${summary.emails} email(s), ` +
         `${summary.contactSuppressions} contact suppression(s), ${summary.tasks} task(s), ${summary.auditRecords} audit record(s)`,
     );
     return summary;

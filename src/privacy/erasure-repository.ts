@@ -89,6 +89,30 @@ export class ErasureRepository {
     return { emails: removed?.emails ?? 0, contacts, contactSuppressions, tasks: personTasks + companyTasks };
   }
 
+  /** The person record of the address (src/people), read before its contacts go; at most one. */
+  async peopleOf(address: string, tx?: Tx): Promise<string[]> {
+    const rows = await this.sql.select<{ id: string }>('SELECT person_id::text AS id FROM person_emails WHERE email = $address', { address }, tx);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * After the address's contacts went: its person lost the address with the last of them (the triggers
+   * of migration 0050), and was removed if it had no other. One that lives on through another address
+   * (a merge) keeps nothing staff wrote about the erased person: its name, phone, title, tags, notes and
+   * company are cleared. Answers how many person records the address had (0 or 1).
+   */
+  async erasePeople(personIds: readonly string[], address: string, tx: Tx): Promise<number> {
+    if (personIds.length === 0) return 0;
+    // An address a contact added meanwhile (a sync of mail after the erasure) is a new relationship: left alone.
+    await this.sql.execute(
+      `UPDATE people p SET name = NULL, phone = NULL, title = NULL, tags = '{}', notes = NULL, company_id = NULL, updated_at = now()
+        WHERE p.id = ANY($personIds::uuid[]) AND NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.person_id = p.id AND pe.email = $address)`,
+      { personIds, address },
+      tx,
+    );
+    return personIds.length;
+  }
+
   /**
    * Audit records that name the address in clear (a contact added or deleted by hand) keep what they
    * say but name it by its hash instead.

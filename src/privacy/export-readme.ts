@@ -12,6 +12,9 @@ accounts.jsonl              the staff email accounts that hold something of this
 contacts.jsonl              the contact of this address in each account: name, phone, job title,
                             tags, the staff's notes, when it was added and when it last had an email, and the staff's
                             follow-up reminders about it (who, when due, their note)
+people.jsonl                the person record of this address (one per correspondent, shared by the
+                            staff): name, phone, job title, tags, notes, company and every address
+                            it has
 emails.jsonl                every email this address took part in (From, Sender, Reply-To, To, Cc or
                             Bcc): headers, the text of the body, read state, and the name, type and
                             size of each attachment

@@ -64,6 +64,21 @@ export class ExportRepository {
     );
   }
 
+  /**
+   * The person record of the address (src/people; at most one): every field staff keep on it, its
+   * company (id, domain, the name staff gave) and every address it has (the same person's others too).
+   */
+  people(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT p.id, p.name, p.phone, p.title, p.tags, p.notes, p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+              (SELECT json_build_object('id', co.id, 'domain', co.domain, 'name', co.name) FROM companies co WHERE co.id = p.company_id) AS company,
+              ARRAY(SELECT x.email FROM person_emails x WHERE x.person_id = p.id ORDER BY x.email) AS emails
+         FROM person_emails pe JOIN people p ON p.id = pe.person_id WHERE pe.email = $address`,
+      { address },
+      tx,
+    );
+  }
+
   /** Accounts where a user deleted the contact and asked the sync not to bring it back. */
   contactSuppressions(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
     return this.cursor(

@@ -25,6 +25,10 @@ export const erasureData = z.object({
       contacts: z.number().int(),
       contactSuppressions: z.number().int(),
       tasks: z.number().int(),
+      people: z
+        .number()
+        .int()
+        .meta({ description: 'Person records of the address: removed with it, or (holding other addresses after a merge) emptied of every field staff kept' }),
       auditRecordsRedacted: z.number().int().meta({ description: 'Audit records that named the address, now naming its hash' }),
     })
     .meta({ id: 'Erasure' }),

@@ -30,6 +30,7 @@ export interface PrivacyDeps {
 export interface ExportCounts {
   accounts: number;
   contacts: number;
+  people: number;
   emails: number;
   contactSuppressions: number;
   tasks: number;
@@ -59,6 +60,8 @@ export interface ErasureResult {
   contacts: number;
   contactSuppressions: number;
   tasks: number;
+  /** Person records (src/people) of the address: removed with it, or, holding other addresses, emptied of every field staff kept. */
+  people: number;
   auditRecordsRedacted: number;
 }
 
@@ -80,7 +83,7 @@ export class PrivacyService {
   async export(raw: string, target: Writable, meta: RequestMeta, { end = true }: { end?: boolean } = {}): Promise<ExportSummary> {
     const address = this.address(raw);
     const { exports, hasher } = this.deps;
-    const counts: ExportCounts = { accounts: 0, contacts: 0, emails: 0, contactSuppressions: 0, tasks: 0, auditRecords: 0 };
+    const counts: ExportCounts = { accounts: 0, contacts: 0, people: 0, emails: 0, contactSuppressions: 0, tasks: 0, auditRecords: 0 };
     const createdAt = new Date().toISOString();
     const addressHash = hasher.label(address);
     await exports.snapshot(async (tx) => {
@@ -95,6 +98,11 @@ export class PrivacyService {
         'contacts.jsonl',
         () => exports.contacts(address, tx),
         (n) => (counts.contacts = n),
+      );
+      zip.addLines(
+        'people.jsonl',
+        () => exports.people(address, tx),
+        (n) => (counts.people = n),
       );
       zip.addLines(
         'emails.jsonl',
@@ -137,19 +145,23 @@ export class PrivacyService {
     const addressHash = hasher.label(address);
     const erasedAt = await suppressions.suppress(hasher.hash(address));
     const accounts: AccountErasureResult[] = [];
+    let people = 0;
     try {
+      // The person record is read before the contacts go (with the last of them, the address leaves it).
+      const persons = await erasure.peopleOf(address);
       for (const account of await erasure.accountsHolding(address)) {
         const done = await transactions.run((tx) => erasure.eraseInAccount(account, address, tx));
         accounts.push({ emailAccountId: account.id, emailAccount: account.email, ...done });
       }
+      people = await transactions.run((tx) => erasure.erasePeople(persons, address, tx));
     } catch (err) {
       await audit.record({ action: AuditActions.privacyErased, success: false, details: { addressHash, ...totals(accounts), accounts: accounts.length } }, meta);
       throw err;
     }
     const auditRecordsRedacted = await erasure.redactAuditRecords(address, addressHash);
-    const result = { addressHash, erasedAt: erasedAt.toISOString(), accounts, ...totals(accounts), auditRecordsRedacted };
+    const result = { addressHash, erasedAt: erasedAt.toISOString(), accounts, ...totals(accounts), people, auditRecordsRedacted };
     await audit.record(
-      { action: AuditActions.privacyErased, details: { addressHash, erasedAt: result.erasedAt, accounts: accounts.length, ...totals(accounts), auditRecordsRedacted } },
+      { action: AuditActions.privacyErased, details: { addressHash, erasedAt: result.erasedAt, accounts: accounts.length, ...totals(accounts), people, auditRecordsRedacted } },
       meta,
     );
     this.deps.logger.info('privacy erasure done', { addressHash, accounts: accounts.length, ...totals(accounts) });

@@ -9,6 +9,8 @@ import request from 'supertest';
 import { sessionFor } from '../support/auth.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testContext } from '../support/harness.js';
+import { createEmail } from '../support/email-factories.js';
+import { Contact, EmailAccount } from '../../src/models/index.js';
 
 export interface Member {
   fixture: UserFixture;
@@ -39,11 +41,32 @@ export interface ContactView {
   companyId: string | null;
 }
 
-/** A contact added by hand through the API (the service files it under its domain's company). */
-export async function addContact(who: Member, emailAccountId: string, email: string, name?: string): Promise<ContactView> {
+/**
+ * A correspondent of the mailbox: a contact added through the API (the service files it under its
+ * domain's company), then an email with them stored as the sync stores it (linked, last_email_at
+ * set to `mailAt`). A company shows only through such mail (issue 52, finding 1; docs/adr/0136):
+ * `mailAt: null` leaves a contact typed by hand, with no mail. Answers the contact as the API then shows it.
+ */
+export async function addContact(who: Member, emailAccountId: string, email: string, name?: string, mailAt: Date | null = MAIL_AT): Promise<ContactView> {
   const res = await who.post('/api/contacts', { emailAccountId, email, ...(name ? { name } : {}) });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
-  return res.body.data.contact as ContactView;
+  const contact = res.body.data.contact as ContactView;
+  if (mailAt === null) return contact;
+  await mailWith(contact.id, mailAt);
+  const shown = await who.get(`/api/contacts/${contact.id}`);
+  return shown.body.data.contact as ContactView;
+}
+
+/** The date of the mail addContact stores by default: early, so a test's own setLastEmailAt moves it. */
+export const MAIL_AT = new Date(Date.UTC(2020, 0, 1, 8, 0, 0));
+
+/** An email with the contact in its mailbox, as the sync stores it: linked to the contact, its last_email_at moved. */
+export async function mailWith(contactId: string, at: Date): Promise<void> {
+  const ctx = await testContext();
+  const contact = (await Contact.findByPk(contactId))!;
+  const account = (await EmailAccount.findByPk(contact.emailAccountId))!;
+  await createEmail(account, contact, { date: at, from: contact.email, to: account.email });
+  await ctx.db.sequelize.query('UPDATE contacts SET last_email_at = greatest(last_email_at, $at) WHERE id = $contactId', { bind: { at, contactId } });
 }
 
 /** The contact's last_email_at as a synced mailbox leaves it (the sync test covers the real path). */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
+import { QueryTypes } from 'sequelize';
 import { createUser } from '../support/factories.js';
 import { sessionFor } from '../support/auth.js';
 import { auditRecords, crmUser, sendingWorld, uniqueSubject, waitForServerEmails, type CrmUser, type MailUser, type SendingWorld } from '../sending/helpers.js';
@@ -131,6 +132,30 @@ describe('templates: private and shared, placeholders filled as text', function 
     expect(delivered.bodyValues![delivered.textBody![0].partId!].value.trim()).to.equal('Dobrý deň, Ľubomír.');
     const noContact = await owner.as(request(app).post('/api/emails')).send({ emailAccountId: accountId, to: bob.user, templateId: made.body.data.template.id });
     expect(noContact.status).to.equal(400);
-    expect(noContact.body.error.details[0]).to.deep.equal({ field: 'contactId', message: 'Šablóna sa vypĺňa pre kontakt: uveďte contactId' });
+    expect(noContact.body.error.details[0]).to.deep.equal({ field: 'contactId', message: 'Šablóna sa vypĺňa pre kontakt alebo osobu: uveďte contactId alebo personId' });
+  });
+
+  it('renders for a person (personId) and composes to them: the address of theirs with the newest mail is the default To', async () => {
+    const { app, owner, accountId, ctx } = world;
+    const marker = uniqueSubject('Osoba');
+    const made = await create(owner, { name: 'Osobe', subject: `${marker} {{contact.name}}`, text: 'Dobrý deň, {{contact.firstName}}. {{company.name}}' });
+    const id = made.body.data.template.id as string;
+    await contact('Božena Osobná');
+    const [row] = await ctx.db.sequelize.query<{ id: string }>('SELECT person_id AS id FROM person_emails WHERE email = $1', { bind: [bob.user.toLowerCase()], type: QueryTypes.SELECT });
+    const rendered = await owner.as(request(app).post(`/api/templates/${id}/render`)).send({ personId: row.id });
+    expect(rendered.status, JSON.stringify(rendered.body)).to.equal(200);
+    expect(rendered.body.data).to.include({ subject: `${marker} Božena Osobná`, text: 'Dobrý deň, Božena. ' });
+    const stranger = await colleague.as(request(app).post(`/api/templates/${id}/render`)).send({ personId: row.id });
+    expect(stranger.status).to.equal(404);
+    for (const body of [{}, { personId: row.id, contactId: row.id }, { personId: 'x' }]) {
+      expect((await owner.as(request(app).post(`/api/templates/${id}/render`)).send(body)).status, JSON.stringify(body)).to.equal(400);
+    }
+    const sent = await owner.as(request(app).post('/api/emails')).send({ emailAccountId: accountId, personId: row.id, templateId: id });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    const [delivered] = await waitForServerEmails(bob, `${marker} Božena Osobná`);
+    expect(delivered.bodyValues![delivered.textBody![0].partId!].value.trim()).to.equal('Dobrý deň, Božena.');
+    // A person needs the mailbox to send from.
+    const noAccount = await owner.as(request(app).post('/api/emails')).send({ personId: row.id, text: 'x', contactId: undefined });
+    expect(noAccount.status).to.equal(400);
   });
 });

@@ -4,7 +4,9 @@ import type { Express } from 'express';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog } from '../../src/models/index.js';
 import { createEmailAccount } from '../support/email-factories.js';
+import { QueryTypes } from 'sequelize';
 import { testApp, testContext } from '../support/harness.js';
+import { mailWith } from '../companies/support.js';
 import { followUpBox, type FollowUpBox } from '../follow-ups/helpers.js';
 import { exportBytes, importOk } from './transfer-support.js';
 
@@ -31,6 +33,12 @@ describe('contacts export', function () {
     // A file names no company (issue 52, finding 1): the company of the domain is named on its own page.
     const ctx = await testContext();
     await ctx.db.sequelize.query("UPDATE companies SET name = 'Kováč Žilina s.r.o.' WHERE domain = $1", { bind: [`${run}-kovac.sk`] });
+    // The mailbox has mail with the domain: its members see the company, and their export writes it (issue 52, finding 1).
+    const [lubo] = await ctx.db.sequelize.query<{ id: string }>('SELECT id FROM contacts WHERE email_account_id = $1 AND email = $2', {
+      bind: [box.account.id, `lubo@${run}-kovac.sk`],
+      type: QueryTypes.SELECT,
+    });
+    await mailWith(lubo.id, new Date());
     // The box's own contact from followUpBox (no phone, no tags) is exported too: 4 in all.
   });
 

@@ -7,6 +7,7 @@ import { AuditActions } from '../../src/audit/audit-service.js';
 import { COMPANY_NOT_IMPORTED } from '../../src/contacts/import-plan.js';
 import { AuditLog } from '../../src/models/index.js';
 import { createContact } from '../support/email-factories.js';
+import { mailWith } from '../companies/support.js';
 import { testApp, testContext } from '../support/harness.js';
 import { followUpBox, type FollowUpBox } from '../follow-ups/helpers.js';
 import { contactsOf, fixture, importOk, importRequest } from './transfer-support.js';
@@ -42,10 +43,13 @@ describe('contacts import', function () {
     expect(lubo).to.include({ name: 'Ľubomír Šebo', phone: '+421 905 123 456', title: 'Riaditeľ', notes: 'Stretnutie; v Žiline' });
     expect(lubo.tags).to.deep.equal(['zákazník', 'Žilina']);
     // The company is the domain's, shared with everyone who sees it: a file (anyone may type its addresses)
-    // never names it (issue 52, finding 1). The contact carries it as {id, name}, named by its domain.
-    expect(lubo.company).to.deep.equal({ id: lubo.companyId, name: `${run}-excel.sk` });
+    // never names it, and shows it only once there is mail with the domain (issue 52, finding 1).
+    expect(lubo.company).to.equal(null);
     expect(contacts.get(`anna@${run}-excel.sk`)).to.include({ name: 'Anna Ďurišová', phone: null, title: null, notes: null });
-    const company = await box.owner.as(request(app).get(`/api/companies/${lubo.companyId}`));
+    await mailWith(lubo.id, new Date());
+    const mailed = (await contactsOf(app, box.owner, box.account.id)).get(`lubomir.sebo@${run}-excel.sk`)!;
+    expect(mailed.company).to.deep.equal({ id: mailed.companyId, name: `${run}-excel.sk` });
+    const company = await box.owner.as(request(app).get(`/api/companies/${mailed.companyId}`));
     expect(company.body.data.company.name).to.equal(`${run}-excel.sk`);
   });
 
@@ -113,8 +117,9 @@ describe('contacts import', function () {
       notes: 'Stretnutie v Žiline, v pondelok.\nDruhý riadok poznámky, ktorý je dlhý a preto je zalomený podľa RFC.',
     });
     expect(lubo.tags).to.deep.equal(['zákazník', 'Žilina']);
-    // ORG is read (its first component, the escaped comma kept) but, like a CSV's company column, names no company.
-    expect(lubo.company?.name).to.equal(`${run}-zilina.sk`);
+    // ORG is read (its first component, the escaped comma kept) but, like a CSV's company column, names no
+    // company; the domain's shows once there is mail with it (issue 52, finding 1).
+    expect(lubo.company).to.equal(null);
     expect(contacts.get(`z.novakova@${run}-zilina.sk`)).to.include({ name: 'Zuzana Nováková' });
     expect(contacts.has(`zuzana.novakova@${run}-zilina.sk`)).to.equal(false);
   });
@@ -126,7 +131,7 @@ describe('contacts import', function () {
     const jana = contacts.get(`jana.horvathova@${run}-kosice.sk`)!;
     expect(jana).to.include({ name: 'Jana Horváthová', phone: '+421-905-111-222', title: 'Konateľka', notes: 'vCard 4.0 s LF koncami riadkov' });
     expect(jana.tags).to.deep.equal(['dodávateľ', 'VIP']);
-    expect(jana.company?.name).to.equal(`${run}-kosice.sk`);
+    expect(jana.company).to.equal(null);
     expect(contacts.get(`milan@${run}-kosice.sk`)).to.include({ name: 'Milan Štefánik', phone: '0905333444' });
   });
 

@@ -11,6 +11,7 @@ import { createUser } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { createTestMailUser, testJmapSessionUrl } from '../support/imap.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
+import { Contact, EmailAccount } from '../../src/models/index.js';
 import { pdfFixture } from '../timesheets/fixtures.js';
 import { mountedRoutes } from './support/routes.js';
 import { buildWorld, createActor, storeTimesheet, type Actor, type World } from './support/world.js';
@@ -156,20 +157,52 @@ const CONVERSATION_TRIAGE = shared('ok', 403, 404);
 const CONVERSATION_AUTHOR = shared(403, 403, 404);
 
 const companyIds = new WeakMap<Matrix, string>();
+/**
+ * A fresh address with mail in the owner's shared account, as the sync stores it: the contact (filed
+ * under its company), an email linked to it and its last_email_at. Companies and people show their
+ * shared fields only through such mail (issue 52, finding 1); answers the contact's id.
+ */
+async function ownerMail(m: Matrix, email = `kontakt@matica-${crypto.randomBytes(4).toString('hex')}.test`): Promise<{ contactId: string; companyId: string | null }> {
+  const created = await m.ctx.services.contacts.create(m.world.owner.id, { emailAccountId: accountOf(m), email }, { actor: 'test' });
+  const account = (await EmailAccount.findByPk(accountOf(m)))!;
+  await createEmail(account, (await Contact.findByPk(created.id))!);
+  await m.ctx.db.sequelize.query('UPDATE contacts SET last_email_at = now() WHERE id = $1', { bind: [created.id] });
+  return { contactId: created.id, companyId: created.companyId };
+}
 function ownerCompany(m: Matrix): Promise<string> {
   if (!companies.has(m)) {
-    const email = `kontakt@matica-${crypto.randomBytes(4).toString('hex')}.test`;
-    const created = m.ctx.services.contacts.create(m.world.owner.id, { emailAccountId: accountOf(m), email }, { actor: 'test' });
     companies.set(
       m,
-      created.then((c) => {
-        companyIds.set(m, c.companyId!);
-        return c.companyId!;
+      ownerMail(m).then(async ({ contactId }) => {
+        // Filed under its company by contacts.create; the company shows once the mail is there.
+        const [row] = await m.ctx.db.sequelize.query<{ id: string }>('SELECT company_id AS id FROM contacts WHERE id = $1', { bind: [contactId], type: QueryTypes.SELECT });
+        companyIds.set(m, row.id);
+        return row.id;
       }),
     );
   }
   return companies.get(m)!;
 }
+
+/** The person of an address with mail in the owner's shared account (one per matrix, and fresh ones for merges). */
+const people = new WeakMap<Matrix, Promise<string>>();
+const personIds = new WeakMap<Matrix, string>();
+async function freshOwnerPerson(m: Matrix): Promise<string> {
+  const email = `osoba@matica-${crypto.randomBytes(4).toString('hex')}.test`;
+  await ownerMail(m, email);
+  const [row] = await m.ctx.db.sequelize.query<{ id: string }>('SELECT person_id AS id FROM person_emails WHERE email = $1', { bind: [email], type: QueryTypes.SELECT });
+  return row.id;
+}
+function ownerPerson(m: Matrix): Promise<string> {
+  if (!people.has(m)) people.set(m, freshOwnerPerson(m).then((id) => (personIds.set(m, id), id)));
+  return people.get(m)!;
+}
+const personListShows = (seers: Who[]) => (body: Record<string, unknown>, m: Matrix, who: Who) => {
+  expect(ids(body).includes(personIds.get(m)!), `${who} sees the owner's person in the list`).to.equal(seers.includes(who));
+};
+/** Companies and people: seen through mail the caller may read (not by the editor without canRead), changed by owner and editors. */
+const MAIL_READ = shared('ok', 'ok', 404);
+const MAIL_EDIT = shared('ok', 403, 404);
 
 /** A fresh private template of the owner (rows that delete need one per attempt). */
 async function ownerTemplate(m: Matrix): Promise<string> {
@@ -275,10 +308,25 @@ const ROWS: Record<string, Row> = {
       await ownerCompany(m);
       return { path: '/api/companies?limit=100' };
     },
-    check: companyListShows(['owner', ...MEMBERS]),
+    check: companyListShows(['owner', 'editor', 'viewer']),
   },
-  'GET /api/companies/:id': { expect: SHARED_VIEW, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}` }) },
-  'PATCH /api/companies/:id': { expect: SHARED_MARK_READ, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}`, body: { notes: 'matica' } }) },
+  'GET /api/companies/:id': { expect: MAIL_READ, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}` }) },
+  'PATCH /api/companies/:id': { expect: MAIL_EDIT, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}`, body: { notes: 'matica' } }) },
+  // --- people (issue 46): seen through a mailbox whose mail the caller reads; changed and merged by its owner and editors
+  'GET /api/people': {
+    expect: ANY_USER,
+    attempt: async (m) => {
+      await ownerPerson(m);
+      return { path: '/api/people?limit=100' };
+    },
+    check: personListShows(['owner', 'editor', 'viewer']),
+  },
+  'GET /api/people/:id': { expect: MAIL_READ, attempt: async (m) => ({ path: `/api/people/${await ownerPerson(m)}` }) },
+  'PATCH /api/people/:id': { expect: MAIL_EDIT, attempt: async (m) => ({ path: `/api/people/${await ownerPerson(m)}`, body: { notes: 'matica' } }) },
+  'POST /api/people/:id/merge': {
+    expect: MAIL_EDIT,
+    attempt: async (m) => ({ path: `/api/people/${await freshOwnerPerson(m)}/merge`, body: { sourceIds: [await freshOwnerPerson(m)] } }),
+  },
   // Import needs the right to change contacts (a dry run: the attempt stores nothing); export, the right to see them.
   'POST /api/contacts/import': {
     expect: SHARED_EDIT,

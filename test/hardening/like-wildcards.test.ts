@@ -50,6 +50,12 @@ describe('hardening: fullwidth LIKE metacharacters in searches', function () {
     for (const search of wildcards) expect(await found('/api/companies', search), search).to.equal(0);
   });
 
+  it('finds the person by name and company, and not through a fullwidth wildcard', async () => {
+    expect(await found('/api/people', `alfa${run}`)).to.equal(1);
+    expect(await found('/api/people', `alfa${run} 50％`)).to.equal(1);
+    for (const search of wildcards) expect(await found('/api/people', search), search).to.equal(0);
+  });
+
   it("finds a user in the admin's list by name, and not through a fullwidth wildcard", async () => {
     await createUser({ username: `lk${run}alfa` });
     const admin = await sessionFor(await createUser({ role: 'admin' }));

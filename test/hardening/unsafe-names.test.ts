@@ -6,7 +6,8 @@ import { addContact, member, type ContactView, type Member } from '../companies/
 import { sessionFor } from '../support/auth.js';
 import { createEmailAccount } from '../support/email-factories.js';
 import { createUser } from '../support/factories.js';
-import { testApp } from '../support/harness.js';
+import { QueryTypes } from 'sequelize';
+import { testApp, testContext } from '../support/harness.js';
 
 /**
  * Issue 52, finding 16: control characters and bidi overrides in names everyone sees. A name typed
@@ -53,6 +54,19 @@ describe('hardening: control and bidi characters in names', function () {
     }
     expect((await jana.get(`/api/contacts/${contact.id}`)).body.data.contact.name).to.equal('Ján Kováč');
     expect((await jana.get(`/api/contacts?search=novy@${domain}`)).body.data.pagination.total).to.equal(0);
+  });
+
+  it("refuses them in a person's name, title and tags, and keeps what was there", async () => {
+    const [row] = await (await testContext()).db.sequelize.query<{ id: string }>('SELECT person_id AS id FROM person_emails WHERE email = $1', {
+      bind: [`jan@${domain}`],
+      type: QueryTypes.SELECT,
+    });
+    for (const name of UNSAFE) {
+      refused(await jana.patch(`/api/people/${row.id}`, { name }), 'name', 'Meno nesmie obsahovať riadiace znaky ani znaky meniace smer textu');
+      refused(await jana.patch(`/api/people/${row.id}`, { title: name }), 'title', 'Funkcia nesmie obsahovať riadiace znaky ani znaky meniace smer textu');
+      refused(await jana.patch(`/api/people/${row.id}`, { tags: [name] }), 'tags.0', 'Štítok nesmie obsahovať riadiace znaky ani znaky meniace smer textu');
+    }
+    expect((await jana.get(`/api/people/${row.id}`)).body.data.person).to.include({ name: 'Ján Kováč', title: null });
   });
 
   it("refuses them in a staff member's first and last name", async () => {

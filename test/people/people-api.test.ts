@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Express } from 'express';
+import request from 'supertest';
 import { AuditActions } from '../../src/audit/audit-service.js';
 import { AuditLog } from '../../src/models/index.js';
-import { testApp } from '../support/harness.js';
+import { QueryTypes } from 'sequelize';
+import { testApp, testContext } from '../support/harness.js';
 import { peopleOf, personOf, receive, team, type Member, type PersonView, type Team } from './support.js';
 
 const day = (n: number) => new Date(Date.UTC(2026, 9, n, 9, 0, 0));
@@ -175,5 +177,64 @@ describe('people', function () {
     expect((await t.bob.del(`/api/email-accounts/${t.bobBox.id}/share/${t.alice.id}`)).status).to.equal(200);
     expect((await t.alice.get(`/api/people/${lubo}`)).body.data.person.emailAccountIds).to.deep.equal([t.aliceBox.id]);
     expect((await t.alice.get(`/api/emails?personId=${lubo}`)).body.data.items).to.have.length(1);
+  });
+
+  it('answers API tokens by the people scopes: people:read lists and reads, people:write changes, others are refused', async () => {
+    const token = async (scopes: string[]) => {
+      const res = await t.carol.post('/api/tokens', { name: `people ${scopes.join(' ')}`, scopes });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return `Bearer ${res.body.data.token as string}`;
+    };
+    const [reader, writer, contacts] = [await token(['people:read']), await token(['people:write']), await token(['contacts:write'])];
+    const call = (method: 'get' | 'patch' | 'post', path: string, auth: string, body?: object) => request(app)[method](path).set('Authorization', auth).send(body);
+    expect((await call('get', '/api/people', reader)).status).to.equal(200);
+    expect((await call('get', `/api/people/${lubo}`, reader)).status).to.equal(200);
+    for (const [method, path, body] of [
+      ['patch', `/api/people/${lubo}`, { title: 'x' }],
+      ['post', `/api/people/${lubo}/merge`, { sourceIds: [crypto.randomUUID()] }],
+    ] as const) {
+      const refused = await call(method, path, reader, body);
+      expect(refused.status, path).to.equal(403);
+      expect(refused.body.error).to.include({ code: 'insufficient_scope' });
+      expect(refused.body.error.details).to.deep.equal({ requiredScope: 'people:write' });
+    }
+    const other = await call('get', '/api/people', contacts);
+    expect(other.status).to.equal(403);
+    expect(other.body.error.details).to.deep.equal({ requiredScope: 'people:read' });
+    const written = await call('patch', `/api/people/${lubo}`, writer, { title: 'Konateľ s.r.o.' });
+    expect(written.status).to.equal(200);
+    expect(written.body.data.person.title).to.equal('Konateľ s.r.o.');
+  });
+
+  it("leaves colleagues (the installation's own addresses) out of the people and out of awaiting-reply", async () => {
+    const colleagueContact = await receive(t.aliceBox, t.bobBox.email, { name: 'Bob Kolega', date: day(7) });
+    const colleague = (await personOf(t.bobBox.email))!;
+    expect((await peopleOf(t.alice)).map((p) => p.id)).to.include(lubo).and.not.include(colleague);
+    const all = await peopleOf(t.alice, '&includeColleagues=true');
+    expect(item(all, colleague)).to.include({ colleague: true, name: 'Bob Kolega' });
+    expect(item(all, lubo)).to.include({ colleague: false });
+    expect((await peopleOf(t.alice, '&search=kolega')).map((p) => p.id)).to.deep.equal([]);
+    // The customer's mail awaits a reply, the colleague's does not: in both lists and in the conversation.
+    for (const path of ['/api/emails/awaiting-reply?limit=100', '/api/emails?awaitingReply=true&limit=100']) {
+      const waiting = (await t.alice.get(path)).body.data.items.map((e: { contactId: string }) => e.contactId);
+      expect(waiting, path).to.not.include(colleagueContact);
+      expect(waiting.length, path).to.be.above(0);
+    }
+    const waitingOf = async (contactId: string) => {
+      const ctx = await testContext();
+      const [thread] = await ctx.db.sequelize.query<{ id: string }>(
+        'SELECT t.id FROM email_threads t JOIN emails e ON e.email_account_id = t.email_account_id AND e.thread_id = t.thread_id WHERE e.contact_id = $1 LIMIT 1',
+        { bind: [contactId], type: QueryTypes.SELECT },
+      );
+      const res = await t.alice.get(`/api/conversations/${thread.id}`);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return res.body.data.conversation.waitingSince as string | null;
+    };
+    expect(await waitingOf(colleagueContact)).to.equal(null);
+    const [luboContact] = (await (await testContext()).db.sequelize.query<{ id: string }>('SELECT id FROM contacts WHERE email_account_id = $1 AND email = $2', {
+      bind: [t.aliceBox.id, LUBO],
+      type: QueryTypes.SELECT,
+    })) as Array<{ id: string }>;
+    expect(await waitingOf(luboContact.id)).to.be.a('string');
   });
 });

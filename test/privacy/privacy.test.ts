@@ -137,6 +137,7 @@ describe('privacy: export and erasure of an address across email accounts', func
       'README.txt',
       'accounts.jsonl',
       'contacts.jsonl',
+      'people.jsonl',
       'emails.jsonl',
       'contact-suppressions.jsonl',
       'tasks.jsonl',
@@ -179,7 +180,7 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(offer.attachments).to.deep.equal([{ name: 'offer.pdf', type: 'application/pdf', size: 1200, inline: false }]);
     expect(emails.find((e) => e.subject === 'Re: Offer').participants).to.have.members([JANA, BOB]);
 
-    expect(JSON.parse(files.get('summary.json')!)).to.include({ address: JANA, accounts: 2, contacts: 2, emails: 3, contactSuppressions: 0, tasks: 0, auditRecords: 0 });
+    expect(JSON.parse(files.get('summary.json')!)).to.include({ address: JANA, accounts: 2, contacts: 2, people: 1, emails: 3, contactSuppressions: 0, tasks: 0, auditRecords: 0 });
     const [record] = await ctx.db.sequelize.query<{ details: Record<string, unknown> }>(
       "SELECT details FROM audit_logs WHERE action = 'privacy.exported' ORDER BY id DESC LIMIT 1",
       { type: QueryTypes.SELECT },
@@ -202,7 +203,7 @@ describe('privacy: export and erasure of an address across email accounts', func
     const res = await asAdmin(request(app).post('/api/admin/privacy/erase')).send({ email: JANA });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     const erasure = res.body.data.erasure;
-    expect(erasure).to.include({ emails: 3, contacts: 2, contactSuppressions: 0 });
+    expect(erasure).to.include({ emails: 3, contacts: 2, contactSuppressions: 0, people: 1 });
     expect(erasure.accounts.map((a: { emailAccountId: string; emails: number }) => [a.emailAccountId, a.emails]).sort()).to.deep.equal(
       [
         [accountA, 2],

@@ -14,6 +14,8 @@ describe('unit: API token scopes and secrets (issue 48)', () => {
     expect(requiredScope('/emails/:id', 'HEAD')).to.equal('emails:read');
     expect(requiredScope('/emails/contact/1/read', 'POST')).to.equal('emails:write');
     expect(requiredScope('/Companies/1', 'PATCH')).to.equal('companies:write');
+    expect(requiredScope('/people', 'GET')).to.equal('people:read');
+    expect(requiredScope('/people/1/merge', 'POST')).to.equal('people:write');
     expect(requiredScope('/admin/timesheets/report', 'GET')).to.equal('admin');
     expect(requiredScope('/timesheets/all', 'GET')).to.equal('timesheets:read');
     expect(requiredScope('/auth/me', 'GET')).to.equal('identity');
