@@ -22,6 +22,9 @@ export type EmailAccount = components['schemas']['EmailAccount'];
 export type Timesheet = components['schemas']['Timesheet'];
 export type Pagination = components['schemas']['Pagination'];
 export type FollowUp = components['schemas']['FollowUp'];
+export type Task = components['schemas']['Task'];
+/** One item of GET /api/people/{id}/timeline or /api/companies/{id}/timeline: narrow it on `type`. */
+export type TimelineItem = components['schemas']['TimelineItem'];
 
 /** Live updates (GET /api/events): the JSON of each server-sent event's `data:`, by its `event:` name. */
 export interface LiveEvents {
@@ -34,6 +37,8 @@ export interface LiveEvents {
   'sync.status': components['schemas']['SyncStatusEvent'];
   'membership.changed': components['schemas']['MembershipChangedEvent'];
   'follow_up.due': components['schemas']['FollowUpDueEvent'];
+  'task.due': components['schemas']['TaskDueEvent'];
+  'task.assigned': components['schemas']['TaskAssignedEvent'];
   resync: components['schemas']['ResyncEvent'];
 }
 export type LiveEventType = keyof LiveEvents;
@@ -47,6 +52,8 @@ export const LIVE_EVENT_TYPES: readonly LiveEventType[] = [
   'sync.status',
   'membership.changed',
   'follow_up.due',
+  'task.due',
+  'task.assigned',
   'resync',
 ];
 

@@ -1016,6 +1016,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tasks: yours (default), a colleague's, or every task you see
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:read. Ordered by dueAt, then id. assignee: me (default), a user id (that user's tasks among those you see: an unknown id gives an empty list), or any. status: open (default), done or all.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        /**
+         * Create a task
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:write. At most one of personId, companyId, conversationId (400). You must see the linked record (else its 404: Osoba / Firma / Konverzácia neexistuje). The assignee (default: you) must be an active user who sees it too, else 400 with nothing stored. Audited (task.created: ids, never the title); a task for someone else sends them task.assigned.
+         */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One task
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:read. A task you do not see (someone else's, an unknown id): 404.
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a task
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:write. Who may change it may delete it (403 / 404 as PATCH). Audited (task.deleted).
+         */
+        delete: operations["deleteTask"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a task: title, dueAt, status, assigneeId
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:write. By its assignee, its creator, or for a conversation the mailbox's owner and editors (a reader without that right: 403; someone who does not see it: 404). A new dueAt is announced again when it comes; done sets completedAt. A new assignee must be an active user who sees the linked record (400) and gets task.assigned. Audited (task.updated: the fields changed). The answer is the task as it now stands, also when you gave it away.
+         */
+        patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/api/people/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A person's emails, tasks and follow-ups in one list
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. The mail of every address of the person you see, in your readable mailboxes; the tasks linked to the person. A person you do not see: 404. Newest first (at; then emails, follow-ups, tasks; then id). Emails: one item per message however many of your mailboxes hold it (the same Message-ID), with every copy you may read in copies. Tasks: those you see (assignee, creator, a conversation's readers). Follow-ups: your own. Paged by page and limit, or by cursor (nextCursor of the page before: any depth at the cost of the first page; page numbers read the items before the page again). Not counted: total is a lower bound unless totalExact. With an API token, the items of a kind need its scope too (emails:read, tasks:read, contacts:read for follow-ups); without it that kind is left out.
+         */
+        get: operations["getPersonTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A company's emails, tasks and follow-ups in one list
+         * @description Signed-in users (accessToken cookie or Bearer). API token: companies:read. The mail of the company's contacts and of its people (filed under it, met in your mail), in your readable mailboxes; the tasks linked to the company or to one of its people. A company you do not see: 404. Newest first (at; then emails, follow-ups, tasks; then id). Emails: one item per message however many of your mailboxes hold it (the same Message-ID), with every copy you may read in copies. Tasks: those you see (assignee, creator, a conversation's readers). Follow-ups: your own. Paged by page and limit, or by cursor (nextCursor of the page before: any depth at the cost of the first page; page numbers read the items before the page again). Not counted: total is a lower bound unless totalExact. With an API token, the items of a kind need its scope too (emails:read, tasks:read, contacts:read for follow-ups); without it that kind is left out.
+         */
+        get: operations["getCompanyTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations": {
         parameters: {
             query?: never;
@@ -1679,7 +1771,7 @@ export interface components {
     schemas: {
         WebhookPayload: {
             /** @enum {string} */
-            type: "email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due";
+            type: "email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due";
             /**
              * Format: date-time
              * @description When the event was written to the outbox
@@ -2216,6 +2308,158 @@ export interface components {
              */
             updatedAt: string;
         };
+        Task: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            dueAt: string;
+            /** @enum {string} */
+            status: "open" | "done";
+            /** @description When it was marked done; null while open */
+            completedAt: string | null;
+            /** @description When its task.due was sent (null until it came due, and again after a new dueAt) */
+            notifiedAt: string | null;
+            assignee: {
+                /** Format: uuid */
+                id: string;
+                username: string;
+                firstName: string | null;
+                lastName: string | null;
+                /** @description The assignee was disabled by an administrator: give the task to someone else */
+                disabled: boolean;
+            };
+            /** @description Who created it; null once that user was deleted */
+            createdBy: components["schemas"]["UserRef"] | null;
+            /** @description null: not linked (or the linked record was deleted) */
+            link: components["schemas"]["TaskLink"] | null;
+            /** @description Whether you may change or delete it (PATCH, DELETE) */
+            mayEdit: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description A staff member, as the directory shows them */
+        UserRef: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            firstName: string | null;
+            lastName: string | null;
+        };
+        /** @description The record a task is about */
+        TaskLink: {
+            /** @enum {string} */
+            type: "person" | "company" | "conversation";
+            /** Format: uuid */
+            id: string;
+            /** @description Whether you see the record now (its GET answers); false: no name, and its own GET is 404 for you */
+            visible: boolean;
+            /** @description The person's or company's name, or the conversation's subject, as you see it; null when not visible */
+            name: string | null;
+            /** @description A conversation's mailbox (when visible); null otherwise */
+            emailAccountId: string | null;
+        };
+        /** @description One item of a timeline; `type` says which of email, task and followUp it carries */
+        TimelineItem: components["schemas"]["TimelineEmailItem"] | components["schemas"]["TimelineTaskItem"] | components["schemas"]["TimelineFollowUpItem"];
+        TimelineEmailItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email";
+            /**
+             * Format: date-time
+             * @description The item's time: an email's date, a task's dueAt (completedAt once done), a follow-up's dueAt
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            at: string;
+            email: components["schemas"]["TimelineEmail"];
+        };
+        /** @description An email of the timeline: one item per message, however many of your mailboxes hold it */
+        TimelineEmail: {
+            /**
+             * Format: uuid
+             * @description The copy shown (GET /api/emails/{id}): the newest, then one in a mailbox you own, then the lowest id
+             */
+            id: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            /** @description Its conversation in that mailbox (GET /api/conversations/{id}), if its thread has one */
+            conversationId: string | null;
+            threadId: string | null;
+            messageId: string | null;
+            subject: string | null;
+            from: string | null;
+            to: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            date: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            hasAttachments: boolean;
+            /** @description About 200 characters of the body, whitespace collapsed */
+            preview: string;
+            /** @description Every copy of the message (same Message-ID) in a mailbox you may read, the shown one included */
+            copies: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                emailAccountId: string;
+            }[];
+        };
+        TimelineTaskItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task";
+            /**
+             * Format: date-time
+             * @description The item's time: an email's date, a task's dueAt (completedAt once done), a follow-up's dueAt
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            at: string;
+            task: components["schemas"]["Task"];
+        };
+        TimelineFollowUpItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "follow_up";
+            /**
+             * Format: date-time
+             * @description The item's time: an email's date, a task's dueAt (completedAt once done), a follow-up's dueAt
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            at: string;
+            followUp: components["schemas"]["FollowUp"];
+        };
+        TimelinePagination: {
+            page: number;
+            limit: number;
+            /** @description Not counted: the items up to this page, plus one when another follows (exact only on the last page) */
+            total: number;
+            /** @description True only on the last page reached by page numbers */
+            totalExact: boolean;
+            /** @description Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true) */
+            hasNext: boolean;
+            /** @description Pass as cursor= for the next page (null on the last) */
+            nextCursor: string | null;
+        };
         Conversation: {
             /** Format: uuid */
             id: string;
@@ -2248,14 +2492,6 @@ export interface components {
             /** @enum {string} */
             status: "open" | "done";
             statusChangedAt: string | null;
-        };
-        /** @description A staff member, as the directory shows them */
-        UserRef: {
-            /** Format: uuid */
-            id: string;
-            username: string;
-            firstName: string | null;
-            lastName: string | null;
         };
         Email: {
             /** Format: uuid */
@@ -2550,6 +2786,7 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
+            tasks: number;
             /** @description Person records of the address: removed with it, or (holding other addresses after a merge) emptied of every field staff kept */
             people: number;
             /** @description Audit records that named the address, now naming its hash */
@@ -2563,9 +2800,11 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
+            /** @description Tasks about the person: linked to them, or to the company of their own domain that went with them */
+            tasks: number;
         };
         /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, follow_up.due FollowUpDueEvent, resync ResyncEvent. */
-        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["ResyncEvent"];
+        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["TaskDueEvent"] | components["schemas"]["TaskAssignedEvent"] | components["schemas"]["ResyncEvent"];
         /** @description New emails stored (sync, sending). Only to members with canRead. */
         EmailCreatedEvent: {
             /**
@@ -2715,6 +2954,46 @@ export interface components {
              */
             userId: string;
         };
+        /** @description A task assigned to you came due (GET /api/tasks/{taskId}): sent once, within FOLLOW_UP_CHECK_SECONDS of dueAt, only to you; not for a task done before its time. A PATCH with a new dueAt is announced again. Also a webhook event. */
+        TaskDueEvent: {
+            /** Format: uuid */
+            taskId: string;
+            /**
+             * Format: uuid
+             * @description You: only the assignee gets it on the live stream
+             */
+            assigneeId: string;
+            /**
+             * Format: date-time
+             * @description When it came due
+             */
+            dueAt: string;
+            /** @description The linked person, if any */
+            personId: string | null;
+            /** @description The linked company, if any */
+            companyId: string | null;
+            /** @description The linked conversation, if any */
+            conversationId: string | null;
+            /** @description The linked conversation's mailbox, if any */
+            emailAccountId: string | null;
+        };
+        /** @description A colleague created a task for you or gave you theirs (GET /api/tasks/{taskId}). */
+        TaskAssignedEvent: {
+            /** Format: uuid */
+            taskId: string;
+            /**
+             * Format: uuid
+             * @description You: only the new assignee gets it
+             */
+            assigneeId: string;
+            /**
+             * Format: uuid
+             * @description Who gave it to you
+             */
+            assignedBy: string;
+            /** Format: date-time */
+            dueAt: string;
+        };
         /** @description What you missed is no longer kept (Last-Event-ID older than the window, unknown, or events lost): reload every list you show. */
         ResyncEvent: {
             /** @enum {string} */
@@ -2746,7 +3025,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+            events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due")[];
             enabled: boolean;
             description: string | null;
             /** @description Why it was disabled by the service (a 410 answer); null otherwise */
@@ -5701,6 +5980,348 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listTasks: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description me (default): assigned to you; a user id: assigned to that user, of the tasks you see; any: every task you see */
+                assignee?: ("me" | "any") | string;
+                /** @description open (default), done, or all */
+                status?: "open" | "done" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Task"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What is to be done: 1-500 characters, one line */
+                    title: string;
+                    /**
+                     * Format: date-time
+                     * @description When it is due: ISO 8601 date and time with an offset (Z or +02:00); a past time is due at once
+                     */
+                    dueAt: string;
+                    /**
+                     * Format: uuid
+                     * @description Who does it (default: you): an active user who can see the linked record (else 400, nothing stored)
+                     */
+                    assigneeId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A person you see (else 404)
+                     */
+                    personId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A company you see (else 404)
+                     */
+                    companyId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A conversation of a mailbox you may read (else 404); every reader of that mailbox then sees the task
+                     */
+                    conversationId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The task */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task as you see it */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What is to be done: 1-500 characters, one line */
+                    title?: string;
+                    /**
+                     * Format: date-time
+                     * @description A new due time; the task is announced again (task.due) when it comes
+                     */
+                    dueAt?: string;
+                    /**
+                     * @description done: completed (completedAt set); open: reopened
+                     * @enum {string}
+                     */
+                    status?: "open" | "done";
+                    /**
+                     * Format: uuid
+                     * @description Give it to another active user who can see the linked record (else 400); they get task.assigned
+                     */
+                    assigneeId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The changed task */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPersonTimeline: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description nextCursor of the page before: the next page at the cost of the first, however deep (page must then be absent or 1) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the timeline */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["TimelineItem"][];
+                            pagination: components["schemas"]["TimelinePagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCompanyTimeline: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description nextCursor of the page before: the next page at the cost of the first, however deep (page must then be absent or 1) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the timeline */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["TimelineItem"][];
+                            pagination: components["schemas"]["TimelinePagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listConversations: {
         parameters: {
             query?: {
@@ -7551,8 +8172,8 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
                     url: string;
-                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due */
-                    events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, task.due, follow_up.due */
+                    events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due")[];
                     /** @description What the receiver is (e.g. "ERP"), at most 500 characters */
                     description?: string | null;
                 };
@@ -7679,8 +8300,8 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
                     url?: string;
-                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due */
-                    events?: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, task.due, follow_up.due */
+                    events?: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due")[];
                     /** @description false: nothing is delivered; true again: events from now on */
                     enabled?: boolean;
                     /** @description What the receiver is (e.g. "ERP"), at most 500 characters */

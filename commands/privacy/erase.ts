@@ -27,10 +27,10 @@ export default class PrivacyErase extends BaseCommand {
     if (!(await this.confirm(question, flags.yes))) this.error('Zrušené, nič sa nezmenilo', { exit: 1 });
     const result = await privacy.erase(address, this.cliMeta());
     for (const a of result.accounts) {
-      this.log(`  ${a.emailAccount}: ${a.emails} email(s), ${a.contacts} contact(s), ${a.contactSuppressions} contact suppression(s)`);
+      this.log(`  ${a.emailAccount}: ${a.emails} email(s), ${a.contacts} contact(s), ${a.contactSuppressions} contact suppression(s), ${a.tasks} task(s)`);
     }
     this.log(
-      `Erased ${address}: ${result.emails} email(s) and ${result.contacts} contact(s) in ${result.accounts.length} email account(s), ${result.people} person record(s); ` +
+      `Erased ${address}: ${result.emails} email(s), ${result.contacts} contact(s) and ${result.tasks} task(s) in ${result.accounts.length} email account(s), ${result.people} person record(s); ` +
         `${result.auditRecordsRedacted} audit record(s) now name it by hash. Mail dated up to ${result.erasedAt} will not be synced again.`,
     );
     return result;

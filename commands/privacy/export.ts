@@ -39,7 +39,7 @@ export default class PrivacyExport extends BaseCommand {
     say(
       `Export written${flags.out === '-' ? '' : `: ${flags.out}`}\n` +
         `  ${summary.accounts} email account(s), ${summary.contacts} contact(s), ${summary.people} person record(s), ${summary.emails} email(s), ` +
-        `${summary.contactSuppressions} contact suppression(s), ${summary.auditRecords} audit record(s)`,
+        `${summary.contactSuppressions} contact suppression(s), ${summary.tasks} task(s), ${summary.auditRecords} audit record(s)`,
     );
     return summary;
   }

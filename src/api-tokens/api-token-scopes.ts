@@ -5,7 +5,7 @@
  * both read this table.
  */
 
-/** Areas with a read and a write scope. tasks has no routes yet: its name is reserved. */
+/** Areas with a read and a write scope. */
 export const TOKEN_AREAS = ['emails', 'contacts', 'people', 'companies', 'conversations', 'tasks', 'timesheets'] as const;
 export type TokenArea = (typeof TOKEN_AREAS)[number];
 
@@ -34,6 +34,8 @@ export const TOKEN_PATHS: ReadonlyArray<{ prefix: string; needs: TokenArea | 'ad
   { prefix: '/follow-ups', needs: 'contacts' },
   { prefix: '/companies', needs: 'companies' },
   { prefix: '/people', needs: 'people' },
+  // Tasks; a timeline's task items also need tasks:read (src/timelines).
+  { prefix: '/tasks', needs: 'tasks' },
   // The team inbox: reading conversations and their comments, triage, comments and one's own read marks.
   { prefix: '/conversations', needs: 'conversations' },
   { prefix: '/timesheets', needs: 'timesheets' },

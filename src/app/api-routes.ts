@@ -26,6 +26,8 @@ import { createDraftRouter } from '../drafts/draft-routes.js';
 import { expensiveRequests } from '../http/expensive-requests.js';
 import { createWebhookRouter } from '../webhooks/webhook-routes.js';
 import { createSearchRouter } from '../search/search-routes.js';
+import { createTaskRouter } from '../tasks/task-routes.js';
+import { createTimelineRouter } from '../timelines/timeline-routes.js';
 
 /** Every area mounts its router here, under /api; all share one authentication middleware. */
 export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookies): void {
@@ -43,9 +45,13 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   // Import and export before the contacts router, whose /:id would read "import" and "export" as ids.
   api.use('/contacts', createContactTransferRouter(ctx.services, auth, expensive));
   api.use('/contacts', createContactRouter(ctx.services, auth, expensive));
+  // Timelines first: their sub-path of a company or a person is their own, everything else falls through.
+  api.use('/companies', createTimelineRouter('company', ctx.services, auth));
+  api.use('/people', createTimelineRouter('person', ctx.services, auth));
   api.use('/companies', createCompanyRouter(ctx.services, auth, expensive));
   api.use('/people', createPersonRouter(ctx.services, auth, expensive));
   api.use('/follow-ups', createFollowUpRouter(ctx.services, auth));
+  api.use('/tasks', createTaskRouter(ctx.services, auth));
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
   api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
   api.use('/emails', createEmailRouter(ctx.services, auth, expensive, { corsOrigins: ctx.config.corsOrigins }));

@@ -62,6 +62,9 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
   // Follow-ups that came due: every instance checks, one claims each (ADR 0119).
   const followUpsDue = new MaintenanceScheduler(ctx.services.followUpDue, logger, followUpCron(config.followUpCheckSeconds));
   followUpsDue.start();
+  // Tasks that came due: the same check in the same shape, on the same period (ADR 0140).
+  const tasksDue = new MaintenanceScheduler(ctx.services.taskDue, logger, followUpCron(config.followUpCheckSeconds));
+  tasksDue.start();
   // Webhooks: every instance copies new outbox events and works off due deliveries (leased, ADR 0134).
   const webhookDeliveries = new MaintenanceScheduler(ctx.services.webhookDelivery, logger, '* * * * * *');
   webhookDeliveries.start();
@@ -85,6 +88,7 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
         maintenance.stop(),
         outboxPruning.stop(),
         followUpsDue.stop(),
+        tasksDue.stop(),
         webhookDeliveries.stop(),
       ]);
       // Stop watching before the pool closes and the database stops: our own stop is not a crash.

@@ -28,6 +28,9 @@ import type { ContactImportService } from '../contacts/contact-import-service.js
 import type { ContactExportService } from '../contacts/contact-export-service.js';
 import type { FollowUpService } from '../follow-ups/follow-up-service.js';
 import type { FollowUpDueJob } from '../follow-ups/follow-up-due-job.js';
+import type { TaskService } from '../tasks/task-service.js';
+import type { TaskDueJob } from '../tasks/task-due-job.js';
+import type { TimelineService } from '../timelines/timeline-service.js';
 import type { ReadStatePusher } from '../emails/read-state-pusher.js';
 import type { EmailService } from '../emails/email-service.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
@@ -180,6 +183,17 @@ export class Services {
   /** The due job of every serve announces follow-ups through the events outbox (ADR 0119). */
   get followUpDue(): FollowUpDueJob {
     return this.once('followUpDue', () => records().followUpDue(this.p));
+  }
+  /** Tasks (src/tasks, docs/adr/0140); their due job announces them through the events outbox like the follow-ups'. */
+  get tasks(): TaskService {
+    return this.once('tasks', () => records().tasks(this.p, this));
+  }
+  get taskDue(): TaskDueJob {
+    return this.once('taskDue', () => records().taskDue(this.p));
+  }
+  /** Timelines of people and companies (src/timelines, docs/adr/0141). */
+  get timelines(): TimelineService {
+    return this.once('timelines', () => records().timelines(this.p));
   }
 
   // Emails, the mail sync and sending

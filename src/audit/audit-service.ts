@@ -85,6 +85,10 @@ export const AuditActions = {
   /** An internal comment added to / deleted from a conversation: ids and mention count, never the text. */
   commentCreated: 'comment.created',
   commentDeleted: 'comment.deleted',
+  /** A task created, changed or deleted (src/tasks): ids, the fields changed, the new assignee and status; never the title. */
+  taskCreated: 'task.created',
+  taskUpdated: 'task.updated',
+  taskDeleted: 'task.deleted',
 
   /** Personal API tokens (src/api-tokens): created, revoked, used (at most once per token in 10 minutes); never the secret. */
   apiTokenCreated: 'api_token.created',

@@ -3,7 +3,7 @@ import { nullableTimestamp, timestamp, uuid } from '../shared/response-fields.js
 import { emailSchema } from '../emails/email-responses.js';
 import { pagination } from '../shared/response-fields.js';
 
-const userRef = z
+export const userRef = z
   .object({ id: uuid, username: z.string(), firstName: z.string().nullable(), lastName: z.string().nullable() })
   .meta({ id: 'UserRef', description: 'A staff member, as the directory shows them' });
 

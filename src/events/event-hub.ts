@@ -146,8 +146,8 @@ export class EventHub {
   private dispatch(event: OutboxEvent): void {
     this.metrics?.lag.observe(Math.max(0, (Date.now() - event.createdAt.getTime()) / 1000));
     const started = process.hrtime.bigint();
-    // Events addressed to one user (their membership, their follow-up) go to that user's streams only.
-    const addressed = event.type === 'membership.changed' || event.type === 'follow_up.due';
+    // Events addressed to one user (their membership, their follow-up, their task) go to that user's streams only.
+    const addressed = event.type === 'membership.changed' || event.type === 'follow_up.due' || event.type === 'task.due' || event.type === 'task.assigned';
     const targets = addressed ? (this.byUser.get(event.userId ?? '') ?? []) : this.allSubscribers();
     for (const sub of targets) if (!sub.offer(event)) this.end(sub, sub.ready ? 'slow' : 'overflow');
     this.metrics?.fanout.observe(Number(process.hrtime.bigint() - started) / 1e9);

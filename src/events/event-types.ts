@@ -15,6 +15,8 @@ import { z } from 'zod';
  *   sync.status                                     mail_sync_states_events_update, crm_events_sync_states() (0021)
  *   membership.changed                              email_account_members_events_*, crm_events_members() (0021)
  *   follow_up.due                                   src/follow-ups/follow-up-query.ts (claimed by the due job)
+ *   task.due                                        src/tasks/task-due-query.ts (claimed by the tasks' due job)
+ *   task.assigned                                   src/tasks/task-service.ts (TaskRepository.emit)
  * A payload field added here must be added to the function's jsonb_build_object by a migration.
  */
 export const EVENT_TYPES = [
@@ -30,6 +32,8 @@ export const EVENT_TYPES = [
   'conversation.updated',
   'comment.created',
   'comment.mentioned',
+  'task.due',
+  'task.assigned',
   'resync',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -137,6 +141,35 @@ export const commentMentionedEvent = z
   .strict()
   .meta({ id: 'CommentMentionedEvent', description: 'A colleague mentioned you (@username) in a comment of a conversation you may read.' });
 
+// Written by src/tasks: task.due by the due job's claim (task-due-query.ts), task.assigned by TaskService.
+export const taskDueEvent = z
+  .object({
+    taskId: uuid(),
+    assigneeId: uuid().meta({ description: 'You: only the assignee gets it on the live stream' }),
+    dueAt: z.iso.datetime({ offset: true }).meta({ description: 'When it came due' }),
+    personId: uuid().nullable().meta({ description: 'The linked person, if any' }),
+    companyId: uuid().nullable().meta({ description: 'The linked company, if any' }),
+    conversationId: uuid().nullable().meta({ description: 'The linked conversation, if any' }),
+    emailAccountId: uuid().nullable().meta({ description: "The linked conversation's mailbox, if any" }),
+  })
+  .strict()
+  .meta({
+    id: 'TaskDueEvent',
+    description:
+      'A task assigned to you came due (GET /api/tasks/{taskId}): sent once, within FOLLOW_UP_CHECK_SECONDS of dueAt, only to you; not for a task ' +
+      'done before its time. A PATCH with a new dueAt is announced again. Also a webhook event.',
+  });
+
+export const taskAssignedEvent = z
+  .object({
+    taskId: uuid(),
+    assigneeId: uuid().meta({ description: 'You: only the new assignee gets it' }),
+    assignedBy: uuid().meta({ description: 'Who gave it to you' }),
+    dueAt: z.iso.datetime({ offset: true }),
+  })
+  .strict()
+  .meta({ id: 'TaskAssignedEvent', description: 'A colleague created a task for you or gave you theirs (GET /api/tasks/{taskId}).' });
+
 export const resyncEvent = z
   .object({ reason: z.enum(['window_exceeded', 'unknown_event_id', 'outbox_gap']) })
   .strict()
@@ -158,6 +191,8 @@ export const EVENT_SCHEMAS = {
   'conversation.updated': conversationUpdatedEvent,
   'comment.created': commentCreatedEvent,
   'comment.mentioned': commentMentionedEvent,
+  'task.due': taskDueEvent,
+  'task.assigned': taskAssignedEvent,
   resync: resyncEvent,
 } as const satisfies Record<EventType, z.ZodType>;
 
@@ -169,7 +204,7 @@ export interface OutboxEvent {
   id: number;
   type: OutboxEventType;
   emailAccountId: string | null;
-  /** membership.changed: the member it concerns; follow_up.due: the follow-up's owner. */
+  /** membership.changed: the member it concerns; follow_up.due: the follow-up's owner; task.*: the assignee. */
   userId: string | null;
   payload: Record<string, unknown>;
   createdAt: Date;

@@ -9,7 +9,7 @@ const MAX_QUEUED = 10_000;
  * One open stream: whose it is, what they may see now, and where it stands. Scope follows
  * docs/api.md "Live updates": email events need canRead on the account (account-rights.ts
  * `readEmails`), contact and sync events any membership (`view`), membership events only reach the
- * member they name, follow-up events only their owner. Rights are read once at the start and then kept current by the membership events
+ * member they name, follow-up events only their owner, task events only the assignee. Rights are read once at the start and then kept current by the membership events
  * themselves, applied in the order of the outbox, before any later event is judged.
  */
 /**
@@ -84,6 +84,10 @@ export class Subscriber {
       case 'follow_up.due':
         // Private to its owner, and only while the contact's account is still theirs to see.
         return event.userId === this.userId && event.emailAccountId !== null && this.rights.has(event.emailAccountId);
+      case 'task.due':
+      case 'task.assigned':
+        // The assignee's own news, whatever mailboxes they read (a task need not be about mail).
+        return event.userId === this.userId;
       case 'comment.mentioned':
         return event.userId === this.userId && this.canRead(event);
       case 'conversation.updated':

@@ -50,6 +50,9 @@ export function followUpListQuery(status: FollowUpStatusFilter, byContact = fals
   };
 }
 
+/** The caller's follow-ups of `$ids` on contacts they may see now (a timeline's page, src/timelines). */
+export const FOLLOW_UPS_BY_IDS = `SELECT ${FOLLOW_UP_COLUMNS} FROM ${VISIBLE} WHERE f.user_id = $userId AND f.id = ANY($ids::uuid[])`;
+
 /** The caller's follow-up of one contact, while they may see the contact. */
 export const ONE_FOLLOW_UP = `SELECT ${FOLLOW_UP_COLUMNS} FROM ${VISIBLE} WHERE f.user_id = $userId AND f.contact_id = $contactId`;
 

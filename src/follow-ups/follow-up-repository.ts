@@ -2,7 +2,7 @@ import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
 import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
-import { CLAIM_DUE, followUpListQuery, ONE_FOLLOW_UP, UPSERT } from './follow-up-query.js';
+import { CLAIM_DUE, FOLLOW_UPS_BY_IDS, followUpListQuery, ONE_FOLLOW_UP, UPSERT } from './follow-up-query.js';
 import type { FollowUpStatusFilter } from './follow-up-query.js';
 
 /** The list's filters (GET /api/follow-ups?status=&contactId=). */
@@ -69,6 +69,13 @@ export class FollowUpRepository {
   async find(userId: string, contactId: string, tx?: Tx): Promise<FollowUpRecord | undefined> {
     const row = await this.sql.one<FollowUpRow>(ONE_FOLLOW_UP, { userId, contactId }, tx);
     return row && toRecord(row);
+  }
+
+  /** The caller's follow-ups of `ids` (those they may see), by id. */
+  async byIds(userId: string, ids: readonly string[]): Promise<Map<string, FollowUpRecord>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.sql.select<FollowUpRow>(FOLLOW_UPS_BY_IDS, { userId, ids });
+    return new Map(rows.map((r) => [r.id, toRecord(r)]));
   }
 
   /** Sets the caller's follow-up of the contact; true when there was none before. */

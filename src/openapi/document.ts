@@ -26,6 +26,8 @@ import { signatureArea } from './signature-doc.js';
 import { templateArea } from './template-doc.js';
 import { draftArea } from './draft-doc.js';
 import { followUpArea } from './follow-up-doc.js';
+import { taskArea } from './task-doc.js';
+import { timelineArea } from './timeline-doc.js';
 import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 import { requiredScope } from '../api-tokens/api-token-scopes.js';
@@ -54,6 +56,8 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     searchArea,
     personArea,
     followUpArea,
+    taskArea,
+    timelineArea,
     conversationArea,
     emailArea,
     signatureArea,

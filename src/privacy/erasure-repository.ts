@@ -14,6 +14,8 @@ export interface AccountErasure {
   emails: number;
   contacts: number;
   contactSuppressions: number;
+  /** Tasks about the person (linked to them, or to a company of theirs that went): what staff wrote about them. */
+  tasks: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export class ErasureRepository {
    */
   async eraseInAccount(account: HoldingAccount, address: string, tx: Tx): Promise<AccountErasure> {
     const userId = await lockAccountOwner(this.sql, account.id, tx);
-    if (userId === undefined) return { emails: 0, contacts: 0, contactSuppressions: 0 };
+    if (userId === undefined) return { emails: 0, contacts: 0, contactSuppressions: 0, tasks: 0 };
     await this.sql.execute('SELECT 1 FROM mail_sync_states WHERE email_account_id = $accountId FOR UPDATE', { accountId: account.id }, tx);
     const bind = { address, accountId: account.id, userId };
     const removed = await this.sql.one<{ emails: number; touched: string[] }>(
@@ -70,18 +72,21 @@ export class ErasureRepository {
       bind,
       tx,
     );
+    // The person's tasks go while the address still names its person (its last contact takes the person along, docs/adr/0140).
+    const personTasks = await this.sql.execute('DELETE FROM tasks t WHERE t.person_id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = $address)', bind, tx);
     const contacts = await this.sql.execute('DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address', bind, tx);
     const contactSuppressions = await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $address', bind, tx);
     // A company of a personal domain (jana@novak-rodina.sk) would keep naming the erased person: the
-    // company of the address's domain goes once no contact of any account is filed under it.
-    await this.sql.execute(
-      `DELETE FROM companies co WHERE co.domain = lower(split_part($address, '@', 2))
-          AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.company_id = co.id)`,
+    // company of the address's domain goes once no contact of any account is filed under it, with the tasks about it.
+    const companyTasks = await this.sql.execute(
+      `WITH gone AS (DELETE FROM companies co WHERE co.domain = lower(split_part($address, '@', 2))
+                        AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.company_id = co.id) RETURNING co.id)
+       DELETE FROM tasks t USING gone WHERE t.company_id = gone.id`,
       bind,
       tx,
     );
     await recomputeLastEmailAt(this.sql, removed?.touched ?? [], tx);
-    return { emails: removed?.emails ?? 0, contacts, contactSuppressions };
+    return { emails: removed?.emails ?? 0, contacts, contactSuppressions, tasks: personTasks + companyTasks };
   }
 
   /** The person record of the address (src/people), read before its contacts go; at most one. */

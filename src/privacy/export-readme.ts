@@ -21,6 +21,8 @@ emails.jsonl                every email this address took part in (From, Sender,
                             (attachment contents stay on the mail server and are not copied here)
 contact-suppressions.jsonl  accounts where a user deleted this contact and asked the CRM not to
                             recreate it from mail
+tasks.jsonl                 the staff's tasks about this person (linked to them, or to a company of
+                            their own mail domain): title, due time, status, who gave it and who has it
 audit-records.jsonl         audit records that name this address (contacts added or deleted by hand)
 summary.json                the number of rows in each file
 `;

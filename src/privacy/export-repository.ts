@@ -105,6 +105,24 @@ export class ExportRepository {
     );
   }
 
+  /**
+   * The tasks about the address's person (linked to the person, or to a company of their own domain
+   * no other address is filed under: the tasks an erasure deletes), with who gave and who has them.
+   */
+  tasks(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT t.id, t.title, t.due_at AS "dueAt", t.status, t.completed_at AS "completedAt", a.username AS assignee, cr.username AS "createdBy",
+              CASE WHEN t.person_id IS NOT NULL THEN 'person' ELSE 'company' END AS "linkedTo", t.created_at AS "createdAt", t.updated_at AS "updatedAt"
+         FROM tasks t JOIN users a ON a.id = t.assignee_id LEFT JOIN users cr ON cr.id = t.created_by
+        WHERE t.person_id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = $address)
+           OR t.company_id IN (SELECT co.id FROM companies co WHERE co.domain = lower(split_part($address, '@', 2))
+                                  AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.company_id = co.id AND c.email <> $address))
+        ORDER BY t.created_at, t.id`,
+      { address },
+      tx,
+    );
+  }
+
   /** Audit records that name the address (a contact added or deleted by hand). */
   auditRecords(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
     return this.cursor(

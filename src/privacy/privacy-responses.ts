@@ -10,6 +10,7 @@ export const accountErasureSchema = z
     emails: z.number().int(),
     contacts: z.number().int(),
     contactSuppressions: z.number().int(),
+    tasks: z.number().int().meta({ description: 'Tasks about the person: linked to them, or to the company of their own domain that went with them' }),
   })
   .meta({ id: 'AccountErasure' });
 
@@ -23,6 +24,7 @@ export const erasureData = z.object({
       emails: z.number().int(),
       contacts: z.number().int(),
       contactSuppressions: z.number().int(),
+      tasks: z.number().int(),
       people: z
         .number()
         .int()

@@ -33,6 +33,7 @@ export interface ExportCounts {
   people: number;
   emails: number;
   contactSuppressions: number;
+  tasks: number;
   auditRecords: number;
 }
 
@@ -47,6 +48,7 @@ export interface AccountErasureResult {
   emails: number;
   contacts: number;
   contactSuppressions: number;
+  tasks: number;
 }
 
 export interface ErasureResult {
@@ -57,6 +59,7 @@ export interface ErasureResult {
   emails: number;
   contacts: number;
   contactSuppressions: number;
+  tasks: number;
   /** Person records (src/people) of the address: removed with it, or, holding other addresses, emptied of every field staff kept. */
   people: number;
   auditRecordsRedacted: number;
@@ -80,7 +83,7 @@ export class PrivacyService {
   async export(raw: string, target: Writable, meta: RequestMeta, { end = true }: { end?: boolean } = {}): Promise<ExportSummary> {
     const address = this.address(raw);
     const { exports, hasher } = this.deps;
-    const counts: ExportCounts = { accounts: 0, contacts: 0, people: 0, emails: 0, contactSuppressions: 0, auditRecords: 0 };
+    const counts: ExportCounts = { accounts: 0, contacts: 0, people: 0, emails: 0, contactSuppressions: 0, tasks: 0, auditRecords: 0 };
     const createdAt = new Date().toISOString();
     const addressHash = hasher.label(address);
     await exports.snapshot(async (tx) => {
@@ -110,6 +113,11 @@ export class PrivacyService {
         'contact-suppressions.jsonl',
         () => exports.contactSuppressions(address, tx),
         (n) => (counts.contactSuppressions = n),
+      );
+      zip.addLines(
+        'tasks.jsonl',
+        () => exports.tasks(address, tx),
+        (n) => (counts.tasks = n),
       );
       zip.addLines(
         'audit-records.jsonl',
@@ -161,7 +169,7 @@ export class PrivacyService {
   }
 }
 
-function totals(accounts: AccountErasureResult[]): { emails: number; contacts: number; contactSuppressions: number } {
-  const sum = (key: 'emails' | 'contacts' | 'contactSuppressions') => accounts.reduce((n, a) => n + a[key], 0);
-  return { emails: sum('emails'), contacts: sum('contacts'), contactSuppressions: sum('contactSuppressions') };
+function totals(accounts: AccountErasureResult[]): { emails: number; contacts: number; contactSuppressions: number; tasks: number } {
+  const sum = (key: 'emails' | 'contacts' | 'contactSuppressions' | 'tasks') => accounts.reduce((n, a) => n + a[key], 0);
+  return { emails: sum('emails'), contacts: sum('contacts'), contactSuppressions: sum('contactSuppressions'), tasks: sum('tasks') };
 }

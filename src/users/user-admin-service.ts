@@ -4,6 +4,7 @@ import { AuditActions, type AuditService, type RequestMeta } from '../audit/audi
 import type { EmailAccountService } from '../email-accounts/email-account-service.js';
 import type { OwnedSharedAccount, OwnershipTransfer } from '../email-accounts/ownership-transfer.js';
 import { actingSubject } from '../email-accounts/credential-subject.js';
+import { isForeignKeyViolation } from '../db/db-errors.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { PageRequest, Page } from '../shared/pagination.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -23,6 +24,11 @@ export interface UserSessionRevoker {
 
 /** What creating a user with a mailbox needs from the email accounts: check it first, attach it inside the creation's transaction. */
 export type UserEmailAccounts = Pick<EmailAccountService, 'verifyCredentials' | 'addVerified'>;
+
+/** What user deletion with a hand-over needs from the tasks (src/tasks): the leaver's open tasks go to the successor. */
+export interface UserTaskHandOver {
+  handOver(fromUserId: string, toUserId: string, tx: Tx): Promise<number>;
+}
 
 /** What user deletion needs from email-account sharing: the deleted user's shared accounts and shares. */
 export type UserEmailAccountOwnership = Pick<OwnershipTransfer, 'sharedAccountsOwnedBy' | 'handOver' | 'recordSharesEnding'>;
@@ -84,6 +90,7 @@ export class UserAdminService {
       ownership: UserEmailAccountOwnership;
       audit: AuditService;
       files: UserFileCleanup;
+      tasks: UserTaskHandOver;
     },
   ) {}
 
@@ -163,7 +170,9 @@ export class UserAdminService {
   /**
    * The database removes the user's rows (cascade), their shares of other people's accounts included.
    * Email accounts the user owns and shares with others are handed to `newOwnerId` or, only when
-   * `deleteSharedAccounts` says so, deleted; with neither, a 409 lists them. Timesheet rows go in the
+   * `deleteSharedAccounts` says so, deleted; with neither, a 409 lists them. With `newOwnerId` the
+   * user's open tasks go to the new owner too; without it, the database hands the tasks others gave
+   * them back to those others and deletes the rest (migration 0055). Timesheet rows go in the
    * same transaction and their files only after it commits, so a refused or failed deletion leaves
    * every file in place.
    */
@@ -180,6 +189,7 @@ export class UserAdminService {
       else if (shared.length > 0 && !choice.deleteSharedAccounts) throw new ConflictError(OWNS_SHARED, { sharedAccounts: shared }, 'shared_account_owner');
       const deletedSharedAccounts = handedOver.length > 0 ? [] : shared;
       const sharesRemoved = (await ownership.recordSharesEnding(user.id, meta, tx)).length;
+      const tasksHandedOver = choice.newOwnerId ? await this.handOverTasks(user.id, choice.newOwnerId, tx) : 0;
       const timesheets = await this.deps.files.removeAllForUser(user.id, tx);
       await this.deps.audit.record(
         {
@@ -193,6 +203,7 @@ export class UserAdminService {
             sharesRemoved,
             ...(handedOver.length > 0 ? { sharedAccountsHandedTo: choice.newOwnerId, sharedAccounts: handedOver.map((a) => a.emailAccountId) } : {}),
             ...(deletedSharedAccounts.length > 0 ? { sharedAccountsDeleted: deletedSharedAccounts.map((a) => a.emailAccountId) } : {}),
+            ...(tasksHandedOver > 0 ? { tasksHandedTo: choice.newOwnerId, tasksHandedOver } : {}),
           },
         },
         meta,
@@ -206,6 +217,16 @@ export class UserAdminService {
   /** The email accounts the user owns that are shared with others (what deleting the user must decide about). */
   sharedAccountsOwnedBy(id: string): Promise<OwnedSharedAccount[]> {
     return this.deps.ownership.sharedAccountsOwnedBy(id);
+  }
+
+  /** The leaver's open tasks to the successor; an unknown successor is the same 404 as the mailboxes' hand-over gives. */
+  private async handOverTasks(userId: string, newOwnerId: string, tx: Tx): Promise<number> {
+    try {
+      return await this.deps.tasks.handOver(userId, newOwnerId, tx);
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new NotFoundError(NOT_FOUND);
+      throw err;
+    }
   }
 
   private async assertAnotherAdmin(userId: string, tx: Tx): Promise<void> {

@@ -56,8 +56,9 @@ export class DeliveryRepository {
       `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, event_created_at)
        SELECT w.id, e.id, e.type, e.payload, e.created_at
          FROM webhooks w JOIN events e ON e.type = ANY (w.events) AND e.created_at >= w.since
-        -- Events addressed to one user (a member's own read of a conversation) are that user's news, not the company's.
-        WHERE w.enabled AND (e.user_id IS NULL OR e.type = 'follow_up.due') AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.event_id = e.id)
+        -- Events addressed to one user (a member's own read of a conversation) are that user's news, not the company's;
+        -- a follow-up or a task coming due is the company's news too.
+        WHERE w.enabled AND (e.user_id IS NULL OR e.type IN ('follow_up.due', 'task.due')) AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.event_id = e.id)
         ORDER BY e.id
         LIMIT $limit
        ON CONFLICT (webhook_id, event_id) DO NOTHING`,

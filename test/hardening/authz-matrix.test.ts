@@ -208,6 +208,30 @@ const personListShows = (seers: Who[]) => (body: Record<string, unknown>, m: Mat
 const MAIL_READ = shared('ok', 'ok', 404);
 const MAIL_EDIT = shared('ok', 403, 404);
 
+/** A task of the owner's conversation (seen by its mailbox's readers), assigned to the owner: one per matrix, fresh ones for rows that delete. */
+const ownerTasks = new WeakMap<Matrix, Promise<string>>();
+const taskIds = new WeakMap<Matrix, string>();
+async function freshOwnerTask(m: Matrix): Promise<string> {
+  const task = await m.ctx.services.tasks.create(
+    m.world.owner.id,
+    { title: 'Matica', dueAt: new Date('2030-01-01T08:00:00Z'), conversationId: await ownerConversation(m) },
+    { actor: 'test' },
+  );
+  return task.id;
+}
+function ownerTask(m: Matrix): Promise<string> {
+  if (!ownerTasks.has(m))
+    ownerTasks.set(
+      m,
+      freshOwnerTask(m).then((id) => (taskIds.set(m, id), id)),
+    );
+  return ownerTasks.get(m)!;
+}
+/** The owner's own list (assignee=me) shows the owner's task to the owner only. */
+const taskListShows = (seers: Who[]) => (body: Record<string, unknown>, m: Matrix, who: Who) => {
+  expect(ids(body).includes(taskIds.get(m)!), `${who} sees the owner's task in their list`).to.equal(seers.includes(who));
+};
+
 /** A fresh private template of the owner (rows that delete need one per attempt). */
 async function ownerTemplate(m: Matrix): Promise<string> {
   const t = await m.ctx.services.templates.create(
@@ -331,6 +355,26 @@ const ROWS: Record<string, Row> = {
     expect: MAIL_EDIT,
     attempt: async (m) => ({ path: `/api/people/${await freshOwnerPerson(m)}/merge`, body: { sourceIds: [await freshOwnerPerson(m)] } }),
   },
+  // Timelines: as their person or company (the owner's mail); what each item shows is the items' own rule.
+  'GET /api/people/:id/timeline': { expect: MAIL_READ, attempt: async (m) => ({ path: `/api/people/${await ownerPerson(m)}/timeline` }) },
+  'GET /api/companies/:id/timeline': { expect: MAIL_READ, attempt: async (m) => ({ path: `/api/companies/${await ownerCompany(m)}/timeline` }) },
+  // --- tasks (issue 46): a conversation's task is seen by the mailbox's readers, changed by its owner and editors (and its assignee and creator)
+  'GET /api/tasks': {
+    expect: ANY_USER,
+    attempt: async (m) => {
+      await ownerTask(m);
+      return { path: '/api/tasks?limit=100' };
+    },
+    check: taskListShows(['owner']),
+  },
+  'POST /api/tasks': {
+    expect: CONVERSATION_READ,
+    status: 201,
+    attempt: async (m) => ({ path: '/api/tasks', body: { title: 'Matica', dueAt: '2030-01-01T08:00:00Z', conversationId: await ownerConversation(m) } }),
+  },
+  'GET /api/tasks/:id': { expect: CONVERSATION_READ, attempt: async (m) => ({ path: `/api/tasks/${await ownerTask(m)}` }) },
+  'PATCH /api/tasks/:id': { expect: CONVERSATION_TRIAGE, attempt: async (m) => ({ path: `/api/tasks/${await ownerTask(m)}`, body: { title: 'Matica' } }) },
+  'DELETE /api/tasks/:id': { expect: CONVERSATION_TRIAGE, status: 204, attempt: async (m) => ({ path: `/api/tasks/${await freshOwnerTask(m)}` }) },
   // Import needs the right to change contacts (a dry run: the attempt stores nothing); export, the right to see them.
   'POST /api/contacts/import': {
     expect: SHARED_EDIT,

@@ -140,6 +140,7 @@ describe('privacy: export and erasure of an address across email accounts', func
       'people.jsonl',
       'emails.jsonl',
       'contact-suppressions.jsonl',
+      'tasks.jsonl',
       'audit-records.jsonl',
       'summary.json',
     ]);
@@ -179,7 +180,7 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(offer.attachments).to.deep.equal([{ name: 'offer.pdf', type: 'application/pdf', size: 1200, inline: false }]);
     expect(emails.find((e) => e.subject === 'Re: Offer').participants).to.have.members([JANA, BOB]);
 
-    expect(JSON.parse(files.get('summary.json')!)).to.include({ address: JANA, accounts: 2, contacts: 2, people: 1, emails: 3, contactSuppressions: 0, auditRecords: 0 });
+    expect(JSON.parse(files.get('summary.json')!)).to.include({ address: JANA, accounts: 2, contacts: 2, people: 1, emails: 3, contactSuppressions: 0, tasks: 0, auditRecords: 0 });
     const [record] = await ctx.db.sequelize.query<{ details: Record<string, unknown> }>(
       "SELECT details FROM audit_logs WHERE action = 'privacy.exported' ORDER BY id DESC LIMIT 1",
       { type: QueryTypes.SELECT },

@@ -19,10 +19,28 @@ describe('unit: API token scopes and secrets (issue 48)', () => {
     expect(requiredScope('/admin/timesheets/report', 'GET')).to.equal('admin');
     expect(requiredScope('/timesheets/all', 'GET')).to.equal('timesheets:read');
     expect(requiredScope('/auth/me', 'GET')).to.equal('identity');
+    expect(requiredScope('/tasks', 'GET')).to.equal('tasks:read');
+    expect(requiredScope('/tasks/1', 'PATCH')).to.equal('tasks:write');
+    // A timeline goes with its record's area (its items of other kinds need their own scopes too: src/timelines).
+    expect(requiredScope('/people/1/timeline', 'GET')).to.equal('people:read');
+    expect(requiredScope('/companies/1/timeline', 'GET')).to.equal('companies:read');
   });
 
   it('refuses every path not in the table, and matches whole segments only', () => {
-    for (const path of ['/tokens', '/tokens/1', '/auth/set-password', '/auth/logout', '/auth/sessions', '/auth/refresh', '/events', '/auth/meX', '/contactsX', '/users/1', '/']) {
+    for (const path of [
+      '/tokens',
+      '/tokens/1',
+      '/auth/set-password',
+      '/auth/logout',
+      '/auth/sessions',
+      '/auth/refresh',
+      '/events',
+      '/auth/meX',
+      '/contactsX',
+      '/tasksX',
+      '/users/1',
+      '/',
+    ]) {
       expect(requiredScope(path, 'GET'), path).to.equal(null);
     }
   });

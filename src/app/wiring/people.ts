@@ -10,6 +10,7 @@ import type { SessionManagement } from '../../auth/session-management.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { EmailAccountService } from '../../email-accounts/email-account-service.js';
 import type { TimesheetService } from '../../timesheets/timesheet-service.js';
+import type { TaskService } from '../../tasks/task-service.js';
 import { lazyModule } from './lazy-module.js';
 import type { Plumbing } from './plumbing.js';
 import type * as auditServiceExports from '../../audit/audit-service.js';
@@ -89,7 +90,7 @@ export function sessions(p: Plumbing, s: Audited & { tokens: TokenService }): Se
 
 type AccountHolders = Audited & { users: UserService; sessions: SessionService; emailAccounts: EmailAccountService };
 
-export function userAdmin(p: Plumbing, s: AccountHolders & { timesheets: TimesheetService }): UserAdminService {
+export function userAdmin(p: Plumbing, s: AccountHolders & { timesheets: TimesheetService; tasks: TaskService }): UserAdminService {
   // The collaborators are reached when an operation needs them (getters): listing users, what most
   // crm-admin commands do, needs only the repository, not the email-account and timesheet areas.
   return new (userAdminServiceModule().UserAdminService)({
@@ -113,6 +114,9 @@ export function userAdmin(p: Plumbing, s: AccountHolders & { timesheets: Timeshe
     },
     get files() {
       return s.timesheets;
+    },
+    get tasks() {
+      return s.tasks;
     },
   });
 }

@@ -21,6 +21,11 @@ import { CommentRepository } from '../../conversations/comment-repository.js';
 import { SearchService } from '../../search/search-service.js';
 import { CommentService } from '../../conversations/comment-service.js';
 import type { EmailService } from '../../emails/email-service.js';
+import { TaskRepository } from '../../tasks/task-repository.js';
+import { TaskService } from '../../tasks/task-service.js';
+import { TaskDueJob } from '../../tasks/task-due-job.js';
+import { TimelineRepository } from '../../timelines/timeline-repository.js';
+import { TimelineService } from '../../timelines/timeline-service.js';
 import type { Plumbing } from './plumbing.js';
 
 // What staff keep in the CRM besides mail: timesheets (src/timesheets), contacts (src/contacts) and the
@@ -108,4 +113,18 @@ export function conversationComments(p: Plumbing, s: Audited & { conversations: 
     audit: s.audit,
     transactions: p.transactions,
   });
+}
+
+/** Tasks (src/tasks): to-dos linked to a person, a company or a conversation, and their due job. */
+export function tasks(p: Plumbing, s: Audited): TaskService {
+  return new TaskService({ tasks: new TaskRepository(p.sql), transactions: p.transactions, audit: s.audit });
+}
+
+export function taskDue(p: Plumbing): TaskDueJob {
+  return new TaskDueJob(new TaskRepository(p.sql), p.transactions, p.logger);
+}
+
+/** The timelines of people and companies (src/timelines): emails, tasks and follow-ups in one request. */
+export function timelines(p: Plumbing): TimelineService {
+  return new TimelineService({ timelines: new TimelineRepository(p.sql), tasks: new TaskRepository(p.sql), followUps: new FollowUpRepository(p.sql) });
 }
