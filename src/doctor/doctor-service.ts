@@ -11,6 +11,7 @@ import type { DoctorRepository } from './doctor-repository.js';
 import { checkDatabase, checkMigrations, checkWorkers } from './database-checks.js';
 import { fail, ok, report, type CheckResult, type DoctorReport } from './doctor-types.js';
 import { checkDataDir, checkMailServer, checkProxy, checkSecretFiles } from './host-checks.js';
+import { checkJobs, type CheckedJob } from './job-checks.js';
 
 export type * from './doctor-types.js';
 
@@ -18,6 +19,8 @@ export interface DoctorDeps {
   env: NodeJS.ProcessEnv;
   /** Opens the database without migrating it (the command's app context); throws when unreachable. */
   openDatabase: (config: AppConfig) => Promise<DoctorRepository>;
+  /** The background jobs of serve with their backlogs (src/app/background-jobs.ts), on the database opened. */
+  jobs?: () => readonly CheckedJob[];
 }
 
 export class DoctorService {
@@ -52,6 +55,8 @@ export class DoctorService {
       checks.push(...(await guarded('database', () => checkDatabase(repository, config.databasePoolMax))));
       checks.push(...(await guarded('migrations', async () => [await checkMigrations(repository)])));
     }
+    // The jobs' tables are those of the current schema: their backlogs are read only on it.
+    const schemaCurrent = checks.some((c) => c.name === 'migrations' && c.status === 'ok');
     checks.push(await checkMailServer(config));
     checks.push(...(await guarded('data-dir', () => checkDataDir(config))));
     checks.push(...(await guarded('secrets', async () => [checkSecretFiles(config, this.deps.env)])));
@@ -59,6 +64,8 @@ export class DoctorService {
     if (db) {
       const repository = db;
       checks.push(...(await guarded('workers', async () => [await checkWorkers(repository, config)])));
+      const jobs = this.deps.jobs;
+      if (jobs && schemaCurrent) checks.push(...(await guarded('jobs', () => checkJobs(jobs()))));
     }
     return report(checks);
   }
