@@ -78,5 +78,30 @@ export function backgroundJobs(services: Services, config: AppConfig): Backgroun
       run: async () => WebhookDeliveryJob.roundOf(await s.webhookDelivery.run()),
       backlog: () => s.webhookDelivery.backlog(),
     },
+    {
+      name: 'scheduled-sends',
+      description: 'sends emails scheduled for later (sendAt) within seconds of their time, each once',
+      schedule: { everySeconds: 1 },
+      sharing: 'claimed-rows',
+      retries:
+        'mail server unreachable before anything went: again after 30 s, 1, 5, 15, 60 min, then failed; outcome unknown: the mail server is asked before any new attempt; refused: failed with its reason',
+      overlap: 'join',
+      runsOn: 'every-instance',
+      overdueAfterSeconds: 60,
+      run: () => s.scheduledSends.run(),
+      backlog: () => s.scheduledSends.backlog(),
+    },
+    {
+      name: 'attachment-cleanup',
+      description: 'removes kept files of drafts and scheduled sends that nobody owns any more (sent, cancelled, deleted)',
+      schedule: { everySeconds: 300 },
+      sharing: 'harmless-repeat',
+      retries: 'a file that could not be removed is tried again at the next run',
+      overlap: 'skip',
+      runsOn: 'every-instance',
+      overdueAfterSeconds: 3600,
+      run: () => s.attachmentCleanup.run(),
+      backlog: () => s.attachmentCleanup.backlog(),
+    },
   ];
 }
