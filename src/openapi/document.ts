@@ -23,6 +23,7 @@ import { userArea } from './lifecycle-doc.js';
 import { signatureArea } from './signature-doc.js';
 import { templateArea } from './template-doc.js';
 import { draftArea } from './draft-doc.js';
+import { scheduledEmailArea } from './scheduled-email-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { conversationArea } from './conversation-doc.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
@@ -55,6 +56,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     signatureArea,
     templateArea,
     draftArea,
+    scheduledEmailArea,
     privacyArea,
     eventArea,
     userArea,
