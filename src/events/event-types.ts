@@ -15,6 +15,7 @@ import { z } from 'zod';
  *   sync.status                                     mail_sync_states_events_update, crm_events_sync_states() (0021)
  *   membership.changed                              email_account_members_events_*, crm_events_members() (0021)
  *   follow_up.due                                   src/follow-ups/follow-up-query.ts (claimed by the due job)
+ *   user.created / user.disabled                    src/users/user-events.ts (webhooks only)
  * A payload field added here must be added to the function's jsonb_build_object by a migration.
  */
 export const EVENT_TYPES = [
@@ -30,6 +31,8 @@ export const EVENT_TYPES = [
   'conversation.updated',
   'comment.created',
   'comment.mentioned',
+  'user.created',
+  'user.disabled',
   'resync',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -137,6 +140,14 @@ export const commentMentionedEvent = z
   .strict()
   .meta({ id: 'CommentMentionedEvent', description: 'A colleague mentioned you (@username) in a comment of a conversation you may read.' });
 
+/** Staff lifecycle (src/users/user-events.ts): for webhooks only, never on a stream of GET /api/events (no mailbox of theirs). */
+export const userCreatedEvent = z
+  .object({ userId: uuid(), username: z.string(), role: z.enum(['admin', 'member']) })
+  .meta({ id: 'UserCreatedEvent', description: 'A staff user was created (webhooks only; not sent on GET /api/events).' });
+export const userDisabledEvent = z
+  .object({ userId: uuid(), username: z.string() })
+  .meta({ id: 'UserDisabledEvent', description: 'A staff user was disabled (webhooks only; not sent on GET /api/events).' });
+
 export const resyncEvent = z
   .object({ reason: z.enum(['window_exceeded', 'unknown_event_id', 'outbox_gap']) })
   .strict()
@@ -158,6 +169,8 @@ export const EVENT_SCHEMAS = {
   'conversation.updated': conversationUpdatedEvent,
   'comment.created': commentCreatedEvent,
   'comment.mentioned': commentMentionedEvent,
+  'user.created': userCreatedEvent,
+  'user.disabled': userDisabledEvent,
   resync: resyncEvent,
 } as const satisfies Record<EventType, z.ZodType>;
 
