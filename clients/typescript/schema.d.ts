@@ -1383,10 +1383,54 @@ export interface paths {
         put?: never;
         /**
          * Send a draft
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result. With sendAt: 202, the draft (its text and files) moves into the schedule and is removed; a cancel makes it a draft again.
          */
         post: operations["sendDraft"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduled-emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your scheduled emails, with their state
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Latest sendAt first; status filters.
+         */
+        get: operations["listScheduledEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduled-emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your scheduled emails
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token.
+         */
+        get: operations["getScheduledEmail"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled email before it goes (undo)
+         * @description Signed-in users (accessToken cookie or Bearer). Not with an API token. Only while its status is scheduled: once it is being sent, sent, failed or cancelled, 409 scheduled_email_not_cancellable. What was typed (recipients, subject, text, HTML) and its files become a server draft: data.scheduled.draftId.
+         */
+        delete: operations["cancelScheduledEmail"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1615,7 +1659,7 @@ export interface components {
     schemas: {
         WebhookPayload: {
             /** @enum {string} */
-            type: "email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due";
+            type: "email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled";
             /**
              * Format: date-time
              * @description When the event was written to the outbox
@@ -1675,6 +1719,7 @@ export interface components {
          *     - `mail_credentials_rejected` (400): The mail server refused the email address or password (link-email, adding or changing an email account): ask the user again.
          *     - `insufficient_storage` (507): The server keeps a free-space reserve for its database; uploads are refused below it.
          *     - `account_disabled` (403): Login with the right password of a disabled account (a wrong password stays 401 invalid_credentials).
+         *     - `scheduled_email_not_cancellable` (409): A scheduled email that is being sent, was sent, failed or was cancelled already: there is nothing to cancel (its status says which).
          */
         ApiError: {
             /**
@@ -1740,7 +1785,7 @@ export interface components {
             /** @description Only with NODE_ENV=development and ERROR_STACKS=true */
             stack?: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "api_token_not_allowed" | "insufficient_scope" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "service_unavailable" | "idempotency_conflict" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled";
+            code: "bad_request" | "invalid_json" | "authentication_required" | "invalid_credentials" | "refresh_token_missing" | "refresh_token_invalid" | "duplicate_cookie" | "forbidden" | "password_change_required" | "api_token_not_allowed" | "insufficient_scope" | "quota_exceeded" | "email_account_forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "share_exists" | "owner_required" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "request_headers_too_large" | "rate_limited" | "internal_error" | "service_unavailable" | "idempotency_conflict" | "mail_credentials_rejected" | "insufficient_storage" | "account_disabled" | "scheduled_email_not_cancellable";
             /** @description None for these codes */
             details?: unknown;
         };
@@ -2327,6 +2372,69 @@ export interface components {
                 recipients: number;
             };
         };
+        ScheduledEmail: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description scheduled: waits for sendAt (cancellable); sending: being sent, or its outcome is being checked at the mail server (not cancellable); sent; failed: did not go, failure says why; cancelled
+             * @enum {string}
+             */
+            status: "scheduled" | "sending" | "sent" | "failed" | "cancelled";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            sendAt: string;
+            /** @description True while status is scheduled: DELETE /api/scheduled-emails/{id} stops it */
+            cancellable: boolean;
+            /** @enum {string} */
+            kind: "new" | "reply" | "forward";
+            /** @description The mailbox it goes out from; null when that mailbox was removed */
+            emailAccountId: string | null;
+            /** @description The email answered (reply) or forwarded */
+            emailId: string | null;
+            /** @description As given; empty for a reply that takes the original sender when it goes */
+            to: components["schemas"]["ScheduledRecipient"][];
+            cc: components["schemas"]["ScheduledRecipient"][];
+            bcc: components["schemas"]["ScheduledRecipient"][];
+            /** @description As given (a template rendered); null: the default when it goes (a reply's "Re: ...") */
+            subject: string | null;
+            /** @description Files kept until it goes (a forward carries the original's when it goes) */
+            attachments: components["schemas"]["KeptAttachment"][];
+            sentAt: string | null;
+            /** @description The sent email in the CRM (GET /api/emails/{id}), when it went and you may read it */
+            sentEmailId: string | null;
+            failure: {
+                /** @description Why it did not go (or not yet): user_disabled, send_right_lost, account_removed, outcome_unknown (being checked, status sending), or the error code a send at once would answer (submission_refused, recipient_rejected, upstream_unavailable ...) */
+                code: string;
+                /** @description The same in Slovak, to show */
+                message: string;
+            } | null;
+            /** @description A draft holding its text and files: made when it was cancelled or failed (nothing typed is lost) */
+            draftId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        ScheduledRecipient: {
+            email: string;
+            name: string | null;
+        };
+        /** @description A file kept on the server until the message goes (its name as sent, its type judged by its content) */
+        KeptAttachment: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            type: string;
+            size: number;
+        };
         AwaitingReplyEmail: {
             /** Format: uuid */
             id: string;
@@ -2473,7 +2581,7 @@ export interface components {
             contactSuppressions: number;
         };
         /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, follow_up.due FollowUpDueEvent, resync ResyncEvent. */
-        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["ResyncEvent"];
+        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDisabledEvent"] | components["schemas"]["ResyncEvent"];
         /** @description New emails stored (sync, sending). Only to members with canRead. */
         EmailCreatedEvent: {
             /**
@@ -2623,6 +2731,20 @@ export interface components {
              */
             userId: string;
         };
+        /** @description A staff user was created (webhooks only; not sent on GET /api/events). */
+        UserCreatedEvent: {
+            /** Format: uuid */
+            userId: string;
+            username: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+        };
+        /** @description A staff user was disabled (webhooks only; not sent on GET /api/events). */
+        UserDisabledEvent: {
+            /** Format: uuid */
+            userId: string;
+            username: string;
+        };
         /** @description What you missed is no longer kept (Last-Event-ID older than the window, unknown, or events lost): reload every list you show. */
         ResyncEvent: {
             /** @enum {string} */
@@ -2654,7 +2776,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+            events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled")[];
             enabled: boolean;
             description: string | null;
             /** @description Why it was disabled by the service (a 410 answer); null otherwise */
@@ -5768,6 +5890,11 @@ export interface operations {
                     html?: string;
                     /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
                     signature?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * @description Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.
+                     * @example 2026-12-24T09:00:00+01:00
+                     */
+                    sendAt?: string;
                     /** Format: uuid */
                     emailAccountId?: string;
                     /** Format: uuid */
@@ -5788,6 +5915,11 @@ export interface operations {
                     html?: string;
                     /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
                     signature?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * @description Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.
+                     * @example 2026-12-24T09:00:00+01:00
+                     */
+                    sendAt?: string;
                     /** Format: uuid */
                     emailAccountId?: string;
                     /** Format: uuid */
@@ -5817,6 +5949,27 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["SentEmail"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            /** @description With sendAt: scheduled, nothing sent yet. data.scheduled = the scheduled email (id, sendAt, status scheduled, cancellable, attachments kept); it goes within seconds of sendAt, once, after the rights are checked again (GET /api/scheduled-emails shows how it ended). */
+            202: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            scheduled: components["schemas"]["ScheduledEmail"];
+                        };
                         /** @description Slovak, for people */
                         message: string;
                     };
@@ -6084,6 +6237,11 @@ export interface operations {
                     html?: string;
                     /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
                     signature?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * @description Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.
+                     * @example 2026-12-24T09:00:00+01:00
+                     */
+                    sendAt?: string;
                     replyAll?: boolean | ("true" | "false") | 1 | 0;
                 };
                 "multipart/form-data": {
@@ -6095,6 +6253,11 @@ export interface operations {
                     html?: string;
                     /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
                     signature?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * @description Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.
+                     * @example 2026-12-24T09:00:00+01:00
+                     */
+                    sendAt?: string;
                     replyAll?: boolean | ("true" | "false") | 1 | 0;
                     /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
                     attachments?: Blob[];
@@ -6116,6 +6279,27 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["SentEmail"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            /** @description With sendAt: scheduled, nothing sent yet. data.scheduled = the scheduled email (id, sendAt, status scheduled, cancellable, attachments kept); it goes within seconds of sendAt, once, after the rights are checked again (GET /api/scheduled-emails shows how it ended). */
+            202: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            scheduled: components["schemas"]["ScheduledEmail"];
+                        };
                         /** @description Slovak, for people */
                         message: string;
                     };
@@ -6159,6 +6343,11 @@ export interface operations {
                     /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
                     signature?: boolean | ("true" | "false") | 1 | 0;
                     /**
+                     * @description Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.
+                     * @example 2026-12-24T09:00:00+01:00
+                     */
+                    sendAt?: string;
+                    /**
                      * Format: uuid
                      * @description The mailbox to send from (one you may send from); default: the forwarded email's own
                      */
@@ -6172,6 +6361,11 @@ export interface operations {
                     html?: string;
                     /** @description false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended */
                     signature?: boolean | ("true" | "false") | 1 | 0;
+                    /**
+                     * @description Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.
+                     * @example 2026-12-24T09:00:00+01:00
+                     */
+                    sendAt?: string;
                     /**
                      * Format: uuid
                      * @description The mailbox to send from (one you may send from); default: the forwarded email's own
@@ -6197,6 +6391,27 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["SentEmail"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            /** @description With sendAt: scheduled, nothing sent yet. data.scheduled = the scheduled email (id, sendAt, status scheduled, cancellable, attachments kept); it goes within seconds of sendAt, once, after the rights are checked again (GET /api/scheduled-emails shows how it ended). */
+            202: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            scheduled: components["schemas"]["ScheduledEmail"];
+                        };
                         /** @description Slovak, for people */
                         message: string;
                     };
@@ -6861,6 +7076,11 @@ export interface operations {
                 "application/json": {
                     /** @description false: without your signature of the mailbox */
                     signature?: boolean;
+                    /**
+                     * @description Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.
+                     * @example 2026-12-24T09:00:00+01:00
+                     */
+                    sendAt?: string;
                 };
             };
         };
@@ -6884,6 +7104,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description With sendAt: scheduled, nothing sent yet. data.scheduled = the scheduled email (id, sendAt, status scheduled, cancellable, attachments kept); it goes within seconds of sendAt, once, after the rights are checked again (GET /api/scheduled-emails shows how it ended). */
+            202: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    /** @description Present when this answer is the stored result of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            scheduled: components["schemas"]["ScheduledEmail"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -6897,6 +7138,130 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listScheduledEmails: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Only those in this state */
+                status?: "scheduled" | "sending" | "sent" | "failed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of scheduled emails */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["ScheduledEmail"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScheduledEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scheduled email */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            scheduled: components["schemas"]["ScheduledEmail"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelScheduledEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled; data.scheduled with status cancelled and draftId */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            scheduled: components["schemas"]["ScheduledEmail"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exportPersonalData: {
@@ -7246,8 +7611,8 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
                     url: string;
-                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due */
-                    events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due, user.created, user.disabled */
+                    events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled")[];
                     /** @description What the receiver is (e.g. "ERP"), at most 500 characters */
                     description?: string | null;
                 };
@@ -7374,8 +7739,8 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
                     url?: string;
-                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due */
-                    events?: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due")[];
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due, user.created, user.disabled */
+                    events?: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled")[];
                     /** @description false: nothing is delivered; true again: events from now on */
                     enabled?: boolean;
                     /** @description What the receiver is (e.g. "ERP"), at most 500 characters */
