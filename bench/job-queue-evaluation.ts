@@ -29,7 +29,9 @@ interface Result {
 async function ownRows(url: string, how: string): Promise<Result> {
   const pool = new pg.Pool({ connectionString: url, max: 6 });
   const table = `eval_jobs_${randomUUID().slice(0, 8)}`;
-  await pool.query(`CREATE TABLE ${table} (id serial PRIMARY KEY, due_at timestamptz NOT NULL, status text NOT NULL DEFAULT 'due', lease_until timestamptz, attempts int NOT NULL DEFAULT 0)`);
+  await pool.query(
+    `CREATE TABLE ${table} (id serial PRIMARY KEY, due_at timestamptz NOT NULL, status text NOT NULL DEFAULT 'due', lease_until timestamptz, attempts int NOT NULL DEFAULT 0)`,
+  );
   const due = new Date(Date.now() + 2000);
   await pool.query(`INSERT INTO ${table} (due_at) SELECT $1 FROM generate_series(1, ${JOBS})`, [due]);
   const ran = new Map<number, number>();
@@ -75,7 +77,10 @@ async function pgBoss(modulePath: string, url: string, how: string): Promise<Res
     await bosses[1].start();
     await bosses[0].createQueue('eval');
     const due = new Date(Date.now() + 2000);
-    await bosses[0].insert('eval', Array.from({ length: JOBS }, () => ({ data: {}, startAfter: due })));
+    await bosses[0].insert(
+      'eval',
+      Array.from({ length: JOBS }, () => ({ data: {}, startAfter: due })),
+    );
     const ran = new Map<string, number>();
     let last = 0;
     for (const b of bosses) {
@@ -86,7 +91,13 @@ async function pgBoss(modulePath: string, url: string, how: string): Promise<Res
     }
     const deadline = Date.now() + 120_000;
     while (ran.size < JOBS && Date.now() < deadline) await pause(200);
-    return { how, startMs, doneAfterDueMs: ran.size < JOBS ? NaN : last - due.getTime(), twice: [...ran.values()].filter((n) => n > 1).length, ...(errors[0] ? { error: errors[0] } : {}) };
+    return {
+      how,
+      startMs,
+      doneAfterDueMs: ran.size < JOBS ? NaN : last - due.getTime(),
+      twice: [...ran.values()].filter((n) => n > 1).length,
+      ...(errors[0] ? { error: errors[0] } : {}),
+    };
   } catch (err) {
     return { how, doneAfterDueMs: NaN, twice: 0, error: (err as Error).message.split('\n')[0] };
   } finally {
@@ -114,10 +125,17 @@ async function main(): Promise<void> {
     await bouncer.close();
     await db.close();
   }
-  console.log(`job queue evaluation: ${JOBS} jobs due in one second, two workers polling each second, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (shared machine)`);
+  console.log(
+    `job queue evaluation: ${JOBS} jobs due in one second, two workers polling each second, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (shared machine)`,
+  );
   for (const r of results) {
     const start = r.startMs === undefined ? '' : `, start ${r.startMs} ms`;
-    console.log(`  ${r.how.padEnd(32)} all done ${Number.isNaN(r.doneAfterDueMs) ? 'NOT' : `${r.doneAfterDueMs} ms`} after due, ${r.twice} twice${start}${r.error ? `; error: ${r.error}` : ''}`);
+    console.log(
+      `  ${r.how.padEnd(32)} all done ${Number.isNaN(r.doneAfterDueMs) ? 'NOT' : `${r.doneAfterDueMs} ms`} after due, ${r.twice} twice${start}${r.error ? `; error: ${r.error}` : ''}`,
+    );
   }
 }
 

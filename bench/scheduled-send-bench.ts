@@ -34,14 +34,20 @@ async function round(instances: number, emails: number, config: AppConfig): Prom
   const scheduledStart = Date.now();
   for (let i = 0; i < emails; i++) {
     const message = ctx.services.sending.start(user.id, { kind: 'new' });
-    await ctx.services.scheduledEmails.schedule(message, { emailAccountId: account.id, to: [{ email: bob.user }], subject: `B${tag} ${i}`, text: 'bench' }, sendAt, { actor: 'bench' });
+    await ctx.services.scheduledEmails.schedule(message, { emailAccountId: account.id, to: [{ email: bob.user }], subject: `B${tag} ${i}`, text: 'bench' }, sendAt, {
+      actor: 'bench',
+    });
   }
   const scheduleMs = Date.now() - scheduledStart;
   // The job runners start only now: nothing is due before sendAt anyway.
   const servers: RunningServer[] = [];
   for (const c of contexts) servers.push(await startServer(c, { api: false, sync: false, port: 0, host: '127.0.0.1' }));
   while (Date.now() < sendAt.getTime()) await pause(200);
-  const count = () => ctx.db.sequelize.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM scheduled_emails WHERE user_id = $1 GROUP BY 1`, { bind: [user.id], type: 'SELECT' as never });
+  const count = () =>
+    ctx.db.sequelize.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM scheduled_emails WHERE user_id = $1 GROUP BY 1`, {
+      bind: [user.id],
+      type: 'SELECT' as never,
+    });
   let lastSent = sendAt.getTime();
   for (;;) {
     const rows = await count();
@@ -58,7 +64,10 @@ async function round(instances: number, emails: number, config: AppConfig): Prom
   const missing = [...delivered.values()].filter((n) => n === 0).length;
   return (
     `${instances} instance(s): ${emails} scheduled in ${(scheduleMs / 1000).toFixed(1)} s; all out ${((lastSent - sendAt.getTime()) / 1000).toFixed(1)} s after sendAt ` +
-    `(${rows.map((r) => `${r.status} ${r.n}`).join(', ')}); at the relay: ${twice} twice, ${missing} missing; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`
+    `(${rows.map((r) => `${r.status} ${r.n}`).join(', ')}); at the relay: ${twice} twice, ${missing} missing; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`
   );
 }
 

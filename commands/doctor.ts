@@ -10,7 +10,7 @@ export default class Doctor extends BaseCommand {
   static override description =
     'Check the installation, the first thing to run: configuration, database (version, unaccent, pending migrations, ' +
     'connections left), mail server (JMAP session URL), data directory and free space, secrets file permissions, proxy ' +
-    'settings, sync workers alive, each background job\'s backlog (job:<name>), clock. Each check is ok, warn or fail with a one-line fix; exits 1 when any fails. ' +
+    "settings, sync workers alive, each background job's backlog (job:<name>), clock. Each check is ok, warn or fail with a one-line fix; exits 1 when any fails. " +
     'Changes nothing: it works on a database with pending migrations and reports them.';
 
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json'];

@@ -28,7 +28,12 @@ export class JobMetrics implements JobObserver {
   constructor(metrics: AppMetrics, jobs: readonly BackgroundJob[]) {
     const registers = [metrics.registry];
     const labelNames = ['job'] as const;
-    this.runs = new (prom().Counter)({ name: 'crm_job_runs_total', help: 'Runs of a background job on this instance, by result (ok, error)', labelNames: ['job', 'result'] as const, registers });
+    this.runs = new (prom().Counter)({
+      name: 'crm_job_runs_total',
+      help: 'Runs of a background job on this instance, by result (ok, error)',
+      labelNames: ['job', 'result'] as const,
+      registers,
+    });
     this.duration = new (prom().Histogram)({
       name: 'crm_job_run_duration_seconds',
       help: 'Duration of one run of a background job on this instance',
@@ -55,7 +60,13 @@ export class JobMetrics implements JobObserver {
       };
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect with the gauge as `this`
     const self = this;
-    this.due = new (prom().Gauge)({ name: 'crm_job_due', help: 'Items of a background job due and not done (whole database, read when scraped)', labelNames, registers, collect: read((b) => b.due) });
+    this.due = new (prom().Gauge)({
+      name: 'crm_job_due',
+      help: 'Items of a background job due and not done (whole database, read when scraped)',
+      labelNames,
+      registers,
+      collect: read((b) => b.due),
+    });
     this.oldestDue = new (prom().Gauge)({
       name: 'crm_job_oldest_due_seconds',
       help: 'Seconds the oldest due item of a background job has been waiting (0 when none; whole database)',

@@ -17,7 +17,7 @@ export const scheduledEmailArea: AreaDoc = {
   tag: 'scheduled-emails',
   description:
     'Sends scheduled for later (sendAt on POST /api/emails, /api/emails/{id}/reply, /api/emails/{id}/forward and POST /api/drafts/{id}/send: 202). ' +
-    'Your own only (another user\'s id: 404). It goes within about a second of sendAt, exactly once across instances and restarts; it does not go ' +
+    "Your own only (another user's id: 404). It goes within about a second of sendAt, exactly once across instances and restarts; it does not go " +
     'when you are disabled or have lost the right to send from the mailbox by then, and failure says why. An undo window is a sendAt a few seconds ' +
     'ahead plus DELETE before it goes. Finished ones are listed for 30 days.',
   routes: [

@@ -190,9 +190,6 @@ export class ScheduledEmailRepository {
 
   /** Finished rows older than `days` go (their files went when they finished). */
   pruneFinished(days: number): Promise<number> {
-    return this.sql.execute(
-      `DELETE FROM scheduled_emails WHERE status IN ('sent', 'failed', 'cancelled') AND updated_at < now() - make_interval(days => $days)`,
-      { days },
-    );
+    return this.sql.execute(`DELETE FROM scheduled_emails WHERE status IN ('sent', 'failed', 'cancelled') AND updated_at < now() - make_interval(days => $days)`, { days });
   }
 }

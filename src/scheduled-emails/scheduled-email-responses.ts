@@ -24,7 +24,7 @@ export const scheduledEmailSchema = z
     cc: z.array(recipient),
     bcc: z.array(recipient),
     subject: z.string().nullable().meta({ description: 'As given (a template rendered); null: the default when it goes (a reply\'s "Re: ...")' }),
-    attachments: z.array(keptAttachmentSchema).meta({ description: 'Files kept until it goes (a forward carries the original\'s when it goes)' }),
+    attachments: z.array(keptAttachmentSchema).meta({ description: "Files kept until it goes (a forward carries the original's when it goes)" }),
     sentAt: timestamp.nullable(),
     sentEmailId: uuid.nullable().meta({ description: 'The sent email in the CRM (GET /api/emails/{id}), when it went and you may read it' }),
     failure: z

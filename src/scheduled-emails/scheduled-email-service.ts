@@ -99,7 +99,13 @@ export class ScheduledEmailService {
 
   async list(userId: string, page: PageRequest, status?: ScheduledStatus): Promise<Page<ScheduledWithFiles>> {
     const found = await this.deps.scheduled.list(userId, page, status);
-    const files = found.items.length > 0 ? await this.deps.files.ofMany('scheduled_email_id', found.items.map((i) => i.id)) : new Map<string, StoredFile[]>();
+    const files =
+      found.items.length > 0
+        ? await this.deps.files.ofMany(
+            'scheduled_email_id',
+            found.items.map((i) => i.id),
+          )
+        : new Map<string, StoredFile[]>();
     return { items: found.items.map((i) => ({ ...i, attachments: files.get(i.id) ?? [] })), total: found.total };
   }
 

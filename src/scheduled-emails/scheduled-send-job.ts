@@ -15,7 +15,6 @@ import type { Logger } from '../logging/logger.js';
 import type { AttachmentFileRepository, AttachmentStorage } from '../sending/attachment-files.js';
 import type { EmailSenderService, ScheduledSubmission } from '../sending/email-sender-service.js';
 import type { DraftKeeper } from '../sending/failed-send.js';
-import type { ComposeBody, ForwardBody, ReplyBody } from '../sending/send-request.js';
 import { EMAIL_GET_ARGS } from '../sync/jmap-sync-calls.js';
 import { keptDraftOf } from './scheduled-draft.js';
 import type { AttemptEnd, ScheduledEmailRepository, ScheduledRecord } from './scheduled-email-repository.js';
@@ -80,9 +79,12 @@ export class ScheduledSendJob {
 
   /** One attempt at one leased row; never throws. */
   private async attempt(row: ScheduledRecord): Promise<AttemptEnd['status'] | 'lost'> {
-    const renew = setInterval(() => {
-      this.deps.scheduled.renew(row.id, row.attempts, SEND_LEASE_SECONDS).catch(() => undefined);
-    }, (SEND_LEASE_SECONDS * 1000) / 3);
+    const renew = setInterval(
+      () => {
+        this.deps.scheduled.renew(row.id, row.attempts, SEND_LEASE_SECONDS).catch(() => undefined);
+      },
+      (SEND_LEASE_SECONDS * 1000) / 3,
+    );
     try {
       const end = await this.outcome(row);
       if (!end) return 'lost';
@@ -102,22 +104,27 @@ export class ScheduledSendJob {
     if (refused) return refused;
     const message = this.deps.sender.start(row.userId, row.kind === 'new' ? { kind: 'new' } : { kind: row.kind, emailId: row.emailId! });
     try {
-      const result = await this.deps.sender.sendScheduled(message, row.request as ReplyBody | ComposeBody | ForwardBody, { actor: 'scheduler' }, this.submission(row));
+      const result = await this.deps.sender.sendScheduled(message, row.request, { actor: 'scheduler' }, this.submission(row));
       return { status: 'sent', sentEmailId: result.email?.id ?? null };
     } catch (err) {
-      if (err instanceof LeaseLost) return undefined;
-      const next = (seconds: number) => new Date(Date.now() + seconds * 1000);
-      if (err instanceof SubmissionUnsettled) return { status: 'sending', next: next(SEND_LEASE_SECONDS), ...reasons.unsettled };
-      // It may have gone (the answer to the submission was lost): a recovery asks the mail server.
-      if (message.outcome !== 'nothing') return { status: 'sending', next: next(SEND_LEASE_SECONDS), ...reasons.unknown };
-      if (err instanceof AppError && err.statusCode >= 500 && err.code !== 'submission_refused' && err.code !== 'mail_quota_exceeded') {
-        const wait = RETRY_SECONDS[row.attempts - 1];
-        if (wait !== undefined) return { status: 'scheduled', next: next(wait), code: err.code, message: err.message };
-      }
-      if (err instanceof AppError) return { status: 'failed', code: err.code, message: err.message, draftId: null };
-      this.deps.logger?.error('scheduled send failed', { scheduledEmailId: row.id, err });
-      return { status: 'failed', ...reasons.internal, draftId: null };
+      return this.failure(row, err, message.outcome);
     }
+  }
+
+  /** What a failed attempt means: lost row, look again later, try again later, or failed for good. */
+  private failure(row: ScheduledRecord, err: unknown, outcome: 'nothing' | 'unknown' | 'sent'): AttemptEnd | undefined {
+    if (err instanceof LeaseLost) return undefined;
+    const next = (seconds: number) => new Date(Date.now() + seconds * 1000);
+    if (err instanceof SubmissionUnsettled) return { status: 'sending', next: next(SEND_LEASE_SECONDS), ...reasons.unsettled };
+    // It may have gone (the answer to the submission was lost): a recovery asks the mail server.
+    if (outcome !== 'nothing') return { status: 'sending', next: next(SEND_LEASE_SECONDS), ...reasons.unknown };
+    if (err instanceof AppError && err.statusCode >= 500 && err.code !== 'submission_refused' && err.code !== 'mail_quota_exceeded') {
+      const wait = RETRY_SECONDS[row.attempts - 1];
+      if (wait !== undefined) return { status: 'scheduled', next: next(wait), code: err.code, message: err.message };
+    }
+    if (err instanceof AppError) return { status: 'failed', code: err.code, message: err.message, draftId: null };
+    this.deps.logger?.error('scheduled send failed', { scheduledEmailId: row.id, err });
+    return { status: 'failed', ...reasons.internal, draftId: null };
   }
 
   /** Why the row may not go at all any more (checked first, at every attempt); undefined when it may. */
@@ -171,24 +178,26 @@ export class ScheduledSendJob {
    */
   private async finish(row: ScheduledRecord, end: AttemptEnd): Promise<void> {
     const { scheduled, files, transactions, drafts, audit } = this.deps;
-    await transactions.run(async (tx) => {
-      let recorded = end;
-      if (end.status === 'failed' && row.emailAccountId && !(await scheduled.userDisabled(row.userId))) {
-        const draftId = await drafts.keep(row.userId, keptDraftOf(row, row.emailAccountId), tx);
-        await files.move({ scheduledEmailId: row.id }, { draftId }, tx);
-        recorded = { ...end, draftId };
-      }
-      if (!(await scheduled.end(row.id, row.attempts, recorded, tx))) {
-        // Another attempt took the row over meanwhile: nothing of this one is kept.
-        throw new LeaseLost();
-      }
-      if (end.status === 'sent' || end.status === 'failed') await files.release({ scheduledEmailId: row.id }, tx);
-      if (end.status === 'failed') {
-        await audit.record({ action: AuditActions.scheduledEmailFailed, userId: row.userId, details: { scheduledEmailId: row.id, code: end.code } }, { actor: 'scheduler' }, tx);
-      }
-    }).catch((err: unknown) => {
-      if (!(err instanceof LeaseLost)) throw err;
-    });
+    await transactions
+      .run(async (tx) => {
+        let recorded = end;
+        if (end.status === 'failed' && row.emailAccountId && !(await scheduled.userDisabled(row.userId))) {
+          const draftId = await drafts.keep(row.userId, keptDraftOf(row, row.emailAccountId), tx);
+          await files.move({ scheduledEmailId: row.id }, { draftId }, tx);
+          recorded = { ...end, draftId };
+        }
+        if (!(await scheduled.end(row.id, row.attempts, recorded, tx))) {
+          // Another attempt took the row over meanwhile: nothing of this one is kept.
+          throw new LeaseLost();
+        }
+        if (end.status === 'sent' || end.status === 'failed') await files.release({ scheduledEmailId: row.id }, tx);
+        if (end.status === 'failed') {
+          await audit.record({ action: AuditActions.scheduledEmailFailed, userId: row.userId, details: { scheduledEmailId: row.id, code: end.code } }, { actor: 'scheduler' }, tx);
+        }
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof LeaseLost)) throw err;
+      });
     if (end.status !== 'sent') this.deps.logger?.info('scheduled send not sent', { scheduledEmailId: row.id, status: end.status, code: end.code });
   }
 }

@@ -140,7 +140,7 @@ export class EmailSenderService {
     // Before the mail server is asked anything: a template the caller may not use fails first.
     const content = await messageContent(this.deps.content, message.userId, account.id, body);
     try {
-      return await this.deliver(message, origin, body, content, meta);
+      return await this.deliver(message, origin, { body, content, meta });
     } catch (err) {
       throw await keepTyped(err, this.deps.drafts, { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) }, this.deps.logger);
     }
@@ -178,10 +178,15 @@ export class EmailSenderService {
     } catch (err) {
       throw err instanceof JmapError ? mailServerError(err) : err;
     }
-    return this.deliver(message, origin, body, content, meta, scheduled);
+    return this.deliver(message, origin, { body, content, meta }, scheduled);
   }
 
-  private async deliver(message: OutgoingMessage, origin: SendOrigin, body: SendBody, content: MessageContent, meta: RequestMeta, scheduled?: ScheduledSubmission): Promise<SendResult> {
+  private async deliver(
+    message: OutgoingMessage,
+    origin: SendOrigin,
+    { body, content, meta }: { body: SendBody; content: MessageContent; meta: RequestMeta },
+    scheduled?: ScheduledSubmission,
+  ): Promise<SendResult> {
     const { account } = origin;
     const setup = await prepare(origin);
     const final = origin.forwarded ? { ...content, ...withForwardQuote(content, origin.forwarded) } : content;

@@ -66,7 +66,9 @@ export class SendOrigins {
     const client = this.clientFor(account);
     // Files kept for later are checked against the CRM's own limit now; the mail server's at the send.
     const limits = message.keepFiles ? { perFile: this.deps.maxTotalBytes, total: this.deps.maxTotalBytes } : await this.limits(client, account);
-    const intake = new AttachmentIntake(message.keepFiles ?? jmapUploads(client, account.jmapAccountId), limits, message.signal, (bytes) => this.deps.uploadBudget.reserve(message, bytes));
+    const intake = new AttachmentIntake(message.keepFiles ?? jmapUploads(client, account.jmapAccountId), limits, message.signal, (bytes) =>
+      this.deps.uploadBudget.reserve(message, bytes),
+    );
     return { account, client, original, forwarded, contact, intake };
   }
 

@@ -47,7 +47,10 @@ const YEAR_MS = 366 * 24 * 3600 * 1000;
  */
 export const sendAt = z
   .string({ error: 'Čas odoslania (sendAt) musí byť text' })
-  .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success, 'Čas odoslania (sendAt) musí byť dátum a čas podľa ISO 8601 s časovou zónou, napr. 2026-12-24T09:00:00+01:00')
+  .refine(
+    (v) => z.iso.datetime({ offset: true }).safeParse(v).success,
+    'Čas odoslania (sendAt) musí byť dátum a čas podľa ISO 8601 s časovou zónou, napr. 2026-12-24T09:00:00+01:00',
+  )
   .transform((v) => new Date(v))
   .refine((d) => d.getTime() >= Date.now(), 'Čas odoslania (sendAt) nesmie byť v minulosti')
   .refine((d) => d.getTime() <= Date.now() + YEAR_MS, 'Čas odoslania (sendAt) môže byť najviac rok dopredu')

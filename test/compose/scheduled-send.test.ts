@@ -148,8 +148,8 @@ describe('scheduled send: sendAt, the list, cancel, and exactly one delivery', f
 
   it('a draft sent with sendAt moves into the schedule (202) and goes; a viewer may not schedule (403)', async () => {
     const subject = uniqueSubject('Koncept neskôr');
-    const id = (await owner.as(request(app).post('/api/drafts')).send({ emailAccountId: world.accountId, to: world.bob.user, subject, text: 'Z konceptu neskôr.' })).body.data
-      .draft.id as string;
+    const id = (await owner.as(request(app).post('/api/drafts')).send({ emailAccountId: world.accountId, to: world.bob.user, subject, text: 'Z konceptu neskôr.' })).body.data.draft
+      .id as string;
     const res = await owner.as(request(app).post(`/api/drafts/${id}/send`)).send({ sendAt: soon() });
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
     expect((await owner.as(request(app).get(`/api/drafts/${id}`))).status).to.equal(404);

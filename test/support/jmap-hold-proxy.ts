@@ -29,25 +29,22 @@ export async function startHoldProxy(upstreamSessionUrl: string): Promise<HoldPr
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const forward = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          const parts: Buffer[] = [];
-          answer.on('data', (c: Buffer) => parts.push(c));
-          answer.on('end', () => {
-            const text = body.toString('utf8');
-            if (holding !== undefined && text.includes(`"${holding}"`)) {
-              // Carried out by the mail server; the answer never reaches the CRM.
-              heldBodies.push(text);
-              held.push(res);
-              wake?.();
-              return;
-            }
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            res.end(Buffer.concat(parts));
-          });
-        },
-      );
+      const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        const parts: Buffer[] = [];
+        answer.on('data', (c: Buffer) => parts.push(c));
+        answer.on('end', () => {
+          const text = body.toString('utf8');
+          if (holding !== undefined && text.includes(`"${holding}"`)) {
+            // Carried out by the mail server; the answer never reaches the CRM.
+            heldBodies.push(text);
+            held.push(res);
+            wake?.();
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(Buffer.concat(parts));
+        });
+      });
       forward.on('error', () => res.destroy());
       forward.end(body);
     });

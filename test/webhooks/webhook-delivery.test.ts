@@ -127,7 +127,10 @@ describe('webhooks: signed delivery from the events outbox', function () {
       expect(off.json.data).to.deep.equal({ userId, username });
       // Disabling again changes nothing and announces nothing: a later user's creation is the marker.
       expect((await request(app).post(`/api/admin/users/${userId}/disable`).set('Authorization', bearer).send({})).status).to.equal(200);
-      const later = await request(app).post('/api/admin/users').set('Authorization', bearer).send({ username: `${username}x`, role: 'member' });
+      const later = await request(app)
+        .post('/api/admin/users')
+        .set('Authorization', bearer)
+        .send({ username: `${username}x`, role: 'member' });
       await deliverUntil(() => receiver.got.find((r) => r.json.type === 'user.created' && userOf(r) === later.body.data.user.id), 'the marker user.created');
       expect(receiver.got.filter(of('user.disabled'))).to.have.length(1);
       await remove(hook.body.data.webhook.id as string);
