@@ -62,9 +62,6 @@ export interface BackgroundJob {
   stop?(): Promise<void>;
 }
 
-/** The backlog of a job that has no items of its own to count. */
-export const NO_BACKLOG: JobBacklog = { due: 0, oldestDueSeconds: null, expiredLeases: 0 };
-
 export function isJobRound(value: unknown): value is JobRound {
   return typeof value === 'object' && value !== null && typeof (value as JobRound).done === 'number' && typeof (value as JobRound).failed === 'number';
 }
