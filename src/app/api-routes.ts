@@ -23,6 +23,7 @@ import { createConversationRouter } from '../conversations/conversation-routes.j
 import { createSignatureRouter } from '../signatures/signature-routes.js';
 import { createTemplateRouter } from '../templates/template-routes.js';
 import { createDraftRouter } from '../drafts/draft-routes.js';
+import { createScheduledEmailRouter } from '../scheduled-emails/scheduled-email-routes.js';
 import { expensiveRequests } from '../http/expensive-requests.js';
 import { createWebhookRouter } from '../webhooks/webhook-routes.js';
 import { createSearchRouter } from '../search/search-routes.js';
@@ -62,6 +63,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
   api.use('/templates', createTemplateRouter(ctx.services, auth));
   api.use('/drafts', createDraftRouter(ctx.services, auth));
+  api.use('/scheduled-emails', createScheduledEmailRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));
   api.use('/admin/timesheets', createTimesheetAdminRouter(ctx.services, auth, expensive));

@@ -5,9 +5,9 @@ import { makeDrainable, type Drainable } from './http-drain.js';
 import { createApp } from './http-app.js';
 import { createWorkerApp } from './worker-http-app.js';
 import { createHttpServer } from '../http/http-server.js';
-import { SyncScheduler } from '../sync/sync-scheduler.js';
-import { MaintenanceScheduler } from '../maintenance/maintenance-scheduler.js';
-import { tickMs } from '../sync/sync-schedule.js';
+import { JobMetrics } from '../jobs/job-metrics.js';
+import { JobRunner } from '../jobs/job-runner.js';
+import { backgroundJobs } from './background-jobs.js';
 
 export interface ServeOptions {
   api: boolean;
@@ -26,7 +26,6 @@ export interface RunningServer {
 
 export async function startServer(ctx: AppContext, options: ServeOptions): Promise<RunningServer> {
   const { config, logger } = ctx;
-  let scheduler: SyncScheduler | undefined;
 
   // A worker (--no-api) listens too, with health and metrics only (worker-http-app.ts): a dead
   // worker must be visible to systemd, a load balancer and Prometheus.
@@ -47,27 +46,11 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
     log: (level, message, meta) => logger.log(level, message, meta),
     onGiveUp: (err) => options.onDatabaseLost?.(err),
   });
-  if (options.sync) {
-    const timing = config.syncCron ? { cron: config.syncCron } : { everyMs: tickMs(config.syncIntervalSeconds * 1000) };
-    scheduler = new SyncScheduler(timing, ctx.services.mailSync, logger);
-    scheduler.start();
-  }
-  // Retention (expired sessions, old audit records, expired throttle counters): every instance
-  // schedules it, one at a time does it (advisory lock).
-  const maintenance = new MaintenanceScheduler(ctx.services.retention, logger);
-  maintenance.start();
-  // The live-update outbox is kept for minutes only: every instance prunes it every minute.
-  const outboxPruning = new MaintenanceScheduler(ctx.services.outboxPruner, logger, '* * * * *');
-  outboxPruning.start();
-  // Follow-ups that came due: every instance checks, one claims each (ADR 0119).
-  const followUpsDue = new MaintenanceScheduler(ctx.services.followUpDue, logger, followUpCron(config.followUpCheckSeconds));
-  followUpsDue.start();
-  // Tasks that came due: the same check in the same shape, on the same period (ADR 0140).
-  const tasksDue = new MaintenanceScheduler(ctx.services.taskDue, logger, followUpCron(config.followUpCheckSeconds));
-  tasksDue.start();
-  // Webhooks: every instance copies new outbox events and works off due deliveries (leased, ADR 0134).
-  const webhookDeliveries = new MaintenanceScheduler(ctx.services.webhookDelivery, logger, '* * * * * *');
-  webhookDeliveries.start();
+  // Every background job of the service, from one list (src/app/background-jobs.ts, ADR 0145): the
+  // mail sync only where this instance syncs; the others on every instance, each shared as its entry says.
+  const jobs = backgroundJobs(ctx.services, config).filter((job) => options.sync || job.runsOn === 'every-instance');
+  const runner = new JobRunner(jobs, logger, new JobMetrics(ctx.services.metrics, jobs));
+  runner.start();
   const address = server.address() as AddressInfo;
   const url = `http://${formatHost(address)}:${address.port}`;
   logger.info('crm-admin serve started', { url, api: options.api, sync: options.sync, pid: process.pid });
@@ -84,12 +67,7 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
         // Built only where a stream was opened or the API mounted it: closing must not build it.
         ctx.services.isBuilt('events') ? ctx.services.events.close() : undefined,
         drainable.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
-        scheduler ? scheduler.stop() : ctx.services.mailSync.shutdown(),
-        maintenance.stop(),
-        outboxPruning.stop(),
-        followUpsDue.stop(),
-        tasksDue.stop(),
-        webhookDeliveries.stop(),
+        options.sync ? runner.stop() : Promise.all([runner.stop(), ctx.services.mailSync.shutdown()]),
       ]);
       // Stop watching before the pool closes and the database stops: our own stop is not a crash.
       await supervisor?.stop();
@@ -99,11 +77,6 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
       logger.info('shutdown complete');
     })());
   return { url, stop };
-}
-
-/** Every `seconds` (a divisor of 60, FOLLOW_UP_CHECK_SECONDS) of each minute. */
-function followUpCron(seconds: number): string {
-  return seconds === 60 ? '0 * * * * *' : `*/${seconds} * * * * *`;
 }
 
 function formatHost(address: AddressInfo): string {

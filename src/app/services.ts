@@ -45,6 +45,9 @@ import type { EmailSenderService } from '../sending/email-sender-service.js';
 import type { SignatureService } from '../signatures/signature-service.js';
 import type { TemplateService } from '../templates/template-service.js';
 import type { DraftService } from '../drafts/draft-service.js';
+import type { ScheduledEmailService } from '../scheduled-emails/scheduled-email-service.js';
+import type { ScheduledSendJob } from '../scheduled-emails/scheduled-send-job.js';
+import type { AttachmentCleanupJob } from '../sending/attachment-cleanup-job.js';
 import type { BackupService } from '../backup/backup-service.js';
 import type { RestoreService } from '../backup/restore-service.js';
 import type { RetentionService } from '../maintenance/retention-service.js';
@@ -238,6 +241,18 @@ export class Services {
   }
   get drafts(): DraftService {
     return this.once('drafts', () => composing().drafts(this.p, this));
+  }
+  /** Sends scheduled for later (sendAt), their list and cancel (src/scheduled-emails). */
+  get scheduledEmails(): ScheduledEmailService {
+    return this.once('scheduledEmails', () => composing().scheduledEmails(this.p, this));
+  }
+  /** The job that sends them at their time, once across instances (src/app/background-jobs.ts, ADR 0146). */
+  get scheduledSends(): ScheduledSendJob {
+    return this.once('scheduledSends', () => composing().scheduledSends(this.p, this));
+  }
+  /** Removes the kept files of drafts and scheduled sends nobody owns any more. */
+  get attachmentCleanup(): AttachmentCleanupJob {
+    return this.once('attachmentCleanup', () => composing().attachmentCleanup(this.p));
   }
 
   // Backup and restore, retention and privacy, live updates

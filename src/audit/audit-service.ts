@@ -58,6 +58,13 @@ export const AuditActions = {
   storageSwept: 'admin.storage_swept',
   /** An email sent from the CRM: account, number of recipients, Message-ID; never the body or the addresses. */
   emailSend: 'email.send',
+  /** A send scheduled for later (sendAt), and one cancelled before it went (src/scheduled-emails): ids and times, never the text. */
+  emailScheduled: 'email.scheduled',
+  scheduledEmailCancelled: 'email.schedule_cancelled',
+  /** A scheduled send that did not go (a disabled user, a lost send right, a refusal): its id and the reason's code. */
+  scheduledEmailFailed: 'email.schedule_failed',
+  /** A file added to or removed from a server draft (src/drafts): the draft, the file's size and type, never its name or content. */
+  draftAttachmentAdded: 'email_draft.attachment_added',
   /** The caller's signature of a mailbox set (src/signatures): the account, the text's length, never the text. */
   signatureUpdated: 'email_signature.updated',
   /** A template created, changed or deleted (src/templates): its id, name and shared flag, never its text. */

@@ -12,6 +12,7 @@ import { checkDatabase, checkMigrations, checkWorkers } from './database-checks.
 import { fail, ok, report, type CheckResult, type DoctorReport } from './doctor-types.js';
 import { checkDataDir, checkMailServer, checkProxy, checkSecretFiles } from './host-checks.js';
 import { checkStorage } from './storage-checks.js';
+import { checkJobs, type CheckedJob } from './job-checks.js';
 
 export type * from './doctor-types.js';
 
@@ -19,6 +20,8 @@ export interface DoctorDeps {
   env: NodeJS.ProcessEnv;
   /** Opens the database without migrating it (the command's app context); throws when unreachable. */
   openDatabase: (config: AppConfig) => Promise<DoctorRepository>;
+  /** The background jobs of serve with their backlogs (src/app/background-jobs.ts), on the database opened. */
+  jobs?: () => readonly CheckedJob[];
 }
 
 export class DoctorService {
@@ -53,6 +56,8 @@ export class DoctorService {
       checks.push(...(await guarded('database', () => checkDatabase(repository, config.databasePoolMax))));
       checks.push(...(await guarded('migrations', async () => [await checkMigrations(repository)])));
     }
+    // The jobs' tables are those of the current schema: their backlogs are read only on it.
+    const schemaCurrent = checks.some((c) => c.name === 'migrations' && c.status === 'ok');
     checks.push(await checkMailServer(config));
     checks.push(...(await guarded('data-dir', () => checkDataDir(config))));
     checks.push(...(await guarded('storage', async () => [await checkStorage(config)])));
@@ -61,6 +66,8 @@ export class DoctorService {
     if (db) {
       const repository = db;
       checks.push(...(await guarded('workers', async () => [await checkWorkers(repository, config)])));
+      const jobs = this.deps.jobs;
+      if (jobs && schemaCurrent) checks.push(...(await guarded('jobs', () => checkJobs(jobs()))));
     }
     return report(checks);
   }

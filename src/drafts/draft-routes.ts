@@ -4,6 +4,8 @@ import { requestMeta, requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import type { EmailSenderService } from '../sending/email-sender-service.js';
+import { presentScheduled } from '../scheduled-emails/scheduled-email-presenter.js';
+import type { ScheduledEmailService } from '../scheduled-emails/scheduled-email-service.js';
 import { requestHash } from '../sending/request-hash.js';
 import { presentSent } from '../sending/sending-presenter.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
@@ -15,8 +17,8 @@ import { createDraftBody, sendDraftBody, updateDraftBody } from './draft-schemas
 import type { DraftService } from './draft-service.js';
 
 /** /api/drafts: the caller's drafts on the server; POST /api/drafts/:id/send sends one like compose/reply. */
-export function createDraftRouter(services: { drafts: DraftService; sending: EmailSenderService }, auth: AuthMiddleware): Router {
-  const { drafts, sending } = services;
+export function createDraftRouter(services: { drafts: DraftService; sending: EmailSenderService; scheduledEmails: ScheduledEmailService }, auth: AuthMiddleware): Router {
+  const { drafts, sending, scheduledEmails } = services;
   const router = Router();
   router.use(auth.requireAuth);
 
@@ -65,6 +67,11 @@ export function createDraftRouter(services: { drafts: DraftService; sending: Ema
         const draft = await drafts.get(userId, id);
         message.target = drafts.targetOf(draft);
         message.draftId = draft.id;
+        if (options.sendAt) {
+          // Scheduled: the draft's text and files move to the scheduled email, the draft goes (a cancel makes it again).
+          const scheduled = await scheduledEmails.schedule(message, drafts.requestOf(draft, options), options.sendAt, requestMeta(req), draft.id);
+          return { status: 202, body: { success: true, data: { scheduled: presentScheduled(scheduled) }, message: 'Email bol naplánovaný na odoslanie' } };
+        }
         const result = await drafts.send(message, draft, options, requestMeta(req));
         return { status: 201, body: { success: true, data: presentSent(result), message: 'Email bol odoslaný' } };
       },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { changeBody } from '../shared/validation.js';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE } from '../sending/header-text.js';
-import { MAX_BODY_CHARS, recipientList } from '../sending/sending-schemas.js';
+import { MAX_BODY_CHARS, recipientList, sendAt } from '../sending/sending-schemas.js';
 
 const fields = {
   emailAccountId: z.uuid('Neplatný identifikátor emailového účtu').meta({ description: 'The mailbox it will be sent from (one you may send from)' }),
@@ -50,4 +50,5 @@ export const updateDraftBody = changeBody(
 /** POST /api/drafts/{id}/send: signature as for sending (default: appended). */
 export const sendDraftBody = z.strictObject({
   signature: z.boolean({ error: 'signature musí byť true alebo false' }).optional().meta({ description: 'false: without your signature of the mailbox' }),
+  sendAt: sendAt.optional(),
 });

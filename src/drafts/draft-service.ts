@@ -1,4 +1,5 @@
 import type { RequestMeta } from '../audit/audit-service.js';
+import type { Tx } from '../db/transactions.js';
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import { NotFoundError, ValidationError } from '../errors/app-errors.js';
@@ -71,13 +72,23 @@ export class DraftService implements DraftKeeper {
   }
 
   /** The text of a send that failed, kept (DraftKeeper): the sender checked the rights already. */
-  async keep(userId: string, draft: KeptDraft): Promise<string> {
-    const saved = await this.deps.drafts.insert(userId, { ...draft, replyToEmailId: draft.replyToEmailId ?? null, html: draft.html ?? null });
+  async keep(userId: string, draft: KeptDraft, tx?: Tx): Promise<string> {
+    const saved = await this.deps.drafts.insert(userId, { ...draft, replyToEmailId: draft.replyToEmailId ?? null, html: draft.html ?? null }, tx);
     return saved.id;
+  }
+
+  /** Removes a draft in the caller's transaction (a draft scheduled: its text moved to the scheduled email). */
+  removeInTx(userId: string, id: string, tx: Tx): Promise<number> {
+    return this.deps.drafts.remove(userId, id, tx);
   }
 
   targetOf(draft: DraftRecord): SendTarget {
     return draft.replyToEmailId ? { kind: 'reply', emailId: draft.replyToEmailId } : { kind: 'new' };
+  }
+
+  /** The send request the draft stands for (what a scheduled send of it keeps). */
+  requestOf(draft: DraftRecord, options: { signature?: boolean }): ReplyBody | ComposeBody {
+    return bodyOf(draft, options);
   }
 
   /** Sends the draft (`message` targets it: targetOf) and removes it once sent; any failure leaves it as it was. */

@@ -66,6 +66,10 @@ export const ERROR_CODES = {
   },
   insufficient_storage: { status: 507, description: 'The server keeps a free-space reserve for its database; uploads are refused below it.' },
   account_disabled: { status: 403, description: 'Login with the right password of a disabled account (a wrong password stays 401 invalid_credentials).' },
+  scheduled_email_not_cancellable: {
+    status: 409,
+    description: 'A scheduled email that is being sent, was sent, failed or was cancelled already: there is nothing to cancel (its status says which).',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

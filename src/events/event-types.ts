@@ -17,6 +17,7 @@ import { z } from 'zod';
  *   follow_up.due                                   src/follow-ups/follow-up-query.ts (claimed by the due job)
  *   task.due                                        src/tasks/task-due-query.ts (claimed by the tasks' due job)
  *   task.assigned                                   src/tasks/task-service.ts (TaskRepository.emit)
+ *   user.created / user.disabled                    src/users/user-events.ts (webhooks only)
  * A payload field added here must be added to the function's jsonb_build_object by a migration.
  */
 export const EVENT_TYPES = [
@@ -34,6 +35,8 @@ export const EVENT_TYPES = [
   'comment.mentioned',
   'task.due',
   'task.assigned',
+  'user.created',
+  'user.disabled',
   'resync',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -169,6 +172,13 @@ export const taskAssignedEvent = z
   })
   .strict()
   .meta({ id: 'TaskAssignedEvent', description: 'A colleague created a task for you or gave you theirs (GET /api/tasks/{taskId}).' });
+/** Staff lifecycle (src/users/user-events.ts): for webhooks only, never on a stream of GET /api/events (no mailbox of theirs). */
+export const userCreatedEvent = z
+  .object({ userId: uuid(), username: z.string(), role: z.enum(['admin', 'member']) })
+  .meta({ id: 'UserCreatedEvent', description: 'A staff user was created (webhooks only; not sent on GET /api/events).' });
+export const userDisabledEvent = z
+  .object({ userId: uuid(), username: z.string() })
+  .meta({ id: 'UserDisabledEvent', description: 'A staff user was disabled (webhooks only; not sent on GET /api/events).' });
 
 export const resyncEvent = z
   .object({ reason: z.enum(['window_exceeded', 'unknown_event_id', 'outbox_gap']) })
@@ -193,6 +203,8 @@ export const EVENT_SCHEMAS = {
   'comment.mentioned': commentMentionedEvent,
   'task.due': taskDueEvent,
   'task.assigned': taskAssignedEvent,
+  'user.created': userCreatedEvent,
+  'user.disabled': userDisabledEvent,
   resync: resyncEvent,
 } as const satisfies Record<EventType, z.ZodType>;
 

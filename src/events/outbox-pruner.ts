@@ -20,4 +20,8 @@ export class OutboxPruner {
     if (deleted > 0) this.logger?.debug('events outbox pruned', { deleted });
     return deleted;
   }
+
+  backlog() {
+    return this.outbox.backlog(OUTBOX_KEEP_SECONDS);
+  }
 }

@@ -81,4 +81,14 @@ export class OutboxRepository {
       { olderThanSeconds, keep },
     );
   }
+
+  /** Events past their keep time that a prune would delete, and for how long the oldest has been (the pruner's backlog, ADR 0145). */
+  async backlog(keepSeconds: number): Promise<{ due: number; oldestDueSeconds: number | null; expiredLeases: number }> {
+    const row = await this.sql.one<{ due: number; oldest: number | null }>(
+      `SELECT count(*)::int AS due, extract(epoch FROM now() - min(created_at) - make_interval(secs => $keepSeconds))::float8 AS oldest
+         FROM events WHERE created_at < now() - make_interval(secs => $keepSeconds)`,
+      { keepSeconds },
+    );
+    return { due: row?.due ?? 0, oldestDueSeconds: row?.oldest ?? null, expiredLeases: 0 };
+  }
 }

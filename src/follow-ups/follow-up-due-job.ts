@@ -6,7 +6,7 @@ import type { FollowUpRepository } from './follow-up-repository.js';
 const BATCH = 500;
 
 /**
- * The due check of every `serve` (src/app/server.ts, every FOLLOW_UP_CHECK_SECONDS): claims the
+ * The due check of every `serve` (src/app/background-jobs.ts, every FOLLOW_UP_CHECK_SECONDS): claims the
  * follow-ups whose time came and writes a follow_up.due event for each into the events outbox, in
  * the same transaction (FollowUpRepository.claimDue). Instances running it at the same moment claim
  * disjoint rows (SKIP LOCKED), so each follow-up is announced once; every API instance's hub reads
@@ -30,5 +30,9 @@ export class FollowUpDueJob {
     }
     if (total.claimed > 0) this.logger?.debug('follow-ups came due', total);
     return total;
+  }
+
+  backlog() {
+    return this.followUps.backlog();
   }
 }

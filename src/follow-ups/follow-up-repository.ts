@@ -98,4 +98,12 @@ export class FollowUpRepository {
     if (row!.sent > 0) await this.sql.execute(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`, {}, tx);
     return row!;
   }
+
+  /** Follow-ups whose time came and that no due check has announced yet (the due job's backlog, ADR 0145). */
+  async backlog(): Promise<{ due: number; oldestDueSeconds: number | null; expiredLeases: number }> {
+    const row = await this.sql.one<{ due: number; oldest: number | null }>(
+      'SELECT count(*)::int AS due, extract(epoch FROM now() - min(due_at))::float8 AS oldest FROM follow_ups WHERE notified_at IS NULL AND due_at <= now()',
+    );
+    return { due: row?.due ?? 0, oldestDueSeconds: row?.oldest ?? null, expiredLeases: 0 };
+  }
 }

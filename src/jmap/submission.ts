@@ -133,3 +133,86 @@ async function destroyQuietly(client: JmapClient, accountId: string, emailId: st
 function toEnvelope(e: Envelope) {
   return { mailFrom: { email: e.mailFrom }, rcptTo: e.rcptTo.map((email) => ({ email })) };
 }
+
+/*
+ * A send in two requests, for work that must go out once across crashes (scheduled sends,
+ * docs/adr/0146-scheduled-send.md): the message is created in Drafts first and its id recorded by the
+ * caller; only then is it submitted. A recovery asks submissionState about that id: in Sent (or
+ * submitted) means it went, still a draft without a submission means it did not (yet).
+ */
+
+/** Email/set create in Drafts; answers the new email's id, or the server's refusal (nothing was sent). */
+export async function createDraft(
+  client: JmapClient,
+  accountId: string,
+  setup: SendSetup,
+  draft: Record<string, unknown>,
+): Promise<{ ok: true; emailId: string } | { ok: false; stage: 'email'; error: SetError }> {
+  const create = { ...draft, mailboxIds: { [setup.draftsId]: true }, keywords: { $draft: true, $seen: true } };
+  const set = await client.callOne<{ created?: Record<string, { id?: string }> | null; notCreated?: Record<string, SetError> | null }>(
+    'Email/set',
+    { accountId, create: { d1: create } },
+    { using: USING },
+  );
+  const id = set.created?.d1?.id;
+  if (id) return { ok: true, emailId: id };
+  return { ok: false, stage: 'email', error: set.notCreated?.d1 ?? { type: 'unknown' } };
+}
+
+/** EmailSubmission/set of a draft made by createDraft, moved to Sent on success, and Email/get of it: one request. */
+export async function submitDraft(
+  client: JmapClient,
+  accountId: string,
+  setup: SendSetup,
+  { emailId, envelope }: { emailId: string; envelope: Envelope },
+  get: { properties: string[] },
+): Promise<SubmitOutcome> {
+  const responses = await client.call(
+    [
+      [
+        'EmailSubmission/set',
+        {
+          accountId,
+          create: { s1: { identityId: setup.identity.id, emailId, envelope: toEnvelope(envelope) } },
+          onSuccessUpdateEmail: { '#s1': { [`mailboxIds/${setup.draftsId}`]: null, [`mailboxIds/${setup.sentId}`]: true, 'keywords/$draft': null } },
+        },
+        's',
+      ],
+      ['Email/get', { accountId, ids: [emailId], properties: get.properties }, 'g'],
+    ],
+    { using: USING },
+  );
+  const submission = submissionResult(responses);
+  if ('error' in submission) return { ok: false, stage: 'submission', error: submission.error, draftLeft: true };
+  const got = responses.find((r) => r[2] === 'g' && r[0] === 'Email/get');
+  return { ok: true, emailId, submissionId: submission.id, email: ((got?.[1].list ?? []) as Email[])[0] };
+}
+
+/** What became of a message created by createDraft, as the mail server has it now. */
+export type SubmissionState =
+  /** It went: moved out of Drafts (onSuccessUpdateEmail) or a submission exists for it. */
+  | { state: 'sent'; email: Email; submissionId?: string }
+  /** Still a draft and no submission of it: it did not go (or its submission is still under way). */
+  | { state: 'draft' }
+  /** No such message (destroyed, or never created). */
+  | { state: 'gone' };
+
+export async function submissionState(client: JmapClient, accountId: string, setup: SendSetup, emailId: string, get: { properties: string[] }): Promise<SubmissionState> {
+  const properties = [...new Set([...get.properties, 'mailboxIds', 'keywords'])];
+  const responses = await client.call(
+    [
+      ['Email/get', { accountId, ids: [emailId], properties }, 'g'],
+      ['EmailSubmission/query', { accountId, filter: { emailIds: [emailId] } }, 'q'],
+    ],
+    { using: USING },
+  );
+  const email = ((responseFor(responses, 'g', 'Email/get').list ?? []) as Array<Email & { mailboxIds?: Record<string, boolean>; keywords?: Record<string, boolean> }>)[0];
+  if (!email) return { state: 'gone' };
+  // A server without EmailSubmission/query answers an error for that call: the mailboxes still tell.
+  const query = responses.find((r) => r[2] === 'q' && r[0] === 'EmailSubmission/query');
+  const submissionId = ((query?.[1].ids ?? []) as string[])[0];
+  const inDrafts = email.mailboxIds?.[setup.draftsId] === true;
+  const draft = email.keywords?.$draft === true;
+  if (submissionId !== undefined || !draft || !inDrafts) return { state: 'sent', email, ...(submissionId ? { submissionId } : {}) };
+  return { state: 'draft' };
+}

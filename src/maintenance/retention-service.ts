@@ -43,7 +43,7 @@ export interface RetentionDeps {
 /**
  * Nothing grows forever (docs/adr/0032-retention-job.md): sessions that ended (expired, or revoked more than a
  * day ago), audit records older than AUDIT_RETENTION_DAYS and throttle counters that expired are
- * deleted, and, with EMAIL_RETENTION_DAYS, emails older than that (src/privacy/email-retention.ts). `serve` runs this every hour (maintenance-scheduler.ts); every instance tries, one does the
+ * deleted, and, with EMAIL_RETENTION_DAYS, emails older than that (src/privacy/email-retention.ts). `serve` runs this every hour (src/app/background-jobs.ts); every instance tries, one does the
  * work: the run holds an advisory lock for its transaction and the others skip.
  */
 export class RetentionService {
@@ -94,5 +94,9 @@ export class RetentionService {
     }
     if (result.ran) this.deps.logger.info('retention pruned', { ...result });
     return result;
+  }
+
+  backlog() {
+    return this.deps.maintenance.retentionBacklog(REVOKED_SESSION_KEEP_DAYS);
   }
 }

@@ -17,7 +17,7 @@ import { personArea } from './person-doc.js';
 import { emailArea } from './email-doc.js';
 import { emailAccountArea } from './email-account-doc.js';
 import { privacyArea } from './privacy-doc.js';
-import type { AreaDoc, ErrorStatus, RouteAuth, RouteDoc } from './route-doc.js';
+import type { AreaDoc, ErrorStatus, RouteAuth, RouteDoc, SuccessDoc } from './route-doc.js';
 import { systemArea } from './system-doc.js';
 import { timesheetArea } from './timesheet-doc.js';
 import { eventArea } from './event-doc.js';
@@ -25,6 +25,7 @@ import { userArea } from './lifecycle-doc.js';
 import { signatureArea } from './signature-doc.js';
 import { templateArea } from './template-doc.js';
 import { draftArea } from './draft-doc.js';
+import { scheduledEmailArea } from './scheduled-email-doc.js';
 import { followUpArea } from './follow-up-doc.js';
 import { taskArea } from './task-doc.js';
 import { timelineArea } from './timeline-doc.js';
@@ -63,6 +64,7 @@ export function apiAreas(options: OpenApiOptions): AreaDoc[] {
     signatureArea,
     templateArea,
     draftArea,
+    scheduledEmailArea,
     privacyArea,
     eventArea,
     userArea,
@@ -148,8 +150,7 @@ const contentDispositionHeader = {
   }),
 };
 
-function successContent(route: RouteDoc): ZodOpenApiResponseObject {
-  const { success } = route;
+function successContent(route: RouteDoc, success: SuccessDoc = route.success): ZodOpenApiResponseObject {
   const headers = z.object({
     ...requestIdHeader,
     ...(route.setsCookies ? setCookieHeader : {}),
@@ -205,6 +206,8 @@ function errorStatuses(route: RouteDoc): Array<ErrorStatus | 500> {
 
 function operation(route: RouteDoc, tag: string): ZodOpenApiOperationObject {
   const responses: ZodOpenApiResponsesObject = { [String(route.success.status)]: successContent(route) };
+  // A second success of the same operation (a send with sendAt: 202 Accepted, scheduled).
+  if (route.alsoSuccess) responses[`${route.alsoSuccess.status}`] = successContent(route, route.alsoSuccess);
   for (const status of errorStatuses(route)) responses[`${status}`] = errorResponses[status];
   const op: ZodOpenApiOperationObject = {
     operationId: route.operationId,

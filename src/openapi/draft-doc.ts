@@ -3,6 +3,7 @@ import { createDraftBody, sendDraftBody, updateDraftBody } from '../drafts/draft
 import { sentEmailData } from '../sending/sending-presenter.js';
 import { idParams, paginationQuery } from '../shared/validation.js';
 import type { AreaDoc } from './route-doc.js';
+import { scheduledAccepted } from './scheduled-email-doc.js';
 
 export const draftArea: AreaDoc = {
   tag: 'drafts',
@@ -72,11 +73,13 @@ export const draftArea: AreaDoc = {
       description:
         "Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature " +
         'unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the ' +
-        'message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result.',
+        'message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result. ' +
+        'With sendAt: 202, the draft (its text and files) moves into the schedule and is removed; a cancel makes it a draft again.',
       params: idParams,
       body: sendDraftBody,
       idempotent: true,
       success: { status: 201, description: 'Sent; the same answer as compose', body: 'data', data: sentEmailData },
+      alsoSuccess: scheduledAccepted,
       errors: [403, 409, 429, 502, 504, 507],
     },
   ],

@@ -3,6 +3,7 @@ import { attachmentParams, awaitingReplyQuery, contactIdParams, listEmailsQuery,
 import { idParams } from '../shared/validation.js';
 import { z } from 'zod';
 import { composeBody, forwardBody, replyBody } from '../sending/sending-schemas.js';
+import { scheduledAccepted } from './scheduled-email-doc.js';
 import { sentEmailData } from '../sending/sending-presenter.js';
 
 const files = z.array(z.string().meta({ format: 'binary' })).meta({
@@ -108,6 +109,7 @@ export const emailArea: AreaDoc = {
         body: 'data',
         data: sentEmailData,
       },
+      alsoSuccess: scheduledAccepted,
       errors: [403, 404, 409, 413, 429, 502, 504, 507],
     },
     {
@@ -127,6 +129,7 @@ export const emailArea: AreaDoc = {
         body: 'data',
         data: sentEmailData,
       },
+      alsoSuccess: scheduledAccepted,
       errors: [403, 409, 413, 429, 502, 504, 507],
     },
     {
@@ -150,6 +153,7 @@ export const emailArea: AreaDoc = {
         body: 'data',
         data: sentEmailData,
       },
+      alsoSuccess: scheduledAccepted,
       errors: [403, 409, 413, 429, 502, 504, 507],
     },
     {

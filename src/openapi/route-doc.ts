@@ -52,6 +52,8 @@ export interface RouteDoc {
   /** A multipart/form-data alternative to the JSON `body` (e.g. the same fields plus files). */
   form?: z.ZodType;
   success: SuccessDoc;
+  /** Another success the operation may answer instead (a send with sendAt answers 202 with the scheduled email). */
+  alsoSuccess?: SuccessDoc;
   /** Takes an Idempotency-Key header (sending); its success may be a replay (Idempotent-Replayed). */
   idempotent?: boolean;
   /** The success sets or clears the auth cookies (Set-Cookie). */

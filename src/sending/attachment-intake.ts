@@ -15,6 +15,16 @@ const SNIFF_BYTES = 4100;
 
 export const ATTACHMENT_NOT_ALLOWED = 'Spustiteľné súbory (programy, skripty) nie je možné posielať ako prílohu';
 
+/** Where the checked bytes of a file go: the mail server's upload URL, or the file storage (a scheduled send, a draft). */
+export interface UploadTarget {
+  upload(body: AsyncIterable<Uint8Array>, type: string, signal?: AbortSignal): Promise<{ blobId: string; size: number }>;
+}
+
+/** The mail server's upload URL of an account. */
+export function jmapUploads(client: JmapClient, jmapAccountId: string): UploadTarget {
+  return { upload: (body, type, signal) => uploadBlob(client, jmapAccountId, body, type, { signal }) };
+}
+
 export interface IntakeLimits {
   /** One file (the session's maxSizeUpload). */
   perFile: number;
@@ -30,8 +40,7 @@ export class AttachmentIntake {
   private total = 0;
 
   constructor(
-    private readonly client: JmapClient,
-    private readonly jmapAccountId: string,
+    private readonly target: UploadTarget,
     private readonly limits: IntakeLimits,
     private readonly signal?: AbortSignal,
     /** Told the bytes of all files so far before they go on (the user's upload budget; throws beyond it). */
@@ -59,7 +68,7 @@ export class AttachmentIntake {
     });
     // The type is decided by the content where it can be; the browser's claim only otherwise.
     const claimed = MEDIA_TYPE.test(declaredType.toLowerCase()) ? declaredType.toLowerCase() : 'application/octet-stream';
-    const blob = await uploadBlob(this.client, this.jmapAccountId, checked, claimed, { signal: this.signal });
+    const blob = await this.target.upload(checked, claimed, this.signal);
     const attachment = { blobId: blob.blobId, name, type: detected?.mime ?? claimed, size: blob.size, sha256: digest.digest('hex') };
     this.received[slot] = attachment;
     return attachment;

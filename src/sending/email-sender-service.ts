@@ -12,7 +12,7 @@ import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { EmailService } from '../emails/email-service.js';
 import { AuthenticationError, ForbiddenError, NotFoundError, ValidationError } from '../errors/app-errors.js';
-import { createAndSubmit, JmapError, JmapProtocolError, prepareSend, type Email, type JmapClient, type SendSetup } from '../jmap/index.js';
+import { createAndSubmit, JmapError, JmapProtocolError, prepareSend, type Email, type JmapClient, type SendSetup, type SubmitOutcome } from '../jmap/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { EmailAccount } from '../models/index.js';
 import { EMAIL_GET_ARGS } from '../sync/jmap-sync-calls.js';
@@ -29,6 +29,19 @@ import type { SendThrottle, UploadBudget } from './send-throttle.js';
 import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS, type ComposeBody, type ForwardBody, type ReplyBody } from './send-request.js';
 
 type SendBody = ReplyBody | ComposeBody | ForwardBody;
+
+/**
+ * How a scheduled send differs from one sent at once (src/scheduled-emails): the Message-ID fixed
+ * when it was scheduled, its stored attachments, and a submission in two steps that a recovery can
+ * check (docs/adr/0146-scheduled-send.md).
+ */
+export interface ScheduledSubmission {
+  scheduledEmailId: string;
+  messageId: string;
+  /** Puts the stored attachments into the intake (uploads them to the mail server). */
+  attach(intake: SendOrigin['intake']): Promise<void>;
+  submit(client: JmapClient, jmapAccountId: string, setup: SendSetup, message: { draft: Record<string, unknown>; envelope: Envelope }): Promise<SubmitOutcome>;
+}
 
 export { OutgoingMessage, type SendTarget } from './outgoing-message.js';
 
@@ -130,13 +143,53 @@ export class EmailSenderService {
     // Before the mail server is asked anything: a template the caller may not use fails first.
     const content = await messageContent(this.deps.content, message.userId, account.id, body);
     try {
-      return await this.deliver(message, origin, body, content, meta);
+      return await this.deliver(message, origin, { body, content, meta });
     } catch (err) {
       throw await keepTyped(err, this.deps.drafts, { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) }, this.deps.logger);
     }
   }
 
-  private async deliver(message: OutgoingMessage, origin: SendOrigin, body: SendBody, content: MessageContent, meta: RequestMeta): Promise<SendResult> {
+  /**
+   * What scheduling a send checks at once (src/scheduled-emails): the mailbox and the right to send
+   * from it, the email answered or forwarded, the contact, the template (rendered now, so a bad one is
+   * a 400 now) and the recipients as far as they can be told without the mail server. Answers the
+   * origin and the content before the signature (the signature is added when it goes).
+   */
+  async prepareScheduled(message: OutgoingMessage, body: SendBody): Promise<{ origin: SendOrigin; unsigned: MessageContent['unsigned'] }> {
+    const first = !message.origin;
+    const origin = await this.origins.of(message, body);
+    if (first) precheckRecipients(origin, body);
+    const content = await messageContent(this.deps.content, message.userId, origin.account.id, body);
+    return { origin, unsigned: content.unsigned };
+  }
+
+  /** Whether the user may send from the account now (a 403 or 404 when not): a scheduled send asks first. */
+  async mayStillSend(userId: string, accountId: string): Promise<void> {
+    await this.deps.accounts.sendingAccount(userId, accountId);
+  }
+
+  /**
+   * A scheduled send at its time, by the scheduled-sends job: the rights again (a lost right is a
+   * 403 or 404 here), the stored attachments, the signature as it is now, and the two-step submission
+   * of `scheduled`. A failure is thrown as it is: the job decides what it means (no draft is made here).
+   */
+  async sendScheduled(message: OutgoingMessage, body: SendBody, meta: RequestMeta, scheduled: ScheduledSubmission): Promise<SendResult> {
+    const origin = await this.origins.of(message, body);
+    const content = await messageContent(this.deps.content, message.userId, origin.account.id, body);
+    try {
+      await scheduled.attach(origin.intake);
+    } catch (err) {
+      throw err instanceof JmapError ? mailServerError(err) : err;
+    }
+    return this.deliver(message, origin, { body, content, meta }, scheduled);
+  }
+
+  private async deliver(
+    message: OutgoingMessage,
+    origin: SendOrigin,
+    { body, content, meta }: { body: SendBody; content: MessageContent; meta: RequestMeta },
+    scheduled?: ScheduledSubmission,
+  ): Promise<SendResult> {
     const { account } = origin;
     const setup = await prepare(origin);
     const final = origin.forwarded ? { ...content, ...withForwardQuote(content, origin.forwarded) } : content;
@@ -144,7 +197,7 @@ export class EmailSenderService {
     const recipients = this.recipients(origin, setup, body, own);
     // After the recipients are known to be fine: no attachment byte moves for a send that would be refused.
     if (origin.forwarded) await this.origins.carry(message, origin);
-    const messageId = newMessageId(setup.identity.email);
+    const messageId = scheduled?.messageId ?? newMessageId(setup.identity.email);
     const draft = draftEmail({
       ...recipients,
       from: setup.identity.name ? { email: setup.identity.email, name: setup.identity.name } : { email: setup.identity.email },
@@ -161,8 +214,9 @@ export class EmailSenderService {
     // The right was checked when the send began, possibly minutes ago (a long upload): a member
     // removed or signed out since must not send from the account (issue 26).
     await this.stillAllowed(message, account);
-    const sent = await this.submit(message, origin, setup, draft, envelope);
+    const sent = await this.submit(message, origin, setup, { draft, envelope }, scheduled);
     const details = {
+      ...(scheduled ? { scheduledEmailId: scheduled.scheduledEmailId } : {}),
       emailAccountId: account.id,
       recipients: envelope.rcptTo.length,
       messageId,
@@ -184,12 +238,20 @@ export class EmailSenderService {
    * have gone out (the guards give the rate-limit point back only when nothing did). Answers the sent
    * email as the server returned it (absent when it did not).
    */
-  private async submit(message: OutgoingMessage, origin: SendOrigin, setup: SendSetup, draft: EmailDraft, envelope: Envelope): Promise<Email | undefined> {
+  private async submit(
+    message: OutgoingMessage,
+    origin: SendOrigin,
+    setup: SendSetup,
+    { draft, envelope }: { draft: EmailDraft; envelope: Envelope },
+    scheduled?: ScheduledSubmission,
+  ): Promise<Email | undefined> {
     const { account, client } = origin;
     message.outcome = 'unknown';
     let outcome;
     try {
-      outcome = await createAndSubmit(client, account.jmapAccountId, setup, { draft, envelope }, EMAIL_GET_ARGS);
+      outcome = scheduled
+        ? await scheduled.submit(client, account.jmapAccountId, setup, { draft, envelope })
+        : await createAndSubmit(client, account.jmapAccountId, setup, { draft, envelope }, EMAIL_GET_ARGS);
     } catch (err) {
       // A request the server rejected as a whole (HTTP 4xx) ran nothing; anything else may have sent.
       if (err instanceof JmapProtocolError && err.status !== undefined && err.status < 500) {

@@ -5,6 +5,7 @@
  */
 import { AppError, type ErrorCode } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
+import type { Tx } from '../db/transactions.js';
 import type { Recipient } from './compose.js';
 
 export interface KeptDraft {
@@ -20,7 +21,8 @@ export interface KeptDraft {
 
 /** Implemented by the drafts area (DraftService.keep): the sending area does not import it. */
 export interface DraftKeeper {
-  keep(userId: string, draft: KeptDraft): Promise<string>;
+  /** `tx`: made in the caller's transaction (a cancelled or failed scheduled send hands its files over with it). */
+  keep(userId: string, draft: KeptDraft, tx?: Tx): Promise<string>;
 }
 
 /**

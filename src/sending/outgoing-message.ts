@@ -3,7 +3,7 @@ import type { PersonRecord } from '../people/person-records.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import type { JmapClient } from '../jmap/index.js';
 import type { EmailAccount } from '../models/index.js';
-import type { AttachmentIntake } from './attachment-intake.js';
+import type { AttachmentIntake, UploadTarget } from './attachment-intake.js';
 import type { SendOutcome } from './idempotency.js';
 
 /** A reply to an email the caller can see, a forward of one, or a new message. */
@@ -37,6 +37,11 @@ export class OutgoingMessage {
   uploadBlocks = 0;
   /** The server draft being sent (POST /api/drafts/{id}/send): kept on failure, no new one made. */
   draftId?: string;
+  /**
+   * Set for a send scheduled for later (sendAt) or files added to a draft: its files go to the file
+   * storage, not to the mail server, and nothing asks the mail server now.
+   */
+  keepFiles?: UploadTarget;
 
   constructor(
     readonly userId: string,

@@ -8,7 +8,7 @@ import type { EmailService } from '../emails/email-service.js';
 import { ValidationError } from '../errors/app-errors.js';
 import { downloadBlob, MAIL_CAPABILITY, type JmapClient } from '../jmap/index.js';
 import type { EmailAccount } from '../models/index.js';
-import { AttachmentIntake, type IntakeLimits } from './attachment-intake.js';
+import { AttachmentIntake, jmapUploads, type IntakeLimits } from './attachment-intake.js';
 import type { OutgoingMessage, SendOrigin } from './outgoing-message.js';
 import { mailServerError } from './send-errors.js';
 import type { UploadBudget } from './send-throttle.js';
@@ -70,8 +70,11 @@ export class SendOrigins {
     }
     const account = await accounts.sendingAccount(message.userId, accountId);
     const client = this.clientFor(account);
-    const limits = await this.limits(client, account);
-    const intake = new AttachmentIntake(client, account.jmapAccountId, limits, message.signal, (bytes) => this.deps.uploadBudget.reserve(message, bytes));
+    // Files kept for later are checked against the CRM's own limit now; the mail server's at the send.
+    const limits = message.keepFiles ? { perFile: this.deps.maxTotalBytes, total: this.deps.maxTotalBytes } : await this.limits(client, account);
+    const intake = new AttachmentIntake(message.keepFiles ?? jmapUploads(client, account.jmapAccountId), limits, message.signal, (bytes) =>
+      this.deps.uploadBudget.reserve(message, bytes),
+    );
     return { account, client, original, forwarded, contact, person, intake };
   }
 

@@ -18,6 +18,8 @@ interface MessageFields {
   html?: string;
   /** false: without the sender's signature (default: appended). */
   signature?: boolean;
+  /** Send later (src/scheduled-emails): never part of what is stored or sent. */
+  sendAt?: Date;
 }
 
 /** A reply: recipients default to the original's (reply-all adds its To and Cc as Cc). */

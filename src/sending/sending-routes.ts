@@ -9,6 +9,8 @@ import { ConcurrencyGate } from '../shared/concurrency-gate.js';
 import { idParams, parse } from '../shared/validation.js';
 import { sanitiseFileName } from '../timesheets/file-name.js';
 import { toUploadError } from '../timesheets/upload-middleware.js';
+import type { ScheduledEmailService } from '../scheduled-emails/scheduled-email-service.js';
+import { presentScheduled } from '../scheduled-emails/scheduled-email-presenter.js';
 import type { EmailSenderService, OutgoingMessage, SendTarget } from './email-sender-service.js';
 import type { RequestContent } from './idempotency.js';
 import { requestHash } from './request-hash.js';
@@ -20,6 +22,7 @@ const MAX_FILES = 20;
 /** Boundaries, part headers and the text fields around the attachments. */
 const FORM_OVERHEAD = 8 * 1024 * 1024;
 const SENT = 'Email bol odoslaný';
+export const SCHEDULED = 'Email bol naplánovaný na odoslanie';
 const FIELDS_FIRST = 'Textové polia formulára (adresáti, predmet, text...) uveďte pred prílohami';
 const UPLOADS_BUSY = 'Príliš veľa odosielaní s prílohami naraz. Počkajte, kým sa dokončia, a skúste to znova.';
 
@@ -30,11 +33,11 @@ const UPLOADS_BUSY = 'Príliš veľa odosielaní s prílohami naraz. Počkajte, 
  * byte goes to the mail server (issue 26); a text field after a file is refused.
  */
 export function createSendingRouter(
-  services: { sending: EmailSenderService },
+  services: { sending: EmailSenderService; scheduledEmails: ScheduledEmailService },
   auth: AuthMiddleware,
   limits: { maxTotalBytes: number; uploadsPerUser: number; uploadsTotal: number },
 ): Router {
-  const { sending } = services;
+  const { sending, scheduledEmails } = services;
   const router = Router();
   const uploads = new ConcurrencyGate({ perKey: limits.uploadsPerUser, total: limits.uploadsTotal }, UPLOADS_BUSY);
 
@@ -61,7 +64,16 @@ export function createSendingRouter(
         key,
         fingerprint,
         async () => {
-          const body = multipart ? await readForm(sending, message, req, res, limits.maxTotalBytes) : fieldsOf(message.target, req.body);
+          // A form's files go to the file storage when it says sendAt (known before the first file).
+          const keep = (fields: SendBody) => {
+            if (fields.sendAt) message.keepFiles = scheduledEmails.fileTarget();
+          };
+          const body = multipart ? await readForm(sending, message, { req, res, maxBytes: limits.maxTotalBytes, keep }) : fieldsOf(message.target, req.body);
+          if (body.sendAt) {
+            const { sendAt, ...request } = body;
+            const scheduled = await scheduledEmails.schedule(message, request, sendAt, requestMeta(req));
+            return { status: 202, body: { success: true, data: { scheduled: presentScheduled(scheduled) }, message: SCHEDULED } };
+          }
           const result = await sending.send(message, body, requestMeta(req));
           return { status: 201, body: { success: true, data: presentSent(result), message: SENT } };
         },
@@ -162,7 +174,9 @@ function formLimits(maxBytes: number) {
   };
 }
 
-function fieldsOf(target: SendTarget, fields: unknown): ReplyBody | ComposeBody | ForwardBody {
+type SendBody = ReplyBody | ComposeBody | ForwardBody;
+
+function fieldsOf(target: SendTarget, fields: unknown): SendBody {
   if (target.kind === 'forward') return parse(forwardBody, fields ?? {});
   return target.kind === 'reply' ? parse(replyBody, fields ?? {}) : parse(composeBody, fields ?? {});
 }
@@ -171,7 +185,11 @@ function fieldsOf(target: SendTarget, fields: unknown): ReplyBody | ComposeBody 
  * Parses the form. At the first file the text fields read so far are the whole form's and are
  * validated; each file is then uploaded to the mail server as it arrives. Answers the text fields.
  */
-async function readForm(sending: EmailSenderService, message: OutgoingMessage, req: Request, res: Response, maxBytes: number): Promise<ReplyBody | ComposeBody | ForwardBody> {
+async function readForm(
+  sending: EmailSenderService,
+  message: OutgoingMessage,
+  { req, res, maxBytes, keep }: { req: Request; res: Response; maxBytes: number; keep: (fields: SendBody) => void },
+): Promise<SendBody> {
   let beforeFiles: string | undefined;
   let validated: ReplyBody | ComposeBody | ForwardBody | undefined;
   const storage: StorageEngine = {
@@ -182,6 +200,7 @@ async function readForm(sending: EmailSenderService, message: OutgoingMessage, r
           if (Object.keys(fields).length === 0) throw new ValidationError(FIELDS_FIRST, [{ field: 'attachments', message: FIELDS_FIRST }]);
           beforeFiles = JSON.stringify(fields);
           validated = fieldsOf(message.target, fields);
+          keep(validated);
         }
       } catch (err) {
         return callback(err);

@@ -37,6 +37,30 @@ export const recipientList = z.preprocess(
   ),
 );
 
+/** A scheduled send goes at most this far ahead. */
+const YEAR_MS = 366 * 24 * 3600 * 1000;
+
+/**
+ * sendAt: send later (202, src/scheduled-emails) instead of now. An ISO 8601 time with its offset, not
+ * in the past, at most a year ahead. A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an
+ * undo window.
+ */
+export const sendAt = z
+  .string({ error: 'Čas odoslania (sendAt) musí byť text' })
+  .refine(
+    (v) => z.iso.datetime({ offset: true }).safeParse(v).success,
+    'Čas odoslania (sendAt) musí byť dátum a čas podľa ISO 8601 s časovou zónou, napr. 2026-12-24T09:00:00+01:00',
+  )
+  .transform((v) => new Date(v))
+  .refine((d) => d.getTime() >= Date.now(), 'Čas odoslania (sendAt) nesmie byť v minulosti')
+  .refine((d) => d.getTime() <= Date.now() + YEAR_MS, 'Čas odoslania (sendAt) môže byť najviac rok dopredu')
+  .meta({
+    description:
+      'Send later: the request answers 202 with data.scheduled and the message goes within seconds of this time (ISO 8601 with offset; not in the past, at most a year ahead). ' +
+      'A few seconds ahead plus DELETE /api/scheduled-emails/{id} is an undo window.',
+    example: '2026-12-24T09:00:00+01:00',
+  });
+
 /** JSON true/false, or the text a multipart form field carries. */
 const flag = looseBoolean('Očakáva sa true alebo false (aj "true"/"false" alebo 1/0)');
 
@@ -52,6 +76,7 @@ const common = {
   text: z.string({ error: 'Text správy je povinný' }).max(MAX_BODY_CHARS, 'Text správy je príliš dlhý'),
   html: z.string({ error: 'HTML musí byť text' }).max(MAX_BODY_CHARS, 'HTML správy je príliš dlhé').optional(),
   signature: flag.optional().meta({ description: 'false: without your signature of the mailbox (PUT /api/email-accounts/{id}/signature); default: appended' }),
+  sendAt: sendAt.optional(),
 };
 
 /** POST /api/emails/:id/reply: recipients default to the original's (reply-all adds its To and Cc as Cc). */
@@ -94,6 +119,7 @@ export const forwardBody = z.strictObject({
   text: common.text,
   html: common.html,
   signature: common.signature,
+  sendAt: common.sendAt,
   emailAccountId: z
     .uuid('Neplatný identifikátor emailového účtu')
     .optional()

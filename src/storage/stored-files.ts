@@ -13,4 +13,7 @@ export interface StoredFileKind {
 
 export const TIMESHEET_FILES: StoredFileKind = { store: 'timesheets', table: 'timesheets', column: 'file_path' };
 
-export const STORED_FILE_KINDS: readonly StoredFileKind[] = [TIMESHEET_FILES];
+/** Attachments kept for drafts and scheduled sends (migration 0060, src/sending/attachment-files.ts). */
+export const ATTACHMENT_FILES: StoredFileKind = { store: 'attachments', table: 'email_attachment_files', column: 'storage_key' };
+
+export const STORED_FILE_KINDS: readonly StoredFileKind[] = [TIMESHEET_FILES, ATTACHMENT_FILES];

@@ -215,6 +215,21 @@ export class SyncRepository {
     return row ?? { due: 0, overdue: 0 };
   }
 
+  /**
+   * The sync as a background job sees it (ADR 0145): accounts due and not leased, since when the
+   * oldest has been due, and leases whose holder stopped renewing them.
+   */
+  async jobBacklog(): Promise<{ due: number; oldestDueSeconds: number | null; expiredLeases: number }> {
+    const row = await this.sql.one<{ due: number; oldest: number | null; expired: number }>(
+      `SELECT count(*) FILTER (WHERE ${DUE_CONDITION} AND ${UNLEASED})::int AS due,
+              extract(epoch FROM now() - min(GREATEST(s.requested_at, s.next_sync_at, s.next_attempt_at, s.created_at)) FILTER (WHERE ${DUE_CONDITION} AND ${UNLEASED}))::float8 AS oldest,
+              count(*) FILTER (WHERE s.locked_by IS NOT NULL AND s.locked_until <= now())::int AS expired
+         FROM mail_sync_states s JOIN email_accounts a ON a.id = s.email_account_id
+        WHERE ${SYNCABLE}`,
+    );
+    return { due: row?.due ?? 0, oldestDueSeconds: row?.oldest ?? null, expiredLeases: row?.expired ?? 0 };
+  }
+
   findAccount(accountId: string, tx?: Tx): Promise<EmailAccount | null> {
     return EmailAccount.findByPk(accountId, { transaction: tx });
   }

@@ -11,13 +11,12 @@ import { recordMetrics, runLeased, type LeasedRunContext } from './leased-run.js
 import { SyncClients } from './sync-clients.js';
 import { SyncInterruptedError } from './sync-errors.js';
 import type { SyncSnapshot } from './sync-repository.js';
-import type { SyncRunner } from './sync-scheduler.js';
 import { DEFAULT_INTERVAL_SECONDS } from './sync-schedule.js';
 import { skippedResult, type RunOptions, type SyncResult, type SyncServiceDeps, type SyncServiceOptions } from './sync-types.js';
 
 export type * from './sync-types.js';
 
-export class SyncService implements SyncRunner {
+export class SyncService {
   readonly instanceId: string;
   readonly intervalSeconds: number;
   private readonly concurrency: number;
@@ -175,6 +174,11 @@ export class SyncService implements SyncRunner {
   }
 
   /** The crm_sync_* gauges, database-wide: every instance (API replica, worker) reports the same figures. */
+  /** Due accounts, the oldest one's wait, expired leases: the sync's backlog as a background job (ADR 0145). */
+  jobBacklog() {
+    return this.deps.repository.jobBacklog();
+  }
+
   snapshot(): Promise<SyncSnapshot> {
     return this.deps.repository.snapshot(this.intervalSeconds);
   }

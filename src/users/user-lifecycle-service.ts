@@ -3,6 +3,7 @@ import type { User } from '../models/index.js';
 import { AuditActions, type AuditService, type RequestMeta } from '../audit/audit-service.js';
 import type { Transactions, Tx } from '../db/transactions.js';
 import type { UserSessionRevoker } from './user-admin-service.js';
+import type { UserEvents } from './user-events.js';
 import type { UserRepository } from './user-repository.js';
 
 const NOT_FOUND = 'Používateľ neexistuje';
@@ -30,6 +31,8 @@ export class UserLifecycleService {
       transactions: Transactions;
       sessions: UserSessionRevoker;
       audit: AuditService;
+      /** user.disabled into the outbox, for webhooks (issue 48). */
+      events?: UserEvents;
     },
   ) {}
 
@@ -49,6 +52,7 @@ export class UserLifecycleService {
       await this.deps.repository.save(user, tx);
       const revokedSessions = await this.deps.sessions.revokeAllForUser(user.id, 'user_disabled', {}, tx);
       await this.deps.audit.record({ action: AuditActions.userDisabled, userId: user.id, username: user.username, details: { role: user.role, revokedSessions } }, meta, tx);
+      await this.deps.events?.disabled(user, tx);
       return { user, changed: true, revokedSessions };
     });
   }

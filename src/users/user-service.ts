@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/db-errors.js';
 import { inTransaction, type Transactions, type Tx } from '../db/transactions.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { generateTemporaryPassword } from './temp-password.js';
+import type { UserEvents } from './user-events.js';
 import type { UserRepository } from './user-repository.js';
 
 export interface NewUser {
@@ -28,6 +29,8 @@ export class UserService {
       hasher: PasswordHasher;
       audit: AuditService;
       tempPasswordTtlDays: number;
+      /** user.created into the outbox, for webhooks (issue 48). */
+      events?: UserEvents;
     },
   ) {}
 
@@ -55,6 +58,7 @@ export class UserService {
         tx,
       );
       await this.deps.audit.record({ action: AuditActions.userCreated, userId: user.id, username: user.username, details: { role: user.role } }, meta, tx);
+      await this.deps.events?.created(user, tx);
       return user;
     };
     try {

@@ -70,20 +70,35 @@ export class DeliveryRepository {
   /**
    * Leases up to `limit` due deliveries of enabled webhooks for `leaseSeconds` (one statement, its
    * own short transaction): an instance that dies mid-call loses the lease and another retries.
-   * SKIP LOCKED lets instances lease disjoint rows at the same moment.
+   * SKIP LOCKED lets instances lease disjoint rows at the same moment. `busyWebhooks`: webhooks this
+   * instance already has enough calls open to (a slow receiver): their rows wait for the next round,
+   * and the round serves the others.
    */
-  lease(limit: number, leaseSeconds: number): Promise<LeasedDelivery[]> {
+  lease(limit: number, leaseSeconds: number, busyWebhooks: string[] = []): Promise<LeasedDelivery[]> {
     return this.sql.select<LeasedDelivery>(
       `UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => $leaseSeconds), attempts = d.attempts + 1
          FROM webhooks w
         WHERE w.id = d.webhook_id AND d.id IN (
               SELECT q.id FROM webhook_deliveries q JOIN webhooks qw ON qw.id = q.webhook_id AND qw.enabled
                WHERE q.status = 'pending' AND q.next_attempt_at <= now() AND (q.lease_until IS NULL OR q.lease_until < now())
+                 AND NOT (q.webhook_id = ANY ($busyWebhooks::uuid[]))
                ORDER BY q.next_attempt_at LIMIT $limit FOR UPDATE OF q SKIP LOCKED)
        RETURNING d.id, d.webhook_id AS "webhookId", d.event_id::text AS "eventId", d.event_type AS "eventType", d.payload,
                  d.event_created_at AS "eventCreatedAt", d.attempts AS attempt, w.url, w.secret_sealed AS "secretSealed"`,
-      { limit, leaseSeconds },
+      { limit, leaseSeconds, busyWebhooks },
     );
+  }
+
+  /** Deliveries due and not leased, the oldest one's wait, and leases that ran out (the job's backlog, ADR 0145). */
+  async backlog(): Promise<{ due: number; oldestDueSeconds: number | null; expiredLeases: number }> {
+    const row = await this.sql.one<{ due: number; oldest: number | null; expired: number }>(
+      `SELECT count(*) FILTER (WHERE d.lease_until IS NULL OR d.lease_until < now())::int AS due,
+              extract(epoch FROM now() - min(d.next_attempt_at) FILTER (WHERE d.lease_until IS NULL OR d.lease_until < now()))::float8 AS oldest,
+              count(*) FILTER (WHERE d.lease_until < now())::int AS expired
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now()`,
+    );
+    return { due: row?.due ?? 0, oldestDueSeconds: row?.oldest ?? null, expiredLeases: row?.expired ?? 0 };
   }
 
   /**

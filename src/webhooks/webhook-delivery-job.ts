@@ -14,6 +14,10 @@ const LEASE_BATCH = 50;
 const LEASE_SECONDS = 60;
 /** Finished deliveries are kept this long for the deliveries list. */
 const KEEP_FINISHED_DAYS = 30;
+/** Calls open to one webhook from this instance, above which its rows wait: a slow receiver holds only its own. */
+const PER_WEBHOOK_IN_FLIGHT = 20;
+/** Calls one run opens at most (the next tick's run takes the rest). */
+const ROUND_IN_FLIGHT = 200;
 
 export interface WebhookDeliveryDeps {
   webhooks: WebhookRepository;
@@ -33,16 +37,21 @@ export interface DeliveryRound {
 }
 
 /**
- * The webhook job of every `serve` (src/app/server.ts, every second; docs/adr/0134-webhooks.md):
+ * The webhook job of every `serve` (src/app/background-jobs.ts, every second; docs/adr/0134-webhooks.md):
  * copies new outbox events into the delivery queue, leases the due deliveries (SKIP LOCKED, so
  * instances share the work and each attempt is made by one), POSTs them outside any transaction,
- * all of a round at once (a slow receiver delays no other), then records each answer.
+ * all of a round at once, then records each answer. A run starts every second even while earlier
+ * ones wait for slow receivers (ADR 0145, `join`): a webhook with PER_WEBHOOK_IN_FLIGHT calls open
+ * from this instance is left out of the new leases, so one slow receiver never delays the others.
  */
 export class WebhookDeliveryJob {
   private prunedAt = 0;
+  /** Calls open per webhook from this instance, across the runs in progress. */
+  private readonly open = new Map<string, number>();
 
   constructor(private readonly deps: WebhookDeliveryDeps) {}
 
+  /** Answers once the attempts it started are recorded. */
   async run(): Promise<DeliveryRound> {
     const { deliveries } = this.deps;
     const round: DeliveryRound = { claimed: 0, attempted: 0, delivered: 0 };
@@ -56,15 +65,39 @@ export class WebhookDeliveryJob {
       round.claimed += claimed;
       if (claimed < CLAIM_BATCH) break;
     }
+    const started: Array<Promise<boolean>> = [];
     for (;;) {
-      const leased = await deliveries.lease(LEASE_BATCH, LEASE_SECONDS);
-      const results = await Promise.all(leased.map((d) => this.attempt(d)));
-      round.attempted += leased.length;
-      round.delivered += results.filter(Boolean).length;
-      if (leased.length < LEASE_BATCH) break;
+      const busy = [...this.open].filter(([, n]) => n >= PER_WEBHOOK_IN_FLIGHT).map(([id]) => id);
+      const leased = await deliveries.lease(LEASE_BATCH, LEASE_SECONDS, busy);
+      for (const d of leased) started.push(this.tracked(d));
+      if (leased.length < LEASE_BATCH || started.length >= ROUND_IN_FLIGHT) break;
     }
+    const results = await Promise.all(started);
+    round.attempted = started.length;
+    round.delivered = results.filter(Boolean).length;
     if (round.attempted > 0) this.deps.logger?.debug('webhook deliveries', { ...round });
     return round;
+  }
+
+  /** Deliveries due and not leased, for the metrics and doctor (ADR 0145). */
+  backlog() {
+    return this.deps.deliveries.backlog();
+  }
+
+  /** For the items counters of the job runner: delivered, and attempts that failed (to be retried or given up). */
+  static roundOf(r: DeliveryRound) {
+    return { done: r.delivered, failed: r.attempted - r.delivered };
+  }
+
+  private async tracked(d: LeasedDelivery): Promise<boolean> {
+    this.open.set(d.webhookId, (this.open.get(d.webhookId) ?? 0) + 1);
+    try {
+      return await this.attempt(d);
+    } finally {
+      const left = (this.open.get(d.webhookId) ?? 1) - 1;
+      if (left > 0) this.open.set(d.webhookId, left);
+      else this.open.delete(d.webhookId);
+    }
   }
 
   /** One attempt; answers whether it was delivered. Never throws: a failure is a recorded attempt. */

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import type { Logger } from '../../src/logging/logger.js';
-import { MaintenanceScheduler } from '../../src/maintenance/maintenance-scheduler.js';
+import type { BackgroundJob } from '../../src/jobs/background-job.js';
+import { JobRunner } from '../../src/jobs/job-runner.js';
 import { AuditLog, Session } from '../../src/models/index.js';
 import { sessionFor } from '../support/auth.js';
 import { createUser } from '../support/factories.js';
@@ -80,22 +81,32 @@ describe('attack: tables that only ever grow', function () {
     let runs = 0;
     let fail = true;
     let release!: () => void;
-    const job = {
+    // The retention entry's shape (src/app/background-jobs.ts): cron, one run at a time.
+    const job: BackgroundJob = {
+      name: 'retention',
+      description: 'test',
+      schedule: { cron: '17 * * * *' },
+      sharing: 'advisory-lock',
+      retries: 'next hour',
+      overlap: 'skip',
+      runsOn: 'every-instance',
+      overdueAfterSeconds: 3600,
+      backlog: () => Promise.resolve({ due: 0, oldestDueSeconds: null, expiredLeases: 0 }),
       run: () =>
         new Promise<void>((resolve, reject) => {
           runs++;
           release = () => (fail ? reject(new Error('database gone')) : resolve());
         }),
     };
-    const scheduler = new MaintenanceScheduler(job, logger);
-    const first = scheduler.tick();
-    const overlapping = scheduler.tick();
+    const scheduler = new JobRunner([job], logger);
+    const first = scheduler.tick(job);
+    const overlapping = scheduler.tick(job);
     expect(runs).to.equal(1);
     release();
     await Promise.all([first, overlapping]);
     expect(errors).to.have.length(1);
     fail = false;
-    const next = scheduler.tick();
+    const next = scheduler.tick(job);
     expect(runs).to.equal(2);
     release();
     await next;

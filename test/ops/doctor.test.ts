@@ -24,6 +24,14 @@ const ALL_CHECKS = [
   'secrets',
   'proxy',
   'workers',
+  // One line per background job of src/app/background-jobs.ts (ADR 0145), from the same backlog as crm_job_*.
+  'job:mail-sync',
+  'job:retention',
+  'job:outbox-pruning',
+  'job:follow-ups-due',
+  'job:webhook-deliveries',
+  'job:scheduled-sends',
+  'job:attachment-cleanup',
 ];
 
 /** A local port nothing listens on (bound, then released). */

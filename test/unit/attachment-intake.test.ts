@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import type { JmapClient } from '../../src/jmap/index.js';
-import { AttachmentIntake } from '../../src/sending/attachment-intake.js';
+import { AttachmentIntake, jmapUploads } from '../../src/sending/attachment-intake.js';
 
 /** An upload endpoint that reads each body whole and answers after the delay its name asks for. */
 function slowUploadServer(delayByType: Record<string, number>): JmapClient {
@@ -25,7 +25,7 @@ function slowUploadServer(delayByType: Record<string, number>): JmapClient {
 
 describe('unit: attachment intake', () => {
   it("keeps the form's order when a later, smaller file finishes uploading first", async () => {
-    const intake = new AttachmentIntake(slowUploadServer({ 'application/x-slow': 50 }), 'acc', { perFile: 1e6, total: 1e6 });
+    const intake = new AttachmentIntake(jmapUploads(slowUploadServer({ 'application/x-slow': 50 }), 'acc'), { perFile: 1e6, total: 1e6 });
     const first = intake.add(Readable.from([Buffer.alloc(10_000, 1)]), 'zmluva.bin', 'application/x-slow');
     const second = intake.add(Readable.from([Buffer.from('%PDF-1.4\n')]), 'list.pdf', 'application/pdf');
     const finished: string[] = [];
@@ -39,7 +39,7 @@ describe('unit: attachment intake', () => {
   });
 
   it('a refused file leaves no gap and no entry', async () => {
-    const intake = new AttachmentIntake(slowUploadServer({}), 'acc', { perFile: 1e6, total: 1e6 });
+    const intake = new AttachmentIntake(jmapUploads(slowUploadServer({}), 'acc'), { perFile: 1e6, total: 1e6 });
     await intake.add(Readable.from([Buffer.from('a')]), 'a.txt', 'text/plain');
     const refused = await intake.add(Readable.from([Buffer.from('b')]), 'setup.exe', 'application/octet-stream').catch((e: Error) => e);
     await intake.add(Readable.from([Buffer.from('c')]), 'c.txt', 'text/plain');

@@ -101,6 +101,44 @@ describe('webhooks: signed delivery from the events outbox', function () {
     }
   });
 
+  it('user.created and user.disabled reach a webhook subscribed to them, written with the change (issue 48)', async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await request(app)
+        .post('/api/admin/webhooks')
+        .set('Authorization', bearer)
+        .send({ url: receiver.url, events: ['user.created', 'user.disabled'] });
+      expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
+      const secret = hook.body.data.secret as string;
+      const username = `hooked${Date.now()}`;
+      const created = await request(app).post('/api/admin/users').set('Authorization', bearer).send({ username, role: 'member' });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const userId = created.body.data.user.id as string;
+      const userOf = (r: Received) => (r.json.data as unknown as { userId?: string }).userId;
+      const of = (type: string) => (r: Received) => r.json.type === type && userOf(r) === userId;
+      const got = await deliverUntil(() => receiver.got.find(of('user.created')), 'the user.created delivery');
+      expect(got.json.data).to.deep.equal({ userId, username, role: 'member' });
+      expect(verifies(secret, got)).to.equal(true);
+      expect(JSON.stringify(got.json)).not.to.contain('temporaryPassword');
+
+      const disabled = await request(app).post(`/api/admin/users/${userId}/disable`).set('Authorization', bearer).send({});
+      expect(disabled.status, JSON.stringify(disabled.body)).to.equal(200);
+      const off = await deliverUntil(() => receiver.got.find(of('user.disabled')), 'the user.disabled delivery');
+      expect(off.json.data).to.deep.equal({ userId, username });
+      // Disabling again changes nothing and announces nothing: a later user's creation is the marker.
+      expect((await request(app).post(`/api/admin/users/${userId}/disable`).set('Authorization', bearer).send({})).status).to.equal(200);
+      const later = await request(app)
+        .post('/api/admin/users')
+        .set('Authorization', bearer)
+        .send({ username: `${username}x`, role: 'member' });
+      await deliverUntil(() => receiver.got.find((r) => r.json.type === 'user.created' && userOf(r) === later.body.data.user.id), 'the marker user.created');
+      expect(receiver.got.filter(of('user.disabled'))).to.have.length(1);
+      await remove(hook.body.data.webhook.id as string);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('two instances running the job at once deliver each event once', async () => {
     const receiver = await startReceiver();
     try {

@@ -16,6 +16,8 @@ import type { Plumbing } from './plumbing.js';
 import type * as auditServiceExports from '../../audit/audit-service.js';
 import type * as auditQueryServiceExports from '../../audit/audit-query-service.js';
 import type * as userServiceExports from '../../users/user-service.js';
+import type { UserEvents } from '../../users/user-events.js';
+import type * as userEventsExports from '../../users/user-events.js';
 import type * as userAdminServiceExports from '../../users/user-admin-service.js';
 import type * as userDirectoryExports from '../../users/user-directory.js';
 import type * as userLifecycleServiceExports from '../../users/user-lifecycle-service.js';
@@ -35,6 +37,7 @@ import type * as apiTokenRepositoryExports from '../../api-tokens/api-token-repo
 const emailAccountsWiring = lazyModule<typeof emailAccountsWiringExports>(import.meta.url, './email-accounts.js');
 const auditServiceModule = lazyModule<typeof auditServiceExports>(import.meta.url, '../../audit/audit-service.js');
 const auditQueryServiceModule = lazyModule<typeof auditQueryServiceExports>(import.meta.url, '../../audit/audit-query-service.js');
+const userEventsModule = lazyModule<typeof userEventsExports>(import.meta.url, '../../users/user-events.js');
 const userServiceModule = lazyModule<typeof userServiceExports>(import.meta.url, '../../users/user-service.js');
 const userAdminServiceModule = lazyModule<typeof userAdminServiceExports>(import.meta.url, '../../users/user-admin-service.js');
 const userDirectoryModule = lazyModule<typeof userDirectoryExports>(import.meta.url, '../../users/user-directory.js');
@@ -63,6 +66,11 @@ export function auditQuery(p: Plumbing): AuditQueryService {
   return new (auditQueryServiceModule().AuditQueryService)(p.auditRepository, p.userRepository);
 }
 
+/** user.created / user.disabled into the events outbox (webhooks, issue 48). */
+function userEvents(p: Plumbing): UserEvents {
+  return p.once('userEvents', () => new (userEventsModule().UserEvents)(p.sql));
+}
+
 export function users(p: Plumbing, s: Audited): UserService {
   return new (userServiceModule().UserService)({
     repository: p.userRepository,
@@ -70,6 +78,7 @@ export function users(p: Plumbing, s: Audited): UserService {
     hasher: p.hasher,
     audit: s.audit,
     tempPasswordTtlDays: p.config.tempPasswordTtlDays,
+    events: userEvents(p),
   });
 }
 
@@ -141,7 +150,13 @@ export function userDirectory(p: Plumbing): UserDirectory {
 }
 
 export function userLifecycle(p: Plumbing, s: Audited & { sessions: SessionService }): UserLifecycleService {
-  return new (userLifecycleServiceModule().UserLifecycleService)({ repository: p.userRepository, transactions: p.transactions, sessions: s.sessions, audit: s.audit });
+  return new (userLifecycleServiceModule().UserLifecycleService)({
+    repository: p.userRepository,
+    transactions: p.transactions,
+    sessions: s.sessions,
+    audit: s.audit,
+    events: userEvents(p),
+  });
 }
 
 export function sessionManagement(p: Plumbing, s: Audited): SessionManagement {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
 import type { AppContext } from '../../../src/app/context.js';
-import { SyncScheduler } from '../../../src/sync/sync-scheduler.js';
+import { JobRunner } from '../../../src/jobs/job-runner.js';
 import { phaseMs, tickMs } from '../../../src/sync/sync-schedule.js';
 import type { SyncService } from '../../../src/sync/sync-service.js';
 import { testApp, testContext } from '../../support/harness.js';
@@ -21,7 +21,7 @@ describe('mail sync: new mail appears on its own', function () {
   let app: Express;
   let ctx: AppContext;
   let sync: SyncService;
-  let scheduler: SyncScheduler;
+  let scheduler: JobRunner;
   const accounts: Array<{ id: string; owner: CrmUser; mail: MailUser }> = [];
   const run = randomBytes(3).toString('hex');
 
@@ -46,9 +46,22 @@ describe('mail sync: new mail appears on its own', function () {
     sync = otherSyncService(ctx, { intervalSeconds: INTERVAL_SECONDS });
     const ids = accounts.map((a) => a.id);
     // serve's scheduler, narrowed to this file's accounts (the database is shared with other tests).
-    scheduler = new SyncScheduler(
-      { everyMs: tickMs(INTERVAL_SECONDS * 1000) },
-      { runDueAccounts: () => sync.runDueAccounts({ accountIds: ids }), shutdown: () => sync.shutdown() },
+    scheduler = new JobRunner(
+      [
+        {
+          name: 'mail-sync',
+          description: 'the mail-sync entry of src/app/background-jobs.ts, narrowed to this file',
+          schedule: { everySeconds: tickMs(INTERVAL_SECONDS * 1000) / 1000 },
+          sharing: 'claimed-rows',
+          retries: 'backoff',
+          overlap: 'join',
+          runsOn: 'sync-instances',
+          overdueAfterSeconds: 300,
+          run: () => sync.runDueAccounts({ accountIds: ids }),
+          backlog: () => sync.jobBacklog(),
+          stop: () => sync.shutdown(),
+        },
+      ],
       ctx.logger,
     );
     scheduler.start();

@@ -1,0 +1,93 @@
+/**
+ * Scheduled send at scale (issue 47): N emails (default 1,000) scheduled for the same second go out
+ * through the scheduled-sends job of two instances (two app contexts with their own job runners on
+ * one database, in this process) and the test Cyrus with its SMTP relay, where every delivery is
+ * counted: none may be there twice. Target: all out within 60 s of their sendAt. The baseline of the
+ * same run: the same load on one instance (alternating rounds, the machine is shared).
+ *
+ *   npx tsx bench/scheduled-send-bench.ts [emails=1000] [rounds=1]
+ */
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAppContext, type AppContext } from '../src/app/context.js';
+import type { AppConfig } from '../src/config/config.js';
+import { createLogger } from '../src/logging/logger.js';
+import { startServer, type RunningServer } from '../src/app/server.js';
+import { createTestMailUser } from '../test/support/imap.js';
+import { relayDeliveries } from '../test/support/relay-log.js';
+import { openBenchDatabase } from './bench-database.js';
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function round(instances: number, emails: number, config: AppConfig): Promise<string> {
+  const contexts: AppContext[] = [];
+  for (let i = 0; i < instances; i++) contexts.push(await createAppContext({ config, logger: createLogger('error', { silent: true }), service: true }));
+  const ctx = contexts[0];
+  const [alice, bob] = await Promise.all([createTestMailUser('bsched-alice'), createTestMailUser('bsched-bob')]);
+  const { user } = await ctx.services.users.create({ username: `bsched${crypto.randomBytes(4).toString('hex')}`, role: 'member' }, { actor: 'bench' });
+  const account = await ctx.services.emailAccounts.add(user.id, { email: alice.user, emailPassword: alice.pass }, { actor: 'bench' }, { requestSync: false });
+  const tag = crypto.randomBytes(4).toString('hex');
+  const sendAt = new Date(Date.now() + 60_000 + emails * 20);
+  const scheduledStart = Date.now();
+  for (let i = 0; i < emails; i++) {
+    const message = ctx.services.sending.start(user.id, { kind: 'new' });
+    await ctx.services.scheduledEmails.schedule(message, { emailAccountId: account.id, to: [{ email: bob.user }], subject: `B${tag} ${i}`, text: 'bench' }, sendAt, {
+      actor: 'bench',
+    });
+  }
+  const scheduleMs = Date.now() - scheduledStart;
+  // The job runners start only now: nothing is due before sendAt anyway.
+  const servers: RunningServer[] = [];
+  for (const c of contexts) servers.push(await startServer(c, { api: false, sync: false, port: 0, host: '127.0.0.1' }));
+  while (Date.now() < sendAt.getTime()) await pause(200);
+  const count = () =>
+    ctx.db.sequelize.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM scheduled_emails WHERE user_id = $1 GROUP BY 1`, {
+      bind: [user.id],
+      type: 'SELECT' as never,
+    });
+  let lastSent = sendAt.getTime();
+  for (;;) {
+    const rows = await count();
+    const open = rows.filter((r) => r.status === 'scheduled' || r.status === 'sending').reduce((a, r) => a + r.n, 0);
+    if (open === 0 || Date.now() - sendAt.getTime() > 300_000) break;
+    lastSent = Date.now();
+    await pause(250);
+  }
+  const rows = await count();
+  for (const s of servers) await s.stop();
+  const delivered = new Map<number, number>();
+  for (let i = 0; i < emails; i++) delivered.set(i, relayDeliveries(`B${tag} ${i}`).length);
+  const twice = [...delivered.values()].filter((n) => n > 1).length;
+  const missing = [...delivered.values()].filter((n) => n === 0).length;
+  return (
+    `${instances} instance(s): ${emails} scheduled in ${(scheduleMs / 1000).toFixed(1)} s; all out ${((lastSent - sendAt.getTime()) / 1000).toFixed(1)} s after sendAt ` +
+    `(${rows.map((r) => `${r.status} ${r.n}`).join(', ')}); at the relay: ${twice} twice, ${missing} missing; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`
+  );
+}
+
+async function main(): Promise<void> {
+  const emails = Number(process.argv[2] ?? 1000);
+  const rounds = Number(process.argv[3] ?? 1);
+  const repo = fileURLToPath(new URL('../', import.meta.url));
+  execFileSync('bash', [path.join(repo, 'scripts/jmap/start.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const sessionUrl = process.env.TEST_JMAP_SESSION_URL ?? `http://127.0.0.1:${process.env.JMAP_HTTP_PORT ?? 18080}/.well-known/jmap`;
+  const db = await openBenchDatabase('scheduled', { JMAP_SESSION_URL: sessionUrl, SEND_RATE_LIMIT: '100000' });
+  const lines: string[] = [];
+  try {
+    for (let r = 0; r < rounds; r++) {
+      lines.push(await round(2, emails, db.ctx.config));
+      lines.push(await round(1, emails, db.ctx.config));
+    }
+  } finally {
+    await db.close();
+  }
+  console.log(`scheduled-send bench (shared machine; baseline = one instance, same run):\n  ${lines.join('\n  ')}`);
+}
+
+await main();
