@@ -180,10 +180,10 @@ describe('privacy: export and erasure of an address across email accounts', func
 
     expect(JSON.parse(files.get('summary.json')!)).to.include({ address: JANA, accounts: 2, contacts: 2, emails: 3, contactSuppressions: 0, auditRecords: 0 });
     const [record] = await ctx.db.sequelize.query<{ details: Record<string, unknown> }>(
-      "SELECT details FROM audit_logs WHERE action = 'privacy.exported' ORDER BY id DESC LIMIT 1",
+      "SELECT details FROM audit_logs WHERE action = 'privacy.export_ended' ORDER BY id DESC LIMIT 1",
       { type: QueryTypes.SELECT },
     );
-    expect(record.details).to.include({ emails: 3, contacts: 2 });
+    expect(record.details).to.include({ outcome: 'completed', emails: 3, contacts: 2 });
     expect(JSON.stringify(record.details)).not.to.include(JANA);
   });
 
