@@ -10,6 +10,7 @@ import { AuditActions, type AuditService, type RequestMeta } from '../audit/audi
 import type { Transactions, Tx } from '../db/transactions.js';
 import { ServiceUnavailableError, ValidationError } from '../errors/app-errors.js';
 import type { Logger } from '../logging/logger.js';
+import { companyDomainOf } from '../companies/free-mail-domains.js';
 import { normalizeAddress } from '../sync/address-rules.js';
 import type { AddressHasher } from './address-hash.js';
 import type { ErasureRepository } from './erasure-repository.js';
@@ -31,7 +32,10 @@ export interface PrivacyDeps {
 export interface ExportCounts {
   accounts: number;
   contacts: number;
+  companies: number;
   emails: number;
+  drafts: number;
+  conversationComments: number;
   contactSuppressions: number;
   auditRecords: number;
 }
@@ -49,6 +53,12 @@ export interface AccountErasureResult {
   contactSuppressions: number;
 }
 
+/** A company of the erased address's domain that others are still filed under. */
+export interface CompanyRef {
+  id: string;
+  domain: string;
+}
+
 export interface ErasureResult {
   addressHash: string;
   /** From now on the sync stores no email of the address dated up to this time. */
@@ -57,6 +67,12 @@ export interface ErasureResult {
   emails: number;
   contacts: number;
   contactSuppressions: number;
+  /** Drafts addressed to it (To, Cc or Bcc), in any account. */
+  drafts: number;
+  /** The company of the address's domain, deleted with its last contact (a personal domain): 0 or 1. */
+  companiesDeleted: number;
+  /** The company of the address's domain, kept because others are filed there: what staff wrote on it may name the person. */
+  companiesKept: CompanyRef[];
   auditRecordsRedacted: number;
 }
 
@@ -81,7 +97,7 @@ export class PrivacyService {
   async export(raw: string, target: Writable, meta: RequestMeta, { end = true }: { end?: boolean } = {}): Promise<ExportSummary> {
     const address = this.address(raw);
     const { exports, hasher } = this.deps;
-    const counts: ExportCounts = { accounts: 0, contacts: 0, emails: 0, contactSuppressions: 0, auditRecords: 0 };
+    const counts: ExportCounts = { accounts: 0, contacts: 0, companies: 0, emails: 0, drafts: 0, conversationComments: 0, contactSuppressions: 0, auditRecords: 0 };
     const createdAt = new Date().toISOString();
     const addressHash = hasher.label(address);
     const exportId = randomUUID();
@@ -130,6 +146,8 @@ export class PrivacyService {
     const { erasure, suppressions, hasher, transactions, audit } = this.deps;
     const addressHash = hasher.label(address);
     const erasedAt = await suppressions.suppress(hasher.hash(address));
+    const domain = companyDomainOf(address);
+    const companyBefore = domain ? await erasure.companyOfDomain(domain) : undefined;
     const accounts: AccountErasureResult[] = [];
     try {
       for (const account of await erasure.accountsHolding(address)) {
@@ -140,14 +158,38 @@ export class PrivacyService {
       await audit.record({ action: AuditActions.privacyErased, success: false, details: { addressHash, ...totals(accounts), accounts: accounts.length } }, meta);
       throw err;
     }
-    const auditRecordsRedacted = await erasure.redactAuditRecords(address, addressHash);
-    const result = { addressHash, erasedAt: erasedAt.toISOString(), accounts, ...totals(accounts), auditRecordsRedacted };
-    await audit.record(
-      { action: AuditActions.privacyErased, details: { addressHash, erasedAt: result.erasedAt, accounts: accounts.length, ...totals(accounts), auditRecordsRedacted } },
-      meta,
-    );
+    const drafts = await erasure.deleteDrafts(address);
+    const companies = await this.companiesAfter(address, companyBefore);
+    const auditRecordsRedacted = (await erasure.redactAuditRecords(address, addressHash)) + companies.recordsRedacted;
+    const result = {
+      addressHash,
+      erasedAt: erasedAt.toISOString(),
+      accounts,
+      ...totals(accounts),
+      drafts,
+      companiesDeleted: companies.deleted,
+      companiesKept: companies.kept,
+      auditRecordsRedacted,
+    };
+    const counts = { ...totals(accounts), drafts, companiesDeleted: companies.deleted, companiesKept: companies.kept.length, auditRecordsRedacted };
+    await audit.record({ action: AuditActions.privacyErased, details: { addressHash, erasedAt: result.erasedAt, accounts: accounts.length, ...counts } }, meta);
     this.deps.logger.info('privacy erasure done', { addressHash, accounts: accounts.length, ...totals(accounts) });
     return result;
+  }
+
+  /**
+   * The company of the address's domain after the deletes: gone with its last contact (a personal
+   * domain: the trigger of migration 0075), then the records of its changes name the domain by its
+   * hash; or kept, because others are filed there, and named so that an administrator can read what
+   * staff wrote on it (issue 52, findings 4 and 11).
+   */
+  private async companiesAfter(address: string, before: { id: string } | undefined): Promise<{ deleted: number; kept: CompanyRef[]; recordsRedacted: number }> {
+    const { erasure, hasher } = this.deps;
+    const domain = companyDomainOf(address);
+    if (!domain) return { deleted: 0, kept: [], recordsRedacted: 0 };
+    const after = await erasure.companyOfDomain(domain);
+    const recordsRedacted = after ? 0 : await erasure.redactCompanyRecords(domain, hasher.label(domain));
+    return { deleted: before && before.id !== after?.id ? 1 : 0, kept: after ? [after] : [], recordsRedacted };
   }
 }
 
@@ -165,9 +207,24 @@ function addEntries(zip: ExportArchive, exports: ExportRepository, { address, cr
     (n) => (counts.contacts = n),
   );
   zip.addLines(
+    'companies.jsonl',
+    () => exports.companies(address, companyDomainOf(address), tx),
+    (n) => (counts.companies = n),
+  );
+  zip.addLines(
     'emails.jsonl',
     () => exports.emails(address, tx),
     (n) => (counts.emails = n),
+  );
+  zip.addLines(
+    'drafts.jsonl',
+    () => exports.drafts(address, tx),
+    (n) => (counts.drafts = n),
+  );
+  zip.addLines(
+    'conversation-comments.jsonl',
+    () => exports.conversationComments(address, tx),
+    (n) => (counts.conversationComments = n),
   );
   zip.addLines(
     'contact-suppressions.jsonl',

@@ -137,7 +137,10 @@ describe('privacy: export and erasure of an address across email accounts', func
       'README.txt',
       'accounts.jsonl',
       'contacts.jsonl',
+      'companies.jsonl',
       'emails.jsonl',
+      'drafts.jsonl',
+      'conversation-comments.jsonl',
       'contact-suppressions.jsonl',
       'audit-records.jsonl',
       'summary.json',
@@ -178,6 +181,8 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(offer.attachments).to.deep.equal([{ name: 'offer.pdf', type: 'application/pdf', size: 1200, inline: false }]);
     expect(emails.find((e) => e.subject === 'Re: Offer').participants).to.have.members([JANA, BOB]);
 
+    // clients.example is a company domain: its company comes along (with the other contacts filed there counted).
+    expect(lines(files.get('companies.jsonl')).map((c) => c.domain)).to.deep.equal(['clients.example']);
     expect(JSON.parse(files.get('summary.json')!)).to.include({ address: JANA, accounts: 2, contacts: 2, emails: 3, contactSuppressions: 0, auditRecords: 0 });
     const [record] = await ctx.db.sequelize.query<{ details: Record<string, unknown> }>(
       "SELECT details FROM audit_logs WHERE action = 'privacy.export_ended' ORDER BY id DESC LIMIT 1",
