@@ -25,6 +25,7 @@ const EXPECTED_TABLES = [
   'follow_ups',
   'full_sync_seen',
   'mail_sync_states',
+  'privacy_hash_keys',
   'privacy_suppressions',
   'rate_limits',
   'resync_progress',

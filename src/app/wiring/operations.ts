@@ -47,7 +47,7 @@ function encryptionKeys(p: Plumbing) {
 }
 
 export function backup(p: Plumbing, s: Audited): BackupService {
-  return new BackupService({ repository: backupRepository(p), storage: p.storage, audit: s.audit, keys: encryptionKeys(p), logger: p.logger });
+  return new BackupService({ repository: backupRepository(p), storage: p.storage, audit: s.audit, keys: encryptionKeys(p), hashKeys: p.privacyHashKeys, logger: p.logger });
 }
 
 export function restore(p: Plumbing, s: Audited): RestoreService {
@@ -56,6 +56,7 @@ export function restore(p: Plumbing, s: Audited): RestoreService {
     files: new LocalFileRestorer(p.config.timesheetDir),
     audit: s.audit,
     keys: encryptionKeys(p),
+    hashKeys: p.privacyHashKeys,
     logger: p.logger,
   });
 }
