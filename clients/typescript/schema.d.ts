@@ -1447,7 +1447,7 @@ export interface paths {
         put?: never;
         /**
          * Everything the CRM holds about an email address, as a zip
-         * @description Admins only. API token: admin. Across every email account: the contacts of the address with their notes, every email it took part in (headers, text, attachment names and sizes), which accounts and users hold them and audit records naming it, as JSON Lines files with a README.txt and summary.json, from one consistent snapshot. Streamed: a failure after the first byte cuts the connection (never a short zip that looks whole). Audited as privacy.exported with the address hashed; the response ends only once that record is written, and an export whose record cannot be written is cut off too.
+         * @description Admins only. API token: admin. Across every email account: the contacts of the address with their notes, every email it took part in (headers, text, attachment names and sizes), which accounts and users hold them and audit records naming it, as JSON Lines files with a README.txt and summary.json, from one consistent snapshot. Streamed: a failure after the first byte cuts the connection (never a short zip that looks whole). Audited as privacy.exported with the address hashed, committed before the first byte: an export whose record cannot be written is refused (503) with nothing sent. privacy.export_ended then records whether it completed or was cut off, with the bytes sent.
          */
         post: operations["exportPersonalData"];
         delete?: never;
@@ -2568,7 +2568,13 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
-            /** @description Audit records that named the address, now naming its hash */
+            /** @description Drafts addressed to it (To, Cc or Bcc), in any account, deleted */
+            drafts: number;
+            /** @description The company of the address's domain, deleted with its last contact (a personal domain): 0 or 1 */
+            companiesDeleted: number;
+            /** @description The company of the address's domain, kept because other contacts are filed there: what staff wrote on it may name the person, review it */
+            companiesKept: components["schemas"]["ErasureCompany"][];
+            /** @description Audit records that named the address (or the domain of its deleted company), now naming its hash */
             auditRecordsRedacted: number;
         };
         AccountErasure: {
@@ -2579,6 +2585,11 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
+        };
+        ErasureCompany: {
+            /** Format: uuid */
+            id: string;
+            domain: string;
         };
         /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, follow_up.due FollowUpDueEvent, resync ResyncEvent. */
         LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDisabledEvent"] | components["schemas"]["ResyncEvent"];

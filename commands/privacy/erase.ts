@@ -33,6 +33,10 @@ export default class PrivacyErase extends BaseCommand {
       `Erased ${address}: ${result.emails} email(s), ${result.contacts} contact(s) and ${result.tasks} task(s) in ${result.accounts.length} email account(s), ${result.people} person record(s); ` +
         `${result.auditRecordsRedacted} audit record(s) now name it by hash. Mail dated up to ${result.erasedAt} will not be synced again.`,
     );
+    if (result.companiesDeleted > 0) this.log('  The company of its domain had no other contact and was deleted with its notes.');
+    for (const c of result.companiesKept) {
+      this.log(`  Kept the company ${c.domain} (${c.id}): others are filed there; review what staff wrote on it for this person.`);
+    }
     return result;
   }
 }

@@ -7,7 +7,7 @@ export default class PrivacyExport extends BaseCommand {
   static override description =
     'Answer an access request: write one zip with everything the CRM holds about an email address, across every ' +
     'email account — contacts with their notes, every email the address took part in (headers, text, attachment names ' +
-    'and sizes), which accounts and users hold them, audit records naming it — as JSON Lines files with a README. ' +
+    'and sizes), the company of its domain with what staff wrote on it, which accounts and users hold them, audit records naming it — as JSON Lines files with a README. ' +
     'Streamed from one consistent snapshot; memory stays flat however much mail there is.';
 
   static override examples = [
@@ -38,8 +38,9 @@ export default class PrivacyExport extends BaseCommand {
     const say = (line: string) => (flags.out === '-' ? this.logToStderr(line) : this.log(line));
     say(
       `Export written${flags.out === '-' ? '' : `: ${flags.out}`}\n` +
-        `  ${summary.accounts} email account(s), ${summary.contacts} contact(s), ${summary.people} person record(s), ${summary.emails} email(s), ` +
-        `${summary.contactSuppressions} contact suppression(s), ${summary.tasks} task(s), ${summary.auditRecords} audit record(s)`,
+        `  ${summary.accounts} email account(s), ${summary.contacts} contact(s), ${summary.people} person record(s), ${summary.companies} company(ies), ` +
+        `${summary.emails} email(s), ${summary.drafts} draft(s), ${summary.conversationComments} comment(s), ${summary.contactSuppressions} contact suppression(s), ` +
+        `${summary.tasks} task(s), ${summary.auditRecords} audit record(s)`,
     );
     return summary;
   }

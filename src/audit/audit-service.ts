@@ -71,8 +71,13 @@ export const AuditActions = {
   templateCreated: 'email_template.created',
   templateUpdated: 'email_template.updated',
   templateDeleted: 'email_template.deleted',
-  /** Personal data of an address exported or erased (src/privacy): the address only as its keyed hash. */
+  /**
+   * Personal data of an address exported or erased (src/privacy): the address only as its keyed hash.
+   * `privacy.exported` is committed before the export's first byte (an export that cannot be recorded
+   * is refused); `privacy.export_ended` follows with the same exportId: completed or aborted, and the bytes sent.
+   */
   privacyExported: 'privacy.exported',
+  privacyExportEnded: 'privacy.export_ended',
   privacyErased: 'privacy.erased',
   userDisabled: 'admin.user_disabled',
   userEnabled: 'admin.user_enabled',

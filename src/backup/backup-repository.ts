@@ -183,6 +183,15 @@ export class DbSession {
     for (const table of tables) await this.client.query(`ALTER TABLE ${quoteIdent(table)} ${enabled ? 'ENABLE' : 'DISABLE'} TRIGGER USER`);
   }
 
+  /** Keeps hash keys of another installation's erasures (privacy_hash_keys, migration 0076), sealed by the caller. */
+  async storeHashKeys(rows: Array<{ id: string; sealed: string }>): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.query('INSERT INTO privacy_hash_keys (id, sealed) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (id) DO UPDATE SET sealed = EXCLUDED.sealed', [
+      rows.map((r) => r.id),
+      rows.map((r) => r.sealed),
+    ]);
+  }
+
   async truncate(tables: string[]): Promise<void> {
     if (tables.length > 0) await this.client.query(`TRUNCATE ${tables.map(quoteIdent).join(', ')} CASCADE`);
   }

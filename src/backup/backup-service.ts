@@ -22,6 +22,8 @@ import {
   type TableSum,
 } from './manifest.js';
 import { manifestHmac, type BackupKeys } from './signing.js';
+import { wrapHashKeys } from './hash-key-wrap.js';
+import type { PrivacyHashKeys } from '../privacy/hash-keys.js';
 import { restoreOrder } from './table-order.js';
 import { verifyArchive, type VerifyReport } from './verify.js';
 import crypto from 'node:crypto';
@@ -32,6 +34,8 @@ export interface BackupDeps {
   storage: FileStorage;
   audit: AuditService;
   keys: BackupKeys;
+  /** The hash keys of this installation's erasures: carried in the header, wrapped (ADR 0161). */
+  hashKeys: Pick<PrivacyHashKeys, 'all'>;
   logger: Logger;
 }
 
@@ -63,6 +67,8 @@ export class BackupService {
     const started = Date.now();
     const createdAt = new Date();
     const { repository, storage, keys } = this.deps;
+    // Before the snapshot (a restore is the only writer of carried keys, and no restore runs beside a backup).
+    const hashKeys = await this.deps.hashKeys.all();
     const target = await openArchiveTarget(file);
     const writer = new ArchiveWriter(target, createdAt, options.partBytes);
     try {
@@ -87,6 +93,7 @@ export class BackupService {
           tables: order.map((name) => ({ name, columns: byName.get(name)!.columns })),
           excludedTables: EXCLUDED_TABLES,
           sourceServerVersion: await s.serverVersion(),
+          privacyHashKeys: wrapHashKeys(hashKeys, keys.signing),
         };
         const headerText = Buffer.from(JSON.stringify(header, null, 2));
         await writer.addBuffer(HEADER_ENTRY, headerText);

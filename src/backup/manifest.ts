@@ -14,7 +14,8 @@ import { z } from 'zod';
  *   manifest.json                        last, because checksums are known only at the end: per table rows, bytes
  *                                        and sha256, per file size and sha256, and the sha256 of header.json
  *
- * Never in an archive: the encryption key or any other secret (only an HMAC fingerprint of the key).
+ * Never in an archive: the encryption key or any other secret in clear (only an HMAC fingerprint of the
+ * key); the erasures' hash keys travel wrapped under the signing key (hash-key-wrap.ts).
  */
 export const ARCHIVE_FORMAT = 'staff-crm-backup';
 export const FORMAT_VERSION = 1;
@@ -48,6 +49,11 @@ export const headerSchema = z.object({
   tables: z.array(tableSchema),
   excludedTables: z.record(z.string(), z.string()),
   sourceServerVersion: z.string(),
+  /**
+   * The keys the source's erasures are hashed under, wrapped under the signing key (hash-key-wrap.ts,
+   * ADR 0161). Absent in archives of 0.5.0 and before.
+   */
+  privacyHashKeys: z.array(z.object({ id: z.string(), wrapped: z.string() })).optional(),
 });
 export type ArchiveHeader = z.infer<typeof headerSchema>;
 

@@ -11,6 +11,8 @@ import { ArchiveFormatError, archiveKeyOf, EXCLUDED_TABLES, keyFingerprint, keyS
 import { loadArchive } from './restore-load.js';
 import { authenticationProblem, type Authentication, type BackupKeys } from './signing.js';
 import { firstOrderViolation } from './table-order.js';
+import { carriedHashKeys } from './restore-hash-keys.js';
+import type { PrivacyHashKeys } from '../privacy/hash-keys.js';
 import { checkArchive, schemaStatus, type CheckedArchive } from './verify.js';
 
 export interface RestoreDeps {
@@ -18,6 +20,8 @@ export interface RestoreDeps {
   files: StorageRestorer;
   audit: AuditService;
   keys: BackupKeys;
+  /** Seals the hash keys an archive carried for this installation's table (ADR 0161). */
+  hashKeys: Pick<PrivacyHashKeys, 'sealForStorage'>;
   logger: Logger;
 }
 
@@ -47,6 +51,8 @@ export interface RestoreSummary {
   migrationsAfterLoad: string[];
   sequences: number;
   keyStatus: 'same' | 'retired' | 'different';
+  /** Hash keys of the archive's erasures kept here that this installation cannot derive itself (another encryption key's). */
+  privacyHashKeys: number;
   authentication: Authentication['status'];
   durationMs: number;
 }
@@ -82,6 +88,8 @@ export class RestoreService {
             'heslá k e-mailovým schránkam by boli nečitateľné. Nastavte pôvodný CRM_ENCRYPTION_KEY, alebo spustite s --ignore-key-mismatch. Nič sa nezmenilo.',
         );
       }
+      const carried = carriedHashKeys({ header, manifest: checked.manifest!, auth, keyStatus: key }, keys);
+      const keyRows = this.deps.hashKeys.sealForStorage(carried);
       const before = await repository.inspect();
       const existing = Object.entries(before.rowCounts).filter(([t, n]) => n > 0 && !(t in EXCLUDED_TABLES));
       const replacedRows = existing.reduce((n, [, c]) => n + c, 0);
@@ -115,6 +123,8 @@ export class RestoreService {
         await s.setUserTriggers(loadedTables, false);
         const result = await loadArchive(loadReader, s, staged, checked.manifest!);
         await s.setUserTriggers(loadedTables, true);
+        // In the load's transaction: restored erasures never exist here without the key they hold under.
+        if (catalog.tables.some((t) => t.name === 'privacy_hash_keys')) await s.storeHashKeys(keyRows);
         return { ...result, sequences: await s.fixSequences(loadedTables) };
       });
       await staged.commit();
@@ -139,6 +149,7 @@ export class RestoreService {
         migrationsAfterLoad: afterLoad.applied,
         sequences: loaded.sequences,
         keyStatus: key,
+        privacyHashKeys: keyRows.length,
         authentication: auth.status,
         durationMs: Date.now() - started,
       };

@@ -18,8 +18,9 @@ export const privacyArea: AreaDoc = {
         'Across every email account: the contacts of the address with their notes, every email it took part in (headers, ' +
         'text, attachment names and sizes), which accounts and users hold them and audit records naming it, as JSON Lines ' +
         'files with a README.txt and summary.json, from one consistent snapshot. Streamed: a failure after the first byte ' +
-        'cuts the connection (never a short zip that looks whole). Audited as privacy.exported with the address hashed; ' +
-        'the response ends only once that record is written, and an export whose record cannot be written is cut off too.',
+        'cuts the connection (never a short zip that looks whole). Audited as privacy.exported with the address hashed, ' +
+        'committed before the first byte: an export whose record cannot be written is refused (503) with nothing sent. ' +
+        'privacy.export_ended then records whether it completed or was cut off, with the bytes sent.',
       body: privacyRequestBody,
       success: { status: 200, description: 'The zip (Content-Disposition: attachment)', body: 'file', mediaTypes: ['application/zip'] },
       // An export counts toward EXPENSIVE_REQUESTS_PER_USER (issue 52 finding 13).

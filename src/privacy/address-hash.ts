@@ -5,13 +5,12 @@
  * it, and the derived key serves this purpose only (the encryption key itself never keys a hash).
  *
  * New hashes use the current key; matching also tries the retired keys (CRM_ENCRYPTION_OLD_KEYS), so an
- * erasure made before a key rotation keeps holding while the old key is listed there.
+ * erasure made before a key rotation keeps holding while the old key is listed there, and the keys of
+ * erasures made by another installation whose archive was restored here (hash-keys.ts, ADR 0161).
  */
 import crypto from 'node:crypto';
 import { normalizeAddress } from '../sync/address-rules.js';
-import { deriveKey } from '../crypto/derive-key.js';
-
-const HKDF_INFO = 'staff-crm privacy address hash v1';
+import { hashKeyOf } from './hash-keys.js';
 
 export class AddressHasher {
   private readonly current: Buffer;
@@ -32,10 +31,13 @@ export class AddressHasher {
     return this.hash(address).toString('hex');
   }
 
-  /** The hashes the address may be stored under (current key first, then each retired one). */
-  candidates(address: string): Buffer[] {
+  /**
+   * The hashes the address may be stored under: current key first, then each retired one, then
+   * `carried`, hash keys of other installations (PrivacyHashKeys.carried).
+   */
+  candidates(address: string, carried: Buffer[] = []): Buffer[] {
     const text = canonical(address);
-    return this.all.map((key) => hmac(key, text));
+    return [...this.all, ...carried].map((key) => hmac(key, text));
   }
 }
 
@@ -45,7 +47,7 @@ export function canonical(address: string): string {
 }
 
 function derive(key: Buffer): Buffer {
-  return deriveKey(key, HKDF_INFO);
+  return hashKeyOf(key);
 }
 
 function hmac(key: Buffer, text: string): Buffer {

@@ -31,6 +31,10 @@ export const EMAILS_OF_ADDRESS = (account: string) => `
     JOIN email_contacts l ON l.contact_id = c.id
    ${account ? `WHERE a.id = ${account}` : ''}`;
 
+/** A draft (alias) whose To, Cc or Bcc names `$address` (stored as typed: compared in lower case). */
+export const DRAFT_NAMES_ADDRESS = (alias: string): string =>
+  `EXISTS (SELECT 1 FROM jsonb_array_elements(${alias}.to_recipients || ${alias}.cc_recipients || ${alias}.bcc_recipients) r WHERE lower(r->>'email') = $address)`;
+
 /**
  * The erasure's deletes. Contacts are found through their unique key (user, account, address): one
  * probe per account, no index on the address alone needed.
@@ -74,17 +78,18 @@ export class ErasureRepository {
     );
     // The person's tasks go while the address still names its person (its last contact takes the person along, docs/adr/0140).
     const personTasks = await this.sql.execute('DELETE FROM tasks t WHERE t.person_id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = $address)', bind, tx);
-    const contacts = await this.sql.execute('DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address', bind, tx);
-    const contactSuppressions = await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $address', bind, tx);
-    // A company of a personal domain (jana@novak-rodina.sk) would keep naming the erased person: the
-    // company of the address's domain goes once no contact of any account is filed under it, with the tasks about it.
+    // So do the tasks about the company of a personal domain (jana@novak-rodina.sk) that no other address is
+    // filed under: it goes with the address's last contact (the trigger of migration 0075) and would only unlink them.
     const companyTasks = await this.sql.execute(
-      `WITH gone AS (DELETE FROM companies co WHERE co.domain = lower(split_part($address, '@', 2))
-                        AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.company_id = co.id) RETURNING co.id)
-       DELETE FROM tasks t USING gone WHERE t.company_id = gone.id`,
+      `DELETE FROM tasks t WHERE t.company_id IN (SELECT co.id FROM companies co WHERE co.domain = lower(split_part($address, '@', 2))
+          AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.company_id = co.id AND c.email <> $address))`,
       bind,
       tx,
     );
+    const contacts = await this.sql.execute('DELETE FROM contacts WHERE user_id = $userId AND email_account_id = $accountId AND email = $address', bind, tx);
+    const contactSuppressions = await this.sql.execute('DELETE FROM contact_suppressions WHERE email_account_id = $accountId AND email = $address', bind, tx);
+    // A company of a personal domain (jana@novak-rodina.sk) goes with its last contact: the trigger of
+    // migration 0075 deletes it in this transaction once no contact of any account is filed under it.
     await recomputeLastEmailAt(this.sql, removed?.touched ?? [], tx);
     return { emails: removed?.emails ?? 0, contacts, contactSuppressions, tasks: personTasks + companyTasks };
   }
@@ -114,6 +119,19 @@ export class ErasureRepository {
   }
 
   /**
+   * Drafts addressed to the address (To, Cc or Bcc, any case), in every account: what staff began to
+   * write to the person, unsent. Drafts are few per user: a scan, no index needed.
+   */
+  deleteDrafts(address: string, tx?: Tx): Promise<number> {
+    return this.sql.execute(`DELETE FROM email_drafts d WHERE ${DRAFT_NAMES_ADDRESS('d')}`, { address }, tx);
+  }
+
+  /** The company of a domain (the address's), if there is one. */
+  companyOfDomain(domain: string, tx?: Tx): Promise<{ id: string; domain: string } | undefined> {
+    return this.sql.one<{ id: string; domain: string }>('SELECT id, domain FROM companies WHERE domain = $domain', { domain }, tx);
+  }
+
+  /**
    * Audit records that name the address in clear (a contact added or deleted by hand) keep what they
    * say but name it by its hash instead.
    */
@@ -122,6 +140,21 @@ export class ErasureRepository {
       `UPDATE audit_logs SET details = (details - 'email') || jsonb_build_object('emailHash', $hashHex::text)
         WHERE action IN ('contact.created', 'contact.deleted') AND lower(details->>'email') = $address`,
       { address, hashHex },
+      tx,
+    );
+  }
+
+  /**
+   * The changes of a company of the erased address's domain (company.updated) name that domain: once
+   * no company of it is left (a personal domain, gone with its last contact), they name its hash
+   * instead (issue 52, finding 11). A domain others are still filed under is no one person's data.
+   */
+  redactCompanyRecords(domain: string, hashHex: string, tx?: Tx): Promise<number> {
+    return this.sql.execute(
+      `UPDATE audit_logs SET details = (details - 'domain') || jsonb_build_object('domainHash', $hashHex::text)
+        WHERE action = 'company.updated' AND details->>'domain' = $domain
+          AND NOT EXISTS (SELECT 1 FROM companies WHERE domain = $domain)`,
+      { domain, hashHex },
       tx,
     );
   }

@@ -4,7 +4,7 @@
  * database cursor), so memory stays at about one batch of rows whatever the size of the export.
  * JSON Lines files (one JSON object per line) can be read line by line by whoever answers the request.
  */
-import { Readable, type Writable } from 'node:stream';
+import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Yazl from 'yazl';
 import { lazyRequire } from '../shared/lazy-require.js';
@@ -16,13 +16,20 @@ export class ExportArchive {
   private readonly zip = new (yazl().ZipFile)();
   private readonly done: Promise<void>;
   private failure?: Error;
+  private written = 0;
 
   constructor(target: Writable, { end = true }: { end?: boolean } = {}) {
     this.zip.on('error', (err: Error) => {
       this.failure ??= err;
       (this.zip.outputStream as Readable).destroy(err);
     });
-    this.done = pipeline(this.zip.outputStream as Readable, target, { end });
+    const counter = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        this.written += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    this.done = pipeline(this.zip.outputStream as Readable, counter, target, { end });
     // Awaited in finish(); an early failure must not surface as an unhandled rejection meanwhile.
     this.done.catch(() => undefined);
   }
@@ -54,6 +61,11 @@ export class ExportArchive {
     this.zip.end();
     await this.done;
     if (this.failure) throw this.failure;
+  }
+
+  /** Bytes handed to the target so far (for HTTP: to the socket, not necessarily read by the client). */
+  get bytes(): number {
+    return this.written;
   }
 
   /** Stops writing (the reader went away, or a query failed): the output is cut off. */

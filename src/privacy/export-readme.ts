@@ -19,6 +19,12 @@ emails.jsonl                every email this address took part in (From, Sender,
                             Bcc): headers, the text of the body, read state, and the name, type and
                             size of each attachment
                             (attachment contents stay on the mail server and are not copied here)
+companies.jsonl             the company of this address's mail domain (unless a free-mail provider),
+                            with what staff wrote on it: name, notes, registration number, VAT id,
+                            address, phone, web; otherContacts is how many other contacts are filed
+                            there (notes of a company with others may be about them too)
+drafts.jsonl                drafts the staff began to write to this address (To, Cc or Bcc), unsent
+conversation-comments.jsonl the staff's internal comments on conversations this address took part in
 contact-suppressions.jsonl  accounts where a user deleted this contact and asked the CRM not to
                             recreate it from mail
 tasks.jsonl                 the staff's tasks about this person (linked to them, or to a company of

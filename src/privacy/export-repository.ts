@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Transaction } from 'sequelize';
 import type { Bind, Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
-import { EMAILS_OF_ADDRESS } from './erasure-repository.js';
+import { DRAFT_NAMES_ADDRESS, EMAILS_OF_ADDRESS } from './erasure-repository.js';
 
 /** Rows fetched from a cursor at a time: emails carry their text, so this bounds the export's memory. */
 const FETCH_ROWS = 100;
@@ -79,6 +79,22 @@ export class ExportRepository {
     );
   }
 
+  /**
+   * The company of the address's domain (a contact of the address is filed under it, or was), with
+   * what staff wrote on it, and how many other contacts are filed there (issue 52, finding 4).
+   * `domain` is null for a free-mail address: no company.
+   */
+  companies(address: string, domain: string | null, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT co.id, co.domain, co.name, co.notes, co.registration_number AS "registrationNumber", co.vat_id AS "vatId", co.address,
+              co.phone, co.website, co.created_at AS "createdAt", co.updated_at AS "updatedAt",
+              (SELECT count(*)::int FROM contacts k WHERE k.company_id = co.id AND k.email <> $address) AS "otherContacts"
+         FROM companies co WHERE co.domain = $domain`,
+      { address, domain },
+      tx,
+    );
+  }
+
   /** Accounts where a user deleted the contact and asked the sync not to bring it back. */
   contactSuppressions(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
     return this.cursor(
@@ -118,6 +134,32 @@ export class ExportRepository {
            OR t.company_id IN (SELECT co.id FROM companies co WHERE co.domain = lower(split_part($address, '@', 2))
                                   AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.company_id = co.id AND c.email <> $address))
         ORDER BY t.created_at, t.id`,
+      { address },
+      tx,
+    );
+  }
+
+  /** Drafts the staff began to write to the address (unsent), with their author. */
+  drafts(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT d.id, d.email_account_id AS "emailAccountId", a.email AS "emailAccount", u.username AS author, d.to_recipients AS "to",
+              d.cc_recipients AS cc, d.bcc_recipients AS bcc, d.subject, d.text, d.created_at AS "createdAt", d.updated_at AS "updatedAt"
+         FROM email_drafts d JOIN email_accounts a ON a.id = d.email_account_id JOIN users u ON u.id = d.user_id
+        WHERE ${DRAFT_NAMES_ADDRESS('d')} ORDER BY d.created_at, d.id`,
+      { address },
+      tx,
+    );
+  }
+
+  /** The staff's internal comments on the conversations the address took part in (they may be about the person). */
+  conversationComments(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT cc.id, t.email_account_id AS "emailAccountId", a.email AS "emailAccount", cc.conversation_id AS "conversationId",
+              u.username AS author, cc.text, cc.created_at AS "createdAt"
+         FROM email_threads t JOIN conversation_comments cc ON cc.conversation_id = t.id JOIN email_accounts a ON a.id = t.email_account_id
+         LEFT JOIN users u ON u.id = cc.author_id
+        WHERE (t.email_account_id, t.thread_id) IN (SELECT e.email_account_id, e.thread_id FROM emails e WHERE e.id IN (${EMAILS_OF_ADDRESS('')}))
+        ORDER BY a.email, cc.created_at, cc.id`,
       { address },
       tx,
     );

@@ -29,7 +29,12 @@ export const erasureData = z.object({
         .number()
         .int()
         .meta({ description: 'Person records of the address: removed with it, or (holding other addresses after a merge) emptied of every field staff kept' }),
-      auditRecordsRedacted: z.number().int().meta({ description: 'Audit records that named the address, now naming its hash' }),
+      drafts: z.number().int().meta({ description: 'Drafts addressed to it (To, Cc or Bcc), in any account, deleted' }),
+      companiesDeleted: z.number().int().meta({ description: "The company of the address's domain, deleted with its last contact (a personal domain): 0 or 1" }),
+      companiesKept: z
+        .array(z.object({ id: uuid, domain: z.string() }).meta({ id: 'ErasureCompany' }))
+        .meta({ description: "The company of the address's domain, kept because other contacts are filed there: what staff wrote on it may name the person, review it" }),
+      auditRecordsRedacted: z.number().int().meta({ description: 'Audit records that named the address (or the domain of its deleted company), now naming its hash' }),
     })
     .meta({ id: 'Erasure' }),
 });

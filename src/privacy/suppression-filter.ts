@@ -16,6 +16,7 @@ import type { Tx } from '../db/transactions.js';
 import type { MappedEmail } from '../sync/email-mapper.js';
 import type { MailAdmission, MailGate } from '../sync/sync-types.js';
 import type { AddressHasher } from './address-hash.js';
+import type { PrivacyHashKeys } from './hash-keys.js';
 import type { SuppressionRepository } from './suppression-repository.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -23,6 +24,8 @@ const DAY_MS = 24 * 3600 * 1000;
 export interface SuppressionFilterDeps {
   suppressions: SuppressionRepository;
   hasher: AddressHasher;
+  /** Hash keys of erasures made by another installation (a restored archive's, ADR 0161). */
+  hashKeys: Pick<PrivacyHashKeys, 'carried'>;
   /** EMAIL_RETENTION_DAYS; undefined keeps mail of any age. */
   retentionDays?: number;
   now?: () => Date;
@@ -40,6 +43,8 @@ class RunGate implements MailGate {
   private watermark: number | null = null;
   /** Hex hash → erasure time (ms). */
   private erasedAt = new Map<string, number>();
+  /** Hash keys carried from other installations, loaded with the list. */
+  private carried: Buffer[] = [];
   /** Address → its erasure time, or null when it was never erased (addresses repeat across pages). */
   private readonly seen = new Map<string, number | null>();
 
@@ -67,7 +72,7 @@ class RunGate implements MailGate {
     let erased = this.seen.get(address);
     if (erased === undefined) {
       erased = null;
-      for (const hash of this.deps.hasher.candidates(address)) {
+      for (const hash of this.deps.hasher.candidates(address, this.carried)) {
         const at = this.erasedAt.get(hash.toString('hex'));
         if (at !== undefined) erased = Math.max(erased ?? at, at);
       }
@@ -82,6 +87,7 @@ class RunGate implements MailGate {
     if (latest === this.watermark) return;
     const rows = await this.deps.suppressions.all(tx);
     this.erasedAt = new Map(rows.map((r) => [r.address_hash.toString('hex'), r.erased_at.getTime()]));
+    this.carried = rows.length > 0 ? await this.deps.hashKeys.carried(tx) : [];
     this.seen.clear();
     this.watermark = latest;
   }

@@ -28,6 +28,7 @@ const EXPECTED_TABLES = [
   'mail_sync_states',
   'people',
   'person_emails',
+  'privacy_hash_keys',
   'privacy_suppressions',
   'rate_limits',
   'resync_progress',

@@ -138,7 +138,10 @@ describe('privacy: export and erasure of an address across email accounts', func
       'accounts.jsonl',
       'contacts.jsonl',
       'people.jsonl',
+      'companies.jsonl',
       'emails.jsonl',
+      'drafts.jsonl',
+      'conversation-comments.jsonl',
       'contact-suppressions.jsonl',
       'tasks.jsonl',
       'audit-records.jsonl',
@@ -180,12 +183,14 @@ describe('privacy: export and erasure of an address across email accounts', func
     expect(offer.attachments).to.deep.equal([{ name: 'offer.pdf', type: 'application/pdf', size: 1200, inline: false }]);
     expect(emails.find((e) => e.subject === 'Re: Offer').participants).to.have.members([JANA, BOB]);
 
+    // clients.example is a company domain: its company comes along (with the other contacts filed there counted).
+    expect(lines(files.get('companies.jsonl')).map((c) => c.domain)).to.deep.equal(['clients.example']);
     expect(JSON.parse(files.get('summary.json')!)).to.include({ address: JANA, accounts: 2, contacts: 2, people: 1, emails: 3, contactSuppressions: 0, tasks: 0, auditRecords: 0 });
     const [record] = await ctx.db.sequelize.query<{ details: Record<string, unknown> }>(
-      "SELECT details FROM audit_logs WHERE action = 'privacy.exported' ORDER BY id DESC LIMIT 1",
+      "SELECT details FROM audit_logs WHERE action = 'privacy.export_ended' ORDER BY id DESC LIMIT 1",
       { type: QueryTypes.SELECT },
     );
-    expect(record.details).to.include({ emails: 3, contacts: 2 });
+    expect(record.details).to.include({ outcome: 'completed', emails: 3, contacts: 2 });
     expect(JSON.stringify(record.details)).not.to.include(JANA);
   });
 

@@ -78,7 +78,13 @@ export function mailSync(p: Plumbing, s: Mailboxes & { readStatePusher: ReadStat
   const admission = () =>
     p.once(
       'syncAdmission',
-      () => new (suppressionFilterModule().SuppressionFilter)({ suppressions: p.suppressions, hasher: p.addressHasher, retentionDays: p.config.emailRetention.days }),
+      () =>
+        new (suppressionFilterModule().SuppressionFilter)({
+          suppressions: p.suppressions,
+          hasher: p.addressHasher,
+          hashKeys: p.privacyHashKeys,
+          retentionDays: p.config.emailRetention.days,
+        }),
     );
   return new (syncServiceModule().SyncService)(
     {
@@ -114,7 +120,12 @@ export function syncStatus(p: Plumbing): SyncStatusService {
 }
 
 export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }): ResyncService {
-  const admission = new (suppressionFilterModule().SuppressionFilter)({ suppressions: p.suppressions, hasher: p.addressHasher, retentionDays: p.config.emailRetention.days });
+  const admission = new (suppressionFilterModule().SuppressionFilter)({
+    suppressions: p.suppressions,
+    hasher: p.addressHasher,
+    hashKeys: p.privacyHashKeys,
+    retentionDays: p.config.emailRetention.days,
+  });
   return new (resyncServiceModule().ResyncService)({
     repository: new (syncRepositoryModule().SyncRepository)(p.sql),
     mailStore: p.mailStore,

@@ -51,7 +51,7 @@ function encryptionKeys(p: Plumbing) {
 }
 
 export function backup(p: Plumbing, s: Audited): BackupService {
-  return new BackupService({ repository: backupRepository(p), storage: p.storage, audit: s.audit, keys: encryptionKeys(p), logger: p.logger });
+  return new BackupService({ repository: backupRepository(p), storage: p.storage, audit: s.audit, keys: encryptionKeys(p), hashKeys: p.privacyHashKeys, logger: p.logger });
 }
 
 export function restore(p: Plumbing, s: Audited): RestoreService {
@@ -60,6 +60,7 @@ export function restore(p: Plumbing, s: Audited): RestoreService {
     files: new StorageRestorer(p.storage, p.config.dataDir),
     audit: s.audit,
     keys: encryptionKeys(p),
+    hashKeys: p.privacyHashKeys,
     logger: p.logger,
   });
 }

@@ -18,6 +18,7 @@ import type { EmailRepository } from '../../emails/email-repository.js';
 import type { MailStoreRepository } from '../../sync/mail-store-repository.js';
 import type { SyncRole } from '../../sync/lease-holder.js';
 import type { AddressHasher } from '../../privacy/address-hash.js';
+import type { PrivacyHashKeys } from '../../privacy/hash-keys.js';
 import type { SuppressionRepository } from '../../privacy/suppression-repository.js';
 import type { OutboxRepository } from '../../events/outbox-repository.js';
 import { lazyModule } from './lazy-module.js';
@@ -28,6 +29,8 @@ import type * as emailRepositoryExports from '../../emails/email-repository.js';
 import type * as mailStoreRepositoryExports from '../../sync/mail-store-repository.js';
 import type * as addressHashExports from '../../privacy/address-hash.js';
 import type * as suppressionRepositoryExports from '../../privacy/suppression-repository.js';
+import type * as hashKeysExports from '../../privacy/hash-keys.js';
+import type * as hashKeyRepositoryExports from '../../privacy/hash-key-repository.js';
 import type * as outboxRepositoryExports from '../../events/outbox-repository.js';
 
 // Modules only some areas use, loaded with the first part that needs them (ADR 0124).
@@ -38,6 +41,8 @@ const emailRepo = lazyModule<typeof emailRepositoryExports>(import.meta.url, '..
 const mailStoreRepo = lazyModule<typeof mailStoreRepositoryExports>(import.meta.url, '../../sync/mail-store-repository.js');
 const addressHash = lazyModule<typeof addressHashExports>(import.meta.url, '../../privacy/address-hash.js');
 const suppressionRepo = lazyModule<typeof suppressionRepositoryExports>(import.meta.url, '../../privacy/suppression-repository.js');
+const hashKeys = lazyModule<typeof hashKeysExports>(import.meta.url, '../../privacy/hash-keys.js');
+const hashKeyRepo = lazyModule<typeof hashKeyRepositoryExports>(import.meta.url, '../../privacy/hash-key-repository.js');
 const outboxRepo = lazyModule<typeof outboxRepositoryExports>(import.meta.url, '../../events/outbox-repository.js');
 
 export interface ServicesOptions {
@@ -126,6 +131,20 @@ export class Plumbing {
   /** Erased addresses: what the sync must not store and what privacy erases (src/privacy). */
   get addressHasher(): AddressHasher {
     return this.once('addressHasher', () => new (addressHash().AddressHasher)(this.config.secrets.encryptionKey, this.config.secrets.oldEncryptionKeys));
+  }
+  /** The keys erasures are hashed under, those carried from another installation's archive included (ADR 0161). */
+  get privacyHashKeys(): PrivacyHashKeys {
+    return this.once(
+      'privacyHashKeys',
+      () =>
+        new (hashKeys().PrivacyHashKeys)({
+          repository: new (hashKeyRepo().HashKeyRepository)(this.sql),
+          secretBox: this.secretBox,
+          encryptionKey: this.config.secrets.encryptionKey,
+          oldKeys: this.config.secrets.oldEncryptionKeys,
+          logger: this.logger,
+        }),
+    );
   }
   get suppressions(): SuppressionRepository {
     return this.once('suppressions', () => new (suppressionRepo().SuppressionRepository)(this.sql));
