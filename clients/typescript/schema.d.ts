@@ -908,6 +908,90 @@ export interface paths {
         patch: operations["updateCompany"];
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search people, companies and conversations at once
+         * @description Signed-in users (accessToken cookie or Bearer). API token: any scope. q: 1-200 characters (empty: 400). limit: at most this many of each kind (1-20, default 5). people: the contacts whose name or address holds every word (as GET /api/contacts?search=), newest mail first; companies: as GET /api/companies?search=, newest mail first; conversations: as GET /api/conversations?search=&status=all (subject, participants, text, attachment names), latest activity first. With an API token: any token may call it, and only the kinds its read scopes cover are searched (people: contacts:read, companies: companies:read, conversations: conversations:read), the others answer empty; a token with none of them: 403 insufficient_scope. Counts as a search: at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the people the caller sees (filters: search, companyId, tag, includeColleagues)
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. Newest correspondence first (lastEmailAt over the contacts the caller sees; people without mail last). Colleagues (an address of the installation's email accounts) only with includeColleagues=true. Without a filter the total counts up to 1,000 (totalExact false beyond); with one it is exact. A companyId the caller does not see: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
+         */
+        get: operations["listPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. A person none of whose addresses is a contact of a mailbox the caller may read: 404 (their mail: GET /api/emails?personId=).
+         */
+        get: operations["getPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a person's name, phone, title, tags, notes or company
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:write. Shared by everyone who sees the person. Needs owner, or editor with canRead, of a mailbox holding mail with the person: a viewer, or someone who only typed or imported their address, gets 403 email_account_forbidden; someone who does not see them 404. An empty or null field clears it (an empty name shows the contact name again); tags replace the list. companyId must be a company the caller sees (else 404). Audited (person.updated: the fields changed, never their text).
+         */
+        patch: operations["updatePerson"];
+        trace?: never;
+    };
+    "/api/people/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge people into this one
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:write. Every address of the sources becomes this person's; fields this one lacks are taken from the sources in order, tags are joined, notes kept one below the other. The sources answer 404 afterwards. The caller needs the right of PATCH on this person and on every source (403 email_account_forbidden); an id they do not see, or one merged away meanwhile: 404 and nothing changes. Audited (person.merged: ids and the number of addresses moved).
+         */
+        post: operations["mergePeople"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/follow-ups": {
         parameters: {
             query?: never;
@@ -947,6 +1031,98 @@ export interface paths {
          * @description Signed-in users (accessToken cookie or Bearer). API token: contacts:write. Also 404 when the contact is visible but you have no follow-up on it.
          */
         delete: operations["deleteFollowUp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tasks: yours (default), a colleague's, or every task you see
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:read. Ordered by dueAt, then id. assignee: me (default), a user id (that user's tasks among those you see: an unknown id gives an empty list), or any. status: open (default), done or all.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        /**
+         * Create a task
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:write. At most one of personId, companyId, conversationId (400). You must see the linked record (else its 404: Osoba / Firma / Konverzácia neexistuje). The assignee (default: you) must be an active user who sees it too, else 400 with nothing stored. Audited (task.created: ids, never the title); a task for someone else sends them task.assigned.
+         */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One task
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:read. A task you do not see (someone else's, an unknown id): 404.
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a task
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:write. Who may change it may delete it (403 / 404 as PATCH). Audited (task.deleted).
+         */
+        delete: operations["deleteTask"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a task: title, dueAt, status, assigneeId
+         * @description Signed-in users (accessToken cookie or Bearer). API token: tasks:write. By its assignee, its creator, or for a conversation the mailbox's owner and editors (a reader without that right: 403; someone who does not see it: 404). A new dueAt is announced again when it comes; done sets completedAt. A new assignee must be an active user who sees the linked record (400) and gets task.assigned. Audited (task.updated: the fields changed). The answer is the task as it now stands, also when you gave it away.
+         */
+        patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/api/people/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A person's emails, tasks and follow-ups in one list
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. The mail of every address of the person you see, in your readable mailboxes; the tasks linked to the person. A person you do not see: 404. Newest first (at; then emails, follow-ups, tasks; then id). Emails: one item per message however many of your mailboxes hold it (the same Message-ID), with every copy you may read in copies. Tasks: those you see (assignee, creator, a conversation's readers). Follow-ups: your own. Paged by page and limit, or by cursor (nextCursor of the page before: any depth at the cost of the first page; page numbers read the items before the page again). Not counted: total is a lower bound unless totalExact. With an API token, the items of a kind need its scope too (emails:read, tasks:read, contacts:read for follow-ups); without it that kind is left out.
+         */
+        get: operations["getPersonTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A company's emails, tasks and follow-ups in one list
+         * @description Signed-in users (accessToken cookie or Bearer). API token: companies:read. The mail of the company's contacts and of its people (filed under it, met in your mail), in your readable mailboxes; the tasks linked to the company or to one of its people. A company you do not see: 404. Newest first (at; then emails, follow-ups, tasks; then id). Emails: one item per message however many of your mailboxes hold it (the same Message-ID), with every copy you may read in copies. Tasks: those you see (assignee, creator, a conversation's readers). Follow-ups: your own. Paged by page and limit, or by cursor (nextCursor of the page before: any depth at the cost of the first page; page numbers read the items before the page again). Not counted: total is a lower bound unless totalExact. With an API token, the items of a kind need its scope too (emails:read, tasks:read, contacts:read for follow-ups); without it that kind is left out.
+         */
+        get: operations["getCompanyTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1659,7 +1835,7 @@ export interface components {
     schemas: {
         WebhookPayload: {
             /** @enum {string} */
-            type: "email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled";
+            type: "email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due" | "user.created" | "user.disabled";
             /**
              * Format: date-time
              * @description When the event was written to the outbox
@@ -2130,46 +2306,13 @@ export interface components {
              */
             updatedAt: string;
         };
-        FollowUp: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            contactId: string;
-            /** @description Enough of the contact to show the reminder without another request */
-            contact: {
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                emailAccountId: string;
-                email: string;
-                name: string | null;
-            };
-            /**
-             * Format: date-time
-             * @example 2026-03-01T08:30:00.000Z
-             */
-            dueAt: string;
-            note: string | null;
-            /**
-             * @description due: dueAt is now or past; upcoming: dueAt in the future
-             * @enum {string}
-             */
-            status: "due" | "upcoming";
-            /** @description Mail from the contact dated after the follow-up was last set (updatedAt) has arrived in its email account (counted only where you may read its emails). An answered follow-up stays listed until deleted, and gets no follow_up.due event */
-            answered: boolean;
-            /** @description When the follow_up.due check handled it (null until it came due; a PUT clears it) */
-            notifiedAt: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T08:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When it was last set (PUT)
-             * @example 2026-03-01T08:30:00.000Z
-             */
-            updatedAt: string;
+        SearchResults: {
+            /** @description The contacts whose name or address holds every word (in any form), as GET /api/contacts?search= finds them, newest mail first */
+            people: components["schemas"]["Contact"][];
+            /** @description As GET /api/companies?search= finds them, newest mail first */
+            companies: components["schemas"]["Company"][];
+            /** @description As GET /api/conversations?search=&status=all finds them (subject, participants, text, attachment names), latest activity first */
+            conversations: components["schemas"]["Conversation"][];
         };
         Conversation: {
             /** Format: uuid */
@@ -2211,6 +2354,217 @@ export interface components {
             username: string;
             firstName: string | null;
             lastName: string | null;
+        };
+        Person: {
+            /** Format: uuid */
+            id: string;
+            /** @description The name staff gave (shown through mail you may read), else the name of your newest contact of them; null when none has one */
+            name: string | null;
+            /** @description The addresses you see (those with a contact in a mailbox whose mail you may read), the newest mail first */
+            emails: string[];
+            /** @description Their company (GET /api/companies/{id}); null when none, or not shown to you */
+            company: {
+                /** Format: uuid */
+                id: string;
+                /** @description The name staff gave it, else the domain */
+                name: string;
+            } | null;
+            phone: string | null;
+            /** @description Job title */
+            title: string | null;
+            tags: string[];
+            notes: string | null;
+            /** @description Their newest email over the contacts you see; null when you have no mail with them (the shared fields are then not shown: null and []) */
+            lastEmailAt: string | null;
+            /** @description The mailboxes you may read that hold a contact of them */
+            emailAccountIds: string[];
+            /** @description One of their addresses is one of the installation's email accounts (listed only with includeColleagues=true) */
+            colleague: boolean;
+        };
+        FollowUp: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            contactId: string;
+            /** @description Enough of the contact to show the reminder without another request */
+            contact: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                emailAccountId: string;
+                email: string;
+                name: string | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            dueAt: string;
+            note: string | null;
+            /**
+             * @description due: dueAt is now or past; upcoming: dueAt in the future
+             * @enum {string}
+             */
+            status: "due" | "upcoming";
+            /** @description Mail from the contact dated after the follow-up was last set (updatedAt) has arrived in its email account (counted only where you may read its emails). An answered follow-up stays listed until deleted, and gets no follow_up.due event */
+            answered: boolean;
+            /** @description When the follow_up.due check handled it (null until it came due; a PUT clears it) */
+            notifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last set (PUT)
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        Task: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            dueAt: string;
+            /** @enum {string} */
+            status: "open" | "done";
+            /** @description When it was marked done; null while open */
+            completedAt: string | null;
+            /** @description When its task.due was sent (null until it came due, and again after a new dueAt) */
+            notifiedAt: string | null;
+            assignee: {
+                /** Format: uuid */
+                id: string;
+                username: string;
+                firstName: string | null;
+                lastName: string | null;
+                /** @description The assignee was disabled by an administrator: give the task to someone else */
+                disabled: boolean;
+            };
+            /** @description Who created it; null once that user was deleted */
+            createdBy: components["schemas"]["UserRef"] | null;
+            /** @description null: not linked (or the linked record was deleted) */
+            link: components["schemas"]["TaskLink"] | null;
+            /** @description Whether you may change or delete it (PATCH, DELETE) */
+            mayEdit: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description The record a task is about */
+        TaskLink: {
+            /** @enum {string} */
+            type: "person" | "company" | "conversation";
+            /** Format: uuid */
+            id: string;
+            /** @description Whether you see the record now (its GET answers); false: no name, and its own GET is 404 for you */
+            visible: boolean;
+            /** @description The person's or company's name, or the conversation's subject, as you see it; null when not visible */
+            name: string | null;
+            /** @description A conversation's mailbox (when visible); null otherwise */
+            emailAccountId: string | null;
+        };
+        /** @description One item of a timeline; `type` says which of email, task and followUp it carries */
+        TimelineItem: components["schemas"]["TimelineEmailItem"] | components["schemas"]["TimelineTaskItem"] | components["schemas"]["TimelineFollowUpItem"];
+        TimelineEmailItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email";
+            /**
+             * Format: date-time
+             * @description The item's time: an email's date, a task's dueAt (completedAt once done), a follow-up's dueAt
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            at: string;
+            email: components["schemas"]["TimelineEmail"];
+        };
+        /** @description An email of the timeline: one item per message, however many of your mailboxes hold it */
+        TimelineEmail: {
+            /**
+             * Format: uuid
+             * @description The copy shown (GET /api/emails/{id}): the newest, then one in a mailbox you own, then the lowest id
+             */
+            id: string;
+            /** Format: uuid */
+            emailAccountId: string;
+            /** @description Its conversation in that mailbox (GET /api/conversations/{id}), if its thread has one */
+            conversationId: string | null;
+            threadId: string | null;
+            messageId: string | null;
+            subject: string | null;
+            from: string | null;
+            to: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            date: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            hasAttachments: boolean;
+            /** @description About 200 characters of the body, whitespace collapsed */
+            preview: string;
+            /** @description Every copy of the message (same Message-ID) in a mailbox you may read, the shown one included */
+            copies: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                emailAccountId: string;
+            }[];
+        };
+        TimelineTaskItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task";
+            /**
+             * Format: date-time
+             * @description The item's time: an email's date, a task's dueAt (completedAt once done), a follow-up's dueAt
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            at: string;
+            task: components["schemas"]["Task"];
+        };
+        TimelineFollowUpItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "follow_up";
+            /**
+             * Format: date-time
+             * @description The item's time: an email's date, a task's dueAt (completedAt once done), a follow-up's dueAt
+             * @example 2026-03-01T08:30:00.000Z
+             */
+            at: string;
+            followUp: components["schemas"]["FollowUp"];
+        };
+        TimelinePagination: {
+            page: number;
+            limit: number;
+            /** @description Not counted: the items up to this page, plus one when another follows (exact only on the last page) */
+            total: number;
+            /** @description True only on the last page reached by page numbers */
+            totalExact: boolean;
+            /** @description Whether another page follows this one: exact at any size, also past the 10,000-row count (page on while true) */
+            hasNext: boolean;
+            /** @description Pass as cursor= for the next page (null on the last) */
+            nextCursor: string | null;
         };
         Email: {
             /** Format: uuid */
@@ -2568,6 +2922,9 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
+            tasks: number;
+            /** @description Person records of the address: removed with it, or (holding other addresses after a merge) emptied of every field staff kept */
+            people: number;
             /** @description Drafts addressed to it (To, Cc or Bcc), in any account, deleted */
             drafts: number;
             /** @description The company of the address's domain, deleted with its last contact (a personal domain): 0 or 1 */
@@ -2585,6 +2942,8 @@ export interface components {
             emails: number;
             contacts: number;
             contactSuppressions: number;
+            /** @description Tasks about the person: linked to them, or to the company of their own domain that went with them */
+            tasks: number;
         };
         ErasureCompany: {
             /** Format: uuid */
@@ -2592,7 +2951,7 @@ export interface components {
             domain: string;
         };
         /** @description The JSON of a `data:` line; which schema follows from the `event:` name: email.created EmailCreatedEvent, email.updated EmailUpdatedEvent, email.deleted EmailDeletedEvent, contact.created ContactCreatedEvent, contact.updated ContactUpdatedEvent, contact.deleted ContactDeletedEvent, sync.status SyncStatusEvent, membership.changed MembershipChangedEvent, follow_up.due FollowUpDueEvent, resync ResyncEvent. */
-        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDisabledEvent"] | components["schemas"]["ResyncEvent"];
+        LiveEventData: components["schemas"]["EmailCreatedEvent"] | components["schemas"]["EmailUpdatedEvent"] | components["schemas"]["EmailDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["SyncStatusEvent"] | components["schemas"]["MembershipChangedEvent"] | components["schemas"]["FollowUpDueEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentMentionedEvent"] | components["schemas"]["TaskDueEvent"] | components["schemas"]["TaskAssignedEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDisabledEvent"] | components["schemas"]["ResyncEvent"];
         /** @description New emails stored (sync, sending). Only to members with canRead. */
         EmailCreatedEvent: {
             /**
@@ -2742,6 +3101,46 @@ export interface components {
              */
             userId: string;
         };
+        /** @description A task assigned to you came due (GET /api/tasks/{taskId}): sent once, within FOLLOW_UP_CHECK_SECONDS of dueAt, only to you; not for a task done before its time. A PATCH with a new dueAt is announced again. Also a webhook event. */
+        TaskDueEvent: {
+            /** Format: uuid */
+            taskId: string;
+            /**
+             * Format: uuid
+             * @description You: only the assignee gets it on the live stream
+             */
+            assigneeId: string;
+            /**
+             * Format: date-time
+             * @description When it came due
+             */
+            dueAt: string;
+            /** @description The linked person, if any */
+            personId: string | null;
+            /** @description The linked company, if any */
+            companyId: string | null;
+            /** @description The linked conversation, if any */
+            conversationId: string | null;
+            /** @description The linked conversation's mailbox, if any */
+            emailAccountId: string | null;
+        };
+        /** @description A colleague created a task for you or gave you theirs (GET /api/tasks/{taskId}). */
+        TaskAssignedEvent: {
+            /** Format: uuid */
+            taskId: string;
+            /**
+             * Format: uuid
+             * @description You: only the new assignee gets it
+             */
+            assigneeId: string;
+            /**
+             * Format: uuid
+             * @description Who gave it to you
+             */
+            assignedBy: string;
+            /** Format: date-time */
+            dueAt: string;
+        };
         /** @description A staff user was created (webhooks only; not sent on GET /api/events). */
         UserCreatedEvent: {
             /** Format: uuid */
@@ -2787,7 +3186,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled")[];
+            events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due" | "user.created" | "user.disabled")[];
             enabled: boolean;
             description: string | null;
             /** @description Why it was disabled by the service (a 410 answer); null otherwise */
@@ -5416,6 +5815,241 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    search: {
+        parameters: {
+            query: {
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most limit of each kind */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SearchResults"];
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Words that must each occur in the name, an address or the company as you see them, in any order; accents and letter case aside ("sebo" finds "Šebo") */
+                search?: string;
+                /** @description Only the people of this company; a company you do not see: 404 */
+                companyId?: string;
+                /** @description Only the people with this tag, accents and letter case aside (tags are shown through mail only: a person met only by a typed address never matches) */
+                tag?: string;
+                /** @description true: also the installation's own staff (the addresses of its email accounts); default false */
+                includeColleagues?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of people */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Person"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person as the caller sees them */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            person: components["schemas"]["Person"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Empty or null: the name of your contact of the person shows again */
+                    name?: string | null;
+                    /** @description Digits, spaces and + ( ) - / . only, at least 3 digits, at most 50 characters; empty or null clears it */
+                    phone?: string | null;
+                    /** @description Job title */
+                    title?: string | null;
+                    /** @description The whole list (replaces it): at most 20 tags of at most 50 characters; a repeated tag (letter case aside) is kept once */
+                    tags?: string[];
+                    notes?: string | null;
+                    /** @description A company you see (else 404); null: none */
+                    companyId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The changed person */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            person: components["schemas"]["Person"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mergePeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The people merged into this one (1-50, distinct, not this one); each answers 404 afterwards */
+                    sourceIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The merged person */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            person: components["schemas"]["Person"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listFollowUps: {
         parameters: {
             query?: {
@@ -5540,6 +6174,348 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description me (default): assigned to you; a user id: assigned to that user, of the tasks you see; any: every task you see */
+                assignee?: ("me" | "any") | string;
+                /** @description open (default), done, or all */
+                status?: "open" | "done" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Task"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What is to be done: 1-500 characters, one line */
+                    title: string;
+                    /**
+                     * Format: date-time
+                     * @description When it is due: ISO 8601 date and time with an offset (Z or +02:00); a past time is due at once
+                     */
+                    dueAt: string;
+                    /**
+                     * Format: uuid
+                     * @description Who does it (default: you): an active user who can see the linked record (else 400, nothing stored)
+                     */
+                    assigneeId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A person you see (else 404)
+                     */
+                    personId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A company you see (else 404)
+                     */
+                    companyId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A conversation of a mailbox you may read (else 404); every reader of that mailbox then sees the task
+                     */
+                    conversationId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The task */
+            201: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task as you see it */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What is to be done: 1-500 characters, one line */
+                    title?: string;
+                    /**
+                     * Format: date-time
+                     * @description A new due time; the task is announced again (task.due) when it comes
+                     */
+                    dueAt?: string;
+                    /**
+                     * @description done: completed (completedAt set); open: reopened
+                     * @enum {string}
+                     */
+                    status?: "open" | "done";
+                    /**
+                     * Format: uuid
+                     * @description Give it to another active user who can see the linked record (else 400); they get task.assigned
+                     */
+                    assigneeId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The changed task */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPersonTimeline: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description nextCursor of the page before: the next page at the cost of the first, however deep (page must then be absent or 1) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the timeline */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["TimelineItem"][];
+                            pagination: components["schemas"]["TimelinePagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCompanyTimeline: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description nextCursor of the page before: the next page at the cost of the first, however deep (page must then be absent or 1) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the timeline */
+            200: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["TimelineItem"][];
+                            pagination: components["schemas"]["TimelinePagination"];
+                        };
+                        /** @description Slovak, for people */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -5828,6 +6804,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 contactId?: string;
+                /** @description The person's emails across your mailboxes (every address of theirs you see; GET /api/people/{id}); a person you do not see: 404 */
+                personId?: string;
                 emailAccountId?: string;
                 unread?: "true" | "false";
                 search?: string;
@@ -5912,7 +6890,12 @@ export interface operations {
                     contactId?: string;
                     /**
                      * Format: uuid
-                     * @description A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given
+                     * @description A person you see (GET /api/people/{id}), with emailAccountId: the default To is their address with the newest mail; templateId is rendered for them
+                     */
+                    personId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A template you may use, rendered for personId or contactId on the server: it supplies subject, text and html where they are not given
                      */
                     templateId?: string;
                 } | unknown | unknown;
@@ -5937,7 +6920,12 @@ export interface operations {
                     contactId?: string;
                     /**
                      * Format: uuid
-                     * @description A template you may use, rendered for contactId on the server: it supplies subject, text and html where they are not given
+                     * @description A person you see (GET /api/people/{id}), with emailAccountId: the default To is their address with the newest mail; templateId is rendered for them
+                     */
+                    personId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A template you may use, rendered for personId or contactId on the server: it supplies subject, text and html where they are not given
                      */
                     templateId?: string;
                     /** @description Files to attach (field "attachments", up to 20): streamed to the mail server; executables are refused */
@@ -6807,8 +7795,13 @@ export interface operations {
                      * Format: uuid
                      * @description The contact whose values fill the placeholders (one you may see)
                      */
-                    contactId: string;
-                };
+                    contactId?: string;
+                    /**
+                     * Format: uuid
+                     * @description Or the person (one you see): {{contact.*}} take the name and {{company.name}} the company GET /api/people/{id} shows
+                     */
+                    personId?: string;
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -7622,8 +8615,8 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
                     url: string;
-                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due, user.created, user.disabled */
-                    events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled")[];
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, task.due, follow_up.due, user.created, user.disabled */
+                    events: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due" | "user.created" | "user.disabled")[];
                     /** @description What the receiver is (e.g. "ERP"), at most 500 characters */
                     description?: string | null;
                 };
@@ -7750,8 +8743,8 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: http:// or https://; a private or local address only when WEBHOOK_ALLOWED_PRIVATE_HOSTS lists it */
                     url?: string;
-                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, follow_up.due, user.created, user.disabled */
-                    events?: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "follow_up.due" | "user.created" | "user.disabled")[];
+                    /** @description Event types delivered: email.created, email.updated, contact.created, contact.updated, conversation.updated, comment.created, task.due, follow_up.due, user.created, user.disabled */
+                    events?: ("email.created" | "email.updated" | "contact.created" | "contact.updated" | "conversation.updated" | "comment.created" | "task.due" | "follow_up.due" | "user.created" | "user.disabled")[];
                     /** @description false: nothing is delivered; true again: events from now on */
                     enabled?: boolean;
                     /** @description What the receiver is (e.g. "ERP"), at most 500 characters */

@@ -91,6 +91,18 @@ export interface SchemaTables {
     created_at: Date;
     updated_at: Date;
   };
+  email_attachment_files: {
+    id: string;
+    storage_key: string;
+    draft_id: string | null;
+    scheduled_email_id: string | null;
+    name: string;
+    type: string;
+    size: string;
+    sha256: string;
+    position: number;
+    created_at: Date;
+  };
   email_attachments: {
     id: string;
     email_id: string;
@@ -231,6 +243,27 @@ export interface SchemaTables {
     full_sync_checkpoint: unknown | null;
     next_sync_at: Date | null;
   };
+  people: {
+    id: string;
+    name: string | null;
+    phone: string | null;
+    title: string | null;
+    tags: string[];
+    notes: string | null;
+    company_id: string | null;
+    search_text: string | null;
+    created_at: Date;
+    updated_at: Date;
+  };
+  person_emails: {
+    email: string;
+    person_id: string;
+  };
+  privacy_hash_keys: {
+    id: string;
+    sealed: string;
+    created_at: Date;
+  };
   privacy_suppressions: {
     address_hash: Buffer;
     erased_at: Date;
@@ -250,6 +283,29 @@ export interface SchemaTables {
     started_at: Date;
     updated_at: Date;
     finished_at: Date | null;
+  };
+  scheduled_emails: {
+    id: string;
+    user_id: string;
+    email_account_id: string | null;
+    kind: string;
+    email_id: string | null;
+    request: unknown;
+    send_at: Date;
+    status: string;
+    message_id: string;
+    next_attempt_at: Date;
+    attempts: number;
+    lease_until: Date | null;
+    jmap_email_id: string | null;
+    submitted_at: Date | null;
+    sent_at: Date | null;
+    sent_email_id: string | null;
+    failure_code: string | null;
+    failure_message: string | null;
+    draft_id: string | null;
+    created_at: Date;
+    updated_at: Date;
   };
   schema_migrations: {
     name: string;
@@ -278,6 +334,21 @@ export interface SchemaTables {
     ip: string | null;
     user_agent: string | null;
     last_used_at: Date;
+    created_at: Date;
+    updated_at: Date;
+  };
+  tasks: {
+    id: string;
+    title: string;
+    due_at: Date;
+    status: string;
+    completed_at: Date | null;
+    assignee_id: string;
+    created_by: string | null;
+    person_id: string | null;
+    company_id: string | null;
+    conversation_id: string | null;
+    notified_at: Date | null;
     created_at: Date;
     updated_at: Date;
   };
