@@ -70,12 +70,18 @@ export type SubmitOutcome =
  * Email/set (create the draft) + EmailSubmission/set (send it; on success it moves to Sent and loses
  * $draft) + Email/get of the result with `properties`, in one request.
  */
+/**
+ * Email/get arguments for reading a sent message back: `properties` and any other Email/get argument
+ * (bodyProperties, fetchTextBodyValues, maxBodyValueBytes), passed to the mail server as they are.
+ */
+export type EmailReadArgs = { properties: readonly string[] } & Record<string, unknown>;
+
 export async function createAndSubmit(
   client: JmapClient,
   accountId: string,
   setup: SendSetup,
   { draft, envelope }: { draft: Record<string, unknown>; envelope: Envelope },
-  get: { properties: string[]; args?: Record<string, unknown> },
+  get: EmailReadArgs,
 ): Promise<SubmitOutcome> {
   const create = { ...draft, mailboxIds: { [setup.draftsId]: true }, keywords: { $draft: true, $seen: true } };
   const responses = await client.call(
@@ -90,7 +96,7 @@ export async function createAndSubmit(
         },
         's',
       ],
-      ['Email/get', { accountId, ids: ['#d1'], properties: get.properties, ...get.args }, 'g'],
+      ['Email/get', { accountId, ids: ['#d1'], ...get }, 'g'],
     ],
     { using: USING },
   );
@@ -165,7 +171,7 @@ export async function submitDraft(
   accountId: string,
   setup: SendSetup,
   { emailId, envelope }: { emailId: string; envelope: Envelope },
-  get: { properties: string[] },
+  get: EmailReadArgs,
 ): Promise<SubmitOutcome> {
   const responses = await client.call(
     [
@@ -178,7 +184,7 @@ export async function submitDraft(
         },
         's',
       ],
-      ['Email/get', { accountId, ids: [emailId], properties: get.properties }, 'g'],
+      ['Email/get', { accountId, ids: [emailId], ...get }, 'g'],
     ],
     { using: USING },
   );
@@ -197,11 +203,11 @@ export type SubmissionState =
   /** No such message (destroyed, or never created). */
   | { state: 'gone' };
 
-export async function submissionState(client: JmapClient, accountId: string, setup: SendSetup, emailId: string, get: { properties: string[] }): Promise<SubmissionState> {
+export async function submissionState(client: JmapClient, accountId: string, setup: SendSetup, emailId: string, get: EmailReadArgs): Promise<SubmissionState> {
   const properties = [...new Set([...get.properties, 'mailboxIds', 'keywords'])];
   const responses = await client.call(
     [
-      ['Email/get', { accountId, ids: [emailId], properties }, 'g'],
+      ['Email/get', { accountId, ids: [emailId], ...get, properties }, 'g'],
       ['EmailSubmission/query', { accountId, filter: { emailIds: [emailId] } }, 'q'],
     ],
     { using: USING },

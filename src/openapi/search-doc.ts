@@ -16,10 +16,10 @@ export const searchArea: AreaDoc = {
       auth: 'user',
       summary: 'Search people, companies and conversations at once',
       description:
-        'q: 1-200 characters (empty: 400). limit: at most this many of each kind (1-20, default 5). people: the contacts whose name or address ' +
-        'holds every word (as GET /api/contacts?search=), newest mail first; companies: as GET /api/companies?search=, newest mail first; ' +
+        'q: 1-200 characters (empty: 400). limit: at most this many of each kind (1-20, default 5). people: the people whose name, address or company ' +
+        'holds every word (as GET /api/people?search=, colleagues left out), newest mail first; companies: as GET /api/companies?search=, newest mail first; ' +
         'conversations: as GET /api/conversations?search=&status=all (subject, participants, text, attachment names), latest activity first. ' +
-        'With an API token: any token may call it, and only the kinds its read scopes cover are searched (people: contacts:read, companies: ' +
+        'With an API token: any token may call it, and only the kinds its read scopes cover are searched (people: people:read, companies: ' +
         'companies:read, conversations: conversations:read), the others answer empty; a token with none of them: 403 insufficient_scope. ' +
         'Counts as a search: at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: searchQuery,

@@ -8,6 +8,7 @@
  */
 import { escapeLikeBeforeFold } from '../db/escape-like.js';
 import type { Bind } from '../db/sql.js';
+import { wordOrStemLike } from '../contacts/contact-query.js';
 
 /** At most this many words of a search count (the rest would only narrow an already narrow list). */
 const MAX_SEARCH_WORDS = 8;
@@ -38,11 +39,12 @@ export const RAREST_FIRST = `SELECT (w.i - 1)::int AS i FROM unnest($terms::text
   ORDER BY (SELECT count(*) FROM (SELECT 1 FROM contacts c WHERE ${wordMatchesExpression('c.search_text', 'w.term')} LIMIT 200) x), w.i`;
 
 /**
- * The stored text `column` holds the word of parameter `param`: a LIKE over the folded text, which
+ * The stored text `column` holds the word of parameter `param`, or the word without its Slovak case
+ * ending ("Šebovi" finds "Šebo"): the contacts' rule (wordOrStemLike), LIKEs over the folded text that
  * the trigram index of each of those columns serves for a word of three letters or more.
  */
 export const wordMatches = (column: string, param: string): string => wordMatchesExpression(column, `$${param}`);
 
 function wordMatchesExpression(column: string, term: string): string {
-  return `${column} LIKE '%' || crm_fold(${term}) || '%'`;
+  return wordOrStemLike(column, term);
 }

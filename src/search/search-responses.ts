@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { companySchema } from '../companies/company-responses.js';
-import { contactSchema } from '../contacts/contact-responses.js';
 import { conversationSchema } from '../conversations/conversation-responses.js';
+import { personSchema } from '../people/person-responses.js';
 
 /** data of GET /api/search: each kind ranked, at most `limit` of each, only what the caller's lists would show. */
 export const searchData = z
   .object({
-    people: z.array(contactSchema).meta({
-      description: 'The contacts whose name or address holds every word (in any form), as GET /api/contacts?search= finds them, newest mail first',
+    people: z.array(personSchema).meta({
+      description: 'The people whose name, address or company holds every word (in any form), as GET /api/people?search= finds them, newest mail first',
     }),
     companies: z.array(companySchema).meta({ description: 'As GET /api/companies?search= finds them, newest mail first' }),
     conversations: z.array(conversationSchema).meta({

@@ -2,13 +2,13 @@ import { Router } from 'express';
 import { scopesGrant } from '../api-tokens/api-token-scopes.js';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
 import { presentCompany } from '../companies/company-presenter.js';
-import { presentContact } from '../contacts/contact-presenter.js';
 import { presentConversation } from '../conversations/conversation-presenter.js';
 import { ForbiddenError } from '../errors/app-errors.js';
 import type { ExpensiveRequests } from '../http/expensive-requests.js';
 import { requireAuthContext } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseQuery } from '../http/validate.js';
+import { presentPerson } from '../people/person-presenter.js';
 import type { SearchData } from './search-responses.js';
 import { searchQuery } from './search-schemas.js';
 import { SEARCH_KINDS, type SearchKind, type SearchService } from './search-service.js';
@@ -29,7 +29,7 @@ export function createSearchRouter(services: { search: SearchService }, auth: Au
     if (kinds.size === 0) throw new ForbiddenError(SEARCH_SCOPE_MISSING, 'insufficient_scope', { requiredScope: Object.values(SEARCH_KINDS).join(' | ') });
     const found = await services.search.search(caller.userId, q, limit, kinds);
     const data: SearchData = {
-      people: found.people.map(presentContact),
+      people: found.people.map(presentPerson),
       companies: found.companies.map(presentCompany),
       conversations: found.conversations.map(presentConversation),
     };

@@ -75,6 +75,8 @@ describe('sending: reply from the CRM through real Cyrus, SMTP relay and LMTP', 
     expect(sent.email.inReplyTo).to.equal(original.messageId);
     expect(sent.email.messageId).to.equal(sent.sent.messageId);
     expect(sent.email.isRead).to.equal(true);
+    // Read back from the mail server with its body (Email/get with the body values), not only its headers.
+    expect(sent.email.body?.trim()).to.equal('Áno, v utorok o 10:00. Ďakujem!');
 
     // Bob's real mailbox got it, with the headers that thread it.
     const [atBob, ...more] = await waitForServerEmails(bob, `Re: ${subject}`);

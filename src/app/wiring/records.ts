@@ -100,9 +100,9 @@ export function conversations(p: Plumbing, s: Audited & { emails: EmailService }
   });
 }
 
-/** One search box (src/search): the first page of the contacts', companies' and conversations' lists. */
-export function search(s: { contacts: ContactService; companies: CompanyService; conversations: ConversationService }): SearchService {
-  return new SearchService({ contacts: s.contacts, companies: s.companies, conversations: s.conversations });
+/** One search box (src/search): the first page of the people's, companies' and conversations' lists. */
+export function search(s: { people: PersonService; companies: CompanyService; conversations: ConversationService }): SearchService {
+  return new SearchService({ people: s.people, companies: s.companies, conversations: s.conversations });
 }
 
 export function conversationComments(p: Plumbing, s: Audited & { conversations: ConversationService }): CommentService {
