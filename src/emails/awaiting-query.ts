@@ -19,9 +19,7 @@ import { personEmailsQuery } from './person-emails-query.js';
 export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares, strategy?: SearchStrategy) {
   if (filter.ids || filter.threadId) return directListQuery(userId, filter, page, wordShares);
   if (filter.personId) return personEmailsQuery(userId, filter, page, wordShares);
-  return filter.awaitingReply && !filter.contactId && !filter.search
-    ? awaitingListQuery(userId, filter, page)
-    : emailListQuery(userId, filter, page, wordShares, strategy);
+  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares, strategy);
 }
 
 /**
