@@ -12,9 +12,9 @@ import type { QueryInterface } from 'sequelize';
  *   replyAll; a template already rendered). The user cascades (a deleted user's sends go with them);
  *   the mailbox is set null (the row fails with its reason); draft_id names a draft holding the text
  *   of one that did not go.
- * - email_attachment_files: files kept in the file storage (src/timesheets/storage.ts) for a draft or a
- *   scheduled email; a row whose owner went (sent, deleted, cancelled: set null) is an orphan the
- *   attachment-cleanup job removes with its file. Backups carry the files of owned rows.
+ * - email_attachment_files: files kept in the file storage (its `attachments` store, src/storage) for a
+ *   draft or a scheduled email; a row whose owner went (sent, deleted, cancelled: set null) is an orphan the
+ *   attachment-cleanup job removes with its file. Backups carry the files their rows name.
  */
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.sequelize.query(`

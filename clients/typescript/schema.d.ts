@@ -917,7 +917,7 @@ export interface paths {
         };
         /**
          * Search people, companies and conversations at once
-         * @description Signed-in users (accessToken cookie or Bearer). API token: any scope. q: 1-200 characters (empty: 400). limit: at most this many of each kind (1-20, default 5). people: the contacts whose name or address holds every word (as GET /api/contacts?search=), newest mail first; companies: as GET /api/companies?search=, newest mail first; conversations: as GET /api/conversations?search=&status=all (subject, participants, text, attachment names), latest activity first. With an API token: any token may call it, and only the kinds its read scopes cover are searched (people: contacts:read, companies: companies:read, conversations: conversations:read), the others answer empty; a token with none of them: 403 insufficient_scope. Counts as a search: at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: any scope. q: 1-200 characters (empty: 400). limit: at most this many of each kind (1-20, default 5). people: the people whose name, address or company holds every word (as GET /api/people?search=, colleagues left out), newest mail first; companies: as GET /api/companies?search=, newest mail first; conversations: as GET /api/conversations?search=&status=all (subject, participants, text, attachment names), latest activity first. With an API token: any token may call it, and only the kinds its read scopes cover are searched (people: people:read, companies: companies:read, conversations: conversations:read), the others answer empty; a token with none of them: 403 insufficient_scope. Counts as a search: at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
          */
         get: operations["search"];
         put?: never;
@@ -2307,12 +2307,38 @@ export interface components {
             updatedAt: string;
         };
         SearchResults: {
-            /** @description The contacts whose name or address holds every word (in any form), as GET /api/contacts?search= finds them, newest mail first */
-            people: components["schemas"]["Contact"][];
+            /** @description The people whose name, address or company holds every word (in any form), as GET /api/people?search= finds them, newest mail first */
+            people: components["schemas"]["Person"][];
             /** @description As GET /api/companies?search= finds them, newest mail first */
             companies: components["schemas"]["Company"][];
             /** @description As GET /api/conversations?search=&status=all finds them (subject, participants, text, attachment names), latest activity first */
             conversations: components["schemas"]["Conversation"][];
+        };
+        Person: {
+            /** Format: uuid */
+            id: string;
+            /** @description The name staff gave (shown through mail you may read), else the name of your newest contact of them; null when none has one */
+            name: string | null;
+            /** @description The addresses you see (those with a contact in a mailbox whose mail you may read), the newest mail first */
+            emails: string[];
+            /** @description Their company (GET /api/companies/{id}); null when none, or not shown to you */
+            company: {
+                /** Format: uuid */
+                id: string;
+                /** @description The name staff gave it, else the domain */
+                name: string;
+            } | null;
+            phone: string | null;
+            /** @description Job title */
+            title: string | null;
+            tags: string[];
+            notes: string | null;
+            /** @description Their newest email over the contacts you see; null when you have no mail with them (the shared fields are then not shown: null and []) */
+            lastEmailAt: string | null;
+            /** @description The mailboxes you may read that hold a contact of them */
+            emailAccountIds: string[];
+            /** @description One of their addresses is one of the installation's email accounts (listed only with includeColleagues=true) */
+            colleague: boolean;
         };
         Conversation: {
             /** Format: uuid */
@@ -2354,32 +2380,6 @@ export interface components {
             username: string;
             firstName: string | null;
             lastName: string | null;
-        };
-        Person: {
-            /** Format: uuid */
-            id: string;
-            /** @description The name staff gave (shown through mail you may read), else the name of your newest contact of them; null when none has one */
-            name: string | null;
-            /** @description The addresses you see (those with a contact in a mailbox whose mail you may read), the newest mail first */
-            emails: string[];
-            /** @description Their company (GET /api/companies/{id}); null when none, or not shown to you */
-            company: {
-                /** Format: uuid */
-                id: string;
-                /** @description The name staff gave it, else the domain */
-                name: string;
-            } | null;
-            phone: string | null;
-            /** @description Job title */
-            title: string | null;
-            tags: string[];
-            notes: string | null;
-            /** @description Their newest email over the contacts you see; null when you have no mail with them (the shared fields are then not shown: null and []) */
-            lastEmailAt: string | null;
-            /** @description The mailboxes you may read that hold a contact of them */
-            emailAccountIds: string[];
-            /** @description One of their addresses is one of the installation's email accounts (listed only with includeColleagues=true) */
-            colleague: boolean;
         };
         FollowUp: {
             /** Format: uuid */
