@@ -47,7 +47,7 @@ export const createTaskBody = z
     }),
   })
   .refine((b) => [b.personId, b.companyId, b.conversationId].filter((v) => v !== undefined).length <= 1, { message: ONE_LINK_MESSAGE, path: ['personId'] })
-  .meta({ not: { anyOf: [{ required: ['personId', 'companyId'] }, { required: ['personId', 'conversationId'] }, { required: ['companyId', 'conversationId'] }] } });
+  .meta({ description: 'A task links to at most one record: personId, companyId or conversationId (two or three: 400)' });
 
 export const updateTaskBody = changeBody(
   z.strictObject({
