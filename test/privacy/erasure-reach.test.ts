@@ -74,7 +74,15 @@ describe('privacy: drafts and conversation comments', function () {
         `INSERT INTO scheduled_emails (user_id, email_account_id, kind, email_id, request, send_at, next_attempt_at, message_id, status)
          VALUES ($1, $2, $3, $4, $5::jsonb, now() + interval '1 day', now() + interval '1 day', $6, $7) RETURNING id`,
         {
-          bind: [owner.user.id, box.id, extra.kind ?? 'new', extra.emailId ?? null, JSON.stringify({ subject, text: `${subject} text`, ...request }), `<${randomBytes(6).toString('hex')}@crm.test>`, extra.status ?? 'scheduled'],
+          bind: [
+            owner.user.id,
+            box.id,
+            extra.kind ?? 'new',
+            extra.emailId ?? null,
+            JSON.stringify({ subject, text: `${subject} text`, ...request }),
+            `<${randomBytes(6).toString('hex')}@crm.test>`,
+            extra.status ?? 'scheduled',
+          ],
           type: QueryTypes.SELECT,
         },
       );
@@ -88,7 +96,11 @@ describe('privacy: drafts and conversation comments', function () {
     const exported = await request(app).post('/api/admin/privacy/export').set('Authorization', admin).send({ email: ana }).buffer(true).parse(binaryParser);
     expect(exported.status).to.equal(200);
     const files = await unzip(exported.body as Buffer);
-    expect(lines(files.get('scheduled-emails.jsonl')).map((s) => s.id).sort()).to.deep.equal([toAna, replyToAna, onItsWay].sort());
+    expect(
+      lines(files.get('scheduled-emails.jsonl'))
+        .map((s) => s.id)
+        .sort(),
+    ).to.deep.equal([toAna, replyToAna, onItsWay].sort());
     expect(JSON.parse(files.get('summary.json')!)).to.include({ scheduledEmails: 3 });
 
     const erased = await request(app).post('/api/admin/privacy/erase').set('Authorization', admin).send({ email: ana });
