@@ -2927,6 +2927,8 @@ export interface components {
             people: number;
             /** @description Drafts addressed to it (To, Cc or Bcc), in any account, deleted */
             drafts: number;
+            /** @description Sends scheduled for later to it (To, Cc or Bcc) or answering or forwarding its mail, in any account, deleted (one being sent that moment goes) */
+            scheduledEmails: number;
             /** @description The company of the address's domain, deleted with its last contact (a personal domain): 0 or 1 */
             companiesDeleted: number;
             /** @description The company of the address's domain, kept because other contacts are filed there: what staff wrote on it may name the person, review it */

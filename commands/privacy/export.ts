@@ -39,7 +39,7 @@ export default class PrivacyExport extends BaseCommand {
     say(
       `Export written${flags.out === '-' ? '' : `: ${flags.out}`}\n` +
         `  ${summary.accounts} email account(s), ${summary.contacts} contact(s), ${summary.people} person record(s), ${summary.companies} company(ies), ` +
-        `${summary.emails} email(s), ${summary.drafts} draft(s), ${summary.conversationComments} comment(s), ${summary.contactSuppressions} contact suppression(s), ` +
+        `${summary.emails} email(s), ${summary.drafts} draft(s), ${summary.scheduledEmails} scheduled email(s), ${summary.conversationComments} comment(s), ${summary.contactSuppressions} contact suppression(s), ` +
         `${summary.tasks} task(s), ${summary.auditRecords} audit record(s)`,
     );
     return summary;

@@ -31,6 +31,16 @@ export const EMAILS_OF_ADDRESS = (account: string) => `
     JOIN email_contacts l ON l.contact_id = c.id
    ${account ? `WHERE a.id = ${account}` : ''}`;
 
+/**
+ * A send scheduled for later (alias) that writes to or about `$address`: its To, Cc or Bcc names it (the
+ * request as the sender takes it: recipients `{ email, name }`), or it answers or forwards an email the
+ * address took part in (a reply's recipients come from that email when it goes).
+ */
+export const SCHEDULED_NAMES_ADDRESS = (alias: string): string =>
+  `(EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(${alias}.request->'to', '[]') || coalesce(${alias}.request->'cc', '[]') || coalesce(${alias}.request->'bcc', '[]')) r
+           WHERE lower(r->>'email') = $address)
+    OR ${alias}.email_id IN (${EMAILS_OF_ADDRESS('')}))`;
+
 /** A draft (alias) whose To, Cc or Bcc names `$address` (stored as typed: compared in lower case). */
 export const DRAFT_NAMES_ADDRESS = (alias: string): string =>
   `EXISTS (SELECT 1 FROM jsonb_array_elements(${alias}.to_recipients || ${alias}.cc_recipients || ${alias}.bcc_recipients) r WHERE lower(r->>'email') = $address)`;
@@ -124,6 +134,17 @@ export class ErasureRepository {
    */
   deleteDrafts(address: string, tx?: Tx): Promise<number> {
     return this.sql.execute(`DELETE FROM email_drafts d WHERE ${DRAFT_NAMES_ADDRESS('d')}`, { address }, tx);
+  }
+
+  /**
+   * Sends scheduled for later that write to or about the address, in every account, whatever their
+   * state (scheduled, failed, cancelled, sent: each keeps its text and recipients), except one on its way
+   * (`sending`: leased by a job that may be submitting it this moment; deleting it would not stop the
+   * mail server). Run before the address's emails go: a reply is found through its original. Their kept
+   * files lose their owner and the attachment-cleanup job removes them.
+   */
+  deleteScheduled(address: string, tx?: Tx): Promise<number> {
+    return this.sql.execute(`DELETE FROM scheduled_emails s WHERE s.status <> 'sending' AND ${SCHEDULED_NAMES_ADDRESS('s')}`, { address }, tx);
   }
 
   /** The company of a domain (the address's), if there is one. */

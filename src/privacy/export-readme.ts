@@ -24,6 +24,8 @@ companies.jsonl             the company of this address's mail domain (unless a 
                             address, phone, web; otherContacts is how many other contacts are filed
                             there (notes of a company with others may be about them too)
 drafts.jsonl                drafts the staff began to write to this address (To, Cc or Bcc), unsent
+scheduled-emails.jsonl      sends scheduled for later to this address, or answering or forwarding its
+                            mail: recipients, subject, text, state
 conversation-comments.jsonl the staff's internal comments on conversations this address took part in
 contact-suppressions.jsonl  accounts where a user deleted this contact and asked the CRM not to
                             recreate it from mail

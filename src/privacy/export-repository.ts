@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Transaction } from 'sequelize';
 import type { Bind, Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
-import { DRAFT_NAMES_ADDRESS, EMAILS_OF_ADDRESS } from './erasure-repository.js';
+import { DRAFT_NAMES_ADDRESS, EMAILS_OF_ADDRESS, SCHEDULED_NAMES_ADDRESS } from './erasure-repository.js';
 
 /** Rows fetched from a cursor at a time: emails carry their text, so this bounds the export's memory. */
 const FETCH_ROWS = 100;
@@ -146,6 +146,19 @@ export class ExportRepository {
               d.cc_recipients AS cc, d.bcc_recipients AS bcc, d.subject, d.text, d.created_at AS "createdAt", d.updated_at AS "updatedAt"
          FROM email_drafts d JOIN email_accounts a ON a.id = d.email_account_id JOIN users u ON u.id = d.user_id
         WHERE ${DRAFT_NAMES_ADDRESS('d')} ORDER BY d.created_at, d.id`,
+      { address },
+      tx,
+    );
+  }
+
+  /** Sends scheduled for later to or about the address (what an erasure deletes), with their author. */
+  scheduledEmails(address: string, tx: Tx): AsyncGenerator<Record<string, unknown>> {
+    return this.cursor(
+      `SELECT s.id, s.email_account_id AS "emailAccountId", a.email AS "emailAccount", u.username AS author, s.kind, s.status,
+              s.send_at AS "sendAt", s.sent_at AS "sentAt", s.request->'to' AS "to", s.request->'cc' AS cc, s.request->'bcc' AS bcc,
+              s.request->>'subject' AS subject, s.request->>'text' AS text, s.created_at AS "createdAt"
+         FROM scheduled_emails s LEFT JOIN email_accounts a ON a.id = s.email_account_id JOIN users u ON u.id = s.user_id
+        WHERE ${SCHEDULED_NAMES_ADDRESS('s')} ORDER BY s.created_at, s.id`,
       { address },
       tx,
     );

@@ -30,6 +30,10 @@ export const erasureData = z.object({
         .int()
         .meta({ description: 'Person records of the address: removed with it, or (holding other addresses after a merge) emptied of every field staff kept' }),
       drafts: z.number().int().meta({ description: 'Drafts addressed to it (To, Cc or Bcc), in any account, deleted' }),
+      scheduledEmails: z
+        .number()
+        .int()
+        .meta({ description: 'Sends scheduled for later to it (To, Cc or Bcc) or answering or forwarding its mail, in any account, deleted (one being sent that moment goes)' }),
       companiesDeleted: z.number().int().meta({ description: "The company of the address's domain, deleted with its last contact (a personal domain): 0 or 1" }),
       companiesKept: z
         .array(z.object({ id: uuid, domain: z.string() }).meta({ id: 'ErasureCompany' }))

@@ -36,6 +36,7 @@ export interface ExportCounts {
   companies: number;
   emails: number;
   drafts: number;
+  scheduledEmails: number;
   conversationComments: number;
   contactSuppressions: number;
   tasks: number;
@@ -75,6 +76,8 @@ export interface ErasureResult {
   people: number;
   /** Drafts addressed to it (To, Cc or Bcc), in any account. */
   drafts: number;
+  /** Sends scheduled for later to or about it (not one on its way), in any account. */
+  scheduledEmails: number;
   /** The company of the address's domain, deleted with its last contact (a personal domain): 0 or 1. */
   companiesDeleted: number;
   /** The company of the address's domain, kept because others are filed there: what staff wrote on it may name the person. */
@@ -110,6 +113,7 @@ export class PrivacyService {
       companies: 0,
       emails: 0,
       drafts: 0,
+      scheduledEmails: 0,
       conversationComments: 0,
       contactSuppressions: 0,
       tasks: 0,
@@ -167,7 +171,10 @@ export class PrivacyService {
     const companyBefore = domain ? await erasure.companyOfDomain(domain) : undefined;
     const accounts: AccountErasureResult[] = [];
     let people = 0;
+    let scheduledEmails = 0;
     try {
+      // Before the emails go: a scheduled reply is found through the email it answers.
+      scheduledEmails = await erasure.deleteScheduled(address);
       // The person record is read before the contacts go (with the last of them, the address leaves it).
       const persons = await erasure.peopleOf(address);
       for (const account of await erasure.accountsHolding(address)) {
@@ -189,11 +196,12 @@ export class PrivacyService {
       ...totals(accounts),
       people,
       drafts,
+      scheduledEmails,
       companiesDeleted: companies.deleted,
       companiesKept: companies.kept,
       auditRecordsRedacted,
     };
-    const counts = { ...totals(accounts), people, drafts, companiesDeleted: companies.deleted, companiesKept: companies.kept.length, auditRecordsRedacted };
+    const counts = { ...totals(accounts), people, drafts, scheduledEmails, companiesDeleted: companies.deleted, companiesKept: companies.kept.length, auditRecordsRedacted };
     await audit.record({ action: AuditActions.privacyErased, details: { addressHash, erasedAt: result.erasedAt, accounts: accounts.length, ...counts } }, meta);
     this.deps.logger.info('privacy erasure done', { addressHash, accounts: accounts.length, ...totals(accounts) });
     return result;
@@ -247,6 +255,11 @@ function addEntries(zip: ExportArchive, exports: ExportRepository, { address, cr
     'drafts.jsonl',
     () => exports.drafts(address, tx),
     (n) => (counts.drafts = n),
+  );
+  zip.addLines(
+    'scheduled-emails.jsonl',
+    () => exports.scheduledEmails(address, tx),
+    (n) => (counts.scheduledEmails = n),
   );
   zip.addLines(
     'conversation-comments.jsonl',

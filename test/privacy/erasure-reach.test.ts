@@ -59,4 +59,54 @@ describe('privacy: drafts and conversation comments', function () {
     const left = await ctx.db.sequelize.query('SELECT id FROM email_drafts WHERE user_id = $1', { bind: [owner.user.id], type: QueryTypes.SELECT });
     expect(left).to.deep.equal([]);
   });
+
+  it('sends scheduled for later to the person, or answering her mail, are exported and erased; one on its way and one to someone else stay', async () => {
+    const ctx = await testContext();
+    const run = randomBytes(4).toString('hex');
+    const ana = `ana-${run}@clients.example`;
+    const owner = await createUser();
+    const box = await createEmailAccount(owner);
+    const contact = await createContact(box, { email: ana, name: 'Ana' });
+    const email = await createEmail(box, contact, { subject: 'Objednávka' });
+    // Rows in the shape the scheduling service stores (test/compose/scheduled-send.test.ts covers how they get there).
+    const schedule = async (subject: string, request: Record<string, unknown>, extra: { kind?: string; emailId?: string; status?: string } = {}) => {
+      const [row] = await ctx.db.sequelize.query<{ id: string }>(
+        `INSERT INTO scheduled_emails (user_id, email_account_id, kind, email_id, request, send_at, next_attempt_at, message_id, status)
+         VALUES ($1, $2, $3, $4, $5::jsonb, now() + interval '1 day', now() + interval '1 day', $6, $7) RETURNING id`,
+        {
+          bind: [
+            owner.user.id,
+            box.id,
+            extra.kind ?? 'new',
+            extra.emailId ?? null,
+            JSON.stringify({ subject, text: `${subject} text`, ...request }),
+            `<${randomBytes(6).toString('hex')}@crm.test>`,
+            extra.status ?? 'scheduled',
+          ],
+          type: QueryTypes.SELECT,
+        },
+      );
+      return row.id;
+    };
+    const toAna = await schedule('Pre Anu', { to: [{ email: ana, name: 'Ana' }], cc: [{ email: 'boss@clients.example' }] });
+    const replyToAna = await schedule('Re: Objednávka', {}, { kind: 'reply', emailId: email.id });
+    const onItsWay = await schedule('Práve odchádza', { bcc: [{ email: ana }] }, { status: 'sending' });
+    const toSomeoneElse = await schedule('Pre Bohuša', { to: [{ email: `bohus-${run}@elsewhere.example` }] });
+
+    const exported = await request(app).post('/api/admin/privacy/export').set('Authorization', admin).send({ email: ana }).buffer(true).parse(binaryParser);
+    expect(exported.status).to.equal(200);
+    const files = await unzip(exported.body as Buffer);
+    expect(
+      lines(files.get('scheduled-emails.jsonl'))
+        .map((s) => s.id)
+        .sort(),
+    ).to.deep.equal([toAna, replyToAna, onItsWay].sort());
+    expect(JSON.parse(files.get('summary.json')!)).to.include({ scheduledEmails: 3 });
+
+    const erased = await request(app).post('/api/admin/privacy/erase').set('Authorization', admin).send({ email: ana });
+    expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
+    expect(erased.body.data.erasure).to.include({ scheduledEmails: 2 });
+    const left = await ctx.db.sequelize.query<{ id: string }>('SELECT id FROM scheduled_emails WHERE user_id = $1', { bind: [owner.user.id], type: QueryTypes.SELECT });
+    expect(left.map((r) => r.id).sort()).to.deep.equal([onItsWay, toSomeoneElse].sort());
+  });
 });

@@ -141,6 +141,7 @@ describe('privacy: export and erasure of an address across email accounts', func
       'companies.jsonl',
       'emails.jsonl',
       'drafts.jsonl',
+      'scheduled-emails.jsonl',
       'conversation-comments.jsonl',
       'contact-suppressions.jsonl',
       'tasks.jsonl',
