@@ -12,13 +12,13 @@ export interface StoredAddresses {
   replyTo?: AddressEntry[];
 }
 
-/** An email as the service hands it out (camelCase); `body` only on full reads, `bodyStart` on lists. */
 /**
  * Why an HTML body was not answered: the page's HTML budget went to earlier emails (ask for the email
  * alone), cleaning it took longer than its time budget, or the server had too many bodies to clean.
  */
 export type HtmlOmitted = 'page_limit' | 'time_budget' | 'busy';
 
+/** An email as the service hands it out (camelCase); `body` only on full reads, `bodyStart` on lists. */
 export interface EmailRecord {
   id: string;
   userId: string;
