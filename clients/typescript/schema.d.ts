@@ -1157,7 +1157,7 @@ export interface paths {
         };
         /**
          * A conversation with its messages and comments
-         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:read. messages: its emails oldest first, paged by page and limit (messagesPagination); comments: all, oldest first.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: conversations:read. messages: its emails oldest first, paged by page and limit (messagesPagination); comments: all, oldest first. At most HTML_PAGE_MAX_BYTES of HTML per page (htmlOmitted page_limit past it); HTML_RENDERS_PER_USER such reads per user (429 beyond).
          */
         get: operations["getConversation"];
         put?: never;
@@ -1305,7 +1305,7 @@ export interface paths {
         };
         /**
          * One email with its body
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. HTML_RENDERS_PER_USER such reads (details, thread pages, conversations) in progress per user: 429 with Retry-After beyond.
          */
         get: operations["getEmail"];
         put?: never;
@@ -1329,7 +1329,7 @@ export interface paths {
         };
         /**
          * The thread an email belongs to
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:read. At most HTML_PAGE_MAX_BYTES of HTML per page: emails past it answer html null with htmlOmitted page_limit. HTML_RENDERS_PER_USER such reads in progress per user: 429 with Retry-After beyond.
          */
         get: operations["getEmailThread"];
         put?: never;
@@ -2618,6 +2618,8 @@ export interface components {
             html: string | null;
             /** @description How many remote images html holds back in data-crm-src */
             blockedImages: number;
+            /** @description Why html is null although the email has an HTML body: page_limit (the page's HTML budget, HTML_PAGE_MAX_BYTES, went to the emails before it: GET /api/emails/{id} answers it alone), time_budget (cleaning it took too long: show body), busy (the server had too many bodies to clean: ask again). Null otherwise. */
+            htmlOmitted: ("page_limit" | "time_budget" | "busy") | null;
             /** @description Every contact that took part, the main correspondent first */
             contactIds: string[];
             attachments: components["schemas"]["EmailAttachment"][];
@@ -6620,6 +6622,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7118,6 +7121,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7211,6 +7215,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

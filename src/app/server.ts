@@ -69,6 +69,8 @@ export async function startServer(ctx: AppContext, options: ServeOptions): Promi
         drainable.drain(Math.floor(config.shutdownTimeoutMs * 0.75)),
         options.sync ? runner.stop() : Promise.all([runner.stop(), ctx.services.mailSync.shutdown()]),
       ]);
+      // The requests are drained: the HTML cleaning threads (ADR 0162) have nothing left to do.
+      if (ctx.services.isBuilt('htmlRenderPool')) await ctx.services.htmlRenderPool.close();
       // Stop watching before the pool closes and the database stops: our own stop is not a crash.
       await supervisor?.stop();
       // The embedded database is stopped only if this process started (or restarted) it, never one a

@@ -38,6 +38,7 @@ import type { CommentService } from '../conversations/comment-service.js';
 import type { SearchService } from '../search/search-service.js';
 import type { AttachmentDownloads } from '../emails/attachment-download.js';
 import type { HtmlBodies } from '../emails/html-bodies.js';
+import type { HtmlRenderPool } from '../emails/html-render-pool.js';
 import type { SyncService } from '../sync/sync-service.js';
 import type { ResyncService } from '../sync/resync-service.js';
 import type { SyncStatusService } from '../sync/sync-status-service.js';
@@ -220,6 +221,9 @@ export class Services {
   }
   get emailHtml(): HtmlBodies {
     return this.once('emailHtml', () => mail().emailHtml(this.p, this));
+  }
+  get htmlRenderPool(): HtmlRenderPool {
+    return this.once('htmlRenderPool', () => mail().htmlRenderPool(this.p));
   }
   get mailSync(): SyncService {
     return this.once('mailSync', () => mail().mailSync(this.p, this));

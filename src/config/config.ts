@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { envSchema, type RawEnv } from './env-schema.js';
 import { resolveSecretSources } from './secret-sources.js';
@@ -96,6 +97,8 @@ export class AppConfig {
   readonly attachmentDownloads: { perUser: number; total: number; idleTimeoutMs: number };
   /** Searches and exports in progress at once per user in this process (issue 52 finding 13). */
   readonly expensiveRequestsPerUser: number;
+  /** HTML bodies: per-user renders in progress, bytes per page, the cleaning's time budget, worker threads (ADR 0162). */
+  readonly htmlRendering: { perUser: number; pageMaxBytes: number; timeoutMs: number; threads: number };
   readonly uploadLimits: UploadLimits;
   /** Where stored files live (CRM_STORAGE, CRM_S3_*). */
   readonly storage: StorageSettings;
@@ -149,6 +152,12 @@ export class AppConfig {
       uploadsTotal: raw.SEND_UPLOADS_TOTAL,
     };
     this.expensiveRequestsPerUser = raw.EXPENSIVE_REQUESTS_PER_USER;
+    this.htmlRendering = {
+      perUser: raw.HTML_RENDERS_PER_USER,
+      pageMaxBytes: raw.HTML_PAGE_MAX_BYTES,
+      timeoutMs: raw.HTML_RENDER_TIMEOUT_MS,
+      threads: raw.HTML_RENDER_THREADS || Math.max(1, os.availableParallelism() - 1),
+    };
     this.attachmentDownloads = {
       perUser: raw.ATTACHMENT_DOWNLOADS_PER_USER,
       total: raw.ATTACHMENT_DOWNLOADS_TOTAL,

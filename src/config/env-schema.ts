@@ -273,6 +273,18 @@ export const envSchema = z.object({
   EXPENSIVE_REQUESTS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '4').describe(
     'searches (emails, conversations, contacts, companies) and exports one user may have in progress at once in one `serve` (429 with `Retry-After` beyond; per process, so behind a load balancer per instance)',
   ),
+  HTML_RENDERS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '3').describe(
+    'email details, thread pages and conversations (the requests that read and clean HTML bodies) one user may have in progress at once in one `serve` (429 with `Retry-After` beyond)',
+  ),
+  HTML_PAGE_MAX_BYTES: withDefault(z.coerce.number().int().min(65_536).max(67_108_864), '2097152').describe(
+    'HTML read and cleaned for one page (a thread page or a conversation): emails past it answer `html: null` with `htmlOmitted: page_limit` (each email alone is cut at 512 KB by the mail server)',
+  ),
+  HTML_RENDER_TIMEOUT_MS: withDefault(z.coerce.number().int().min(10).max(60_000), '5000').describe(
+    "time budget of cleaning one email's HTML in the worker threads, waiting for a thread included: past it the email answers `html: null` with `htmlOmitted: time_budget` and the thread is stopped",
+  ),
+  HTML_RENDER_THREADS: withDefault(z.coerce.number().int().min(0).max(64), '0').describe(
+    'worker threads that clean HTML bodies off the main thread; 0: the cores less one, at least one (docs/adr/0162-html-cleaned-in-worker-threads.md)',
+  ),
   ATTACHMENT_DOWNLOADS_PER_USER: withDefault(z.coerce.number().int().min(1).max(1000), '4').describe('attachment downloads in progress at once per user (429 beyond)'),
   ATTACHMENT_DOWNLOADS_TOTAL: withDefault(z.coerce.number().int().min(1).max(10_000), '16').describe('attachment downloads in progress at once per process (429 beyond)'),
   ATTACHMENT_IDLE_TIMEOUT_MS: withDefault(z.coerce.number().int().min(100).max(600_000), '30000').describe('a download that moves no byte for this long is cut off'),

@@ -3,9 +3,12 @@ import path from 'node:path';
 
 /**
  * The variables that hold secrets. Each may come from one of three places: the variable itself, a
- * file named by `<NAME>_FILE`, or a systemd credential (`LoadCredential=<NAME>:/etc/...`, read from
- * `$CREDENTIALS_DIRECTORY/<NAME>`). Files keep secrets out of the environment, which every child
- * process inherits and /proc/<pid>/environ shows to the same user.
+ * file named by `<NAME>_FILE`, or a systemd credential read from `$CREDENTIALS_DIRECTORY`: one file
+ * (`LoadCredential=<NAME>:/etc/...`, read as `<NAME>`) or a whole directory of them
+ * (`LoadCredential=staff-crm:/etc/staff-crm/credentials`, each read as `staff-crm_<NAME>`: what the units
+ * and the crm-admin wrapper pass, so an optional secret such as BACKUP_SIGNING_KEY reaches every command
+ * once its file exists; issue 52, finding 12). Files keep secrets out of the environment, which every
+ * child process inherits and /proc/<pid>/environ shows to the same user.
  */
 export const SECRET_VARIABLES = [
   'JWT_ACCESS_SECRET',
@@ -19,6 +22,9 @@ export const SECRET_VARIABLES = [
   'CRM_S3_ACCESS_KEY_ID',
   'CRM_S3_SECRET_ACCESS_KEY',
 ] as const;
+
+/** The ID of the credential directory in the units (systemd names each file `<ID>_<file name>`). */
+export const CREDENTIAL_DIRECTORY_ID = 'staff-crm';
 
 export type ReadSecretFile = (file: string) => string;
 
@@ -49,8 +55,13 @@ export function resolveSecretSources(
     if (nonEmpty(input[name]) !== undefined) sources.push({ label: name, value: input[name] });
     const named = nonEmpty(input[`${name}_FILE`]);
     if (named !== undefined) sources.push({ label: `${name}_FILE`, file: named });
-    const credential = credentialsDir ? path.join(credentialsDir, name) : undefined;
-    if (credential && exists(credential)) sources.push({ label: `systémový credential ${name} ($CREDENTIALS_DIRECTORY)`, file: credential });
+    const credentials = (credentialsDir ? [name, `${CREDENTIAL_DIRECTORY_ID}_${name}`] : [])
+      .map((id) => ({ label: `systémový credential ${id} ($CREDENTIALS_DIRECTORY)`, file: path.join(credentialsDir!, id) }))
+      .filter((c) => exists(c.file));
+    // A drop-in of an older install (LoadCredential=NAME:/etc/staff-crm/credentials/NAME) beside the
+    // directory credential delivers the same file twice: one source, unless the two differ.
+    if (credentials.length === 2 && sameContent(credentials[0].file, credentials[1].file, readFile)) credentials.shift();
+    sources.push(...credentials);
     delete env[`${name}_FILE`];
     if (sources.length > 1) {
       problems.push(`${name}: zadané viackrát (${sources.map((s) => s.label).join(', ')}); ponechajte jeden zdroj`);
@@ -67,6 +78,14 @@ export function resolveSecretSources(
     }
   }
   return { env, problems };
+}
+
+function sameContent(a: string, b: string, readFile: ReadSecretFile): boolean {
+  try {
+    return readFile(a) === readFile(b);
+  } catch {
+    return false;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

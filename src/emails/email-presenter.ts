@@ -57,6 +57,7 @@ export function presentEmail(email: EmailRecord): EmailResponse {
     body: email.body ?? null,
     html: email.html ?? null,
     blockedImages: email.blockedImages ?? 0,
+    htmlOmitted: email.htmlOmitted ?? null,
     contactIds: email.contactIds ?? [],
     attachments: (email.attachments ?? []).map(presentAttachment),
     createdAt: email.createdAt,

@@ -12,6 +12,12 @@ export interface StoredAddresses {
   replyTo?: AddressEntry[];
 }
 
+/**
+ * Why an HTML body was not answered: the page's HTML budget went to earlier emails (ask for the email
+ * alone), cleaning it took longer than its time budget, or the server had too many bodies to clean.
+ */
+export type HtmlOmitted = 'page_limit' | 'time_budget' | 'busy';
+
 /** An email as the service hands it out (camelCase); `body` only on full reads, `bodyStart` on lists. */
 export interface EmailRecord {
   id: string;
@@ -40,6 +46,8 @@ export interface EmailRecord {
   html?: string | null;
   /** Remote images held back in `html` (data-crm-src). */
   blockedImages?: number;
+  /** Why `html` is null although the email has an HTML body (issue 52, finding 5); null otherwise. */
+  htmlOmitted?: HtmlOmitted | null;
   /** The first characters of the body, enough for a preview (lists never load whole bodies). */
   bodyStart?: string | null;
   /** Every contact that took part (email_contacts), the main correspondent included. */

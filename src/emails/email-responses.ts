@@ -72,6 +72,15 @@ export const emailSchema = z
           "(swap it into src on the user's request, or ask again with remoteImages=1).",
       }),
     blockedImages: z.number().int().min(0).meta({ description: 'How many remote images html holds back in data-crm-src' }),
+    htmlOmitted: z
+      .enum(['page_limit', 'time_budget', 'busy'])
+      .nullable()
+      .meta({
+        description:
+          "Why html is null although the email has an HTML body: page_limit (the page's HTML budget, HTML_PAGE_MAX_BYTES, went to the " +
+          'emails before it: GET /api/emails/{id} answers it alone), time_budget (cleaning it took too long: show body), busy (the ' +
+          'server had too many bodies to clean: ask again). Null otherwise.',
+      }),
     contactIds: z.array(uuid).meta({ description: 'Every contact that took part, the main correspondent first' }),
     attachments: z.array(attachmentSchema),
     createdAt: timestamp,

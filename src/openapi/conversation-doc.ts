@@ -30,11 +30,13 @@ export const conversationArea: AreaDoc = {
       operationId: 'getConversation',
       auth: 'user',
       summary: 'A conversation with its messages and comments',
-      description: 'messages: its emails oldest first, paged by page and limit (messagesPagination); comments: all, oldest first.',
+      description:
+        'messages: its emails oldest first, paged by page and limit (messagesPagination); comments: all, oldest first. At most ' +
+        'HTML_PAGE_MAX_BYTES of HTML per page (htmlOmitted page_limit past it); HTML_RENDERS_PER_USER such reads per user (429 beyond).',
       params: idParams,
       query: conversationQuery,
       success: { status: 200, description: 'The conversation', body: 'data', data: conversationDetailData },
-      errors: [404],
+      errors: [404, 429],
     },
     {
       method: 'patch',

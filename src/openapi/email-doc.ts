@@ -78,9 +78,10 @@ export const emailArea: AreaDoc = {
       operationId: 'getEmail',
       auth: 'user',
       summary: 'One email with its body',
+      description: 'HTML_RENDERS_PER_USER such reads (details, thread pages, conversations) in progress per user: 429 with Retry-After beyond.',
       params: idParams,
       success: { status: 200, description: 'The email', body: 'data', data: emailData },
-      errors: [403],
+      errors: [403, 429],
     },
     {
       method: 'get',
@@ -88,10 +89,13 @@ export const emailArea: AreaDoc = {
       operationId: 'getEmailThread',
       auth: 'user',
       summary: 'The thread an email belongs to',
+      description:
+        'At most HTML_PAGE_MAX_BYTES of HTML per page: emails past it answer html null with htmlOmitted page_limit. ' +
+        'HTML_RENDERS_PER_USER such reads in progress per user: 429 with Retry-After beyond.',
       params: idParams,
       query: threadQuery,
       success: { status: 200, description: 'A page of the emails of the thread, oldest first', body: 'list', item: emailSchema },
-      errors: [403],
+      errors: [403, 429],
     },
     {
       method: 'post',

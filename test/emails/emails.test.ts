@@ -29,7 +29,7 @@ const SUMMARY_FIELDS = [
 ];
 const DETAIL_FIELDS = [
   ...SUMMARY_FIELDS.filter((f) => f !== 'preview'),
-  ...['attachments', 'blockedImages', 'body', 'cc', 'contactIds', 'createdAt', 'html', 'inReplyTo', 'messageId', 'replyTo', 'updatedAt'],
+  ...['attachments', 'blockedImages', 'body', 'cc', 'contactIds', 'createdAt', 'html', 'htmlOmitted', 'inReplyTo', 'messageId', 'replyTo', 'updatedAt'],
 ];
 const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
 

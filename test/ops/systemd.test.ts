@@ -194,27 +194,53 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     expect(fs.existsSync(path.join(systemdDir, 'staff-crm.service'))).to.equal(false);
   });
 
-  it('hands the secrets over as systemd credentials, which the program reads (and a second source is refused)', () => {
-    const secrets = ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'CRM_ENCRYPTION_KEY'];
-    for (const unit of ['staff-crm@.service', 'staff-crm-backup.service']) {
-      expect(settingsOf(unit).get('LoadCredential'), unit).to.deep.equal(secrets.map((name) => `${name}:/etc/staff-crm/credentials/${name}`));
-    }
-    // What systemd does at start: the files in $CREDENTIALS_DIRECTORY, the env file with the secrets empty.
-    const credentials = path.join(testEnv.tmpRoot!, 'systemd-credentials');
-    fs.mkdirSync(credentials, { recursive: true });
+  /** The secret files an admin puts in /etc/staff-crm/credentials (here: a directory of the test's own). */
+  const secretFiles = () => {
+    const dir = fs.mkdtempSync(path.join(testEnv.tmpRoot!, 'etc-credentials-'));
     const values = {
       JWT_ACCESS_SECRET: crypto.randomBytes(36).toString('base64'),
       JWT_REFRESH_SECRET: crypto.randomBytes(36).toString('base64'),
       CRM_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
+      BACKUP_SIGNING_KEY: crypto.randomBytes(32).toString('hex'),
     };
-    for (const [name, value] of Object.entries(values)) fs.writeFileSync(path.join(credentials, name), `${value}\n`, { mode: 0o600 });
-    const example = envFileEntries(fs.readFileSync(envExamplePath, 'utf8'), { commented: false });
-    const config = AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials });
-    expect(config.secrets.jwtAccessSecret).to.equal(values.JWT_ACCESS_SECRET);
-    expect(config.secrets.encryptionKey.toString('hex')).to.equal(values.CRM_ENCRYPTION_KEY);
+    for (const [name, value] of Object.entries(values)) fs.writeFileSync(path.join(dir, name), `${value}\n`, { mode: 0o600 });
+    return { dir, values };
+  };
+
+  /**
+   * What systemd does with `LoadCredential=ID:PATH` at a unit's start (systemd.exec(5)): a file is copied
+   * as `ID`, every file of a directory as `ID_<file name>`, into a fresh $CREDENTIALS_DIRECTORY.
+   * /etc/staff-crm/credentials stands for `etc`.
+   */
+  const credentialsDirectory = (loadCredential: string[], etc: string): string => {
+    const out = fs.mkdtempSync(path.join(testEnv.tmpRoot!, 'credentials-directory-'));
+    for (const setting of loadCredential) {
+      const [id, source] = [setting.slice(0, setting.indexOf(':')), setting.slice(setting.indexOf(':') + 1).replace('/etc/staff-crm/credentials', etc)];
+      if (!fs.existsSync(source)) throw new Error(`LoadCredential=${setting}: ${source} does not exist, the unit would fail to start`);
+      if (fs.statSync(source).isDirectory()) for (const file of fs.readdirSync(source)) fs.copyFileSync(path.join(source, file), path.join(out, `${id}_${file}`));
+      else fs.copyFileSync(source, path.join(out, id));
+    }
+    return out;
+  };
+
+  const example = () => envFileEntries(fs.readFileSync(envExamplePath, 'utf8'), { commented: false });
+
+  it('hands every secret file over as a credential (BACKUP_SIGNING_KEY included) to the service and the backup unit, and the program reads them', () => {
+    const { dir, values } = secretFiles();
+    for (const unit of ['staff-crm@.service', 'staff-crm-backup.service']) {
+      const config = AppConfig.fromEnv({ ...example(), CREDENTIALS_DIRECTORY: credentialsDirectory(settingsOf(unit).get('LoadCredential') ?? [], dir) });
+      expect(config.secrets.jwtAccessSecret, unit).to.equal(values.JWT_ACCESS_SECRET);
+      expect(config.secrets.encryptionKey.toString('hex'), unit).to.equal(values.CRM_ENCRYPTION_KEY);
+      expect(config.backupSigning.current, `${unit} does not pass BACKUP_SIGNING_KEY`).to.equal(values.BACKUP_SIGNING_KEY);
+    }
+    // A second source for one secret is a start error.
     let problems: string[] = [];
     try {
-      AppConfig.fromEnv({ ...example, CREDENTIALS_DIRECTORY: credentials, JWT_REFRESH_SECRET: crypto.randomBytes(36).toString('base64') });
+      AppConfig.fromEnv({
+        ...example(),
+        CREDENTIALS_DIRECTORY: credentialsDirectory(settingsOf('staff-crm@.service').get('LoadCredential') ?? [], dir),
+        JWT_REFRESH_SECRET: crypto.randomBytes(36).toString('base64'),
+      });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       problems = err.problems;
@@ -255,17 +281,31 @@ describe('systemd roles, credentials, backup unit and the crm-admin wrapper', fu
     expect(Number(exposure![1])).to.be.below(3.0);
   });
 
-  it("runs crm-admin through the wrapper in the caller's directory, so relative --out/backup paths land there", () => {
-    // A stand-in for systemd-run that prints the properties it was given.
+  /** The wrapper with a stand-in for systemd-run that prints the properties and arguments it was given. */
+  const wrapper = (args: string[], cwd: string, env: Record<string, string> = {}) => {
     const bin = path.join(testEnv.tmpRoot!, 'fake-systemd-run');
     fs.mkdirSync(bin, { recursive: true });
     fs.writeFileSync(path.join(bin, 'systemd-run'), '#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\n', { mode: 0o755 });
-    const cwd = fs.realpathSync(fs.mkdtempSync(path.join(testEnv.tmpRoot!, 'admin-cwd-')));
-    const res = spawnSync(path.join(systemdDir, 'crm-admin'), ['db', 'backup', 'crm.tar.gz'], { cwd, encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    const res = spawnSync(path.join(systemdDir, 'crm-admin'), args, { cwd, encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH ?? ''}`, ...env } });
     expect(res.status, res.stderr).to.equal(0);
-    const args = res.stdout.trimEnd().split('\n');
+    return res.stdout.trimEnd().split('\n');
+  };
+
+  it("runs crm-admin through the wrapper in the caller's directory, so relative --out/backup paths land there", () => {
+    const cwd = fs.realpathSync(fs.mkdtempSync(path.join(testEnv.tmpRoot!, 'admin-cwd-')));
+    const args = wrapper(['db', 'backup', 'crm.tar.gz'], cwd);
     expect(args).to.include(`WorkingDirectory=-${cwd}`);
     expect(args.slice(-4)).to.deep.equal(['/opt/staff-crm/bin/crm-admin', 'db', 'backup', 'crm.tar.gz']);
+  });
+
+  it('passes every secret file to the command through the wrapper, BACKUP_SIGNING_KEY included (issue 52, finding 12)', () => {
+    const { dir, values } = secretFiles();
+    const cwd = fs.realpathSync(fs.mkdtempSync(path.join(testEnv.tmpRoot!, 'admin-cwd-')));
+    const args = wrapper(['db', 'backup', 'crm.tar.gz'], cwd, { STAFF_CRM_CREDENTIALS: dir });
+    const loaded = args.filter((a) => a.startsWith('LoadCredential=')).map((a) => a.slice('LoadCredential='.length));
+    const config = AppConfig.fromEnv({ ...example(), CREDENTIALS_DIRECTORY: credentialsDirectory(loaded, dir) });
+    expect(config.backupSigning.current, 'the wrapper does not pass BACKUP_SIGNING_KEY').to.equal(values.BACKUP_SIGNING_KEY);
+    expect(config.secrets.encryptionKey.toString('hex')).to.equal(values.CRM_ENCRYPTION_KEY);
   });
 });
 

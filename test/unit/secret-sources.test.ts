@@ -37,6 +37,26 @@ describe('unit: secrets from files', () => {
     expect(env.JWT_ACCESS_SECRET).to.equal(undefined);
   });
 
+  it('reads the credentials of a directory (LoadCredential=staff-crm:/etc/staff-crm/credentials) as staff-crm_<NAME>', () => {
+    const dir = '/run/credentials/staff-crm-backup.service';
+    const fs = files({ [`${dir}/staff-crm_BACKUP_SIGNING_KEY`]: `${'cd'.repeat(32)}\n`, [`${dir}/staff-crm_postgres.password`]: 'not a secret variable' });
+    const { env, problems } = resolveSecretSources({ CREDENTIALS_DIRECTORY: dir }, fs.read, fs.exists);
+    expect(problems).to.deep.equal([]);
+    expect(env.BACKUP_SIGNING_KEY).to.equal('cd'.repeat(32));
+  });
+
+  it('takes the same file delivered both ways (an old drop-in beside the directory) once, and refuses two different ones', () => {
+    const dir = '/run/credentials/staff-crm@all.service';
+    const same = files({ [`${dir}/DATABASE_URL`]: 'postgres://a\n', [`${dir}/staff-crm_DATABASE_URL`]: 'postgres://a\n' });
+    const one = resolveSecretSources({ CREDENTIALS_DIRECTORY: dir }, same.read, same.exists);
+    expect(one.problems).to.deep.equal([]);
+    expect(one.env.DATABASE_URL).to.equal('postgres://a');
+    const differ = files({ [`${dir}/DATABASE_URL`]: 'postgres://a', [`${dir}/staff-crm_DATABASE_URL`]: 'postgres://b' });
+    const two = resolveSecretSources({ CREDENTIALS_DIRECTORY: dir }, differ.read, differ.exists);
+    expect(two.problems).to.have.length(1);
+    expect(two.problems[0]).to.match(/^DATABASE_URL: zadané viackrát \(systémový credential DATABASE_URL .*systémový credential staff-crm_DATABASE_URL/);
+  });
+
   it('refuses two values for one secret, naming both sources, whichever two they are', () => {
     const fs = files({ '/s/key': 'x', '/creds/JWT_REFRESH_SECRET': 'y', '/creds/CRM_ENCRYPTION_KEY': 'z' });
     const { problems } = resolveSecretSources(

@@ -5,6 +5,7 @@ import type { EmailAccountService } from '../../email-accounts/email-account-ser
 import type { AttachmentDownloads } from '../../emails/attachment-download.js';
 import type { EmailService } from '../../emails/email-service.js';
 import type { HtmlBodies } from '../../emails/html-bodies.js';
+import type { HtmlRenderPool } from '../../emails/html-render-pool.js';
 import type { ReadStatePusher } from '../../emails/read-state-pusher.js';
 import type { AppMetrics } from '../../metrics/metrics.js';
 import type { EmailSenderService } from '../../sending/email-sender-service.js';
@@ -19,6 +20,8 @@ import type { Plumbing } from './plumbing.js';
 import type * as attachmentDownloadExports from '../../emails/attachment-download.js';
 import type * as emailServiceExports from '../../emails/email-service.js';
 import type * as htmlBodiesExports from '../../emails/html-bodies.js';
+import type * as htmlRenderPoolExports from '../../emails/html-render-pool.js';
+import type * as concurrencyGateExports from '../../shared/concurrency-gate.js';
 import type * as readStatePusherExports from '../../emails/read-state-pusher.js';
 import type * as suppressionFilterExports from '../../privacy/suppression-filter.js';
 import type * as emailSenderServiceExports from '../../sending/email-sender-service.js';
@@ -36,6 +39,8 @@ import type * as resyncServiceExports from '../../sync/resync-service.js';
 const attachmentDownloadModule = lazyModule<typeof attachmentDownloadExports>(import.meta.url, '../../emails/attachment-download.js');
 const emailServiceModule = lazyModule<typeof emailServiceExports>(import.meta.url, '../../emails/email-service.js');
 const htmlBodiesModule = lazyModule<typeof htmlBodiesExports>(import.meta.url, '../../emails/html-bodies.js');
+const htmlRenderPoolModule = lazyModule<typeof htmlRenderPoolExports>(import.meta.url, '../../emails/html-render-pool.js');
+const concurrencyGateModule = lazyModule<typeof concurrencyGateExports>(import.meta.url, '../../shared/concurrency-gate.js');
 const readStatePusherModule = lazyModule<typeof readStatePusherExports>(import.meta.url, '../../emails/read-state-pusher.js');
 const suppressionFilterModule = lazyModule<typeof suppressionFilterExports>(import.meta.url, '../../privacy/suppression-filter.js');
 const emailSenderServiceModule = lazyModule<typeof emailSenderServiceExports>(import.meta.url, '../../sending/email-sender-service.js');
@@ -69,8 +74,25 @@ export function emailAttachments(p: Plumbing, s: Mailboxes & { emails: EmailServ
   return new (attachmentDownloadModule().AttachmentDownloads)({ emails: s.emails, accounts: p.accountAccess, mail: s.emailAccounts, limits: p.config.attachmentDownloads });
 }
 
-export function emailHtml(p: Plumbing, s: Mailboxes): HtmlBodies {
-  return new (htmlBodiesModule().HtmlBodies)({ accounts: p.accountAccess, mail: s.emailAccounts, logger: p.logger });
+const HTML_RENDERS_BUSY = 'Príliš veľa súbežne otváraných emailov; skúste to o chvíľu znova';
+
+/** The worker threads that clean HTML bodies (ADR 0162); the service's shutdown closes them. */
+export function htmlRenderPool(p: Plumbing): HtmlRenderPool {
+  const { threads, timeoutMs } = p.config.htmlRendering;
+  return new (htmlRenderPoolModule().HtmlRenderPool)({ threads, timeoutMs, logger: p.logger });
+}
+
+export function emailHtml(p: Plumbing, s: Mailboxes & { htmlRenderPool: HtmlRenderPool }): HtmlBodies {
+  const { perUser, pageMaxBytes } = p.config.htmlRendering;
+  return new (htmlBodiesModule().HtmlBodies)({
+    accounts: p.accountAccess,
+    mail: s.emailAccounts,
+    logger: p.logger,
+    pool: s.htmlRenderPool,
+    // Per user only: the pool's threads and queue bound the process as a whole.
+    renders: new (concurrencyGateModule().ConcurrencyGate)({ perKey: perUser, total: Number.POSITIVE_INFINITY }, HTML_RENDERS_BUSY, 2),
+    pageMaxBytes,
+  });
 }
 
 /** Erased addresses and EMAIL_RETENTION_DAYS: what the sync must not store (src/privacy). */
