@@ -137,13 +137,24 @@ export class EmailSenderService {
     }
   }
 
-  async send(message: OutgoingMessage, body: SendBody, meta: RequestMeta): Promise<SendResult> {
+  /**
+   * Checks and keeps one file of a server draft (src/drafts) while its form arrives: `message` has
+   * keepFiles set (the file storage) and stands for the draft's mailbox, which the caller may send
+   * from; the checks are those of a send's files (content, the CRM's size limit, the upload budget).
+   */
+  async keep(message: OutgoingMessage, emailAccountId: string, stream: Readable, fileName: string, type: string): Promise<{ blobId: string; size: number }> {
+    const origin = await this.origins.of(message, { emailAccountId });
+    return origin.intake.add(stream, fileName, type);
+  }
+
+  /** `files`: puts stored files into the intake once the recipients are known to be fine (a server draft's attachments). */
+  async send(message: OutgoingMessage, body: SendBody, meta: RequestMeta, files?: (intake: SendOrigin['intake']) => Promise<void>): Promise<SendResult> {
     const origin = await this.origins.of(message, body);
     const { account } = origin;
     // Before the mail server is asked anything: a template the caller may not use fails first.
     const content = await messageContent(this.deps.content, message.userId, account.id, body);
     try {
-      return await this.deliver(message, origin, { body, content, meta });
+      return await this.deliver(message, origin, { body, content, meta, files });
     } catch (err) {
       throw await keepTyped(err, this.deps.drafts, { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) }, this.deps.logger);
     }
@@ -187,7 +198,7 @@ export class EmailSenderService {
   private async deliver(
     message: OutgoingMessage,
     origin: SendOrigin,
-    { body, content, meta }: { body: SendBody; content: MessageContent; meta: RequestMeta },
+    { body, content, meta, files }: { body: SendBody; content: MessageContent; meta: RequestMeta; files?: (intake: SendOrigin['intake']) => Promise<void> },
     scheduled?: ScheduledSubmission,
   ): Promise<SendResult> {
     const { account } = origin;
@@ -197,6 +208,13 @@ export class EmailSenderService {
     const recipients = this.recipients(origin, setup, body, own);
     // After the recipients are known to be fine: no attachment byte moves for a send that would be refused.
     if (origin.forwarded) await this.origins.carry(message, origin);
+    if (files) {
+      try {
+        await files(origin.intake);
+      } catch (err) {
+        throw mailServerError(err);
+      }
+    }
     const messageId = scheduled?.messageId ?? newMessageId(setup.identity.email);
     const draft = draftEmail({
       ...recipients,
