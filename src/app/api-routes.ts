@@ -25,7 +25,7 @@ import { createTemplateRouter } from '../templates/template-routes.js';
 import { createDraftRouter } from '../drafts/draft-routes.js';
 import { createScheduledEmailRouter } from '../scheduled-emails/scheduled-email-routes.js';
 import { expensiveRequests } from '../http/expensive-requests.js';
-import { FormUploads } from '../sending/multipart-form.js';
+import { FormUploads } from '../sending/multipart-middleware.js';
 import { createWebhookRouter } from '../webhooks/webhook-routes.js';
 import { createSearchRouter } from '../search/search-routes.js';
 import { createTaskRouter } from '../tasks/task-routes.js';

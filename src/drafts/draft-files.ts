@@ -8,9 +8,8 @@
 import type { Tx } from '../db/transactions.js';
 import { PayloadTooLargeError, ValidationError } from '../errors/app-errors.js';
 import { keptFiles, type AttachmentFileRepository, type StoredFile } from '../sending/attachment-files.js';
-import type { AttachmentIntake, UploadTarget } from '../sending/attachment-intake.js';
+import { MAX_FILES, type AttachmentIntake, type UploadTarget } from '../sending/attachment-intake.js';
 import type { OutgoingAttachment } from '../sending/compose.js';
-import { MAX_FILES } from '../sending/multipart-form.js';
 import type { FileStore } from '../storage/file-storage.js';
 
 const TOO_MANY = `Koncept môže mať najviac ${MAX_FILES} príloh`;

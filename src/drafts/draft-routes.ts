@@ -10,7 +10,7 @@ import type { ScheduledEmailService } from '../scheduled-emails/scheduled-email-
 import { requestHash } from '../sending/request-hash.js';
 import { presentSent } from '../sending/sending-presenter.js';
 import type { OutgoingAttachment } from '../sending/compose.js';
-import { readForm, type FormUploads } from '../sending/multipart-form.js';
+import { readForm, type FormUploads } from '../sending/multipart-middleware.js';
 import { idempotencyKey } from '../sending/sending-schemas.js';
 import { listResult } from '../shared/pagination.js';
 import { idParams, paginationQuery, parse } from '../shared/validation.js';

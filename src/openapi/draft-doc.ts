@@ -13,7 +13,7 @@ const files = z.array(z.string().meta({ format: 'binary' })).meta({
 });
 const FORM =
   ' As JSON, or as multipart/form-data with the same text fields first and files in "attachments" (a text field after a file: 400): ' +
-  'the checks of a send\'s files apply (executable: 400 attachment_not_allowed; too large: 413; the upload budget and the uploads of one ' +
+  "the checks of a send's files apply (executable: 400 attachment_not_allowed; too large: 413; the upload budget and the uploads of one " +
   'user at once: 429). A refused form changes nothing.';
 
 export const draftArea: AreaDoc = {

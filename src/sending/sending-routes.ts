@@ -8,7 +8,7 @@ import type { ScheduledEmailService } from '../scheduled-emails/scheduled-email-
 import { presentScheduled } from '../scheduled-emails/scheduled-email-presenter.js';
 import type { EmailSenderService, OutgoingMessage, SendTarget } from './email-sender-service.js';
 import type { RequestContent } from './idempotency.js';
-import { FIELDS_FIRST, hashForm, readForm as readMultipart, type FormUploads } from './multipart-form.js';
+import { FIELDS_FIRST, hashForm, readForm as readMultipart, type FormUploads } from './multipart-middleware.js';
 import { requestHash } from './request-hash.js';
 import { presentSent } from './sending-presenter.js';
 import { composeBody, forwardBody, idempotencyKey, replyBody } from './sending-schemas.js';
@@ -23,11 +23,7 @@ export const SCHEDULED = 'Email bol naplánovaný na odoslanie';
  * text field must come before the first file: the whole form is validated there, before the first
  * byte goes to the mail server (issue 26); a text field after a file is refused.
  */
-export function createSendingRouter(
-  services: { sending: EmailSenderService; scheduledEmails: ScheduledEmailService },
-  auth: AuthMiddleware,
-  uploads: FormUploads,
-): Router {
+export function createSendingRouter(services: { sending: EmailSenderService; scheduledEmails: ScheduledEmailService }, auth: AuthMiddleware, uploads: FormUploads): Router {
   const { sending, scheduledEmails } = services;
   const router = Router();
   const limits = { maxTotalBytes: uploads.maxTotalBytes };
@@ -122,7 +118,7 @@ function fieldsOf(target: SendTarget, fields: unknown): SendBody {
 }
 
 /**
- * Parses the form (src/sending/multipart-form.ts): at the first file the text fields read so far are
+ * Parses the form (src/sending/multipart-middleware.ts): at the first file the text fields read so far are
  * the whole form's and are validated; each file is then uploaded to the mail server as it arrives.
  */
 function readForm(

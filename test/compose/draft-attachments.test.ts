@@ -4,7 +4,18 @@ import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
 import { until } from '../support/poll.js';
-import { crmUser, freshMailUser, linkViaApi, randomFile, sendingWorld, serverBlob, uniqueSubject, waitForServerEmails, type CrmUser, type SendingWorld } from '../sending/helpers.js';
+import {
+  crmUser,
+  freshMailUser,
+  linkViaApi,
+  randomFile,
+  sendingWorld,
+  serverBlob,
+  uniqueSubject,
+  waitForServerEmails,
+  type CrmUser,
+  type SendingWorld,
+} from '../sending/helpers.js';
 
 interface DraftFile {
   id: string;
@@ -128,9 +139,7 @@ describe('drafts: attachments added by multipart, sent with the draft', function
   it("another user's draft or file is a 404, and their form keeps nothing on it", async () => {
     const mine = (await formDraft(owner, { emailAccountId: world.accountId, text: 'môj' }, [{ name: 'moja.pdf', bytes: pdf('moja') }])).body.data.draft;
     const other = await crmUser();
-    const theirs = await other
-      .as(request(app).patch(`/api/drafts/${mine.id}`))
-      .attach('attachments', pdf('cudzia'), { filename: 'cudzia.pdf', contentType: 'application/pdf' });
+    const theirs = await other.as(request(app).patch(`/api/drafts/${mine.id}`)).attach('attachments', pdf('cudzia'), { filename: 'cudzia.pdf', contentType: 'application/pdf' });
     expect(theirs.status).to.equal(404);
     expect(theirs.body.error.message).to.equal('Koncept neexistuje');
     const removed = await other.as(request(app).delete(`/api/drafts/${mine.id}/attachments/${mine.attachments[0].id}`));

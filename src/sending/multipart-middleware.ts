@@ -12,12 +12,11 @@ import { PayloadTooLargeError, ValidationError } from '../errors/app-errors.js';
 import { ConcurrencyGate } from '../shared/concurrency-gate.js';
 import { sanitiseFileName } from '../timesheets/file-name.js';
 import { toUploadError } from '../timesheets/upload-middleware.js';
+import { MAX_FILES } from './attachment-intake.js';
 import { requestHash } from './request-hash.js';
 import { composeBody, MAX_BODY_CHARS } from './sending-schemas.js';
 import { MAX_RECIPIENTS, TOO_MANY_RECIPIENTS } from './send-request.js';
 
-/** Files of one form (and of one draft). */
-export const MAX_FILES = 20;
 export const FIELDS_FIRST = 'Textové polia formulára (adresáti, predmet, text...) uveďte pred prílohami';
 export const TOO_MANY_FILES = `Prílohy posielajte v poli "attachments", najviac ${MAX_FILES}`;
 
