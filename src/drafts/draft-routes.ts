@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
-import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { requestMeta, requireAuthContext, signInOf } from '../http/auth-context.js';
 import { ok } from '../http/respond.js';
 import { parseBody, parseParams, parseQuery } from '../http/validate.js';
 import type { EmailSenderService } from '../sending/email-sender-service.js';
@@ -104,11 +104,11 @@ export function createDraftRouter(
   router.post('/:id/send', async (req, res) => {
     const { id } = parseParams(idParams, req);
     const options = parseBody(sendDraftBody, req);
-    const { userId, sessionId } = requireAuthContext(req);
+    const { userId } = requireAuthContext(req);
     const header = req.get('idempotency-key');
     const key = header === undefined ? undefined : parse(idempotencyKey, header, 'Neplatná hlavička Idempotency-Key');
     // The draft is read inside the guarded work: a replay of a sent (so removed) draft answers the first result.
-    const message = sending.start(userId, { kind: 'new' }, undefined, sessionId);
+    const message = sending.start(userId, { kind: 'new' }, undefined, signInOf(req));
     const known = requestHash(req.body ?? {}, []);
     const answer = await sending.guarded(
       message,

@@ -20,7 +20,7 @@ import type { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { draftEmail, envelopeOf, forwardSubject, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
 import { withForwardQuote } from './forwarding.js';
 import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
-import { defaultRecipient, OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
+import { defaultRecipient, OutgoingMessage, type SendCaller, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
 import { messageContent, type ContentSources, type MessageContent } from './message-content.js';
 import { keepTyped, type DraftKeeper } from './failed-send.js';
@@ -70,6 +70,8 @@ export interface EmailSenderDeps {
   uploadBudget: UploadBudget;
   /** Checks the caller's session again right before the submission. */
   sessions?: { activeSession(sessionId: string, userId: string): Promise<unknown> };
+  /** Checks the caller's API token again right before the submission (revoked, expired, user disabled). */
+  apiTokens?: { stillUsable(tokenId: string, userId: string): Promise<boolean> };
   /** Signatures and templates (issue 47). */
   content: ContentSources;
   /** Keeps the text of a send that failed as a server draft (src/drafts). */
@@ -92,8 +94,9 @@ export class EmailSenderService {
     this.origins = new SendOrigins(deps);
   }
 
-  start(userId: string, target: SendTarget, signal?: AbortSignal, sessionId?: string): OutgoingMessage {
-    return new OutgoingMessage(userId, target, signal, sessionId);
+  /** `caller`: the session or API token of the request (checked again before the submission); none for the scheduler. */
+  start(userId: string, target: SendTarget, signal?: AbortSignal, caller: SendCaller = {}): OutgoingMessage {
+    return new OutgoingMessage(userId, target, signal, caller);
   }
 
   /**
@@ -329,11 +332,15 @@ export class EmailSenderService {
     return recipients;
   }
 
-  /** The send right (and the session, when known) once more, right before the submission. */
+  /** The send right, and the session or API token the request came with, once more, right before the submission. */
   private async stillAllowed(message: OutgoingMessage, account: EmailAccount): Promise<void> {
-    if (message.sessionId !== undefined && this.deps.sessions) {
-      const user = await this.deps.sessions.activeSession(message.sessionId, message.userId);
+    const { sessionId, apiTokenId } = message.caller;
+    if (sessionId !== undefined && this.deps.sessions) {
+      const user = await this.deps.sessions.activeSession(sessionId, message.userId);
       if (!user) throw new AuthenticationError();
+    }
+    if (apiTokenId !== undefined && this.deps.apiTokens && !(await this.deps.apiTokens.stillUsable(apiTokenId, message.userId))) {
+      throw new AuthenticationError();
     }
     await this.deps.accounts.sendingAccount(message.userId, account.id);
   }

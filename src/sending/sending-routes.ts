@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AuthMiddleware } from '../auth/auth-middleware.js';
 import { ValidationError } from '../errors/app-errors.js';
-import { requestMeta, requireAuthContext } from '../http/auth-context.js';
+import { requestMeta, requireAuthContext, signInOf } from '../http/auth-context.js';
 import { parseParams } from '../http/validate.js';
 import { idParams, parse } from '../shared/validation.js';
 import type { ScheduledEmailService } from '../scheduled-emails/scheduled-email-service.js';
@@ -29,7 +29,7 @@ export function createSendingRouter(services: { sending: EmailSenderService; sch
   const limits = { maxTotalBytes: uploads.maxTotalBytes };
 
   const handle = (target: (req: Request) => SendTarget) => async (req: Request, res: Response) => {
-    const { userId, sessionId } = requireAuthContext(req);
+    const { userId } = requireAuthContext(req);
     const release = uploads.enter(req, res, userId);
     const multipart = Boolean(req.is('multipart/form-data'));
     try {
@@ -39,7 +39,7 @@ export function createSendingRouter(services: { sending: EmailSenderService; sch
       res.on('close', () => {
         if (!res.writableFinished) gone.abort();
       });
-      const message = sending.start(userId, target(req), gone.signal, sessionId);
+      const message = sending.start(userId, target(req), gone.signal, signInOf(req));
       const fingerprint = `${req.method} ${req.baseUrl}${req.path}`;
       const answer = await sending.guarded(
         message,

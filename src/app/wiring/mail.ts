@@ -7,6 +7,7 @@ import type { EmailService } from '../../emails/email-service.js';
 import type { HtmlBodies } from '../../emails/html-bodies.js';
 import type { ReadStatePusher } from '../../emails/read-state-pusher.js';
 import type { AppMetrics } from '../../metrics/metrics.js';
+import type { ApiTokenService } from '../../api-tokens/api-token-service.js';
 import type { EmailSenderService } from '../../sending/email-sender-service.js';
 import type { ContentSources } from '../../sending/message-content.js';
 import type { PersonService } from '../../people/person-service.js';
@@ -139,7 +140,7 @@ export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }):
   });
 }
 
-type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; people: PersonService; audit: AuditService; sessions: SessionService } & ContentSources & {
+type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; people: PersonService; audit: AuditService; sessions: SessionService; apiTokens: ApiTokenService } & ContentSources & {
     drafts: DraftKeeper;
   };
 
@@ -160,6 +161,7 @@ export function sending(p: Plumbing, s: Senders): EmailSenderService {
     maxTotalBytes,
     uploadBudget: new (sendThrottleModule().UploadBudget)(p.throttles, { megabytes: uploadBudgetMb, durationSeconds: rateWindowSeconds }),
     sessions: s.sessions,
+    apiTokens: s.apiTokens,
     content: { signatures: s.signatures, templates: s.templates },
     drafts: s.drafts,
   });
