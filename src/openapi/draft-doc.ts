@@ -68,7 +68,7 @@ export const draftArea: AreaDoc = {
         FORM,
       params: idParams,
       body: updateDraftBody,
-      form: updateDraftFields.safeExtend({ attachments: files.optional() }),
+      form: updateDraftFields.safeExtend({ attachments: files.optional() }).meta({ minProperties: 1 }),
       success: { status: 200, description: 'The draft as it now stands', body: 'data', data: draftData },
       errors: [403, 413, 429],
     },

@@ -140,7 +140,14 @@ export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }):
   });
 }
 
-type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; people: PersonService; audit: AuditService; sessions: SessionService; apiTokens: ApiTokenService } & ContentSources & {
+type Senders = Mailboxes & {
+  emails: EmailService;
+  contacts: ContactService;
+  people: PersonService;
+  audit: AuditService;
+  sessions: SessionService;
+  apiTokens: ApiTokenService;
+} & ContentSources & {
     drafts: DraftKeeper;
   };
 
