@@ -1511,7 +1511,7 @@ export interface paths {
         put?: never;
         /**
          * Save a new draft
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Only emailAccountId is required. A replyToEmailId of another mailbox: 400; one you may not read: 404/403.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Only emailAccountId is required. A replyToEmailId of another mailbox: 400; one you may not read: 404/403. As JSON, or as multipart/form-data with the same text fields first and files in "attachments" (a text field after a file: 400): the checks of a send's files apply (executable: 400 attachment_not_allowed; too large: 413; the upload budget and the uploads of one user at once: 429). A refused form changes nothing.
          */
         post: operations["createDraft"];
         delete?: never;
@@ -1543,9 +1543,29 @@ export interface paths {
         head?: never;
         /**
          * Change a draft (autosave)
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. The fields given replace the stored ones; html null and replyToEmailId null clear them.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. The fields given replace the stored ones; html null and replyToEmailId null clear them. Files of a form are added to the draft's (a form may bring files alone). As JSON, or as multipart/form-data with the same text fields first and files in "attachments" (a text field after a file: 400): the checks of a send's files apply (executable: 400 attachment_not_allowed; too large: 413; the upload budget and the uploads of one user at once: 429). A refused form changes nothing.
          */
         patch: operations["updateDraft"];
+        trace?: never;
+    };
+    "/api/drafts/{id}/attachments/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a file off a draft
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. It is not sent with the draft and is removed from the CRM. Another user's draft, or a file not of this draft: 404.
+         */
+        delete: operations["deleteDraftAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/drafts/{id}/send": {
@@ -1559,7 +1579,7 @@ export interface paths {
         put?: never;
         /**
          * Send a draft
-         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Sent as compose sends (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result. With sendAt: 202, the draft (its text and files) moves into the schedule and is removed; a cancel makes it a draft again.
+         * @description Signed-in users (accessToken cookie or Bearer). API token: emails:write. Sent as compose sends, with the draft's files as attachments (a draft with replyToEmailId as a reply: empty recipients and subject take the reply's defaults), with your signature unless signature: false, under the same rights, rate limit and Idempotency-Key rules. The draft is removed once the mail server took the message; any failure keeps it (a mail-server failure answers its id in details.draftId). A replay of a sent draft answers the first result. With sendAt: 202, the draft (its text and files) moves into the schedule and is removed; a cancel makes it a draft again.
          */
         post: operations["sendDraft"];
         delete?: never;
@@ -2895,6 +2915,8 @@ export interface components {
             subject: string;
             text: string;
             html: string | null;
+            /** @description Files sent with it, in the order they were added (DELETE /api/drafts/{id}/attachments/{fileId} takes one off) */
+            attachments: components["schemas"]["DraftAttachment"][];
             /**
              * Format: date-time
              * @example 2026-03-01T08:30:00.000Z
@@ -2909,6 +2931,15 @@ export interface components {
         DraftRecipient: {
             email: string;
             name: string | null;
+        };
+        DraftAttachment: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Judged by the content where it can be, else as the browser said */
+            type: string;
+            /** @description Bytes */
+            size: number;
         };
         Erasure: {
             /** @description HMAC-SHA256 of the address (hex) under a key derived from CRM_ENCRYPTION_KEY: how the audit log names it */
@@ -7906,6 +7937,24 @@ export interface operations {
                     /** @description The email it answers (one of the same mailbox you may read): sent as a reply, threaded under it; null: a new message */
                     replyToEmailId?: string | null;
                 };
+                "multipart/form-data": {
+                    /**
+                     * Format: uuid
+                     * @description The mailbox it will be sent from (one you may send from)
+                     */
+                    emailAccountId: string;
+                    /** @description As for sending: an array or comma-separated, "Name <a@b.sk>" or "a@b.sk" */
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text?: string;
+                    html?: string | null;
+                    /** @description The email it answers (one of the same mailbox you may read): sent as a reply, threaded under it; null: a new message */
+                    replyToEmailId?: string | null;
+                    /** @description Files added to the draft (field "attachments", after every text field): checked by content as a send's files are (executables refused), kept in the CRM until the draft is sent; a draft holds at most 20 files and SEND_MAX_TOTAL_BYTES together */
+                    attachments?: Blob[];
+                };
             };
         };
         responses: {
@@ -7935,6 +7984,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -8037,6 +8087,24 @@ export interface operations {
                     /** @description The email it answers (one of the same mailbox you may read): sent as a reply, threaded under it; null: a new message */
                     replyToEmailId?: string | null;
                 };
+                "multipart/form-data": {
+                    /**
+                     * Format: uuid
+                     * @description The mailbox it will be sent from (one you may send from)
+                     */
+                    emailAccountId?: string;
+                    /** @description As for sending: an array or comma-separated, "Name <a@b.sk>" or "a@b.sk" */
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    subject?: string;
+                    text?: string;
+                    html?: string | null;
+                    /** @description The email it answers (one of the same mailbox you may read): sent as a reply, threaded under it; null: a new message */
+                    replyToEmailId?: string | null;
+                    /** @description Files added to the draft (field "attachments", after every text field): checked by content as a send's files are (executables refused), kept in the CRM until the draft is sent; a draft holds at most 20 files and SEND_MAX_TOTAL_BYTES together */
+                    attachments?: Blob[];
+                };
             };
         };
         responses: {
@@ -8058,6 +8126,39 @@ export interface operations {
                         message: string;
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDraftAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no content */
+            204: {
+                headers: {
+                    /** @description The request's id (the caller's own X-Request-Id when it is 1-64 characters of A-Z a-z 0-9 . _ -); in the server log */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

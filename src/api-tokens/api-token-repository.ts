@@ -94,6 +94,16 @@ export class ApiTokenRepository {
     return { token, user, hasActiveEmailAccount: hasActiveEmailAccount === true };
   }
 
+  /** Whether the token still stands (not revoked, not expired, its user not disabled or deleted), read from the database. */
+  async stillUsable(id: string, userId: string): Promise<boolean> {
+    const row = await this.sql.one<{ ok: number }>(
+      `SELECT 1 AS ok FROM api_tokens t JOIN users u ON u.id = t.user_id
+        WHERE t.id = $id AND t.user_id = $userId AND (t.expires_at IS NULL OR t.expires_at > now()) AND u.disabled_at IS NULL`,
+      { id, userId },
+    );
+    return row !== undefined;
+  }
+
   /**
    * Records the use now unless one was recorded less than `minSeconds` ago; answers whether it wrote.
    * At most one write per token and interval however many requests (and instances) race for it.

@@ -140,6 +140,15 @@ export class ApiTokenService {
     return this.caller(found);
   }
 
+  /**
+   * Whether a token that authenticated a request still stands, asked of the database and never of the
+   * cache (another instance may have revoked it): a long request (a send whose files upload for
+   * minutes) asks again before it acts (src/sending/email-sender-service.ts).
+   */
+  stillUsable(tokenId: string, userId: string): Promise<boolean> {
+    return this.deps.tokens.stillUsable(tokenId, userId);
+  }
+
   /** For tests and health: whether checked tokens are being served from memory. */
   cacheStats(): { listening: boolean; entries: number } {
     return { listening: this.deps.cache?.listening ?? false, entries: this.deps.cache?.size ?? 0 };

@@ -25,6 +25,7 @@ import { createTemplateRouter } from '../templates/template-routes.js';
 import { createDraftRouter } from '../drafts/draft-routes.js';
 import { createScheduledEmailRouter } from '../scheduled-emails/scheduled-email-routes.js';
 import { expensiveRequests } from '../http/expensive-requests.js';
+import { FormUploads } from '../sending/multipart-middleware.js';
 import { createWebhookRouter } from '../webhooks/webhook-routes.js';
 import { createSearchRouter } from '../search/search-routes.js';
 import { createTaskRouter } from '../tasks/task-routes.js';
@@ -35,6 +36,8 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   const auth = createAuthMiddleware(ctx.services.tokens, ctx.services.sessions, cookies, ctx.services.apiTokens);
   // One bound for searches and exports across all areas: a user's searches and exports share it (issue 52).
   const expensive = expensiveRequests(ctx.config.expensiveRequestsPerUser);
+  // Forms with files (sending and drafts) share one bound of uploads per user and in all.
+  const formUploads = new FormUploads(ctx.config.sending);
   api.get('/openapi.json', openApiHandler({ metricsPath: ctx.config.metricsPath }));
   api.use('/auth', createAuthRouter(ctx.services, auth, cookies));
   api.use('/admin/privacy', createPrivacyRouter(ctx.services, auth, expensive));
@@ -54,7 +57,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/follow-ups', createFollowUpRouter(ctx.services, auth));
   api.use('/tasks', createTaskRouter(ctx.services, auth));
   // Sending first: its two POSTs are its own, everything else under /emails falls through.
-  api.use('/emails', createSendingRouter(ctx.services, auth, ctx.config.sending));
+  api.use('/emails', createSendingRouter(ctx.services, auth, formUploads));
   api.use('/emails', createEmailRouter(ctx.services, auth, expensive, { corsOrigins: ctx.config.corsOrigins }));
   // Signatures first: their sub-path of an account is their own, everything else falls through.
   api.use('/email-accounts', createSignatureRouter(ctx.services, auth));
@@ -62,7 +65,7 @@ export function mountApiRoutes(api: Router, ctx: AppContext, cookies: AuthCookie
   api.use('/search', createSearchRouter(ctx.services, auth, expensive));
   api.use('/email-accounts', createEmailAccountRouter(ctx.services, auth));
   api.use('/templates', createTemplateRouter(ctx.services, auth));
-  api.use('/drafts', createDraftRouter(ctx.services, auth));
+  api.use('/drafts', createDraftRouter(ctx.services, auth, formUploads));
   api.use('/scheduled-emails', createScheduledEmailRouter(ctx.services, auth));
   api.use('/events', createEventRouter(ctx.services, auth));
   api.use('/users', createDirectoryRouter(ctx.services, auth));

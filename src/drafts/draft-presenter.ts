@@ -1,10 +1,10 @@
 import type { Recipient } from '../sending/compose.js';
-import type { DraftRecord } from './draft-repository.js';
 import type { DraftResponse } from './draft-responses.js';
+import type { DraftWithFiles } from './draft-service.js';
 
 const list = (rs: Recipient[]) => rs.map((r) => ({ email: r.email, name: r.name ?? null }));
 
-export function presentDraft(d: DraftRecord): DraftResponse {
+export function presentDraft(d: DraftWithFiles): DraftResponse {
   return {
     id: d.id,
     emailAccountId: d.emailAccountId,
@@ -15,6 +15,7 @@ export function presentDraft(d: DraftRecord): DraftResponse {
     subject: d.subject,
     text: d.text,
     html: d.html,
+    attachments: d.attachments.map((f) => ({ id: f.id, name: f.name, type: f.type, size: f.size })),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };

@@ -75,8 +75,9 @@ export class DraftRepository {
     return { items: rows.map(toRecord), total: count?.total ?? 0 };
   }
 
-  async find(userId: string, id: string, tx?: Tx): Promise<DraftRecord | undefined> {
-    const row = await this.sql.one<DraftRow>(`SELECT ${COLUMNS} FROM email_drafts WHERE id = $id AND user_id = $userId`, { userId, id }, tx);
+  /** `lock`: FOR UPDATE in `tx` (changes to its files wait for each other). */
+  async find(userId: string, id: string, tx?: Tx, lock = false): Promise<DraftRecord | undefined> {
+    const row = await this.sql.one<DraftRow>(`SELECT ${COLUMNS} FROM email_drafts WHERE id = $id AND user_id = $userId${lock ? ' FOR UPDATE' : ''}`, { userId, id }, tx);
     return row && toRecord(row);
   }
 

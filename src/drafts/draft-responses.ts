@@ -3,6 +3,15 @@ import { timestamp, uuid } from '../shared/response-fields.js';
 
 const recipient = z.object({ email: z.string(), name: z.string().nullable() }).meta({ id: 'DraftRecipient' });
 
+const draftFile = z
+  .object({
+    id: uuid,
+    name: z.string(),
+    type: z.string().meta({ description: 'Judged by the content where it can be, else as the browser said' }),
+    size: z.number().int().meta({ description: 'Bytes' }),
+  })
+  .meta({ id: 'DraftAttachment' });
+
 export const draftSchema = z
   .object({
     id: uuid,
@@ -14,6 +23,7 @@ export const draftSchema = z
     subject: z.string(),
     text: z.string(),
     html: z.string().nullable(),
+    attachments: z.array(draftFile).meta({ description: 'Files sent with it, in the order they were added (DELETE /api/drafts/{id}/attachments/{fileId} takes one off)' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

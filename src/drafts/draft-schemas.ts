@@ -32,20 +32,25 @@ export const createDraftBody = z.strictObject({
   replyToEmailId: fields.replyToEmailId.optional(),
 });
 
+/** The fields of PATCH /api/drafts/{id}; a form may carry files alone (no field). */
+export const updateDraftFields = z.strictObject({
+  emailAccountId: fields.emailAccountId.optional(),
+  to: fields.to.optional(),
+  cc: fields.cc.optional(),
+  bcc: fields.bcc.optional(),
+  subject: fields.subject.optional(),
+  text: fields.text.optional(),
+  html: fields.html.optional(),
+  replyToEmailId: fields.replyToEmailId.optional(),
+});
+
+export const NO_CHANGE = 'Zadajte aspoň jednu zmenu';
+
 /** PATCH /api/drafts/{id}: the fields given replace the stored ones (null clears html and replyToEmailId). */
-export const updateDraftBody = changeBody(
-  z.strictObject({
-    emailAccountId: fields.emailAccountId.optional(),
-    to: fields.to.optional(),
-    cc: fields.cc.optional(),
-    bcc: fields.bcc.optional(),
-    subject: fields.subject.optional(),
-    text: fields.text.optional(),
-    html: fields.html.optional(),
-    replyToEmailId: fields.replyToEmailId.optional(),
-  }),
-  'Zadajte aspoň jednu zmenu',
-);
+export const updateDraftBody = changeBody(updateDraftFields, NO_CHANGE);
+
+/** DELETE /api/drafts/{id}/attachments/{fileId}. */
+export const draftFileParams = z.object({ id: z.uuid('Neplatný identifikátor'), fileId: z.uuid('Neplatný identifikátor prílohy') });
 
 /** POST /api/drafts/{id}/send: signature as for sending (default: appended). */
 export const sendDraftBody = z.strictObject({

@@ -1,16 +1,19 @@
 import type { RequestMeta } from '../audit/audit-service.js';
-import type { Tx } from '../db/transactions.js';
+import type { Transactions, Tx } from '../db/transactions.js';
 import type { EmailAccountAccess } from '../email-accounts/account-access.js';
 import type { EmailRecord } from '../emails/email-records.js';
 import { NotFoundError, ValidationError } from '../errors/app-errors.js';
-import type { Recipient } from '../sending/compose.js';
+import type { StoredFile } from '../sending/attachment-files.js';
+import type { OutgoingAttachment, Recipient } from '../sending/compose.js';
 import type { EmailSenderService, OutgoingMessage, SendResult, SendTarget } from '../sending/email-sender-service.js';
 import type { DraftKeeper, KeptDraft } from '../sending/failed-send.js';
 import type { ComposeBody, ReplyBody } from '../sending/send-request.js';
 import type { Page, PageRequest } from '../shared/pagination.js';
+import type { DraftFiles } from './draft-files.js';
 import type { DraftFields, DraftRecord, DraftRepository } from './draft-repository.js';
 
 export const DRAFT_NOT_FOUND = 'Koncept neexistuje';
+export const DRAFT_FILE_NOT_FOUND = 'Príloha konceptu neexistuje';
 const OTHER_MAILBOX = 'Email, na ktorý koncept odpovedá, patrí inému emailovému účtu';
 
 export interface DraftInput {
@@ -24,8 +27,15 @@ export interface DraftInput {
   html?: string | null;
 }
 
+/** A draft with its files, in the order they were added. */
+export interface DraftWithFiles extends DraftRecord {
+  attachments: StoredFile[];
+}
+
 export interface DraftServiceDeps {
   drafts: DraftRepository;
+  files: DraftFiles;
+  transactions: Transactions;
   accounts: EmailAccountAccess;
   emails: { get(userId: string, emailId: string): Promise<EmailRecord> };
   /** The sender, asked for when a draft is sent (it keeps failed sends as drafts through this service). */
@@ -41,34 +51,79 @@ export interface DraftServiceDeps {
 export class DraftService implements DraftKeeper {
   constructor(private readonly deps: DraftServiceDeps) {}
 
-  list(userId: string, page: PageRequest): Promise<Page<DraftRecord>> {
-    return this.deps.drafts.list(userId, page);
+  async list(userId: string, page: PageRequest): Promise<Page<DraftWithFiles>> {
+    const found = await this.deps.drafts.list(userId, page);
+    const files = await this.deps.files.ofMany(found.items.map((d) => d.id));
+    return { items: found.items.map((d) => ({ ...d, attachments: files.get(d.id) ?? [] })), total: found.total };
   }
 
-  async get(userId: string, id: string): Promise<DraftRecord> {
+  async get(userId: string, id: string): Promise<DraftWithFiles> {
     const found = await this.deps.drafts.find(userId, id);
     if (!found) throw new NotFoundError(DRAFT_NOT_FOUND);
-    return found;
+    return { ...found, attachments: await this.deps.files.of(id) };
   }
 
-  async create(userId: string, input: DraftInput & { emailAccountId: string }): Promise<DraftRecord> {
+  /** Where a draft form's files are written while it arrives (they are linked by create or update). */
+  fileTarget() {
+    return this.deps.files.target();
+  }
+
+  /**
+   * What a draft form must pass before its first file is kept (issue 26's rule for forms): the draft
+   * is the caller's, and the mailbox (and the email answered) one they may use. Answers the mailbox.
+   */
+  async checkForm(userId: string, id: string | undefined, input: DraftInput): Promise<string> {
+    if (id === undefined) {
+      const fields = merged(undefined, input);
+      await this.check(userId, fields);
+      return fields.emailAccountId;
+    }
+    const current = await this.get(userId, id);
+    const fields = merged(current, input);
+    if (changedTarget(current, fields)) await this.check(userId, fields);
+    return fields.emailAccountId;
+  }
+
+  /** `kept`: files of the form, checked and written (unowned), linked in the draft's transaction. */
+  async create(userId: string, input: DraftInput & { emailAccountId: string }, kept: OutgoingAttachment[] = []): Promise<DraftWithFiles> {
     const fields = merged(undefined, input);
     await this.check(userId, fields);
-    return this.deps.drafts.insert(userId, fields);
+    return this.deps.transactions.run(async (tx) => {
+      const draft = await this.deps.drafts.insert(userId, fields, tx);
+      await this.deps.files.link(draft.id, kept, tx);
+      return { ...draft, attachments: await this.deps.files.of(draft.id, tx) };
+    });
   }
 
-  /** Autosave: one read and one write; the rights are asked again only when the mailbox or the email answered change. */
-  async update(userId: string, id: string, changes: DraftInput): Promise<DraftRecord> {
-    const current = await this.get(userId, id);
-    const fields = merged(current, changes);
-    if (fields.emailAccountId !== current.emailAccountId || fields.replyToEmailId !== current.replyToEmailId) await this.check(userId, fields);
-    const updated = await this.deps.drafts.update(userId, id, fields);
-    if (!updated) throw new NotFoundError(DRAFT_NOT_FOUND);
-    return updated;
+  /**
+   * Autosave: one read and one write; the rights are asked again only when the mailbox or the email
+   * answered change. With files, in one transaction holding the draft's row (their limits are the draft's).
+   */
+  async update(userId: string, id: string, changes: DraftInput, kept: OutgoingAttachment[] = []): Promise<DraftWithFiles> {
+    if (kept.length === 0) {
+      const current = await this.get(userId, id);
+      const updated = await this.write(userId, current, changes);
+      return { ...updated, attachments: current.attachments };
+    }
+    return this.deps.transactions.run(async (tx) => {
+      const current = await this.deps.drafts.find(userId, id, tx, true);
+      if (!current) throw new NotFoundError(DRAFT_NOT_FOUND);
+      const updated = await this.write(userId, current, changes, tx);
+      await this.deps.files.link(id, kept, tx);
+      return { ...updated, attachments: await this.deps.files.of(id, tx) };
+    });
   }
 
   async remove(userId: string, id: string): Promise<void> {
     if ((await this.deps.drafts.remove(userId, id)) === 0) throw new NotFoundError(DRAFT_NOT_FOUND);
+  }
+
+  /** Takes one file off a draft (the cleanup job removes it); another user's draft or file: 404. */
+  async removeAttachment(userId: string, id: string, fileId: string): Promise<void> {
+    await this.deps.transactions.run(async (tx) => {
+      if (!(await this.deps.drafts.find(userId, id, tx, true))) throw new NotFoundError(DRAFT_NOT_FOUND);
+      if (!(await this.deps.files.releaseOne(id, fileId, tx))) throw new NotFoundError(DRAFT_FILE_NOT_FOUND);
+    });
   }
 
   /** The text of a send that failed, kept (DraftKeeper): the sender checked the rights already. */
@@ -93,9 +148,18 @@ export class DraftService implements DraftKeeper {
 
   /** Sends the draft (`message` targets it: targetOf) and removes it once sent; any failure leaves it as it was. */
   async send(message: OutgoingMessage, draft: DraftRecord, options: { signature?: boolean }, meta: RequestMeta): Promise<SendResult> {
-    const result = await this.deps.sender().send(message, bodyOf(draft, options), meta);
+    const result = await this.deps.sender().send(message, bodyOf(draft, options), meta, this.deps.files.feeder(draft.id));
+    // Its files are let go with it (draft_id set null): the cleanup job removes them.
     await this.deps.drafts.remove(message.userId, draft.id);
     return result;
+  }
+
+  private async write(userId: string, current: DraftRecord, changes: DraftInput, tx?: Tx): Promise<DraftRecord> {
+    const fields = merged(current, changes);
+    if (changedTarget(current, fields)) await this.check(userId, fields);
+    const updated = await this.deps.drafts.update(userId, current.id, fields, tx);
+    if (!updated) throw new NotFoundError(DRAFT_NOT_FOUND);
+    return updated;
   }
 
   private async check(userId: string, fields: DraftFields): Promise<void> {
@@ -104,6 +168,10 @@ export class DraftService implements DraftKeeper {
     const email = await this.deps.emails.get(userId, fields.replyToEmailId);
     if (email.emailAccountId !== fields.emailAccountId) throw new ValidationError(OTHER_MAILBOX, [{ field: 'replyToEmailId', message: OTHER_MAILBOX }]);
   }
+}
+
+function changedTarget(current: DraftFields, fields: DraftFields): boolean {
+  return fields.emailAccountId !== current.emailAccountId || fields.replyToEmailId !== current.replyToEmailId;
 }
 
 function merged(current: DraftFields | undefined, changes: DraftInput): DraftFields {

@@ -32,6 +32,12 @@ export function requireAuthContext(req: Request): AuthContext {
   return req.auth;
 }
 
+/** How the caller signed in (a session or an API token), for work that checks it again before it acts (a long send). */
+export function signInOf(req: Request): { sessionId?: string; apiTokenId?: string } {
+  const auth = requireAuthContext(req);
+  return { ...(auth.sessionId !== undefined ? { sessionId: auth.sessionId } : {}), ...(auth.apiToken ? { apiTokenId: auth.apiToken.id } : {}) };
+}
+
 export function requestMeta(req: Request): RequestMeta {
   return {
     ip: req.ip ?? null,

@@ -78,6 +78,16 @@ export class AttachmentFileRepository {
     return (await this.sql.execute('UPDATE email_attachment_files SET draft_id = NULL WHERE id = $fileId AND draft_id = $draftId', { draftId, fileId }, tx)) === 1;
   }
 
+  /** How many files a draft has and their bytes together (its limits, checked in the transaction that links new ones). */
+  async draftTotals(draftId: string, tx: Tx): Promise<{ files: number; bytes: number }> {
+    const row = await this.sql.one<{ files: number; bytes: number }>(
+      'SELECT count(*)::int AS files, coalesce(sum(size), 0)::float8 AS bytes FROM email_attachment_files WHERE draft_id = $draftId',
+      { draftId },
+      tx,
+    );
+    return row ?? { files: 0, bytes: 0 };
+  }
+
   /** An owner's files in the order they were added. */
   of(owner: FileOwner, tx?: Tx): Promise<StoredFile[]> {
     const where = 'draftId' in owner ? 'draft_id = $id' : 'scheduled_email_id = $id';

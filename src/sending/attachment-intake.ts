@@ -13,6 +13,9 @@ import { ContentScan, isExecutableHead, isExecutableName } from './executable-co
 /** Enough of the start of a file for every signature file-type knows. */
 const SNIFF_BYTES = 4100;
 
+/** Files of one email's form, and of one draft. */
+export const MAX_FILES = 20;
+
 export const ATTACHMENT_NOT_ALLOWED = 'Spustiteľné súbory (programy, skripty) nie je možné posielať ako prílohu';
 
 /** Where the checked bytes of a file go: the mail server's upload URL, or the file storage (a scheduled send, a draft). */

@@ -20,7 +20,7 @@ import type { SentEmailWriter } from '../sync/sent-email-writer.js';
 import { draftEmail, envelopeOf, forwardSubject, newMessageId, pick, replyRecipients, replySubject, type Recipient, type Recipients } from './compose.js';
 import { withForwardQuote } from './forwarding.js';
 import type { RequestContent, SendIdempotency, StoredResponse } from './idempotency.js';
-import { defaultRecipient, OutgoingMessage, type SendOrigin, type SendTarget } from './outgoing-message.js';
+import { defaultRecipient, OutgoingMessage, type SendCaller, type SendOrigin, type SendTarget } from './outgoing-message.js';
 import { SendOrigins } from './send-origins.js';
 import { messageContent, type ContentSources, type MessageContent } from './message-content.js';
 import { keepTyped, type DraftKeeper } from './failed-send.js';
@@ -70,6 +70,8 @@ export interface EmailSenderDeps {
   uploadBudget: UploadBudget;
   /** Checks the caller's session again right before the submission. */
   sessions?: { activeSession(sessionId: string, userId: string): Promise<unknown> };
+  /** Checks the caller's API token again right before the submission (revoked, expired, user disabled). */
+  apiTokens?: { stillUsable(tokenId: string, userId: string): Promise<boolean> };
   /** Signatures and templates (issue 47). */
   content: ContentSources;
   /** Keeps the text of a send that failed as a server draft (src/drafts). */
@@ -92,8 +94,9 @@ export class EmailSenderService {
     this.origins = new SendOrigins(deps);
   }
 
-  start(userId: string, target: SendTarget, signal?: AbortSignal, sessionId?: string): OutgoingMessage {
-    return new OutgoingMessage(userId, target, signal, sessionId);
+  /** `caller`: the session or API token of the request (checked again before the submission); none for the scheduler. */
+  start(userId: string, target: SendTarget, signal?: AbortSignal, caller: SendCaller = {}): OutgoingMessage {
+    return new OutgoingMessage(userId, target, signal, caller);
   }
 
   /**
@@ -137,13 +140,24 @@ export class EmailSenderService {
     }
   }
 
-  async send(message: OutgoingMessage, body: SendBody, meta: RequestMeta): Promise<SendResult> {
+  /**
+   * Checks and keeps one file of a server draft (src/drafts) while its form arrives: `message` has
+   * keepFiles set (the file storage) and stands for the draft's mailbox, which the caller may send
+   * from; the checks are those of a send's files (content, the CRM's size limit, the upload budget).
+   */
+  async keep(message: OutgoingMessage, emailAccountId: string, stream: Readable, fileName: string, type: string): Promise<{ blobId: string; size: number }> {
+    const origin = await this.origins.of(message, { emailAccountId });
+    return origin.intake.add(stream, fileName, type);
+  }
+
+  /** `files`: puts stored files into the intake once the recipients are known to be fine (a server draft's attachments). */
+  async send(message: OutgoingMessage, body: SendBody, meta: RequestMeta, files?: (intake: SendOrigin['intake']) => Promise<void>): Promise<SendResult> {
     const origin = await this.origins.of(message, body);
     const { account } = origin;
     // Before the mail server is asked anything: a template the caller may not use fails first.
     const content = await messageContent(this.deps.content, message.userId, account.id, body);
     try {
-      return await this.deliver(message, origin, { body, content, meta });
+      return await this.deliver(message, origin, { body, content, meta, files });
     } catch (err) {
       throw await keepTyped(err, this.deps.drafts, { userId: message.userId, draftId: message.draftId, draft: () => keptDraft(origin, body, content) }, this.deps.logger);
     }
@@ -187,7 +201,7 @@ export class EmailSenderService {
   private async deliver(
     message: OutgoingMessage,
     origin: SendOrigin,
-    { body, content, meta }: { body: SendBody; content: MessageContent; meta: RequestMeta },
+    { body, content, meta, files }: { body: SendBody; content: MessageContent; meta: RequestMeta; files?: (intake: SendOrigin['intake']) => Promise<void> },
     scheduled?: ScheduledSubmission,
   ): Promise<SendResult> {
     const { account } = origin;
@@ -197,6 +211,13 @@ export class EmailSenderService {
     const recipients = this.recipients(origin, setup, body, own);
     // After the recipients are known to be fine: no attachment byte moves for a send that would be refused.
     if (origin.forwarded) await this.origins.carry(message, origin);
+    if (files) {
+      try {
+        await files(origin.intake);
+      } catch (err) {
+        throw mailServerError(err);
+      }
+    }
     const messageId = scheduled?.messageId ?? newMessageId(setup.identity.email);
     const draft = draftEmail({
       ...recipients,
@@ -311,11 +332,15 @@ export class EmailSenderService {
     return recipients;
   }
 
-  /** The send right (and the session, when known) once more, right before the submission. */
+  /** The send right, and the session or API token the request came with, once more, right before the submission. */
   private async stillAllowed(message: OutgoingMessage, account: EmailAccount): Promise<void> {
-    if (message.sessionId !== undefined && this.deps.sessions) {
-      const user = await this.deps.sessions.activeSession(message.sessionId, message.userId);
+    const { sessionId, apiTokenId } = message.caller;
+    if (sessionId !== undefined && this.deps.sessions) {
+      const user = await this.deps.sessions.activeSession(sessionId, message.userId);
       if (!user) throw new AuthenticationError();
+    }
+    if (apiTokenId !== undefined && this.deps.apiTokens && !(await this.deps.apiTokens.stillUsable(apiTokenId, message.userId))) {
+      throw new AuthenticationError();
     }
     await this.deps.accounts.sendingAccount(message.userId, account.id);
   }

@@ -9,6 +9,12 @@ import type { SendOutcome } from './idempotency.js';
 /** A reply to an email the caller can see, a forward of one, or a new message. */
 export type SendTarget = { kind: 'reply'; emailId: string } | { kind: 'forward'; emailId: string } | { kind: 'new' };
 
+/** The caller's sign-in as the request had it (AuthContext): a session, or an API token. */
+export interface SendCaller {
+  sessionId?: string;
+  apiTokenId?: string;
+}
+
 /** Where the message goes out from, found once per request (before the first attachment, if any). */
 export interface SendOrigin {
   account: EmailAccount;
@@ -49,9 +55,16 @@ export class OutgoingMessage {
     public target: SendTarget,
     /** Aborted when the client goes away: stops attachment uploads in progress. */
     readonly signal?: AbortSignal,
-    /** The caller's session, checked again right before the submission (a sign-out mid-upload stops the send). */
-    readonly sessionId?: string,
+    /**
+     * How the caller signed in, checked again right before the submission: their session (a sign-out
+     * mid-upload stops the send) or their API token (revoked, expired or its user disabled mid-upload).
+     */
+    readonly caller: SendCaller = {},
   ) {}
+
+  get sessionId(): string | undefined {
+    return this.caller.sessionId;
+  }
 }
 
 /** The default To of a new message: its contact's address, else its person's newest one (with the name shown for them). */

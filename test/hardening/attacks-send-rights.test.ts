@@ -11,7 +11,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { AppContext } from '../../src/app/context.js';
+import { sessionFor } from '../support/auth.js';
+import { createUser } from '../support/factories.js';
 import { addMailUser } from '../support/imap.js';
+import { until } from '../support/poll.js';
 import { relayDeliveries } from '../support/relay-log.js';
 import { crmUser, sendingWorld, uniqueSubject, emailsAfterMarker, markerViaCrm, type CrmUser, type MailUser } from '../sending/helpers.js';
 
@@ -117,6 +120,48 @@ describe('attacks: rights re-checked where they matter (issue 26)', function () 
     const answer = await sendInTwoHalves(app, member.session.bearer, { emailAccountId: accountId, to: bob.user, subject, text: 'x' }, async () => {
       const out = await member.as(request(app).post('/api/auth/logout'));
       expect(out.status).to.be.oneOf([200, 204]);
+    });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(401);
+    expect(await emailsAfterMarker(bob, subject, markerViaCrm(app, owner, accountId, bob.user))).to.have.length(0);
+  });
+
+  /** A member who may send from the account, with an API token (emails:write) of theirs. */
+  async function tokenMember(expiresAt?: string): Promise<{ member: CrmUser; token: string; tokenId: string }> {
+    const member = await crmUser();
+    await share(member, { role: 'editor', canRead: true, canSend: true });
+    const res = await member.as(request(app).post('/api/tokens')).send({ name: 'integrácia', scopes: ['emails:write'], ...(expiresAt ? { expiresAt } : {}) });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    return { member, token: res.body.data.token as string, tokenId: res.body.data.apiToken.id as string };
+  }
+
+  it('an API token revoked while the upload runs does not send (401)', async () => {
+    const { member, token, tokenId } = await tokenMember();
+    const subject = uniqueSubject('Odvolany token');
+    const answer = await sendInTwoHalves(app, `Bearer ${token}`, { emailAccountId: accountId, to: bob.user, subject, text: 'x' }, async () => {
+      expect((await member.as(request(app).delete(`/api/tokens/${tokenId}`))).status).to.equal(200);
+    });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(401);
+    expect(await emailsAfterMarker(bob, subject, markerViaCrm(app, owner, accountId, bob.user))).to.have.length(0);
+  });
+
+  it('an API token whose user is disabled while the upload runs does not send (401)', async () => {
+    const { member, token } = await tokenMember();
+    const admin = await sessionFor(await createUser({ role: 'admin' }));
+    const subject = uniqueSubject('Zablokovany token');
+    const answer = await sendInTwoHalves(app, `Bearer ${token}`, { emailAccountId: accountId, to: bob.user, subject, text: 'x' }, async () => {
+      expect((await request(app).post(`/api/admin/users/${member.fixture.user.id}/disable`).set('Authorization', admin.bearer)).status).to.equal(200);
+    });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(401);
+    expect(await emailsAfterMarker(bob, subject, markerViaCrm(app, owner, accountId, bob.user))).to.have.length(0);
+  });
+
+  it('an API token that expires while the upload runs does not send (401)', async () => {
+    const expiresAt = new Date(Date.now() + 4_000);
+    const { token } = await tokenMember(expiresAt.toISOString());
+    const subject = uniqueSubject('Expirovany token');
+    const answer = await sendInTwoHalves(app, `Bearer ${token}`, { emailAccountId: accountId, to: bob.user, subject, text: 'x' }, async () => {
+      // The first half was taken with the token still valid; the rest comes after it expired.
+      await until(() => Date.now() > expiresAt.getTime() + 200, { what: 'the token expired', timeoutMs: 10_000, intervalMs: 100 });
     });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(401);
     expect(await emailsAfterMarker(bob, subject, markerViaCrm(app, owner, accountId, bob.user))).to.have.length(0);

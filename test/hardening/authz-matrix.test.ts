@@ -248,6 +248,14 @@ async function ownerDraft(m: Matrix, accountId: string): Promise<string> {
   return d.id;
 }
 
+/** A fresh draft of the owner holding one kept file (its row only: the bytes do not matter here); answers the file's path. */
+async function ownerDraftFile(m: Matrix, accountId: string): Promise<string> {
+  const key = `matrix-${crypto.randomUUID()}`;
+  await m.ctx.db.sequelize.query("INSERT INTO email_attachment_files (storage_key, name, type, size, sha256) VALUES ($1, 'a.pdf', 'application/pdf', 1, '')", { bind: [key] });
+  const d = await m.ctx.services.drafts.create(m.world.owner.id, { emailAccountId: accountId, text: 'x' }, [{ blobId: key, name: 'a.pdf', type: 'application/pdf', size: 1 }]);
+  return `/api/drafts/${d.id}/attachments/${d.attachments[0].id}`;
+}
+
 /** A user who is a viewer of the owner's account, for rows that change or end a share. */
 async function freshViewer(m: Matrix): Promise<string> {
   const { user } = await createUser();
@@ -486,6 +494,7 @@ const ROWS: Record<string, Row> = {
   'GET /api/drafts/:id': { expect: UNSHARED_OWN, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, accountOf(m))}` }) },
   'PATCH /api/drafts/:id': { expect: UNSHARED_OWN, status: 200, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, accountOf(m))}`, body: { text: 'zmena' } }) },
   'DELETE /api/drafts/:id': { expect: UNSHARED_OWN, status: 204, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, accountOf(m))}` }) },
+  'DELETE /api/drafts/:id/attachments/:fileId': { expect: UNSHARED_OWN, status: 204, attempt: async (m) => ({ path: await ownerDraftFile(m, accountOf(m)) }) },
   'POST /api/drafts/:id/send': { expect: UNSHARED_OWN, status: 201, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, m.sending.accountId)}/send`, body: {} }) },
 
   // --- email accounts: own and shared ones; settings by the owner, sync by owner and editors

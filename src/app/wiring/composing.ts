@@ -1,4 +1,5 @@
 import type { AuditService } from '../../audit/audit-service.js';
+import { DraftFiles } from '../../drafts/draft-files.js';
 import { DraftRepository } from '../../drafts/draft-repository.js';
 import { DraftService } from '../../drafts/draft-service.js';
 import type { EmailService } from '../../emails/email-service.js';
@@ -29,7 +30,14 @@ export function templates(p: Plumbing, s: { audit: AuditService }): TemplateServ
 
 /** The sender is asked for when a draft is sent, not when the drafts are built: it keeps failed sends through this service. */
 export function drafts(p: Plumbing, s: { emails: EmailService; sending: EmailSenderService }): DraftService {
-  return new DraftService({ drafts: new DraftRepository(p.sql), accounts: p.accountAccess, emails: s.emails, sender: () => s.sending });
+  return new DraftService({
+    drafts: new DraftRepository(p.sql),
+    files: new DraftFiles(attachmentFiles(p), attachmentStore(p), p.config.sending.maxTotalBytes),
+    transactions: p.transactions,
+    accounts: p.accountAccess,
+    emails: s.emails,
+    sender: () => s.sending,
+  });
 }
 
 /** Where the kept files' bytes live: the `attachments` store of the file storage (ADR 0155). */

@@ -8,6 +8,7 @@ import type { HtmlBodies } from '../../emails/html-bodies.js';
 import type { HtmlRenderPool } from '../../emails/html-render-pool.js';
 import type { ReadStatePusher } from '../../emails/read-state-pusher.js';
 import type { AppMetrics } from '../../metrics/metrics.js';
+import type { ApiTokenService } from '../../api-tokens/api-token-service.js';
 import type { EmailSenderService } from '../../sending/email-sender-service.js';
 import type { ContentSources } from '../../sending/message-content.js';
 import type { PersonService } from '../../people/person-service.js';
@@ -161,7 +162,14 @@ export function mailResync(p: Plumbing, s: Mailboxes & { audit: AuditService }):
   });
 }
 
-type Senders = Mailboxes & { emails: EmailService; contacts: ContactService; people: PersonService; audit: AuditService; sessions: SessionService } & ContentSources & {
+type Senders = Mailboxes & {
+  emails: EmailService;
+  contacts: ContactService;
+  people: PersonService;
+  audit: AuditService;
+  sessions: SessionService;
+  apiTokens: ApiTokenService;
+} & ContentSources & {
     drafts: DraftKeeper;
   };
 
@@ -182,6 +190,7 @@ export function sending(p: Plumbing, s: Senders): EmailSenderService {
     maxTotalBytes,
     uploadBudget: new (sendThrottleModule().UploadBudget)(p.throttles, { megabytes: uploadBudgetMb, durationSeconds: rateWindowSeconds }),
     sessions: s.sessions,
+    apiTokens: s.apiTokens,
     content: { signatures: s.signatures, templates: s.templates },
     drafts: s.drafts,
   });
