@@ -202,6 +202,11 @@ describe('timelines', function () {
     const both = await t.carol.get(`/api/people/${lubo}/timeline?limit=2&page=2&cursor=${first.body.data.pagination.nextCursor as string}`);
     expect(both.status).to.equal(400);
     expect((await t.carol.get(`/api/people/${lubo}/timeline?limit=101`)).status).to.equal(400);
+    // Page numbers reach 5,000 items deep; beyond, the cursor does.
+    expect((await t.carol.get(`/api/people/${lubo}/timeline?limit=100&page=51`)).status).to.equal(200);
+    const deep = await t.carol.get(`/api/people/${lubo}/timeline?limit=100&page=52`);
+    expect(deep.status).to.equal(400);
+    expect(deep.body.error.details[0].message).to.include('cursor');
     expect((await t.carol.get(`/api/people/${lubo}/timeline?typ=email`)).status).to.equal(400);
     expect((await request(app).get(`/api/people/${lubo}/timeline`)).status).to.equal(401);
   });
