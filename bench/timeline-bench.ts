@@ -1,40 +1,65 @@
 /**
- * The timeline of a company with 10,000 emails (issue 46, docs/adr/0141-timelines.md): three mailboxes
- * of background mail (bench/contacts-seed.ts), and a company whose BENCH_COMPANY_CONTACTS addresses
- * wrote BENCH_COMPANY_EMAILS messages to them, a third of them held by two mailboxes (the same
+ * The timelines' key statement (issue 46, docs/adr/0141-timelines.md), the per-contact candidates
+ * against the baseline they replaced (bench/timeline-baseline.ts): three mailboxes of background mail
+ * (bench/contacts-seed.ts), and a company whose BENCH_COMPANY_CONTACTS addresses (a contact in each
+ * mailbox: three times as many contacts) wrote BENCH_COMPANY_EMAILS messages, skewed so that the first
+ * address holds much of the mail (BENCH_SKEW), a third of them held by two mailboxes (the same
  * Message-ID), with tasks and follow-ups. The caller owns one mailbox and edits the two others.
  *
- * Through the whole HTTP stack, in alternating rounds (one request of each scenario per round, so a
- * load that changes during the run hits all of them alike): the company's detail (the baseline: one
- * cheap read on the same data), the timeline's first page, a deep page by cursor and the same depth by
- * page number, and the busiest person's timeline. Prints p50/p99 and each one's ratio to the baseline,
- * with the machine's load.
+ * Four scenarios: the company's first page and its page BENCH_DEEP_PAGE reached by cursor, and the same
+ * two of the person who holds the most mail. Each is measured as TimelineRepository.keys (the page's
+ * positions, the only part that changed: the items are then read by id alike), old and new, in
+ * alternating rounds (each round runs every scenario both ways, the order flipped every round, so a load
+ * that changes during the run hits both alike). Before measuring, both must answer the same positions.
+ * Prints p50/p99 of each, the statements a page took (widening), new/old, and the machine's load.
  *
  *   node --import=tsx/esm bench/timeline-bench.ts
- *   BENCH_BACKGROUND_EMAILS=30000 BENCH_COMPANY_EMAILS=10000 BENCH_COMPANY_CONTACTS=60 BENCH_ROUNDS=60 BENCH_DEEP_PAGE=100
+ *   BENCH_BACKGROUND_EMAILS=30000 BENCH_COMPANY_EMAILS=10000 BENCH_COMPANY_CONTACTS=400 BENCH_ROUNDS=40 BENCH_DEEP_PAGE=100
+ *   small, to see it work: BENCH_BACKGROUND_EMAILS=500 BENCH_COMPANY_EMAILS=600 BENCH_COMPANY_CONTACTS=40 BENCH_ROUNDS=3 BENCH_DEEP_PAGE=4
  */
-import http from 'node:http';
 import os from 'node:os';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../src/app/context.js';
-import { createApp } from '../src/app/http-app.js';
 import { withoutQueryTimeout } from '../src/db/connection-settings.js';
+import { Sql, type Bind } from '../src/db/sql.js';
+import type { TimelinePosition } from '../src/timelines/timeline-cursor.js';
+import type { TimelineKinds, TimelineSubject } from '../src/timelines/timeline-query.js';
+import { TimelineRepository } from '../src/timelines/timeline-repository.js';
 import { openBenchDatabase } from './bench-database.js';
-import { measure, percentile, scalar, scenario, type Scenario } from './bench-http.js';
+import { percentile, scalar } from './bench-http.js';
 import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
+import { oldTimelineKeys } from './timeline-baseline.js';
 
 const BACKGROUND = Number(process.env.BENCH_BACKGROUND_EMAILS ?? 30_000);
 const COMPANY_EMAILS = Number(process.env.BENCH_COMPANY_EMAILS ?? 10_000);
-const COMPANY_CONTACTS = Number(process.env.BENCH_COMPANY_CONTACTS ?? 60);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
+const COMPANY_CONTACTS = Number(process.env.BENCH_COMPANY_CONTACTS ?? 400);
+const SKEW = Number(process.env.BENCH_SKEW ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const DEEP_PAGE = Number(process.env.BENCH_DEEP_PAGE ?? 100);
 const LIMIT = 50;
+const KINDS: TimelineKinds = { emails: true, tasks: true, followUps: true };
+
+/** Sql that counts the statements it runs (how often a page widened). */
+class CountingSql extends Sql {
+  statements = 0;
+  override select<T extends object>(text: string, bind: Bind = {}): Promise<T[]> {
+    this.statements++;
+    return super.select<T>(text, bind);
+  }
+}
+
+interface Case {
+  name: string;
+  of: { subject: TimelineSubject; subjectId: string; kinds: TimelineKinds };
+  position?: TimelinePosition;
+  ms: { old: number[]; new: number[] };
+  statements: { old: number; new: number };
+}
 
 async function main(): Promise<void> {
   const db = await openBenchDatabase('timeline', { BCRYPT_ROUNDS: '4' });
   const ctx = db.ctx;
-  const server = http.createServer(createApp(ctx));
   try {
     const load = () =>
       os
@@ -65,34 +90,51 @@ async function main(): Promise<void> {
         `${await scalar(ctx, 'SELECT count(*) FROM tasks')} tasks; seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
 
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const token = (await ctx.services.sessions.create(caller, { rememberMe: false }, { actor: 'bench' })).accessToken;
-    const timeline = `/api/companies/${companyId}/timeline`;
-    const deepCursor = await cursorAt(base, token, timeline, DEEP_PAGE);
-    const scenarios: Scenario[] = [
-      scenario('baseline: GET /api/companies/{id}', `/api/companies/${companyId}`, token),
-      scenario('company timeline, first page', `${timeline}?limit=${LIMIT}`, token),
-      scenario(`company timeline, page ${DEEP_PAGE} by cursor`, `${timeline}?limit=${LIMIT}&cursor=${deepCursor}`, token),
-      scenario(`company timeline, page ${DEEP_PAGE} by page number`, `${timeline}?limit=${LIMIT}&page=${DEEP_PAGE}`, token),
-      scenario('busiest person timeline, first page', `/api/people/${busiestPerson}/timeline?limit=${LIMIT}`, token),
+    const sql = new CountingSql(ctx.db.sequelize);
+    const repository = new TimelineRepository(sql);
+    const need = LIMIT + 1;
+    const company = { subject: 'company' as const, subjectId: companyId, kinds: KINDS };
+    const person = { subject: 'person' as const, subjectId: busiestPerson, kinds: KINDS };
+    const fresh = (name: string, of: Case['of'], position?: TimelinePosition): Case => ({ name, of, position, ms: { old: [], new: [] }, statements: { old: 0, new: 0 } });
+    const cases: Case[] = [
+      fresh('company, first page', company),
+      fresh(`company, page ${DEEP_PAGE} by cursor`, company, await positionAt(repository, caller.id, company, DEEP_PAGE)),
+      fresh('busiest person, first page', person),
+      fresh(`busiest person, page ${DEEP_PAGE} by cursor`, person, await positionAt(repository, caller.id, person, DEEP_PAGE)),
     ];
-    for (const s of scenarios) await measure(base, agent, s, 5, false);
-    // Alternating rounds: one request of each scenario per round.
-    for (let round = 0; round < ROUNDS; round++) for (const s of scenarios) await measure(base, agent, s, 1, true);
-    agent.destroy();
-    const baseline = percentile(scenarios[0].samples, 50);
-    console.log(`\nLatency through HTTP, ${ROUNDS} alternating rounds, limit ${LIMIT}; load now ${load()}`);
-    const width = Math.max(...scenarios.map((s) => s.name.length));
-    console.log(`${'scenario'.padEnd(width)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'x baseline'.padStart(10)}`);
-    for (const s of scenarios) {
-      const p50 = percentile(s.samples, 50);
-      console.log(`${s.name.padEnd(width)}  ${p50.toFixed(2).padStart(7)}  ${percentile(s.samples, 99).toFixed(2).padStart(7)}  ${(p50 / baseline).toFixed(2).padStart(10)}`);
+    const run = async (c: Case, which: 'old' | 'new', record: boolean): Promise<TimelinePosition[]> => {
+      const before = sql.statements;
+      const t0 = process.hrtime.bigint();
+      const keys = which === 'new' ? await repository.keys(caller.id, c.of, need, c.position) : (await oldTimelineKeys(sql, caller.id, c.of, need, c.position)).keys;
+      if (record) {
+        c.ms[which].push(Number(process.hrtime.bigint() - t0) / 1e6);
+        c.statements[which] += sql.statements - before;
+      }
+      return keys;
+    };
+    for (const c of cases) {
+      // The same page both ways, or the figures compare nothing.
+      const [a, b] = [await run(c, 'old', false), await run(c, 'new', false)];
+      if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${c.name}: the old and the new statement answer different pages`);
+      if (a.length < need) console.log(`note: ${c.name} is the timeline's last page (${a.length} items)`);
+      for (let i = 0; i < 2; i++) (await run(c, 'old', false), await run(c, 'new', false));
     }
-    console.log(`\ntarget: company timeline p50 < 50 ms (first page ${percentile(scenarios[1].samples, 50).toFixed(2)} ms)`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order: Array<'old' | 'new'> = round % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
+      for (const c of cases) for (const which of order) await run(c, which, true);
+    }
+    console.log(`\nTimelineRepository.keys, ${ROUNDS} alternating rounds, limit ${LIMIT} (${need} positions); load now ${load()} (a shared machine)`);
+    const width = Math.max(...cases.map((c) => c.name.length));
+    const head = ['old p50', 'old p99', 'new p50', 'new p99', 'new/old', 'stmts old', 'stmts new'];
+    console.log(`${'scenario'.padEnd(width)}  ${head.map((h) => h.padStart(9)).join('  ')}`);
+    for (const c of cases) {
+      const [o50, n50] = [percentile(c.ms.old, 50), percentile(c.ms.new, 50)];
+      const cells = [o50, percentile(c.ms.old, 99), n50, percentile(c.ms.new, 99), n50 / o50].map((v) => v.toFixed(2));
+      cells.push((c.statements.old / ROUNDS).toFixed(1), (c.statements.new / ROUNDS).toFixed(1));
+      console.log(`${c.name.padEnd(width)}  ${cells.map((v) => v.padStart(9)).join('  ')}`);
+    }
+    console.log('ms per page; stmts: statements per page (a widened page takes more than one)');
   } finally {
-    server.close();
     await db.close({ keep: !!process.env.BENCH_KEEP });
   }
 }
@@ -119,20 +161,20 @@ async function seedCompany(ctx: AppContext, boxes: SeededMailbox[], callerId: st
           { bind: { userId: box.user.id, accountId: box.account.id, companyId: company.id, n: COMPANY_CONTACTS }, transaction },
         );
       }
-      // Message g goes to mailbox g % 3 from address (skewed) idx; every third also to the next mailbox.
+      // Message g goes to mailbox g % 3 from address idx (skewed towards the first: power(random(), BENCH_SKEW)); every third also to the next mailbox.
       const rows = Math.round(COMPANY_EMAILS / (1 + 1 / 3));
       const accounts = boxes.map((b) => b.account.id);
       const users = boxes.map((b) => b.user.id);
       const addresses = boxes.map((b) => b.account.email);
       await sequelize.query(
         `WITH msg AS MATERIALIZED (
-           SELECT g, least(floor($n::int * power(random(), 2))::int, $n::int - 1) AS idx, now() - g * interval '37 minutes' AS at FROM generate_series(0, $rows::int - 1) g OFFSET 0),
+           SELECT g, least(floor($n::int * power(random(), $skew::float8))::int, $n::int - 1) AS idx, now() - g * interval '37 minutes' AS at FROM generate_series(0, $rows::int - 1) g OFFSET 0),
          copies AS (SELECT g, idx, at, g % 3 AS box FROM msg UNION ALL SELECT g, idx, at + interval '2 seconds', (g + 1) % 3 FROM msg WHERE g % 3 = 0)
          INSERT INTO emails (user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, "from", "to", subject, body, is_read, date, outbound)
          SELECT ($users::uuid[])[box + 1], ($accounts::uuid[])[box + 1], c.id, 'A' || g || '-' || box, format('<acme%s@${domain}>', g), 'AT' || (g / 3),
                 c.email, ($addresses::text[])[box + 1], format('Zákazka %s', g), repeat('Dobrý deň, posielam podklady. ', 10), true, at, false
            FROM copies JOIN contacts c ON c.email_account_id = ($accounts::uuid[])[box + 1] AND c.email = format('osoba%s@${domain}', idx)`,
-        { bind: { n: COMPANY_CONTACTS, rows, accounts, users, addresses }, transaction },
+        { bind: { n: COMPANY_CONTACTS, skew: SKEW, rows, accounts, users, addresses }, transaction },
       );
       await sequelize.query(
         `INSERT INTO email_contacts (email_id, contact_id) SELECT e.id, e.contact_id FROM emails e JOIN contacts c ON c.id = e.contact_id WHERE c.company_id = $companyId`,
@@ -170,16 +212,15 @@ async function seedCompany(ctx: AppContext, boxes: SeededMailbox[], callerId: st
   return { companyId: company.id, busiestPerson: busiest.id };
 }
 
-/** The cursor of the page before `page`, walked page by page as a client scrolls. */
-async function cursorAt(base: string, token: string, path: string, page: number): Promise<string> {
-  let cursor = '';
+/** The position a client reaches after `page - 1` pages by cursor (the last position of the page before `page`). */
+async function positionAt(repository: TimelineRepository, userId: string, of: Case['of'], page: number): Promise<TimelinePosition | undefined> {
+  let position: TimelinePosition | undefined;
   for (let i = 1; i < page; i++) {
-    const res = await fetch(`${base}${path}?limit=${LIMIT}${cursor ? `&cursor=${cursor}` : ''}`, { headers: { Authorization: `Bearer ${token}` } });
-    const body = (await res.json()) as { data: { pagination: { nextCursor: string | null } } };
-    if (!body.data.pagination.nextCursor) throw new Error(`the timeline ends before page ${page}`);
-    cursor = body.data.pagination.nextCursor;
+    const keys = await repository.keys(userId, of, LIMIT + 1, position);
+    if (keys.length <= LIMIT) throw new Error(`${of.subject} timeline ends before page ${page}`);
+    position = keys[LIMIT - 1];
   }
-  return cursor;
+  return position;
 }
 
 await main();
