@@ -6,13 +6,14 @@
  * read (person-visibility.ts), the company's sight (company-visibility.ts), the tasks the caller sees
  * (task-query.ts), the caller's own follow-ups.
  *
- * Emails: per timeline contact, its links after the position along email_contacts_contact_date_idx
- * (contact_id, email_date DESC, email_id), at most $window each, merged and cut to $window: the
- * candidates, whose cost depends on the page, not on the depth (a keyset) nor on the size of the
- * mailbox. A message held by several mailboxes the caller reads is shown once: the copy no other copy
- * in the timeline is preferred to (newer, then in a mailbox the caller owns, then the lowest id), a
- * rule of the copies alone, so every page agrees on it. The repository widens $window when copies
- * thinned the candidates out before the page was full (TimelineRepository.keys).
+ * Emails: each timeline contact gives its first $per links after the position along
+ * email_contacts_contact_date_idx (contact_id, email_date DESC, email_id), the newest of all of them are
+ * the candidates: a cost that depends on the page and the number of contacts, not on the depth (a
+ * keyset) nor on the size of a mailbox. The statement answers the bound up to which the candidates
+ * are complete, and the repository runs it again with more only when the page reaches past it
+ * (TimelineRepository.keys). A message held by several mailboxes the caller reads is shown once: the
+ * copy no other copy in the timeline is preferred to (newer, then in a mailbox the caller owns, then
+ * the lowest id), a rule of the copies alone, so every page agrees on it.
  */
 import { accessToCompany } from '../companies/company-visibility.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
