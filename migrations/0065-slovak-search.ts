@@ -27,12 +27,13 @@ import type { QueryInterface, Transaction } from 'sequelize';
  * (if the stem differs); a number the parser reads as signed ("-118" in "faktúra-2026-118") also
  * unsigned. crm_search_phrase(text) is the phrase, exact words in their order.
  */
-const STEMMER = String.raw`
+const STEMMER = (path: string) => String.raw`
   -- The case ending of a folded Slovak word (lower case, no diacritics), the longest that leaves a
   -- stem of 3 letters; words shorter than 4 letters and anything but letters stay as they are.
-  -- An expression of cheap string functions: inlined, a few microseconds per word (a regular
-  -- expression with a lazy quantifier took ~400 µs per word, docs/adr/0150).
-  CREATE FUNCTION crm_sk_strip(w text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  -- An expression of cheap string functions (a regular expression with a lazy quantifier took ~400 µs
+  -- per word, docs/adr/0150). Its search_path is pinned like every function's (test/db/schema.test.ts),
+  -- which keeps the planner from inlining it: a function call per word.
+  CREATE FUNCTION crm_sk_strip(w text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
     SELECT CASE
       WHEN length(w) < 4 OR w !~ '^[a-z]+$' THEN w
       WHEN length(w) >= 7 AND right(w, 4) IN ('iami', 'iach', 'ovia') THEN left(w, -4)
@@ -42,7 +43,7 @@ const STEMMER = String.raw`
       ELSE w END $$;
   -- The stem: the ending off, then a mobile vowel between the last two consonants out (paliet and
   -- palet -> palt, objednávok and objednávk -> objednavk, týždeň and týždň -> tyzdn).
-  CREATE FUNCTION crm_sk_stem(word text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  CREATE FUNCTION crm_sk_stem(word text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
     SELECT regexp_replace(crm_sk_strip(word), '^([a-z]+[^aeiouy])(ie|e|o)([^aeiouy])$', '\1\3') $$;
 `;
 
@@ -131,8 +132,8 @@ const QUERY = (path: string) => String.raw`
     $$;
 `;
 
-const QUOTE = String.raw`
-  CREATE FUNCTION crm_tsquery_quote(lexeme text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+const QUOTE = (path: string) => String.raw`
+  CREATE FUNCTION crm_tsquery_quote(lexeme text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
     SELECT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''' $$;
 `;
 
@@ -143,8 +144,8 @@ export async function up(qi: QueryInterface): Promise<void> {
       `
       SET LOCAL statement_timeout = 0;
       SET LOCAL maintenance_work_mem = '256MB';
-      ${STEMMER}
-      ${QUOTE}
+      ${STEMMER(path)}
+      ${QUOTE(path)}
       ${DOCUMENT(path)}
       ${TRIGGERS(path)}
       ${QUERY(path)}

@@ -6,6 +6,7 @@ import type { Sequelize } from 'sequelize';
 import { withoutQueryTimeout } from '../db/connection-settings.js';
 import type { ForeignKeyEdge } from './table-order.js';
 import type { StoredFileKind } from '../storage/stored-files.js';
+import type { SealedHashKey } from '../privacy/hash-key-repository.js';
 
 /** Loaded on first use (ADR 0113): a command that never needs it does not pay for loading it. */
 const copyStreams = lazyRequire<typeof PgCopyStreams>('pg-copy-streams');
@@ -163,6 +164,11 @@ export class DbSession {
   async storedKeys(kind: StoredFileKind): Promise<string[]> {
     const sql = `SELECT DISTINCT ${quoteIdent(kind.column)} AS key FROM ${quoteIdent(kind.table)} ORDER BY 1`;
     return (await this.client.query<{ key: string }>(sql)).rows.map((r) => r.key);
+  }
+
+  /** The sealed hash keys of erasures made elsewhere (privacy_hash_keys, migration 0076), as of the snapshot. */
+  async sealedHashKeys(): Promise<SealedHashKey[]> {
+    return (await this.client.query<SealedHashKey>('SELECT id, sealed FROM privacy_hash_keys ORDER BY created_at, id')).rows;
   }
 
   copyOut(table: string, columns: string[]): Readable {

@@ -35,7 +35,7 @@ export interface BackupDeps {
   audit: AuditService;
   keys: BackupKeys;
   /** The hash keys of this installation's erasures: carried in the header, wrapped (ADR 0161). */
-  hashKeys: Pick<PrivacyHashKeys, 'all'>;
+  hashKeys: Pick<PrivacyHashKeys, 'derived' | 'opened'>;
   logger: Logger;
 }
 
@@ -67,8 +67,6 @@ export class BackupService {
     const started = Date.now();
     const createdAt = new Date();
     const { repository, storage, keys } = this.deps;
-    // Before the snapshot (a restore is the only writer of carried keys, and no restore runs beside a backup).
-    const hashKeys = await this.deps.hashKeys.all();
     const target = await openArchiveTarget(file);
     const writer = new ArchiveWriter(target, createdAt, options.partBytes);
     try {
@@ -82,6 +80,9 @@ export class BackupService {
           catalog.edges,
         );
         const byName = new Map(included.map((t) => [t.name, t]));
+        // Every key an erasure here may be hashed under, the carried ones read in the snapshot (a database of a release before 0076 has none).
+        const carried = catalog.tables.some((t) => t.name === 'privacy_hash_keys') ? await s.sealedHashKeys() : [];
+        const hashKeys = [...this.deps.hashKeys.derived(), ...this.deps.hashKeys.opened(carried)];
         const header: ArchiveHeader = {
           format: ARCHIVE_FORMAT,
           formatVersion: FORMAT_VERSION,

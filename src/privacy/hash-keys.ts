@@ -57,17 +57,17 @@ export class PrivacyHashKeys {
 
   /** The carried keys (privacy_hash_keys) that open here; one that does not (sealed under a key no longer configured) is logged and left out. */
   async carried(tx?: Tx): Promise<Buffer[]> {
+    return this.opened(await this.deps.repository.list(tx));
+  }
+
+  /** The keys of rows of privacy_hash_keys read elsewhere (a backup's snapshot) that open here. */
+  opened(rows: readonly SealedHashKey[]): Buffer[] {
     const keys: Buffer[] = [];
-    for (const row of await this.deps.repository.list(tx)) {
+    for (const row of rows) {
       const key = this.open(row);
       if (key && !this.ownIds.has(row.id)) keys.push(key);
     }
     return keys;
-  }
-
-  /** Every key an erasure here may be hashed under: what a backup carries. */
-  async all(tx?: Tx): Promise<Buffer[]> {
-    return [...this.own, ...(await this.carried(tx))];
   }
 
   /**

@@ -15,10 +15,14 @@ import { accountsWith, rightCondition } from '../email-accounts/account-rights.j
 import { seesPerson, visibleContactsOf } from '../people/person-visibility.js';
 import type { TaskLinkType } from './task-records.js';
 
-/** The caller's membership of the mailbox of the conversation of task `t`, with a right. */
+/**
+ * The caller's membership of the mailbox of the conversation of task `t`, with a right: a probe per row
+ * (a scalar subquery, which the planner keeps correlated; an EXISTS it turns into a hash of every
+ * thread of the caller's mailboxes).
+ */
 const conversationRight = (right: 'readEmails' | 'triage') =>
-  `(t.conversation_id IS NOT NULL AND EXISTS (SELECT 1 FROM email_threads th JOIN email_account_members m ON m.email_account_id = th.email_account_id
-     WHERE th.id = t.conversation_id AND m.user_id = $userId AND ${rightCondition(right)}))`;
+  `(t.conversation_id IS NOT NULL AND coalesce((SELECT true FROM email_threads th JOIN email_account_members m ON m.email_account_id = th.email_account_id
+     WHERE th.id = t.conversation_id AND m.user_id = $userId AND ${rightCondition(right)} LIMIT 1), false))`;
 
 /** The task `t` is the caller's to see. */
 export const TASK_VISIBLE = `(t.assignee_id = $userId OR t.created_by = $userId OR ${conversationRight('readEmails')})`;

@@ -6,13 +6,14 @@
  * read (person-visibility.ts), the company's sight (company-visibility.ts), the tasks the caller sees
  * (task-query.ts), the caller's own follow-ups.
  *
- * Emails: per timeline contact, its links after the position along email_contacts_contact_date_idx
- * (contact_id, email_date DESC, email_id), at most $window each, merged and cut to $window: the
- * candidates, whose cost depends on the page, not on the depth (a keyset) nor on the size of the
- * mailbox. A message held by several mailboxes the caller reads is shown once: the copy no other copy
- * in the timeline is preferred to (newer, then in a mailbox the caller owns, then the lowest id), a
- * rule of the copies alone, so every page agrees on it. The repository widens $window when copies
- * thinned the candidates out before the page was full (TimelineRepository.keys).
+ * Emails: each timeline contact gives its first $per links after the position along
+ * email_contacts_contact_date_idx (contact_id, email_date DESC, email_id), the newest of all of them are
+ * the candidates: a cost that depends on the page and the number of contacts, not on the depth (a
+ * keyset) nor on the size of a mailbox. The statement answers the bound up to which the candidates
+ * are complete, and the repository runs it again with more only when the page reaches past it
+ * (TimelineRepository.keys). A message held by several mailboxes the caller reads is shown once: the
+ * copy no other copy in the timeline is preferred to (newer, then in a mailbox the caller owns, then
+ * the lowest id), a rule of the copies alone, so every page agrees on it.
  */
 import { accessToCompany } from '../companies/company-visibility.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
@@ -29,15 +30,19 @@ export interface TimelineKinds {
   followUps: boolean;
 }
 
-/** A person of the company `$subjectId` as the caller sees it: filed under it and met in mail (the people list's companyId rule). */
-const COMPANY_PEOPLE = `SELECT p.id FROM people p WHERE p.company_id = $subjectId
-  AND EXISTS (SELECT 1 FROM ${visibleContactsOf('p.id')} AND c.last_email_at IS NOT NULL)`;
+/**
+ * The people of the company `$subjectId` as the caller sees them (the people list's companyId rule):
+ * filed under it (people_company_idx) and met in mail, checked per person. Materialized, so that the
+ * planner cannot turn the check into one over every contact with mail.
+ */
+const COMPANY_PEOPLE = `SELECT cp.id FROM (SELECT p.id FROM people p WHERE p.company_id = $subjectId OFFSET 0) cp
+  WHERE EXISTS (SELECT 1 FROM ${visibleContactsOf('cp.id')} AND c.last_email_at IS NOT NULL)`;
 
 /** The timeline's contacts (`id`): the person's visible contacts; the company's contacts and its people's, in readable mailboxes. */
 function contactsOf(subject: TimelineSubject): string {
   if (subject === 'person') return `SELECT c.id FROM ${visibleContactsOf('$subjectId')}`;
   return `SELECT c.id FROM contacts c WHERE c.company_id = $subjectId AND c.email_account_id IN (${accountsWith('readEmails')})
-          UNION SELECT c.id FROM (${COMPANY_PEOPLE}) cp CROSS JOIN LATERAL (SELECT c.id FROM ${visibleContactsOf('cp.id')}) c`;
+          UNION SELECT c.id FROM cp CROSS JOIN LATERAL (SELECT c.id FROM ${visibleContactsOf('cp.id')}) c`;
 }
 
 /** The caller sees the subject (else 404, no existence leak). */
@@ -45,9 +50,11 @@ export function subjectAccess(subject: TimelineSubject): string {
   return subject === 'person' ? `SELECT ${seesPerson('$subjectId')} AS seen` : `SELECT ${accessToCompany()} IS NOT NULL AS seen`;
 }
 
-/** The tasks `t` of the subject: linked to it, or (a company) to one of its people. */
+/** The tasks `t` of the subject: linked to it, or (a company) to one of its people; each set from its own index. */
 function tasksOf(subject: TimelineSubject): string {
-  return subject === 'person' ? 't.person_id = $subjectId' : `(t.company_id = $subjectId OR t.person_id IN (${COMPANY_PEOPLE}))`;
+  return subject === 'person'
+    ? 't.person_id = $subjectId'
+    : 't.id IN (SELECT x.id FROM tasks x WHERE x.company_id = $subjectId UNION SELECT x.id FROM cp JOIN tasks x ON x.person_id = cp.id)';
 }
 
 /** Rows of a source of rank `rank` that come after the position (bind $cAt, $cRank, $cId), for its at and id columns. */
@@ -68,8 +75,13 @@ const AT_TEXT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 const TASK_AT = "CASE WHEN t.status = 'done' THEN t.completed_at ELSE t.due_at END";
 
 /**
- * The page's positions: up to $need items after the position (or from the top), plus how many email
- * candidates were read and the last of them (the widening test of TimelineRepository.keys).
+ * The page's positions: up to $need items after the position (or from the top), and the bound up to
+ * which the email candidates are complete (null when nothing was cut off), for the widening test of
+ * TimelineRepository.keys.
+ *
+ * Each timeline contact gives its first $per links (at least 8, about twice its share of $need, times
+ * $grow), the newest $window of all of them are the candidates. What was cut off sorts after the
+ * bound: the first, in the timeline's order, of each cut-off contact's last link and the window's last.
  */
 export function timelineKeysQuery(subject: TimelineSubject, kinds: TimelineKinds, position?: TimelinePosition): string {
   const none = (rank: number) => `SELECT ${rank} AS rank, NULL::timestamptz AS at, NULL::uuid AS id WHERE false`;
@@ -89,20 +101,26 @@ export function timelineKeysQuery(subject: TimelineSubject, kinds: TimelineKinds
          WHERE f.user_id = $userId ${after(position, TYPE_RANK.follow_up, 'f.due_at', 'f.id')}
          ORDER BY f.due_at DESC, f.id LIMIT $need)`
     : none(TYPE_RANK.follow_up);
-  const candidates = kinds.emails
-    ? `SELECT l.email_id, l.email_date FROM tc CROSS JOIN LATERAL (
-         SELECT l.email_id, l.email_date FROM email_contacts l
-          WHERE l.contact_id = tc.id AND l.email_date IS NOT NULL ${after(position, TYPE_RANK.email, 'l.email_date', 'l.email_id')}
-          ORDER BY l.email_date DESC, l.email_id LIMIT $window) l
-        GROUP BY l.email_id, l.email_date ORDER BY l.email_date DESC, l.email_id LIMIT $window`
-    : 'SELECT NULL::uuid AS email_id, NULL::timestamptz AS email_date WHERE false';
-  return `WITH tc AS MATERIALIZED (${contactsOf(subject)}),
-    cand AS MATERIALIZED (${candidates}),
+  const links = kinds.emails
+    ? `SELECT l.email_id, l.email_date, l.n FROM tc CROSS JOIN LATERAL (
+         SELECT l.email_id, l.email_date, row_number() OVER (ORDER BY l.email_date DESC, l.email_id) AS n FROM (
+           SELECT l.email_id, l.email_date FROM email_contacts l
+            WHERE l.contact_id = tc.id AND l.email_date IS NOT NULL ${after(position, TYPE_RANK.email, 'l.email_date', 'l.email_id')}
+            ORDER BY l.email_date DESC, l.email_id LIMIT (SELECT per FROM sizes)) l) l`
+    : 'SELECT NULL::uuid AS email_id, NULL::timestamptz AS email_date, 0::bigint AS n WHERE false';
+  const people = subject === 'company' ? `cp AS MATERIALIZED (${COMPANY_PEOPLE}),` : '';
+  return `WITH ${people} tc AS MATERIALIZED (${contactsOf(subject)}),
+    sizes AS MATERIALIZED (SELECT greatest(8, ceil(2.0 * $need / greatest(count(*), 1)))::int * $grow AS per, $need * $grow AS win FROM tc),
+    raw AS MATERIALIZED (${links}),
+    top AS MATERIALIZED (SELECT r.email_id, r.email_date FROM raw r ORDER BY r.email_date DESC, r.email_id LIMIT (SELECT win FROM sizes)),
+    cand AS MATERIALIZED (SELECT DISTINCT t.email_id, t.email_date FROM top t),
+    cut AS (SELECT r.email_date, r.email_id FROM raw r WHERE r.n = (SELECT per FROM sizes)
+            UNION ALL (SELECT t.email_date, t.email_id FROM top t WHERE (SELECT count(*) FROM raw) > (SELECT win FROM sizes)
+                        ORDER BY t.email_date, t.email_id DESC LIMIT 1)),
     items AS (${emails} UNION ALL ${tasks} UNION ALL ${followUps})
-    SELECT k.candidates, k.last_at, k.last_id, i.rank, ${AT_TEXT('i.at')} AS at, i.id
-      FROM (SELECT count(*)::int AS candidates,
-                   (SELECT ${AT_TEXT('c.email_date')} FROM cand c ORDER BY c.email_date, c.email_id DESC LIMIT 1) AS last_at,
-                   (SELECT c.email_id FROM cand c ORDER BY c.email_date, c.email_id DESC LIMIT 1) AS last_id FROM cand) k
+    SELECT k.bound_at, k.bound_id, i.rank, ${AT_TEXT('i.at')} AS at, i.id
+      FROM (SELECT (SELECT ${AT_TEXT('c.email_date')} FROM cut c ORDER BY c.email_date DESC, c.email_id LIMIT 1) AS bound_at,
+                   (SELECT c.email_id FROM cut c ORDER BY c.email_date DESC, c.email_id LIMIT 1) AS bound_id) k
       LEFT JOIN LATERAL (SELECT * FROM items ORDER BY at DESC, rank, id LIMIT $need) i ON true
      ORDER BY i.at DESC, i.rank, i.id`;
 }

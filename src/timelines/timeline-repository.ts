@@ -3,13 +3,12 @@ import { comesAfter, type TimelinePosition } from './timeline-cursor.js';
 import { subjectAccess, TIMELINE_EMAILS, timelineKeysQuery, type TimelineKinds, type TimelineSubject } from './timeline-query.js';
 import type { TimelineEmailRecord } from './timeline-records.js';
 
-/** How far the email candidates grow when copies thinned them out before the page was full. */
+/** How far the email candidates grow when cut off before the page was full. */
 const WIDEN = 4;
 
 interface KeyRow {
-  candidates: number;
-  last_at: string | null;
-  last_id: string | null;
+  bound_at: string | null;
+  bound_id: string | null;
   rank: number | null;
   at: string | null;
   id: string | null;
@@ -41,24 +40,24 @@ export class TimelineRepository {
   }
 
   /**
-   * Up to `need` positions after `position` (or from the top). The email candidates are exact up to
-   * the last one read: when they were cut off ($window reached) and the page reaches past that point
-   * (or is short), the copies shown once and the links of one email to two contacts made them too few
-   * for the page, and the statement runs again with a wider window.
+   * Up to `need` positions after `position` (or from the top). The email candidates are complete up to
+   * the bound the statement answers (timelineKeysQuery): when the page reaches past it, or is short
+   * while something was cut off, the statement runs again with four times the candidates.
    */
   async keys(userId: string, of: { subject: TimelineSubject; subjectId: string; kinds: TimelineKinds }, need: number, position?: TimelinePosition): Promise<TimelinePosition[]> {
     const { subject, subjectId, kinds } = of;
     const sql = timelineKeysQuery(subject, kinds, position);
     const bind = { userId, subjectId, need, ...(position ? { cAt: position.at, cId: position.id } : {}) };
-    for (let window = need; ; window *= WIDEN) {
-      const rows = await this.sql.select<KeyRow>(sql, { ...bind, window });
+    for (let grow = 1; ; grow *= WIDEN) {
+      const rows = await this.sql.select<KeyRow>(sql, { ...bind, grow });
       const items = rows.filter((r) => r.id !== null).map((r) => ({ at: r.at!, rank: r.rank!, id: r.id! }));
       const first = rows[0];
-      const cut = first !== undefined && first.candidates >= window && first.last_at !== null;
-      if (!cut) return items;
-      const last: TimelinePosition = { at: first.last_at!, rank: 0, id: first.last_id! };
+      // Nothing cut off: every email after the position was a candidate.
+      if (first === undefined || first.bound_at === null || first.bound_id === null) return items;
+      // The page is exact when its last item comes no later than the bound (rank 0: an email's own place there).
+      const bound: TimelinePosition = { at: first.bound_at, rank: 0, id: first.bound_id };
       const reach = items[need - 1];
-      if (reach && !comesAfter(reach, last)) return items;
+      if (reach && !comesAfter(reach, bound)) return items;
     }
   }
 

@@ -35,6 +35,7 @@ const EXPECTED_TABLES = [
   'scheduled_emails',
   'send_idempotency_keys',
   'sessions',
+  'tasks',
   'timesheets',
   'users',
   'webhook_attempts',

@@ -256,6 +256,22 @@ async function ownerDraftFile(m: Matrix, accountId: string): Promise<string> {
   return `/api/drafts/${d.id}/attachments/${d.attachments[0].id}`;
 }
 
+/**
+ * A send of the owner's scheduled for tomorrow, as the scheduling service stores it (its route needs the
+ * mail server; test/compose/scheduled-send.test.ts covers that path): private to the owner.
+ */
+async function ownerScheduled(m: Matrix): Promise<string> {
+  const [row] = await m.ctx.db.sequelize.query<{ id: string }>(
+    `INSERT INTO scheduled_emails (user_id, email_account_id, kind, request, send_at, next_attempt_at, message_id)
+     VALUES ($1, $2, 'new', $3::jsonb, now() + interval '1 day', now() + interval '1 day', $4) RETURNING id`,
+    {
+      bind: [m.world.owner.id, accountOf(m), JSON.stringify({ to: [{ email: m.mailUsers.link.user }], subject: 'Matica', text: 'x' }), `<${crypto.randomUUID()}@crm.test>`],
+      type: QueryTypes.SELECT,
+    },
+  );
+  return row.id;
+}
+
 /** A user who is a viewer of the owner's account, for rows that change or end a share. */
 async function freshViewer(m: Matrix): Promise<string> {
   const { user } = await createUser();
@@ -496,6 +512,12 @@ const ROWS: Record<string, Row> = {
   'DELETE /api/drafts/:id': { expect: UNSHARED_OWN, status: 204, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, accountOf(m))}` }) },
   'DELETE /api/drafts/:id/attachments/:fileId': { expect: UNSHARED_OWN, status: 204, attempt: async (m) => ({ path: await ownerDraftFile(m, accountOf(m)) }) },
   'POST /api/drafts/:id/send': { expect: UNSHARED_OWN, status: 201, attempt: async (m) => ({ path: `/api/drafts/${await ownerDraft(m, m.sending.accountId)}/send`, body: {} }) },
+  'GET /api/scheduled-emails': { expect: ANY_USER, attempt: () => ({ path: '/api/scheduled-emails' }) },
+  // The owner's send for later: private to them (an admin neither).
+  'GET /api/scheduled-emails/:id': { expect: UNSHARED_OWN, attempt: async (m) => ({ path: `/api/scheduled-emails/${await ownerScheduled(m)}` }) },
+  'DELETE /api/scheduled-emails/:id': { expect: UNSHARED_OWN, status: 200, attempt: async (m) => ({ path: `/api/scheduled-emails/${await ownerScheduled(m)}` }) },
+  // One search box: any signed-in user, each kind scoped as its own list (test/search/search-box.test.ts).
+  'GET /api/search': { expect: ANY_USER, attempt: () => ({ path: '/api/search?q=matica' }) },
 
   // --- email accounts: own and shared ones; settings by the owner, sync by owner and editors
   'GET /api/email-accounts': { expect: ANY_USER, attempt: () => ({ path: '/api/email-accounts' }), check: listShows((w) => w.owner.account.id, ['owner', ...MEMBERS]) },

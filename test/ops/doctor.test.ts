@@ -29,6 +29,7 @@ const ALL_CHECKS = [
   'job:retention',
   'job:outbox-pruning',
   'job:follow-ups-due',
+  'job:tasks-due',
   'job:webhook-deliveries',
   'job:scheduled-sends',
   'job:attachment-cleanup',

@@ -8,9 +8,9 @@ import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import type { EmailAccount } from '../../src/models/index.js';
+import { Contact, type EmailAccount } from '../../src/models/index.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
-import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
+import { createEmail, createEmailAccount } from '../support/email-factories.js';
 import { createUser, type UserFixture } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 
@@ -44,16 +44,22 @@ describe('one search box: GET /api/search', function () {
       const res = await request(app).post('/api/contacts').set('Authorization', callers.owner.session.bearer).send({ emailAccountId: account.id, email, name });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     }
+    const peter = await request(app)
+      .post('/api/contacts')
+      .set('Authorization', callers.owner.session.bearer)
+      .send({ emailAccountId: account.id, email: `peter@${DOMAIN}`, name: 'Peter Dopravca' })
+      .expect(201);
+    const jan = (await Contact.findByPk((peter.body.data.contact ?? peter.body.data).id as string))!;
+    for (const [i, subject] of [`Reklamácia faktúry ${run}`, `Preprava paliet ${run}`, `Logistika a sklady ${run}`].entries()) {
+      await createEmail(account, jan, { subject, body: 'Dobrý deň, posielam podklady.', threadId: `T${run}${i}`, date: new Date(Date.UTC(2026, 10, 1 + i)) });
+    }
+    // The company's shared fields are shown (and changed) only through mail the caller may read (ADR 0136): after Peter's mail.
     const companyId = (await ctx.db.sequelize.query<{ id: string }>('SELECT id FROM companies WHERE domain = $1', { bind: [DOMAIN], type: 'SELECT' as never }))[0].id;
     await request(app)
       .patch(`/api/companies/${companyId}`)
       .set('Authorization', callers.owner.session.bearer)
       .send({ name: `Tatra Logistika ${run}` })
       .expect(200);
-    const jan = await createContact(account, { email: `peter@${DOMAIN}`, name: 'Peter Dopravca' });
-    for (const [i, subject] of [`Reklamácia faktúry ${run}`, `Preprava paliet ${run}`, `Logistika a sklady ${run}`].entries()) {
-      await createEmail(account, jan, { subject, body: 'Dobrý deň, posielam podklady.', threadId: `T${run}${i}`, date: new Date(Date.UTC(2026, 10, 1 + i)) });
-    }
     const share = (who: Caller, canRead: boolean) =>
       ctx.services.emailAccountSharing.share({ kind: 'admin' }, account.id, { userId: who.id, role: 'viewer', canRead, canSend: false }, { actor: 'test' });
     await share(callers.reader, true);

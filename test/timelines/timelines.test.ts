@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { testApp, testContext } from '../support/harness.js';
-import { companyOfContact, createTask, mail, personOf, team, type Member, type Team } from '../tasks/support.js';
+import { companyOfContact, createTask, mail, personOf, team, type Mail, type Member, type Team } from '../tasks/support.js';
+import { expectedTimeline, walkByCursor } from './oracle.js';
 
 interface Item {
   type: 'email' | 'task' | 'follow_up';
@@ -178,6 +179,109 @@ describe('timelines', function () {
     expect(bobs).to.deep.equal([`task:${ids.bobsPrivate}`, `email:${ids.m6bob}`, `email:${ids.m4bob}`, `email:${ids.m1bob}`]);
   });
 
+  describe('a company of many contacts, one of them holding most of its mail', () => {
+    const BIG = `velka-${run}.sk`;
+    const HEAVY = `hlavny@${BIG}`;
+    const messageIds = new Map<string, string | null>();
+    let company: string;
+    let heavy: string;
+    /** Hours after a fixed start 30 days ago (the newest items are about 21 hours after it). */
+    const at = (hours: number, minutes = 0) => new Date(ago(30).getTime() + hours * 3_600_000 + minutes * 60_000);
+    const keep = async (stored: Promise<Mail>, messageId: string | null): Promise<Mail> => {
+      const m = await stored;
+      messageIds.set(m.emailId, messageId);
+      return m;
+    };
+
+    before(async function () {
+      this.timeout(120_000);
+      const ctx = await testContext();
+      // 48 messages of one address in the team mailbox, every second also in bob's (a minute newer there for every sixth):
+      // far more than a page, newer than most of the other contacts' mail.
+      let heavyTeam: Mail | undefined;
+      let heavyBob: Mail | undefined;
+      for (let i = 0; i < 48; i++) {
+        const messageId = `<velka-${i}-${run}@velka.test>`;
+        heavyTeam = await keep(mail(t.teamBox, HEAVY, { messageId, date: at(200 - i * 2) }), messageId);
+        if (i % 2 === 0) heavyBob = await keep(mail(t.bobBox, HEAVY, { messageId, date: at(200 - i * 2, i % 6 === 0 ? 1 : 0) }), messageId);
+      }
+      // Then 24 newer ones in the team mailbox alone, an hour apart, when no one else wrote: a first page of them only.
+      for (let i = 0; i < 24; i++) {
+        const messageId = `<velka-ticho-${i}-${run}@velka.test>`;
+        await keep(mail(t.teamBox, HEAVY, { messageId, date: at(300 - i) }), messageId);
+      }
+      // Eleven more contacts with three messages each in one of the two mailboxes: the first at the very instant of one of
+      // the heavy contact's, the others spread older; a few without a Message-ID.
+      const others: Mail[] = [];
+      for (let j = 1; j <= 11; j++) {
+        for (let k = 0; k < 3; k++) {
+          const box = (j + k) % 3 === 0 ? t.bobBox : t.teamBox;
+          const messageId = k === 2 && j % 4 === 0 ? null : `<velka-${j}-${k}-${run}@velka.test>`;
+          others.push(await keep(mail(box, `osoba${j}@${BIG}`, { messageId, date: k === 0 ? at(200 - j * 4) : at(210 - j * 17 - k * 5) }), messageId));
+        }
+      }
+      // Two emails that took in two of the company's contacts each (linked to both, as the sync links a Cc).
+      const link = 'INSERT INTO email_contacts (email_id, contact_id) VALUES ($1, $2)';
+      await ctx.db.sequelize.query(link, { bind: [others[0].emailId, heavyTeam!.contactId] });
+      await ctx.db.sequelize.query(link, { bind: [heavyTeam!.emailId, others[3].contactId] });
+      // Mail carol cannot read (alice's mailbox): never in her timeline.
+      await keep(mail(t.aliceBox, HEAVY, { messageId: null, date: at(205) }), null);
+      // A person filed under the company from a private address.
+      const PRIVATE = `sukromna-${run}@posta-${run}.sk`;
+      for (let k = 0; k < 4; k++)
+        await keep(mail(t.teamBox, PRIVATE, { messageId: `<sukromna-${k}-${run}@posta.test>`, date: at(199 - k * 30) }), `<sukromna-${k}-${run}@posta.test>`);
+      const privatePerson = (await personOf(PRIVATE))!;
+      company = await companyOfContact(heavyTeam!.contactId);
+      heavy = (await personOf(HEAVY))!;
+      expect((await t.carol.patch(`/api/people/${privatePerson}`, { companyId: company })).status).to.equal(200);
+      // Tasks on the company and its people, two at one instant and one at the instant of an email; one done (at: now).
+      for (const [dueAt, link] of [
+        [at(150), { companyId: company }],
+        [at(150), { companyId: company }],
+        [at(106), { companyId: company }],
+        [at(190), { personId: heavy }],
+        [at(120), { personId: privatePerson }],
+      ] as const) {
+        await createTask(t.carol, { title: 'Úloha', dueAt: dueAt.toISOString(), ...link });
+      }
+      const done = await createTask(t.carol, { title: 'Hotová', dueAt: at(100).toISOString(), personId: heavy });
+      expect((await t.carol.patch(`/api/tasks/${done.id}`, { status: 'done' })).status).to.equal(200);
+      await createTask(t.bob, { title: 'Bobova', dueAt: at(180).toISOString(), companyId: company });
+      // Follow-ups: carol's on the heavy contact and on another at the instant of its email; bob's own.
+      await ctx.services.followUps.set(t.carol.id, heavyTeam!.contactId, { dueAt: at(170) });
+      await ctx.services.followUps.set(t.carol.id, others[0].contactId, { dueAt: at(196) });
+      await ctx.services.followUps.set(t.bob.id, heavyBob!.contactId, { dueAt: at(160) });
+    });
+
+    it('gives every item once and in order, page after page by cursor, as the lists of its mail, tasks and follow-ups add up', async () => {
+      const carols = { readable: [t.teamBox.id, t.bobBox.id], owned: [t.teamBox.id] };
+      const expected = (await expectedTimeline(t.carol, { company }, carols, messageIds)).map((e) => e.key);
+      // The heavy contact's messages alone are several pages of every size below, and most are held twice.
+      expect(expected.length).to.be.greaterThan(80);
+      const path = `/api/companies/${company}/timeline`;
+      for (const limit of [1, 3, 7, 12, 16, 25]) expect(await walkByCursor(t.carol, path, limit, 200), `carol, limit ${limit}`).to.deep.equal(expected);
+      const byPage: string[] = [];
+      for (let page = 1; byPage.length < expected.length && page < 30; page++) {
+        const res = await t.carol.get(`${path}?limit=7&page=${page}`);
+        expect(res.status).to.equal(200);
+        byPage.push(...(res.body.data.items as Item[]).map(key));
+      }
+      expect(byPage, 'carol by page number').to.deep.equal(expected);
+      // Bob reads only his own mailbox: his copies, his task, his follow-up.
+      const bobs = await expectedTimeline(t.bob, { company }, { readable: [t.bobBox.id], owned: [t.bobBox.id] }, messageIds);
+      expect(bobs.length).to.be.greaterThan(20);
+      expect(await walkByCursor(t.bob, path, 4, 100), 'bob, limit 4').to.deep.equal(bobs.map((e) => e.key));
+    });
+
+    it("pages the heavy contact's person the same way", async () => {
+      const expected = await expectedTimeline(t.carol, { person: heavy }, { readable: [t.teamBox.id, t.bobBox.id], owned: [t.teamBox.id] }, messageIds);
+      expect(expected.length).to.be.greaterThan(50);
+      for (const limit of [2, 9]) {
+        expect(await walkByCursor(t.carol, `/api/people/${heavy}/timeline`, limit, 100), `limit ${limit}`).to.deep.equal(expected.map((e) => e.key));
+      }
+    });
+  });
+
   it('is a 404 for someone who does not see the person or the company, and refuses bad input', async () => {
     for (const who of [t.noRead, t.outsider]) {
       const person = await who.get(`/api/people/${lubo}/timeline`);
@@ -202,6 +306,11 @@ describe('timelines', function () {
     const both = await t.carol.get(`/api/people/${lubo}/timeline?limit=2&page=2&cursor=${first.body.data.pagination.nextCursor as string}`);
     expect(both.status).to.equal(400);
     expect((await t.carol.get(`/api/people/${lubo}/timeline?limit=101`)).status).to.equal(400);
+    // Page numbers reach 5,000 items deep; beyond, the cursor does.
+    expect((await t.carol.get(`/api/people/${lubo}/timeline?limit=100&page=51`)).status).to.equal(200);
+    const deep = await t.carol.get(`/api/people/${lubo}/timeline?limit=100&page=52`);
+    expect(deep.status).to.equal(400);
+    expect(deep.body.error.details[0].message).to.include('cursor');
     expect((await t.carol.get(`/api/people/${lubo}/timeline?typ=email`)).status).to.equal(400);
     expect((await request(app).get(`/api/people/${lubo}/timeline`)).status).to.equal(401);
   });
