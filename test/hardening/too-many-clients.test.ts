@@ -82,9 +82,7 @@ describe('faults: PostgreSQL out of connections ("too many clients")', function 
     let refusal: unknown;
     const ownedByService = async () => {
       const ours = holders.map((c) => (c as unknown as { processID: number }).processID);
-      return (
-        await superuser<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'crm_app' AND NOT pid = ANY('{${ours.join(',')}}'::int[])`)
-      )[0].n;
+      return (await superuser<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'crm_app' AND NOT pid = ANY('{${ours.join(',')}}'::int[])`))[0].n;
     };
     for (let round = 0; round < 2 || (round < 8 && (await ownedByService()) > 0); round++) {
       const ours = holders.map((c) => (c as unknown as { processID: number }).processID);

@@ -232,12 +232,14 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     for (const { path, op } of lists) {
       const limit = (op.parameters ?? []).find((p) => p.name === 'limit')!.schema as { maximum: number };
       // A list with a required parameter (the search box's q) gets one, so that only the limit decides.
-      const required = (op.parameters ?? []).filter((p) => p.in === 'query' && p.required && p.name !== 'limit').map((p) => `&${p.name}=matica`);
+      const required = (op.parameters ?? []).filter((p) => p.in === 'query' && p.required && p.name !== 'limit').map((p) => `&${String(p.name)}=matica`);
       const over = await request(app)
         .get(`${path}?limit=${limit.maximum + 1}${required.join('')}`)
         .set('Authorization', admin.bearer);
       expect(over.status, `${path}?limit=${limit.maximum + 1}`).to.equal(400);
-      const at = await request(app).get(`${path}?limit=${limit.maximum}${required.join('')}`).set('Authorization', admin.bearer);
+      const at = await request(app)
+        .get(`${path}?limit=${limit.maximum}${required.join('')}`)
+        .set('Authorization', admin.bearer);
       expect(at.status, `${path}?limit=${limit.maximum}`).to.equal(200);
     }
   });
