@@ -115,7 +115,7 @@ describe('sharing under concurrency', function () {
     expect([a.id, b.id]).to.include(state.account_owner);
   });
 
-  it('deleting the account while members read and mark it: 200 or 404 only, and no orphan rows', async () => {
+  it('deleting the account while members read and mark it: 200, 404 or 429 only, and no orphan rows', async () => {
     const [owner, editor, viewer] = [await person(), await person(), await person()];
     const account = await sharedAccount(owner);
     for (const [who, role] of [
@@ -151,7 +151,9 @@ describe('sharing under concurrency', function () {
     const responses = await Promise.all([...before, deletion, ...after]);
     noServerErrors(responses);
     expect(responses[before.length].status).to.equal(200);
-    expect(statusesOf(responses)).to.satisfy((s: number[]) => s.every((x) => [200, 404].includes(x)));
+    // 429: twelve email reads at once by one member pass HTML_RENDERS_PER_USER (3), which answers the rest 429
+    // with Retry-After (issue 52, finding 5): a documented answer, not a race of the deletion.
+    expect(statusesOf(responses)).to.satisfy((s: number[]) => s.every((x) => [200, 404, 429].includes(x)));
 
     // From now on, every id of the account is simply gone for its former members.
     // (the first read of each is the whole contact list, which simply no longer shows the account)
