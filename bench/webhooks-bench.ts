@@ -66,7 +66,9 @@ async function round(label: string, slow: boolean, rate: number, seconds: number
     if (due > Date.now()) await pause(due - Date.now());
     // One event per commit, stamped with the commit's time (company news: no account, no user).
     await ctx.db.sequelize.query(
-      `INSERT INTO events (type, payload) VALUES ('contact.updated', jsonb_build_object('tag', $1::text, 't', $2::bigint)); SELECT pg_notify('crm_events', '')`,
+      // One statement (a prepared statement takes one): the event and its wake-up in the same commit.
+      `WITH e AS (INSERT INTO events (type, payload) VALUES ('contact.updated', jsonb_build_object('tag', $1::text, 't', $2::bigint)) RETURNING 1)
+       SELECT pg_notify('crm_events', '') FROM e`,
       { bind: [tag, Date.now()] },
     );
   }
