@@ -42,10 +42,10 @@ export interface DeliveryRound {
  * instances share the work and each attempt is made by one), POSTs them outside any transaction,
  * all of a round at once, then records each answer. A run starts every second even while earlier
  * ones wait for slow receivers (ADR 0145, `join`): a webhook with PER_WEBHOOK_IN_FLIGHT calls open
- * from this instance is left out of the new leases. That bounds a slow receiver's calls, not its share
- * of a lease: its backlog is the oldest due rows, so leases fill with them whenever it dips under the
- * bound, and the others wait (measured by bench/webhooks-bench.ts; a per-webhook cap in the lease is
- * the open fix).
+ * from this instance is left out of the new leases. That bounds a slow receiver's calls; it does not
+ * yet keep the others on time (bench/webhooks-bench.ts: with one receiver answering in 5 s the others'
+ * p50 went from 0.65 s to 4.7 s). A per-webhook cap inside the lease was tried and did not remove it;
+ * the cause is open (issue 48).
  */
 export class WebhookDeliveryJob {
   private prunedAt = 0;
