@@ -1,5 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import express, { type RequestHandler } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
@@ -13,18 +14,21 @@ const OPTIONS: HelmetOptions = {
   xFrameOptions: { action: 'deny' },
 };
 
-/** The headers of one GET answered by an express app with `security` in front (x-powered-by left on). */
+/**
+ * The headers of one GET answered by an express app with `security` in front (x-powered-by left on).
+ * Over a Unix socket: the unit tier runs in CI without any network, loopback included.
+ */
 async function headersWith(security: RequestHandler): Promise<http.IncomingHttpHeaders> {
   const app = express();
   app.use(security);
   app.get('/x', (_req, res) => void res.json({ ok: true }));
   const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const socketPath = path.join(os.tmpdir(), `crm-helmet-${process.pid}-${Math.random().toString(36).slice(2)}.sock`);
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
   try {
-    const { port } = server.address() as AddressInfo;
     return await new Promise((resolve, reject) => {
       http
-        .get(`http://127.0.0.1:${port}/x`, (res) => {
+        .get({ socketPath, path: '/x' }, (res) => {
           res.resume();
           res.on('end', () => resolve(res.headers));
         })
