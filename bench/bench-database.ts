@@ -10,6 +10,8 @@ export interface BenchDatabase {
   url: string;
   /** The server's superuser (the embedded one's; BENCH_DATABASE_URL as given): CHECKPOINT and the like. */
   superuserUrl: string;
+  /** The environment the app was configured from: a `crm-admin serve` child started with it runs on the same database. */
+  env: Record<string, string>;
   /** Closes the app context; a throwaway embedded server is stopped and removed unless `keep` (its URL is printed). */
   close(options?: { keep?: boolean }): Promise<void>;
 }
@@ -31,21 +33,23 @@ export async function openBenchDatabase(label: string, env: Record<string, strin
     embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
     ({ url, superuserUrl } = await embedded.start());
   }
-  const config = AppConfig.fromEnv({
+  const appEnv: Record<string, string> = {
     NODE_ENV: 'production',
-    DATABASE_URL: url,
+    DATABASE_URL: url!,
     CRM_DATA_DIR: tmp ?? `/tmp/crm-bench-${label}-data`,
     JWT_ACCESS_SECRET: '1455Ctk8e5fyWaFH6d4d8TLzvd9Des6al/DOMjEWOB6IbwlPqe5drebCX8bFA3Kx',
     JWT_REFRESH_SECRET: 'tvYe7WS41tBRHYksKcTAiytXWF7Q+uQBMy5gPqx20IETAZ4+MQ46jMSWxW8Z4uB3',
     CRM_ENCRYPTION_KEY: '4f5edb03a4e3e27b1110244b3c52c42c759985bda1661a5ac46271f550165462',
     LOG_LEVEL: 'error',
     ...env,
-  });
+  };
+  const config = AppConfig.fromEnv(appEnv);
   const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
   return {
     ctx,
     url: url!,
     superuserUrl: superuserUrl!,
+    env: appEnv,
     async close({ keep = false } = {}) {
       await ctx.close();
       if (keep) {

@@ -1,9 +1,11 @@
 /**
  * Scheduled send at scale (issue 47): N emails (default 1,000) scheduled for the same second go out
- * through the scheduled-sends job of two instances (two app contexts with their own job runners on
- * one database, in this process) and the test Cyrus with its SMTP relay, where every delivery is
+ * through the scheduled-sends job of two instances (two `crm-admin serve --no-sync` processes on one
+ * database, as in production) and the test Cyrus with its SMTP relay, where every delivery is
  * counted: none may be there twice. Target: all out within 60 s of their sendAt. The baseline of the
  * same run: the same load on one instance (alternating rounds, the machine is shared).
+ * Needs the build (`npm run build`: the serve processes run bin/crm-admin) and the test Cyrus
+ * (scripts/jmap/start.sh, started here).
  *
  *   npx tsx bench/scheduled-send-bench.ts [emails=1000] [rounds=1]
  */
@@ -12,20 +14,16 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAppContext, type AppContext } from '../src/app/context.js';
-import type { AppConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import { startServer, type RunningServer } from '../src/app/server.js';
+import type { AppContext } from '../src/app/context.js';
+import { startServe, type ServeProcess } from '../test/support/cli.js';
 import { createTestMailUser } from '../test/support/imap.js';
 import { relayDeliveries } from '../test/support/relay-log.js';
-import { openBenchDatabase } from './bench-database.js';
+import { openBenchDatabase, type BenchDatabase } from './bench-database.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function round(instances: number, emails: number, config: AppConfig): Promise<string> {
-  const contexts: AppContext[] = [];
-  for (let i = 0; i < instances; i++) contexts.push(await createAppContext({ config, logger: createLogger('error', { silent: true }), service: true }));
-  const ctx = contexts[0];
+async function round(instances: number, emails: number, db: BenchDatabase): Promise<string> {
+  const ctx: AppContext = db.ctx;
   const [alice, bob] = await Promise.all([createTestMailUser('bsched-alice'), createTestMailUser('bsched-bob')]);
   const { user } = await ctx.services.users.create({ username: `bsched${crypto.randomBytes(4).toString('hex')}`, role: 'member' }, { actor: 'bench' });
   const account = await ctx.services.emailAccounts.add(user.id, { email: alice.user, emailPassword: alice.pass }, { actor: 'bench' }, { requestSync: false });
@@ -39,9 +37,9 @@ async function round(instances: number, emails: number, config: AppConfig): Prom
     });
   }
   const scheduleMs = Date.now() - scheduledStart;
-  // The job runners start only now: nothing is due before sendAt anyway.
-  const servers: RunningServer[] = [];
-  for (const c of contexts) servers.push(await startServer(c, { api: false, sync: false, port: 0, host: '127.0.0.1' }));
+  // The instances start only now: nothing is due before sendAt anyway.
+  const servers: ServeProcess[] = [];
+  for (let i = 0; i < instances; i++) servers.push(await startServe(['--no-sync'], { ...db.env, HOST: '127.0.0.1' }));
   while (Date.now() < sendAt.getTime()) await pause(200);
   const count = () =>
     ctx.db.sequelize.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM scheduled_emails WHERE user_id = $1 GROUP BY 1`, {
@@ -57,7 +55,10 @@ async function round(instances: number, emails: number, config: AppConfig): Prom
     await pause(250);
   }
   const rows = await count();
-  for (const s of servers) await s.stop();
+  for (const s of servers) {
+    s.child.kill('SIGTERM');
+    await s.exited;
+  }
   const delivered = new Map<number, number>();
   for (let i = 0; i < emails; i++) delivered.set(i, relayDeliveries(`B${tag} ${i}`).length);
   const twice = [...delivered.values()].filter((n) => n > 1).length;
@@ -81,8 +82,8 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   try {
     for (let r = 0; r < rounds; r++) {
-      lines.push(await round(2, emails, db.ctx.config));
-      lines.push(await round(1, emails, db.ctx.config));
+      lines.push(await round(2, emails, db));
+      lines.push(await round(1, emails, db));
     }
   } finally {
     await db.close();

@@ -7,7 +7,15 @@ import { createContact, createEmailAccount } from '../support/email-factories.js
 import { createUser } from '../support/factories.js';
 import { testApp, testContext } from '../support/harness.js';
 import { until } from '../support/poll.js';
-import { startReceiver, verifies, type Received } from './helpers.js';
+import { Sql } from '../../src/db/sql.js';
+import { sequelizeTransactions } from '../../src/db/transactions.js';
+import { SecretBox } from '../../src/crypto/secret-box.js';
+import { DeliveryRepository } from '../../src/webhooks/delivery-repository.js';
+import { parsePrivateAllowList } from '../../src/webhooks/webhook-address.js';
+import { WebhookDeliveryJob } from '../../src/webhooks/webhook-delivery-job.js';
+import { WebhookRepository } from '../../src/webhooks/webhook-repository.js';
+import { WebhookSender } from '../../src/webhooks/webhook-sender.js';
+import { startGatedReceiver, startReceiver, verifies, type Received } from './helpers.js';
 
 /** The app under test may call the loopback receiver; retries are due at once (0 s waits, two retries). */
 const ALLOW = { WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '0,0' };
@@ -156,6 +164,36 @@ describe('webhooks: signed delivery from the events outbox', function () {
       await Promise.all([ctx.services.webhookDelivery.run(), other.services.webhookDelivery.run()]);
       const ids = receiver.got.map((r) => r.id);
       expect(new Set(ids).size, ids.join(' ')).to.equal(ids.length);
+      await remove(webhook.id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('bounds the calls open from one instance across overlapping runs, not the calls one run starts (issue 48)', async () => {
+    const receiver = await startGatedReceiver();
+    const sql = new Sql(ctx.db.sequelize);
+    // The job as serve builds it, with a bound of 3 calls open so that a few rows reach it.
+    const job = new WebhookDeliveryJob({
+      webhooks: new WebhookRepository(sql),
+      deliveries: new DeliveryRepository(sql),
+      transactions: sequelizeTransactions(ctx.db.sequelize),
+      secretBox: new SecretBox(ctx.config.secrets.encryptionKey, ctx.config.secrets.oldEncryptionKeys),
+      sender: new WebhookSender(parsePrivateAllowList(ALLOW.WEBHOOK_ALLOWED_PRIVATE_HOSTS)),
+      retrySchedule: [0, 0],
+      limits: { maxInFlight: 3, leasingMs: 60_000 },
+    });
+    try {
+      const { webhook } = await createHook(receiver.url);
+      const contacts = await Promise.all([newContact(), newContact(), newContact(), newContact(), newContact()]);
+      const first = job.run();
+      await until(() => receiver.held() === 3, { what: 'three calls held by the receiver', timeoutMs: 20_000, intervalMs: 50 });
+      // A tick while those three are open leases nothing, although two more are due.
+      expect((await job.run()).attempted).to.equal(0);
+      expect(receiver.held()).to.equal(3);
+      receiver.release();
+      expect((await first).attempted).to.equal(3);
+      await deliverUntil(() => contacts.every((c) => receiver.got.some(about(c))), 'every contact delivered', job);
       await remove(webhook.id);
     } finally {
       await receiver.close();
