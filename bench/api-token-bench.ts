@@ -1,5 +1,5 @@
 /**
- * API token vs cookie session: `npx tsx bench/api-token-bench.ts` (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS).
+ * API token vs cookie session: `node --import=tsx/esm bench/api-token-bench.ts` (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS).
  *
  * Issue 48: a request with a Bearer API token must cost at most 1.2x a cookie session request on
  * GET /api/auth/me. The server runs in a child process (the compiled program), the load generator

@@ -7,7 +7,7 @@
  *  2. mail-password guesses through POST /api/email-accounts before the first 429, and their rate.
  *
  * Run it on two commits (before and after the fix) to compare:
- *   npx tsx bench/attack-figures.ts [guessSeconds=15]
+ *   node --import=tsx/esm bench/attack-figures.ts [guessSeconds=15]
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -3,7 +3,7 @@
  * `GET /api/admin/audit-logs` and `crm-admin audit list` on a large table: the service's own list()
  * (page + count), median of repeated runs per filter, and the plan PostgreSQL picks.
  *
- *   npx tsx bench/audit-query-bench.ts      # embedded PostgreSQL in a temp dir, removed afterwards
+ *   node --import=tsx/esm bench/audit-query-bench.ts      # embedded PostgreSQL in a temp dir, removed afterwards
  *   BENCH_AUDIT_ROWS=200000 ...             # table size (default 1,000,000)
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Authentication benchmark: `npx tsx bench/auth-bench.ts` (BENCH_SECONDS, BENCH_ROUNDS, BENCH_BCRYPT_ROUNDS, BENCH_ME_RATE).
+ * Authentication benchmark: `node --import=tsx/esm bench/auth-bench.ts` (BENCH_SECONDS, BENCH_ROUNDS, BENCH_BCRYPT_ROUNDS, BENCH_ME_RATE).
  *
  * The servers run in a child process (this file with the argument `server`), the load generator and
  * the raw bcrypt baseline in this one, so neither shares an event loop with what it measures. All on

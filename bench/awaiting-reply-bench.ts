@@ -6,7 +6,7 @@
  * the query it replaces computed on the fly; and the write cost of the threads' triggers on the
  * sync's and the sent writer's upsert (with the triggers disabled = before migration 0028).
  *
- *   npx tsx bench/awaiting-reply-bench.ts      # embedded PostgreSQL in /tmp (seeding takes minutes)
+ *   node --import=tsx/esm bench/awaiting-reply-bench.ts      # embedded PostgreSQL in /tmp (seeding takes minutes)
  *   BENCH_ACCOUNTS=50 BENCH_EMAILS=20000 BENCH_CONTACTS=500 BENCH_ITERATIONS=300 BENCH_KEEP=1
  */
 import { randomBytes } from 'node:crypto';

@@ -4,8 +4,8 @@
  * `db restore` (into a second, empty embedded PostgreSQL) as child processes, and reads each child's
  * peak RSS from /usr/bin/time -v: with streaming it must stay flat however large the data is.
  *
- *   npm run build && npx tsx bench/backup-bench.ts       # embedded PostgreSQL servers in a temp dir, removed afterwards
- *   BENCH_EMAILS=20000 BENCH_FILES=20 npx tsx bench/backup-bench.ts   # a quick look
+ *   npm run build && node --import=tsx/esm bench/backup-bench.ts       # embedded PostgreSQL servers in a temp dir, removed afterwards
+ *   BENCH_EMAILS=20000 BENCH_FILES=20 node --import=tsx/esm bench/backup-bench.ts   # a quick look
  */
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';

@@ -8,8 +8,8 @@
  * two tools in turn and in alternating order, and the median of each step is printed (a loaded
  * machine moves single runs by a factor of two).
  *
- *   npm run build && npx tsx bench/backup-format-bench.ts
- *   BENCH_EMAILS=5000 BENCH_ROUNDS=1 npx tsx bench/backup-format-bench.ts     # a quick look
+ *   npm run build && node --import=tsx/esm bench/backup-format-bench.ts
+ *   BENCH_EMAILS=5000 BENCH_ROUNDS=1 node --import=tsx/esm bench/backup-format-bench.ts     # a quick look
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -7,8 +7,8 @@
  * always for PostgreSQL). Prints the median ms per bucket, the wall time and the process CPU time.
  * Profiling adds some overhead; the buckets are for comparing, bench/cli-commands.ts for the times.
  *
- *   npm run build && CRM_DATA_DIR=... JWT_ACCESS_SECRET=... npx tsx bench/cli-breakdown.ts
- *   CLI_RUNS=7 CLI_CHECKOUT=/path/to/other/checkout npx tsx bench/cli-breakdown.ts users list --json
+ *   npm run build && CRM_DATA_DIR=... JWT_ACCESS_SECRET=... node --import=tsx/esm bench/cli-breakdown.ts
+ *   CLI_RUNS=7 CLI_CHECKOUT=/path/to/other/checkout node --import=tsx/esm bench/cli-breakdown.ts users list --json
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -5,8 +5,8 @@
  * CLI_BASELINE=<another checkout, built>, the same commands of that checkout run in turn with these
  * (A B A B ...), so both sides see the same machine; the ratio is per pair.
  *
- *   npm run build && CRM_DATA_DIR=... JWT_ACCESS_SECRET=... npx tsx bench/cli-commands.ts
- *   CLI_BASELINE=/path/to/main-checkout CLI_RUNS=7 npx tsx bench/cli-commands.ts
+ *   npm run build && CRM_DATA_DIR=... JWT_ACCESS_SECRET=... node --import=tsx/esm bench/cli-commands.ts
+ *   CLI_BASELINE=/path/to/main-checkout CLI_RUNS=7 node --import=tsx/esm bench/cli-commands.ts
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

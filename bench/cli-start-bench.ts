@@ -6,7 +6,7 @@
  * of which compiled project files (dist/) and packages (node_modules/). The CPU time (user + system) of each
  * start is printed too: on a busy machine the wall time mostly measures the wait for a core.
  *
- *   npm run build && npx tsx bench/cli-start-bench.ts     # CLI_START_RUNS=15 for steadier medians
+ *   npm run build && node --import=tsx/esm bench/cli-start-bench.ts     # CLI_START_RUNS=15 for steadier medians
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -5,7 +5,7 @@
  * and a company's contacts, for a user with one mailbox and for one with a second, shared mailbox.
  * Prints p50/p99 and the EXPLAIN ANALYZE plans of the list.
  *
- *   npx tsx bench/companies-bench.ts
+ *   node --import=tsx/esm bench/companies-bench.ts
  *   BENCH_ACCOUNTS=50 BENCH_EMAILS=20000 BENCH_CONTACTS=500 BENCH_ITERATIONS=300   (the large-install data set)
  */
 import http from 'node:http';

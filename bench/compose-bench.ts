@@ -4,7 +4,7 @@
  * stack on a migrated database with one seeded mailbox; plus the render's pure function alone.
  * Targets: PATCH p50 < 20 ms, render p50 < 5 ms. Prints p50/p99 per scenario and one JSON line.
  *
- *   npx tsx bench/compose-bench.ts
+ *   node --import=tsx/esm bench/compose-bench.ts
  *   BENCH_ITERATIONS=500 BENCH_TEXT_CHARS=4000
  */
 import http from 'node:http';

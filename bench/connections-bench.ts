@@ -3,8 +3,8 @@
  * searches at once against a real `crm-admin serve` (pool DATABASE_POOL_MAX, 20), counting the answers
  * by status and the most connections the instance held (pg_stat_activity, sampled every 20 ms).
  *
- *   npx tsx bench/connections-bench.ts                          # this tree's dist/ only
- *   BENCH_BEFORE=/work/main npx tsx bench/connections-bench.ts  # and another release's, same database, in turn
+ *   node --import=tsx/esm bench/connections-bench.ts                          # this tree's dist/ only
+ *   BENCH_BEFORE=/work/main node --import=tsx/esm bench/connections-bench.ts  # and another release's, same database, in turn
  *
  * One throwaway embedded PostgreSQL in /tmp; one user whose account holds BENCH_EMAILS (100,000) emails,
  * every one with the word searched for. Run `npm run build` first (serve runs from dist/).

@@ -4,9 +4,9 @@
  * the query of migration 0025 (folded words, trigram index) side by side with the one before it
  * (one LIKE over the lower-cased name or address, no index), in the same run, interleaved.
  *
- *   npx tsx bench/contact-search.ts                 # embedded PostgreSQL in a temp dir, removed afterwards
- *   BENCH_ITERATIONS=200 npx tsx bench/contact-search.ts
- *   BENCH_DATABASE_URL=postgres://... npx tsx bench/contact-search.ts
+ *   node --import=tsx/esm bench/contact-search.ts                 # embedded PostgreSQL in a temp dir, removed afterwards
+ *   BENCH_ITERATIONS=200 node --import=tsx/esm bench/contact-search.ts
+ *   BENCH_DATABASE_URL=postgres://... node --import=tsx/esm bench/contact-search.ts
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';

@@ -6,8 +6,8 @@
  * 1,000-email mailbox of their own, is measured too: their lists span both accounts.
  * Then the EXPLAIN (ANALYZE, BUFFERS) plans of the queries behind those pages.
  *
- *   npx tsx bench/contacts-bench.ts            # embedded PostgreSQL in a temp dir, removed afterwards
- *   BENCH_DATABASE_URL=postgres://... npx tsx bench/contacts-bench.ts   # an existing database (bench users are deleted at the end)
+ *   node --import=tsx/esm bench/contacts-bench.ts            # embedded PostgreSQL in a temp dir, removed afterwards
+ *   BENCH_DATABASE_URL=postgres://... node --import=tsx/esm bench/contacts-bench.ts   # an existing database (bench users are deleted at the end)
  *   BENCH_ITERATIONS=2000 BENCH_ROUNDS=5 ...   # per scenario: rounds interleave the scenarios to cancel drift
  */
 import http from 'node:http';

@@ -6,9 +6,9 @@
  * vCard. Prints the wall time of each and the process's resident memory (RSS) before and at its
  * peak (sampled every 20 ms), so a bounded export shows as a flat RSS whatever the mailbox's size.
  *
- *   npx tsx bench/contacts-import-bench.ts          # embedded PostgreSQL in a temp dir, removed afterwards
- *   BENCH_EXPORT_CONTACTS=200000 npx tsx bench/contacts-import-bench.ts
- *   BENCH_DATABASE_URL=postgres://... npx tsx bench/contacts-import-bench.ts
+ *   node --import=tsx/esm bench/contacts-import-bench.ts          # embedded PostgreSQL in a temp dir, removed afterwards
+ *   BENCH_EXPORT_CONTACTS=200000 node --import=tsx/esm bench/contacts-import-bench.ts
+ *   BENCH_DATABASE_URL=postgres://... node --import=tsx/esm bench/contacts-import-bench.ts
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';

@@ -7,7 +7,7 @@
  *   3. a new message delivered to the mail server (IMAP APPEND on the test Cyrus) -> email.created on a
  *      stream, with "sync now" (POST /api/email-accounts/:id/sync).
  *
- *   npx tsx bench/events-bench.ts
+ *   node --import=tsx/esm bench/events-bench.ts
  *
  * The server runs in a child process (this file with --serve), so its memory and CPU are its own; the
  * clients run here. Env: BENCH_STREAMS (1000), BENCH_ROUNDS (20), BENCH_IDLE_SECONDS (30),

@@ -6,7 +6,7 @@
  * Prints, per way: the probe's p50/p99/max latency during the renders (how long everyone else waits),
  * and the page's render time. The figures are ratios of the same run; the machine's load is printed.
  *
- *   npx tsx bench/html-render-bench.ts
+ *   node --import=tsx/esm bench/html-render-bench.ts
  *   BENCH_ROUNDS=4 BENCH_PAGES=2 BENCH_EMAIL_KB=500 BENCH_THREADS=1
  */
 import { spawn } from 'node:child_process';

@@ -5,7 +5,7 @@
  * handler: the time from the due second until the last is done, and how many ran twice.
  *
  * pg-boss is not a dependency: install it beside (npm install --prefix /tmp/pgboss-eval pg-boss@12.38.0)
- * and run `PG_BOSS_MODULE=/tmp/pgboss-eval/node_modules/pg-boss/dist/index.js npx tsx bench/job-queue-evaluation.ts`.
+ * and run `PG_BOSS_MODULE=/tmp/pgboss-eval/node_modules/pg-boss/dist/index.js node --import=tsx/esm bench/job-queue-evaluation.ts`.
  * Without it, only our rows are measured.
  */
 import { randomUUID } from 'node:crypto';

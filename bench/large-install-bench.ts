@@ -4,8 +4,8 @@
  * stack: the contact list, a contact's email page and full-text search over one account. Prints
  * p50/p99 against the targets (< 10 / < 10 / < 50 ms) and the EXPLAIN ANALYZE plans behind them.
  *
- *   npx tsx bench/large-install-bench.ts       # embedded PostgreSQL in /tmp (seeding takes minutes; progress is printed)
- *   BENCH_DATABASE_URL=postgres://... npx tsx bench/large-install-bench.ts   # an existing, empty database
+ *   node --import=tsx/esm bench/large-install-bench.ts       # embedded PostgreSQL in /tmp (seeding takes minutes; progress is printed)
+ *   BENCH_DATABASE_URL=postgres://... node --import=tsx/esm bench/large-install-bench.ts   # an existing, empty database
  *   BENCH_ACCOUNTS=50 BENCH_EMAILS=20000 BENCH_CONTACTS=500 BENCH_ITERATIONS=600 BENCH_ROUNDS=3
  *   BENCH_KEEP=1   leave the embedded database running afterwards (its URL is printed) to study plans
  */

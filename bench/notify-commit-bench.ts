@@ -4,7 +4,7 @@
  * 0071: every such commit takes PostgreSQL's one notification lock) against the batch deferring it
  * (`crm.events_wake = after_commit`, then one NOTIFY of its own after the commit, as BatchWriter does).
  *
- *   npx tsx bench/notify-commit-bench.ts
+ *   node --import=tsx/esm bench/notify-commit-bench.ts
  *
  * Each batch: BEGIN; the checkpoint UPDATE of mail_sync_states (synchronous_commit off, as the sync's);
  * an INSERT of BENCH_ROWS contacts (the statement trigger writes contact.created events); COMMIT. A LISTEN

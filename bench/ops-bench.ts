@@ -3,7 +3,7 @@
  * without it, autocannon, alternating runs, medians), one Prometheus scrape, building the OpenAPI
  * document, and a graceful stop of `crm-admin serve` under keep-alive load (SIGTERM to exit).
  *
- *   npx tsx bench/ops-bench.ts        # the serve part uses an embedded PostgreSQL in a temp dir
+ *   node --import=tsx/esm bench/ops-bench.ts        # the serve part uses an embedded PostgreSQL in a temp dir
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -6,8 +6,8 @@
  * request with the contact list and search as the baseline (the machine may be shared: the ratio to the
  * baseline of the same rounds is the figure that travels, not the milliseconds alone).
  *
- *   npx tsx bench/people-bench.ts
- *   BENCH_PEOPLE=100000 BENCH_ROUNDS=200 npx tsx bench/people-bench.ts
+ *   node --import=tsx/esm bench/people-bench.ts
+ *   BENCH_PEOPLE=100000 BENCH_ROUNDS=200 node --import=tsx/esm bench/people-bench.ts
  */
 import http from 'node:http';
 import os from 'node:os';

@@ -4,8 +4,8 @@
  * RSS of each step: the export streams a zip of every email (JSON Lines, bodies included) to a sink
  * that discards it, then the erasure deletes them, one transaction per account.
  *
- *   npx tsx bench/privacy-erase-bench.ts            # throwaway embedded PostgreSQL
- *   BENCH_DATABASE_URL=postgres://... npx tsx bench/privacy-erase-bench.ts
+ *   node --import=tsx/esm bench/privacy-erase-bench.ts            # throwaway embedded PostgreSQL
+ *   BENCH_DATABASE_URL=postgres://... node --import=tsx/esm bench/privacy-erase-bench.ts
  */
 import { Writable } from 'node:stream';
 import { QueryTypes } from 'sequelize';

@@ -1,5 +1,5 @@
 /**
- * What a full resync of an unchanged mailbox writes: `npx tsx bench/resync-wal-bench.ts`.
+ * What a full resync of an unchanged mailbox writes: `node --import=tsx/esm bench/resync-wal-bench.ts`.
  * Env: BENCH_MESSAGES (20000), BENCH_PAGE (500, the sync's page size).
  *
  * A throwaway embedded PostgreSQL (bench/bench-database.ts). The mailbox's first sync is written as the

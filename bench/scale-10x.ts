@@ -2,7 +2,7 @@
  * The 10× run (issue 50): the whole service beyond one host, on loopback, under load and faults, as a
  * ratio against a 1× run of the same script.
  *
- *   npm run build && npx tsx bench/scale-10x.ts      (serve runs from dist/; needs Cyrus, PgBouncer, root)
+ *   npm run build && node --import=tsx/esm bench/scale-10x.ts      (serve runs from dist/; needs Cyrus, PgBouncer, root)
  *
  * Both runs: an embedded PostgreSQL (fsync on) behind PgBouncer (session mode), the S3 server of
  * scripts/s3/start.sh (a bucket per run, CRM_STORAGE=s3), Cyrus with real mailboxes, every process a real

@@ -4,8 +4,8 @@
  * documents behind the expression index, test/support/old-email-search.ts) as SQL, in the same
  * process on the same data; p50/p99 each, and whether both found the same page and total.
  *
- *   npx tsx bench/search-1m-bench.ts        # embedded PostgreSQL in /tmp; seeding 1M emails takes many minutes
- *   BENCH_DATABASE_URL=postgres://... npx tsx bench/search-1m-bench.ts   # reuse a database seeded before (bench/search-seed-run.ts)
+ *   node --import=tsx/esm bench/search-1m-bench.ts        # embedded PostgreSQL in /tmp; seeding 1M emails takes many minutes
+ *   BENCH_DATABASE_URL=postgres://... node --import=tsx/esm bench/search-1m-bench.ts   # reuse a database seeded before (bench/search-seed-run.ts)
  *   BENCH_ACCOUNTS=50 BENCH_EMAILS=20000 BENCH_ITERATIONS=40 BENCH_OLD_ITERATIONS=5
  *   BENCH_CASES=5-  only some cases (from-to, 1-based)
  *   BENCH_OLD=0    skip the old query (it needs its expression index, built here if missing: minutes at 1M)

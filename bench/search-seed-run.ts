@@ -1,4 +1,4 @@
-/** Seeds (or completes) the search benchmark's installation and keeps the database: `npx tsx bench/search-seed-run.ts`. */
+/** Seeds (or completes) the search benchmark's installation and keeps the database: `node --import=tsx/esm bench/search-seed-run.ts`. */
 import { openBenchDatabase } from './bench-database.js';
 import { oneUserInstall, searchInstall } from './search-install.js';
 

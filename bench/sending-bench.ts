@@ -8,7 +8,7 @@
  *   same submission (the same two requests: mailboxes + identity + original, then draft + submission +
  *   read-back) made directly on a warm client, interleaved in one run; target ratio <= 1.3.
  *
- *   npx tsx bench/sending-bench.ts [replies=15]
+ *   node --import=tsx/esm bench/sending-bench.ts [replies=15]
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';

@@ -15,7 +15,7 @@
  * the pairs found, the share of the same word. Also the time per stem / lemma and the time a new
  * connection takes to load the dictionary.
  *
- *   BENCH_DATABASE_URL=postgres://... [BENCH_SUPERUSER_URL=...] npx tsx bench/slovak-word-forms-bench.ts
+ *   BENCH_DATABASE_URL=postgres://... [BENCH_SUPERUSER_URL=...] node --import=tsx/esm bench/slovak-word-forms-bench.ts
  *
  * The database must be migrated (crm_sk_stem, crm_fold). The hunspell columns need the dictionary
  * files in the server's share directory (tsearch_data/sk_sk.dict, .affix and sk_sk_folded.*; see

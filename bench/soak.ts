@@ -5,7 +5,7 @@
  * the server's RSS and V8 heap, first minute against last minute of the measured window (target:
  * RSS growth under 10 %).
  *
- *   npx tsx bench/soak.ts                      # needs `npm run build` (runs bin/crm-admin) and Cyrus
+ *   node --import=tsx/esm bench/soak.ts                      # needs `npm run build` (runs bin/crm-admin) and Cyrus
  *
  * Env: SOAK_SECONDS (600), SOAK_WARMUP_SECONDS (60), SOAK_WORKERS (8), SOAK_USERS (4),
  * SOAK_MESSAGES (200 per mailbox before the start), SOAK_MAIL_EVERY_MS (4000: one new message),

@@ -1,5 +1,5 @@
 /**
- * Mail sync benchmark: `npx tsx bench/sync-bench.ts` against the project's Cyrus (scripts/jmap/start.sh).
+ * Mail sync benchmark: `node --import=tsx/esm bench/sync-bench.ts` against the project's Cyrus (scripts/jmap/start.sh).
  * Env: BENCH_JMAP_SESSION_URL (http://127.0.0.1:18080/.well-known/jmap), BENCH_MESSAGES (20000),
  * BENCH_SMALL_MESSAGES (1000), BENCH_ROUNDS (5), BENCH_INCREMENTAL_RUNS (5), BENCH_WARMUP (1).
  *

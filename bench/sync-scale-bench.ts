@@ -1,6 +1,6 @@
 /**
  * The mail sync at company scale: 200 real Cyrus accounts with a few dozen messages each.
- *   npm run build && npx tsx bench/sync-scale-bench.ts        (the workers of part 2 run dist/)
+ *   npm run build && node --import=tsx/esm bench/sync-scale-bench.ts        (the workers of part 2 run dist/)
  * Env: BENCH_JMAP_SESSION_URL (http://127.0.0.1:18080/.well-known/jmap), BENCH_ACCOUNTS (200),
  *      BENCH_MESSAGES (30 per account), BENCH_CHANGED (20), BENCH_INTERVAL (30s, the default),
  *      BENCH_WORKER_ROUNDS (3), BENCH_CONCURRENCY (4, the default).

@@ -3,7 +3,7 @@
  * PostgreSQL), compared with a bare script writing the same bytes to disk in the same run, and the
  * growth of the server's peak RSS during the uploads (the proof that files stream, not buffer).
  *
- *   npx tsx bench/timesheet-upload-bench.ts [rounds=3]
+ *   node --import=tsx/esm bench/timesheet-upload-bench.ts [rounds=3]
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';

@@ -8,7 +8,7 @@
  * receivers' figures with a slow one beside them close to the baseline's (a slow receiver does not
  * back up the others).
  *
- *   npx tsx bench/webhooks-bench.ts [rate=1000] [seconds=60]
+ *   node --import=tsx/esm bench/webhooks-bench.ts [rate=1000] [seconds=60]
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
