@@ -182,12 +182,15 @@ async function mailUsers(count: number): Promise<Array<{ user: string; pass: str
 interface RunResult {
   shape: string;
   reqPerSec: number;
+  /** The slowest replica's read p50 and p99 (ms). */
   p50: number;
   p99: number;
+  /** Each replica's reads: the one killed and restarted shows its own figures, not everyone's. */
+  replicas: Array<{ requests: number; p50: number; p99: number; max: number; errors: number; timeouts: number }>;
   statuses: Record<string, number>;
   uploads: { acknowledged: number; verified: number; lost: number; p50: number; refused: Record<string, number> };
   streams: { opened: number; events: number; refused: number };
-  sync: { accounts: number; syncedAfterFaults: number; doubleTurns: number; maxTurnSeconds: number };
+  sync: { accounts: number; syncedAfterFaults: number; doubleTurns: number; maxTurnSeconds: number; unsynced: Array<Record<string, unknown>>; faultsEndedAt: string };
   faults: string[];
   loadAverage: string;
 }
@@ -320,6 +323,13 @@ async function runShape(shape: Shape): Promise<RunResult> {
       if (synced === accounts.length) break;
       await sleep(2000);
     }
+    // The accounts that were not: their state says why (an error and its backoff, a lock still held).
+    const unsynced = await ctx.db.sequelize.query<Record<string, unknown>>(
+      `SELECT status, consecutive_failures AS failures, left(last_error, 160) AS "lastError", last_attempt_at AS "lastAttemptAt",
+              next_attempt_at AS "nextAttemptAt", next_sync_at AS "nextSyncAt", locked_by AS "lockedBy", locked_until AS "lockedUntil"
+         FROM mail_sync_states WHERE email_account_id = ANY($ids) AND (last_success_at IS NULL OR last_success_at <= $since)`,
+      { bind: { ids: accounts, since: faultsEnded }, type: QueryTypes.SELECT },
+    );
     const turns = procs
       .filter((p) => p.name.startsWith('worker'))
       .flatMap((p) =>
@@ -366,10 +376,11 @@ async function runShape(shape: Shape): Promise<RunResult> {
       reqPerSec: results.reduce((n, r) => n + r.requests.average, 0),
       p50: Math.max(...results.map((r) => r.latency.p50)),
       p99: Math.max(...results.map((r) => r.latency.p99)),
+      replicas: results.map((r) => ({ requests: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors, timeouts: r.timeouts })),
       statuses,
       uploads: { acknowledged: acknowledged.length, verified, lost: acknowledged.length - verified, p50: percentile(uploadLatencies, 50), refused },
       streams: { opened: streams.length, events: streamCounter.events, refused: streamCounter.errors },
-      sync: { accounts: accounts.length, syncedAfterFaults: synced, doubleTurns, maxTurnSeconds: Math.round(Number(age.s)) },
+      sync: { accounts: accounts.length, syncedAfterFaults: synced, doubleTurns, maxTurnSeconds: Math.round(Number(age.s)), unsynced, faultsEndedAt: faultsEnded.toISOString() },
       faults,
       loadAverage: load(),
     };
