@@ -193,7 +193,9 @@ interface RunResult {
   sync: {
     accounts: number;
     syncedAfterFaults: number;
+    /** Turns with two successful runs (the fault), and turns attempted more than once (a failed attempt retried). */
     doubleTurns: number;
+    retriedTurns: number;
     maxTurnSeconds: number;
     allSyncedAfterSeconds: number;
     unsynced: Array<Record<string, unknown>>;
@@ -354,15 +356,22 @@ async function runShape(shape: Shape): Promise<RunResult> {
           .output()
           .split('\n')
           .filter((l) => l.startsWith('{') && l.includes('"mail sync run"'))
-          .map((l) => JSON.parse(l) as { accountId: string; dueAt?: string; durationMs?: number }),
+          .map((l) => JSON.parse(l) as { accountId: string; dueAt?: string; durationMs?: number; outcome?: string }),
       );
-    const seen = new Set<string>();
+    // A turn is done by its successful run: two of them for one turn is the fault. A failed attempt (the
+    // database gone under it) and the run that took the turn over afterwards are a retry, counted apart.
+    const succeeded = new Set<string>();
+    const attempted = new Set<string>();
     let doubleTurns = 0;
+    let retriedTurns = 0;
     for (const t of turns) {
       if (!t.dueAt) continue;
       const k = `${t.accountId}@${t.dueAt}`;
-      if (seen.has(k)) doubleTurns++;
-      seen.add(k);
+      if (attempted.has(k)) retriedTurns++;
+      attempted.add(k);
+      if (t.outcome !== 'ok') continue;
+      if (succeeded.has(k)) doubleTurns++;
+      succeeded.add(k);
     }
     const [age] = await ctx.db.sequelize.query<{ s: number }>(
       'SELECT coalesce(max(extract(epoch FROM now() - last_success_at)), 0) AS s FROM mail_sync_states WHERE email_account_id = ANY($ids)',
@@ -401,6 +410,7 @@ async function runShape(shape: Shape): Promise<RunResult> {
         accounts: accounts.length,
         syncedAfterFaults: synced,
         doubleTurns,
+        retriedTurns,
         maxTurnSeconds: Math.round(Number(age.s)),
         allSyncedAfterSeconds,
         unsynced,
