@@ -11,7 +11,8 @@
 #     lists every path and method of it and no other (scripts/contract-paths.ts)
 #   - docs/schema.sql was generated from the migrations as they are (a digest, no database: scripts/schema-snapshot.ts)
 #   - src/db/schema-rows.ts, the repositories' row types, is what docs/schema.sql gives (scripts/schema-rows.ts)
-#   - the OpenAPI document: Redocly recommended-strict and Spectral (spectral:oas + .spectral.yaml), any finding fails
+#   - the OpenAPI document: Redocly recommended-strict and Spectral (spectral:oas + .spectral.yaml), any finding fails;
+#     a clean pass is remembered by the digest of its inputs (node_modules/.cache), as prettier's cache is
 #   - every hand-written mutation of test/mutations/ still applies (scripts/check-mutation-patches.sh)
 #   - prettier (its cache keys on each file's content and the config, so a cached pass is exact)
 # ESLint keeps no cache: a type-aware rule (no-floating-promises) depends on other files' types, so
