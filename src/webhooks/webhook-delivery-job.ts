@@ -59,7 +59,6 @@ export class WebhookDeliveryJob {
   private prunedAt = 0;
   /** Calls open per webhook from this instance, across the runs in progress. */
   private readonly open = new Map<string, number>();
-  private openTotal = 0;
 
   constructor(private readonly deps: WebhookDeliveryDeps) {}
 
@@ -80,9 +79,9 @@ export class WebhookDeliveryJob {
     const started: Array<Promise<boolean>> = [];
     const maxInFlight = this.deps.limits?.maxInFlight ?? MAX_IN_FLIGHT;
     const leasingUntil = Date.now() + (this.deps.limits?.leasingMs ?? LEASING_MS);
-    while (this.openTotal < maxInFlight) {
+    for (let openCalls = this.openCalls(); openCalls < maxInFlight; openCalls = this.openCalls()) {
       const busy = [...this.open].filter(([, n]) => n >= PER_WEBHOOK_IN_FLIGHT).map(([id]) => id);
-      const want = Math.min(LEASE_BATCH, maxInFlight - this.openTotal);
+      const want = Math.min(LEASE_BATCH, maxInFlight - openCalls);
       const leased = await deliveries.lease(want, LEASE_SECONDS, busy);
       for (const d of leased) started.push(this.tracked(d));
       // Fewer than asked: nothing more is due now. Past the leasing time: the next tick's run goes on.
@@ -105,13 +104,18 @@ export class WebhookDeliveryJob {
     return { done: r.delivered, failed: r.attempted - r.delivered };
   }
 
+  /** Calls open from this instance, across the runs in progress. */
+  private openCalls(): number {
+    let n = 0;
+    for (const calls of this.open.values()) n += calls;
+    return n;
+  }
+
   private async tracked(d: LeasedDelivery): Promise<boolean> {
     this.open.set(d.webhookId, (this.open.get(d.webhookId) ?? 0) + 1);
-    this.openTotal++;
     try {
       return await this.attempt(d);
     } finally {
-      this.openTotal--;
       const left = (this.open.get(d.webhookId) ?? 1) - 1;
       if (left > 0) this.open.set(d.webhookId, left);
       else this.open.delete(d.webhookId);
