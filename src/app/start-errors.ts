@@ -6,15 +6,21 @@ import { isConnectFailure } from '../db/db-errors.js';
  * practice. Never includes the database password (DATABASE_URL may be echoed by a driver message).
  */
 export function describeStartError(err: unknown, config: AppConfig, port = config.port): string {
-  const e = err as { code?: string; message?: string; parent?: { message?: string } };
+  const e = err as { code?: string; syscall?: string; message?: string; parent?: { message?: string } };
   const message = e.message ?? String(err);
   let line: string;
-  if (e.code === 'EADDRINUSE') {
+  // Only a failed listen means the port is taken: an outgoing connect that finds no free local port
+  // (ephemeral ports used up) also fails with EADDRINUSE, and is told as what it is below.
+  if (e.code === 'EADDRINUSE' && e.syscall === 'listen' && port === 0) {
+    line = `no free port to listen on ${config.host} (PORT=0 takes any free one; too many connections open on this machine?)`;
+  } else if (e.code === 'EADDRINUSE' && e.syscall === 'listen') {
     line = `port ${port} on ${config.host} is already in use (another crm-admin serve running?); choose another PORT or stop that process`;
   } else if (e.code === 'EACCES' && message.includes('listen')) {
     line = `not allowed to listen on ${config.host}:${port} (ports below 1024 need a capability; use a reverse proxy)`;
   } else if (e.code === 'EADDRNOTAVAIL') {
     line = `HOST ${config.host} is not an address of this machine`;
+  } else if (e.code === 'EADDRINUSE') {
+    line = `no free local port for an outgoing connection (${message}); too many connections open on this machine`;
   } else if (isConnectFailure(err)) {
     line = `cannot connect to the database at ${databaseTarget(config)}: ${e.parent?.message ?? message}`;
   } else {
