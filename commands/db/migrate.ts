@@ -20,7 +20,8 @@ export default class DbMigrate extends BaseCommand {
     resealed?: { resealed: number; failed: number };
   }> {
     const { flags } = await this.parse(DbMigrate);
-    const ctx = await this.appContext({ migrate: false });
+    // As the schema's owner (ADR 0171): the service's own role may not change the schema.
+    const ctx = await this.appContext({ migrate: false, asOwner: true });
     if (flags.status) {
       const { createMigrator } = await import('../../src/db/migrator.js');
       const migrator = createMigrator(ctx.db.sequelize);
@@ -31,15 +32,16 @@ export default class DbMigrate extends BaseCommand {
     }
     // Each step is logged (name, duration) on stderr and the change audited (db.migrate, from/to).
     const { SchemaMigrationService } = await import('../../src/maintenance/schema-migration-service.js');
+    const { withSchemaOwner } = await import('../../src/db/schema-owner.js');
     const schema = new SchemaMigrationService(ctx.db.sequelize, ctx.services.audit, ctx.logger);
     if (flags.down) {
       if (!(await this.confirm('Undo the most recent migration? Its tables and data are dropped.', flags.yes))) this.exit(1);
-      const change = await schema.revertNewest(this.cliMeta());
+      const change = await withSchemaOwner(ctx.db, () => schema.revertNewest(this.cliMeta()));
       const reverted = change.steps.map((step) => step.name);
       this.log(`reverted: ${reverted.join(', ') || '(nothing to revert)'}`);
       return { reverted, from: change.from, to: change.to };
     }
-    const change = await schema.applyPending(this.cliMeta());
+    const change = await withSchemaOwner(ctx.db, () => schema.applyPending(this.cliMeta()));
     const applied = change.steps.map((step) => step.name);
     this.log(applied.length ? `applied: ${applied.map((name, i) => `${name} (${change.steps[i].durationMs} ms)`).join(', ')}` : 'database is up to date');
     // Mail passwords in an old format or under a retired key: re-sealed with the current one.

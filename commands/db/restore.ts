@@ -40,8 +40,10 @@ export default class DbRestore extends BaseCommand {
 
   async run(): Promise<RestoreSummary> {
     const { args, flags } = await this.parse(DbRestore);
-    const ctx = await this.appContext({ migrate: false });
-    const summary = await ctx.services.restore.restore(
+    // As the schema's owner (ADR 0171): a restore migrates, truncates and switches triggers off for its load.
+    const ctx = await this.appContext({ migrate: false, asOwner: true });
+    const { withSchemaOwner } = await import('../../src/db/schema-owner.js');
+    const summary = await withSchemaOwner(ctx.db, () => ctx.services.restore.restore(
       args.file,
       {
         ignoreKeyMismatch: flags['ignore-key-mismatch'],
@@ -54,7 +56,7 @@ export default class DbRestore extends BaseCommand {
         },
       },
       this.cliMeta(),
-    );
+    ));
     if (summary.authentication !== 'signed') this.warn(`restored an archive that could not be authenticated (${summary.authentication}), as --allow-unsigned asked`);
     if (summary.keyStatus === 'different') this.warn('restored with a different encryption key: every mail account password must be entered again');
     const migrated = [

@@ -27,6 +27,8 @@ export interface ContextOptions {
   poolMax?: number;
   /** The long-running service (serve): it adopts an orphaned embedded PostgreSQL as its own. */
   service?: boolean;
+  /** Connect as the schema's owner throughout (`db migrate`, `db restore`; ADR 0171). */
+  asOwner?: boolean;
   /** An already open database to share (tests run several configurations against one pool). */
   db?: Database;
   /**
@@ -42,7 +44,7 @@ export async function createAppContext(options: ContextOptions = {}): Promise<Ap
   const config = options.config ?? AppConfig.fromEnv();
   const logger = options.logger ?? (await import('../logging/logger.js')).createLogger(config.logLevel, { syslogPrefix: config.logSyslogPrefix });
   const shared = options.db !== undefined;
-  const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service }));
+  const db = options.db ?? (await openDatabase(config, logger, { poolMax: options.poolMax, service: options.service, asOwner: options.asOwner }));
   let services: Services;
   try {
     if (!shared && options.migrate === 'require-current') await requireCurrentSchema(db.sequelize);
@@ -62,7 +64,8 @@ async function prepareSchema(options: ContextOptions, db: Database, services: Se
   // The migrator (umzug) loads only when there is something to apply.
   if (options.migrate !== false && options.migrate !== 'require-current' && !(await schemaIsCurrent(db.sequelize))) {
     const { SchemaMigrationService } = await import('../maintenance/schema-migration-service.js');
-    await new SchemaMigrationService(db.sequelize, services.audit, logger).applyPending({ actor: options.service ? 'serve' : 'startup' });
+    const { withSchemaOwner } = await import('../db/schema-owner.js');
+    await withSchemaOwner(db, (owner) => new SchemaMigrationService(owner, services.audit, logger).applyPending({ actor: options.service ? 'serve' : 'startup' }));
   }
   // Needs the encryption key, so it follows the migrations here rather than being one of them. Not
   // a schema change: crm-admin commands on a current schema do it as well.

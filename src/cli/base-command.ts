@@ -43,8 +43,9 @@ export abstract class BaseCommand extends Command {
   /**
    * Opens the database (embedded or DATABASE_URL). A schema with pending migrations is refused (only
    * serve and `db migrate` change it, see src/db/schema-gate.ts); `migrate: false` takes it as it is.
+   * `asOwner`: as the schema's owner, not the service's role (`db migrate`, `db restore`; ADR 0171).
    */
-  protected async appContext(options: { migrate?: boolean; config?: AppConfig } = {}): Promise<AppContext> {
+  protected async appContext(options: { migrate?: boolean; config?: AppConfig; asOwner?: boolean } = {}): Promise<AppContext> {
     if (!this.ctx) {
       // A command that validated the environment its own way (doctor: creating nothing) hands its config in.
       const config = options.config ?? this.appConfig();
@@ -60,6 +61,7 @@ export abstract class BaseCommand extends Command {
         // A host's open database (the test process's): shared, so neither opened nor closed here.
         db: commandHost().db,
         migrate: options.migrate === false ? false : 'require-current',
+        asOwner: options.asOwner,
         runRequestedSyncs: false,
         syncRole: 'cli',
       });

@@ -56,6 +56,8 @@ export class AppConfig {
   readonly databasePoolMax: number;
   /** Where the LISTEN connection goes when not to databaseUrl (DATABASE_LISTEN_URL: PgBouncer in transaction mode). */
   readonly databaseListenUrl?: string;
+  /** The schema's owner, for migrations and restores (DATABASE_OWNER_URL); unset: databaseUrl's role owns it. */
+  readonly databaseOwnerUrl?: string;
   /** statement_timeout of every session (DATABASE_STATEMENT_TIMEOUT_MS). */
   readonly databaseStatementTimeoutMs: number;
   /** The client-side timeout of a query (DATABASE_QUERY_TIMEOUT_MS), longer than the statement timeout. */
@@ -122,6 +124,7 @@ export class AppConfig {
     this.databaseWaitSeconds = raw.DATABASE_WAIT_SECONDS;
     this.databasePoolMax = raw.DATABASE_POOL_MAX;
     this.databaseListenUrl = raw.DATABASE_LISTEN_URL;
+    this.databaseOwnerUrl = raw.DATABASE_OWNER_URL;
     this.databaseStatementTimeoutMs = raw.DATABASE_STATEMENT_TIMEOUT_MS;
     this.databaseQueryTimeoutMs = raw.DATABASE_QUERY_TIMEOUT_MS;
     this.dataDir = path.resolve(raw.CRM_DATA_DIR);
@@ -222,6 +225,8 @@ export class AppConfig {
     if (raw.DATABASE_QUERY_TIMEOUT_MS <= raw.DATABASE_STATEMENT_TIMEOUT_MS) {
       problems.push('DATABASE_QUERY_TIMEOUT_MS: musí byť dlhší ako DATABASE_STATEMENT_TIMEOUT_MS');
     }
+    // The embedded database has its owner role already (crm_owner); an owner URL without DATABASE_URL is a mistake.
+    if (raw.DATABASE_OWNER_URL && !raw.DATABASE_URL) problems.push('DATABASE_OWNER_URL: platí len spolu s DATABASE_URL (vstavaná databáza má vlastnú rolu vlastníka)');
     problems.push(...storageProblems(raw));
     if (problems.length > 0) throw new ConfigError(problems);
 

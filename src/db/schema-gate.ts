@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { ServiceUnavailableError } from '../errors/app-errors.js';
-import { schemaIsCurrent } from './migration-check.js';
+import { migrationStatus, schemaIsCurrent } from './migration-check.js';
 
 /**
  * Only `serve` and `db migrate` change the schema. Every other crm-admin command meets a database with
@@ -9,9 +9,8 @@ import { schemaIsCurrent } from './migration-check.js';
  */
 export async function requireCurrentSchema(sequelize: Sequelize): Promise<void> {
   if (await schemaIsCurrent(sequelize)) return;
-  // The migrator (umzug) loads only on this rare path.
-  const { pendingMigrations } = await import('./migrator.js');
-  const pending = await pendingMigrations(sequelize);
+  // Read with SELECTs only: umzug's storage would create its table, which the service's role may not (ADR 0171).
+  const { pending } = await migrationStatus(sequelize);
   if (pending.length === 0) return;
   throw new ServiceUnavailableError(
     `Schéma databázy nie je aktuálna: čaká ${pending.length} migrácia(í) (${pending.join(', ')}). ` +

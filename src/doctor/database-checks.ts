@@ -28,7 +28,16 @@ export async function checkDatabase(db: DoctorRepository, poolMax: number): Prom
     results.push(
       warn('database-role', `connected as ${facts.role.name}, a superuser`, 'connect as a role of its own that owns the database (docs/operations.md, "The database role")'),
     );
-  } else results.push(ok('database-role', `connected as ${facts.role.name}, not a superuser`));
+  } else if (facts.role.schemaChanger) {
+    // The service's role needs rows only; one that may create tables can be turned against the schema.
+    results.push(
+      warn(
+        'database-role',
+        `connected as ${facts.role.name}, which may change the schema (CREATE in the database or its schema)`,
+        'serve as a role with rows only and migrate as the owner: set DATABASE_OWNER_URL (docs/operations.md, "The database role")',
+      ),
+    );
+  } else results.push(ok('database-role', `connected as ${facts.role.name}: rows only, not a superuser`));
 
   // The database's clock decides leases and retention, this host's decides tokens: they must agree.
   const skewMs = Math.abs(facts.now.getTime() + facts.roundTripMs / 2 - Date.now());

@@ -9,8 +9,11 @@ interface ServerFacts {
   unaccent: { installed: boolean; available: boolean };
   /** Client connections now, max_connections, and the slots only superusers (and pg_use_reserved_connections, 16+) may take. */
   connections: { used: number; max: number; reserved: number };
-  /** The role this process connected as, and whether it is a superuser (the app should not be: ADR 0121). */
-  role: { name: string; superuser: boolean };
+  /**
+   * The role this process connected as, whether it is a superuser (the app should not be: ADR 0121),
+   * and whether it may change the schema: create in the database or its public schema (ADR 0171).
+   */
+  role: { name: string; superuser: boolean; schemaChanger: boolean };
   /** The database's clock, and how long the query took (half of it is the uncertainty). */
   now: Date;
   roundTripMs: number;
@@ -43,6 +46,7 @@ export class DoctorRepository {
       reserved: string;
       role: string;
       superuser: boolean;
+      schema_changer: boolean;
     }>(
       `SELECT now() AS now, current_setting('server_version') AS version,
               EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'unaccent') AS installed,
@@ -50,7 +54,8 @@ export class DoctorRepository {
               (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') AS used,
               current_setting('max_connections') AS max,
               (current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true)::int, 0))::text AS reserved,
-              current_user AS role, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS superuser`,
+              current_user AS role, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS superuser,
+              has_database_privilege(current_database(), 'CREATE') OR has_schema_privilege('public', 'CREATE') AS schema_changer`,
     );
     const roundTripMs = Date.now() - started;
     if (!row) throw new Error('the database answered no row');
@@ -58,7 +63,7 @@ export class DoctorRepository {
       version: row.version,
       unaccent: { installed: row.installed, available: row.available },
       connections: { used: row.used, max: Number(row.max), reserved: Number(row.reserved) },
-      role: { name: row.role, superuser: row.superuser },
+      role: { name: row.role, superuser: row.superuser, schemaChanger: row.schema_changer },
       now: row.now,
       roundTripMs,
     };

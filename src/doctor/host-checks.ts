@@ -8,7 +8,7 @@ import { fail, ok, warn, type CheckResult } from './doctor-types.js';
 const MB = 1024 * 1024;
 
 /** Files of the data directory that hold secrets (src/config/secrets.ts, src/db/embedded-postgres.ts). */
-const DATA_DIR_SECRETS = ['secrets.json', 'postgres.password', 'postgres.app-password'];
+const DATA_DIR_SECRETS = ['secrets.json', 'postgres.password', 'postgres.app-password', 'postgres.owner-password'];
 
 /**
  * The data directory exists and the service's user may write in it (checked with access(2): doctor

@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import { ServiceUnavailableError } from '../errors/app-errors.js';
-import { newestAppliedMigration } from '../db/migration-check.js';
-import { pendingMigrations } from '../db/migrator.js';
+import { newestAppliedMigration, schemaIsCurrent } from '../db/migration-check.js';
 import { releaseVersion } from '../shared/release-version.js';
 import { ok } from '../http/respond.js';
 import type { LivenessData, ReadinessData } from './health-responses.js';
@@ -25,7 +24,7 @@ export function createHealthRouter(sequelize: Sequelize, options: { warnings?: (
     try {
       await sequelize.query('SELECT 1');
       // Migrations only move forward while running; once current, checking again is wasted work.
-      if (!schemaCurrent) schemaCurrent = (await pendingMigrations(sequelize)).length === 0;
+      if (!schemaCurrent) schemaCurrent = await schemaIsCurrent(sequelize);
       schema = await newestAppliedMigration(sequelize);
     } catch {
       throw new ServiceUnavailableError('Databáza nie je dostupná');

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Sequelize } from 'sequelize';
+import { grantDataAccess } from '../../src/db/data-access-grants.js';
 import { migrateUp } from '../../src/db/migrator.js';
 import type { CliResult } from '../support/cli.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
@@ -68,35 +69,47 @@ export async function freshDatabase(prefix: string, options: { migrated?: boolea
   const url = new URL(requireDatabaseUrl());
   url.pathname = `/${name}`;
   // `appRole`: as an external database set up by its DBA (docs/operations.md, "The database role"):
-  // a role of its own, no superuser, owner of the database, the extensions created for it.
+  // an owner role (no superuser) that owns the database, its schema and the extensions' use, and the
+  // service's role, which gets rows only (ADR 0171): DATABASE_URL is the service's, DATABASE_OWNER_URL the owner's.
   const role = options.appRole ? `${name}_app` : undefined;
-  if (role) {
+  const ownerRole = options.appRole ? `${name}_owner` : undefined;
+  let ownerUrl: URL | undefined;
+  if (role && ownerRole) {
     const password = crypto.randomBytes(18).toString('base64url');
+    const ownerPassword = crypto.randomBytes(18).toString('base64url');
+    await ctx.db.sequelize.query(`CREATE ROLE ${ownerRole} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${ownerPassword}'`);
     await ctx.db.sequelize.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
-    await ctx.db.sequelize.query(`ALTER DATABASE ${name} OWNER TO ${role}`);
+    await ctx.db.sequelize.query(`ALTER DATABASE ${name} OWNER TO ${ownerRole}`);
     const asSuperuser = new Sequelize(url.toString(), { logging: false });
     try {
-      await asSuperuser.query(`ALTER SCHEMA public OWNER TO ${role}; CREATE EXTENSION IF NOT EXISTS unaccent; CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+      await asSuperuser.query(
+        `ALTER SCHEMA public OWNER TO ${ownerRole}; REVOKE CREATE ON SCHEMA public FROM PUBLIC; CREATE EXTENSION IF NOT EXISTS unaccent; CREATE EXTENSION IF NOT EXISTS pg_trgm`,
+      );
     } finally {
       await asSuperuser.close();
     }
+    ownerUrl = new URL(url);
+    ownerUrl.username = ownerRole;
+    ownerUrl.password = ownerPassword;
     url.username = role;
     url.password = password;
   }
   // A plain Sequelize, so the models stay bound to the harness's instance.
-  if (migrated && role) {
-    const migrating = new Sequelize(url.toString(), { logging: false });
+  if (migrated && role && ownerUrl) {
+    const migrating = new Sequelize(ownerUrl.toString(), { logging: false });
     try {
+      await grantDataAccess(migrating, role);
       await migrateUp(migrating);
     } finally {
       await migrating.close();
     }
   }
   return {
-    env: cliEnv({ DATABASE_URL: url.toString(), SYNC_CRON: '0 0 1 1 *' }),
+    env: cliEnv({ DATABASE_URL: url.toString(), ...(ownerUrl ? { DATABASE_OWNER_URL: ownerUrl.toString() } : {}), SYNC_CRON: '0 0 1 1 *' }),
     drop: async () => {
       await ctx.db.sequelize.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       if (role) await ctx.db.sequelize.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+      if (ownerRole) await ctx.db.sequelize.query(`DROP ROLE IF EXISTS ${ownerRole}`).catch(() => undefined);
     },
   };
 }

@@ -47,7 +47,7 @@ describe('faults: PostgreSQL out of connections ("too many clients")', function 
     handle = await pgServer.start({ port: handle.port });
 
     const { NODE_ENV: _test, ...base } = baseTestEnv();
-    const env: Record<string, string> = { ...base, DATABASE_URL: handle.url, CRM_DATA_DIR: path.join(root, 'data'), DATABASE_POOL_MAX: '4' };
+    const env: Record<string, string> = { ...base, DATABASE_URL: handle.url, DATABASE_OWNER_URL: handle.ownerUrl, CRM_DATA_DIR: path.join(root, 'data'), DATABASE_POOL_MAX: '4' };
     serve = await startServe(['--no-sync'], { ...env, LOG_LEVEL: 'info' }, 120_000);
     const created = await runCli(['users', 'create', '--username', 'toomany.admin', '--role', 'admin', '--json'], env);
     expect(created.status, created.stderr).to.equal(0);

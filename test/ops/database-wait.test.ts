@@ -57,6 +57,7 @@ describe('serve waits for a database that starts later', function () {
   this.timeout(400_000);
   let pg: EmbeddedPostgres;
   let databaseUrl: string;
+  let ownerUrl: string;
   let databasePort: number;
   let serve: Serve | undefined;
 
@@ -67,6 +68,7 @@ describe('serve waits for a database that starts later', function () {
     pg = new EmbeddedPostgres(dir);
     const handle = await pg.start();
     databaseUrl = handle.url;
+    ownerUrl = handle.ownerUrl;
     databasePort = handle.port;
     await pg.stop();
   });
@@ -79,7 +81,7 @@ describe('serve waits for a database that starts later', function () {
   it('answers readiness 503 while it retries, becomes ready once the database is up (migrating, logged and audited), logs reconnected after an outage', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    serve = spawnServe({ ...baseTestEnv(), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'info', DATABASE_WAIT_SECONDS: '300' });
+    serve = spawnServe({ ...baseTestEnv(), DATABASE_URL: databaseUrl, DATABASE_OWNER_URL: ownerUrl, PORT: String(port), LOG_LEVEL: 'info', DATABASE_WAIT_SECONDS: '300' });
     await until('the listener to answer', async () => (await status(`${base}/api/health/ready`)) !== undefined, 60_000);
     expect(await status(`${base}/api/health/ready`)).to.equal(503);
     expect(await status(`${base}/api/health`)).to.equal(200);

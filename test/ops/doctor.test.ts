@@ -130,6 +130,16 @@ describe('crm-admin doctor', function () {
     expect(role.fix).to.contain('docs/operations.md');
   });
 
+  it('warns when the service connects as a role that may change the schema (its owner), naming the fix', async () => {
+    // One role for both, as before 0.6.0: the owner's URL as DATABASE_URL (issue 52, finding 15).
+    const { DATABASE_OWNER_URL: ownerUrl, ...oneRole } = env;
+    const res = await runCli(['doctor', '--json'], { ...oneRole, DATABASE_URL: ownerUrl });
+    const role = byName((JSON.parse(res.stdout) as { checks: Check[] }).checks)['database-role'];
+    expect(role.status, JSON.stringify(role)).to.equal('warn');
+    expect(role.summary).to.equal(`connected as ${new URL(ownerUrl).username}, which may change the schema (CREATE in the database or its schema)`);
+    expect(role.fix).to.contain('DATABASE_OWNER_URL');
+  });
+
   it('a mail server that does not answer and a data dir that is not writable fail with their fix, exit 1', async () => {
     const notADir = path.join(tmp, 'a-file');
     fs.writeFileSync(notADir, 'not a directory');
