@@ -63,7 +63,7 @@ export class SchemaMigrationService {
         { action: AuditActions.dbMigrate, success: false, details: { direction, from, to, steps, error: err instanceof Error ? err.message : String(err) } },
         meta,
       );
-      throw err;
+      throw explainPrivilegeError(err);
     }
     const to = await newestAppliedMigration(this.sequelize);
     if (steps.length > 0) {
@@ -84,4 +84,18 @@ export class SchemaMigrationService {
     if (names.length === 0 || !(await anyStoredEmail(this.sequelize))) return [];
     return names;
   }
+}
+
+/**
+ * A migration refused for want of privileges (42501) means it ran as a role that may not change the
+ * schema: the service's own role, with no DATABASE_OWNER_URL given (ADR 0171). Said so, with the fix.
+ */
+function explainPrivilegeError(err: unknown): unknown {
+  const code = (err as { parent?: { code?: string }; code?: string }).parent?.code ?? (err as { code?: string }).code;
+  if (code !== '42501') return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(
+    `migrations need the role that owns the schema, and this one may not change it (${message}): set DATABASE_OWNER_URL (docs/operations.md, "The database role")`,
+    { cause: err },
+  );
 }

@@ -45,13 +45,13 @@ describe('faults: PostgreSQL stopped and restarted while requests flow', functio
     fs.mkdirSync(root, { recursive: true, mode: 0o755 });
     fs.chmodSync(root, 0o755);
     pg = new EmbeddedPostgres(path.join(root, 'pg'));
-    const { url } = await pg.start();
+    const { url, ownerUrl } = await pg.start();
     port = Number(new URL(url).port);
     // Without NODE_ENV, as on a server (NODE_ENV=test would put oclif into its development mode).
     const { NODE_ENV: _test, ...base } = baseTestEnv();
     // One admin uploads continuously here: far beyond the per-user upload rate and quota of a real member.
     const limits = { TIMESHEET_UPLOADS_PER_HOUR: '100000', TIMESHEET_QUOTA_FILES: '1000000', TIMESHEET_QUOTA_MB: '100000' };
-    const env: Record<string, string> = { ...base, ...limits, DATABASE_URL: url, CRM_DATA_DIR: path.join(root, 'data') };
+    const env: Record<string, string> = { ...base, ...limits, DATABASE_URL: url, DATABASE_OWNER_URL: ownerUrl, CRM_DATA_DIR: path.join(root, 'data') };
     // info: startServe reads the URL from the start line.
     serve = await startServe(['--no-sync'], { ...env, LOG_LEVEL: 'info' });
     api = httpTarget(serve.url, { hangMs: HANG_MS });

@@ -215,7 +215,7 @@ describe('crm-admin doctor', function () {
   it('with no data directory reports it as a failure and creates nothing (no new installation)', async () => {
     const missing = path.join(tmp, 'no-such-installation');
     const { JWT_ACCESS_SECRET: _a, JWT_REFRESH_SECRET: _r, CRM_ENCRYPTION_KEY: _k, ...withoutSecrets } = env;
-    const res = await runCli(['doctor', '--json'], { ...withoutSecrets, DATABASE_URL: '', CRM_DATA_DIR: missing });
+    const res = await runCli(['doctor', '--json'], { ...withoutSecrets, DATABASE_URL: '', DATABASE_OWNER_URL: '', CRM_DATA_DIR: missing });
     expect(fs.existsSync(missing), 'doctor created the data directory').to.equal(false);
     expect(res.status, res.stdout + res.stderr).to.equal(1);
     const report = JSON.parse(res.stdout) as { ok: boolean; checks: Check[] };

@@ -80,9 +80,10 @@ describe('embedded PostgreSQL: the initdb password file (issue 13)', function ()
     // Only the planted links: nothing of ours was created (or removed) in the shared temp directory.
     expect(fs.readdirSync(tmp).length).to.equal(30_000);
     // No initdb leftovers beside the data directory; the service's copies of the passwords (the
-    // superuser's, the app role's: ADR 0121) are private.
-    expect(fs.readdirSync(path.join(root, 'data')).sort()).to.deep.equal(['postgres', 'postgres.app-password', 'postgres.owner', 'postgres.password']);
-    expect(fs.statSync(path.join(root, 'data', 'postgres.password')).mode & 0o777).to.equal(0o600);
-    expect(fs.statSync(path.join(root, 'data', 'postgres.app-password')).mode & 0o777).to.equal(0o600);
+    // superuser's, the app role's and the owner role's: ADRs 0121, 0171) are private.
+    expect(fs.readdirSync(path.join(root, 'data')).sort()).to.deep.equal(['postgres', 'postgres.app-password', 'postgres.owner', 'postgres.owner-password', 'postgres.password']);
+    for (const file of ['postgres.password', 'postgres.app-password', 'postgres.owner-password']) {
+      expect(fs.statSync(path.join(root, 'data', file)).mode & 0o777, file).to.equal(0o600);
+    }
   });
 });
