@@ -43,20 +43,22 @@ export default class DbRestore extends BaseCommand {
     // As the schema's owner (ADR 0171): a restore migrates, truncates and switches triggers off for its load.
     const ctx = await this.appContext({ migrate: false, asOwner: true });
     const { withSchemaOwner } = await import('../../src/db/schema-owner.js');
-    const summary = await withSchemaOwner(ctx.db, () => ctx.services.restore.restore(
-      args.file,
-      {
-        ignoreKeyMismatch: flags['ignore-key-mismatch'],
-        allowUnsigned: flags['allow-unsigned'],
-        confirmReplace: async ({ rows, tables }) => {
-          const list = Object.entries(tables)
-            .map(([t, n]) => `${t} ${n}`)
-            .join(', ');
-          return this.confirm(`The target database is not empty (${rows} rows: ${list}). Replace ALL its data with the archive?`, flags.yes);
+    const summary = await withSchemaOwner(ctx.db, () =>
+      ctx.services.restore.restore(
+        args.file,
+        {
+          ignoreKeyMismatch: flags['ignore-key-mismatch'],
+          allowUnsigned: flags['allow-unsigned'],
+          confirmReplace: async ({ rows, tables }) => {
+            const list = Object.entries(tables)
+              .map(([t, n]) => `${t} ${n}`)
+              .join(', ');
+            return this.confirm(`The target database is not empty (${rows} rows: ${list}). Replace ALL its data with the archive?`, flags.yes);
+          },
         },
-      },
-      this.cliMeta(),
-    ));
+        this.cliMeta(),
+      ),
+    );
     if (summary.authentication !== 'signed') this.warn(`restored an archive that could not be authenticated (${summary.authentication}), as --allow-unsigned asked`);
     if (summary.keyStatus === 'different') this.warn('restored with a different encryption key: every mail account password must be entered again');
     const migrated = [

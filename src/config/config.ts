@@ -225,9 +225,7 @@ export class AppConfig {
     if (raw.DATABASE_QUERY_TIMEOUT_MS <= raw.DATABASE_STATEMENT_TIMEOUT_MS) {
       problems.push('DATABASE_QUERY_TIMEOUT_MS: musí byť dlhší ako DATABASE_STATEMENT_TIMEOUT_MS');
     }
-    // The embedded database has its owner role already (crm_owner); an owner URL without DATABASE_URL is a mistake.
-    if (raw.DATABASE_OWNER_URL && !raw.DATABASE_URL) problems.push('DATABASE_OWNER_URL: platí len spolu s DATABASE_URL (vstavaná databáza má vlastnú rolu vlastníka)');
-    problems.push(...storageProblems(raw));
+    problems.push(...databaseRoleProblems(raw), ...storageProblems(raw));
     if (problems.length > 0) throw new ConfigError(problems);
 
     const secrets =
@@ -244,6 +242,11 @@ export class AppConfig {
 }
 
 const S3_REQUIRED = ['CRM_S3_BUCKET', 'CRM_S3_ACCESS_KEY_ID', 'CRM_S3_SECRET_ACCESS_KEY'] as const;
+
+/** The embedded database has its owner role already (crm_owner): an owner URL without DATABASE_URL is a mistake. */
+function databaseRoleProblems(raw: { DATABASE_URL?: string; DATABASE_OWNER_URL?: string }): string[] {
+  return raw.DATABASE_OWNER_URL && !raw.DATABASE_URL ? ['DATABASE_OWNER_URL: platí len spolu s DATABASE_URL (vstavaná databáza má vlastnú rolu vlastníka)'] : [];
+}
 
 /** The bucket, both keys: all three or none (half a bucket is a typo, found at start, not at the first upload). */
 function storageProblems(raw: RawEnv): string[] {

@@ -13,6 +13,8 @@ export const APP_EXTENSIONS = ['unaccent', 'pg_trgm'] as const;
 const HANDOVER_LOCK = 0x63726d61;
 
 export interface SuperuserLogin {
+  /** The server's socket directory, or 127.0.0.1. */
+  host: string;
   port: number;
   password: string;
   /** The password file of the app role (0600, beside postgres.password). */
@@ -40,7 +42,7 @@ export async function ensureRoles(login: SuperuserLogin): Promise<RolePasswords>
   const existing = readBoth(login);
   if (existing) return existing;
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ host: '127.0.0.1', port: login.port, user: 'postgres', password: login.password, database: 'crm', application_name: 'staff-crm-setup' });
+  const client = new pg.Client({ host: login.host, port: login.port, user: 'postgres', password: login.password, database: 'crm', application_name: 'staff-crm-setup' });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [HANDOVER_LOCK]);

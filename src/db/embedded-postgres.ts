@@ -56,6 +56,20 @@ export interface PostgresBinaries {
 
 const BUNDLED_BINARIES: PostgresBinaries = { initdb: INITDB, pgCtl: PG_CTL };
 
+/**
+ * How clients reach the server. `socket` (the default): a Unix socket in the data directory itself
+ * (0700, the server's OS user), no TCP listener, so no other local user can even reach the password
+ * prompt (issue 52, finding 6). `loopback`: 127.0.0.1 only, for a server that TCP tools must reach (the
+ * test suite's shared server, behind its proxies and PgBouncer). A data directory whose socket path
+ * would not fit a Unix socket address (107 bytes) or needs quoting falls back to loopback, logged.
+ */
+export type EmbeddedListen = 'socket' | 'loopback';
+
+/** The longest socket path Linux takes (sun_path is 108 bytes with its NUL). */
+const MAX_SOCKET_PATH = 107;
+/** Paths passed to postgres unquoted on pg_ctl's command line (which a shell parses). */
+const PLAIN_PATH = /^[A-Za-z0-9/._-]+$/;
+
 export class EmbeddedPostgres {
   readonly dir: string;
   private readonly passwordFile: string;
@@ -67,6 +81,7 @@ export class EmbeddedPostgres {
     dataDir: string,
     private readonly log: (msg: string) => void = () => {},
     private readonly binaries: PostgresBinaries = BUNDLED_BINARIES,
+    private readonly listen: EmbeddedListen = 'socket',
   ) {
     this.dir = path.join(dataDir, 'postgres');
     this.passwordFile = path.join(dataDir, 'postgres.password');
@@ -103,15 +118,16 @@ export class EmbeddedPostgres {
       startedHere = true;
     }
     const port = this.runningPort();
+    const host = this.runningHost();
     const password = fs.readFileSync(this.passwordFile, 'utf8').trim();
     // The first start of a data directory (new, or made by a release before 0.6.0) hands the database
     // over to the owner role and gives the app role rows only; later starts only read their passwords
     // (ADRs 0121, 0171).
-    const roles = await ensureRoles({ port, password, appPasswordFile: this.appPasswordFile, ownerPasswordFile: this.ownerPasswordFile });
+    const roles = await ensureRoles({ host, port, password, appPasswordFile: this.appPasswordFile, ownerPasswordFile: this.ownerPasswordFile });
     const handle: EmbeddedPostgresHandle = {
-      url: `postgres://${APP_ROLE}:${encodeURIComponent(roles.app)}@127.0.0.1:${port}/crm`,
-      ownerUrl: `postgres://${OWNER_ROLE}:${encodeURIComponent(roles.owner)}@127.0.0.1:${port}/crm`,
-      superuserUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/crm`,
+      url: connectionUrl(APP_ROLE, roles.app, host, port),
+      ownerUrl: connectionUrl(OWNER_ROLE, roles.owner, host, port),
+      superuserUrl: connectionUrl('postgres', password, host, port),
       port,
       majorVersion: fs.readFileSync(path.join(this.dir, 'PG_VERSION'), 'utf8').trim(),
       startedHere,
@@ -296,8 +312,32 @@ export class EmbeddedPostgres {
       // 60 s bounds each such hold; our own clients authenticate in milliseconds. Reserved slots
       // (reserved_connections) would not help: PostgreSQL checks them after authentication.
       '-c authentication_timeout=10s',
+      ...this.listenSettings(),
     ];
     return this.pgCtl(['start', '-w', '-t', '30', '-l', path.join(this.dir, 'server.log'), '-o', settings.join(' ')]);
+  }
+
+  /**
+   * On the command line, so that a data directory initialised by an older release (its
+   * postgresql.conf says loopback and no socket) listens the new way from its next start.
+   */
+  private listenSettings(): string[] {
+    const dir = path.resolve(this.dir);
+    if (this.listen === 'socket' && path.join(dir, '.s.PGSQL.65535').length <= MAX_SOCKET_PATH && PLAIN_PATH.test(dir)) {
+      return ["-c listen_addresses=''", `-c unix_socket_directories=${dir}`, '-c unix_socket_permissions=0700'];
+    }
+    if (this.listen === 'socket') this.log(`embedded PostgreSQL listens on 127.0.0.1: the path ${this.dir} is too long or unusual for a Unix socket`);
+    return ['-c listen_addresses=127.0.0.1', "-c unix_socket_directories=''"];
+  }
+
+  /**
+   * Where the running server takes connections: its socket directory (postmaster.pid line 5), or
+   * loopback TCP (line 5 empty). Read from the server, not from this process's settings: a server
+   * started by another release or process is connected to as it listens.
+   */
+  private runningHost(): string {
+    const lines = fs.readFileSync(path.join(this.dir, 'postmaster.pid'), 'utf8').split('\n');
+    return lines[4]?.trim() || '127.0.0.1';
   }
 
   /** postmaster.pid line 4 holds the port the running server listens on. */
@@ -331,11 +371,12 @@ export class EmbeddedPostgres {
     } finally {
       fs.rmSync(pwDir, { recursive: true, force: true });
     }
-    // Loopback only, no unix socket in a directory we do not own.
+    // Loopback only, no unix socket in a directory we do not own: what a start without our command line
+    // gets. Every start of ours sets how it listens on the command line (listenSettings).
     fs.appendFileSync(path.join(this.dir, 'postgresql.conf'), "\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 200\nfsync = on\n");
     await this.startServer(await freePort());
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ host: '127.0.0.1', port: this.runningPort(), user: 'postgres', password, database: 'postgres' });
+    const client = new pg.Client({ host: this.runningHost(), port: this.runningPort(), user: 'postgres', password, database: 'postgres' });
     await client.connect();
     await client.query('CREATE DATABASE crm');
     await client.end();
@@ -498,6 +539,15 @@ function assertReachableByPostgresUser(dir: string): void {
     }
     current = path.dirname(current);
   }
+}
+
+/**
+ * A connection string for a role. A socket directory goes in `?host=` (node-postgres and sequelize both
+ * read it there; a path cannot be a URL's host), the port names the socket file (.s.PGSQL.<port>).
+ */
+function connectionUrl(role: string, password: string, host: string, port: number): string {
+  const credentials = `${role}:${encodeURIComponent(password)}`;
+  return host.startsWith('/') ? `postgres://${credentials}@localhost:${port}/crm?host=${encodeURIComponent(host)}` : `postgres://${credentials}@${host}:${port}/crm`;
 }
 
 function freePort(): Promise<number> {

@@ -94,8 +94,7 @@ function explainPrivilegeError(err: unknown): unknown {
   const code = (err as { parent?: { code?: string }; code?: string }).parent?.code ?? (err as { code?: string }).code;
   if (code !== '42501') return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new Error(
-    `migrations need the role that owns the schema, and this one may not change it (${message}): set DATABASE_OWNER_URL (docs/operations.md, "The database role")`,
-    { cause: err },
-  );
+  return new Error(`migrations need the role that owns the schema, and this one may not change it (${message}): set DATABASE_OWNER_URL (docs/operations.md, "The database role")`, {
+    cause: err,
+  });
 }

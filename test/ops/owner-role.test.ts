@@ -54,7 +54,7 @@ describe('the schema owner and the service role (crm-admin db migrate, backup, r
     cleanup.push(source.drop);
     const dir = tempDir('owner-ext');
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const env = { ...source.env, CRM_DATA_DIR: path.join(dir, 'a') };
+    const env: Record<string, string> = { ...source.env, CRM_DATA_DIR: path.join(dir, 'a') };
     const { DATABASE_URL: serviceUrl, DATABASE_OWNER_URL: ownerUrl } = env;
 
     // Without the owner's URL the service's role cannot migrate: refused, nothing created.
@@ -66,7 +66,10 @@ describe('the schema owner and the service role (crm-admin db migrate, backup, r
 
     const migrated = await admin(['db', 'migrate'], env);
     expect(migrated.status, migrated.stderr).to.equal(0);
-    const owners = await sqlAs<{ owner: string }>(ownerUrl, "SELECT DISTINCT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'");
+    const owners = await sqlAs<{ owner: string }>(
+      ownerUrl,
+      "SELECT DISTINCT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'",
+    );
     expect(owners).to.deep.equal([{ owner: new URL(ownerUrl).username }]);
     expect(await sqlState(serviceUrl, 'CREATE TABLE planted (id int)')).to.equal('42501');
     expect(await sqlState(serviceUrl, 'ALTER TABLE users DISABLE TRIGGER USER')).to.equal('42501');
@@ -74,7 +77,7 @@ describe('the schema owner and the service role (crm-admin db migrate, backup, r
     const archive = await useAndBackUp(env, 'owner.ext', dir);
     const target = await freshDatabase('crm_own_b', { migrated: false, appRole: true });
     cleanup.push(target.drop);
-    const targetEnv = { ...target.env, CRM_DATA_DIR: path.join(dir, 'b') };
+    const targetEnv: Record<string, string> = { ...target.env, CRM_DATA_DIR: path.join(dir, 'b') };
     const restored = await admin(['db', 'restore', archive, '--yes'], targetEnv);
     expect(restored.status, restored.stderr).to.equal(0);
     // The restored installation serves through its own service role: rows there, schema still not its own.

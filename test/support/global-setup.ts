@@ -53,7 +53,9 @@ export async function setupRunDatabase(): Promise<void> {
   if (process.env.TEST_DATABASE_URL) {
     testEnv.databaseUrl = process.env.TEST_DATABASE_URL;
   } else {
-    embedded = new EmbeddedPostgres(path.join(tmpRoot, 'pg'));
+    // On loopback TCP, not the socket a service's embedded server listens on: tests put proxies and
+    // PgBouncer in front of this server (test/support/freezable-proxy.ts, pgbouncer.ts).
+    embedded = new EmbeddedPostgres(path.join(tmpRoot, 'pg'), undefined, undefined, 'loopback');
     // As the superuser: the suite makes scratch databases and watches other sessions. The app role of
     // the embedded database (ADR 0121) is tested where a test starts a data directory of its own.
     testEnv.databaseUrl = (await embedded.start()).superuserUrl;
