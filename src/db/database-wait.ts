@@ -61,13 +61,15 @@ async function probe(url: string): Promise<void> {
 }
 
 /**
- * Not there yet: refused, unknown or unreachable host (DNS or the network may come up later), a
- * timeout, a dropped handshake, or PostgreSQL still starting (57P03) or shutting down (57P01/57P02).
+ * Not there yet: refused, unknown or unreachable host (DNS or the network may come up later), no
+ * socket file yet (ENOENT: a server on a Unix socket that has not started, as the embedded one's and
+ * `?host=/run/postgresql` are before it), a timeout, a dropped handshake, or PostgreSQL still starting
+ * (57P03) or shutting down (57P01/57P02).
  */
 export function isWorthWaiting(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {
-    if (/^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)$/.test(code)) return true;
+    if (/^(ECONNREFUSED|ECONNRESET|ENOENT|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)$/.test(code)) return true;
     if (/^57P0[1-3]$/.test(code) || code.startsWith('08')) return true;
   }
   const message = err instanceof Error ? err.message : '';

@@ -28,13 +28,22 @@ export function isStatementCancelled(err: unknown): boolean {
 
 /**
  * The database is down, restarting or unreachable (an outage, not a bug): the driver's connection and
- * timeout errors, SQLSTATE class 08 and 57P01-57P03, a refused or reset socket, a pooled connection
+ * timeout errors, SQLSTATE class 08 and 57P01-57P03, a refused, reset or missing socket, a pooled connection
  * that died under a query or went unanswered past the client's query timeout, or a write refused as
  * read-only (a standby or a demoted primary during a failover).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = codeOf(err);
-  return err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(code) || isDroppedConnection(err) || isReadOnlyRefusal(err);
+  return err instanceof ConnectionError || err instanceof TimeoutError || isConnectionLoss(code) || isMissingSocket(err) || isDroppedConnection(err) || isReadOnlyRefusal(err);
+}
+
+/**
+ * A connect to a Unix socket that is not there (the embedded server's, or `?host=/run/postgresql`): its
+ * server is down. Only a connect's ENOENT: a file that is missing elsewhere is no database outage.
+ */
+function isMissingSocket(err: unknown): boolean {
+  const e = err as { code?: unknown; syscall?: unknown } | null;
+  return e?.code === 'ENOENT' && e.syscall === 'connect';
 }
 
 /**

@@ -21,6 +21,13 @@ describe('unit: which database errors are an outage (503), not a bug (500)', () 
     expect(isDatabaseUnavailable(new DatabaseError(driverError('the database system is starting up', '57P03')))).to.equal(true);
   });
 
+  it('a Unix socket that is not there (its server is down), but not any missing file', () => {
+    const connect = Object.assign(new Error('connect ENOENT /srv/crm/postgres/.s.PGSQL.5432'), { code: 'ENOENT', syscall: 'connect', errno: -2 });
+    expect(isDatabaseUnavailable(connect)).to.equal(true);
+    const file = Object.assign(new Error("ENOENT: no such file or directory, open '/srv/crm/timesheets/x.pdf'"), { code: 'ENOENT', syscall: 'open', errno: -2 });
+    expect(isDatabaseUnavailable(file)).to.equal(false);
+  });
+
   it('a write (or a LISTEN) refused as read-only, 25006: a standby or a demoted primary during a failover', () => {
     expect(isDatabaseUnavailable(new DatabaseError(driverError('cannot execute INSERT in a read-only transaction', '25006')))).to.equal(true);
     // The LISTEN connection gets the driver's own error.

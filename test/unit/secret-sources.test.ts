@@ -87,6 +87,8 @@ describe('unit: secrets from files', () => {
 describe('unit: which database failures serve waits out', () => {
   it('waits for a refused, unreachable or starting database; not for a wrong password or a missing database', () => {
     expect(isWorthWaiting(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).to.equal(true);
+    // A Unix socket whose server has not started yet (the embedded server's, ?host=/run/postgresql).
+    expect(isWorthWaiting(Object.assign(new Error('connect ENOENT /run/postgresql/.s.PGSQL.5432'), { code: 'ENOENT', syscall: 'connect' }))).to.equal(true);
     expect(isWorthWaiting(Object.assign(new Error('getaddrinfo EAI_AGAIN db'), { code: 'EAI_AGAIN' }))).to.equal(true);
     expect(isWorthWaiting(Object.assign(new Error('the database system is starting up'), { code: '57P03' }))).to.equal(true);
     expect(isWorthWaiting(new Error('Connection terminated unexpectedly'))).to.equal(true);
