@@ -87,14 +87,26 @@ describe('embedded PostgreSQL: only its own OS user reaches it (a Unix socket in
     expect(socket.uid).to.equal(dir.uid);
   });
 
-  it('refuses another local user at the socket before any password prompt (EACCES)', function () {
+  it('refuses another local user before any password prompt: EACCES at the socket, nothing on TCP', function () {
     // Only root can run a process as another user here (CI runs as root).
     if (process.getuid?.() !== 0) this.skip();
     const socketFile = path.join(pgData(), `.s.PGSQL.${handle.port}`);
-    const probe = `import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect(${JSON.stringify(socketFile)})\n    print('connected')\nexcept OSError as e:\n    print(type(e).__name__)\n`;
+    expect(fs.statSync(socketFile).isSocket(), 'the server listens on its socket').to.equal(true);
+    // As `nobody`: one try at the socket, one at 127.0.0.1 on the server's port (where 0.5.0 listened).
+    const probe = [
+      'import socket',
+      'def attempt(family, address):',
+      '    s = socket.socket(family)',
+      '    try:',
+      '        s.connect(address)',
+      "        return 'connected'",
+      '    except OSError as e:',
+      '        return type(e).__name__',
+      `print(attempt(socket.AF_UNIX, ${JSON.stringify(socketFile)}), attempt(socket.AF_INET, ('127.0.0.1', ${handle.port})))`,
+    ].join('\n');
     const nobody = 65_534;
     const run = spawnSync('python3', ['-c', probe], { uid: nobody, gid: nobody, encoding: 'utf8', cwd: '/' });
     expect(run.status, run.stderr).to.equal(0);
-    expect(run.stdout.trim()).to.equal('PermissionError');
+    expect(run.stdout.trim()).to.equal('PermissionError ConnectionRefusedError');
   });
 });
