@@ -73,24 +73,30 @@ export function parseDurationSeconds(text: string): number | null {
  * default): `npm run docs:config` writes docs/configuration.md from them, and the lint fails when that
  * file is out of date.
  */
+/**
+ * A PostgreSQL connection string checked before anything parses it (database-url.ts); empty is unset.
+ * The message never quotes the value: it holds the password.
+ */
+function databaseUrlVariable(name: string) {
+  return z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = databaseUrlProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem.replace('DATABASE_URL', name) });
+      })
+      .optional(),
+  );
+}
+
 export const envSchema = z.object({
   NODE_ENV: withDefault(z.enum(['development', 'production', 'test']), 'development').describe(
     '`production`: `__Host-` prefixed Secure + SameSite=strict cookies, no stacks, secrets required',
   ),
   PORT: withDefault(z.coerce.number().int().min(0).max(65535), '3000').describe('HTTP listener: port'),
   HOST: withDefault(z.string().min(1), '127.0.0.1').describe('HTTP listener: address'),
-  DATABASE_URL: z
-    .preprocess(
-      (v) => (v === '' ? undefined : v),
-      z
-        .string()
-        .superRefine((value, ctx) => {
-          // The message never quotes the value: it holds the password.
-          const problem = databaseUrlProblem(value);
-          if (problem) ctx.addIssue({ code: 'custom', message: problem });
-        })
-        .optional(),
-    )
+  DATABASE_URL: databaseUrlVariable('DATABASE_URL')
     .meta({ envDefault: 'unset: embedded PostgreSQL in `CRM_DATA_DIR`' })
     .describe(
       'any PostgreSQL 13+ with the `unaccent` extension available (tested on 15 and 18); an @ : / ? # % in the user or password percent-encoded (%40 ...): a malformed URL is refused with a message that quotes none of it',
@@ -101,18 +107,7 @@ export const envSchema = z.object({
   DATABASE_POOL_MAX: withDefault(z.coerce.number().int().min(1).max(1000), '20').describe(
     'database connections one `serve` (or `serve --no-api` worker) pools at most; it also holds one LISTEN connection beside them (docs/scale-out.md: sizing `max_connections`)',
   ),
-  DATABASE_OWNER_URL: z
-    .preprocess(
-      (v) => (v === '' ? undefined : v),
-      z
-        .string()
-        .superRefine((value, ctx) => {
-          // The message never quotes the value: it holds the password.
-          const problem = databaseUrlProblem(value);
-          if (problem) ctx.addIssue({ code: 'custom', message: problem.replace('DATABASE_URL', 'DATABASE_OWNER_URL') });
-        })
-        .optional(),
-    )
+  DATABASE_OWNER_URL: databaseUrlVariable('DATABASE_OWNER_URL')
     .meta({ envDefault: 'unset: `DATABASE_URL` owns the schema too (embedded: the role `crm_owner`)' })
     .describe(
       'the same database as `DATABASE_URL`, as the role that owns its schema: migrations (`serve`, `db migrate`) and `db restore` run as it, so the role of `DATABASE_URL` needs rows only (docs/operations.md, ADR 0171)',

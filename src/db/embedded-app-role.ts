@@ -131,18 +131,15 @@ BEGIN
   LOOP
     EXECUTE format('ALTER TYPE %s OWNER TO ${OWNER_ROLE}', r.name);
   END LOOP;
-  -- Text search configurations and dictionaries of the migrations (Slovak search).
-  FOR r IN SELECT c.oid::regconfig AS name FROM pg_ts_config c JOIN pg_namespace n ON n.oid = c.cfgnamespace
-            WHERE n.nspname = 'public' AND c.cfgowner <> '${OWNER_ROLE}'::regrole
-              AND NOT EXISTS (SELECT 1 FROM pg_depend x WHERE x.classid = 'pg_ts_config'::regclass AND x.objid = c.oid AND x.deptype = 'e')
+  -- Text search configurations and dictionaries of the migrations (Slovak search), not an extension's.
+  FOR r IN SELECT 'CONFIGURATION' AS kind, c.oid::regconfig::text AS name, 'pg_ts_config'::regclass AS catalog, c.oid FROM pg_ts_config c
+             JOIN pg_namespace n ON n.oid = c.cfgnamespace WHERE n.nspname = 'public' AND c.cfgowner <> '${OWNER_ROLE}'::regrole
+           UNION ALL
+           SELECT 'DICTIONARY', d.oid::regdictionary::text, 'pg_ts_dict'::regclass, d.oid FROM pg_ts_dict d
+             JOIN pg_namespace n ON n.oid = d.dictnamespace WHERE n.nspname = 'public' AND d.dictowner <> '${OWNER_ROLE}'::regrole
   LOOP
-    EXECUTE format('ALTER TEXT SEARCH CONFIGURATION %s OWNER TO ${OWNER_ROLE}', r.name);
-  END LOOP;
-  FOR r IN SELECT d.oid::regdictionary AS name FROM pg_ts_dict d JOIN pg_namespace n ON n.oid = d.dictnamespace
-            WHERE n.nspname = 'public' AND d.dictowner <> '${OWNER_ROLE}'::regrole
-              AND NOT EXISTS (SELECT 1 FROM pg_depend x WHERE x.classid = 'pg_ts_dict'::regclass AND x.objid = d.oid AND x.deptype = 'e')
-  LOOP
-    EXECUTE format('ALTER TEXT SEARCH DICTIONARY %s OWNER TO ${OWNER_ROLE}', r.name);
+    CONTINUE WHEN EXISTS (SELECT 1 FROM pg_depend x WHERE x.classid = r.catalog AND x.objid = r.oid AND x.deptype = 'e');
+    EXECUTE format('ALTER TEXT SEARCH %s %s OWNER TO ${OWNER_ROLE}', r.kind, r.name);
   END LOOP;
 END $$;`;
 
