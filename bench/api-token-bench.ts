@@ -95,8 +95,9 @@ async function main(): Promise<void> {
   const pg = new EmbeddedPostgres(path.join(tmpRoot, 'pg'));
   let child: ChildProcess | undefined;
   try {
-    const { url: databaseUrl } = await pg.start();
-    await seedUser(databaseUrl);
+    const { url: databaseUrl, ownerUrl } = await pg.start();
+    // Migrated and seeded as the schema's owner; the server serves as the app role (ADR 0171).
+    await seedUser(ownerUrl);
     const server = await startChild(
       {
         NODE_ENV: 'production',

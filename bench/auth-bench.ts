@@ -229,8 +229,9 @@ async function main(): Promise<void> {
   const pg = new EmbeddedPostgres(path.join(tmpRoot, 'pg'));
   let child: ChildProcess | undefined;
   try {
-    const { url: databaseUrl } = await pg.start();
-    const users = await seedUsers(databaseUrl);
+    const { url: databaseUrl, ownerUrl } = await pg.start();
+    // Migrated and seeded as the schema's owner; the server serves as the app role (ADR 0171).
+    const users = await seedUsers(ownerUrl);
     const servers = await startChild(serverEnv(databaseUrl, path.join(tmpRoot, 'data')));
     child = servers.child;
     console.log(

@@ -61,8 +61,16 @@ async function main(): Promise<void> {
   const source = new EmbeddedPostgres(sourceDir);
   const target = new EmbeddedPostgres(targetDir);
   try {
-    const sourceUrl = (await source.start()).url;
-    const config = AppConfig.fromEnv({ NODE_ENV: 'production', DATABASE_URL: sourceUrl, CRM_DATA_DIR: sourceDir, LOG_LEVEL: 'error', ...secrets });
+    const { url: sourceUrl, ownerUrl: sourceOwnerUrl } = await source.start();
+    // Migrations and restores run as the schema's owner (ADR 0171).
+    const config = AppConfig.fromEnv({
+      NODE_ENV: 'production',
+      DATABASE_URL: sourceUrl,
+      DATABASE_OWNER_URL: sourceOwnerUrl,
+      CRM_DATA_DIR: sourceDir,
+      LOG_LEVEL: 'error',
+      ...secrets,
+    });
     const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
     const seedStarted = Date.now();
     const mailbox = await seedMailbox(ctx, 'backup', { contacts: 2000, emails: EMAILS });
@@ -101,8 +109,8 @@ async function main(): Promise<void> {
     const tableBytes = report.tables.reduce((n, t) => n + t.bytes, 0);
     const payload = tableBytes + summary.fileBytes;
 
-    const targetUrl = (await target.start()).url;
-    const restore = timed(['db', 'restore', archive, '--json'], { DATABASE_URL: targetUrl, CRM_DATA_DIR: targetDir });
+    const { url: targetUrl, ownerUrl: targetOwnerUrl } = await target.start();
+    const restore = timed(['db', 'restore', archive, '--json'], { DATABASE_URL: targetUrl, DATABASE_OWNER_URL: targetOwnerUrl, CRM_DATA_DIR: targetDir });
     const restored = JSON.parse(restore.stdout) as { rows: number; files: number };
     if (restored.rows !== summary.rows || restored.files !== summary.files) throw new Error('restore did not bring back every row and file');
 

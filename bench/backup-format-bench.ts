@@ -73,7 +73,15 @@ async function main(): Promise<void> {
   try {
     const source = await startPostgres15(sourceDir);
     servers.push(source);
-    const config = AppConfig.fromEnv({ NODE_ENV: 'production', DATABASE_URL: source.url, CRM_DATA_DIR: sourceDir, LOG_LEVEL: 'error', ...secrets });
+    // Migrated as the schema's owner (ADR 0171).
+    const config = AppConfig.fromEnv({
+      NODE_ENV: 'production',
+      DATABASE_URL: source.url,
+      DATABASE_OWNER_URL: source.ownerUrl,
+      CRM_DATA_DIR: sourceDir,
+      LOG_LEVEL: 'error',
+      ...secrets,
+    });
     const ctx = await createAppContext({ config, logger: createLogger('error', { silent: true }), migrate: true });
     const seeded = await seedMailbox(ctx, 'format', { contacts: 2000, emails: EMAILS });
     const [size] = await ctx.db.sequelize.query<{ db: string }>('SELECT pg_size_pretty(pg_database_size(current_database())) AS db', { type: QueryTypes.SELECT });

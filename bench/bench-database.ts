@@ -26,16 +26,19 @@ export async function openBenchDatabase(label: string, env: Record<string, strin
   let embedded: EmbeddedPostgres | undefined;
   let url = external;
   let superuserUrl = external;
+  let ownerUrl: string | undefined;
   if (tmp) {
     // World-readable: the embedded server runs as its own user and must reach its directory.
     fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
     fs.chmodSync(tmp, 0o755);
     embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
-    ({ url, superuserUrl } = await embedded.start());
+    ({ url, superuserUrl, ownerUrl } = await embedded.start());
   }
   const appEnv: Record<string, string> = {
     NODE_ENV: 'production',
     DATABASE_URL: url!,
+    // Migrations run as the schema's owner, the service as the app role (ADR 0171).
+    ...(ownerUrl ? { DATABASE_OWNER_URL: ownerUrl } : {}),
     CRM_DATA_DIR: tmp ?? `/tmp/crm-bench-${label}-data`,
     JWT_ACCESS_SECRET: '1455Ctk8e5fyWaFH6d4d8TLzvd9Des6al/DOMjEWOB6IbwlPqe5drebCX8bFA3Kx',
     JWT_REFRESH_SECRET: 'tvYe7WS41tBRHYksKcTAiytXWF7Q+uQBMy5gPqx20IETAZ4+MQ46jMSWxW8Z4uB3',

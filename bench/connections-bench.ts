@@ -120,7 +120,8 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')}; ${EMAILS} emails; ${CONCURRENT} searches at once; pool ${POOL}`,
     );
-    const { username, password } = await seed(handle.url);
+    // Migrated and seeded as the schema's owner; serve connects as the app role (ADR 0171).
+    const { username, password } = await seed(handle.ownerUrl);
     const watcher = new pg.Client({ connectionString: handle.superuserUrl });
     watcher.on('error', () => undefined);
     await watcher.connect();

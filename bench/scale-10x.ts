@@ -209,7 +209,8 @@ async function runShape(shape: Shape): Promise<RunResult> {
   const tmp = path.join('/tmp', `crm-10x-${shape.name}-${process.pid}`);
   fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
   fs.chmodSync(tmp, 0o755);
-  const embedded = new EmbeddedPostgres(path.join(tmp, 'pg'));
+  // On loopback TCP: PgBouncer sits in front of it.
+  const embedded = new EmbeddedPostgres(path.join(tmp, 'pg'), undefined, undefined, 'loopback');
   const pgHandle = await embedded.start();
   const bouncer = await startPgBouncer(pgHandle.url, 'session', ['default_pool_size = 80', 'max_client_conn = 400']);
   const s3 = await freshBucket('crm-10x');
@@ -233,7 +234,11 @@ async function runShape(shape: Shape): Promise<RunResult> {
     CRM_STORAGE: 's3',
     ...s3,
   };
-  const ctx = await createAppContext({ config: AppConfig.fromEnv({ ...env, DATABASE_URL: pgHandle.url }), logger: createLogger('error', { silent: true }), migrate: true });
+  const ctx = await createAppContext({
+    config: AppConfig.fromEnv({ ...env, DATABASE_URL: pgHandle.url, DATABASE_OWNER_URL: pgHandle.ownerUrl }),
+    logger: createLogger('error', { silent: true }),
+    migrate: true,
+  });
   const procs: Proc[] = [];
   const faults: string[] = [];
   const cleanups: Array<() => Promise<unknown>> = [];

@@ -274,8 +274,9 @@ async function main(): Promise<void> {
   fs.mkdirSync(tmpRoot, { recursive: true, mode: 0o755 });
   fs.chmodSync(tmpRoot, 0o755);
   const pg = new EmbeddedPostgres(path.join(tmpRoot, 'pg'));
-  const { url } = await pg.start();
-  const env = appEnv(url, path.join(tmpRoot, 'data'), crypto.randomBytes(32).toString('hex'));
+  const { url, ownerUrl } = await pg.start();
+  // Migrations run as the schema's owner (ADR 0171).
+  const env = { ...appEnv(url, path.join(tmpRoot, 'data'), crypto.randomBytes(32).toString('hex')), DATABASE_OWNER_URL: ownerUrl };
   const ctx = await createAppContext({ config: AppConfig.fromEnv(env), logger: createLogger('error', { silent: true }) });
   try {
     const [big, small] = await Promise.all([mailUser(BIG), mailUser(SMALL)]);

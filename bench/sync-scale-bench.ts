@@ -400,9 +400,10 @@ async function main(): Promise<void> {
   fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
   fs.chmodSync(tmp, 0o755);
   const pg = new EmbeddedPostgres(path.join(tmp, 'pg'));
-  const { url } = await pg.start();
+  const { url, ownerUrl } = await pg.start();
   const proxy = await startCountingProxy(SESSION_URL);
-  const env = appEnv(url, path.join(tmp, 'data'), proxy.sessionUrl, crypto.randomBytes(32).toString('hex'));
+  // Migrations run as the schema's owner (ADR 0171).
+  const env = { ...appEnv(url, path.join(tmp, 'data'), proxy.sessionUrl, crypto.randomBytes(32).toString('hex')), DATABASE_OWNER_URL: ownerUrl };
   const ctx = await createAppContext({ config: AppConfig.fromEnv(env), logger: createLogger('error', { silent: true }) });
   try {
     const accountByUser = new Map<string, string>();

@@ -102,6 +102,7 @@ export function backgroundJobs(services: Services, config: AppConfig): Backgroun
       overdueAfterSeconds: 60,
       run: () => s.scheduledSends.run(),
       backlog: () => s.scheduledSends.backlog(),
+      stop: () => s.scheduledSends.stop(),
     },
     {
       name: 'attachment-cleanup',

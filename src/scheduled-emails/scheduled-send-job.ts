@@ -51,27 +51,56 @@ export interface ScheduledSendDeps {
 export class ScheduledSendJob {
   private inFlight = 0;
   private prunedAt = 0;
+  private stopping = false;
 
   constructor(private readonly deps: ScheduledSendDeps) {}
 
-  /** Claims as many due rows as this instance has room for and sends them; answers once they ended. */
+  /**
+   * Claims as many due rows as this instance has room for and sends them; answers once they ended.
+   * Each slot claims its next due row as soon as its send ends, not at the next tick (a second later):
+   * a backlog (1,000 emails due in the same second) keeps every slot busy until it is gone.
+   */
   async run(): Promise<{ done: number; failed: number }> {
     if (Date.now() - this.prunedAt > 3_600_000) {
       this.prunedAt = Date.now();
       await this.deps.scheduled.pruneFinished(KEEP_FINISHED_DAYS);
     }
     const room = CONCURRENCY - this.inFlight;
-    if (room <= 0) return { done: 0, failed: 0 };
+    if (room <= 0 || this.stopping) return { done: 0, failed: 0 };
     const rows = await this.deps.scheduled.claimDue(room, SEND_LEASE_SECONDS);
-    this.inFlight += rows.length;
-    const ended = await Promise.all(
-      rows.map((row) =>
-        this.attempt(row).finally(() => {
-          this.inFlight--;
-        }),
-      ),
-    );
-    return { done: ended.filter((e) => e === 'sent').length, failed: ended.filter((e) => e !== 'sent').length };
+    const slots = await Promise.all(rows.map((row) => this.slot(row)));
+    return { done: slots.reduce((n, s) => n + s.done, 0), failed: slots.reduce((n, s) => n + s.failed, 0) };
+  }
+
+  /** At shutdown: no slot claims another row; the sends under way end (the runner waits for them). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+  }
+
+  /** One slot: the row, then the next due ones one by one while there are any. */
+  private async slot(first: ScheduledRecord): Promise<{ done: number; failed: number }> {
+    const counts = { done: 0, failed: 0 };
+    this.inFlight++;
+    try {
+      for (let row: ScheduledRecord | undefined = first; row; row = await this.nextDue()) {
+        if ((await this.attempt(row)) === 'sent') counts.done++;
+        else counts.failed++;
+      }
+    } finally {
+      this.inFlight--;
+    }
+    return counts;
+  }
+
+  /** The next due row for a slot that just ended a send; none at shutdown or when the claim fails (the next tick claims again). */
+  private async nextDue(): Promise<ScheduledRecord | undefined> {
+    if (this.stopping) return undefined;
+    try {
+      return (await this.deps.scheduled.claimDue(1, SEND_LEASE_SECONDS))[0];
+    } catch (err) {
+      this.deps.logger?.warn('scheduled sends: the next claim failed; the next tick claims again', { err });
+      return undefined;
+    }
   }
 
   backlog() {
