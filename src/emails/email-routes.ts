@@ -30,12 +30,12 @@ export function createEmailRouter(
   router.use(auth.requireAuth);
 
   /** The HTML bodies from the mail server, their inline images pointing at this service's download URL. */
-  const withHtml = async (req: Request, list: EmailRecord[], remoteImages = false) => {
+  // `waiting`: a read-state change waits for the user's render place (never a 429; html-bodies.ts).
+  const withHtml = async (req: Request, list: EmailRecord[], remoteImages = false, waiting = false) => {
     const origin = `${req.protocol}://${req.host}`;
-    await emailHtml.fill(requireAuthContext(req).userId, list, {
-      remoteImages,
-      attachmentUrl: (emailId, attachmentId) => `${origin}/api/emails/${emailId}/attachments/${attachmentId}`,
-    });
+    const options = { remoteImages, attachmentUrl: (emailId: string, attachmentId: string) => `${origin}/api/emails/${emailId}/attachments/${attachmentId}` };
+    const userId = requireAuthContext(req).userId;
+    await (waiting ? emailHtml.fillWaiting(userId, list, options) : emailHtml.fill(userId, list, options));
     return list;
   };
 
@@ -88,7 +88,7 @@ export function createEmailRouter(
     const { id } = parseParams(idParams, req);
     const { isRead } = parseBody(updateEmailBody, req);
     const email = await emails.setRead(requireAuthContext(req).userId, id, isRead);
-    await withHtml(req, [email]);
+    await withHtml(req, [email], false, true);
     ok(res, { email: presentEmail(email) } satisfies EmailData, isRead ? 'Email bol označený ako prečítaný' : 'Email bol označený ako neprečítaný');
   });
 

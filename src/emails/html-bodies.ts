@@ -52,7 +52,25 @@ export class HtmlBodies {
    */
   async fill(userId: string, emails: EmailRecord[], options: HtmlOptions): Promise<void> {
     // Throws RateLimitError (429) beyond the user's bound; the place is given back however this ends.
-    const release = this.deps.renders.enter(userId);
+    await this.within(userId, this.deps.renders.enter(userId), emails, options);
+  }
+
+  /**
+   * As fill, for a request that must not be refused (a change of read state answers the email): it
+   * waits for the user's place up to the mail server's wait instead of a 429, and past it answers the
+   * emails with their text (`htmlOmitted: time_budget`, as a body not cleaned in time).
+   */
+  async fillWaiting(userId: string, emails: EmailRecord[], options: HtmlOptions): Promise<void> {
+    const release = await this.deps.renders.enterWithin(userId, this.deps.waitMs ?? HTML_WAIT_MS);
+    if (release) return this.within(userId, release, emails, options);
+    for (const email of emails) {
+      email.html = null;
+      email.blockedImages = 0;
+      email.htmlOmitted = 'time_budget';
+    }
+  }
+
+  private async within(userId: string, release: () => void, emails: EmailRecord[], options: HtmlOptions): Promise<void> {
     try {
       const byAccount = new Map<string, EmailRecord[]>();
       for (const email of emails) {

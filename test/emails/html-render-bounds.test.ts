@@ -108,6 +108,25 @@ describe('emails: HTML bodies cost a bounded share of the process', function () 
     }
   });
 
+  it('a read-state change is never refused for the bound: it waits for the place and answers the email with its text', async () => {
+    const mine = await boxWith([{ subject: 'Prečítaná', html: styledHtml(2_000, 'moja') }]);
+    const [myEmail] = await emailsOf(mine);
+    proxy.hold((body) => body.includes('fetchHTMLBodyValues') && body.includes(JSON.stringify(mine.mail.user)));
+    try {
+      const reading = mine.owner.as(request(app).get(`/api/emails/${myEmail.id}`)).then((r) => r);
+      await until(() => proxy.held() === 1, { what: "the read waiting for the mail server's HTML" });
+      // A client marks several emails read at once (test/hardening/fuzz-concurrency.test.ts): 200, not
+      // 429, whether no place came within the wait (time_budget) or the held mail server did not answer.
+      const marked = await mine.owner.as(request(app).patch(`/api/emails/${myEmail.id}`)).send({ isRead: true });
+      expect(marked.status, JSON.stringify(marked.body)).to.equal(200);
+      expect(marked.body.data.email).to.include({ isRead: true, html: null });
+      proxy.release();
+      expect((await reading).status).to.equal(200);
+    } finally {
+      proxy.release();
+    }
+  });
+
   it('a thread page reads at most HTML_PAGE_MAX_BYTES of HTML: later emails say page_limit, and each alone answers its HTML', async () => {
     const root = `${randomUUID()}@crm.test`;
     const second = `${randomUUID()}@crm.test`;

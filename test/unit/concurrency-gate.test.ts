@@ -33,4 +33,21 @@ describe('unit: ConcurrencyGate', () => {
       expect((err as RateLimitError).headers).to.deep.equal({ 'Retry-After': '7' });
     }
   });
+
+  it('enterWithin waits for a place given back, and answers none when nothing comes back in time', async () => {
+    const gate = new ConcurrencyGate({ perKey: 1, total: 10 }, 'plno');
+    const held = gate.enter('u');
+    const waiting = gate.enterWithin('u', 5_000);
+    // Another key is not held up by it.
+    gate.enter('v')();
+    held();
+    const place = await waiting;
+    expect(place).to.be.a('function');
+    expect(gate.inUse).to.equal(1);
+    // Now the place is taken again and nobody gives it back: none within 20 ms, nothing taken.
+    expect(await gate.enterWithin('u', 20)).to.equal(undefined);
+    expect(gate.inUse).to.equal(1);
+    place!();
+    expect(gate.inUse).to.equal(0);
+  });
 });
