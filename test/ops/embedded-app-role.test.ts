@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import pg from 'pg';
 import { Sequelize } from 'sequelize';
 import { APP_ROLE, OWNER_ROLE } from '../../src/db/embedded-app-role.js';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { migrateUp } from '../../src/db/migrator.js';
+import { sqlAs, sqlState } from '../support/sql-as.js';
 
 /**
  * ADRs 0121 and 0171: the service connects to its embedded database as `crm_app`, a role that is no
@@ -33,26 +33,6 @@ describe('embedded PostgreSQL: the app connects as a role of its own with rows o
     await pgServer?.stop().catch(() => undefined);
     fs.rmSync(root, { recursive: true, force: true });
   });
-
-  async function query<T extends object>(url: string, sql: string): Promise<T[]> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query<T & pg.QueryResultRow>(sql)).rows;
-    } finally {
-      await client.end();
-    }
-  }
-
-  /** The SQLSTATE a statement fails with, or 'ok'. */
-  async function outcome(url: string, sql: string): Promise<string> {
-    try {
-      await query(url, sql);
-      return 'ok';
-    } catch (err) {
-      return (err as { code?: string }).code ?? String(err);
-    }
-  }
 
   async function migrate(url: string): Promise<void> {
     const owner = new Sequelize(url, { logging: false });
@@ -90,19 +70,19 @@ describe('embedded PostgreSQL: the app connects as a role of its own with rows o
   ];
 
   async function expectRowsOnly(url: string): Promise<void> {
-    for (const sql of SCHEMA_CHANGES) expect(await outcome(url, sql), sql).to.equal('42501');
+    for (const sql of SCHEMA_CHANGES) expect(await sqlState(url, sql), sql).to.equal('42501');
     // Rows, through the tables' triggers (owned by crm_owner, run as the caller).
-    await query(url, "INSERT INTO users (username) VALUES ('rows.only') ON CONFLICT DO NOTHING");
-    await query(url, "UPDATE users SET first_name = 'Riadky' WHERE username = 'rows.only'");
-    expect(await query(url, "SELECT first_name FROM users WHERE username = 'rows.only'")).to.deep.equal([{ first_name: 'Riadky' }]);
-    await query(url, "DELETE FROM users WHERE username = 'rows.only'");
+    await sqlAs(url, "INSERT INTO users (username) VALUES ('rows.only') ON CONFLICT DO NOTHING");
+    await sqlAs(url, "UPDATE users SET first_name = 'Riadky' WHERE username = 'rows.only'");
+    expect(await sqlAs(url, "SELECT first_name FROM users WHERE username = 'rows.only'")).to.deep.equal([{ first_name: 'Riadky' }]);
+    await sqlAs(url, "DELETE FROM users WHERE username = 'rows.only'");
   }
 
   it('a new data directory: neither role is a superuser, the owner migrates, the app reads and writes rows and changes no schema', async () => {
     const handle = await pgServer.start();
     expect(new URL(handle.url).username).to.equal(APP_ROLE);
     expect(new URL(handle.ownerUrl).username).to.equal(OWNER_ROLE);
-    const roles = await query<{ rolname: string; rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean }>(
+    const roles = await sqlAs<{ rolname: string; rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean }>(
       handle.superuserUrl,
       `SELECT rolname, rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname IN ('${APP_ROLE}', '${OWNER_ROLE}') ORDER BY rolname`,
     );
@@ -114,8 +94,8 @@ describe('embedded PostgreSQL: the app connects as a role of its own with rows o
 
     // The migrations' CREATE EXTENSION IF NOT EXISTS pass: the superuser created them at the handover.
     await migrate(handle.ownerUrl);
-    expect(await query(handle.url, ownedByOthers(OWNER_ROLE))).to.deep.equal([]);
-    const [db] = await query<{ owner: string }>(handle.url, "SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = 'crm'");
+    expect(await sqlAs(handle.url, ownedByOthers(OWNER_ROLE))).to.deep.equal([]);
+    const [db] = await sqlAs<{ owner: string }>(handle.url, "SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = 'crm'");
     expect(db.owner).to.equal(OWNER_ROLE);
     await expectRowsOnly(handle.url);
   });
@@ -123,41 +103,41 @@ describe('embedded PostgreSQL: the app connects as a role of its own with rows o
   it('a data directory of 0.3.0-0.5.x (everything crm_app’s) is handed over at its next start, data and app password kept', async () => {
     const first = await pgServer.start();
     // What 0.5.0 left: no owner role, the database and everything in it crm_app's.
-    await query(
+    await sqlAs(
       first.superuserUrl,
       `REASSIGN OWNED BY ${OWNER_ROLE} TO ${APP_ROLE}; DROP OWNED BY ${OWNER_ROLE}; DROP ROLE ${OWNER_ROLE};
        INSERT INTO users (username) VALUES ('release.05')`,
     );
     fs.rmSync(path.join(dataDir(), 'postgres.owner-password'));
-    expect(await outcome(first.url, 'CREATE TABLE planted_05 (id int)')).to.equal('ok');
-    await query(first.url, 'DROP TABLE planted_05');
+    expect(await sqlState(first.url, 'CREATE TABLE planted_05 (id int)')).to.equal('ok');
+    await sqlAs(first.url, 'DROP TABLE planted_05');
     const appPassword = fs.readFileSync(path.join(dataDir(), 'postgres.app-password'), 'utf8');
     await pgServer.stop();
 
     const again = await pgServer.start();
     // A process of the old release still running keeps logging in with the password it read.
     expect(fs.readFileSync(path.join(dataDir(), 'postgres.app-password'), 'utf8')).to.equal(appPassword);
-    expect(await query(again.url, ownedByOthers(OWNER_ROLE))).to.deep.equal([]);
-    expect(await query(again.url, "SELECT username FROM users WHERE username = 'release.05'")).to.deep.equal([{ username: 'release.05' }]);
+    expect(await sqlAs(again.url, ownedByOthers(OWNER_ROLE))).to.deep.equal([]);
+    expect(await sqlAs(again.url, "SELECT username FROM users WHERE username = 'release.05'")).to.deep.equal([{ username: 'release.05' }]);
     await migrate(again.ownerUrl);
     await expectRowsOnly(again.url);
   });
 
   it('a data directory of a release before 0.3.0 (everything the superuser’s) is handed over too; a later start changes nothing', async () => {
     const first = await pgServer.start();
-    await query(
+    await sqlAs(
       first.superuserUrl,
       `REASSIGN OWNED BY ${OWNER_ROLE} TO postgres; DROP OWNED BY ${OWNER_ROLE}; DROP ROLE ${OWNER_ROLE};
        DROP OWNED BY ${APP_ROLE}; DROP ROLE ${APP_ROLE}; INSERT INTO users (username) VALUES ('old.release')`,
     );
     fs.rmSync(path.join(dataDir(), 'postgres.app-password'));
     fs.rmSync(path.join(dataDir(), 'postgres.owner-password'));
-    expect((await query(first.superuserUrl, ownedByOthers(OWNER_ROLE))).length).to.be.above(10);
+    expect((await sqlAs(first.superuserUrl, ownedByOthers(OWNER_ROLE))).length).to.be.above(10);
     await pgServer.stop();
 
     const again = await pgServer.start();
-    expect(await query(again.url, ownedByOthers(OWNER_ROLE))).to.deep.equal([]);
-    expect(await query(again.url, "SELECT username FROM users WHERE username = 'old.release'")).to.deep.equal([{ username: 'old.release' }]);
+    expect(await sqlAs(again.url, ownedByOthers(OWNER_ROLE))).to.deep.equal([]);
+    expect(await sqlAs(again.url, "SELECT username FROM users WHERE username = 'old.release'")).to.deep.equal([{ username: 'old.release' }]);
     await migrate(again.ownerUrl);
     await expectRowsOnly(again.url);
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import pg from 'pg';
 import { EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { cliEnv, freshDatabase } from '../admin/cli-helpers.js';
+import { sqlAs, sqlState } from '../support/sql-as.js';
 import { admin, adminJson, tempDir } from './backup-support.js';
 
 /**
@@ -20,25 +20,6 @@ describe('the schema owner and the service role (crm-admin db migrate, backup, r
   after(async () => {
     for (const step of cleanup.reverse()) await step();
   });
-
-  async function sqlAs<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query<T>(sql)).rows;
-    } finally {
-      await client.end();
-    }
-  }
-
-  async function sqlState(url: string, sql: string): Promise<string> {
-    try {
-      await sqlAs(url, sql);
-      return 'ok';
-    } catch (err) {
-      return (err as { code?: string }).code ?? String(err);
-    }
-  }
 
   /** A user made through the service's role, a backup of it, and the archive's path. */
   async function useAndBackUp(env: Record<string, string>, username: string, dir: string): Promise<string> {
