@@ -12,6 +12,7 @@ import { createAppContext } from '../src/app/context.js';
 import { AppConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logging/logger.js';
 import type { AuditQuery } from '../src/audit/audit-query-service.js';
+import { maintain } from './bench-database.js';
 
 const ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 1_000_000);
 const RUNS = 15;
@@ -32,7 +33,7 @@ try {
            'user:x', g % 10 <> 0, '10.0.0.1', '{}'::jsonb,
            now() - (g * interval '31 seconds')
       FROM generate_series(1, ${ROWS}) g`);
-  await sequelize.query('ANALYZE audit_logs');
+  await maintain(ctx, 'ANALYZE audit_logs');
 
   const cases: Array<[string, Partial<AuditQuery>]> = [
     ['newest 50, no filter', {}],

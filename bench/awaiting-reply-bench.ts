@@ -12,7 +12,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
-import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../src/app/http-app.js';
 import { Sql } from '../src/db/sql.js';
@@ -20,7 +19,7 @@ import { awaitingListQuery } from '../src/emails/awaiting-query.js';
 import type { AppContext } from '../src/app/context.js';
 import type { MappedEmail } from '../src/sync/email-mapper.js';
 import { MailStoreRepository, type EmailRow } from '../src/sync/mail-store-repository.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { explain, measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
 import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
 
@@ -60,13 +59,7 @@ async function main(): Promise<void> {
       await ctx.services.emailAccountSharing.share({ kind: 'admin' }, m.account.id, { userId: team.id, role: 'viewer', canRead: true, canSend: false }, { actor: 'bench' });
     }
     // What autovacuum does on a live system; on its own connection without the pool's statement timeout.
-    const maintenance = new pg.Client({ connectionString: db.url });
-    await maintenance.connect();
-    try {
-      await maintenance.query('VACUUM ANALYZE contacts, emails, email_contacts, email_threads, email_account_members');
-    } finally {
-      await maintenance.end();
-    }
+    await maintain(ctx, 'VACUUM ANALYZE contacts, emails, email_contacts, email_threads, email_account_members');
     console.log(
       `database: ${await scalar(ctx, 'SELECT count(*) FROM emails')} emails (${await scalar(ctx, 'SELECT count(*) FROM emails WHERE outbound')} outbound), ` +
         `${await scalar(ctx, 'SELECT count(*) FROM email_threads')} threads, ${await scalar(ctx, 'SELECT count(*) FROM email_threads WHERE awaiting')} awaiting; ` +
@@ -151,7 +144,8 @@ async function writeCost(ctx: AppContext, m: SeededMailbox) {
       const outbound = i % 3 === 0;
       return { mapped: mappedEmail(c.email, m.account.email, outbound, i), contactId: c.id, contactIds: [c.id] };
     });
-  const toggle = (on: boolean) => ctx.db.sequelize.query(TRIGGERS.map((t) => `ALTER TABLE emails ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t};`).join(' '));
+  // The owner's to switch (ADR 0171): the service's role may not change a table.
+  const toggle = (on: boolean) => maintain(ctx, TRIGGERS.map((t) => `ALTER TABLE emails ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t};`).join(' '));
   const results: Array<{ name: string; before: { p50: number; p99: number }; after: { p50: number; p99: number } }> = [];
   for (const [name, size, again] of [
     ['new mail / a sent reply (1 email)', 1, false],

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { createAppContext, type AppContext } from '../src/app/context.js';
 import { AppConfig } from '../src/config/config.js';
 import { EmbeddedPostgres } from '../src/db/embedded-postgres.js';
@@ -63,4 +64,20 @@ export async function openBenchDatabase(label: string, env: Record<string, strin
       if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs a maintenance statement (VACUUM, ANALYZE, CREATE INDEX) as the schema's owner, on a connection of
+ * its own without the pool's statement timeout. Not as the service's role: it owns no table since 0.6.0
+ * (ADR 0171), and PostgreSQL skips a table its caller does not own with only a warning, so a VACUUM
+ * ANALYZE as that role would leave the statistics as they were and the bench would measure other plans.
+ */
+export async function maintain(ctx: AppContext, ...statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: ctx.db.ownerUrl ?? ctx.config.databaseUrl });
+  await client.connect();
+  try {
+    for (const sql of statements) await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }

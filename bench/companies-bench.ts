@@ -13,7 +13,7 @@ import os from 'node:os';
 import { createApp } from '../src/app/http-app.js';
 import { companyListQuery } from '../src/companies/company-query.js';
 import { isFreeMailDomain } from '../src/companies/free-mail-domains.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { explain, measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
 import { seedMailbox, shareMailbox, type SeededMailbox } from './contacts-seed.js';
 
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     await sequelize.query('INSERT INTO companies (domain) SELECT d FROM unnest($1::text[]) AS d ON CONFLICT DO NOTHING', { bind: [domains] });
     await sequelize.query('UPDATE contacts c SET company_id = co.id FROM companies co WHERE co.domain = crm_mail_domain(c.email)');
     console.log(`backfill: ${domains.length} companies, ${await scalar(ctx, 'SELECT count(*) FROM contacts')} contacts in ${Date.now() - t0} ms`);
-    await sequelize.query('VACUUM ANALYZE contacts, companies, email_accounts');
+    await maintain(ctx, 'VACUUM ANALYZE contacts, companies, email_accounts');
     const companyId = await scalar(ctx, `SELECT company_id FROM contacts WHERE email_account_id = '${m.account.id}' AND company_id IS NOT NULL LIMIT 1`);
 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -18,7 +18,7 @@ import type { Bind } from '../src/db/sql.js';
 import { countWithAccess } from '../src/email-accounts/account-access.js';
 import { accountsWith } from '../src/email-accounts/account-rights.js';
 import { EmailAccount, type User } from '../src/models/index.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { percentile, scalar } from './bench-http.js';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     const started = Date.now();
     const user = await seedUser(ctx, 'own', OWN_CONTACTS);
     for (let i = 0; i < OTHER_USERS; i++) await seedUser(ctx, `other${i}`, OTHER_CONTACTS);
-    await ctx.db.sequelize.query('VACUUM ANALYZE contacts, email_account_members');
+    await maintain(ctx, 'VACUUM ANALYZE contacts, email_account_members');
     console.log(`seeded ${OWN_CONTACTS} contacts of the user, ${OTHER_USERS * OTHER_CONTACTS} of ${OTHER_USERS} other users, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const searches = ['kovac jan', 'stastna', 'Kováč', 'šťastná zuzana', 'firma123', 'jan.kovac4', 'nobody-here'];

@@ -15,7 +15,7 @@ import os from 'node:os';
 import { Writable } from 'node:stream';
 import type { AppContext } from '../src/app/context.js';
 import { EmailAccount } from '../src/models/index.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { scalar } from './bench-http.js';
 
 const IMPORT_ROWS = 10_000;
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
         { bind: { userId: from.userId, accountId: from.accountId, from: start, to: Math.min(EXPORT_CONTACTS, start + 20_000) } },
       );
     }
-    await ctx.db.sequelize.query('VACUUM ANALYZE contacts');
+    await maintain(ctx, 'VACUUM ANALYZE contacts');
     console.log(`\nexport of a mailbox of ${EXPORT_CONTACTS} contacts (seeded in ${((Date.now() - seeded) / 1000).toFixed(1)} s), streamed in batches of 500`);
     for (const format of ['csv', 'vcf'] as const) {
       const out = sink();

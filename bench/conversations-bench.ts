@@ -12,7 +12,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
-import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../src/app/http-app.js';
 import { Sql } from '../src/db/sql.js';
@@ -20,7 +19,7 @@ import { withoutQueryTimeout } from '../src/db/connection-settings.js';
 import type { AppContext } from '../src/app/context.js';
 import { MailStoreRepository, type EmailRow } from '../src/sync/mail-store-repository.js';
 import { threadFunctions0028 } from '../migrations/0033-team-inbox.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
 import { onboardedMember, seedMailbox, type SeededMailbox } from './contacts-seed.js';
 
@@ -64,13 +63,7 @@ async function main(): Promise<void> {
       }),
     );
     const thread = await fiftyEmailThread(ctx, seeded[0]);
-    const maintenance = new pg.Client({ connectionString: db.url });
-    await maintenance.connect();
-    try {
-      await maintenance.query('VACUUM ANALYZE emails, email_threads, email_reads, email_search, email_account_members');
-    } finally {
-      await maintenance.end();
-    }
+    await maintain(ctx, 'VACUUM ANALYZE emails, email_threads, email_reads, email_search, email_account_members');
     console.log(
       `database: ${await scalar(ctx, 'SELECT count(*) FROM emails')} emails, ${await scalar(ctx, 'SELECT count(*) FROM email_threads')} conversations, ` +
         `${await scalar(ctx, 'SELECT count(*) FROM email_reads')} own reads; email_threads ${await scalar(ctx, "SELECT pg_size_pretty(pg_total_relation_size('email_threads'))")}, ` +

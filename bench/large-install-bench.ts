@@ -16,7 +16,7 @@ import { contactListQuery } from '../src/contacts/contact-query.js';
 import { Sql } from '../src/db/sql.js';
 import { emailListQuery } from '../src/emails/email-query.js';
 import { SearchWordStatistics } from '../src/emails/search-terms.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { explain, measure, percentile, report, scalar, scenario, type Scenario } from './bench-http.js';
 import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
 
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       }
     }
     // What autovacuum does on a live system: statistics and the visibility map for index-only counts.
-    await ctx.db.sequelize.query('VACUUM ANALYZE contacts, emails, email_contacts');
+    await maintain(ctx, 'VACUUM ANALYZE contacts, emails, email_contacts');
     console.log(
       `database: ${await scalar(ctx, 'SELECT count(*) FROM emails')} emails, ${await scalar(ctx, 'SELECT count(*) FROM contacts')} contacts, ` +
         `${await scalar(ctx, 'SELECT count(*) FROM email_contacts')} links, ${await scalar(ctx, 'SELECT pg_size_pretty(pg_database_size(current_database()))')}; ` +

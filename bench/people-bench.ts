@@ -14,7 +14,7 @@ import os from 'node:os';
 import { createApp } from '../src/app/http-app.js';
 import { withoutQueryTimeout } from '../src/db/connection-settings.js';
 import { personWindowsQuery } from '../src/people/person-query.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { explain, measure, percentile, scalar, scenario, type Scenario } from './bench-http.js';
 import { onboardedMember } from './contacts-seed.js';
 
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     console.log(
       `seeded ${await scalar(ctx, 'SELECT count(*) FROM people')} people, ${contacts} contacts over 3 mailboxes in ${((Date.now() - t0) / 1000).toFixed(1)} s (triggers on)`,
     );
-    await sequelize.query('VACUUM ANALYZE contacts, people, person_emails, companies, email_accounts, email_account_members');
+    await maintain(ctx, 'VACUUM ANALYZE contacts, people, person_emails, companies, email_accounts, email_account_members');
     const companyId = await scalar(ctx, `SELECT id FROM companies WHERE domain = 'firma17.sk'`);
 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -23,7 +23,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { writeEmails } from '../src/sync/batch-writer.js';
 import type { MappedEmail } from '../src/sync/email-mapper.js';
 import { MailStoreRepository } from '../src/sync/mail-store-repository.js';
@@ -128,7 +128,8 @@ try {
   const store = new MailStoreRepository(new Sql(sequelize));
   const account = { id: accountId, userId: userId };
   const emails = mailbox(MESSAGES);
-  if (APP_WRITE) await sequelize.query('ALTER TABLE emails DISABLE TRIGGER emails_search_insert');
+  // The owner's to switch (ADR 0171).
+  if (APP_WRITE) await maintain(db.ctx, 'ALTER TABLE emails DISABLE TRIGGER emails_search_insert');
 
   const { writer, write } = fullSyncWrites(store, account, sequelize);
   /** Pages of a full sync (generation; with its start and its sweep unless it is a first sync) or of an incremental one (null). */

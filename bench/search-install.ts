@@ -2,8 +2,8 @@ import { QueryTypes } from 'sequelize';
 import os from 'node:os';
 import type { AppContext } from '../src/app/context.js';
 import { User } from '../src/models/index.js';
-import pg from 'pg';
 import { onboardedMember, seedMailbox, shareMailbox, type SeededMailbox } from './contacts-seed.js';
+import { maintain } from './bench-database.js';
 
 /** The users a search benchmark reads as: an owner of one busy account, and a member who sees it and an account of their own. */
 export interface SearchInstall {
@@ -37,10 +37,7 @@ export async function searchInstall(ctx: AppContext, sizes: { accounts: number; 
   if ((await names(ctx, 'bench-member-%')).length === 0) {
     await shareMailbox(ctx, { account: { id: ownerAccount.id } } as unknown as SeededMailbox, 2, { contacts: sizes.contacts, emails: sizes.emails });
     // What autovacuum does on a live system; on its own connection (the pool's statements time out after 30 s).
-    const client = new pg.Client({ connectionString: ctx.config.databaseUrl });
-    await client.connect();
-    await client.query('VACUUM ANALYZE');
-    await client.end();
+    await maintain(ctx, 'VACUUM ANALYZE');
   }
   const member = (await User.findOne({ where: { username: (await names(ctx, 'bench-member-%'))[0] } }))!;
   const memberAccounts = await rows<{ id: string }>(ctx, 'SELECT email_account_id AS id FROM email_account_members WHERE user_id = $1 AND can_read ORDER BY email_account_id', [
@@ -73,10 +70,7 @@ export async function oneUserInstall(ctx: AppContext, sizes: { mailboxes: number
   const [ownerAccount] = await accounts();
   if ((await names(ctx, 'bench-member-%')).length === 0) {
     await shareMailbox(ctx, { account: { id: ownerAccount.id } } as unknown as SeededMailbox, 2, { contacts: sizes.contacts, emails: 20_000 });
-    const client = new pg.Client({ connectionString: ctx.config.databaseUrl });
-    await client.connect();
-    await client.query('VACUUM ANALYZE');
-    await client.end();
+    await maintain(ctx, 'VACUUM ANALYZE');
   }
   const member = (await User.findOne({ where: { username: (await names(ctx, 'bench-member-%'))[0] } }))!;
   const memberAccounts = await rows<{ id: string }>(ctx, 'SELECT email_account_id AS id FROM email_account_members WHERE user_id = $1 AND can_read ORDER BY email_account_id', [

@@ -48,6 +48,7 @@ import { MailStoreRepository } from '../src/sync/mail-store-repository.js';
 import { SyncRepository } from '../src/sync/sync-repository.js';
 import { SyncService } from '../src/sync/sync-service.js';
 import { appendMessage, buildMessage } from '../test/support/imap.js';
+import { maintain } from './bench-database.js';
 
 const SESSION_URL = process.env.BENCH_JMAP_SESSION_URL ?? 'http://127.0.0.1:18080/.well-known/jmap';
 const BIG = Number(process.env.BENCH_MESSAGES ?? 20_000);
@@ -247,7 +248,7 @@ async function linkAccount(ctx: AppContext, mail: { user: string; pass: string }
 /** Removes accounts (their emails go with them) and leaves the tables as autovacuum would. */
 async function removeAccounts(ctx: AppContext, accountIds: string[]): Promise<void> {
   for (const id of accountIds) await ctx.services.emailAccountAdmin.remove(id, { actor: 'bench' });
-  await ctx.db.sequelize.query('VACUUM (ANALYZE) emails, email_contacts, contacts');
+  await maintain(ctx, 'VACUUM (ANALYZE) emails, email_contacts, contacts');
 }
 
 async function emailCount(ctx: AppContext): Promise<number> {
@@ -296,7 +297,7 @@ async function main(): Promise<void> {
       // As in an installation that autovacuum has analysed: the new account is unknown to the
       // statistics (every earlier account is a most-common value), the state that made the
       // Message-ID check scan the account once per email before migration 0014.
-      await ctx.db.sequelize.query('ANALYZE emails');
+      await maintain(ctx, 'ANALYZE emails');
       const s = await runChild(['sync', lastBigAccount, String(prefetch), ...warm], env);
       if (s.detail.outcome !== 'ok' || s.detail.stored !== BIG) throw new Error(`full sync incomplete: ${JSON.stringify(s.detail)}`);
       return s;

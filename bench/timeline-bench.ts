@@ -18,7 +18,6 @@
  *   small, to see it work: BENCH_BACKGROUND_EMAILS=500 BENCH_COMPANY_EMAILS=600 BENCH_COMPANY_CONTACTS=40 BENCH_ROUNDS=3 BENCH_DEEP_PAGE=4
  */
 import os from 'node:os';
-import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../src/app/context.js';
 import { withoutQueryTimeout } from '../src/db/connection-settings.js';
@@ -26,7 +25,7 @@ import { Sql, type Bind } from '../src/db/sql.js';
 import type { TimelinePosition } from '../src/timelines/timeline-cursor.js';
 import type { TimelineKinds, TimelineSubject } from '../src/timelines/timeline-query.js';
 import { TimelineRepository } from '../src/timelines/timeline-repository.js';
-import { openBenchDatabase } from './bench-database.js';
+import { maintain, openBenchDatabase } from './bench-database.js';
 import { percentile, scalar } from './bench-http.js';
 import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
 import { oldTimelineKeys } from './timeline-baseline.js';
@@ -75,13 +74,7 @@ async function main(): Promise<void> {
       await ctx.services.emailAccountSharing.share({ kind: 'admin' }, box.account.id, { userId: caller.id, role: 'editor', canRead: true, canSend: false }, { actor: 'bench' });
     }
     const { companyId, busiestPerson } = await seedCompany(ctx, boxes, caller.id);
-    const maintenance = new pg.Client({ connectionString: db.url });
-    await maintenance.connect();
-    try {
-      await maintenance.query('VACUUM ANALYZE emails, email_contacts, contacts, people, person_emails, companies, tasks, follow_ups, email_threads');
-    } finally {
-      await maintenance.end();
-    }
+    await maintain(ctx, 'VACUUM ANALYZE emails, email_contacts, contacts, people, person_emails, companies, tasks, follow_ups, email_threads');
     console.log(
       `database: ${await scalar(ctx, 'SELECT count(*) FROM emails')} emails; the company: ${await scalar(
         ctx,
