@@ -937,7 +937,7 @@ export interface paths {
         };
         /**
          * List the people the caller sees (filters: search, companyId, tag, includeColleagues)
-         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. Newest correspondence first (lastEmailAt over the contacts the caller sees; people without mail last). Colleagues (an address of the installation's email accounts) only with includeColleagues=true. Without a filter the total counts up to 1,000 (totalExact false beyond); with one it is exact. A companyId the caller does not see: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
+         * @description Signed-in users (accessToken cookie or Bearer). API token: people:read. Newest correspondence first (lastEmailAt over the contacts the caller sees; people without mail last). Colleagues (an address of the installation's email accounts) only with includeColleagues=true. The total counts up to 1,000 people, with or without a filter (totalExact false and total 1,000 beyond; paging goes on with hasNext). A companyId the caller does not see: 404. With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).
          */
         get: operations["listPeople"];
         put?: never;

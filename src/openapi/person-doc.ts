@@ -19,8 +19,8 @@ export const personArea: AreaDoc = {
       summary: 'List the people the caller sees (filters: search, companyId, tag, includeColleagues)',
       description:
         'Newest correspondence first (lastEmailAt over the contacts the caller sees; people without mail last). Colleagues (an address ' +
-        "of the installation's email accounts) only with includeColleagues=true. Without a filter the total counts up to 1,000 " +
-        '(totalExact false beyond); with one it is exact. A companyId the caller does not see: 404. ' +
+        "of the installation's email accounts) only with includeColleagues=true. The total counts up to 1,000 people, " +
+        'with or without a filter (totalExact false and total 1,000 beyond; paging goes on with hasNext). A companyId the caller does not see: 404. ' +
         'With a search, at most EXPENSIVE_REQUESTS_PER_USER searches and exports of one user run at once (429 with Retry-After beyond).',
       query: listPeopleQuery,
       success: { status: 200, description: 'A page of people', body: 'list', item: personSchema },

@@ -114,30 +114,31 @@ export function countVerdict(row: { total: number; scanned: number }): { total: 
 }
 
 /**
- * The list with a search, a company or a tag: the candidates come from an index (the company's
- * people, the tag's, or the people whose contacts, name or company hold the longest word), then each
- * is checked against what the caller sees of them: every word in one of their names, addresses or
- * shown company, the company and the tag only where the shared fields are shown. Answers the page's
- * ids in order (one past it) and the total, and the caller's sight of a company filter.
+ * What a person of a filtered list must pass (over the person `k.id`): `prefilter` over the person
+ * alone, `conditions` over their sight too (`sight`, the lateral `v` of the contacts the caller sees:
+ * the order columns and a search's hits). The company and the tag count only where the shared fields
+ * are shown; a word is found in one of the names, addresses or the shown company as the caller sees
+ * them. Shared by the ordered match (personMatchQuery) and the walk (person-walk.ts), so both decide
+ * alike.
  */
-export function personMatchQuery(filter: PersonFilter, bind: Bind, terms: readonly string[] = []): { sql: string } {
-  // The first term drives the candidates (PersonRepository puts the rarest first).
-  const words = bindWords(terms, bind);
+export function personChecks(filter: PersonFilter, words: readonly string[]): { sight: string; prefilter: string[]; conditions: string[] } {
+  const prefilter: string[] = [];
   const conditions = ['v.n > 0'];
-  if (!filter.includeColleagues) conditions.push(notColleague('k.id'));
+  if (!filter.includeColleagues) prefilter.push(notColleague('k.id'));
   // The shared fields (company, tags, the name staff gave) count only through mail (v.last_email_at).
   // The person's row is read by key inside each check (never joined): a join let the planner scan every
   // person of the installation for a common word's candidates.
   const person = (condition: string) => `EXISTS (SELECT 1 FROM people p WHERE p.id = k.id AND ${condition})`;
+  // The prefilter as a value read by key, not an EXISTS the planner would turn into a join: planned as a
+  // join from the tag's (or company's) index, the walk sorted every contact before its first row.
+  const personIs = (condition: string) => `coalesce((SELECT ${condition} FROM people p WHERE p.id = k.id), false)`;
   if (filter.companyId) {
-    bind.companyId = filter.companyId;
-    conditions.push(
-      `v.last_email_at IS NOT NULL AND ${person(`p.company_id = $companyId AND EXISTS (SELECT 1 FROM companies co WHERE co.id = p.company_id AND ${companyShownTo('co')})`)}`,
-    );
+    prefilter.push(personIs(`p.company_id = $companyId AND EXISTS (SELECT 1 FROM companies co WHERE co.id = p.company_id AND ${companyShownTo('co')})`));
+    conditions.push('v.last_email_at IS NOT NULL');
   }
   if (filter.tag) {
-    bind.tag = filter.tag;
-    conditions.push(`v.last_email_at IS NOT NULL AND ${person("p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]")}`);
+    prefilter.push(personIs("p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]"));
+    conditions.push('v.last_email_at IS NOT NULL');
   }
   // A word is the caller's to find in their contacts' names and addresses, and, through mail, in the name
   // staff gave and the shown company; OR stops at the first that holds, so the person's row and company
@@ -150,9 +151,30 @@ export function personMatchQuery(filter: PersonFilter, bind: Bind, terms: readon
   );
   const hits = words.map((word, i) => `bool_or(${wordMatches('c.search_text', word)}) AS hit${i}`);
   // Only what the order and the checks need; the page's items are read afterwards (personDetailsQuery).
-  const matched = `SELECT k.id, v.last_email_at, v.first_contact_id FROM (${candidates(filter, words)}) k
-                     CROSS JOIN LATERAL (SELECT ${[ORDER_COLUMNS, ...hits].join(', ')} FROM ${visibleContactsOf('k.id')}) v
-                    WHERE ${conditions.join(' AND ')}`;
+  const sight = `CROSS JOIN LATERAL (SELECT ${[ORDER_COLUMNS, ...hits].join(', ')} FROM ${visibleContactsOf('k.id')}) v`;
+  return { sight, prefilter, conditions };
+}
+
+/** Binds a filter's values (`$companyId`, `$tag`, `$word0`...) and answers the names of the words (the rarest first, as given). */
+export function bindFilter(filter: PersonFilter, bind: Bind, terms: readonly string[]): string[] {
+  if (filter.companyId) bind.companyId = filter.companyId;
+  if (filter.tag) bind.tag = filter.tag;
+  return bindWords(terms, bind);
+}
+
+/**
+ * The list with a search, a company or a tag: the candidates come from an index (the company's
+ * people, the tag's, or the people whose contacts, name or company hold the longest word), then each
+ * is checked (personChecks). Answers the page's ids in order (one past it), the total and the
+ * caller's sight of a company filter. `bounded`: the checks stop at PEOPLE_COUNT_BOUND + 1 matches
+ * (then `total` tells only that there are more, and the walk orders the page: ADR 0172).
+ */
+export function personMatchQuery(filter: PersonFilter, bind: Bind, terms: readonly string[] = [], bounded = false): { sql: string } {
+  // The first term drives the candidates (PersonRepository puts the rarest first).
+  const words = bindFilter(filter, bind, terms);
+  const { sight, prefilter, conditions } = personChecks(filter, words);
+  const matched = `SELECT k.id, v.last_email_at, v.first_contact_id FROM (${candidates(filter, words)}) k ${sight}
+                    WHERE ${[...prefilter, ...conditions].join(' AND ')}${bounded ? ` LIMIT ${PEOPLE_COUNT_BOUND + 1}` : ''}`;
   const companyAccess = filter.companyId ? `${accessToCompany()}` : 'true';
   return {
     sql: `WITH matched AS MATERIALIZED (${matched})

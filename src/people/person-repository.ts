@@ -3,7 +3,18 @@ import type { Bind, Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
 import { pickPage, type WindowRow } from './person-page.js';
-import { countVerdict, PEOPLE_COUNT_BOUND, personCountQuery, personDetailsQuery, personMatchQuery, personWindowsQuery, type PersonFilter } from './person-query.js';
+import {
+  bindFilter,
+  countVerdict,
+  PEOPLE_COUNT_BOUND,
+  personChecks,
+  personCountQuery,
+  personDetailsQuery,
+  personMatchQuery,
+  personWindowsQuery,
+  type PersonFilter,
+} from './person-query.js';
+import { personWalkQuery, pickWalkedPage, WALK_MAX_ROWS, WALK_ROWS_PER_PERSON, type WalkRow } from './person-walk.js';
 import { RAREST_FIRST, searchTerms } from './person-search.js';
 import { toPersonRecord, type PersonFields, type PersonRecord, type PersonRow } from './person-records.js';
 import { editAccessToPerson } from './person-visibility.js';
@@ -36,6 +47,16 @@ export interface PersonPage {
   /** Present with a company filter: false when the caller does not see that company (404). */
   companyVisible?: boolean;
 }
+
+/** The answer of personMatchQuery. */
+interface MatchedRow {
+  total: number;
+  company_access: boolean | null;
+  ids: string[];
+}
+
+/** How much more the walk reads on each try (person-walk.ts). */
+const WALK_GROWTH = 4;
 
 /** How far the per-account windows of the unfiltered list grow when a page needs more (person-page.ts). */
 const WIDEN = 4;
@@ -71,19 +92,43 @@ export class PersonRepository {
     return this.sql.select<WindowRow>(personWindowsQuery(filter), { userId, window });
   }
 
+  /**
+   * A filtered page: the matches checked up to the count bound; when there are more, the total is the
+   * bound (not exact) and the page comes from the walk (ADR 0172), or, when the walk would read too
+   * many contacts for it, from ordering every match.
+   */
   private async matchedPage(userId: string, filter: PersonFilter, page: PageRequest): Promise<PersonPage> {
+    const terms = filter.search ? await this.rarestFirst(searchTerms(filter.search)) : [];
     const bind: Bind = { userId, limit: page.limit + 1, offset: offsetOf(page) };
-    const { sql } = personMatchQuery(filter, bind, filter.search ? await this.rarestFirst(searchTerms(filter.search)) : []);
-    const found = await this.sql.one<{ total: number; company_access: boolean | null; ids: string[] }>(sql, bind);
-    const ids = found!.ids.slice(0, page.limit);
-    const items = await this.details(userId, ids);
-    return {
-      items,
-      total: found!.total,
-      totalExact: true,
-      hasNext: found!.ids.length > page.limit,
-      ...(filter.companyId ? { companyVisible: found!.company_access === true } : {}),
-    };
+    const found = (await this.sql.one<MatchedRow>(personMatchQuery(filter, bind, terms, true).sql, bind))!;
+    const companyVisible = filter.companyId ? { companyVisible: found.company_access === true } : {};
+    if (found.total <= PEOPLE_COUNT_BOUND) {
+      const items = await this.details(userId, found.ids.slice(0, page.limit));
+      return { items, total: found.total, totalExact: true, hasNext: found.ids.length > page.limit, ...companyVisible };
+    }
+    const picked = (await this.walk(userId, filter, terms, page)) ?? (await this.orderedMatches(userId, filter, terms, page));
+    const items = await this.details(userId, picked.ids);
+    return { items, total: PEOPLE_COUNT_BOUND, totalExact: false, hasNext: picked.hasNext, ...companyVisible };
+  }
+
+  /** The page by the walk, or undefined when it would read more than WALK_MAX_ROWS contacts. */
+  private async walk(userId: string, filter: PersonFilter, terms: string[], page: PageRequest): Promise<{ ids: string[]; hasNext: boolean } | undefined> {
+    const offset = offsetOf(page);
+    for (let rows = (offset + page.limit + 1) * WALK_ROWS_PER_PERSON; ; rows *= WALK_GROWTH) {
+      const asked = Math.min(rows, WALK_MAX_ROWS);
+      const bind: Bind = { userId, rows: asked };
+      const sql = personWalkQuery(personChecks(filter, bindFilter(filter, bind, terms)));
+      const picked = pickWalkedPage((await this.sql.one<WalkRow>(sql, bind))!, asked, offset, page.limit);
+      if (!('more' in picked)) return picked;
+      if (asked === WALK_MAX_ROWS) return undefined;
+    }
+  }
+
+  /** The page ordered from every match (personMatchQuery without its bound). */
+  private async orderedMatches(userId: string, filter: PersonFilter, terms: string[], page: PageRequest): Promise<{ ids: string[]; hasNext: boolean }> {
+    const bind: Bind = { userId, limit: page.limit + 1, offset: offsetOf(page) };
+    const found = (await this.sql.one<MatchedRow>(personMatchQuery(filter, bind, terms).sql, bind))!;
+    return { ids: found.ids.slice(0, page.limit), hasNext: found.ids.length > page.limit };
   }
 
   /** A search's terms with the rarest first (RAREST_FIRST): it alone drives the lookup of candidates. */

@@ -1,0 +1,76 @@
+/**
+ * The page of a filtered people list that matches more people than the count bound (ADR 0172): the
+ * caller's contacts walked in the list's order, merged over their readable mailboxes, each contact's
+ * person checked against the filter, until the page is full. A filter thousands of people share
+ * fills a page after a few hundred contacts, where ordering every match would check them all.
+ *
+ * Pure: the SQL text (run by PersonRepository) and the reading of its rows (unit-tested in
+ * test/unit/person-walk.test.ts).
+ */
+import { rightCondition } from '../email-accounts/account-rights.js';
+
+/** The answer of personWalkQuery. */
+export interface WalkRow {
+  /** How many contacts were walked: fewer than asked when the caller has no more. */
+  walked: number;
+  /** The person of each walked contact that passes the filter, in the list's order. */
+  people: string[];
+}
+
+/**
+ * Contacts walked on the first try: (offset + limit + 1) times this, enough for one try when one
+ * contact in 16 has a matching person (a filter worth a walk matches over a thousand people); four
+ * times as many on each retry, up to WALK_MAX_ROWS.
+ */
+export const WALK_ROWS_PER_PERSON = 16;
+
+/**
+ * Beyond this many contacts the walk gives up and the page is ordered from every match
+ * (personMatchQuery without its bound): a deep page of a filter held by few of many contacts
+ * costs the walk more than checking every candidate once.
+ */
+export const WALK_MAX_ROWS = 20_000;
+
+/**
+ * The walk: of the caller's first `$rows` contacts in the list's order over their readable accounts
+ * (each account's first `$rows` along contacts_account_last_email_idx, merged, the first `$rows` of
+ * those: exactly the first `$rows` of all), the persons of those that pass the filter's checks
+ * (person-query.ts, personChecks: `prefilter` over the person `k.id` alone, read before their sight
+ * `v`, then `conditions` over both), in the list's order, one per contact (a person with several
+ * addresses comes several times, at their best contact first); and how many contacts were walked.
+ */
+export function personWalkQuery(checks: { sight: string; prefilter: string[]; conditions: string[] }): string {
+  return `WITH walked AS MATERIALIZED (
+            SELECT s.id, s.email, s.last_email_at FROM email_account_members m
+             CROSS JOIN LATERAL (SELECT c.id, c.email, c.last_email_at FROM contacts c WHERE c.email_account_id = m.email_account_id
+                                  ORDER BY c.last_email_at DESC NULLS LAST, c.id LIMIT $rows) s
+             WHERE m.user_id = $userId AND ${rightCondition('readEmails')}
+             ORDER BY s.last_email_at DESC NULLS LAST, s.id LIMIT $rows)
+          SELECT (SELECT count(*) FROM walked)::int AS walked,
+                 ARRAY(SELECT k.id::text FROM walked w
+                         CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email) k
+                         ${checks.sight}
+                        WHERE ${[...checks.prefilter, ...checks.conditions].join(' AND ')}
+                        ORDER BY w.last_email_at DESC NULLS LAST, w.id) AS people`;
+}
+
+export type WalkedPage = { ids: string[]; hasNext: boolean } | { more: true };
+
+/**
+ * The people at [offset, offset + limit) of a walk (each person at their first contact, their best:
+ * the walk goes over the caller's contacts in order), or `more` when the page and its look-ahead lie
+ * beyond the contacts walked and the caller has more.
+ */
+export function pickWalkedPage(walk: WalkRow, askedRows: number, offset: number, limit: number): WalkedPage {
+  const people: string[] = [];
+  const seen = new Set<string>();
+  const need = offset + limit + 1;
+  for (const person of walk.people) {
+    if (seen.has(person)) continue;
+    seen.add(person);
+    people.push(person);
+    if (people.length === need) break;
+  }
+  if (people.length < need && walk.walked === askedRows) return { more: true };
+  return { ids: people.slice(offset, offset + limit), hasNext: people.length > offset + limit };
+}
