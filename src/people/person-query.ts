@@ -13,6 +13,7 @@ import { accountsWith, rightCondition } from '../email-accounts/account-rights.j
 import { isColleague, notColleague } from './colleagues.js';
 import { bindWords, wordMatches } from './person-search.js';
 import { visibleContactsOf } from './person-visibility.js';
+import { walkedContacts, walkedPeople } from './person-walk.js';
 
 export interface PersonFilter {
   /** Words that must each occur in the name, an address or the company (as the caller sees them), in any order. */
@@ -118,7 +119,7 @@ export function countVerdict(row: { total: number; scanned: number }): { total: 
  * alone, `conditions` over their sight too (`sight`, the lateral `v` of the contacts the caller sees:
  * the order columns and a search's hits). The company and the tag count only where the shared fields
  * are shown; a word is found in one of the names, addresses or the shown company as the caller sees
- * them. Shared by the ordered match (personMatchQuery) and the walk (person-walk.ts), so both decide
+ * them. Shared by the ordered match and the walk (person-walk.ts), so both decide
  * alike.
  */
 export function personChecks(filter: PersonFilter, words: readonly string[]): { sight: string; prefilter: string[]; conditions: string[] } {
@@ -162,25 +163,50 @@ export function bindFilter(filter: PersonFilter, bind: Bind, terms: readonly str
   return bindWords(terms, bind);
 }
 
+/** What a filtered list's statement (personFilteredQuery) checks and answers. */
+export interface FilteredQueryParts {
+  /**
+   * `bounded`: check the candidates up to PEOPLE_COUNT_BOUND + 1 matches and answer `total` and the
+   * page's `ids` from them (whole when `total` is at most the bound); `all`: every match, ordered;
+   * `none`: no match, the walk only.
+   */
+  match: 'bounded' | 'all' | 'none';
+  /**
+   * Walk this many of the caller's contacts too (person-walk.ts), answering `walked` and `people`;
+   * after a bounded match only when it found more than the bound.
+   */
+  walkRows?: number;
+}
+
 /**
- * The list with a search, a company or a tag: the candidates come from an index (the company's
- * people, the tag's, or the people whose contacts, name or company hold the longest word), then each
- * is checked (personChecks). Answers the page's ids in order (one past it), the total and the
- * caller's sight of a company filter. `bounded`: the checks stop at PEOPLE_COUNT_BOUND + 1 matches
- * (then `total` tells only that there are more, and the walk orders the page: ADR 0172).
+ * The list with a search, a company or a tag, in one statement: the candidates come from an index
+ * (the company's people, the tag's, or the people whose contacts, name or company hold the rarest
+ * word), then each is checked (personChecks), or the caller's contacts are walked in the list's order
+ * with the candidates as their prefilter (ADR 0172). Answers `company_access` (the caller's sight of a
+ * company filter) and what `parts` asks for: `total` and `ids` (the page's, in order, one past it),
+ * `walked` and `people`.
  */
-export function personMatchQuery(filter: PersonFilter, bind: Bind, terms: readonly string[] = [], bounded = false): { sql: string } {
+export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: readonly string[], parts: FilteredQueryParts): { sql: string } {
   // The first term drives the candidates (PersonRepository puts the rarest first).
   const words = bindFilter(filter, bind, terms);
-  const { sight, prefilter, conditions } = personChecks(filter, words);
-  const matched = `SELECT k.id, v.last_email_at, v.first_contact_id FROM (${candidates(filter, words)}) k ${sight}
-                    WHERE ${[...prefilter, ...conditions].join(' AND ')}${bounded ? ` LIMIT ${PEOPLE_COUNT_BOUND + 1}` : ''}`;
-  const companyAccess = filter.companyId ? `${accessToCompany()}` : 'true';
-  return {
-    sql: `WITH matched AS MATERIALIZED (${matched})
-          SELECT (SELECT count(*) FROM matched)::int AS total, ${companyAccess} AS company_access,
-                 ARRAY(SELECT m.id::text FROM matched m ORDER BY m.last_email_at DESC NULLS LAST, m.first_contact_id LIMIT $limit OFFSET $offset) AS ids`,
-  };
+  const checks = personChecks(filter, words);
+  const ctes = [`candidates AS MATERIALIZED (${candidates(filter, words)})`];
+  const columns = [`${filter.companyId ? accessToCompany() : 'true'} AS company_access`];
+  if (parts.match !== 'none') {
+    const bound = parts.match === 'bounded' ? ` LIMIT ${PEOPLE_COUNT_BOUND + 1}` : '';
+    ctes.push(`matched AS MATERIALIZED (SELECT k.id, v.last_email_at, v.first_contact_id FROM candidates k ${checks.sight}
+                WHERE ${[...checks.prefilter, ...checks.conditions].join(' AND ')}${bound})`);
+    columns.push(
+      '(SELECT count(*) FROM matched)::int AS total',
+      'ARRAY(SELECT m.id::text FROM matched m ORDER BY m.last_email_at DESC NULLS LAST, m.first_contact_id LIMIT $limit OFFSET $offset) AS ids',
+    );
+  }
+  if (parts.walkRows !== undefined) {
+    bind.rows = parts.walkRows;
+    ctes.push(`walked AS MATERIALIZED (${walkedContacts(parts.match === 'bounded' ? `(SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND}` : undefined)})`);
+    columns.push('(SELECT count(*) FROM walked)::int AS walked', `${walkedPeople(checks)} AS people`);
+  }
+  return { sql: `WITH ${ctes.join(',\n')} SELECT ${columns.join(', ')}` };
 }
 
 /** A person's place in the list and whether the caller sees them at all, over the contacts they see (`c`). */

@@ -4,17 +4,16 @@ import type { Tx } from '../db/transactions.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
 import { pickPage, type WindowRow } from './person-page.js';
 import {
-  bindFilter,
   countVerdict,
   PEOPLE_COUNT_BOUND,
-  personChecks,
   personCountQuery,
   personDetailsQuery,
-  personMatchQuery,
+  personFilteredQuery,
   personWindowsQuery,
+  type FilteredQueryParts,
   type PersonFilter,
 } from './person-query.js';
-import { personWalkQuery, pickWalkedPage, WALK_MAX_ROWS, WALK_ROWS_PER_PERSON, type WalkRow } from './person-walk.js';
+import { WALK_MAX_ROWS, WALK_ROWS_PER_PERSON, walkedPage, type WalkRow } from './person-walk.js';
 import { RAREST_FIRST, searchTerms } from './person-search.js';
 import { toPersonRecord, type PersonFields, type PersonRecord, type PersonRow } from './person-records.js';
 import { editAccessToPerson } from './person-visibility.js';
@@ -48,15 +47,12 @@ export interface PersonPage {
   companyVisible?: boolean;
 }
 
-/** The answer of personMatchQuery. */
-interface MatchedRow {
-  total: number;
+/** The answer of personFilteredQuery (each part only when asked for). */
+interface FilteredRow extends Partial<WalkRow> {
   company_access: boolean | null;
-  ids: string[];
+  total?: number;
+  ids?: string[];
 }
-
-/** How much more the walk reads on each try (person-walk.ts). */
-const WALK_GROWTH = 4;
 
 /** How far the per-account windows of the unfiltered list grow when a page needs more (person-page.ts). */
 const WIDEN = 4;
@@ -93,42 +89,36 @@ export class PersonRepository {
   }
 
   /**
-   * A filtered page: the matches checked up to the count bound; when there are more, the total is the
-   * bound (not exact) and the page comes from the walk (ADR 0172), or, when the walk would read too
-   * many contacts for it, from ordering every match.
+   * A filtered page: the matches checked up to the count bound, in the same statement the first try
+   * of the walk when there are more (ADR 0172). Beyond the bound the total is the bound (not exact)
+   * and the page comes from the walk: further tries read four times as many contacts, and past
+   * WALK_MAX_ROWS the page is ordered from every match instead.
    */
   private async matchedPage(userId: string, filter: PersonFilter, page: PageRequest): Promise<PersonPage> {
     const terms = filter.search ? await this.rarestFirst(searchTerms(filter.search)) : [];
-    const bind: Bind = { userId, limit: page.limit + 1, offset: offsetOf(page) };
-    const found = (await this.sql.one<MatchedRow>(personMatchQuery(filter, bind, terms, true).sql, bind))!;
-    const companyVisible = filter.companyId ? { companyVisible: found.company_access === true } : {};
-    if (found.total <= PEOPLE_COUNT_BOUND) {
-      const items = await this.details(userId, found.ids.slice(0, page.limit));
-      return { items, total: found.total, totalExact: true, hasNext: found.ids.length > page.limit, ...companyVisible };
+    const offset = offsetOf(page);
+    const rows = Math.min((offset + page.limit + 1) * WALK_ROWS_PER_PERSON, WALK_MAX_ROWS);
+    const first = await this.filtered(userId, filter, terms, page, { match: 'bounded', walkRows: rows });
+    const companyVisible = filter.companyId ? { companyVisible: first.company_access === true } : {};
+    const total = first.total!;
+    if (total <= PEOPLE_COUNT_BOUND) {
+      const items = await this.details(userId, first.ids!.slice(0, page.limit));
+      return { items, total, totalExact: true, hasNext: first.ids!.length > page.limit, ...companyVisible };
     }
-    const picked = (await this.walk(userId, filter, terms, page)) ?? (await this.orderedMatches(userId, filter, terms, page));
+    let picked = await walkedPage(first as WalkRow, rows, { offset, limit: page.limit }, async (more) =>
+      (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: more })) as WalkRow,
+    );
+    if (!picked) {
+      const all = await this.filtered(userId, filter, terms, page, { match: 'all' });
+      picked = { ids: all.ids!.slice(0, page.limit), hasNext: all.ids!.length > page.limit };
+    }
     const items = await this.details(userId, picked.ids);
     return { items, total: PEOPLE_COUNT_BOUND, totalExact: false, hasNext: picked.hasNext, ...companyVisible };
   }
 
-  /** The page by the walk, or undefined when it would read more than WALK_MAX_ROWS contacts. */
-  private async walk(userId: string, filter: PersonFilter, terms: string[], page: PageRequest): Promise<{ ids: string[]; hasNext: boolean } | undefined> {
-    const offset = offsetOf(page);
-    for (let rows = (offset + page.limit + 1) * WALK_ROWS_PER_PERSON; ; rows *= WALK_GROWTH) {
-      const asked = Math.min(rows, WALK_MAX_ROWS);
-      const bind: Bind = { userId, rows: asked };
-      const sql = personWalkQuery(personChecks(filter, bindFilter(filter, bind, terms)));
-      const picked = pickWalkedPage((await this.sql.one<WalkRow>(sql, bind))!, asked, offset, page.limit);
-      if (!('more' in picked)) return picked;
-      if (asked === WALK_MAX_ROWS) return undefined;
-    }
-  }
-
-  /** The page ordered from every match (personMatchQuery without its bound). */
-  private async orderedMatches(userId: string, filter: PersonFilter, terms: string[], page: PageRequest): Promise<{ ids: string[]; hasNext: boolean }> {
+  private async filtered(userId: string, filter: PersonFilter, terms: string[], page: PageRequest, parts: FilteredQueryParts): Promise<FilteredRow> {
     const bind: Bind = { userId, limit: page.limit + 1, offset: offsetOf(page) };
-    const found = (await this.sql.one<MatchedRow>(personMatchQuery(filter, bind, terms).sql, bind))!;
-    return { ids: found.ids.slice(0, page.limit), hasNext: found.ids.length > page.limit };
+    return (await this.sql.one<FilteredRow>(personFilteredQuery(filter, bind, terms, parts).sql, bind))!;
   }
 
   /** A search's terms with the rarest first (RAREST_FIRST): it alone drives the lookup of candidates. */

@@ -9,7 +9,7 @@
  */
 import { rightCondition } from '../email-accounts/account-rights.js';
 
-/** The answer of personWalkQuery. */
+/** The walk's part of the answer of personFilteredQuery. */
 export interface WalkRow {
   /** How many contacts were walked: fewer than asked when the caller has no more. */
   walked: number;
@@ -26,32 +26,47 @@ export const WALK_ROWS_PER_PERSON = 16;
 
 /**
  * Beyond this many contacts the walk gives up and the page is ordered from every match
- * (personMatchQuery without its bound): a deep page of a filter held by few of many contacts
+ * (personFilteredQuery, every match): a deep page of a filter held by few of many contacts
  * costs the walk more than checking every candidate once.
  */
 export const WALK_MAX_ROWS = 20_000;
 
+/** How many times as many contacts each further try reads. */
+export const WALK_GROWTH = 4;
+
 /**
- * The walk: of the caller's first `$rows` contacts in the list's order over their readable accounts
- * (each account's first `$rows` along contacts_account_last_email_idx, merged, the first `$rows` of
- * those: exactly the first `$rows` of all), the persons of those that pass the filter's checks
- * (person-query.ts, personChecks: `prefilter` over the person `k.id` alone, read before their sight
- * `v`, then `conditions` over both), in the list's order, one per contact (a person with several
- * addresses comes several times, at their best contact first); and how many contacts were walked.
+ * The walk's contacts (a CTE `walked`): the caller's first `$rows` contacts in the list's order over
+ * their readable accounts (each account's first `$rows` along contacts_account_last_email_idx, merged,
+ * the first `$rows` of those: exactly the first `$rows` of all). `gate`: SQL that must hold for the
+ * walk to read anything (checked once, before).
  */
-export function personWalkQuery(checks: { sight: string; prefilter: string[]; conditions: string[] }): string {
-  return `WITH walked AS MATERIALIZED (
-            SELECT s.id, s.email, s.last_email_at FROM email_account_members m
-             CROSS JOIN LATERAL (SELECT c.id, c.email, c.last_email_at FROM contacts c WHERE c.email_account_id = m.email_account_id
-                                  ORDER BY c.last_email_at DESC NULLS LAST, c.id LIMIT $rows) s
-             WHERE m.user_id = $userId AND ${rightCondition('readEmails')}
-             ORDER BY s.last_email_at DESC NULLS LAST, s.id LIMIT $rows)
-          SELECT (SELECT count(*) FROM walked)::int AS walked,
-                 ARRAY(SELECT k.id::text FROM walked w
-                         CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email) k
-                         ${checks.sight}
-                        WHERE ${[...checks.prefilter, ...checks.conditions].join(' AND ')}
-                        ORDER BY w.last_email_at DESC NULLS LAST, w.id) AS people`;
+export function walkedContacts(gate?: string): string {
+  return `SELECT s.id, s.email, s.last_email_at FROM email_account_members m
+           CROSS JOIN LATERAL (SELECT c.id, c.email, c.last_email_at FROM contacts c WHERE c.email_account_id = m.email_account_id
+                                ORDER BY c.last_email_at DESC NULLS LAST, c.id LIMIT $rows) s
+           WHERE m.user_id = $userId AND ${rightCondition('readEmails')}${gate ? ` AND ${gate}` : ''}
+           ORDER BY s.last_email_at DESC NULLS LAST, s.id LIMIT $rows`;
+}
+
+/**
+ * The persons of the walked contacts that pass the filter, in the list's order, one per contact (a
+ * person with several addresses comes several times, at their best contact first): among the
+ * filter's `candidates` (a CTE), then the checks (person-query.ts, personChecks: `prefilter` over the
+ * person `k.id` alone, read before their sight `v`, then `conditions` over both).
+ */
+/**
+ * A walked person is one of the candidates: a hashed set looked up per row. As a plain IN the planner
+ * made it a join driven from the candidates, whose count it takes from the index's estimate (a tag's:
+ * 50 for 10,000), and read every candidate's addresses instead of the walked few.
+ */
+const AMONG_CANDIDATES = 'coalesce(k.id IN (SELECT id FROM candidates), false)';
+
+export function walkedPeople(checks: { sight: string; prefilter: string[]; conditions: string[] }): string {
+  return `ARRAY(SELECT k.id::text FROM walked w
+                  CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email) k
+                  ${checks.sight}
+                 WHERE ${[AMONG_CANDIDATES, ...checks.prefilter, ...checks.conditions].join(' AND ')}
+                 ORDER BY w.last_email_at DESC NULLS LAST, w.id)`;
 }
 
 export type WalkedPage = { ids: string[]; hasNext: boolean } | { more: true };
@@ -73,4 +88,25 @@ export function pickWalkedPage(walk: WalkRow, askedRows: number, offset: number,
   }
   if (people.length < need && walk.walked === askedRows) return { more: true };
   return { ids: people.slice(offset, offset + limit), hasNext: people.length > offset + limit };
+}
+
+/**
+ * The page of a walk whose first try (`first`, of `firstRows` contacts) is in hand: further tries
+ * (`walk`) read WALK_GROWTH times as many contacts while the page lies beyond, up to `maxRows`;
+ * undefined when even that many leave it undecided (the caller then orders every match).
+ */
+export async function walkedPage(
+  first: WalkRow,
+  firstRows: number,
+  page: { offset: number; limit: number },
+  walk: (rows: number) => Promise<WalkRow>,
+  maxRows = WALK_MAX_ROWS,
+): Promise<{ ids: string[]; hasNext: boolean } | undefined> {
+  let rows = firstRows;
+  let picked = pickWalkedPage(first, rows, page.offset, page.limit);
+  while ('more' in picked && rows < maxRows) {
+    rows = Math.min(rows * WALK_GROWTH, maxRows);
+    picked = pickWalkedPage(await walk(rows), rows, page.offset, page.limit);
+  }
+  return 'more' in picked ? undefined : picked;
 }

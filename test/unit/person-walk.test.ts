@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { pickWalkedPage } from '../../src/people/person-walk.js';
+import { pickWalkedPage, walkedPage } from '../../src/people/person-walk.js';
 
 /** The page of a walk over the caller's contacts in the list's order (src/people/person-walk.ts). */
 describe('unit: the people page from a walk of the contacts', () => {
@@ -18,5 +18,29 @@ describe('unit: the people page from a walk of the contacts', () => {
   it('ends the list when the walk ran out of contacts', () => {
     expect(pickWalkedPage({ walked: 7, people: ['p', 'q'] }, 10, 0, 2)).to.deep.equal({ ids: ['p', 'q'], hasNext: false });
     expect(pickWalkedPage({ walked: 7, people: ['p'] }, 10, 4, 2)).to.deep.equal({ ids: [], hasNext: false });
+  });
+});
+
+/** The tries of a walk (walkedPage), against an in-memory list of the persons of the caller's contacts in order. */
+describe('unit: the tries of a people walk', () => {
+  // 100 contacts; the persons of those that match: every tenth from the 60th on (p60, p70, p80, p90).
+  const contacts = Array.from({ length: 100 }, (_, i) => (i >= 60 && i % 10 === 0 ? `p${i}` : undefined));
+  const walkOf = (rows: number) => {
+    const walked = contacts.slice(0, rows);
+    return { walked: walked.length, people: walked.filter((p): p is string => p !== undefined) };
+  };
+
+  it('reads four times as many contacts per try until the page is decided', async () => {
+    const asked: number[] = [];
+    const page = await walkedPage(walkOf(10), 10, { offset: 0, limit: 2 }, async (rows) => (asked.push(rows), walkOf(rows)));
+    expect(page).to.deep.equal({ ids: ['p60', 'p70'], hasNext: true });
+    expect(asked).to.deep.equal([40, 160]);
+  });
+
+  it('gives up past the most it may read, for the caller to order every match', async () => {
+    const asked: number[] = [];
+    const page = await walkedPage(walkOf(10), 10, { offset: 0, limit: 2 }, async (rows) => (asked.push(rows), walkOf(rows)), 50);
+    expect(page).to.equal(undefined);
+    expect(asked).to.deep.equal([40, 50]);
   });
 });
