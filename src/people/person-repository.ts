@@ -105,8 +105,11 @@ export class PersonRepository {
       const items = await this.details(userId, first.ids!.slice(0, page.limit));
       return { items, total, totalExact: true, hasNext: first.ids!.length > page.limit, ...companyVisible };
     }
-    let picked = await walkedPage(first as WalkRow, rows, { offset, limit: page.limit }, async (more) =>
-      (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: more })) as WalkRow,
+    let picked = await walkedPage(
+      first as WalkRow,
+      rows,
+      { offset, limit: page.limit },
+      async (more) => (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: more })) as WalkRow,
     );
     if (!picked) {
       const all = await this.filtered(userId, filter, terms, page, { match: 'all' });

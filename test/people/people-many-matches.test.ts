@@ -100,6 +100,11 @@ describe('people: a filter that matches more than the count bound', function () 
     const bobs = await page(t.bob, `tag=${TAG}&limit=50`);
     expect(bobs.pagination).to.include({ total: 4, totalExact: true, hasNext: false });
     // Ordered by Bob's own mail (all at `base`), then by the id of that contact: his own sight only.
-    expect(bobs.items.map((p) => p.emails).flat().sort()).to.deep.equal([address(1001), address(1002), address(1003), `bob-only-${run}@firma-${run}.sk`].sort());
+    expect(
+      bobs.items
+        .map((p) => p.emails)
+        .flat()
+        .sort(),
+    ).to.deep.equal([address(1001), address(1002), address(1003), `bob-only-${run}@firma-${run}.sk`].sort());
   });
 });
