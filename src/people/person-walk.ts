@@ -49,18 +49,18 @@ export function walkedContacts(gate?: string): string {
 }
 
 /**
- * The persons of the walked contacts that pass the filter, in the list's order, one per contact (a
- * person with several addresses comes several times, at their best contact first): among the
- * filter's `candidates` (a CTE), then the checks (person-query.ts, personChecks: `prefilter` over the
- * person `k.id` alone, read before their sight `v`, then `conditions` over both).
- */
-/**
  * A walked person is one of the candidates: a hashed set looked up per row. As a plain IN the planner
  * made it a join driven from the candidates, whose count it takes from the index's estimate (a tag's:
  * 50 for 10,000), and read every candidate's addresses instead of the walked few.
  */
 const AMONG_CANDIDATES = 'coalesce(k.id IN (SELECT id FROM candidates), false)';
 
+/**
+ * The persons of the walked contacts that pass the filter, in the list's order, one per contact (a
+ * person with several addresses comes several times, at their best contact first): among the
+ * filter's `candidates` (a CTE), then the checks (person-query.ts, personChecks: `prefilter` over the
+ * person `k.id` alone, read before their sight `v`, then `conditions` over both).
+ */
 export function walkedPeople(checks: { sight: string; prefilter: string[]; conditions: string[] }): string {
   return `ARRAY(SELECT k.id::text FROM walked w
                   CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email) k
