@@ -13,7 +13,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { createApp } from '../src/app/http-app.js';
 import { withoutQueryTimeout } from '../src/db/connection-settings.js';
-import { personWindowsQuery } from '../src/people/person-query.js';
+import { personWalkQuery } from '../src/people/person-query.js';
 import { maintain, openBenchDatabase } from './bench-database.js';
 import { explain, measure, percentile, scalar, scenario, type Scenario } from './bench-http.js';
 import { onboardedMember } from './contacts-seed.js';
@@ -137,10 +137,10 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({ people: PEOPLE, listP50Ms: +percentile(pairs[0][0].samples, 50).toFixed(2), searchP50Ms: +percentile(pairs[2][0].samples, 50).toFixed(2), load: load[0] }),
     );
-    await explain(ctx, 'people windows (GET /api/people)', {
-      pageSql: personWindowsQuery({ includeColleagues: false }),
+    await explain(ctx, 'people walk (GET /api/people)', {
+      pageSql: personWalkQuery({ includeColleagues: false }),
       countSql: 'SELECT 1',
-      bind: { userId: reader.id, window: 51 },
+      bind: { userId: reader.id, rows: 102 },
     });
   } finally {
     server.close();

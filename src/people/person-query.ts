@@ -9,7 +9,7 @@
  */
 import { accessToCompany, companyShownTo } from '../companies/company-visibility.js';
 import type { Bind } from '../db/sql.js';
-import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
+import { accountsWith } from '../email-accounts/account-rights.js';
 import { isColleague, notColleague } from './colleagues.js';
 import { bindWords, wordMatches } from './person-search.js';
 import { visibleContactsOf } from './person-visibility.js';
@@ -68,19 +68,14 @@ export function personDetailsQuery(): string {
 }
 
 /**
- * The list without a search, company or tag: per readable account the first `$window` contacts in
- * the list's order, with their person (PersonRepository merges them and widens the window when a
- * person with several addresses in one account leaves it short).
+ * The list without a search, company or tag: the persons of the caller's first `$rows` contacts in
+ * the list's order (person-walk.ts: `walked`, the number of contacts read, and `people`, one per
+ * contact), colleagues left out unless asked for.
  */
-export function personWindowsQuery(filter: PersonFilter): string {
-  const colleagues = filter.includeColleagues ? '' : `AND ${notColleague('pe.person_id')}`;
-  return `SELECT s.person_id, s.last_email_at, s.contact_id, m.email_account_id
-            FROM email_account_members m
-            CROSS JOIN LATERAL (SELECT pe.person_id, c.last_email_at, c.id AS contact_id
-                                  FROM contacts c JOIN person_emails pe ON pe.email = c.email
-                                 WHERE c.email_account_id = m.email_account_id ${colleagues}
-                                 ORDER BY c.last_email_at DESC NULLS LAST, c.id LIMIT $window) s
-           WHERE m.user_id = $userId AND ${rightCondition('readEmails')}`;
+export function personWalkQuery(filter: PersonFilter): string {
+  const prefilter = filter.includeColleagues ? [] : [notColleague('k.id')];
+  return `WITH walked AS MATERIALIZED (${walkedContacts()})
+          SELECT (SELECT count(*) FROM walked)::int AS walked, ${walkedPeople({ prefilter, conditions: [] }, 'everyone')} AS people`;
 }
 
 /**

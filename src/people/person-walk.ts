@@ -1,8 +1,9 @@
 /**
- * The page of a filtered people list that matches more people than the count bound (ADR 0172): the
- * caller's contacts walked in the list's order, merged over their readable mailboxes, each contact's
- * person checked against the filter, until the page is full. A filter thousands of people share
- * fills a page after a few hundred contacts, where ordering every match would check them all.
+ * A page of the people list from the caller's contacts walked in the list's order, merged over their
+ * readable mailboxes, each contact's person checked against the filter, until the page is full (ADR
+ * 0172): the unfiltered list, and a filter that matches more people than the count bound. A filter
+ * thousands of people share fills a page after a few hundred contacts, where ordering every match
+ * would check them all.
  *
  * Pure: the SQL text (run by PersonRepository) and the reading of its rows (unit-tested in
  * test/unit/person-walk.test.ts).
@@ -61,11 +62,12 @@ const AMONG_CANDIDATES = 'coalesce(k.id IN (SELECT id FROM candidates), false)';
  * filter's `candidates` (a CTE), then the checks (person-query.ts, personChecks: `prefilter` over the
  * person `k.id` alone, read before their sight `v`, then `conditions` over both).
  */
-export function walkedPeople(checks: { sight: string; prefilter: string[]; conditions: string[] }): string {
+export function walkedPeople(checks: { sight?: string; prefilter: string[]; conditions: string[] }, among: 'candidates' | 'everyone' = 'candidates'): string {
+  const where = [...(among === 'candidates' ? [AMONG_CANDIDATES] : []), ...checks.prefilter, ...checks.conditions];
   return `ARRAY(SELECT k.id::text FROM walked w
                   CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email) k
-                  ${checks.sight}
-                 WHERE ${[AMONG_CANDIDATES, ...checks.prefilter, ...checks.conditions].join(' AND ')}
+                  ${checks.sight ?? ''}
+                 ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY w.last_email_at DESC NULLS LAST, w.id)`;
 }
 

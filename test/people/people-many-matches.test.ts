@@ -96,6 +96,18 @@ describe('people: a filter that matches more than the count bound', function () 
     expect(third.items.map((p) => p.emails[0])).to.deep.equal(order.slice(200, 300));
   });
 
+  it('walks the unfiltered list the same way: newest first, each person once, any page', async () => {
+    const order = expectedOrder(() => true);
+    const first = await page(t.alice, 'limit=100');
+    expect(first.pagination).to.include({ total: 1_000, totalExact: false, hasNext: true });
+    expect(first.items.map((p) => p.emails[0])).to.deep.equal(order.slice(0, 100));
+    const tenth = await page(t.alice, 'limit=100&page=10');
+    expect(tenth.items.map((p) => p.emails[0])).to.deep.equal(order.slice(900, 1_000));
+    const last = await page(t.alice, `limit=100&page=${Math.ceil(order.length / 100)}`);
+    expect(last.items.map((p) => p.emails[0])).to.deep.equal(order.slice(Math.floor(order.length / 100) * 100));
+    expect(last.pagination).to.include({ hasNext: false });
+  });
+
   it('counts exactly for a caller who sees fewer than 1,000 of the matches', async () => {
     const bobs = await page(t.bob, `tag=${TAG}&limit=50`);
     expect(bobs.pagination).to.include({ total: 4, totalExact: true, hasNext: false });
