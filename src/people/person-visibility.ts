@@ -22,11 +22,15 @@ export const PERSON_NOT_FOUND = 'Osoba neexistuje';
 /**
  * The contacts `c` of the person `personIdSql` in the accounts whose mail the caller (bind `$userId`)
  * may read: FROM and WHERE of a query over them (a probe of person_emails_person_idx, then of
- * contacts_email_idx per address).
+ * contacts_email_idx per address). The contacts' part is fenced (OFFSET 0: the planner may not pull
+ * it up and reorder the join), so the probes go in that order whatever the statistics say: right
+ * after a bulk insert, before autovacuum's ANALYZE, the planner drove from every contact of the
+ * caller's accounts instead, 11 ms per person for 2,200 contacts (ADR 0172).
  */
 export const visibleContactsOf = (personIdSql: string): string =>
-  `person_emails pe JOIN contacts c ON c.email = pe.email
-    WHERE pe.person_id = ${personIdSql} AND c.email_account_id IN (${accountsWith('readEmails')})`;
+  `person_emails pe CROSS JOIN LATERAL (SELECT c.* FROM contacts c
+      WHERE c.email = pe.email AND c.email_account_id IN (${accountsWith('readEmails')}) OFFSET 0) c
+    WHERE pe.person_id = ${personIdSql}`;
 
 /**
  * The caller's right on the person `personIdSql` as one SQL value: NULL when they do not see them

@@ -47,9 +47,8 @@ describe('people: a filter that matches more than the count bound', function () 
           AND (pe.email LIKE 'bob-only-%' OR substring(pe.email FROM '^k([0-9]+)-')::int > 1000)`,
       { bind: { tag: TAG, run } },
     );
-    // What autovacuum does after such an insert (the suite's role owns the tables): plans on statistics
-    // of the tables as they are, not of the tables before 2,200 contacts came.
-    await sequelize.query('ANALYZE contacts, people, person_emails');
+    // No ANALYZE: as right after an import, the statistics are those from before the 2,200 contacts,
+    // and the people queries must not plan on them from every contact of the mailbox (person-visibility.ts).
     // Addresses 1002 and 1004 become one person (at 1002, the newer): it comes once, at its best contact.
     const merged = await t.alice.post(`/api/people/${await personOf(address(1002))}/merge`, { sourceIds: [await personOf(address(1004))] });
     expect(merged.status, JSON.stringify(merged.body)).to.equal(200);
