@@ -166,15 +166,12 @@ export interface FilteredQueryParts {
    * `none`: no match, the walk only.
    */
   match: 'bounded' | 'all' | 'none';
-  /**
-   * Walk this many of the caller's contacts too (person-walk.ts), answering `walked` and `people`;
-   * after a bounded match only when it found more than the bound.
-   */
+  /** Walk this many of the caller's contacts (person-walk.ts), answering `walked` and `people`. */
   walkRows?: number;
 }
 
 /**
- * The list with a search, a company or a tag, in one statement: the candidates come from an index
+ * The list with a search, a company or a tag: the candidates come from an index
  * (the company's people, the tag's, or the people whose contacts, name or company hold the rarest
  * word), then each is checked (personChecks), or the caller's contacts are walked in the list's order
  * with the candidates as their prefilter (ADR 0172). Answers `company_access` (the caller's sight of a
@@ -198,7 +195,7 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
   }
   if (parts.walkRows !== undefined) {
     bind.rows = parts.walkRows;
-    ctes.push(`walked AS MATERIALIZED (${walkedContacts(parts.match === 'bounded' ? `(SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND}` : undefined)})`);
+    ctes.push(`walked AS MATERIALIZED (${walkedContacts()})`);
     columns.push('(SELECT count(*) FROM walked)::int AS walked', `${walkedPeople(checks)} AS people`);
   }
   return { sql: `WITH ${ctes.join(',\n')} SELECT ${columns.join(', ')}` };

@@ -69,9 +69,10 @@ describe('people: a filter that matches more than the count bound', function () 
   it('bounds the total of a tag held by more than 1,000 people and pages them in the exact order, each person once', async () => {
     const order = expectedOrder(tagged);
     expect(order.length).to.be.greaterThan(1_000);
-    const first = await page(t.alice, `tag=${TAG}&limit=50`);
+    // A page of 20: the walk's first try reads 21 × 32 contacts, all before the tagged ones.
+    const first = await page(t.alice, `tag=${TAG}&limit=20`);
     expect(first.pagination).to.include({ total: 1_000, totalExact: false, hasNext: true });
-    expect(first.items.map((p) => p.emails[0])).to.deep.equal(order.slice(0, 50));
+    expect(first.items.map((p) => p.emails[0])).to.deep.equal(order.slice(0, 20));
     const merged = first.items.find((p) => p.emails.includes(address(1002)))!;
     expect([...merged.emails].sort()).to.deep.equal([address(1002), address(1004)].sort());
     // A deeper page.
