@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logging/logger.js';
 import { MailStoreRepository } from '../../src/sync/mail-store-repository.js';
 import { SyncRepository } from '../../src/sync/sync-repository.js';
 import { SyncService } from '../../src/sync/sync-service.js';
+import { testContext } from '../support/harness.js';
 import { testImapPort } from '../support/imap.js';
 import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { freshMailUser, jmapAs, type MailUser } from './helpers.js';
@@ -89,6 +90,10 @@ describe('mail sync statements on a table without statistics', function () {
   }
 
   before(async () => {
+    // The Sequelize models are bound once per process (src/models/index.ts), by the suite's context;
+    // the sync's model reads (SyncRepository.findAccount) run on the scratch transaction's connection.
+    // Without this line the file passed only after another file had made the context.
+    await testContext();
     scratch = await scratchDatabase('crm_plans', { migrated: true });
     db = scratch.db;
     mail = await freshMailUser('midcheck');
