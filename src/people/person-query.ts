@@ -117,7 +117,7 @@ export function countVerdict(row: { total: number; scanned: number }): { total: 
  * them. Shared by the ordered match and the walk (person-walk.ts), so both decide
  * alike.
  */
-export function personChecks(filter: PersonFilter, words: readonly string[]): { sight: string; prefilter: string[]; conditions: string[] } {
+function personChecks(filter: PersonFilter, words: readonly string[]): { sight: string; prefilter: string[]; conditions: string[] } {
   const prefilter: string[] = [];
   const conditions = ['v.n > 0'];
   if (!filter.includeColleagues) prefilter.push(notColleague('k.id'));
@@ -152,7 +152,7 @@ export function personChecks(filter: PersonFilter, words: readonly string[]): { 
 }
 
 /** Binds a filter's values (`$companyId`, `$tag`, `$word0`...) and answers the names of the words (the rarest first, as given). */
-export function bindFilter(filter: PersonFilter, bind: Bind, terms: readonly string[]): string[] {
+function bindFilter(filter: PersonFilter, bind: Bind, terms: readonly string[]): string[] {
   if (filter.companyId) bind.companyId = filter.companyId;
   if (filter.tag) bind.tag = filter.tag;
   return bindWords(terms, bind);

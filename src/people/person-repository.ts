@@ -12,7 +12,7 @@ import {
   type FilteredQueryParts,
   type PersonFilter,
 } from './person-query.js';
-import { WALK_MAX_ROWS, WALK_ROWS_PER_PERSON, walkedPage, type WalkRow } from './person-walk.js';
+import { UNFILTERED_ROWS_PER_PERSON, WALK_MAX_ROWS, WALK_ROWS_PER_PERSON, walkedPage, type WalkRow } from './person-walk.js';
 import { RAREST_FIRST, searchTerms } from './person-search.js';
 import { toPersonRecord, type PersonFields, type PersonRecord, type PersonRow } from './person-records.js';
 import { editAccessToPerson } from './person-visibility.js';
@@ -52,13 +52,6 @@ interface FilteredRow extends Partial<WalkRow> {
   total?: number;
   ids?: string[];
 }
-
-/**
- * Contacts the unfiltered list walks per person of the page and its look-ahead on the first try: a
- * person is 1.3 contacts on a typical installation (a customer in more than one mailbox), and a
- * colleague is left out.
- */
-const UNFILTERED_ROWS_PER_PERSON = 2;
 
 /**
  * All data access of the people area (tables people and person_emails, kept from contacts by the

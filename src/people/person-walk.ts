@@ -27,6 +27,12 @@ export interface WalkRow {
 export const WALK_ROWS_PER_PERSON = 32;
 
 /**
+ * The same for the unfiltered list, where nearly every contact's person is on the list: a person is
+ * 1.3 contacts on a typical installation (a customer in more than one mailbox), and colleagues are left out.
+ */
+export const UNFILTERED_ROWS_PER_PERSON = 2;
+
+/**
  * Beyond this many contacts the walk gives up and the page is ordered from every match
  * (personFilteredQuery, every match): a deep page of a filter held by few of many contacts
  * costs the walk more than checking every candidate once.
@@ -34,7 +40,7 @@ export const WALK_ROWS_PER_PERSON = 32;
 export const WALK_MAX_ROWS = 20_000;
 
 /** How many times as many contacts each further try reads. */
-export const WALK_GROWTH = 4;
+const WALK_GROWTH = 4;
 
 /**
  * The walk's contacts (a CTE `walked`): the caller's first `$rows` contacts in the list's order over
