@@ -144,20 +144,21 @@ describe('email search: stored documents find what the computed ones found', fun
     const measured = await new SearchWordStatistics(sql).shares();
     // Every word common, or nothing known: the same rows through other plans.
     const allCommon: WordShares = new Map(WORDS.map((w) => [w.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase(), 0.9]));
+    const statistics = [measured, allCommon, new Map()];
     let nonEmpty = 0;
-    for (const filter of filters()) {
-      for (const page of [
+    for (const [index, filter] of filters().entries()) {
+      for (const [pageIndex, page] of [
         { page: 1, limit: 50 },
         { page: 3, limit: 7 },
-      ]) {
+      ].entries()) {
         const expected = await run(oldEmailListQuery(owner.user.id, filter, page, new Map(), 'computed-0065'));
         if (expected.ids.length > 0) nonEmpty++;
-        for (const shares of [measured, allCommon, new Map()]) {
-          for (const strategy of ['index', 'walk', 'hits'] as SearchStrategy[]) {
-            expect(await run(emailListQuery(owner.user.id, filter, page, shares, strategy)), JSON.stringify({ filter, page, shares: shares.size, strategy })).to.deep.equal(
-              expected,
-            );
-          }
+        // Every strategy on every filter and page; the statistics take turns (a covering grid, not the
+        // whole product: each search still meets every statistics with every strategy, about twenty
+        // times each, at a third of the queries).
+        const shares = statistics[(index + pageIndex) % statistics.length];
+        for (const strategy of ['index', 'walk', 'hits'] as SearchStrategy[]) {
+          expect(await run(emailListQuery(owner.user.id, filter, page, shares, strategy)), JSON.stringify({ filter, page, shares: shares.size, strategy })).to.deep.equal(expected);
         }
       }
     }
