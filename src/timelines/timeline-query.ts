@@ -79,9 +79,13 @@ const TASK_AT = "CASE WHEN t.status = 'done' THEN t.completed_at ELSE t.due_at E
  * which the email candidates are complete (null when nothing was cut off), for the widening test of
  * TimelineRepository.keys.
  *
- * Each timeline contact gives its first $per links (at least 8, about twice its share of $need, times
- * $grow), the newest $window of all of them are the candidates. What was cut off sorts after the
- * bound: the first, in the timeline's order, of each cut-off contact's last link and the window's last.
+ * Each timeline contact gives its first $per links (at least 8 and half of $need, or three times its
+ * share of $need when that is more, times $grow), the newest $win of all of them (one and a half times
+ * $need, times $grow) are the candidates. Half a page per contact lets one contact that holds much of
+ * the mail fill its part of a page, and half a page more in the window lets a message held by two
+ * mailboxes count once, without a second run in either case (ADR 0141, sizes). What was cut off sorts
+ * after the bound: the first, in the timeline's order, of each cut-off contact's last link and the
+ * window's last.
  */
 export function timelineKeysQuery(subject: TimelineSubject, kinds: TimelineKinds, position?: TimelinePosition): string {
   const none = (rank: number) => `SELECT ${rank} AS rank, NULL::timestamptz AS at, NULL::uuid AS id WHERE false`;
@@ -110,7 +114,7 @@ export function timelineKeysQuery(subject: TimelineSubject, kinds: TimelineKinds
     : 'SELECT NULL::uuid AS email_id, NULL::timestamptz AS email_date, 0::bigint AS n WHERE false';
   const people = subject === 'company' ? `cp AS MATERIALIZED (${COMPANY_PEOPLE}),` : '';
   return `WITH ${people} tc AS MATERIALIZED (${contactsOf(subject)}),
-    sizes AS MATERIALIZED (SELECT greatest(8, ceil(2.0 * $need / greatest(count(*), 1)))::int * $grow AS per, $need * $grow AS win FROM tc),
+    sizes AS MATERIALIZED (SELECT greatest(8, ceil($need / 2.0), ceil(3.0 * $need / greatest(count(*), 1)))::int * $grow AS per, ceil(1.5 * $need)::int * $grow AS win FROM tc),
     raw AS MATERIALIZED (${links}),
     top AS MATERIALIZED (SELECT r.email_id, r.email_date FROM raw r ORDER BY r.email_date DESC, r.email_id LIMIT (SELECT win FROM sizes)),
     cand AS MATERIALIZED (SELECT DISTINCT t.email_id, t.email_date FROM top t),
