@@ -1,6 +1,7 @@
-// StrykerJS (npm run test:stryker): mutation testing of the unit tier; the medium tier's files join with
-// STRYKER_TIER=medium (stryker.medium.config.mjs). Not part of npm test or CI: a run takes minutes per
-// area on two cores. Pick an area with --mutate, e.g.
+// StrykerJS (npm run test:stryker): mutation testing of the unit tier. The medium tier is not under
+// Stryker: its PostgreSQL comes from mocha's global setup, which Stryker's mocha runner does not run
+// (ADR 0166). Not part of npm test or CI: a run takes minutes per area on two cores. Pick an area with
+// --mutate, e.g.
 //   npm run test:stryker -- --mutate src/emails/search-terms.ts
 // The areas whose scores the closing notes quote are the default `mutate` below (CONTRIBUTING.md,
 // "Mutation testing").
@@ -27,6 +28,11 @@ export default {
     'src/sync/email-body.ts',
     'src/sending/compose.ts',
   ],
+  // Stryker's default puts `// @ts-nocheck` on top of every source file of its sandbox, for a TypeScript
+  // checker to skip its mutants' type errors; there is none here (tsx checks nothing), and the unit
+  // tier compares the generated src/db/schema-rows.ts with the committed file byte for byte (ADR 0170),
+  // which the added line broke: the initial test run failed and no mutant ran.
+  disableTypeChecks: false,
   coverageAnalysis: 'perTest',
   concurrency: 2,
   timeoutMS: 10_000,
