@@ -1,0 +1,78 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
+import type { AppContext } from '../../../src/app/context.js';
+import type { SyncService } from '../../../src/sync/sync-service.js';
+import { testContext } from '../../support/harness.js';
+import { crmUser, freshMailUser, otherSyncService, put } from '../../sync/helpers.js';
+
+/**
+ * Why a run of one account was not started, as `crm-admin sync run --account` and the log say it
+ * (SyncResult.skipReason, src/sync/account-lease.ts): an account that does not exist, one another
+ * process holds the lease of (named by role, pid and host, with the lease's end), one that is
+ * inactive or has no active user; and a lease that expired under its holder is taken over.
+ */
+describe('sync: a run refused, and why', function () {
+  this.timeout(60_000);
+  let ctx: AppContext;
+  let sync: SyncService;
+  let accountId: string;
+  let ownerId: string;
+
+  const lease = (lockedBy: string | null, until: string | null) =>
+    ctx.db.sequelize.query(`UPDATE mail_sync_states SET locked_by = $2, locked_until = ${until ?? 'NULL'} WHERE email_account_id = $1`, { bind: [accountId, lockedBy] });
+
+  before(async () => {
+    ctx = await testContext();
+    const mail = await freshMailUser('refusal');
+    await put(mail, 'INBOX', { from: 'klient@refusal.example', to: mail.user, subject: 'Prvá', body: 'a' });
+    const owner = await crmUser();
+    ownerId = owner.fixture.user.id;
+    accountId = (await ctx.services.emailAccounts.add(ownerId, { email: mail.user, emailPassword: mail.pass }, { actor: 'test' }, { requestSync: false })).id;
+    sync = otherSyncService(ctx, { intervalSeconds: 60 });
+    expect(await sync.syncAccount(accountId)).to.include({ outcome: 'ok', stored: 1 });
+  });
+
+  after(() => sync?.shutdown());
+
+  it('names an account that does not exist', async () => {
+    const result = await sync.syncAccount(crypto.randomUUID());
+    expect(result).to.include({ outcome: 'skipped', skipReason: 'the email account does not exist' });
+  });
+
+  it('names the process that holds the lease, and until when; takes over a lease that expired under its holder', async () => {
+    await lease('web1:4242:worker:0badc0de', "now() + interval '5 minutes'");
+    try {
+      const refused = await sync.syncAccount(accountId);
+      expect(refused.outcome).to.equal('skipped');
+      expect(refused.skipReason).to.match(/^another process is syncing it: worker pid 4242 on web1 holds the lease until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      // The refusal changed nothing: the holder keeps its lease.
+      const [row] = await ctx.db.sequelize.query<{ locked_by: string }>('SELECT locked_by FROM mail_sync_states WHERE email_account_id = $1', {
+        bind: [accountId],
+        type: QueryTypes.SELECT,
+      });
+      expect(row.locked_by).to.equal('web1:4242:worker:0badc0de');
+
+      await lease('web1:4242:worker:0badc0de', "now() - interval '1 second'");
+      expect(await sync.syncAccount(accountId)).to.include({ outcome: 'ok' });
+    } finally {
+      await lease(null, null);
+    }
+  });
+
+  it('refuses an inactive account, and one whose only user is disabled', async () => {
+    await ctx.db.sequelize.query('UPDATE email_accounts SET is_active = false WHERE id = $1', { bind: [accountId] });
+    try {
+      expect(await sync.syncAccount(accountId)).to.include({ outcome: 'skipped', skipReason: 'the email account is inactive, or none of its users is active' });
+    } finally {
+      await ctx.db.sequelize.query('UPDATE email_accounts SET is_active = true WHERE id = $1', { bind: [accountId] });
+    }
+    await ctx.db.sequelize.query('UPDATE users SET disabled_at = now() WHERE id = $1', { bind: [ownerId] });
+    try {
+      expect(await sync.syncAccount(accountId)).to.include({ outcome: 'skipped', skipReason: 'the email account is inactive, or none of its users is active' });
+    } finally {
+      await ctx.db.sequelize.query('UPDATE users SET disabled_at = NULL WHERE id = $1', { bind: [ownerId] });
+    }
+    expect(await sync.syncAccount(accountId)).to.include({ outcome: 'ok' });
+  });
+});
