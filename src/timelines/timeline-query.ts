@@ -83,7 +83,7 @@ const TASK_AT = "CASE WHEN t.status = 'done' THEN t.completed_at ELSE t.due_at E
  * share of $need when that is more, times $grow), the newest $win of all of them (one and a half times
  * $need, times $grow) are the candidates. Half a page per contact lets one contact that holds much of
  * the mail fill its part of a page, and half a page more in the window lets a message held by two
- * mailboxes count once, without a second run in either case (ADR 0141, sizes). What was cut off sorts
+ * mailboxes count once, without a second run in either case (ADR 0173). What was cut off sorts
  * after the bound: the first, in the timeline's order, of each cut-off contact's last link and the
  * window's last.
  */

@@ -47,8 +47,8 @@ describe('sync resync: the upgrade that needs it says so', function () {
     expect(synced.status, synced.stderr).to.equal(0);
 
     // As a database of the release before 0026 would be, then the upgrade. Undoing the migrations is
-    // the setup, not what is tested (test/ops covers `db migrate --down`): done in this process, newest
-    // first, rather than one crm-admin process per migration.
+    // the setup, not what is tested (test/db/schema-gate.test.ts runs `db migrate --down`): done in this
+    // process, newest first, rather than one crm-admin process per migration.
     const reverted = (await createMigrator(database.db).down({ to: BACKFILL })).map((m) => m.name);
     expect(reverted.at(-1)).to.equal(BACKFILL);
     const upgrade = await runCli(['db', 'migrate', '--json'], env);
