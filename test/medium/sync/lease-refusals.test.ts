@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import winston from 'winston';
+import { Writable } from 'node:stream';
 import type { AppContext } from '../../../src/app/context.js';
-import type { SyncService } from '../../../src/sync/sync-service.js';
+import { SyncService } from '../../../src/sync/sync-service.js';
 import { testContext } from '../../support/harness.js';
-import { crmUser, freshMailUser, otherSyncService, put } from '../../sync/helpers.js';
+import { crmUser, freshMailUser, otherSyncService, put, syncDeps } from '../../sync/helpers.js';
 
 /**
  * Why a run of one account was not started, as `crm-admin sync run --account` and the log say it
@@ -12,6 +14,16 @@ import { crmUser, freshMailUser, otherSyncService, put } from '../../sync/helper
  * process holds the lease of (named by role, pid and host, with the lease's end), one that is
  * inactive or has no active user; and a lease that expired under its holder is taken over.
  */
+/** A stream that parses each JSON log line into `lines`. */
+function lineCollector(lines: unknown[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+}
+
 describe('sync: a run refused, and why', function () {
   this.timeout(60_000);
   let ctx: AppContext;
@@ -53,8 +65,17 @@ describe('sync: a run refused, and why', function () {
       });
       expect(row.locked_by).to.equal('web1:4242:worker:0badc0de');
 
+      // Expired: taken over, and the log names whom from (a run of a service whose log is kept here).
       await lease('web1:4242:worker:0badc0de', "now() - interval '1 second'");
-      expect(await sync.syncAccount(accountId)).to.include({ outcome: 'ok' });
+      const lines: Array<{ level: string; message: string; fromHolder?: string }> = [];
+      const logger = winston.createLogger({ format: winston.format.json(), transports: [new winston.transports.Stream({ stream: lineCollector(lines) })] });
+      const watched = new SyncService({ ...syncDeps(ctx), logger }, { intervalSeconds: 60 });
+      try {
+        expect(await watched.syncAccount(accountId)).to.include({ outcome: 'ok' });
+      } finally {
+        await watched.shutdown();
+      }
+      expect(lines.filter((l) => l.message === 'mail sync lease taken over').map((l) => [l.level, l.fromHolder])).to.deep.equal([['warn', 'worker pid 4242 on web1']]);
     } finally {
       await lease(null, null);
     }
