@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import winston from 'winston';
-import { Writable } from 'node:stream';
 import type { AppContext } from '../../../src/app/context.js';
 import { SyncService } from '../../../src/sync/sync-service.js';
 import { testContext } from '../../support/harness.js';
