@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setupRunDatabase, teardownRunDatabase } from '../test/support/global-setup.js';
+import { scratchDirPrefix, setupRunDatabase, teardownRunDatabase } from '../test/support/global-setup.js';
 import { RUNNER_PIDS } from '../test/support/stryker-medium-hooks.js';
 import { testEnv } from '../test/support/test-env.js';
 
@@ -22,12 +22,11 @@ try {
   });
   status = await new Promise<number>((resolve) => stryker.on('exit', (code) => resolve(code ?? 1)));
 } finally {
-  // Each runner process's scratch directory (global-setup.ts names it /tmp/crm-test-<pid>-<time>).
+  // Each runner process's scratch directory in /tmp, named by its pid (global-setup.ts, scratchDirPrefix).
   const listed = path.join(testEnv.tmpRoot!, RUNNER_PIDS);
-  const pids = new Set(fs.existsSync(listed) ? fs.readFileSync(listed, 'utf8').split('\n').filter(Boolean) : []);
+  const prefixes = (fs.existsSync(listed) ? fs.readFileSync(listed, 'utf8').split('\n').filter(Boolean) : []).map(scratchDirPrefix);
   for (const name of fs.readdirSync('/tmp')) {
-    const pid = /^crm-test-(\d+)-\d+$/.exec(name)?.[1];
-    if (pid && pids.has(pid)) fs.rmSync(path.join('/tmp', name), { recursive: true, force: true });
+    if (prefixes.some((prefix) => name.startsWith(prefix))) fs.rmSync(path.join('/tmp', name), { recursive: true, force: true });
   }
   await teardownRunDatabase();
 }

@@ -42,10 +42,13 @@ export async function mochaGlobalSetup(): Promise<void> {
   process.env.TEST_JMAP_SESSION_URL = testEnv.jmapSessionUrl;
 }
 
+/** The start of the name of a process's scratch directory in /tmp (its run's tmpRoot): `crm-test-<pid>-`. */
+export const scratchDirPrefix = (pid: number | string): string => `crm-test-${pid}-`;
+
 /** The run's PostgreSQL, migrated, and the template every worker's database is cloned from. */
 export async function setupRunDatabase(): Promise<void> {
   // Not a mkdtemp (mode 700): the postgres OS user must be able to reach the data directory.
-  tmpRoot = path.join('/tmp', `crm-test-${process.pid}-${Date.now()}`);
+  tmpRoot = path.join('/tmp', `${scratchDirPrefix(process.pid)}${Date.now()}`);
   fs.mkdirSync(tmpRoot, { recursive: true, mode: 0o755 });
   fs.chmodSync(tmpRoot, 0o755);
   testEnv.tmpRoot = tmpRoot;

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import winston from 'winston';
 import type { AppContext } from '../../../src/app/context.js';
+import { createLogger } from '../../../src/logging/logger.js';
 import { SyncService } from '../../../src/sync/sync-service.js';
 import { testContext } from '../../support/harness.js';
 import { crmUser, freshMailUser, otherSyncService, put, syncDeps } from '../../sync/helpers.js';
@@ -14,16 +14,6 @@ import { crmUser, freshMailUser, otherSyncService, put, syncDeps } from '../../s
  * process holds the lease of (named by role, pid and host, with the lease's end), one that is
  * inactive or has no active user; and a lease that expired under its holder is taken over.
  */
-/** A stream that parses each JSON log line into `lines`. */
-function lineCollector(lines: unknown[]): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-}
-
 describe('sync: a run refused, and why', function () {
   this.timeout(60_000);
   let ctx: AppContext;
@@ -31,8 +21,11 @@ describe('sync: a run refused, and why', function () {
   let accountId: string;
   let ownerId: string;
 
-  const lease = (lockedBy: string | null, until: string | null) =>
-    ctx.db.sequelize.query(`UPDATE mail_sync_states SET locked_by = $2, locked_until = ${until ?? 'NULL'} WHERE email_account_id = $1`, { bind: [accountId, lockedBy] });
+  /** Sets the account's lease as another process would hold it: its holder, and its end in seconds from now. */
+  const lease = (lockedBy: string | null, secondsFromNow: number | null) =>
+    ctx.db.sequelize.query('UPDATE mail_sync_states SET locked_by = $2, locked_until = now() + make_interval(secs => $3::float8) WHERE email_account_id = $1', {
+      bind: [accountId, lockedBy, secondsFromNow],
+    });
 
   before(async () => {
     ctx = await testContext();
@@ -53,7 +46,7 @@ describe('sync: a run refused, and why', function () {
   });
 
   it('names the process that holds the lease, and until when; takes over a lease that expired under its holder', async () => {
-    await lease('web1:4242:worker:0badc0de', "now() + interval '5 minutes'");
+    await lease('web1:4242:worker:0badc0de', 300);
     try {
       const refused = await sync.syncAccount(accountId);
       expect(refused.outcome).to.equal('skipped');
@@ -66,10 +59,13 @@ describe('sync: a run refused, and why', function () {
       expect(row.locked_by).to.equal('web1:4242:worker:0badc0de');
 
       // Expired: taken over, and the log names whom from (a run of a service whose log is kept here).
-      await lease('web1:4242:worker:0badc0de', "now() - interval '1 second'");
+      await lease('web1:4242:worker:0badc0de', -1);
       const lines: Array<{ level: string; message: string; fromHolder?: string }> = [];
-      const logger = winston.createLogger({ format: winston.format.json(), transports: [new winston.transports.Stream({ stream: lineCollector(lines) })] });
-      const watched = new SyncService({ ...syncDeps(ctx), logger }, { intervalSeconds: 60 });
+      const stream = new PassThrough();
+      stream.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+      });
+      const watched = new SyncService({ ...syncDeps(ctx), logger: createLogger('info', { stream }) }, { intervalSeconds: 60 });
       try {
         expect(await watched.syncAccount(accountId)).to.include({ outcome: 'ok' });
       } finally {
