@@ -25,9 +25,10 @@ import type { AppContext } from '../src/app/context.js';
 import { createApp } from '../src/app/http-app.js';
 import { withoutQueryTimeout } from '../src/db/connection-settings.js';
 import { Sql, type Bind } from '../src/db/sql.js';
-import type { TimelinePosition } from '../src/timelines/timeline-cursor.js';
-import type { TimelineKinds, TimelineSubject } from '../src/timelines/timeline-query.js';
+import { TYPE_RANK, type TimelinePosition } from '../src/timelines/timeline-cursor.js';
+import { TIMELINE_TASK_LINKS, type TimelineKinds, type TimelineSubject } from '../src/timelines/timeline-query.js';
 import { TimelineRepository } from '../src/timelines/timeline-repository.js';
+import { TaskRepository } from '../src/tasks/task-repository.js';
 import { maintain, openBenchDatabase } from './bench-database.js';
 import { measure, percentile, report, scalar, scenario } from './bench-http.js';
 import { seedMailbox, type SeededMailbox } from './contacts-seed.js';
@@ -131,10 +132,34 @@ async function main(): Promise<void> {
       console.log(`${c.name.padEnd(width)}  ${cells.map((v) => v.padStart(9)).join('  ')}`);
     }
     console.log('ms per page; stmts: statements per page (a widened page takes more than one)');
+    const firstPage = await repository.keys(caller.id, company, need);
+    await measureTaskItems(new TaskRepository(sql), caller.id, firstPage.filter((k) => k.rank === TYPE_RANK.task).map((k) => k.id));
     await measureRequests(ctx, caller, companyId, busiestPerson);
   } finally {
     await db.close({ keep: !!process.env.BENCH_KEEP });
   }
+}
+
+/**
+ * The task items of the company's first page (ADR 0173, amended): read with every link's rule planned
+ * (TaskRepository.visible, as before) and with only the links a company timeline's tasks have
+ * (visibleLinked), alternated; both must answer the same items first.
+ */
+async function measureTaskItems(tasks: TaskRepository, userId: string, ids: string[]): Promise<void> {
+  const ways = { 'every link': () => tasks.visible(userId, ids), 'the timeline\'s links': () => tasks.visibleLinked(userId, ids, TIMELINE_TASK_LINKS.company) };
+  const [all, linked] = [await ways['every link'](), await ways['the timeline\'s links']()];
+  if (ids.length === 0 || JSON.stringify(all) !== JSON.stringify(linked)) throw new Error(`the task items differ (or the page has none: ${ids.length} ids)`);
+  const ms: Record<keyof typeof ways, number[]> = { 'every link': [], "the timeline's links": [] };
+  const names = Object.keys(ways) as Array<keyof typeof ways>;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const t0 = process.hrtime.bigint();
+      await ways[name]();
+      ms[name].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  console.log(`\nThe company's first page's ${ids.length} task items, ${ROUNDS} alternating rounds; load now ${os.loadavg()[0].toFixed(2)}`);
+  for (const name of names) console.log(`  ${name.padEnd(22)} p50 ${percentile(ms[name], 50).toFixed(2)} ms  p99 ${percentile(ms[name], 99).toFixed(2)} ms`);
 }
 
 /**

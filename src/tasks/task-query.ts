@@ -13,7 +13,7 @@
 import { companyShownTo, shownCompanyName } from '../companies/company-visibility.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
 import { seesPerson, visibleContactsOf } from '../people/person-visibility.js';
-import type { TaskLinkType } from './task-records.js';
+import { TASK_LINK_TYPES, type TaskLinkType } from './task-records.js';
 
 /**
  * The caller's membership of the mailbox of the conversation of task `t`, with a right: a probe per row
@@ -24,11 +24,19 @@ const conversationRight = (right: 'readEmails' | 'triage') =>
   `(t.conversation_id IS NOT NULL AND coalesce((SELECT true FROM email_threads th JOIN email_account_members m ON m.email_account_id = th.email_account_id
      WHERE th.id = t.conversation_id AND m.user_id = $userId AND ${rightCondition(right)} LIMIT 1), false))`;
 
-/** The task `t` is the caller's to see. */
-export const TASK_VISIBLE = `(t.assignee_id = $userId OR t.created_by = $userId OR ${conversationRight('readEmails')})`;
+/**
+ * The task `t` is the caller's to see; of tasks whose link is one of `links` (the conversation's
+ * members' sight is planned only where a conversation's task can be among the rows).
+ */
+export const taskVisible = (links: readonly TaskLinkType[] = TASK_LINK_TYPES): string =>
+  `(t.assignee_id = $userId OR t.created_by = $userId${links.includes('conversation') ? ` OR ${conversationRight('readEmails')}` : ''})`;
 
-/** The task `t` is the caller's to change or delete. */
-export const TASK_EDITABLE = `(t.assignee_id = $userId OR t.created_by = $userId OR ${conversationRight('triage')})`;
+/** The task `t` is the caller's to see. */
+export const TASK_VISIBLE = taskVisible();
+
+/** The task `t` is the caller's to change or delete; of tasks whose link is one of `links`. */
+const taskEditable = (links: readonly TaskLinkType[]): string =>
+  `(t.assignee_id = $userId OR t.created_by = $userId${links.includes('conversation') ? ` OR ${conversationRight('triage')}` : ''})`;
 
 const READABLE_THREAD = (idSql: string) => `SELECT th.id, th.email_account_id, th.thread_id FROM email_threads th
   WHERE th.id = ${idSql} AND th.email_account_id IN (${accountsWith('readEmails')})`;
@@ -38,28 +46,59 @@ const PERSON_NAME = `(SELECT coalesce(CASE WHEN max(c.last_email_at) IS NOT NULL
     (array_agg(c.name ORDER BY c.last_email_at DESC NULLS LAST, c.id) FILTER (WHERE c.name IS NOT NULL))[1], min(c.email))
    FROM ${visibleContactsOf('t.person_id')})`;
 
-const LINK_COLUMNS = `
-  CASE WHEN t.person_id IS NOT NULL THEN ${seesPerson('t.person_id')}
-       WHEN t.company_id IS NOT NULL THEN EXISTS (SELECT 1 FROM companies co WHERE co.id = t.company_id AND ${companyShownTo('co')})
-       WHEN t.conversation_id IS NOT NULL THEN EXISTS (${READABLE_THREAD('t.conversation_id')}) END AS link_visible,
-  CASE WHEN t.person_id IS NOT NULL THEN ${PERSON_NAME}
-       WHEN t.company_id IS NOT NULL THEN ${shownCompanyName('t.company_id')}
-       WHEN t.conversation_id IS NOT NULL THEN (SELECT e.subject FROM (${READABLE_THREAD('t.conversation_id')}) th
-         JOIN emails e ON e.email_account_id = th.email_account_id AND e.thread_id = th.thread_id AND e.date IS NOT NULL ORDER BY e.date, e.id LIMIT 1) END AS link_name,
-  (SELECT th.email_account_id FROM (${READABLE_THREAD('t.conversation_id')}) th) AS link_account_id`;
+/** Each link's share of the three link columns: when a task has it, its sight, its name. */
+const LINKS: Record<TaskLinkType, { when: string; visible: string; name: string }> = {
+  person: { when: 't.person_id IS NOT NULL', visible: seesPerson('t.person_id'), name: PERSON_NAME },
+  company: {
+    when: 't.company_id IS NOT NULL',
+    visible: `EXISTS (SELECT 1 FROM companies co WHERE co.id = t.company_id AND ${companyShownTo('co')})`,
+    name: shownCompanyName('t.company_id'),
+  },
+  conversation: {
+    when: 't.conversation_id IS NOT NULL',
+    visible: `EXISTS (${READABLE_THREAD('t.conversation_id')})`,
+    name: `(SELECT e.subject FROM (${READABLE_THREAD('t.conversation_id')}) th
+         JOIN emails e ON e.email_account_id = th.email_account_id AND e.thread_id = th.thread_id AND e.date IS NOT NULL ORDER BY e.date, e.id LIMIT 1)`,
+  },
+};
 
-/** Every column of a task item for the caller (a TaskRow), from `tasks t`. */
-export const TASK_COLUMNS = `t.id, t.title, t.due_at, t.status, t.completed_at, t.notified_at, t.created_at, t.updated_at,
+/**
+ * link_visible, link_name and link_account_id for tasks whose link is one of `links` (or none). Each
+ * link's rule is a few subqueries the planner plans on every statement, whether a row needs it or not;
+ * a caller that knows its tasks' links (a timeline: ADR 0173, amended) leaves the others out. A task of a link
+ * left out would read as having none, so only a statement whose rows cannot have it may leave it out.
+ */
+function linkColumns(links: readonly TaskLinkType[]): string {
+  const cases = (pick: (l: (typeof LINKS)[TaskLinkType]) => string) =>
+    links.length === 0 ? 'NULL' : `CASE ${links.map((l) => `WHEN ${LINKS[l].when} THEN ${pick(LINKS[l])}`).join('\n       ')} END`;
+  const accountOf = links.includes('conversation') ? `(SELECT th.email_account_id FROM (${READABLE_THREAD('t.conversation_id')}) th)` : 'NULL::uuid';
+  return `
+  ${cases((l) => l.visible)} AS link_visible,
+  ${cases((l) => l.name)} AS link_name,
+  ${accountOf} AS link_account_id`;
+}
+
+/** Every column of a task item for the caller (a TaskRow), from `tasks t`, for tasks whose link is one of `links`. */
+const taskColumns = (links: readonly TaskLinkType[]): string => `t.id, t.title, t.due_at, t.status, t.completed_at, t.notified_at, t.created_at, t.updated_at,
   t.assignee_id, a.username AS assignee_username, a.first_name AS assignee_first_name, a.last_name AS assignee_last_name,
   (a.disabled_at IS NOT NULL) AS assignee_disabled,
   t.created_by, cr.username AS creator_username, cr.first_name AS creator_first_name, cr.last_name AS creator_last_name,
-  t.person_id, t.company_id, t.conversation_id, ${LINK_COLUMNS}, ${TASK_EDITABLE} AS may_edit`;
+  t.person_id, t.company_id, t.conversation_id, ${linkColumns(links)}, ${taskEditable(links)} AS may_edit`;
+
+/** Every column of a task item for the caller (a TaskRow), from `tasks t`. */
+export const TASK_COLUMNS = taskColumns(TASK_LINK_TYPES);
 
 /** The joins TASK_COLUMNS needs. */
 export const TASK_JOINS = 'JOIN users a ON a.id = t.assignee_id LEFT JOIN users cr ON cr.id = t.created_by';
 
-/** The tasks of `$ids` the caller sees, as items (the order is the caller's to restore). */
-export const TASKS_BY_IDS = `SELECT ${TASK_COLUMNS} FROM tasks t ${TASK_JOINS} WHERE t.id = ANY($ids::uuid[]) AND ${TASK_VISIBLE}`;
+/**
+ * The tasks of `$ids` the caller sees, as items (the order is the caller's to restore), of those
+ * linked to one of `links` or to nothing: a task of another link is left out, never shown without its link.
+ */
+export const tasksByIds = (links: readonly TaskLinkType[] = TASK_LINK_TYPES): string => {
+  const others = TASK_LINK_TYPES.filter((l) => !links.includes(l)).map((l) => `AND NOT (${LINKS[l].when})`);
+  return `SELECT ${taskColumns(links)} FROM tasks t ${TASK_JOINS} WHERE t.id = ANY($ids::uuid[]) AND ${taskVisible(links)} ${others.join(' ')}`;
+};
 
 /** One task by id whatever the caller's sight (the answer of a change the caller just made, who may have given it away). */
 export const TASK_BY_ID = `SELECT ${TASK_COLUMNS} FROM tasks t ${TASK_JOINS} WHERE t.id = $taskId`;
@@ -94,7 +133,7 @@ export function taskListQuery(filter: TaskListFilter): { pageSql: string; countS
 
 /** The task `$taskId` locked for a change, with the caller's sight of it and right on it (no row: it does not exist). */
 export const LOCK_TASK = `SELECT t.id, t.title, t.due_at, t.assignee_id, t.status, t.person_id, t.company_id, t.conversation_id,
-    ${TASK_VISIBLE} AS visible, ${TASK_EDITABLE} AS editable
+    ${TASK_VISIBLE} AS visible, ${taskEditable(TASK_LINK_TYPES)} AS editable
   FROM tasks t WHERE t.id = $taskId FOR UPDATE OF t`;
 
 /**

@@ -10,7 +10,7 @@ export interface TaskRecord {
   assignee: UserRef & { disabled: boolean };
   createdBy: UserRef | null;
   link: TaskLink | null;
-  /** Whether the caller may change or delete it (task-query.ts, TASK_EDITABLE). */
+  /** Whether the caller may change or delete it (task-query.ts, taskEditable). */
   mayEdit: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -23,7 +23,9 @@ export interface UserRef {
   lastName: string | null;
 }
 
-export type TaskLinkType = 'person' | 'company' | 'conversation';
+export const TASK_LINK_TYPES = ['person', 'company', 'conversation'] as const;
+
+export type TaskLinkType = (typeof TASK_LINK_TYPES)[number];
 
 /** The record a task is about, as the caller sees it now: `visible` false (and no name) when they no longer do. */
 export interface TaskLink {

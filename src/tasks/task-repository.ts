@@ -3,8 +3,8 @@ import type { Tx } from '../db/transactions.js';
 import { EVENTS_CHANNEL } from '../events/outbox-repository.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
 import { CLAIM_DUE_TASKS, DUE_BACKLOG } from './task-due-query.js';
-import { LOCK_TASK, mayBeAssigned, linkSeen, TASK_BY_ID, TASKS_BY_IDS, taskListQuery, type TaskListFilter } from './task-query.js';
-import { toTaskRecord, type TaskLinkType, type TaskRecord, type TaskRow } from './task-records.js';
+import { LOCK_TASK, mayBeAssigned, linkSeen, TASK_BY_ID, tasksByIds, taskListQuery, type TaskListFilter } from './task-query.js';
+import { TASK_LINK_TYPES, toTaskRecord, type TaskLinkType, type TaskRecord, type TaskRow } from './task-records.js';
 
 export interface NewTask {
   title: string;
@@ -49,9 +49,18 @@ export class TaskRepository {
   }
 
   /** The tasks of `ids` the caller sees, in the order of `ids`. */
-  async visible(userId: string, ids: readonly string[], tx?: Tx): Promise<TaskRecord[]> {
+  visible(userId: string, ids: readonly string[], tx?: Tx): Promise<TaskRecord[]> {
+    return this.visibleLinked(userId, ids, TASK_LINK_TYPES, tx);
+  }
+
+  /**
+   * The tasks of `ids` the caller sees that are linked to one of `links` or to nothing, in the order of
+   * `ids`: for a caller whose tasks cannot have another link (a timeline), a statement planned without
+   * the other links' rules.
+   */
+  async visibleLinked(userId: string, ids: readonly string[], links: readonly TaskLinkType[], tx?: Tx): Promise<TaskRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.sql.select<TaskRow>(TASKS_BY_IDS, { userId, ids }, tx);
+    const rows = await this.sql.select<TaskRow>(tasksByIds(links), { userId, ids }, tx);
     const byId = new Map(rows.map((r) => [r.id, toTaskRecord(r)]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

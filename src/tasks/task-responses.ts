@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { userRef } from '../conversations/conversation-responses.js';
 import { nullableTimestamp, timestamp, uuid } from '../shared/response-fields.js';
+import { TASK_LINK_TYPES } from './task-records.js';
 
 export const taskLinkSchema = z
   .object({
-    type: z.enum(['person', 'company', 'conversation']),
+    type: z.enum(TASK_LINK_TYPES),
     id: uuid,
     visible: z.boolean().meta({ description: 'Whether you see the record now (its GET answers); false: no name, and its own GET is 404 for you' }),
     name: z.string().nullable().meta({ description: "The person's or company's name, or the conversation's subject, as you see it; null when not visible" }),

@@ -18,7 +18,8 @@
 import { accessToCompany } from '../companies/company-visibility.js';
 import { accountsWith } from '../email-accounts/account-rights.js';
 import { seesPerson, visibleContactsOf } from '../people/person-visibility.js';
-import { TASK_VISIBLE } from '../tasks/task-query.js';
+import { taskVisible } from '../tasks/task-query.js';
+import type { TaskLinkType } from '../tasks/task-records.js';
 import { TYPE_RANK, type TimelinePosition } from './timeline-cursor.js';
 
 export type TimelineSubject = 'person' | 'company';
@@ -49,6 +50,9 @@ function contactsOf(subject: TimelineSubject): string {
 export function subjectAccess(subject: TimelineSubject): string {
   return subject === 'person' ? `SELECT ${seesPerson('$subjectId')} AS seen` : `SELECT ${accessToCompany()} IS NOT NULL AS seen`;
 }
+
+/** The links the tasks of a subject's timeline have (tasksOf): statements over them plan only these links' rules. */
+export const TIMELINE_TASK_LINKS: Record<TimelineSubject, readonly TaskLinkType[]> = { person: ['person'], company: ['company', 'person'] };
 
 /** The tasks `t` of the subject: linked to it, or (a company) to one of its people; each set from its own index. */
 function tasksOf(subject: TimelineSubject): string {
@@ -97,7 +101,7 @@ export function timelineKeysQuery(subject: TimelineSubject, kinds: TimelineKinds
     : none(TYPE_RANK.email);
   const tasks = kinds.tasks
     ? `(SELECT ${TYPE_RANK.task} AS rank, ${TASK_AT} AS at, t.id FROM tasks t
-         WHERE ${tasksOf(subject)} AND ${TASK_VISIBLE} ${after(position, TYPE_RANK.task, `(${TASK_AT})`, 't.id')}
+         WHERE ${tasksOf(subject)} AND ${taskVisible(TIMELINE_TASK_LINKS[subject])} ${after(position, TYPE_RANK.task, `(${TASK_AT})`, 't.id')}
          ORDER BY 2 DESC, t.id LIMIT $need)`
     : none(TYPE_RANK.task);
   const followUps = kinds.followUps

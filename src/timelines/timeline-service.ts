@@ -4,7 +4,7 @@ import type { FollowUpRepository } from '../follow-ups/follow-up-repository.js';
 import { PERSON_NOT_FOUND } from '../people/person-visibility.js';
 import type { TaskRepository } from '../tasks/task-repository.js';
 import { decodeCursor, encodeCursor, TYPE_RANK, type TimelinePosition } from './timeline-cursor.js';
-import type { TimelineKinds, TimelineSubject } from './timeline-query.js';
+import { TIMELINE_TASK_LINKS, type TimelineKinds, type TimelineSubject } from './timeline-query.js';
 import type { TimelineItem, TimelinePage } from './timeline-records.js';
 import type { TimelineRepository } from './timeline-repository.js';
 
@@ -44,16 +44,16 @@ export class TimelineService {
     const keys = await timelines.keys(userId, { subject, subjectId, kinds: request.kinds }, offset + request.limit + 1, position);
     const page = keys.slice(offset, offset + request.limit);
     const hasNext = keys.length > offset + request.limit;
-    const items = await this.load(userId, page);
+    const items = await this.load(userId, subject, page);
     return { items, hasNext, nextCursor: hasNext ? encodeCursor(page[page.length - 1]) : null };
   }
 
   /** The page's items in the keys' order; one deleted between the two reads is left out. */
-  private async load(userId: string, keys: TimelinePosition[]): Promise<TimelineItem[]> {
+  private async load(userId: string, subject: TimelineSubject, keys: TimelinePosition[]): Promise<TimelineItem[]> {
     const ids = (rank: number) => keys.filter((k) => k.rank === rank).map((k) => k.id);
     // One after the other: a request holds at most one pool connection at a time (ADR 0121).
     const emails = await this.deps.timelines.emails(userId, ids(TYPE_RANK.email));
-    const tasks = new Map((await this.deps.tasks.visible(userId, ids(TYPE_RANK.task))).map((t) => [t.id, t]));
+    const tasks = new Map((await this.deps.tasks.visibleLinked(userId, ids(TYPE_RANK.task), TIMELINE_TASK_LINKS[subject])).map((t) => [t.id, t]));
     const followUps = await this.deps.followUps.byIds(userId, ids(TYPE_RANK.follow_up));
     return keys.flatMap((k): TimelineItem[] => {
       const at = new Date(k.at);
