@@ -168,6 +168,12 @@ export interface FilteredQueryParts {
   match: 'bounded' | 'all' | 'none';
   /** Walk this many of the caller's contacts (person-walk.ts), answering `walked` and `people`. */
   walkRows?: number;
+  /**
+   * The candidates as a `bounded` statement of the same request answered them (`candidate_ids`, when
+   * more than the bound matched), instead of looking them up again: for a common word, that lookup
+   * (thousands of contacts from the trigram index, a person probe each) was most of the walk's cost.
+   */
+  candidateIds?: readonly string[];
 }
 
 /**
@@ -182,7 +188,9 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
   // The first term drives the candidates (PersonRepository puts the rarest first).
   const words = bindFilter(filter, bind, terms);
   const checks = personChecks(filter, words);
-  const ctes = [`candidates AS MATERIALIZED (${candidates(filter, words)})`];
+  if (parts.candidateIds) bind.candidateIds = parts.candidateIds;
+  const from = parts.candidateIds ? 'SELECT unnest($candidateIds::uuid[]) AS id' : candidates(filter, words);
+  const ctes = [`candidates AS MATERIALIZED (${from})`];
   const columns = [`${filter.companyId ? accessToCompany() : 'true'} AS company_access`];
   if (parts.match !== 'none') {
     const bound = parts.match === 'bounded' ? ` LIMIT ${PEOPLE_COUNT_BOUND + 1}` : '';
@@ -192,6 +200,12 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
       '(SELECT count(*) FROM matched)::int AS total',
       'ARRAY(SELECT m.id::text FROM matched m ORDER BY m.last_email_at DESC NULLS LAST, m.first_contact_id LIMIT $limit OFFSET $offset) AS ids',
     );
+    // Beyond the bound the walk follows: it takes a search word's candidates instead of looking them up
+    // again. A company's or a tag's come from one index range of people, cheaper to read again than
+    // to carry (10,000 ids of a tag: its page 71 -> 94 ms, bench/people-bench.ts).
+    if (parts.match === 'bounded' && candidatesOfWord(filter)) {
+      columns.push(`CASE WHEN (SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND} THEN ARRAY(SELECT DISTINCT k.id::text FROM candidates k WHERE k.id IS NOT NULL) END AS candidate_ids`);
+    }
   }
   if (parts.walkRows !== undefined) {
     bind.rows = parts.walkRows;
@@ -203,6 +217,9 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
 
 /** A person's place in the list and whether the caller sees them at all, over the contacts they see (`c`). */
 const ORDER_COLUMNS = `max(c.last_email_at) AS last_email_at, (array_agg(c.id ORDER BY c.last_email_at DESC NULLS LAST, c.id))[1] AS first_contact_id, count(*) AS n`;
+
+/** Whether a filter's candidates come from its search word (candidates: neither a company nor a tag to start from). */
+const candidatesOfWord = (filter: PersonFilter): boolean => !filter.companyId && !filter.tag;
 
 /**
  * The candidate people (column `id`) of a filtered list, from the narrowest index the filter has: a

@@ -51,6 +51,8 @@ interface FilteredRow extends Partial<WalkRow> {
   company_access: boolean | null;
   total?: number;
   ids?: string[];
+  /** A bounded match's candidates, when more than the bound matched (for the walk that follows). */
+  candidate_ids?: string[] | null;
 }
 
 /**
@@ -95,11 +97,14 @@ export class PersonRepository {
       const items = await this.details(userId, first.ids!.slice(0, page.limit));
       return { items, total, totalExact: true, hasNext: first.ids!.length > page.limit, ...companyVisible };
     }
-    const walk = async (rows: number) => (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: rows })) as WalkRow;
+    // The candidates of the first statement, not looked up again (a moment later: a person who became one
+    // since is missed as by a request a moment earlier; every candidate is checked again).
+    const candidateIds = first.candidate_ids ?? undefined;
+    const walk = async (rows: number) => (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: rows, candidateIds })) as WalkRow;
     const rows = Math.min((offset + page.limit + 1) * WALK_ROWS_PER_PERSON, WALK_MAX_ROWS);
     let picked = await walkedPage(await walk(rows), rows, { offset, limit: page.limit }, walk);
     if (!picked) {
-      const all = await this.filtered(userId, filter, terms, page, { match: 'all' });
+      const all = await this.filtered(userId, filter, terms, page, { match: 'all', candidateIds });
       picked = { ids: all.ids!.slice(0, page.limit), hasNext: all.ids!.length > page.limit };
     }
     const items = await this.details(userId, picked.ids);
