@@ -133,7 +133,11 @@ async function main(): Promise<void> {
     }
     console.log('ms per page; stmts: statements per page (a widened page takes more than one)');
     const firstPage = await repository.keys(caller.id, company, need);
-    await measureTaskItems(new TaskRepository(sql), caller.id, firstPage.filter((k) => k.rank === TYPE_RANK.task).map((k) => k.id));
+    await measureTaskItems(
+      new TaskRepository(sql),
+      caller.id,
+      firstPage.filter((k) => k.rank === TYPE_RANK.task).map((k) => k.id),
+    );
     await measureRequests(ctx, caller, companyId, busiestPerson);
   } finally {
     await db.close({ keep: !!process.env.BENCH_KEEP });
@@ -146,8 +150,8 @@ async function main(): Promise<void> {
  * (visibleLinked), alternated; both must answer the same items first.
  */
 async function measureTaskItems(tasks: TaskRepository, userId: string, ids: string[]): Promise<void> {
-  const ways = { 'every link': () => tasks.visible(userId, ids), 'the timeline\'s links': () => tasks.visibleLinked(userId, ids, TIMELINE_TASK_LINKS.company) };
-  const [all, linked] = [await ways['every link'](), await ways['the timeline\'s links']()];
+  const ways = { 'every link': () => tasks.visible(userId, ids), "the timeline's links": () => tasks.visibleLinked(userId, ids, TIMELINE_TASK_LINKS.company) };
+  const [all, linked] = [await ways['every link'](), await ways["the timeline's links"]()];
   if (ids.length === 0 || JSON.stringify(all) !== JSON.stringify(linked)) throw new Error(`the task items differ (or the page has none: ${ids.length} ids)`);
   const ms: Record<keyof typeof ways, number[]> = { 'every link': [], "the timeline's links": [] };
   const names = Object.keys(ways) as Array<keyof typeof ways>;

@@ -204,7 +204,9 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
     // again. A company's or a tag's come from one index range of people, cheaper to read again than
     // to carry (10,000 ids of a tag: its page 71 -> 94 ms, bench/people-bench.ts).
     if (parts.match === 'bounded' && candidatesOfWord(filter)) {
-      columns.push(`CASE WHEN (SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND} THEN ARRAY(SELECT DISTINCT k.id::text FROM candidates k WHERE k.id IS NOT NULL) END AS candidate_ids`);
+      columns.push(
+        `CASE WHEN (SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND} THEN ARRAY(SELECT DISTINCT k.id::text FROM candidates k WHERE k.id IS NOT NULL) END AS candidate_ids`,
+      );
     }
   }
   if (parts.walkRows !== undefined) {
