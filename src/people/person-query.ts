@@ -203,7 +203,7 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
     // Beyond the bound the walk follows: it takes a search word's candidates instead of looking them up
     // again. A company's or a tag's come from one index range of people, cheaper to read again than
     // to carry (10,000 ids of a tag: its page 71 -> 94 ms, bench/people-bench.ts).
-    if (parts.match === 'bounded' && candidatesOfWord(filter)) {
+    if (parts.match === 'bounded' && candidateSource(filter) === 'word') {
       columns.push(
         `CASE WHEN (SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND} THEN ARRAY(SELECT DISTINCT k.id::text FROM candidates k WHERE k.id IS NOT NULL) END AS candidate_ids`,
       );
@@ -220,8 +220,8 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
 /** A person's place in the list and whether the caller sees them at all, over the contacts they see (`c`). */
 const ORDER_COLUMNS = `max(c.last_email_at) AS last_email_at, (array_agg(c.id ORDER BY c.last_email_at DESC NULLS LAST, c.id))[1] AS first_contact_id, count(*) AS n`;
 
-/** Whether a filter's candidates come from its search word (candidates: neither a company nor a tag to start from). */
-const candidatesOfWord = (filter: PersonFilter): boolean => !filter.companyId && !filter.tag;
+/** Where a filtered list's candidates come from: the narrowest index the filter has (candidates). */
+const candidateSource = (filter: PersonFilter): 'company' | 'tag' | 'word' => (filter.companyId ? 'company' : filter.tag ? 'tag' : 'word');
 
 /**
  * The candidate people (column `id`) of a filtered list, from the narrowest index the filter has: a
@@ -232,8 +232,9 @@ const candidatesOfWord = (filter: PersonFilter): boolean => !filter.companyId &&
  * every word's set costs the sum of them, a common word's included.
  */
 function candidates(filter: PersonFilter, words: string[]): string {
-  if (filter.companyId) return 'SELECT p.id FROM people p WHERE p.company_id = $companyId';
-  if (filter.tag) return "SELECT p.id FROM people p WHERE p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]";
+  const source = candidateSource(filter);
+  if (source === 'company') return 'SELECT p.id FROM people p WHERE p.company_id = $companyId';
+  if (source === 'tag') return "SELECT p.id FROM people p WHERE p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]";
   const word = words[0];
   // A contact's person by key (a scalar subquery: one probe per matching contact, never a scan of person_emails).
   return `SELECT (SELECT pe.person_id FROM person_emails pe WHERE pe.email = c.email) AS id FROM contacts c

@@ -25,18 +25,21 @@ const conversationRight = (right: 'readEmails' | 'triage') =>
      WHERE th.id = t.conversation_id AND m.user_id = $userId AND ${rightCondition(right)} LIMIT 1), false))`;
 
 /**
- * The task `t` is the caller's to see; of tasks whose link is one of `links` (the conversation's
- * members' sight is planned only where a conversation's task can be among the rows).
+ * Whether the caller holds `right` on the task `t`: its assignee and its creator always; a member of
+ * the conversation's mailbox with that right too, planned only where a conversation's task can be
+ * among the rows (`links`).
  */
-export const taskVisible = (links: readonly TaskLinkType[] = TASK_LINK_TYPES): string =>
-  `(t.assignee_id = $userId OR t.created_by = $userId${links.includes('conversation') ? ` OR ${conversationRight('readEmails')}` : ''})`;
+const taskRight = (right: 'readEmails' | 'triage', links: readonly TaskLinkType[]): string =>
+  `(t.assignee_id = $userId OR t.created_by = $userId${links.includes('conversation') ? ` OR ${conversationRight(right)}` : ''})`;
+
+/** The task `t` is the caller's to see; of tasks whose link is one of `links`. */
+export const taskVisible = (links: readonly TaskLinkType[]): string => taskRight('readEmails', links);
 
 /** The task `t` is the caller's to see. */
-export const TASK_VISIBLE = taskVisible();
+export const TASK_VISIBLE = taskVisible(TASK_LINK_TYPES);
 
-/** The task `t` is the caller's to change or delete; of tasks whose link is one of `links`. */
-const taskEditable = (links: readonly TaskLinkType[]): string =>
-  `(t.assignee_id = $userId OR t.created_by = $userId${links.includes('conversation') ? ` OR ${conversationRight('triage')}` : ''})`;
+/** The task `t` is the caller's to change or delete. */
+const TASK_EDITABLE = taskRight('triage', TASK_LINK_TYPES);
 
 const READABLE_THREAD = (idSql: string) => `SELECT th.id, th.email_account_id, th.thread_id FROM email_threads th
   WHERE th.id = ${idSql} AND th.email_account_id IN (${accountsWith('readEmails')})`;
@@ -83,7 +86,7 @@ const taskColumns = (links: readonly TaskLinkType[]): string => `t.id, t.title, 
   t.assignee_id, a.username AS assignee_username, a.first_name AS assignee_first_name, a.last_name AS assignee_last_name,
   (a.disabled_at IS NOT NULL) AS assignee_disabled,
   t.created_by, cr.username AS creator_username, cr.first_name AS creator_first_name, cr.last_name AS creator_last_name,
-  t.person_id, t.company_id, t.conversation_id, ${linkColumns(links)}, ${taskEditable(links)} AS may_edit`;
+  t.person_id, t.company_id, t.conversation_id, ${linkColumns(links)}, ${taskRight('triage', links)} AS may_edit`;
 
 /** Every column of a task item for the caller (a TaskRow), from `tasks t`. */
 export const TASK_COLUMNS = taskColumns(TASK_LINK_TYPES);
@@ -95,7 +98,7 @@ export const TASK_JOINS = 'JOIN users a ON a.id = t.assignee_id LEFT JOIN users 
  * The tasks of `$ids` the caller sees, as items (the order is the caller's to restore), of those
  * linked to one of `links` or to nothing: a task of another link is left out, never shown without its link.
  */
-export const tasksByIds = (links: readonly TaskLinkType[] = TASK_LINK_TYPES): string => {
+export const tasksByIds = (links: readonly TaskLinkType[]): string => {
   const others = TASK_LINK_TYPES.filter((l) => !links.includes(l)).map((l) => `AND NOT (${LINKS[l].when})`);
   return `SELECT ${taskColumns(links)} FROM tasks t ${TASK_JOINS} WHERE t.id = ANY($ids::uuid[]) AND ${taskVisible(links)} ${others.join(' ')}`;
 };
@@ -133,7 +136,7 @@ export function taskListQuery(filter: TaskListFilter): { pageSql: string; countS
 
 /** The task `$taskId` locked for a change, with the caller's sight of it and right on it (no row: it does not exist). */
 export const LOCK_TASK = `SELECT t.id, t.title, t.due_at, t.assignee_id, t.status, t.person_id, t.company_id, t.conversation_id,
-    ${TASK_VISIBLE} AS visible, ${taskEditable(TASK_LINK_TYPES)} AS editable
+    ${TASK_VISIBLE} AS visible, ${TASK_EDITABLE} AS editable
   FROM tasks t WHERE t.id = $taskId FOR UPDATE OF t`;
 
 /**

@@ -10,7 +10,7 @@ export interface TaskRecord {
   assignee: UserRef & { disabled: boolean };
   createdBy: UserRef | null;
   link: TaskLink | null;
-  /** Whether the caller may change or delete it (task-query.ts, taskEditable). */
+  /** Whether the caller may change or delete it (task-query.ts, TASK_EDITABLE). */
   mayEdit: boolean;
   createdAt: Date;
   updatedAt: Date;

@@ -76,7 +76,7 @@ export class TaskService {
     return (await tasks.byId(userId, taskId))!;
   }
 
-  /** Title, due time, status, assignee: by whoever may change the task (task-query.ts, taskEditable), the row locked first. */
+  /** Title, due time, status, assignee: by whoever may change the task (task-query.ts, TASK_EDITABLE), the row locked first. */
   async update(userId: string, taskId: string, changes: TaskChanges, meta: RequestMeta): Promise<TaskRecord> {
     const { tasks, transactions, audit } = this.deps;
     await transactions.run(async (tx) => {

@@ -51,7 +51,11 @@ export function subjectAccess(subject: TimelineSubject): string {
   return subject === 'person' ? `SELECT ${seesPerson('$subjectId')} AS seen` : `SELECT ${accessToCompany()} IS NOT NULL AS seen`;
 }
 
-/** The links the tasks of a subject's timeline have (tasksOf): statements over them plan only these links' rules. */
+/**
+ * The links the tasks of a subject's timeline have (tasksOf, right below: the two change together):
+ * statements over them plan only these links' rules, and the items' statement leaves out a task of
+ * any other link rather than show it without its link.
+ */
 export const TIMELINE_TASK_LINKS: Record<TimelineSubject, readonly TaskLinkType[]> = { person: ['person'], company: ['company', 'person'] };
 
 /** The tasks `t` of the subject: linked to it, or (a company) to one of its people; each set from its own index. */
