@@ -133,7 +133,9 @@ function personChecks(filter: PersonFilter, words: readonly string[]): { sight: 
     conditions.push('v.last_email_at IS NOT NULL');
   }
   if (filter.tag) {
-    prefilter.push(personIs("p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]"));
+    // The tag's own candidates (its index, read in the same statement) need no second look at the tag:
+    // folding a person's tags again cost 22 µs each, most of a broad tag's page.
+    if (candidateSource(filter) !== 'tag') prefilter.push(personIs("p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]"));
     conditions.push('v.last_email_at IS NOT NULL');
   }
   // A word is the caller's to find in their contacts' names and addresses, and, through mail, in the name

@@ -73,6 +73,8 @@ export class PersonRepository {
     const firstRows = (offset + page.limit + 1) * UNFILTERED_ROWS_PER_PERSON;
     const picked = (await walkedPage(await walk(firstRows), firstRows, { offset, limit: page.limit }, walk, Number.MAX_SAFE_INTEGER))!;
     const items = await this.details(userId, picked.ids);
+    // A walk that met more people than the bound (a page from the 20th of 50 on) has answered the count.
+    if (picked.seen > PEOPLE_COUNT_BOUND) return { items, total: PEOPLE_COUNT_BOUND, totalExact: false, hasNext: picked.hasNext };
     let verdict = countVerdict((await this.sql.one<{ total: number; scanned: number }>(personCountQuery(filter), { userId }))!);
     if (verdict === 'count-all') {
       const all = (await this.sql.one<{ total: number; scanned: number }>(personCountQuery(filter, false), { userId }))!;
@@ -102,7 +104,7 @@ export class PersonRepository {
     const candidateIds = first.candidate_ids ?? undefined;
     const walk = async (rows: number) => (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: rows, candidateIds })) as WalkRow;
     const rows = Math.min((offset + page.limit + 1) * WALK_ROWS_PER_PERSON, WALK_MAX_ROWS);
-    let picked = await walkedPage(await walk(rows), rows, { offset, limit: page.limit }, walk);
+    let picked: { ids: string[]; hasNext: boolean } | undefined = await walkedPage(await walk(rows), rows, { offset, limit: page.limit }, walk);
     if (!picked) {
       const all = await this.filtered(userId, filter, terms, page, { match: 'all', candidateIds });
       picked = { ids: all.ids!.slice(0, page.limit), hasNext: all.ids!.length > page.limit };

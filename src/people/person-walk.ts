@@ -71,13 +71,23 @@ const AMONG_CANDIDATES = 'coalesce(k.id IN (SELECT id FROM candidates), false)';
 export function walkedPeople(checks: { sight?: string; prefilter: string[]; conditions: string[] }, among: 'candidates' | 'everyone' = 'candidates'): string {
   const where = [...(among === 'candidates' ? [AMONG_CANDIDATES] : []), ...checks.prefilter, ...checks.conditions];
   return `ARRAY(SELECT k.id::text FROM walked w
-                  CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email) k
+                  CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email OFFSET 0) k
                   ${checks.sight ?? ''}
                  ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY w.last_email_at DESC NULLS LAST, w.id)`;
 }
 
-export type WalkedPage = { ids: string[]; hasNext: boolean } | { more: true };
+/**
+ * A page of a walk: the ids at [offset, offset + limit), whether more follow, and how many distinct
+ * people the walk met (`seen`): more than the count bound there and the list's total needs no count.
+ */
+export interface PickedPage {
+  ids: string[];
+  hasNext: boolean;
+  seen: number;
+}
+
+export type WalkedPage = PickedPage | { more: true };
 
 /**
  * The people at [offset, offset + limit) of a walk (each person at their first contact, their best:
@@ -91,11 +101,10 @@ export function pickWalkedPage(walk: WalkRow, askedRows: number, offset: number,
   for (const person of walk.people) {
     if (seen.has(person)) continue;
     seen.add(person);
-    people.push(person);
-    if (people.length === need) break;
+    if (people.length < need) people.push(person);
   }
   if (people.length < need && walk.walked === askedRows) return { more: true };
-  return { ids: people.slice(offset, offset + limit), hasNext: people.length > offset + limit };
+  return { ids: people.slice(offset, offset + limit), hasNext: people.length > offset + limit, seen: seen.size };
 }
 
 /**
@@ -109,7 +118,7 @@ export async function walkedPage(
   page: { offset: number; limit: number },
   walk: (rows: number) => Promise<WalkRow>,
   maxRows = WALK_MAX_ROWS,
-): Promise<{ ids: string[]; hasNext: boolean } | undefined> {
+): Promise<PickedPage | undefined> {
   let rows = firstRows;
   let picked = pickWalkedPage(first, rows, page.offset, page.limit);
   while ('more' in picked && rows < maxRows) {

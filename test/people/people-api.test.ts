@@ -88,6 +88,11 @@ describe('people', function () {
       expect(res.body.data.person).to.include({ name: 'Ľubomír Šebo ml.', notes: 'Volať po 10:00' });
     }
     expect((await peopleOf(t.alice, '&tag=zilina')).map((p) => p.id)).to.deep.equal([lubo]);
+    // A company's people with a tag: the company's people are the candidates, the tag is checked on each
+    // (Zuzana of the same company has none).
+    const acme = (await t.carol.get(`/api/people/${lubo}`)).body.data.person.company.id;
+    expect((await peopleOf(t.carol, `&companyId=${acme}`)).map((p) => p.id)).to.have.members([lubo, await personOf(`zuzana@${ACME}`)]);
+    expect((await peopleOf(t.carol, `&companyId=${acme}&tag=zilina`)).map((p) => p.id)).to.deep.equal([lubo]);
     expect((await peopleOf(t.alice, '&search=mlad')).map((p) => p.id)).to.deep.equal([]);
     expect((await peopleOf(t.alice, '&search=ml.')).map((p) => p.id)).to.deep.equal([lubo]);
     const audit = await AuditLog.findOne({ where: { action: AuditActions.personUpdated, userId: t.editor.id }, order: [['id', 'DESC']] });

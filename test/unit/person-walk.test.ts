@@ -5,8 +5,9 @@ import { pickWalkedPage, walkedPage } from '../../src/people/person-walk.js';
 describe('unit: the people page from a walk of the contacts', () => {
   it('puts each person at their first contact, once', () => {
     const walk = { walked: 8, people: ['p', 'q', 'p', 'r', 'q', 's'] };
-    expect(pickWalkedPage(walk, 10, 0, 2)).to.deep.equal({ ids: ['p', 'q'], hasNext: true });
-    expect(pickWalkedPage(walk, 10, 2, 2)).to.deep.equal({ ids: ['r', 's'], hasNext: false });
+    // Each answer also tells how many people the walk met: all four, whichever page was asked.
+    expect(pickWalkedPage(walk, 10, 0, 2)).to.deep.equal({ ids: ['p', 'q'], hasNext: true, seen: 4 });
+    expect(pickWalkedPage(walk, 10, 2, 2)).to.deep.equal({ ids: ['r', 's'], hasNext: false, seen: 4 });
   });
 
   it('asks for more while the page or its look-ahead lies beyond the contacts walked', () => {
@@ -16,8 +17,8 @@ describe('unit: the people page from a walk of the contacts', () => {
   });
 
   it('ends the list when the walk ran out of contacts', () => {
-    expect(pickWalkedPage({ walked: 7, people: ['p', 'q'] }, 10, 0, 2)).to.deep.equal({ ids: ['p', 'q'], hasNext: false });
-    expect(pickWalkedPage({ walked: 7, people: ['p'] }, 10, 4, 2)).to.deep.equal({ ids: [], hasNext: false });
+    expect(pickWalkedPage({ walked: 7, people: ['p', 'q'] }, 10, 0, 2)).to.deep.equal({ ids: ['p', 'q'], hasNext: false, seen: 2 });
+    expect(pickWalkedPage({ walked: 7, people: ['p'] }, 10, 4, 2)).to.deep.equal({ ids: [], hasNext: false, seen: 1 });
   });
 });
 
@@ -33,7 +34,7 @@ describe('unit: the tries of a people walk', () => {
   it('reads four times as many contacts per try until the page is decided', async () => {
     const asked: number[] = [];
     const page = await walkedPage(walkOf(10), 10, { offset: 0, limit: 2 }, async (rows) => (asked.push(rows), walkOf(rows)));
-    expect(page).to.deep.equal({ ids: ['p60', 'p70'], hasNext: true });
+    expect(page).to.deep.equal({ ids: ['p60', 'p70'], hasNext: true, seen: 4 });
     expect(asked).to.deep.equal([40, 160]);
   });
 
