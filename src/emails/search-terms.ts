@@ -5,7 +5,8 @@ import type { Bind, Sql } from '../db/sql.js';
  * common each word is.
  *
  * Every word matches as itself, as a prefix ("fakt" finds "faktúra") or by its Slovak stem ("faktúra"
- * finds "faktúry", migration 0065); a phrase in quotes matches its exact words in order. Against the
+ * finds "faktúry", migration 0065); a number as itself only (migration 0080); a phrase in quotes
+ * matches its exact words in order. Against the
  * stored search document of each email (email_search.document, migrations 0030, 0065). In the GIN index a prefix term has
  * to collect every email holding a word with that prefix before anything is intersected: for a word
  * found in nearly every email of a large installation that alone is ~35 ms per million emails, even
@@ -101,9 +102,13 @@ function phraseSelective(text: string, shares: WordShares): boolean {
     .some((w) => w.length >= SHORT_PREFIX && (shares.get(w) ?? 0) < COMMON_WORD_SHARE);
 }
 
-/** The share of emails with a word starting with `text` (a prefix term matches all of them), as far as the statistics know. */
+/**
+ * The share of emails with a word starting with `text` (a prefix term matches all of them), as far as
+ * the statistics know; a number matches only itself (crm_search_tsquery, migration 0080).
+ */
 function shareOf(text: string, shares: WordShares): number {
   const prefix = foldWord(text);
+  if (/^[0-9]+$/.test(prefix)) return shares.get(prefix) ?? 0;
   let share = 0;
   for (const [lexeme, s] of shares) if (lexeme.startsWith(prefix)) share += s;
   return Math.min(share, 1);

@@ -107,6 +107,10 @@ describe('search that speaks Slovak', function () {
     expect(await found('Faktúra-2026-118.pdf')).to.deep.equal(['attachment']);
     expect(await found('preberací_protokol')).to.deep.equal(['attachment']);
     expect(await found('faktúra-2026-119')).to.deep.equal([]);
+    // A number is itself, never a prefix (migration 0080): "11" is not "118", "2026-118" is.
+    expect(await found('faktúra-2026-11')).to.deep.equal([]);
+    expect(await found('2026-118')).to.deep.equal(['attachment']);
+    expect(await found('118')).to.deep.equal(['attachment']);
   });
 
   it("rewrites an email's document with its attachments' names when its text changes", async () => {

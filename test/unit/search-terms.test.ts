@@ -58,6 +58,25 @@ describe('unit: search terms', () => {
     ).to.equal(true);
   });
 
+  it('counts a number as itself only: "2026" is not as common as every number starting with it (migration 0080)', () => {
+    const years = new Map([
+      ['2026', 0.01],
+      ['20260101', 0.015],
+    ]);
+    expect(searchTerms('2026', years)[0].indexed).to.equal(true);
+    expect(searchTerms('2026', new Map([['2026', 0.03]]))[0].indexed).to.equal(false);
+    // A word of letters and digits is a word: its prefix counts every lexeme it starts.
+    expect(
+      searchTerms(
+        'v2026',
+        new Map([
+          ['v2026', 0.01],
+          ['v20260101', 0.015],
+        ]),
+      )[0].indexed,
+    ).to.equal(false);
+  });
+
   it('keeps common words out of the index even when all are common, and every word in it when nothing is known', () => {
     expect(searchTerms('objednávke faktúra', shares).some((t) => t.indexed)).to.equal(false);
     expect(searchTerms('objednávke 12345', new Map()).every((t) => t.indexed)).to.equal(true);

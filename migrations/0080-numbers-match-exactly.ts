@@ -1,0 +1,68 @@
+import type { QueryInterface, Transaction } from 'sequelize';
+
+/**
+ * A number in a mailbox search matches exactly, no longer as a prefix (issue 49; docs/adr/0151).
+ *
+ * crm_search_tsquery (migration 0065) asked for every word as itself, as a prefix and by its stem. For
+ * a number the prefix is a lexeme range of the GIN index that holds most documents ("2026:*": every
+ * year, date and reference starting so; "118:*": 118, 1180-1189, 11800...), read again by each of
+ * the three statements of a request: "faktúra-2026-118" took 124 ms at a million emails, and found 168
+ * emails where one was meant. A number now asks for itself (and its unsigned form when the parser
+ * read it signed, "-118" in "faktúra-2026-118"); words keep their prefix and stem. A quoted phrase was
+ * exact already. A token of letters and digits ("fa2026118", "v1.5") is a word and keeps its prefix.
+ *
+ * Only the function changes: stored documents stay as they are, no lock on a table.
+ */
+export async function up(qi: QueryInterface): Promise<void> {
+  await replaceFunction(qi, QUERY_EXACT_NUMBERS);
+}
+
+export async function down(qi: QueryInterface): Promise<void> {
+  await replaceFunction(qi, QUERY_0065);
+}
+
+const QUERY_EXACT_NUMBERS = (path: string) => String.raw`
+  -- Each word of the search (folded, parsed as the documents are): itself, as a prefix, and its stem;
+  -- a number (digits, signed or not) itself only, signed and unsigned.
+  CREATE OR REPLACE FUNCTION crm_search_tsquery(search text) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
+      SELECT to_tsquery('simple'::regconfig, (
+        SELECT string_agg(CASE
+                 WHEN t.lexeme ~ '^[0-9]+$' THEN format('(%s)', crm_tsquery_quote(t.lexeme))
+                 WHEN t.lexeme ~ '^-[0-9]+$' THEN format('(%s | %s)', crm_tsquery_quote(t.lexeme), crm_tsquery_quote(ltrim(t.lexeme, '-')))
+                 ELSE format('(%1$s | %1$s:*%2$s%3$s)', crm_tsquery_quote(t.lexeme),
+                             CASE WHEN crm_sk_stem(t.lexeme) <> t.lexeme THEN ' | ' || crm_tsquery_quote(crm_sk_stem(t.lexeme)) ELSE '' END,
+                             CASE WHEN t.lexeme ~ '^-[0-9]' THEN format(' | %1$s | %1$s:*', crm_tsquery_quote(ltrim(t.lexeme, '-'))) ELSE '' END)
+               END, ' & ')
+          FROM unnest(to_tsvector('simple'::regconfig, crm_fold(search))) t))
+    $$;
+`;
+
+/** Migration 0065's definition, restored by down(). */
+const QUERY_0065 = (path: string) => String.raw`
+  CREATE OR REPLACE FUNCTION crm_search_tsquery(search text) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
+      SELECT to_tsquery('simple'::regconfig, (
+        SELECT string_agg(format('(%1$s | %1$s:*%2$s%3$s)', crm_tsquery_quote(t.lexeme),
+                                 CASE WHEN crm_sk_stem(t.lexeme) <> t.lexeme THEN ' | ' || crm_tsquery_quote(crm_sk_stem(t.lexeme)) ELSE '' END,
+                                 CASE WHEN t.lexeme ~ '^-[0-9]' THEN format(' | %1$s | %1$s:*', crm_tsquery_quote(ltrim(t.lexeme, '-'))) ELSE '' END), ' & ')
+          FROM unnest(to_tsvector('simple'::regconfig, crm_fold(search))) t))
+    $$;
+`;
+
+async function replaceFunction(qi: QueryInterface, definition: (path: string) => string): Promise<void> {
+  await qi.sequelize.transaction(async (transaction) => {
+    // The function runs with its schema's search_path pinned, as every function of the schema (test/db/schema.test.ts).
+    const path = `${quoteIdent(await scalar(qi, 'SELECT current_schema() AS value', transaction))}, pg_temp`;
+    await qi.sequelize.query(definition(path), { transaction });
+  });
+}
+
+async function scalar(qi: QueryInterface, sql: string, transaction: Transaction): Promise<string> {
+  const [rows] = await qi.sequelize.query(sql, { transaction });
+  return (rows as Array<{ value: string }>)[0].value;
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
