@@ -16,10 +16,10 @@ import { directListQuery } from './direct-query.js';
 import { personEmailsQuery } from './person-emails-query.js';
 
 /** The list query for a filter: the awaiting-reply view below when it applies, else the email list's own. */
-export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares, strategy?: SearchStrategy) {
+export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares, strategy?: SearchStrategy, hitIds?: readonly string[]) {
   if (filter.ids || filter.threadId) return directListQuery(userId, filter, page, wordShares);
   if (filter.personId) return personEmailsQuery(userId, filter, page, wordShares);
-  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares, strategy);
+  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares, strategy, hitIds);
 }
 
 /**

@@ -3,7 +3,7 @@ import { countWithAccess } from '../email-accounts/account-access.js';
 import { accessToContact, rightCondition } from '../email-accounts/account-rights.js';
 import { COUNT_BOUND, lookAheadBind, type PageRequest } from '../shared/pagination.js';
 import { isFromColleague } from '../people/colleagues.js';
-import { hitsSql, searchConditions, type WordShares } from './search-terms.js';
+import { hitsByIdSql, hitsSql, searchConditions, searchTerms, type WordShares } from './search-terms.js';
 
 export interface EmailFilter {
   /** Emails in which the contact took part (email_contacts), not only those it is the main correspondent of. */
@@ -63,15 +63,26 @@ export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
  * links for one contact. So a page costs the same on 1,000 or 100,000 emails, however many people the
  * account is shared with.
  */
-export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map(), strategy: SearchStrategy = 'index') {
+export function emailListQuery(
+  userId: string,
+  filter: EmailFilter,
+  page: PageRequest,
+  wordShares: WordShares = new Map(),
+  strategy: SearchStrategy = 'index',
+  hitIds?: readonly string[],
+) {
   // One row past the page (lookAheadBind): EmailRepository cuts it off and answers hasNext.
   const { window, ...limits } = lookAheadBind(page);
   const bind: Bind = { userId, ...limits };
   if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
   // The search's conditions name the stored document of email_search (alias s, migration 0030); the
   // hits' CTE has the same columns (docs/adr/0152).
-  const hits = filter.search && strategy === 'hits' ? hitsSql(filter.search, wordShares, bind) : null;
+  // The hits as the repository's probe found them (their ids), else looked up here.
+  if (hitIds) bind.hitIds = hitIds;
+  const hits = filter.search && strategy === 'hits' ? (hitIds ? hitsByIdSql(filter.search, wordShares) : hitsSql(filter.search, wordShares, bind)) : null;
   const searchWhere = filter.search ? searchConditions(filter.search, wordShares, bind, strategy === 'index' ? 'index' : 'filter') : [];
+  // On the rows the index found (the hits, the walk's total), only the words it did not look up are tested.
+  const foundWhere = filter.search ? searchConditions(filter.search, wordShares, {}, 'found') : [];
   // The walk's total: the selective words through the GIN index alone, the account a plain filter
   // (IS TRUE: never an index condition, so the planner does not AND the bitmap with the account's
   // whole date index, which cost seconds at a million emails).
@@ -87,8 +98,8 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
   // page's rows are read (a preview is never computed for a row that is not shown). A search reads the
   // account's search documents in the same order (a common word fills a page within a few rows) or
   // finds a selective word through their GIN index; either way no document is computed at query time.
-  const source = accountSource(filter, searchWhere, hits ? 'hits' : 'email_search');
-  const counted = countHits ? accountSource(filter, searchWhere, 'counted_hits') : source;
+  const source = hits ? accountSource(filter, foundWhere, 'hits') : accountSource(filter, searchWhere, 'email_search');
+  const counted = countHits ? accountSource(filter, foundWhere, 'counted_hits') : source;
   const order = pageOrder(filter, 'p.date', 'p.id');
   return {
     bind,
@@ -116,6 +127,17 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
         'readEmails',
       ),
   };
+}
+
+/**
+ * Whether the caller's documents that a search's selective terms find are exactly the list's rows, so
+ * that their count (the repository's probe, bounded as every total) is the total: every term selective
+ * (the index alone decides each) and nothing else filtered (no mailbox, contact, read state, dates or
+ * awaiting reply). The probe counts over the same readable mailboxes as the list.
+ */
+export function searchCountIsTotal(filter: EmailFilter, shares: WordShares): boolean {
+  const others = filter.contactId || filter.emailAccountId || filter.unread !== undefined || filter.from || filter.before || filter.awaitingReply;
+  return !others && !!filter.search && searchTerms(filter.search, shares).every((t) => t.indexed);
 }
 
 /**

@@ -2,11 +2,18 @@ import type { Sql } from '../db/sql.js';
 import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
-import { cutPage, offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
-import { FULL_COLUMNS, type EmailFilter, type SearchStrategy } from './email-query.js';
+import { COUNT_BOUND, cutPage, offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
+import { FULL_COLUMNS, searchCountIsTotal, type EmailFilter, type SearchStrategy } from './email-query.js';
 import { mailboxListQuery } from './awaiting-query.js';
-import { HIT_BOUND, hitCountSql, SearchWordStatistics, type WordShares } from './search-terms.js';
+import { HIT_BOUND, hitProbeSql, SearchWordStatistics, type WordShares } from './search-terms.js';
 import { toAttachmentRecord, toEmailRecord, type AttachmentRecord, type AttachmentRow, type EmailRecord, type EmailRow } from './email-records.js';
+
+/** What a search's probe decided: how the page finds its rows, the hits' ids, and the total when the probe counted it. */
+interface SearchProbe {
+  strategy: SearchStrategy;
+  hitIds?: string[];
+  total?: number;
+}
 
 /** An email whose read state still waits for the write-back to the mail server. */
 export interface PendingReadState {
@@ -31,24 +38,30 @@ export class EmailRepository {
   /** One page of a mailbox view, and the count row that also answers the caller's right on the filter ids. */
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow; hasNext: boolean }> {
     const shares = filter.search ? await this.searchWords.shares() : undefined;
-    const strategy = filter.search && shares && !filter.ids && !filter.threadId ? await this.searchStrategy(filter.search, shares, tx) : undefined;
-    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares, strategy);
+    const probe = filter.search && shares && !filter.ids && !filter.threadId && !filter.personId ? await this.searchProbe(userId, filter, shares, tx) : undefined;
+    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares, probe?.strategy, probe?.hitIds);
     // One after the other: a request holds at most one pool connection at a time (ADR 0121).
     const rows = await this.sql.select<EmailRow>(pageSql, bind, tx);
-    const count = await this.sql.one<CountRow>(countSql, bind, tx);
+    const count = probe?.total !== undefined ? { total: probe.total } : await this.sql.one<CountRow>(countSql, bind, tx);
     const cut = cutPage(rows, page);
     return { items: cut.rows.map(toEmailRecord), count: count!, hasNext: cut.hasNext };
   }
 
   /**
-   * Whether the selective words of a search find few emails through the index (a page is then sorted
-   * from them) or many (the documents are read in page order): one bounded count first (docs/adr/0152).
+   * Whether the selective words of a search find few emails of the caller's through the index (a page
+   * is then sorted from them, handed over by id: one lookup in the index per request) or many (the
+   * documents are read in page order): one bounded count first (docs/adr/0152). Where that count is
+   * the list's total as well (searchCountIsTotal), it counts up to the total's bound and no second
+   * count is made.
    */
-  private async searchStrategy(search: string, shares: WordShares, tx?: Tx): Promise<SearchStrategy> {
-    const probe = hitCountSql(search, shares);
-    if (!probe) return 'walk';
-    const row = await this.sql.one<{ n: number }>(probe.sql, probe.bind, tx);
-    return row!.n <= HIT_BOUND ? 'hits' : 'walk';
+  private async searchProbe(userId: string, filter: EmailFilter, shares: WordShares, tx?: Tx): Promise<SearchProbe> {
+    const search = filter.search!;
+    const isTotal = searchCountIsTotal(filter, shares);
+    const probe = hitProbeSql(search, shares, isTotal ? COUNT_BOUND : HIT_BOUND);
+    if (!probe) return { strategy: 'walk' };
+    const row = (await this.sql.one<{ n: number; ids: string[] | null }>(probe.sql, { ...probe.bind, userId }, tx))!;
+    const total = isTotal ? { total: row.n } : {};
+    return row.n <= HIT_BOUND ? { strategy: 'hits', hitIds: row.ids ?? [], ...total } : { strategy: 'walk', ...total };
   }
 
   /**

@@ -13,8 +13,8 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { Sql } from '../../src/db/sql.js';
-import { emailListQuery, type EmailFilter, type SearchStrategy } from '../../src/emails/email-query.js';
-import { SearchWordStatistics, type WordShares } from '../../src/emails/search-terms.js';
+import { emailListQuery, searchCountIsTotal, type EmailFilter, type SearchStrategy } from '../../src/emails/email-query.js';
+import { HIT_BOUND, hitProbeSql, SearchWordStatistics, type WordShares } from '../../src/emails/search-terms.js';
 import type { Contact, EmailAccount } from '../../src/models/index.js';
 import { sessionFor, type TestSession } from '../support/auth.js';
 import { createContact, createEmail, createEmailAccount } from '../support/email-factories.js';
@@ -160,6 +160,14 @@ describe('email search: stored documents find what the computed ones found', fun
         for (const strategy of ['index', 'walk', 'hits'] as SearchStrategy[]) {
           expect(await run(emailListQuery(owner.user.id, filter, page, shares, strategy)), JSON.stringify({ filter, page, shares: shares.size, strategy })).to.deep.equal(expected);
         }
+        // As a request runs it: the probe's hits handed over by id, and its count taken as the total where it is one.
+        const probe = hitProbeSql(filter.search!, shares, HIT_BOUND);
+        if (!probe) continue;
+        const found = (await sql.one<{ n: number; ids: string[] | null }>(probe.sql, { ...probe.bind, userId: owner.user.id }))!;
+        const label = JSON.stringify({ filter, page, shares: shares.size, probe: found.n });
+        expect(found.ids, label).to.not.equal(null);
+        expect(await run(emailListQuery(owner.user.id, filter, page, shares, 'hits', found.ids!)), label).to.deep.equal(expected);
+        if (searchCountIsTotal(filter, shares)) expect({ total: found.n }, label).to.deep.equal(expected.count);
       }
     }
     // The grid is not vacuous: most of its searches find something.

@@ -10,7 +10,7 @@ import {
   MAX_SEARCH_TERMS,
   SHORT_PREFIX,
   SearchWordStatistics,
-  hitCountSql,
+  hitProbeSql,
   hitsSql,
   searchConditions,
   searchParts,
@@ -187,6 +187,7 @@ describe('unit: search parts (issue 49)', () => {
     const sql = hitsSql('dobrý "faktúra 118"', common, bind)!;
     expect(sql).to.contain('crm_search_phrase($search1)').and.not.contain('$search0)');
     expect(bind).to.include({ search1: 'faktúra 118' });
-    expect(hitCountSql('faktúra', new Map())!.sql).to.contain(`LIMIT ${HIT_BOUND + 1}`);
+    expect(hitProbeSql('faktúra', new Map(), HIT_BOUND)!.sql).to.contain(`LIMIT ${HIT_BOUND + 1}`);
+    expect(hitProbeSql('dobrý deň', common, HIT_BOUND)).to.equal(null);
   });
 });
