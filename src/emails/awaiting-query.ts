@@ -10,16 +10,16 @@ import { countWithAccess } from '../email-accounts/account-access.js';
 import { isFromColleague } from '../people/colleagues.js';
 import { rightCondition } from '../email-accounts/account-rights.js';
 import { lookAheadBind, type PageRequest } from '../shared/pagination.js';
-import { emailListQuery, LIST_COLUMNS, pageOrder, type EmailFilter, type SearchStrategy } from './email-query.js';
+import { emailListQuery, LIST_COLUMNS, pageOrder, type EmailFilter, type HitsFound, type SearchStrategy } from './email-query.js';
 import type { WordShares } from './search-terms.js';
 import { directListQuery } from './direct-query.js';
 import { personEmailsQuery } from './person-emails-query.js';
 
 /** The list query for a filter: the awaiting-reply view below when it applies, else the email list's own. */
-export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares, strategy?: SearchStrategy, hitIds?: readonly string[]) {
+export function mailboxListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares?: WordShares, how?: SearchStrategy | HitsFound) {
   if (filter.ids || filter.threadId) return directListQuery(userId, filter, page, wordShares);
   if (filter.personId) return personEmailsQuery(userId, filter, page, wordShares);
-  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares, strategy, hitIds);
+  return filter.awaitingReply && !filter.contactId && !filter.search ? awaitingListQuery(userId, filter, page) : emailListQuery(userId, filter, page, wordShares, how);
 }
 
 /**

@@ -63,30 +63,12 @@ export const FULL_COLUMNS = `${BASE_COLUMNS}, e.body,
  * links for one contact. So a page costs the same on 1,000 or 100,000 emails, however many people the
  * account is shared with.
  */
-export function emailListQuery(
-  userId: string,
-  filter: EmailFilter,
-  page: PageRequest,
-  wordShares: WordShares = new Map(),
-  strategy: SearchStrategy = 'index',
-  hitIds?: readonly string[],
-) {
+export function emailListQuery(userId: string, filter: EmailFilter, page: PageRequest, wordShares: WordShares = new Map(), how: SearchStrategy | HitsFound = 'index') {
   // One row past the page (lookAheadBind): EmailRepository cuts it off and answers hasNext.
   const { window, ...limits } = lookAheadBind(page);
   const bind: Bind = { userId, ...limits };
   if (filter.emailAccountId) bind.accountId = filter.emailAccountId;
-  // The search's conditions name the stored document of email_search (alias s, migration 0030); the
-  // hits' CTE has the same columns (docs/adr/0152).
-  // The hits as the repository's probe found them (their ids), else looked up here.
-  if (hitIds) bind.hitIds = hitIds;
-  const hits = filter.search && strategy === 'hits' ? (hitIds ? hitsByIdSql(filter.search, wordShares) : hitsSql(filter.search, wordShares, bind)) : null;
-  const searchWhere = filter.search ? searchConditions(filter.search, wordShares, bind, strategy === 'index' ? 'index' : 'filter') : [];
-  // On the rows the index found (the hits, the walk's total), only the words it did not look up are tested.
-  const foundWhere = filter.search ? searchConditions(filter.search, wordShares, {}, 'found') : [];
-  // The walk's total: the selective words through the GIN index alone, the account a plain filter
-  // (IS TRUE: never an index condition, so the planner does not AND the bitmap with the account's
-  // whole date index, which cost seconds at a million emails).
-  const countHits = filter.search && strategy === 'walk' && !filter.contactId ? hitsSql(filter.search, wordShares, {}) : null;
+  const { hits, searchWhere, foundWhere, countHits } = searchSources(filter, wordShares, how, bind);
   const withHits = hits ? `WITH hits AS MATERIALIZED (${hits}) ` : '';
   if (filter.from) bind.from = filter.from;
   if (filter.before) bind.before = filter.before;
@@ -130,6 +112,32 @@ export function emailListQuery(
 }
 
 /**
+ * The search's parts of a list query (none without a search). The conditions name the stored
+ * document of email_search (alias s, migration 0030); the hits' CTE has the same columns (docs/adr/0152).
+ * - `hits`: the hits' CTE (`hits` strategy): as the repository's probe found them (their ids), else looked up;
+ * - `searchWhere`: every word, on email_search read in page order (or as index conditions, `index`);
+ * - `foundWhere`: only the words the index did not look up, on the rows it found (the hits, the walk's total);
+ * - `countHits`: the walk's total: the selective words through the GIN index alone, the account a plain
+ *   filter (IS TRUE: never an index condition, so the planner does not AND the bitmap with the
+ *   account's whole date index, which cost seconds at a million emails).
+ */
+function searchSources(filter: EmailFilter, wordShares: WordShares, how: SearchStrategy | HitsFound, bind: Bind) {
+  if (!filter.search) return { hits: null, searchWhere: [], foundWhere: [], countHits: null };
+  const strategy = typeof how === 'string' ? how : 'hits';
+  let hits: string | null = null;
+  if (typeof how !== 'string') {
+    bind.hitIds = how.hitIds;
+    hits = hitsByIdSql(filter.search, wordShares);
+  } else if (strategy === 'hits') hits = hitsSql(filter.search, wordShares, bind);
+  return {
+    hits,
+    searchWhere: searchConditions(filter.search, wordShares, bind, strategy === 'index' ? 'index' : 'filter'),
+    foundWhere: searchConditions(filter.search, wordShares, {}, 'found'),
+    countHits: strategy === 'walk' && !filter.contactId ? hitsSql(filter.search, wordShares, {}) : null,
+  };
+}
+
+/**
  * Whether the caller's documents that a search's selective terms find are exactly the list's rows, so
  * that their count (the repository's probe, bounded as every total) is the total: every term selective
  * (the index alone decides each) and nothing else filtered (no mailbox, contact, read state, dates or
@@ -148,6 +156,11 @@ export function searchCountIsTotal(filter: EmailFilter, shares: WordShares): boo
  * `index`, the planner's choice (the selective words as index conditions).
  */
 export type SearchStrategy = 'index' | 'walk' | 'hits';
+
+/** The `hits` strategy with the hits the repository's probe found (their ids): the index is not asked again. */
+export interface HitsFound {
+  hitIds: readonly string[];
+}
 
 /**
  * The rows of one account (m.email_account_id) in page order. The read state is only in emails: with

@@ -39,7 +39,7 @@ export class EmailRepository {
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow; hasNext: boolean }> {
     const shares = filter.search ? await this.searchWords.shares() : undefined;
     const probe = filter.search && shares && !filter.ids && !filter.threadId && !filter.personId ? await this.searchProbe(userId, filter, shares, tx) : undefined;
-    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares, probe?.strategy, probe?.hitIds);
+    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares, probe?.hitIds ? { hitIds: probe.hitIds } : probe?.strategy);
     // One after the other: a request holds at most one pool connection at a time (ADR 0121).
     const rows = await this.sql.select<EmailRow>(pageSql, bind, tx);
     const count = probe?.total !== undefined ? { total: probe.total } : await this.sql.one<CountRow>(countSql, bind, tx);

@@ -166,7 +166,7 @@ describe('email search: stored documents find what the computed ones found', fun
         const found = (await sql.one<{ n: number; ids: string[] | null }>(probe.sql, { ...probe.bind, userId: owner.user.id }))!;
         const label = JSON.stringify({ filter, page, shares: shares.size, probe: found.n });
         expect(found.ids, label).to.not.equal(null);
-        expect(await run(emailListQuery(owner.user.id, filter, page, shares, 'hits', found.ids!)), label).to.deep.equal(expected);
+        expect(await run(emailListQuery(owner.user.id, filter, page, shares, { hitIds: found.ids! })), label).to.deep.equal(expected);
         if (searchCountIsTotal(filter, shares)) expect({ total: found.n }, label).to.deep.equal(expected.count);
       }
     }
