@@ -27,7 +27,8 @@ import type { QueryInterface, Transaction } from 'sequelize';
  * (if the stem differs); a number the parser reads as signed ("-118" in "faktúra-2026-118") also
  * unsigned. crm_search_phrase(text) is the phrase, exact words in their order.
  */
-const STEMMER = (path: string) => String.raw`
+/** Exported for test/search/word-forms.test.ts, which compares migration 0081's PL/pgSQL stemmer with it. */
+export const STEMMER = (path: string) => String.raw`
   -- The case ending of a folded Slovak word (lower case, no diacritics), the longest that leaves a
   -- stem of 3 letters; words shorter than 4 letters and anything but letters stay as they are.
   -- An expression of cheap string functions (a regular expression with a lazy quantifier took ~400 µs
