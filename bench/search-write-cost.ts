@@ -19,20 +19,11 @@
  */
 import os from 'node:os';
 import pg from 'pg';
+import { currentDocuments, useDocuments, type DocumentRelease } from './release-05-documents.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const PAGE = 1_000;
 const NEW_MAIL = 20;
-
-/** Release 0.5's insert trigger (migration 0030 with 0018's vector), as migration 0065's down() restores it. */
-const OLD_INSERT_TRIGGER = (path: string) => `
-  CREATE OR REPLACE FUNCTION crm_email_search_insert() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
-  BEGIN
-    INSERT INTO email_search (email_id, email_account_id, date, document)
-    SELECT n.id, n.email_account_id, n.date, strip(crm_email_search_vector(n.subject, n.body, n."from", n."to")) FROM new_rows n;
-    RETURN NULL;
-  END $$;
-  ALTER TABLE email_attachments DISABLE TRIGGER email_attachments_search;`;
 
 const COLUMNS = `user_id, email_account_id, contact_id, jmap_id, message_id, thread_id, "from", "to", subject, body, is_read, date, participants, has_attachments, addresses`;
 /** Copies of the emails `$1` (ids picked before the rounds: the copy's own read is a key lookup each). */
@@ -42,14 +33,14 @@ const copied = `INSERT INTO emails (${COLUMNS})
 const attachments = `INSERT INTO email_attachments (email_id, position, blob_id, name, type, size)
   SELECT u.id, 0, 'wc-' || u.n, 'Faktúra-2026-' || u.n || '.pdf', 'application/pdf', 1000 FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n)`;
 
-type Side = '0.5' | 'now';
+type Side = DocumentRelease;
 
 /** One side's round over `sources` (PAGE + NEW_MAIL ids of existing emails), rolled back. */
-async function round(client: pg.Client, side: Side, sources: string[], path: string): Promise<{ page: number; newMail: number }> {
+async function round(client: pg.Client, side: Side, sources: string[], current: string): Promise<{ page: number; newMail: number }> {
   await client.query('BEGIN');
   try {
     await client.query('SET LOCAL statement_timeout = 0');
-    if (side === '0.5') await client.query(OLD_INSERT_TRIGGER(path));
+    await useDocuments(client, side, current);
     const t0 = process.hrtime.bigint();
     const inserted = await client.query<{ id: string }>(copied, [sources.slice(0, PAGE)]);
     await client.query(attachments, [inserted.rows.map((r) => r.id)]);
@@ -76,7 +67,7 @@ async function main(): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows: schema } = await client.query<{ path: string }>(`SELECT quote_ident(current_schema()) || ', pg_temp' AS path`);
+    const current = await currentDocuments(client);
     const { rows: busiest } = await client.query<{ id: string; n: string }>('SELECT email_account_id AS id, count(*) AS n FROM emails GROUP BY 1 ORDER BY 2 DESC LIMIT 1');
     const perRound = PAGE + NEW_MAIL;
     const { rows: picked } = await client.query<{ id: string }>('SELECT id FROM emails WHERE email_account_id = $1 ORDER BY date DESC, id LIMIT $2', [
@@ -86,11 +77,11 @@ async function main(): Promise<void> {
     const stretch = (r: number) => picked.slice(r * perRound, (r + 1) * perRound).map((p) => p.id);
     const results: Record<Side, Array<{ page: number; newMail: number }>> = { '0.5': [], now: [] };
     // Warm-up, one of each, not counted.
-    for (const side of ['0.5', 'now'] as Side[]) await round(client, side, stretch(0), schema[0].path);
+    for (const side of ['0.5', 'now'] as Side[]) await round(client, side, stretch(0), current);
     for (let r = 0; r < ROUNDS; r++) {
       // Each round another stretch of the mailbox, both sides the same; the side that goes first alternates.
       const order: Side[] = r % 2 === 0 ? ['0.5', 'now'] : ['now', '0.5'];
-      for (const side of order) results[side].push(await round(client, side, stretch(r + 1), schema[0].path));
+      for (const side of order) results[side].push(await round(client, side, stretch(r + 1), current));
     }
     const ratio = (part: 'page' | 'newMail') => median(results.now.map((now, i) => now[part] / results['0.5'][i][part]));
     console.log(

@@ -1,7 +1,9 @@
 /**
  * Mail sync benchmark: `node --import=tsx/esm bench/sync-bench.ts` against the project's Cyrus (scripts/jmap/start.sh).
  * Env: BENCH_JMAP_SESSION_URL (http://127.0.0.1:18080/.well-known/jmap), BENCH_MESSAGES (20000),
- * BENCH_SMALL_MESSAGES (1000), BENCH_ROUNDS (5), BENCH_INCREMENTAL_RUNS (5), BENCH_WARMUP (1).
+ * BENCH_SMALL_MESSAGES (1000), BENCH_ROUNDS (5), BENCH_INCREMENTAL_RUNS (5), BENCH_WARMUP (1),
+ * BENCH_COMPARE_DOCUMENTS (0; 1: each round's second sync writes release 0.5's search documents,
+ * bench/release-05-documents.ts, in place of the one-page-ahead sync: what the Slovak documents cost a first sync).
  *
  * One machine, one run, a throwaway embedded PostgreSQL in /tmp, fresh mail users seeded over IMAP.
  *   1. Full sync of the big mailbox vs a bare script making the same JMAP requests (mailboxes +
@@ -48,7 +50,9 @@ import { MailStoreRepository } from '../src/sync/mail-store-repository.js';
 import { SyncRepository } from '../src/sync/sync-repository.js';
 import { SyncService } from '../src/sync/sync-service.js';
 import { appendMessage, buildMessage } from '../test/support/imap.js';
+import pgClient from 'pg';
 import { maintain } from './bench-database.js';
+import { currentDocuments, useDocuments } from './release-05-documents.js';
 
 const SESSION_URL = process.env.BENCH_JMAP_SESSION_URL ?? 'http://127.0.0.1:18080/.well-known/jmap';
 const BIG = Number(process.env.BENCH_MESSAGES ?? 20_000);
@@ -57,6 +61,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const INCREMENTAL_RUNS = Number(process.env.BENCH_INCREMENTAL_RUNS ?? 5);
 const WARMUP = process.env.BENCH_WARMUP !== '0';
 const KEEP_DATA = process.env.BENCH_KEEP_DATA === '1';
+/** Each round's second sync writes release 0.5's search documents instead of syncing one page ahead (issue 49's write cost). */
+const COMPARE_DOCUMENTS = process.env.BENCH_COMPARE_DOCUMENTS === '1';
 /** The sync service's default page size; the bare script uses the same. */
 const BATCH = 500;
 const thisFile = fileURLToPath(import.meta.url);
@@ -302,17 +308,23 @@ async function main(): Promise<void> {
       if (s.detail.outcome !== 'ok' || s.detail.stored !== BIG) throw new Error(`full sync incomplete: ${JSON.stringify(s.detail)}`);
       return s;
     };
+    const owner = COMPARE_DOCUMENTS ? new pgClient.Client({ connectionString: ownerUrl }) : undefined;
+    await owner?.connect();
+    const current = owner ? await currentDocuments(owner) : '';
     for (let round = 1; round <= ROUNDS; round++) {
       const b = await runChild(['bare', big.user, big.pass, ...(WARMUP ? [small.user, small.pass] : [])], env);
       bare.push(b);
-      const one = await fullSync(1);
+      if (owner) await useDocuments(owner, '0.5', current);
+      const one = await fullSync(owner ? 2 : 1);
+      if (owner) await useDocuments(owner, 'now', current);
       syncOneAhead.push(one);
       const s = await fullSync(2);
       sync.push(s);
       const load = os.loadavg()[0].toFixed(1);
+      const second = COMPARE_DOCUMENTS ? "with release 0.5's documents" : 'one page ahead';
       console.log(
         `round ${round}: bare ${(b.ms / 1000).toFixed(2)} s, full sync ${(s.ms / 1000).toFixed(2)} s (ratio ${(s.ms / b.ms).toFixed(2)}), ` +
-          `one page ahead ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}), sync peak RSS ${s.maxRssMb} MB, load ${load}, ` +
+          `${second} ${(one.ms / 1000).toFixed(2)} s (ratio ${(one.ms / b.ms).toFixed(2)}${COMPARE_DOCUMENTS ? `; now / 0.5 ${(s.ms / one.ms).toFixed(2)}` : ''}), sync peak RSS ${s.maxRssMb} MB, load ${load}, ` +
           `emails stored before the syncs ${storedEmails.slice(-2).join(' / ')}; ` +
           `CPU ms bare ${cpuText(b.cpu)}, sync ${cpuText(s.cpu)}`,
       );
@@ -339,10 +351,11 @@ async function main(): Promise<void> {
         medianRoundRatio: +median(sync.map((r, i) => r.ms / bare[i].ms)).toFixed(2),
         ratioOfBest: +(Math.min(...sync.map((r) => r.ms)) / Math.min(...bare.map((r) => r.ms))).toFixed(2),
         target: '<= 1.25',
-        onePageAhead: {
+        [COMPARE_DOCUMENTS ? 'release05Documents' : 'onePageAhead']: {
           syncMedianS: +(median(syncOneAhead.map((r) => r.ms)) / 1000).toFixed(2),
           medianRoundRatio: +median(syncOneAhead.map((r, i) => r.ms / bare[i].ms)).toFixed(2),
           ratioOfBest: +(Math.min(...syncOneAhead.map((r) => r.ms)) / Math.min(...bare.map((r) => r.ms))).toFixed(2),
+          ...(COMPARE_DOCUMENTS ? { nowOver05MedianRoundRatio: +median(sync.map((r, i) => r.ms / syncOneAhead[i].ms)).toFixed(2) } : {}),
         },
         warmProcesses: WARMUP,
         databaseKeptBetweenSyncs: KEEP_DATA,
@@ -367,6 +380,7 @@ async function main(): Promise<void> {
       },
     };
     console.log(JSON.stringify(figures, null, 2));
+    await owner?.end();
   } finally {
     await ctx.close();
     await pg.stop().catch(() => {});

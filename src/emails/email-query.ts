@@ -113,7 +113,7 @@ export function emailListQuery(userId: string, filter: EmailFilter, page: PageRe
 
 /**
  * The search's parts of a list query (none without a search). The conditions name the stored
- * document of email_search (alias s, migration 0030); the hits' CTE has the same columns (docs/adr/0152).
+ * document of email_search (alias s, migration 0030); the hits' CTE has the same columns (docs/adr/0151).
  * - `hits`: the hits' CTE (`hits` strategy): as the repository's probe found them (their ids), else looked up;
  * - `searchWhere`: every word, on email_search read in page order (or as index conditions, `index`);
  * - `foundWhere`: only the words the index did not look up, on the rows it found (the hits, the walk's total);
@@ -149,7 +149,7 @@ export function searchCountIsTotal(filter: EmailFilter, shares: WordShares): boo
 }
 
 /**
- * How a search finds its rows (docs/adr/0152): `hits`, the few documents the selective words find
+ * How a search finds its rows (docs/adr/0151): `hits`, the few documents the selective words find
  * through the GIN index (at most HIT_BOUND, counted first by the repository), sorted into the page;
  * `walk`, every word tested on the account's documents read in page order (a word in many emails
  * fills a page within a few rows), the total counted with the selective words through the index;

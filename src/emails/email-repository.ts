@@ -50,7 +50,7 @@ export class EmailRepository {
   /**
    * Whether the selective words of a search find few emails of the caller's through the index (a page
    * is then sorted from them, handed over by id: one lookup in the index per request) or many (the
-   * documents are read in page order): one bounded count first (docs/adr/0152). Where that count is
+   * documents are read in page order): one bounded count first (docs/adr/0151). Where that count is
    * the list's total as well (searchCountIsTotal), it counts up to the total's bound and no second
    * count is made.
    */

@@ -29,7 +29,7 @@ export const COMMON_WORD_SHARE = 0.02;
 export const SHORT_PREFIX = 3;
 
 /**
- * At most this many emails found through the index are sorted into a page (docs/adr/0152): beyond
+ * At most this many emails found through the index are sorted into a page (docs/adr/0151): beyond
  * it the word is common enough that reading the account's documents in page order fills a page sooner.
  */
 export const HIT_BOUND = 5000;
@@ -57,7 +57,7 @@ export interface SearchTerm {
  * How the search's conditions are used: `index` lets the planner look the selective words up in the
  * GIN index; `filter` tests every word on rows found otherwise (the documents read in page order);
  * `found` tests only the words that are not selective, on the rows hitsSql found (the selective ones
- * hold for each of them: the index found them by those words, docs/adr/0152).
+ * hold for each of them: the index found them by those words, docs/adr/0151).
  */
 export type SearchMode = 'index' | 'filter' | 'found';
 
@@ -146,7 +146,7 @@ export function searchConditions(search: string, shares: WordShares, bind: Bind,
 /**
  * The documents the selective terms find through the GIN index alone (no order, so the planner has
  * no reason to walk a date index), or null when no term is selective. The repository counts them up
- * to HIT_BOUND + 1 first (hitCountSql); when there are few, a page is cut from them (docs/adr/0152).
+ * first (hitProbeSql); when there are few, a page is cut from them (docs/adr/0151).
  * The rows carry the document only when a term is left to test on it (searchConditions, `found`):
  * 10,000 documents of a word in 1 % of a million emails, materialised, spilled 8 MB to disk and
  * tripled the count's time.
@@ -167,7 +167,7 @@ export function hitsSql(search: string, shares: WordShares, bind: Bind): string 
 const hitsDocument = (terms: readonly SearchTerm[]): string => (terms.every((t) => t.indexed) ? 'NULL::tsvector' : 's.document');
 
 /**
- * The probe of a search (docs/adr/0152, amended): how many documents of the caller's readable
+ * The probe of a search (docs/adr/0151, amended): how many documents of the caller's readable
  * mailboxes (bind `$userId`) the selective terms find, up to `bound` + 1 (`n`), and when they are at
  * most HIT_BOUND, their ids (`ids`), so that the page is cut from them without a second lookup in the
  * index. Null when no term is selective. The repository asks up to COUNT_BOUND where `n` is also the
