@@ -48,8 +48,11 @@ export const STEMMER = (path: string) => String.raw`
     SELECT regexp_replace(crm_sk_strip(word), '^([a-z]+[^aeiouy])(ie|e|o)([^aeiouy])$', '\1\3') $$;
 `;
 
-/** The document's parts, in one PL/pgSQL function (one call per email, its queries' plans cached). */
-const DOCUMENT = (path: string) => String.raw`
+/**
+ * The document's parts, in one PL/pgSQL function (one call per email, its queries' plans cached).
+ * Exported for test/search/word-forms.test.ts, which compares migration 0082's with it.
+ */
+export const DOCUMENT = (path: string) => String.raw`
   CREATE FUNCTION crm_search_names(names text) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
   DECLARE
     folded text := crm_fold(names);

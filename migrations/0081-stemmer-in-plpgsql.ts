@@ -21,8 +21,8 @@ export async function down(qi: QueryInterface): Promise<void> {
   await replace(qi, 'sql');
 }
 
-/** The ending rules of migration 0065, one expression over `w`. */
-const STRIP_RULES = String.raw`CASE
+/** The ending rules of migration 0065, one expression over `w` (also migration 0082's, over a document's words). */
+export const STRIP_RULES = String.raw`CASE
       WHEN length(w) < 4 OR w !~ '^[a-z]+$' THEN w
       WHEN length(w) >= 7 AND right(w, 4) IN ('iami', 'iach', 'ovia') THEN left(w, -4)
       WHEN length(w) >= 6 AND right(w, 3) IN ('ami', 'ach', 'iam', 'ich', 'ych', 'ymi', 'imi', 'eho', 'emu', 'ovi', 'och', 'iou') THEN left(w, -3)
@@ -31,7 +31,7 @@ const STRIP_RULES = String.raw`CASE
       ELSE w END`;
 
 /** The mobile vowel out of the stripped word `stripped` (paliet -> palt), migration 0065's expression. */
-const STEM_RULE = (stripped: string) => String.raw`regexp_replace(${stripped}, '^([a-z]+[^aeiouy])(ie|e|o)([^aeiouy])$', '\1\3')`;
+export const STEM_RULE = (stripped: string) => String.raw`regexp_replace(${stripped}, '^([a-z]+[^aeiouy])(ie|e|o)([^aeiouy])$', '\1\3')`;
 
 /** The two functions in `language`. */
 function stemmerFunctions(path: string, language: 'plpgsql' | 'sql'): string {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
-import { QueryTypes } from 'sequelize';
-import { STEMMER } from '../../migrations/0065-slovak-search.js';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { DOCUMENT, STEMMER } from '../../migrations/0065-slovak-search.js';
 import { testContext } from '../support/harness.js';
 
 /** The word-form test set of issue 49 (test/fixtures/slovak-word-forms.json). */
@@ -9,30 +9,78 @@ const fixture = JSON.parse(fs.readFileSync(new URL('../fixtures/slovak-word-form
   groups: Array<{ lemma: string; forms: string[] }>;
   distractors: Array<{ lemma: string; forms: string[] }>;
 };
+const words = [...fixture.groups.flatMap((g) => g.forms), ...fixture.distractors.flatMap((d) => [d.lemma, ...d.forms])];
 
-/** The Slovak stemmer of the database (crm_sk_strip, crm_sk_stem: migrations 0065 and 0081). */
+/** Migration 0065's stemmer and document functions under names of this session only (pg_temp), beside the schema's own. */
+const AS_0065 = (sql: string) =>
+  sql
+    .replaceAll('crm_sk_strip', 'pg_temp.strip_0065')
+    .replaceAll('crm_sk_stem', 'pg_temp.stem_0065')
+    .replaceAll('crm_search_names', 'pg_temp.names_0065')
+    .replaceAll('crm_email_search_document', 'pg_temp.document_0065');
+
+async function with0065<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  const { sequelize } = (await testContext()).db;
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query(AS_0065(`${STEMMER('pg_catalog, pg_temp')} ${DOCUMENT('public, pg_temp')}`), { transaction });
+    const result = await work(transaction);
+    await sequelize.query('DROP FUNCTION pg_temp.document_0065(text, text, text, text, jsonb, text), pg_temp.names_0065(text), pg_temp.stem_0065(text), pg_temp.strip_0065(text)', {
+      transaction,
+    });
+    return result;
+  });
+}
+
+/**
+ * The Slovak stemmer and the documents it goes into (crm_sk_strip, crm_sk_stem, crm_sk_changed_stems,
+ * crm_email_search_document, crm_search_names): migrations 0065, 0081 and 0082 made them faster, never
+ * different.
+ */
 describe('search: the Slovak stemmer', function () {
   this.timeout(60_000);
 
-  it('answers as migration 0065 defined it, word for word, since it runs as PL/pgSQL (migration 0081)', async () => {
-    const { sequelize } = (await testContext()).db;
-    const words = [...fixture.groups.flatMap((g) => g.forms), ...fixture.distractors.flatMap((d) => [d.lemma, ...d.forms])];
+  it('answers as migration 0065 defined it, word for word (PL/pgSQL since migration 0081)', async () => {
     expect(words.length).to.be.above(500);
-    await sequelize.transaction(async (transaction) => {
-      // 0065's SQL definitions under names of this session only, beside the schema's own.
-      const definitions = STEMMER('pg_catalog, pg_temp').replaceAll('crm_sk_strip', 'pg_temp.strip_0065').replaceAll('crm_sk_stem', 'pg_temp.stem_0065');
-      await sequelize.query(definitions, { transaction });
-      const rows = await sequelize.query<{ word: string; strip: string; stem: string; strip_0065: string; stem_0065: string }>(
-        `SELECT w AS word, crm_sk_strip(w) AS strip, crm_sk_stem(w) AS stem, pg_temp.strip_0065(w) AS strip_0065, pg_temp.stem_0065(w) AS stem_0065
-           FROM (SELECT crm_fold(x) AS w FROM unnest($words::text[]) x UNION SELECT x FROM unnest($edges::text[]) x) u`,
-        { bind: { words, edges: ['', 'pes', 'x1y', 'paliet', 'faktura', '2026', '-118', 'ovia', 'bratiach'] }, type: QueryTypes.SELECT, transaction },
-      );
-      const differing = rows.filter((r) => r.strip !== r.strip_0065 || r.stem !== r.stem_0065);
-      expect(differing).to.deep.equal([]);
-      // Not vacuous: most words lose an ending, and the mobile vowel goes where it should.
-      expect(rows.filter((r) => r.stem !== r.word).length).to.be.above(rows.length / 2);
-      expect(rows.find((r) => r.word === 'paliet')?.stem).to.equal('palt');
-      await sequelize.query('DROP FUNCTION pg_temp.stem_0065(text), pg_temp.strip_0065(text)', { transaction });
-    });
+    const rows = await with0065((transaction) =>
+      testContext().then(({ db }) =>
+        db.sequelize.query<{ word: string; strip: string; stem: string; strip_0065: string; stem_0065: string }>(
+          `SELECT w AS word, crm_sk_strip(w) AS strip, crm_sk_stem(w) AS stem, pg_temp.strip_0065(w) AS strip_0065, pg_temp.stem_0065(w) AS stem_0065
+             FROM (SELECT crm_fold(x) AS w FROM unnest($words::text[]) x UNION SELECT x FROM unnest($edges::text[]) x) u`,
+          { bind: { words, edges: ['', 'pes', 'x1y', 'paliet', 'faktura', '2026', '-118', 'ovia', 'bratiach'] }, type: QueryTypes.SELECT, transaction },
+        ),
+      ),
+    );
+    expect(rows.filter((r) => r.strip !== r.strip_0065 || r.stem !== r.stem_0065)).to.deep.equal([]);
+    // Not vacuous: most words lose an ending, and the mobile vowel goes where it should.
+    expect(rows.filter((r) => r.stem !== r.word).length).to.be.above(rows.length / 2);
+    expect(rows.find((r) => r.word === 'paliet')?.stem).to.equal('palt');
+  });
+
+  it("writes the same documents as migration 0065's, stems taken in one call per document since migration 0082", async () => {
+    // Texts of the word-form set in subjects and bodies, with addresses, a Cc and attachments' names.
+    const texts = Array.from({ length: 40 }, (_, i) => ({
+      subject: words.slice(i * 7, i * 7 + 4).join(' '),
+      body: `${words.slice(i * 13, i * 13 + 30).join(', ')}. Tel. 0905 123 ${i}; faktúra-2026-${i}.`,
+      sender: `Ján Kováč <jan${i}@mail.tatralogistika.sk>`,
+      recipients: i % 3 === 0 ? null : `objednavky@firma-${i}.sk`,
+      addresses: i % 2 === 0 ? { cc: [{ email: `uctaren@pobocka.firma-${i}.sk` }] } : null,
+      names: i % 4 === 0 ? null : `Faktúra-2026-${i}.pdf preberací_protokol_${i}.xlsx`,
+    }));
+    const rows = await with0065((transaction) =>
+      testContext().then(({ db }) =>
+        db.sequelize.query<{ now: string; before: string; names_now: string; names_before: string }>(
+          `SELECT crm_email_search_document(t.subject, t.body, t.sender, t.recipients, t.addresses, t.names)::text AS now,
+                  pg_temp.document_0065(t.subject, t.body, t.sender, t.recipients, t.addresses, t.names)::text AS before,
+                  crm_search_names(t.names)::text AS names_now, pg_temp.names_0065(t.names)::text AS names_before
+             FROM jsonb_to_recordset($texts::jsonb) AS t(subject text, body text, sender text, recipients text, addresses jsonb, names text)`,
+          { bind: { texts: JSON.stringify(texts) }, type: QueryTypes.SELECT, transaction },
+        ),
+      ),
+    );
+    expect(rows).to.have.length(texts.length);
+    for (const row of rows) expect(row.now).to.equal(row.before);
+    for (const row of rows) expect(row.names_now).to.equal(row.names_before);
+    // Not vacuous: the documents hold stems, domains and names.
+    expect(rows[1].now).to.include("'tatralogistika.sk'").and.include("'protokol'");
   });
 });
