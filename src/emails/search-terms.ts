@@ -7,8 +7,8 @@ import { accountsWith } from '../email-accounts/account-rights.js';
  *
  * Every word matches as itself, as a prefix ("fakt" finds "faktúra") or by its Slovak stem ("faktúra"
  * finds "faktúry", migration 0065); a number as itself only (migration 0080); a phrase in quotes
- * matches its exact words in order. Against the
- * stored search document of each email (email_search.document, migrations 0030, 0065). In the GIN index a prefix term has
+ * matches its exact words in order. Against the stored search document of each email
+ * (email_search.document, migrations 0030, 0065). In the GIN index a prefix term has
  * to collect every email holding a word with that prefix before anything is intersected: for a word
  * found in nearly every email of a large installation that alone is ~35 ms per million emails, even
  * when another word of the search occurs only once. So each word gets a condition of its own, and a

@@ -66,7 +66,9 @@ const AMONG_CANDIDATES = 'coalesce(k.id IN (SELECT id FROM candidates), false)';
  * The persons of the walked contacts that pass the filter, in the list's order, one per contact (a
  * person with several addresses comes several times, at their best contact first): among the
  * filter's `candidates` (a CTE), then the checks (person-query.ts, personChecks: `prefilter` over the
- * person `k.id` alone, read before their sight `v`, then `conditions` over both).
+ * person `k.id` alone, read before their sight `v`, then `conditions` over both). A walked contact's
+ * person is a probe by address, fenced (`OFFSET 0`): pulled up, the planner joined every address of
+ * the installation instead (a hash join over person_emails, 10-16 ms at 100,000 people, ADR 0172).
  */
 export function walkedPeople(checks: { sight?: string; prefilter: string[]; conditions: string[] }, among: 'candidates' | 'everyone' = 'candidates'): string {
   const where = [...(among === 'candidates' ? [AMONG_CANDIDATES] : []), ...checks.prefilter, ...checks.conditions];
