@@ -6569,7 +6569,7 @@ export interface operations {
                 status?: "open" | "done" | "all";
                 /** @description true: only conversations with mail unread by you; false: only those you have read whole */
                 unread?: "true" | "false";
-                /** @description Words in the subject, participants or text of its emails; accent- and case-insensitive, each word also as a prefix */
+                /** @description Words in the subject, participants or text of its emails; accent- and case-insensitive, each word also as a prefix (a number only as itself) */
                 search?: string;
             };
             header?: never;

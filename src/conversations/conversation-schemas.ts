@@ -14,7 +14,7 @@ export const listConversationsQuery = paginationQuery.extend({
   search: searchText
     .regex(/[\p{L}\p{N}]/u, 'Hľadaný text musí obsahovať písmeno alebo číslicu')
     .optional()
-    .meta({ description: 'Words in the subject, participants or text of its emails; accent- and case-insensitive, each word also as a prefix' }),
+    .meta({ description: 'Words in the subject, participants or text of its emails; accent- and case-insensitive, each word also as a prefix (a number only as itself)' }),
 });
 
 /** GET /api/conversations/{id}: its messages paged as the thread endpoint pages them. */

@@ -7,7 +7,7 @@ export const searchArea: AreaDoc = {
   description:
     'One search box over people, companies and conversations (issue 49): each kind as its own list finds it with the same search, ' +
     'scoped exactly as that list is. Words match in any of their Slovak forms (faktúra, faktúry, faktúrou), with or without diacritics, ' +
-    'and as prefixes while typing; a "phrase in quotes" matches its exact words in order',
+    'and as prefixes while typing (in conversations a number matches itself only: 118 does not find 1180); a "phrase in quotes" matches its exact words in order',
   routes: [
     {
       method: 'get',
