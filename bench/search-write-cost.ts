@@ -19,6 +19,7 @@
  */
 import os from 'node:os';
 import pg from 'pg';
+import { percentile } from './bench-http.js';
 import { currentDocuments, useDocuments, type DocumentRelease } from './release-05-documents.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -33,10 +34,8 @@ const copied = `INSERT INTO emails (${COLUMNS})
 const attachments = `INSERT INTO email_attachments (email_id, position, blob_id, name, type, size)
   SELECT u.id, 0, 'wc-' || u.n, 'Faktúra-2026-' || u.n || '.pdf', 'application/pdf', 1000 FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n)`;
 
-type Side = DocumentRelease;
-
 /** One side's round over `sources` (PAGE + NEW_MAIL ids of existing emails), rolled back. */
-async function round(client: pg.Client, side: Side, sources: string[], current: string): Promise<{ page: number; newMail: number }> {
+async function round(client: pg.Client, side: DocumentRelease, sources: string[], current: string): Promise<{ page: number; newMail: number }> {
   await client.query('BEGIN');
   try {
     await client.query('SET LOCAL statement_timeout = 0');
@@ -56,10 +55,7 @@ async function round(client: pg.Client, side: Side, sources: string[], current: 
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+const median = (xs: number[]) => percentile(xs, 50);
 
 async function main(): Promise<void> {
   const url = process.env.BENCH_OWNER_URL;
@@ -75,12 +71,12 @@ async function main(): Promise<void> {
       (ROUNDS + 1) * perRound,
     ]);
     const stretch = (r: number) => picked.slice(r * perRound, (r + 1) * perRound).map((p) => p.id);
-    const results: Record<Side, Array<{ page: number; newMail: number }>> = { '0.5': [], now: [] };
+    const results: Record<DocumentRelease, Array<{ page: number; newMail: number }>> = { '0.5': [], now: [] };
     // Warm-up, one of each, not counted.
-    for (const side of ['0.5', 'now'] as Side[]) await round(client, side, stretch(0), current);
+    for (const side of ['0.5', 'now'] as DocumentRelease[]) await round(client, side, stretch(0), current);
     for (let r = 0; r < ROUNDS; r++) {
       // Each round another stretch of the mailbox, both sides the same; the side that goes first alternates.
-      const order: Side[] = r % 2 === 0 ? ['0.5', 'now'] : ['now', '0.5'];
+      const order: DocumentRelease[] = r % 2 === 0 ? ['0.5', 'now'] : ['now', '0.5'];
       for (const side of order) results[side].push(await round(client, side, stretch(r + 1), current));
     }
     const ratio = (part: 'page' | 'newMail') => median(results.now.map((now, i) => now[part] / results['0.5'][i][part]));

@@ -1,4 +1,5 @@
-import type { QueryInterface, Transaction } from 'sequelize';
+import type { QueryInterface } from 'sequelize';
+import { withPinnedSearchPath } from '../src/db/migration-sql.js';
 
 /**
  * A number in a mailbox search matches exactly, no longer as a prefix (issue 49; docs/adr/0151).
@@ -14,11 +15,11 @@ import type { QueryInterface, Transaction } from 'sequelize';
  * Only the function changes: stored documents stay as they are, no lock on a table.
  */
 export async function up(qi: QueryInterface): Promise<void> {
-  await replaceFunction(qi, QUERY_EXACT_NUMBERS);
+  await withPinnedSearchPath(qi, QUERY_EXACT_NUMBERS);
 }
 
 export async function down(qi: QueryInterface): Promise<void> {
-  await replaceFunction(qi, QUERY_0065);
+  await withPinnedSearchPath(qi, QUERY_0065);
 }
 
 const QUERY_EXACT_NUMBERS = (path: string) => String.raw`
@@ -38,7 +39,10 @@ const QUERY_EXACT_NUMBERS = (path: string) => String.raw`
     $$;
 `;
 
-/** Migration 0065's definition, restored by down(). */
+/**
+ * Migration 0065's definition, restored by down(). Restated here: 0065 creates it together with
+ * crm_search_phrase in one text, which down() must leave alone.
+ */
 const QUERY_0065 = (path: string) => String.raw`
   CREATE OR REPLACE FUNCTION crm_search_tsquery(search text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
@@ -49,20 +53,3 @@ const QUERY_0065 = (path: string) => String.raw`
           FROM unnest(to_tsvector('simple'::regconfig, crm_fold(search))) t))
     $$;
 `;
-
-async function replaceFunction(qi: QueryInterface, definition: (path: string) => string): Promise<void> {
-  await qi.sequelize.transaction(async (transaction) => {
-    // The function runs with its schema's search_path pinned, as every function of the schema (test/db/schema.test.ts).
-    const path = `${quoteIdent(await scalar(qi, 'SELECT current_schema() AS value', transaction))}, pg_temp`;
-    await qi.sequelize.query(definition(path), { transaction });
-  });
-}
-
-async function scalar(qi: QueryInterface, sql: string, transaction: Transaction): Promise<string> {
-  const [rows] = await qi.sequelize.query(sql, { transaction });
-  return (rows as Array<{ value: string }>)[0].value;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}

@@ -1,4 +1,5 @@
-import type { QueryInterface, Transaction } from 'sequelize';
+import type { QueryInterface } from 'sequelize';
+import { withPinnedSearchPath } from '../src/db/migration-sql.js';
 
 /**
  * The Slovak stemmer (crm_sk_strip, crm_sk_stem; migration 0065) as PL/pgSQL functions, the same rules
@@ -14,11 +15,11 @@ import type { QueryInterface, Transaction } from 'sequelize';
  * Only the functions change: no stored document, search text or index changes (their values are the same).
  */
 export async function up(qi: QueryInterface): Promise<void> {
-  await replace(qi, 'plpgsql');
+  await withPinnedSearchPath(qi, (path) => stemmerFunctions(path, 'plpgsql'));
 }
 
 export async function down(qi: QueryInterface): Promise<void> {
-  await replace(qi, 'sql');
+  await withPinnedSearchPath(qi, (path) => stemmerFunctions(path, 'sql'));
 }
 
 /** The ending rules of migration 0065, one expression over `w` (also migration 0082's, over a document's words). */
@@ -40,20 +41,4 @@ function stemmerFunctions(path: string, language: 'plpgsql' | 'sql'): string {
   const body = (expression: string) => (language === 'plpgsql' ? `BEGIN RETURN ${expression}; END $$;` : `SELECT ${expression} $$;`);
   return `${head('crm_sk_strip', 'w')} ${body(STRIP_RULES)}
           ${head('crm_sk_stem', 'word')} ${body(STEM_RULE('crm_sk_strip(word)'))}`;
-}
-
-async function replace(qi: QueryInterface, language: 'plpgsql' | 'sql'): Promise<void> {
-  await qi.sequelize.transaction(async (transaction) => {
-    const path = `${quoteIdent(await scalar(qi, 'SELECT current_schema() AS value', transaction))}, pg_temp`;
-    await qi.sequelize.query(stemmerFunctions(path, language), { transaction });
-  });
-}
-
-async function scalar(qi: QueryInterface, sql: string, transaction: Transaction): Promise<string> {
-  const [rows] = await qi.sequelize.query(sql, { transaction });
-  return (rows as Array<{ value: string }>)[0].value;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -1,4 +1,5 @@
-import type { QueryInterface, Transaction } from 'sequelize';
+import type { QueryInterface } from 'sequelize';
+import { withPinnedSearchPath } from '../src/db/migration-sql.js';
 import { DOCUMENT } from './0065-slovak-search.js';
 import { STEM_RULE, STRIP_RULES } from './0081-stemmer-in-plpgsql.js';
 
@@ -15,11 +16,11 @@ import { STEM_RULE, STRIP_RULES } from './0081-stemmer-in-plpgsql.js';
  * Only functions change: no stored document is rewritten.
  */
 export async function up(qi: QueryInterface): Promise<void> {
-  await run(qi, (path) => `${CHANGED_STEMS(path)} ${DOCUMENT_WITH_CHANGED_STEMS(path)}`);
+  await withPinnedSearchPath(qi, (path) => `${CHANGED_STEMS(path)} ${documentWithChangedStems(path)}`);
 }
 
 export async function down(qi: QueryInterface): Promise<void> {
-  await run(qi, (path) => `${DOCUMENT(path).replaceAll('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')} DROP FUNCTION crm_sk_changed_stems(text[]);`);
+  await withPinnedSearchPath(qi, (path) => `${replaceable(DOCUMENT(path))} DROP FUNCTION crm_sk_changed_stems(text[]);`);
 }
 
 /** The stems of `words` that differ from their word, in the words' order (crm_sk_stem of each, in one call). */
@@ -37,46 +38,34 @@ const CHANGED_STEMS = (path: string) => String.raw`
     RETURN stems;
   END $$;`;
 
-/** Migration 0065's document functions, their stems taken from crm_sk_changed_stems. */
-const DOCUMENT_WITH_CHANGED_STEMS = (path: string) => String.raw`
-  CREATE OR REPLACE FUNCTION crm_search_names(names text) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
-  DECLARE
-    folded text := crm_fold(names);
-    v tsvector;
-  BEGIN
-    IF folded IS NULL OR folded = '' THEN RETURN ''::tsvector; END IF;
-    v := to_tsvector('simple'::regconfig, folded) || to_tsvector('simple'::regconfig, regexp_replace(folded, '[^[:alnum:]]+', ' ', 'g'));
-    RETURN strip(v || array_to_tsvector(crm_sk_changed_stems(tsvector_to_array(v))));
-  END $$;
+/**
+ * 0065's stems, one crm_sk_stem call per word (in crm_search_names with DISTINCT: array_to_tsvector
+ * drops repeated lexemes either way), and what replaces each.
+ */
+const PER_WORD_STEMS: Array<[string, string]> = [
+  [
+    'array_to_tsvector(ARRAY(SELECT DISTINCT s FROM (SELECT l, crm_sk_stem(l) AS s FROM unnest(tsvector_to_array(v)) l) x WHERE s <> l))',
+    'array_to_tsvector(crm_sk_changed_stems(tsvector_to_array(v)))',
+  ],
+  [
+    'array_to_tsvector(ARRAY(SELECT s FROM (SELECT l, crm_sk_stem(l) AS s FROM unnest(tsvector_to_array(words)) l) x WHERE s <> l))',
+    'array_to_tsvector(crm_sk_changed_stems(tsvector_to_array(words)))',
+  ],
+];
 
-  CREATE OR REPLACE FUNCTION crm_email_search_document(subject text, body text, sender text, recipients text, addresses jsonb, names text) RETURNS tsvector
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = ${path} AS $$
-  DECLARE
-    cc text := CASE WHEN jsonb_typeof(addresses->'cc') = 'array'
-                    THEN (SELECT string_agg(a->>'email', ' ') FROM jsonb_array_elements(addresses->'cc') a) END;
-    words tsvector := to_tsvector('simple'::regconfig, crm_fold(concat_ws(' ', subject, sender, recipients, cc, left(body, 100000))));
-    stems tsvector := array_to_tsvector(crm_sk_changed_stems(tsvector_to_array(words)));
-    hosts tsvector := array_to_tsvector(ARRAY(
-      SELECT DISTINCT array_to_string(labels[i:], '.')
-        FROM (SELECT string_to_array(m[1], '.') AS labels
-                FROM regexp_matches(crm_fold(concat_ws(' ', sender, recipients, cc)), '@([a-z0-9-]+(?:\.[a-z0-9-]+)+)', 'g') m) h
-        CROSS JOIN LATERAL generate_series(1, cardinality(labels) - 1) i));
-  BEGIN
-    RETURN words || stems || hosts || crm_search_names(names);
-  END $$;`;
-
-async function run(qi: QueryInterface, statements: (path: string) => string): Promise<void> {
-  await qi.sequelize.transaction(async (transaction) => {
-    const path = `${quoteIdent(await scalar(qi, 'SELECT current_schema() AS value', transaction))}, pg_temp`;
-    await qi.sequelize.query(statements(path), { transaction });
-  });
+/**
+ * Migration 0065's crm_search_names and crm_email_search_document, each with its stems taken from
+ * crm_sk_changed_stems and nothing else changed. Derived from 0065's text rather than restated, so the
+ * one difference is this list; a stems expression not found there stops the migration.
+ */
+function documentWithChangedStems(path: string): string {
+  let sql = replaceable(DOCUMENT(path));
+  for (const [perWord, perDocument] of PER_WORD_STEMS) {
+    if (sql.split(perWord).length !== 2) throw new Error(`migration 0082: the stems expression of 0065 was not found once: ${perWord}`);
+    sql = sql.replace(perWord, perDocument);
+  }
+  return sql;
 }
 
-async function scalar(qi: QueryInterface, sql: string, transaction: Transaction): Promise<string> {
-  const [rows] = await qi.sequelize.query(sql, { transaction });
-  return (rows as Array<{ value: string }>)[0].value;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+/** 0065 created the functions; here they are replaced. */
+const replaceable = (sql: string) => sql.replaceAll('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');

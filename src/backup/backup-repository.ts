@@ -4,6 +4,7 @@ import { lazyRequire } from '../shared/lazy-require.js';
 import type { Client } from 'pg';
 import type { Sequelize } from 'sequelize';
 import { withoutQueryTimeout } from '../db/connection-settings.js';
+import { quoteIdent } from '../db/sql.js';
 import type { ForeignKeyEdge } from './table-order.js';
 import type { StoredFileKind } from '../storage/stored-files.js';
 import type { SealedHashKey } from '../privacy/hash-key-repository.js';
@@ -52,10 +53,6 @@ const OWNED_SEQUENCES_SQL = `
     JOIN pg_namespace n ON n.oid = t.relnamespace
     JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid
    WHERE s.relkind = 'S' AND n.nspname = 'public'`;
-
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 const columnList = (columns: string[]) => columns.map(quoteIdent).join(', ');
 

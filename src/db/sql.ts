@@ -1,5 +1,10 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
+/** An SQL identifier quoted (for names that cannot travel as bind parameters: tables, schemas). */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /** Named bind parameters (`$name` in the SQL text), the one bind style of every repository. */
 export type Bind = Record<string, unknown>;
 

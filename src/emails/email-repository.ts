@@ -3,15 +3,14 @@ import type { Tx } from '../db/transactions.js';
 import type { CountRow } from '../email-accounts/account-access.js';
 import { accountsWith, rightCondition } from '../email-accounts/account-rights.js';
 import { COUNT_BOUND, cutPage, offsetOf, type Page, type PageRequest } from '../shared/pagination.js';
-import { FULL_COLUMNS, searchCountIsTotal, type EmailFilter, type SearchStrategy } from './email-query.js';
+import { FULL_COLUMNS, searchCountIsTotal, type EmailFilter, type HitsFound, type SearchStrategy } from './email-query.js';
 import { mailboxListQuery } from './awaiting-query.js';
 import { HIT_BOUND, hitProbeSql, SearchWordStatistics, type WordShares } from './search-terms.js';
 import { toAttachmentRecord, toEmailRecord, type AttachmentRecord, type AttachmentRow, type EmailRecord, type EmailRow } from './email-records.js';
 
-/** What a search's probe decided: how the page finds its rows, the hits' ids, and the total when the probe counted it. */
+/** What a search's probe decided: how the page finds its rows (the hits by id when few), and the total when the probe counted it. */
 interface SearchProbe {
-  strategy: SearchStrategy;
-  hitIds?: string[];
+  how: SearchStrategy | HitsFound;
   total?: number;
 }
 
@@ -39,7 +38,7 @@ export class EmailRepository {
   async listPage(userId: string, filter: EmailFilter, page: PageRequest, tx?: Tx): Promise<{ items: EmailRecord[]; count: CountRow; hasNext: boolean }> {
     const shares = filter.search ? await this.searchWords.shares() : undefined;
     const probe = filter.search && shares && !filter.ids && !filter.threadId && !filter.personId ? await this.searchProbe(userId, filter, shares, tx) : undefined;
-    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares, probe?.hitIds ? { hitIds: probe.hitIds } : probe?.strategy);
+    const { pageSql, countSql, bind } = mailboxListQuery(userId, filter, page, shares, probe?.how);
     // One after the other: a request holds at most one pool connection at a time (ADR 0121).
     const rows = await this.sql.select<EmailRow>(pageSql, bind, tx);
     const count = probe?.total !== undefined ? { total: probe.total } : await this.sql.one<CountRow>(countSql, bind, tx);
@@ -58,10 +57,9 @@ export class EmailRepository {
     const search = filter.search!;
     const isTotal = searchCountIsTotal(filter, shares);
     const probe = hitProbeSql(search, shares, isTotal ? COUNT_BOUND : HIT_BOUND);
-    if (!probe) return { strategy: 'walk' };
+    if (!probe) return { how: 'walk' };
     const row = (await this.sql.one<{ n: number; ids: string[] | null }>(probe.sql, { ...probe.bind, userId }, tx))!;
-    const total = isTotal ? { total: row.n } : {};
-    return row.n <= HIT_BOUND ? { strategy: 'hits', hitIds: row.ids ?? [], ...total } : { strategy: 'walk', ...total };
+    return { how: row.ids ? { hitIds: row.ids } : 'walk', ...(isTotal ? { total: row.n } : {}) };
   }
 
   /**

@@ -182,8 +182,8 @@ export function hitProbeSql(search: string, shares: WordShares, bound: number): 
   const found = `${hits} AND (s.email_account_id IN (${accountsWith('readEmails')})) IS TRUE LIMIT ${bound + 1}`;
   return {
     sql: `WITH found AS MATERIALIZED (${found})
-          SELECT (SELECT count(*) FROM found)::int AS n,
-                 CASE WHEN (SELECT count(*) FROM found) <= ${HIT_BOUND} THEN ARRAY(SELECT f.email_id::text FROM found f) END AS ids`,
+          SELECT c.n, CASE WHEN c.n <= ${HIT_BOUND} THEN ARRAY(SELECT f.email_id::text FROM found f) END AS ids
+            FROM (SELECT count(*)::int AS n FROM found) c`,
     bind,
   };
 }

@@ -113,6 +113,27 @@ describe('search that speaks Slovak', function () {
     expect(await found('118')).to.deep.equal(['attachment']);
   });
 
+  it("counts only the caller's mail in the total, however much of it other users hold", async () => {
+    // Another user's mailbox holds the same word forms many times: the index's hits are theirs too.
+    const stranger = await createUser();
+    const theirs = await createEmailAccount(stranger);
+    const sender = await createContact(theirs, { email: `eva-${run}@cudzia-firma.sk`, name: 'Eva' });
+    for (let i = 0; i < 6; i++) await createEmail(theirs, sender, { subject: `Zmluvy ${run} ${i}`, body: `Podľa zmluvy ${run}` });
+    const search = async (query: string) => (await request(app).get('/api/emails').query({ search: query, limit: 100 }).set('Authorization', session.bearer).expect(200)).body.data;
+    const own = await search(`zmluva ${run}`);
+    expect(own.items.map((e: { id: string }) => e.id)).to.deep.equal([ids.zmluvou]);
+    expect(own.pagination).to.include({ total: 1 });
+    // The stranger sees their six and not the owner's one.
+    const theirSession = await sessionFor(stranger);
+    const seen = await request(app)
+      .get('/api/emails')
+      .query({ search: `zmluva ${run}` })
+      .set('Authorization', theirSession.bearer)
+      .expect(200);
+    expect(seen.body.data.pagination).to.include({ total: 6 });
+    expect(seen.body.data.items.map((e: { id: string }) => e.id)).to.not.include(ids.zmluvou);
+  });
+
   it("rewrites an email's document with its attachments' names when its text changes", async () => {
     const ctx = await testContext();
     await ctx.db.sequelize.query('UPDATE emails SET subject = $2 WHERE id = $1', { bind: [ids.attachment, `Opravený doklad ${run}`] });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { DOCUMENT, STEMMER } from '../../migrations/0065-slovak-search.js';
 import { testContext } from '../support/harness.js';
 
@@ -19,11 +19,13 @@ const AS_0065 = (sql: string) =>
     .replaceAll('crm_search_names', 'pg_temp.names_0065')
     .replaceAll('crm_email_search_document', 'pg_temp.document_0065');
 
-async function with0065<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+/** Runs `work` beside migration 0065's functions (pg_temp, the schema's search_path as theirs), dropped afterwards. */
+async function with0065<T>(work: (sequelize: Sequelize, transaction: Transaction) => Promise<T>): Promise<T> {
   const { sequelize } = (await testContext()).db;
   return sequelize.transaction(async (transaction) => {
-    await sequelize.query(AS_0065(`${STEMMER('pg_catalog, pg_temp')} ${DOCUMENT('public, pg_temp')}`), { transaction });
-    const result = await work(transaction);
+    const [{ path }] = await sequelize.query<{ path: string }>(`SELECT quote_ident(current_schema()) || ', pg_temp' AS path`, { type: QueryTypes.SELECT, transaction });
+    await sequelize.query(AS_0065(`${STEMMER(path)} ${DOCUMENT(path)}`), { transaction });
+    const result = await work(sequelize, transaction);
     await sequelize.query('DROP FUNCTION pg_temp.document_0065(text, text, text, text, jsonb, text), pg_temp.names_0065(text), pg_temp.stem_0065(text), pg_temp.strip_0065(text)', {
       transaction,
     });
@@ -41,13 +43,11 @@ describe('search: the Slovak stemmer', function () {
 
   it('answers as migration 0065 defined it, word for word (PL/pgSQL since migration 0081)', async () => {
     expect(words.length).to.be.above(500);
-    const rows = await with0065((transaction) =>
-      testContext().then(({ db }) =>
-        db.sequelize.query<{ word: string; strip: string; stem: string; strip_0065: string; stem_0065: string }>(
-          `SELECT w AS word, crm_sk_strip(w) AS strip, crm_sk_stem(w) AS stem, pg_temp.strip_0065(w) AS strip_0065, pg_temp.stem_0065(w) AS stem_0065
+    const rows = await with0065((sequelize, transaction) =>
+      sequelize.query<{ word: string; strip: string; stem: string; strip_0065: string; stem_0065: string }>(
+        `SELECT w AS word, crm_sk_strip(w) AS strip, crm_sk_stem(w) AS stem, pg_temp.strip_0065(w) AS strip_0065, pg_temp.stem_0065(w) AS stem_0065
              FROM (SELECT crm_fold(x) AS w FROM unnest($words::text[]) x UNION SELECT x FROM unnest($edges::text[]) x) u`,
-          { bind: { words, edges: ['', 'pes', 'x1y', 'paliet', 'faktura', '2026', '-118', 'ovia', 'bratiach'] }, type: QueryTypes.SELECT, transaction },
-        ),
+        { bind: { words, edges: ['', 'pes', 'x1y', 'paliet', 'faktura', '2026', '-118', 'ovia', 'bratiach'] }, type: QueryTypes.SELECT, transaction },
       ),
     );
     expect(rows.filter((r) => r.strip !== r.strip_0065 || r.stem !== r.stem_0065)).to.deep.equal([]);
@@ -66,15 +66,13 @@ describe('search: the Slovak stemmer', function () {
       addresses: i % 2 === 0 ? { cc: [{ email: `uctaren@pobocka.firma-${i}.sk` }] } : null,
       names: i % 4 === 0 ? null : `Faktúra-2026-${i}.pdf preberací_protokol_${i}.xlsx`,
     }));
-    const rows = await with0065((transaction) =>
-      testContext().then(({ db }) =>
-        db.sequelize.query<{ now: string; before: string; names_now: string; names_before: string }>(
-          `SELECT crm_email_search_document(t.subject, t.body, t.sender, t.recipients, t.addresses, t.names)::text AS now,
+    const rows = await with0065((sequelize, transaction) =>
+      sequelize.query<{ now: string; before: string; names_now: string; names_before: string }>(
+        `SELECT crm_email_search_document(t.subject, t.body, t.sender, t.recipients, t.addresses, t.names)::text AS now,
                   pg_temp.document_0065(t.subject, t.body, t.sender, t.recipients, t.addresses, t.names)::text AS before,
                   crm_search_names(t.names)::text AS names_now, pg_temp.names_0065(t.names)::text AS names_before
              FROM jsonb_to_recordset($texts::jsonb) AS t(subject text, body text, sender text, recipients text, addresses jsonb, names text)`,
-          { bind: { texts: JSON.stringify(texts) }, type: QueryTypes.SELECT, transaction },
-        ),
+        { bind: { texts: JSON.stringify(texts) }, type: QueryTypes.SELECT, transaction },
       ),
     );
     expect(rows).to.have.length(texts.length);

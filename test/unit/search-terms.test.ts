@@ -16,6 +16,7 @@ import {
   searchParts,
   searchTerms,
 } from '../../src/emails/search-terms.js';
+import { searchCountIsTotal } from '../../src/emails/email-query.js';
 
 const shares = new Map([
   ['objednavke', 0.97],
@@ -189,5 +190,27 @@ describe('unit: search parts (issue 49)', () => {
     expect(bind).to.include({ search1: 'faktúra 118' });
     expect(hitProbeSql('faktúra', new Map(), HIT_BOUND)!.sql).to.contain(`LIMIT ${HIT_BOUND + 1}`);
     expect(hitProbeSql('dobrý deň', common, HIT_BOUND)).to.equal(null);
+  });
+});
+
+/** What the rows the index found carry and are tested for, and when their count is the list's total (docs/adr/0151). */
+describe('unit: the rows a search found through the index', () => {
+  it('carries each document only when a word is left to test on it, and tests only that word', () => {
+    // "zriedka" is selective, "faktúra" is common: the index finds by the first, the second is tested on the rows.
+    expect(hitsSql('zriedka', shares, {})).to.contain('NULL::tsvector AS document');
+    expect(hitsSql('zriedka faktúra', shares, {})).to.contain('s.document AS document');
+    const found = searchConditions('zriedka faktúra', shares, {}, 'found').join(' AND ');
+    expect(found).to.contain('$search1').and.not.contain('$search0');
+    expect(searchConditions('zriedka', shares, {}, 'found')).to.deep.equal(['crm_search_tsquery($search) IS NOT NULL']);
+  });
+
+  it('takes the count of the hits as the total only when every word is selective and nothing else filters', () => {
+    expect(searchCountIsTotal({ search: 'zriedka' }, shares)).to.equal(true);
+    expect(searchCountIsTotal({ search: 'zriedka', sort: 'oldest' }, shares)).to.equal(true);
+    expect(searchCountIsTotal({ search: 'zriedka faktúra' }, shares)).to.equal(false);
+    const day = new Date('2026-12-01T00:00:00Z');
+    for (const other of [{ unread: false }, { unread: true }, { emailAccountId: 'a' }, { contactId: 'c' }, { from: day }, { before: day }, { awaitingReply: true }]) {
+      expect(searchCountIsTotal({ search: 'zriedka', ...other }, shares), JSON.stringify(other)).to.equal(false);
+    }
   });
 });
