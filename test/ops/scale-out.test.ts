@@ -171,19 +171,22 @@ describe('scale-out: a sync requested on two instances at once', function () {
     // A run logs when it ends; let the other instance's run (if it got the lease afterwards) finish too.
     await until(async () => (await fetch(`${b.url}/api/health/ready`)).ok && (await status()) !== 'syncing', { what: 'both instances idle', timeoutMs: 15_000 });
 
-    const runs = [...syncRuns(a, account.id), ...syncRuns(b, account.id)].filter((r) => r.outcome !== 'skipped');
+    // The instances' own metrics tell the same story as their logs (scraped from loopback, as Prometheus
+    // would). A run may still end between two reads (a request that came during the first run, or a cron
+    // turn): read both until they agree; a metric counted twice would never agree.
+    const okMetrics = async () => {
+      let ok = 0;
+      for (const serve of [a, b]) ok += Number(/^crm_sync_runs_total\{result="ok"\} (\d+)$/m.exec(await (await fetch(`${serve.url}/api/metrics`)).text())?.[1] ?? 0);
+      return ok;
+    };
+    const loggedRuns = () => [...syncRuns(a, account.id), ...syncRuns(b, account.id)].filter((r) => r.outcome !== 'skipped');
+    await until(async () => (await okMetrics()) === loggedRuns().filter((r) => r.outcome === 'ok').length, { what: 'the metrics and the logs agree', timeoutMs: 15_000 });
+    const runs = loggedRuns();
     const full = runs.filter((r) => r.mode === 'full');
     expect(full, JSON.stringify(runs)).to.have.length(1);
     expect(full[0].outcome).to.equal('ok');
     // Any other run got the lease only after the first had given it up: nothing was left to store.
     for (const other of runs.filter((r) => r !== full[0])) expect(other.stored, JSON.stringify(other)).to.equal(0);
-    // The instances' own metrics tell the same story (scraped from loopback, as Prometheus would).
-    let okRuns = 0;
-    for (const serve of [a, b]) {
-      const text = await (await fetch(`${serve.url}/api/metrics`)).text();
-      okRuns += Number(/^crm_sync_runs_total\{result="ok"\} (\d+)$/m.exec(text)?.[1] ?? 0);
-    }
-    expect(okRuns).to.equal(runs.filter((r) => r.outcome === 'ok').length);
     const [{ emails, contacts }] = (await ctx.db.sequelize.query(
       `SELECT (SELECT count(*) FROM emails WHERE email_account_id = $1)::int AS emails,
               (SELECT count(*) FROM contacts WHERE email_account_id = $1)::int AS contacts`,
