@@ -61,6 +61,7 @@ export interface SchemaTables {
     phone: string | null;
     title: string | null;
     tags: string[];
+    person_id: string;
   };
   conversation_comments: {
     id: string;

@@ -91,15 +91,14 @@ const COUNT_CONTACTS = 3 * PEOPLE_COUNT_BOUND;
 
 /**
  * The unfiltered list's count: the distinct people of the caller's first COUNT_CONTACTS contacts
- * (the caller's contacts by account, then a probe of person_emails each), and whether it stopped
+ * (the caller's contacts by account, each carrying its person), and whether it stopped
  * there (`scanned`). `bounded: false` counts them all, for the rare caller whose contacts average
  * more than three per person (PersonRepository asks it only then).
  */
 export function personCountQuery(filter: PersonFilter, bounded = true): string {
-  const counted = filter.includeColleagues ? 'pe.person_id IS NOT NULL' : `pe.person_id IS NOT NULL AND ${notColleague('pe.person_id')}`;
-  return `SELECT (count(DISTINCT pe.person_id) FILTER (WHERE ${counted}))::int AS total, count(*)::int AS scanned
-            FROM (SELECT c.email FROM contacts c WHERE c.email_account_id IN (${accountsWith('readEmails')})${bounded ? ` LIMIT ${COUNT_CONTACTS}` : ''}) c
-            LEFT JOIN person_emails pe ON pe.email = c.email`;
+  const counted = filter.includeColleagues ? 'true' : notColleague('c.person_id');
+  return `SELECT (count(DISTINCT c.person_id) FILTER (WHERE ${counted}))::int AS total, count(*)::int AS scanned
+            FROM (SELECT c.person_id FROM contacts c WHERE c.email_account_id IN (${accountsWith('readEmails')})${bounded ? ` LIMIT ${COUNT_CONTACTS}` : ''}) c`;
 }
 
 /** The answer of personCountQuery read as the list's total (a full count asked when the bounded one cannot tell). */
@@ -207,7 +206,7 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
     // to carry (10,000 ids of a tag: its page 71 -> 94 ms, bench/people-bench.ts).
     if (parts.match === 'bounded' && candidateSource(filter) === 'word') {
       columns.push(
-        `CASE WHEN (SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND} THEN ARRAY(SELECT DISTINCT k.id::text FROM candidates k WHERE k.id IS NOT NULL) END AS candidate_ids`,
+        `CASE WHEN (SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND} THEN ARRAY(SELECT DISTINCT k.id::text FROM candidates k) END AS candidate_ids`,
       );
     }
   }
@@ -238,8 +237,8 @@ function candidates(filter: PersonFilter, words: string[]): string {
   if (source === 'company') return 'SELECT p.id FROM people p WHERE p.company_id = $companyId';
   if (source === 'tag') return "SELECT p.id FROM people p WHERE p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]";
   const word = words[0];
-  // A contact's person by key (a scalar subquery: one probe per matching contact, never a scan of person_emails).
-  return `SELECT (SELECT pe.person_id FROM person_emails pe WHERE pe.email = c.email) AS id FROM contacts c
+  // Each contact carries its person (migration 0083): the trigram index's rows answer them.
+  return `SELECT c.person_id AS id FROM contacts c
            WHERE c.email_account_id IN (${accountsWith('readEmails')}) AND ${wordMatches('c.search_text', word)}
           UNION SELECT p.id FROM people p WHERE p.name IS NOT NULL AND ${wordMatches('p.search_text', word)}
           UNION SELECT p.id FROM companies co JOIN people p ON p.company_id = co.id WHERE ${wordMatches('co.search_text', word)}`;

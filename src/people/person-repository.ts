@@ -164,8 +164,15 @@ export class PersonRepository {
     return { access: row?.access ?? null, companyVisible: row?.company_visible === true };
   }
 
-  /** Locks the people of `ids` that exist, in key order (the order crm_people_forget takes them); answers their ids. */
+  /**
+   * Locks the people of `ids` that exist and answers their ids: their address rows first, then the
+   * people, each in key order (the order crm_people_forget takes them, migration 0083). A writer of a
+   * contact holds its address row (KEY SHARE) before it asks for its person's (the foreign key), so
+   * the address rows come first; held FOR UPDATE, a contact being added to one of them is committed
+   * before the merge moves the contacts, or waits and then takes the target.
+   */
   async lock(ids: readonly string[], tx: Tx): Promise<string[]> {
+    await this.sql.select('SELECT 1 FROM person_emails WHERE person_id = ANY($ids::uuid[]) ORDER BY email FOR UPDATE', { ids }, tx);
     const rows = await this.sql.select<{ id: string }>('SELECT id FROM people WHERE id = ANY($ids::uuid[]) ORDER BY id FOR UPDATE', { ids }, tx);
     return rows.map((r) => r.id);
   }
@@ -190,11 +197,13 @@ export class PersonRepository {
   }
 
   /**
-   * The sources' addresses become the target's, the target takes the merged fields, the sources go;
+   * The sources' addresses and contacts become the target's, the target takes the merged fields, the sources go;
    * the rows are locked already (lock). Answers how many addresses moved.
    */
   async merge(targetId: string, sourceIds: readonly string[], values: MergedFields, tx: Tx): Promise<number> {
     const moved = await this.sql.execute('UPDATE person_emails SET person_id = $targetId WHERE person_id = ANY($sourceIds::uuid[])', { targetId, sourceIds }, tx);
+    // The contacts go with their addresses (each contact carries its person, migration 0083).
+    await this.sql.execute('UPDATE contacts SET person_id = $targetId WHERE person_id = ANY($sourceIds::uuid[])', { targetId, sourceIds }, tx);
     await this.sql.execute(
       `UPDATE people SET name = $name, phone = $phone, title = $title, tags = $tags::text[], notes = $notes, company_id = $companyId, updated_at = now()
         WHERE id = $targetId`,

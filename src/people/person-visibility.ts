@@ -21,16 +21,13 @@ export const PERSON_NOT_FOUND = 'Osoba neexistuje';
 
 /**
  * The contacts `c` of the person `personIdSql` in the accounts whose mail the caller (bind `$userId`)
- * may read: FROM and WHERE of a query over them (a probe of person_emails_person_idx, then of
- * contacts_email_idx per address). The contacts' part is fenced (OFFSET 0: the planner may not pull
- * it up and reorder the join), so the probes go in that order whatever the statistics say: right
- * after a bulk insert, before autovacuum's ANALYZE, the planner drove from every contact of the
- * caller's accounts instead, 11 ms per person for 2,200 contacts (ADR 0172).
+ * may read: FROM and WHERE of a query over them, one range of contacts_person_idx (each contact
+ * carries its person, migration 0083). The accounts are an array computed once per statement: as an
+ * `IN (subquery)` the planner may join from the caller's accounts' contacts instead (right after a
+ * bulk insert, before autovacuum's ANALYZE, it did: 11 ms per person for 2,200 contacts, ADR 0172).
  */
 export const visibleContactsOf = (personIdSql: string): string =>
-  `person_emails pe CROSS JOIN LATERAL (SELECT c.* FROM contacts c
-      WHERE c.email = pe.email AND c.email_account_id IN (${accountsWith('readEmails')}) OFFSET 0) c
-    WHERE pe.person_id = ${personIdSql}`;
+  `contacts c WHERE c.person_id = ${personIdSql} AND c.email_account_id = ANY (ARRAY(${accountsWith('readEmails')}))`;
 
 /**
  * The caller's right on the person `personIdSql` as one SQL value: NULL when they do not see them

@@ -48,8 +48,8 @@ const WALK_GROWTH = 4;
  * the first `$rows` of those: exactly the first `$rows` of all).
  */
 export function walkedContacts(): string {
-  return `SELECT s.id, s.email, s.last_email_at FROM email_account_members m
-           CROSS JOIN LATERAL (SELECT c.id, c.email, c.last_email_at FROM contacts c WHERE c.email_account_id = m.email_account_id
+  return `SELECT s.id, s.person_id, s.last_email_at FROM email_account_members m
+           CROSS JOIN LATERAL (SELECT c.id, c.person_id, c.last_email_at FROM contacts c WHERE c.email_account_id = m.email_account_id
                                 ORDER BY c.last_email_at DESC NULLS LAST, c.id LIMIT $rows) s
            WHERE m.user_id = $userId AND ${rightCondition('readEmails')}
            ORDER BY s.last_email_at DESC NULLS LAST, s.id LIMIT $rows`;
@@ -66,14 +66,13 @@ const AMONG_CANDIDATES = 'coalesce(k.id IN (SELECT id FROM candidates), false)';
  * The persons of the walked contacts that pass the filter, in the list's order, one per contact (a
  * person with several addresses comes several times, at their best contact first): among the
  * filter's `candidates` (a CTE), then the checks (person-query.ts, personChecks: `prefilter` over the
- * person `k.id` alone, read before their sight `v`, then `conditions` over both). A walked contact's
- * person is a probe by address, fenced (`OFFSET 0`): pulled up, the planner joined every address of
- * the installation instead (a hash join over person_emails, 10-16 ms at 100,000 people, ADR 0172).
+ * person `k.id` alone, read before their sight `v`, then `conditions` over both). A walked contact carries its
+ * person (migration 0083): no lookup by address.
  */
 export function walkedPeople(checks: { sight?: string; prefilter: string[]; conditions: string[] }, among: 'candidates' | 'everyone' = 'candidates'): string {
   const where = [...(among === 'candidates' ? [AMONG_CANDIDATES] : []), ...checks.prefilter, ...checks.conditions];
   return `ARRAY(SELECT k.id::text FROM walked w
-                  CROSS JOIN LATERAL (SELECT pe.person_id AS id FROM person_emails pe WHERE pe.email = w.email OFFSET 0) k
+                  CROSS JOIN LATERAL (SELECT w.person_id AS id) k
                   ${checks.sight ?? ''}
                  ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY w.last_email_at DESC NULLS LAST, w.id)`;

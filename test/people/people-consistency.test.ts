@@ -8,6 +8,8 @@ import { testApp, testContext } from '../support/harness.js';
 import { until } from '../support/poll.js';
 import { crmUser, freshMailUser, put } from '../sync/helpers.js';
 import { member, type Member } from '../companies/support.js';
+import { Sql } from '../../src/db/sql.js';
+import { PersonRepository } from '../../src/people/person-repository.js';
 import { personOf } from './support.js';
 
 /**
@@ -27,17 +29,20 @@ describe('people: kept from contacts by every writer, at once', function () {
 
   /**
    * The people links recomputed from the contacts, compared with the stored ones: every address of a
-   * contact has exactly one person, no address row is left without a contact, no person without an address.
+   * contact has exactly one person, which the contact carries, no address row is left without a
+   * contact, no person without an address.
    */
   async function expectConsistent(): Promise<void> {
     const q = <T extends object>(sql: string) => ctx.db.sequelize.query<T>(sql, { type: QueryTypes.SELECT });
     const missing = await q<{ email: string }>('SELECT DISTINCT c.email FROM contacts c WHERE NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.email = c.email)');
     const stale = await q<{ email: string }>('SELECT pe.email FROM person_emails pe WHERE NOT EXISTS (SELECT 1 FROM contacts c WHERE c.email = pe.email)');
     const empty = await q<{ id: string }>('SELECT p.id FROM people p WHERE NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.person_id = p.id)');
+    // Each contact carries its address's person (migration 0083).
+    const misfiled = await q<{ id: string }>('SELECT c.id FROM contacts c JOIN person_emails pe ON pe.email = c.email WHERE c.person_id <> pe.person_id');
     const [counts] = await q<{ addresses: number; linked: number }>(
       'SELECT (SELECT count(DISTINCT email) FROM contacts)::int AS addresses, (SELECT count(*) FROM person_emails)::int AS linked',
     );
-    expect({ missing, stale, empty }).to.deep.equal({ missing: [], stale: [], empty: [] });
+    expect({ missing, stale, empty, misfiled }).to.deep.equal({ missing: [], stale: [], empty: [], misfiled: [] });
     expect(counts.linked).to.equal(counts.addresses);
   }
 
@@ -93,6 +98,56 @@ describe('people: kept from contacts by every writer, at once', function () {
       }
       // One contact of the address is left (in b's mailbox): it has its person.
       expect(await personOf(address), `addFirst=${addFirst}`).to.be.a('string');
+      await expectConsistent();
+    }
+  });
+
+  it('files a contact added while its person is merged under the merged person (either order)', async () => {
+    const [a, b] = [await member(app), await member(app)];
+    const [boxA, boxB] = [await createEmailAccount(a.fixture.user), await createEmailAccount(b.fixture.user)];
+    const people = new PersonRepository(new Sql(ctx.db.sequelize));
+    for (const mergeFirst of [true, false]) {
+      const [target, source] = [`ciel-${mergeFirst}-${run}@zlucenie-${run}.sk`, `zdroj-${mergeFirst}-${run}@zlucenie-${run}.sk`];
+      for (const email of [target, source]) expect((await a.post('/api/contacts', { emailAccountId: boxA.id, email })).status).to.equal(201);
+      const [targetId, sourceId] = [(await personOf(target))!, (await personOf(source))!];
+      // One side holds its uncommitted change; the other must wait for it, then see it.
+      const held = await ctx.db.sequelize.transaction();
+      try {
+        if (mergeFirst) {
+          await people.lock([targetId, sourceId], held);
+          await people.merge(targetId, [sourceId], { name: null, phone: null, title: null, tags: [], notes: null, companyId: null }, held);
+        } else {
+          await ctx.db.sequelize.query('INSERT INTO contacts (user_id, email_account_id, email) VALUES ($1, $2, $3)', { bind: [b.id, boxB.id, source], transaction: held });
+        }
+        const [{ pid }] = await ctx.db.sequelize.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', { type: QueryTypes.SELECT, transaction: held });
+        // A request of the test client is sent when awaited: then() sends it now.
+        const pending: Promise<unknown> = mergeFirst
+          ? b.post('/api/contacts', { emailAccountId: boxB.id, email: source }).then((r) => r)
+          : ctx.db.sequelize.transaction(async (tx) => {
+              await people.lock([targetId, sourceId], tx);
+              await people.merge(targetId, [sourceId], { name: null, phone: null, title: null, tags: [], notes: null, companyId: null }, tx);
+            });
+        await until(
+          async () => {
+            const [row] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', {
+              bind: [pid],
+              type: QueryTypes.SELECT,
+            });
+            return row.n > 0;
+          },
+          { what: 'the other side to wait on the held address', timeoutMs: 20_000 },
+        );
+        await held.commit();
+        const answer = await pending;
+        if (mergeFirst) expect((answer as { status: number }).status).to.equal(201);
+      } finally {
+        if (!(held as unknown as { finished?: string }).finished) await held.rollback();
+      }
+      const [filed] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM contacts WHERE email = $1 AND person_id = $2', {
+        bind: [source, targetId],
+        type: QueryTypes.SELECT,
+      });
+      expect(filed.n, `mergeFirst=${mergeFirst}: both contacts of the source's address under the target`).to.equal(2);
       await expectConsistent();
     }
   });

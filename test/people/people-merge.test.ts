@@ -98,16 +98,17 @@ describe('people: merge', function () {
   it('loses no address when two merges of the same person run at once: the second waits, then finds its source gone', async () => {
     const [a, b, c] = [await teamPerson('race-a'), await teamPerson('race-b'), await teamPerson('race-c')];
     const ctx = await testContext();
-    // Hold b, so that both merges are sure to meet at its lock: a <- b and c <- b.
+    // Hold b as a merge locks it (its address rows first, migration 0083), so that both merges are sure
+    // to meet at its lock: a <- b and c <- b.
     const holding = await ctx.db.sequelize.transaction();
     let answers: Array<{ status: number }> = [];
     try {
-      await ctx.db.sequelize.query('SELECT 1 FROM people WHERE id = $1 FOR UPDATE', { bind: [b.id], transaction: holding });
+      await ctx.db.sequelize.query('SELECT 1 FROM person_emails WHERE person_id = $1 FOR UPDATE', { bind: [b.id], transaction: holding });
       const pending = Promise.all([t.carol.post(`/api/people/${a.id}/merge`, { sourceIds: [b.id] }), t.editor.post(`/api/people/${c.id}/merge`, { sourceIds: [b.id] })]);
       await until(
         async () => {
           const [row] = await ctx.db.sequelize.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT id FROM people WHERE id = ANY%'",
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT 1 FROM person_emails WHERE person_id = ANY%'",
             { type: QueryTypes.SELECT },
           );
           return row.n === 2;

@@ -1,0 +1,142 @@
+import type { QueryInterface } from 'sequelize';
+import { withPinnedSearchPath } from '../src/db/migration-sql.js';
+
+/**
+ * Each contact carries its person (`contacts.person_id`, issue 46: the people list of a broad filter;
+ * docs/adr/0172, amended in session 22).
+ *
+ * Until now a contact's person was found by its address (person_emails, one index probe per contact):
+ * a common search word's 6,260 contacts cost 6,260 probes before the first check, the walk one per
+ * walked contact, each person's sight two probes per address. The person's id on the contact row,
+ * which those statements read anyway, removes the probes; contacts_person_idx answers a person's
+ * contacts in one range (their sight, the merge).
+ *
+ * Kept by the database, in the writer's own transaction, whoever writes:
+ * - A contact inserted, or its address changed, takes the person of its address before the row is
+ *   written (a BEFORE row trigger: the row is written once, and person_id is NOT NULL with a foreign
+ *   key). The address row is held FOR KEY SHARE (as crm_people_adopt held it), so a concurrent
+ *   crm_people_forget or merge of that address waits for this commit and then sees the contact; a
+ *   new address gets a new person with the contact's company (two writers: the unique address
+ *   decides, the loser's person is removed and it takes the winner's). This replaces the statement
+ *   trigger of 0050 that adopted new addresses after the insert.
+ * - A merge moves its sources' contacts with their addresses (src/people/person-repository.ts).
+ * - Everything else is unchanged: person_emails stays the address book of the installation
+ *   (colleagues, erasure, export read it by address), crm_people_forget still removes an address
+ *   with no contact and a person with no address.
+ *
+ * The lock order becomes address rows, then people, for both crm_people_forget and the merge: with
+ * the foreign key a writer of a contact holds its address row and then asks for its person's row
+ * (KEY SHARE), so whoever locks a person FOR UPDATE must already hold its address rows.
+ *
+ * Existing contacts are filled in one UPDATE (every contact row written once more; on a million
+ * contacts some tens of seconds under the migration's lock, docs/upgrades.md) with the contacts'
+ * event trigger off: person_id is no news (crm_events_contacts compares other columns) and the
+ * transition tables of a million rows would be built for nothing.
+ */
+export async function up(qi: QueryInterface): Promise<void> {
+  await withPinnedSearchPath(
+    qi,
+    (path) => `
+    ALTER TABLE contacts ADD COLUMN person_id uuid;
+    -- An address without a person would break NOT NULL below; 0050's triggers leave none, this heals any.
+    SELECT crm_people_adopt(array_agg(c.email ORDER BY c.email), array_agg(c.company_id ORDER BY c.email))
+      FROM (SELECT DISTINCT ON (c.email) c.email, c.company_id FROM contacts c
+             WHERE NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.email = c.email) ORDER BY c.email, c.company_id NULLS LAST) c
+    HAVING count(*) > 0;
+    ALTER TABLE contacts DISABLE TRIGGER contacts_events_update;
+    UPDATE contacts c SET person_id = pe.person_id FROM person_emails pe WHERE pe.email = c.email;
+    ALTER TABLE contacts ENABLE TRIGGER contacts_events_update;
+    ALTER TABLE contacts ALTER COLUMN person_id SET NOT NULL,
+      ADD CONSTRAINT contacts_person_id_fkey FOREIGN KEY (person_id) REFERENCES people(id);
+    -- A person's contacts by account: their sight (the accounts the caller reads), the merge, the
+    -- foreign key's check when a person goes.
+    CREATE INDEX contacts_person_idx ON contacts (person_id, email_account_id) INCLUDE (last_email_at);
+
+    ${PERSON_OF_NEW_CONTACT(path)}
+    ${FORGET(path, 'addresses first')}
+    DROP TRIGGER contacts_people_insert ON contacts;
+    DROP FUNCTION crm_people_contacts_added();
+    CREATE TRIGGER contacts_people_person BEFORE INSERT ON contacts
+      FOR EACH ROW EXECUTE FUNCTION crm_people_contact_person();
+    CREATE TRIGGER contacts_people_readdress BEFORE UPDATE OF email ON contacts
+      FOR EACH ROW WHEN (OLD.email IS DISTINCT FROM NEW.email) EXECUTE FUNCTION crm_people_contact_person();
+  `,
+  );
+}
+
+export async function down(qi: QueryInterface): Promise<void> {
+  await withPinnedSearchPath(
+    qi,
+    (path) => `
+    DROP TRIGGER contacts_people_readdress ON contacts;
+    DROP TRIGGER contacts_people_person ON contacts;
+    DROP FUNCTION crm_people_contact_person();
+    ${FORGET(path, 'people first')}
+    CREATE FUNCTION crm_people_contacts_added() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
+    DECLARE
+      addresses text[];
+      companies uuid[];
+    BEGIN
+      SELECT array_agg(n.email ORDER BY n.email), array_agg(n.company_id ORDER BY n.email) INTO addresses, companies FROM new_contacts n;
+      IF addresses IS NOT NULL THEN
+        PERFORM crm_people_adopt(addresses, companies);
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER contacts_people_insert AFTER INSERT ON contacts
+      REFERENCING NEW TABLE AS new_contacts FOR EACH STATEMENT EXECUTE FUNCTION crm_people_contacts_added();
+    ALTER TABLE contacts DROP COLUMN person_id;
+  `,
+  );
+}
+
+/**
+ * The person of a contact about to be written (NEW.email): its address's, held FOR KEY SHARE until
+ * the commit, or a new one when the address has none. In a loop: a writer that loses the race for a
+ * new address removes its person and reads the winner's (the INSERT waited for the winner's commit).
+ * One function call per row, the work inline: every function of the schema pins its search_path,
+ * which costs a few microseconds per call (migration 0082), so no helper is called per row.
+ */
+const PERSON_OF_NEW_CONTACT = (path: string) => `
+    CREATE FUNCTION crm_people_contact_person() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
+    DECLARE
+      found_id uuid;
+    BEGIN
+      LOOP
+        SELECT pe.person_id INTO found_id FROM person_emails pe WHERE pe.email = NEW.email FOR KEY SHARE;
+        IF found_id IS NOT NULL THEN
+          NEW.person_id := found_id;
+          RETURN NEW;
+        END IF;
+        found_id := gen_random_uuid();
+        INSERT INTO people (id, company_id) VALUES (found_id, NEW.company_id);
+        INSERT INTO person_emails (email, person_id) VALUES (NEW.email, found_id) ON CONFLICT (email) DO NOTHING;
+        IF FOUND THEN
+          NEW.person_id := found_id;
+          RETURN NEW;
+        END IF;
+        DELETE FROM people WHERE id = found_id;
+      END LOOP;
+    END $$;`;
+
+/**
+ * crm_people_forget (0050) with its two locks in either order: 'addresses first' from 0083 on (the
+ * order a writer of a contact and a merge take them), 'people first' as 0050 had it (down).
+ */
+const FORGET = (path: string, order: 'addresses first' | 'people first') => {
+  const people = 'PERFORM 1 FROM people p WHERE p.id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = ANY(addresses)) ORDER BY p.id FOR UPDATE OF p;';
+  const addresses = 'PERFORM 1 FROM person_emails pe WHERE pe.email = ANY(addresses) ORDER BY pe.email FOR UPDATE;';
+  return `
+    CREATE OR REPLACE FUNCTION crm_people_forget(addresses text[]) RETURNS void LANGUAGE plpgsql SET search_path = ${path} AS $$
+    DECLARE
+      emptied uuid[];
+    BEGIN
+      ${order === 'addresses first' ? `${addresses}\n      ${people}` : `${people}\n      ${addresses}`}
+      WITH gone AS (DELETE FROM person_emails pe WHERE pe.email = ANY(addresses)
+                       AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.email = pe.email) RETURNING pe.person_id)
+      SELECT array_agg(DISTINCT g.person_id) INTO emptied FROM gone g;
+      IF emptied IS NOT NULL THEN
+        DELETE FROM people p WHERE p.id = ANY(emptied) AND NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.person_id = p.id);
+      END IF;
+    END $$;`;
+};
