@@ -167,14 +167,11 @@ export interface FilteredQueryParts {
    * `none`: no match, the walk only.
    */
   match: 'bounded' | 'all' | 'none';
-  /** Walk this many of the caller's contacts (person-walk.ts), answering `walked` and `people`. */
-  walkRows?: number;
   /**
-   * The candidates as a `bounded` statement of the same request answered them (`candidate_ids`, when
-   * more than the bound matched), instead of looking them up again: for a common word, that lookup
-   * (thousands of contacts from the trigram index, a person probe each) was most of the walk's cost.
+   * Walk this many of the caller's contacts (person-walk.ts), answering `walked` and `people`; with a
+   * `bounded` match, only when more than the bound matched (NULL otherwise: never run).
    */
-  candidateIds?: readonly string[];
+  walkRows?: number;
 }
 
 /**
@@ -189,31 +186,35 @@ export function personFilteredQuery(filter: PersonFilter, bind: Bind, terms: rea
   // The first term drives the candidates (PersonRepository puts the rarest first).
   const words = bindFilter(filter, bind, terms);
   const checks = personChecks(filter, words);
-  if (parts.candidateIds) bind.candidateIds = parts.candidateIds;
-  const from = parts.candidateIds ? 'SELECT unnest($candidateIds::uuid[]) AS id' : candidates(filter, words);
-  const ctes = [`candidates AS MATERIALIZED (${from})`];
+  const ctes = candidateCtes(filter, words);
   const columns = [`${filter.companyId ? accessToCompany() : 'true'} AS company_access`];
+  // What a column that only a broad (or only a narrow) match needs is wrapped in: a CASE whose
+  // branch not taken is never run (its subqueries are evaluated on first use).
+  let onlyWhen = (_broad: boolean, sql: string) => sql;
   if (parts.match !== 'none') {
-    const bound = parts.match === 'bounded' ? ` LIMIT ${PEOPLE_COUNT_BOUND + 1}` : '';
+    const bounded = parts.match === 'bounded';
     ctes.push(`matched AS MATERIALIZED (SELECT k.id, v.last_email_at, v.first_contact_id FROM candidates k ${checks.sight}
-                WHERE ${[...checks.prefilter, ...checks.conditions].join(' AND ')}${bound})`);
+                WHERE ${[...checks.prefilter, ...checks.conditions].join(' AND ')}${bounded ? ` LIMIT ${PEOPLE_COUNT_BOUND + 1}` : ''})`);
+    // A bounded match asks the cheap test first where the filter has one (boundTest): past the bound
+    // it has answered, and no candidate's sight is read (the ordered match is never run).
+    const test = bounded ? boundTest(filter, words, checks.prefilter) : undefined;
+    if (test) ctes.push(`passed AS MATERIALIZED (${test} LIMIT ${PEOPLE_COUNT_BOUND + 1})`);
+    const total = test
+      ? `CASE WHEN (SELECT count(*) FROM passed) > ${PEOPLE_COUNT_BOUND} THEN ${PEOPLE_COUNT_BOUND + 1} ELSE (SELECT count(*) FROM matched) END`
+      : '(SELECT count(*) FROM matched)';
+    ctes.push(`total AS MATERIALIZED (SELECT ${total}::int AS n)`);
+    if (bounded) onlyWhen = (broad, sql) => `CASE WHEN (SELECT n FROM total) ${broad ? '>' : '<='} ${PEOPLE_COUNT_BOUND} THEN ${sql} END`;
     columns.push(
-      '(SELECT count(*) FROM matched)::int AS total',
-      'ARRAY(SELECT m.id::text FROM matched m ORDER BY m.last_email_at DESC NULLS LAST, m.first_contact_id LIMIT $limit OFFSET $offset) AS ids',
+      '(SELECT n FROM total) AS total',
+      `${onlyWhen(false, 'ARRAY(SELECT m.id::text FROM matched m ORDER BY m.last_email_at DESC NULLS LAST, m.first_contact_id LIMIT $limit OFFSET $offset)')} AS ids`,
     );
-    // Beyond the bound the walk follows: it takes a search word's candidates instead of looking them up
-    // again. A company's or a tag's come from one index range of people, cheaper to read again than
-    // to carry (10,000 ids of a tag: its page 71 -> 94 ms, bench/people-bench.ts).
-    if (parts.match === 'bounded' && candidateSource(filter) === 'word') {
-      columns.push(
-        `CASE WHEN (SELECT count(*) FROM matched) > ${PEOPLE_COUNT_BOUND} THEN ARRAY(SELECT DISTINCT k.id::text FROM candidates k) END AS candidate_ids`,
-      );
-    }
   }
+  // Beyond the bound the walk follows in the same statement: the candidates are found once. As a
+  // statement of its own it took them again, or carried 5,000 ids of a common word both ways.
   if (parts.walkRows !== undefined) {
     bind.rows = parts.walkRows;
     ctes.push(`walked AS MATERIALIZED (${walkedContacts()})`);
-    columns.push('(SELECT count(*) FROM walked)::int AS walked', `${walkedPeople(checks)} AS people`);
+    columns.push(`${onlyWhen(true, '(SELECT count(*) FROM walked)::int')} AS walked`, `${onlyWhen(true, walkedPeople(checks))} AS people`);
   }
   return { sql: `WITH ${ctes.join(',\n')} SELECT ${columns.join(', ')}` };
 }
@@ -225,21 +226,45 @@ const ORDER_COLUMNS = `max(c.last_email_at) AS last_email_at, (array_agg(c.id OR
 const candidateSource = (filter: PersonFilter): 'company' | 'tag' | 'word' => (filter.companyId ? 'company' : filter.tag ? 'tag' : 'word');
 
 /**
- * The candidate people (column `id`) of a filtered list, from the narrowest index the filter has: a
- * company's people, a tag's, or for a search the people its first word (the rarest: RAREST_FIRST in
- * person-search.ts) may belong to: their contacts in the caller's readable mailboxes, the name staff gave, or
- * their company hold it. Every person who matches is among them (each word must match somewhere, this
- * one too); the other words are checked per candidate. One word's lookup only: an intersection of
- * every word's set costs the sum of them, a common word's included.
+ * The candidate people (a CTE `candidates`, column `id`) of a filtered list, from the narrowest index
+ * the filter has: a company's people, a tag's, or for a search the people its first word (the rarest:
+ * RAREST_FIRST in person-search.ts) may belong to: their contacts in the caller's readable mailboxes
+ * (a CTE `hits` of their own, boundTest counts them), the name staff gave, or their company hold it.
+ * Every person who matches is among them (each word must match somewhere, this one too); the other
+ * words are checked per candidate. One word's lookup only: an intersection of every word's set costs
+ * the sum of them, a common word's included.
  */
-function candidates(filter: PersonFilter, words: string[]): string {
+function candidateCtes(filter: PersonFilter, words: string[]): string[] {
   const source = candidateSource(filter);
-  if (source === 'company') return 'SELECT p.id FROM people p WHERE p.company_id = $companyId';
-  if (source === 'tag') return "SELECT p.id FROM people p WHERE p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)]";
+  if (source === 'company') return ['candidates AS MATERIALIZED (SELECT p.id FROM people p WHERE p.company_id = $companyId)'];
+  if (source === 'tag') return ["candidates AS MATERIALIZED (SELECT p.id FROM people p WHERE p.tags <> '{}' AND crm_tag_keys(p.tags) @> ARRAY[crm_fold($tag)])"];
   const word = words[0];
   // Each contact carries its person (migration 0083): the trigram index's rows answer them.
-  return `SELECT c.person_id AS id FROM contacts c
-           WHERE c.email_account_id IN (${accountsWith('readEmails')}) AND ${wordMatches('c.search_text', word)}
+  return [
+    `hits AS MATERIALIZED (SELECT c.person_id AS id FROM contacts c
+       WHERE c.email_account_id IN (${accountsWith('readEmails')}) AND ${wordMatches('c.search_text', word)})`,
+    `candidates AS MATERIALIZED (SELECT h.id FROM hits h
           UNION SELECT p.id FROM people p WHERE p.name IS NOT NULL AND ${wordMatches('p.search_text', word)}
-          UNION SELECT p.id FROM companies co JOIN people p ON p.company_id = co.id WHERE ${wordMatches('co.search_text', word)}`;
+          UNION SELECT p.id FROM companies co JOIN people p ON p.company_id = co.id WHERE ${wordMatches('co.search_text', word)})`,
+  ];
+}
+
+/**
+ * A cheaper test than personChecks that passes only people who match (column `id`, each once), for
+ * the filters that have one; when more than the bound pass it, the total is decided without a single
+ * sight. A search of one word: the people of the caller's own contacts that hold it (`hits`: such a
+ * contact is seen and holds the word, which is all a match needs). A company or a tag: the prefilter
+ * and one contact of theirs with mail in a mailbox the caller reads (one index probe, where the sight
+ * aggregates every contact). A search of several words has none (the other words need the sight).
+ */
+function boundTest(filter: PersonFilter, words: string[], prefilter: string[]): string | undefined {
+  if (words.length === 0) {
+    const withMail = `EXISTS (SELECT 1 FROM contacts c WHERE c.person_id = k.id AND c.email_account_id = ANY (ARRAY(${accountsWith('readEmails')})) AND c.last_email_at IS NOT NULL)`;
+    return `SELECT k.id FROM candidates k WHERE ${[...prefilter, withMail].join(' AND ')}`;
+  }
+  if (words.length === 1 && candidateSource(filter) === 'word') {
+    // The prefilter of a search is the colleagues' test alone.
+    return `SELECT DISTINCT k.id FROM hits k${prefilter.length > 0 ? ` WHERE ${prefilter.join(' AND ')}` : ''}`;
+  }
+  return undefined;
 }

@@ -51,8 +51,6 @@ interface FilteredRow extends Partial<WalkRow> {
   company_access: boolean | null;
   total?: number;
   ids?: string[];
-  /** A bounded match's candidates, when more than the bound matched (for the walk that follows). */
-  candidate_ids?: string[] | null;
 }
 
 /**
@@ -85,28 +83,26 @@ export class PersonRepository {
 
   /**
    * A filtered page: the matches checked up to the count bound. Beyond it the total is the bound (not
-   * exact) and the page comes from the walk (ADR 0172), a statement of its own (in the first one its
-   * planning cost every narrow search a third more): further tries read four times as many contacts,
-   * and past WALK_MAX_ROWS the page is ordered from every match instead.
+   * exact) and the page comes from the walk (ADR 0172), in the same statement; further tries read
+   * four times as many contacts, and past WALK_MAX_ROWS the page is ordered from every match instead.
    */
   private async matchedPage(userId: string, filter: PersonFilter, page: PageRequest): Promise<PersonPage> {
     const terms = filter.search ? await this.rarestFirst(searchTerms(filter.search)) : [];
     const offset = offsetOf(page);
-    const first = await this.filtered(userId, filter, terms, page, { match: 'bounded' });
+    const rows = Math.min((offset + page.limit + 1) * WALK_ROWS_PER_PERSON, WALK_MAX_ROWS);
+    const first = await this.filtered(userId, filter, terms, page, { match: 'bounded', walkRows: rows });
     const companyVisible = filter.companyId ? { companyVisible: first.company_access === true } : {};
     const total = first.total!;
     if (total <= PEOPLE_COUNT_BOUND) {
       const items = await this.details(userId, first.ids!.slice(0, page.limit));
       return { items, total, totalExact: true, hasNext: first.ids!.length > page.limit, ...companyVisible };
     }
-    // The candidates of the first statement, not looked up again (a moment later: a person who became one
-    // since is missed as by a request a moment earlier; every candidate is checked again).
-    const candidateIds = first.candidate_ids ?? undefined;
-    const walk = async (rows: number) => (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: rows, candidateIds })) as WalkRow;
-    const rows = Math.min((offset + page.limit + 1) * WALK_ROWS_PER_PERSON, WALK_MAX_ROWS);
-    let picked: { ids: string[]; hasNext: boolean } | undefined = await walkedPage(await walk(rows), rows, { offset, limit: page.limit }, walk);
+    // A further try looks the candidates up again (a moment later: a person who became one since is
+    // found, one who no longer is is left out, as by a request a moment later).
+    const walk = async (rows: number) => (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: rows })) as WalkRow;
+    let picked: { ids: string[]; hasNext: boolean } | undefined = await walkedPage(first as WalkRow, rows, { offset, limit: page.limit }, walk);
     if (!picked) {
-      const all = await this.filtered(userId, filter, terms, page, { match: 'all', candidateIds });
+      const all = await this.filtered(userId, filter, terms, page, { match: 'all' });
       picked = { ids: all.ids!.slice(0, page.limit), hasNext: all.ids!.length > page.limit };
     }
     const items = await this.details(userId, picked.ids);
