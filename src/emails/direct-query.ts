@@ -35,9 +35,7 @@ export function directListQuery(userId: string, filter: EmailFilter, page: PageR
   if (filter.personId) {
     // The email's account is readable (above), so its link to a contact of that account shows the person to the caller.
     bind.personId = filter.personId;
-    conditions.push(
-      'EXISTS (SELECT 1 FROM email_contacts l JOIN contacts c ON c.id = l.contact_id WHERE l.email_id = e.id AND c.person_id = $personId)',
-    );
+    conditions.push('EXISTS (SELECT 1 FROM email_contacts l JOIN contacts c ON c.id = l.contact_id WHERE l.email_id = e.id AND c.person_id = $personId)');
   }
   if (filter.unread !== undefined) conditions.push(filter.unread ? 'NOT e.is_read' : 'e.is_read');
   if (filter.from) {
