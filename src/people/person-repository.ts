@@ -55,8 +55,8 @@ interface FilteredRow extends Partial<WalkRow> {
 
 /**
  * All data access of the people area (tables people and person_emails, kept from contacts by the
- * triggers of migration 0050; docs/adr/0135). Every lookup for a caller is scoped by what they see
- * (person-visibility.ts), decided in the statement itself.
+ * triggers of migration 0050, and each contact's person_id, 0083; docs/adr/0135, 0172). Every lookup
+ * for a caller is scoped by what they see (person-visibility.ts), decided in the statement itself.
  */
 export class PersonRepository {
   constructor(private readonly sql: Sql) {}
@@ -193,8 +193,8 @@ export class PersonRepository {
   }
 
   /**
-   * The sources' addresses and contacts become the target's, the target takes the merged fields, the sources go;
-   * the rows are locked already (lock). Answers how many addresses moved.
+   * The sources' addresses and contacts become the target's, the target takes the merged fields, the
+   * sources go; the rows are locked already (lock). Answers how many addresses moved.
    */
   async merge(targetId: string, sourceIds: readonly string[], values: MergedFields, tx: Tx): Promise<number> {
     const moved = await this.sql.execute('UPDATE person_emails SET person_id = $targetId WHERE person_id = ANY($sourceIds::uuid[])', { targetId, sourceIds }, tx);

@@ -66,8 +66,8 @@ const AMONG_CANDIDATES = 'coalesce(k.id IN (SELECT id FROM candidates), false)';
  * The persons of the walked contacts that pass the filter, in the list's order, one per contact (a
  * person with several addresses comes several times, at their best contact first): among the
  * filter's `candidates` (a CTE), then the checks (person-query.ts, personChecks: `prefilter` over the
- * person `k.id` alone, read before their sight `v`, then `conditions` over both). A walked contact carries its
- * person (migration 0083): no lookup by address.
+ * person `k.id` alone, read before their sight `v`, then `conditions` over both). A walked contact
+ * carries its person (migration 0083): no lookup by address.
  */
 export function walkedPeople(checks: { sight?: string; prefilter: string[]; conditions: string[] }, among: 'candidates' | 'everyone' = 'candidates'): string {
   const where = [...(among === 'candidates' ? [AMONG_CANDIDATES] : []), ...checks.prefilter, ...checks.conditions];
