@@ -9,7 +9,8 @@ import { withPinnedSearchPath } from '../src/db/migration-sql.js';
  * a common search word's 6,260 contacts cost 6,260 probes before the first check, the walk one per
  * walked contact, each person's sight two probes per address. The person's id on the contact row,
  * which those statements read anyway, removes the probes; contacts_person_idx answers a person's
- * contacts in one range (their sight, the merge).
+ * contacts in one range (their sight, the merge), and contacts_account_last_email_idx carries it so
+ * that the walk of the people list reads the index alone.
  *
  * Kept by the database, in the writer's own transaction, whoever writes:
  * - A contact inserted, or its address changed, takes the person of its address before the row is
@@ -51,6 +52,10 @@ export async function up(qi: QueryInterface): Promise<void> {
     -- A person's contacts by account: their sight (the accounts the caller reads), the merge, the
     -- foreign key's check when a person goes.
     CREATE INDEX contacts_person_idx ON contacts (person_id, email_account_id) INCLUDE (last_email_at);
+    -- A mailbox's contacts newest first (0009), now with their person: the people list's walk reads
+    -- id, last_email_at and person_id from the index alone (on pages autovacuum has marked visible).
+    DROP INDEX contacts_account_last_email_idx;
+    CREATE INDEX contacts_account_last_email_idx ON contacts (email_account_id, last_email_at DESC NULLS LAST, id) INCLUDE (person_id);
 
     ${PERSON_OF_NEW_CONTACT(path)}
     ${FORGET(path, 'addresses first')}
@@ -85,7 +90,9 @@ export async function down(qi: QueryInterface): Promise<void> {
     END $$;
     CREATE TRIGGER contacts_people_insert AFTER INSERT ON contacts
       REFERENCING NEW TABLE AS new_contacts FOR EACH STATEMENT EXECUTE FUNCTION crm_people_contacts_added();
+    DROP INDEX contacts_account_last_email_idx;
     ALTER TABLE contacts DROP COLUMN person_id;
+    CREATE INDEX contacts_account_last_email_idx ON contacts (email_account_id, last_email_at DESC NULLS LAST, id);
   `,
   );
 }

@@ -4,6 +4,7 @@ import type { Tx } from '../db/transactions.js';
 import { offsetOf, type PageRequest } from '../shared/pagination.js';
 import {
   countVerdict,
+  hasBoundTest,
   PEOPLE_COUNT_BOUND,
   personCountQuery,
   personDetailsQuery,
@@ -83,14 +84,17 @@ export class PersonRepository {
 
   /**
    * A filtered page: the matches checked up to the count bound. Beyond it the total is the bound (not
-   * exact) and the page comes from the walk (ADR 0172), in the same statement; further tries read
-   * four times as many contacts, and past WALK_MAX_ROWS the page is ordered from every match instead.
+   * exact) and the page comes from the walk (ADR 0172), in the same statement where the filter has a
+   * cheap bound test (hasBoundTest), else in one of its own; further tries read four times as many
+   * contacts, and past WALK_MAX_ROWS the page is ordered from every match instead.
    */
   private async matchedPage(userId: string, filter: PersonFilter, page: PageRequest): Promise<PersonPage> {
     const terms = filter.search ? await this.rarestFirst(searchTerms(filter.search)) : [];
     const offset = offsetOf(page);
     const rows = Math.min((offset + page.limit + 1) * WALK_ROWS_PER_PERSON, WALK_MAX_ROWS);
-    const first = await this.filtered(userId, filter, terms, page, { match: 'bounded', walkRows: rows });
+    // The walk rides along, run only past the bound, where the filter decides the bound cheaply.
+    const together = hasBoundTest(filter, terms.length);
+    const first = await this.filtered(userId, filter, terms, page, { match: 'bounded', ...(together ? { walkRows: rows } : {}) });
     const companyVisible = filter.companyId ? { companyVisible: first.company_access === true } : {};
     const total = first.total!;
     if (total <= PEOPLE_COUNT_BOUND) {
@@ -100,7 +104,8 @@ export class PersonRepository {
     // A further try looks the candidates up again (a moment later: a person who became one since is
     // found, one who no longer is is left out, as by a request a moment later).
     const walk = async (rows: number) => (await this.filtered(userId, filter, terms, page, { match: 'none', walkRows: rows })) as WalkRow;
-    let picked: { ids: string[]; hasNext: boolean } | undefined = await walkedPage(first as WalkRow, rows, { offset, limit: page.limit }, walk);
+    const firstWalk = together ? (first as WalkRow) : await walk(rows);
+    let picked: { ids: string[]; hasNext: boolean } | undefined = await walkedPage(firstWalk, rows, { offset, limit: page.limit }, walk);
     if (!picked) {
       const all = await this.filtered(userId, filter, terms, page, { match: 'all' });
       picked = { ids: all.ids!.slice(0, page.limit), hasNext: all.ids!.length > page.limit };
