@@ -254,9 +254,9 @@ function candidateCtes(filter: PersonFilter, words: string[]): string[] {
  * A cheaper test than personChecks that passes only people who match (column `id`, each once), for
  * the filters that have one; when more than the bound pass it, the total is decided without a single
  * sight. A search of one word: the people of the caller's own contacts that hold it (`hits`: such a
- * contact is seen and holds the word, which is all a match needs). A company or a tag: the prefilter
- * and one contact of theirs with mail in a mailbox the caller reads (one index probe, where the sight
- * aggregates every contact). A search of several words has none (the other words need the sight).
+ * contact is seen and holds the word, which is all a match needs). A tag: the prefilter and one
+ * contact of theirs with mail in a mailbox the caller reads (one index probe, where the sight
+ * aggregates every contact). Others have none (hasBoundTest).
  */
 function boundTest(filter: PersonFilter, words: string[], prefilter: string[]): string | undefined {
   if (!hasBoundTest(filter, words.length)) return undefined;
@@ -269,11 +269,14 @@ function boundTest(filter: PersonFilter, words: string[], prefilter: string[]): 
 }
 
 /**
- * Whether a filter with `wordCount` search words has a cheap bound test (boundTest): a company or a
- * tag without words, or a search of one word alone. Only such a filter walks in its first statement
- * (PersonRepository): the walk doubles the conditions the planner plans, 4.4 -> 8.7 ms of planning
- * for a search of two words, which no narrow search should pay for a broad one's walk.
+ * Whether a filter with `wordCount` search words has a cheap bound test (boundTest): a tag without
+ * words, or a search of one word alone, the filters that thousands of people share. Only such a filter
+ * walks in its first statement (PersonRepository): the walk doubles the conditions the planner plans
+ * (4.4 -> 8.7 ms of planning for a search of two words), which no narrow filter should pay for a broad
+ * one's walk. A company's people are few but for the rare company of thousands: it has neither (as a
+ * tag it measured 8.5-10.2 -> 11.2-12.7 ms p50, bench/people-bench.ts).
  */
 export function hasBoundTest(filter: PersonFilter, wordCount: number): boolean {
-  return wordCount === 0 || (wordCount === 1 && candidateSource(filter) === 'word');
+  const source = candidateSource(filter);
+  return (wordCount === 0 && source === 'tag') || (wordCount === 1 && source === 'word');
 }
