@@ -110,31 +110,9 @@ const upSql = (path: string, trgm: string) => `
     -- without an address goes. The people first, then the address rows, in key order (the order a
     -- merge takes them), then a new statement decides: it sees every contact a concurrent adopter of
     -- the same address committed while this waited for its KEY SHARE.
-    CREATE FUNCTION crm_people_forget(addresses text[]) RETURNS void LANGUAGE plpgsql SET search_path = ${path} AS $$
-    DECLARE
-      emptied uuid[];
-    BEGIN
-      PERFORM 1 FROM people p WHERE p.id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = ANY(addresses)) ORDER BY p.id FOR UPDATE OF p;
-      PERFORM 1 FROM person_emails pe WHERE pe.email = ANY(addresses) ORDER BY pe.email FOR UPDATE;
-      WITH gone AS (DELETE FROM person_emails pe WHERE pe.email = ANY(addresses)
-                       AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.email = pe.email) RETURNING pe.person_id)
-      SELECT array_agg(DISTINCT g.person_id) INTO emptied FROM gone g;
-      IF emptied IS NOT NULL THEN
-        DELETE FROM people p WHERE p.id = ANY(emptied) AND NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.person_id = p.id);
-      END IF;
-    END $$;
+${FORGET(path)}
 
-    CREATE FUNCTION crm_people_contacts_added() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
-    DECLARE
-      addresses text[];
-      companies uuid[];
-    BEGIN
-      SELECT array_agg(n.email ORDER BY n.email), array_agg(n.company_id ORDER BY n.email) INTO addresses, companies FROM new_contacts n;
-      IF addresses IS NOT NULL THEN
-        PERFORM crm_people_adopt(addresses, companies);
-      END IF;
-      RETURN NULL;
-    END $$;
+${CONTACTS_ADDED(path)}
 
     CREATE FUNCTION crm_people_contacts_removed() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
     DECLARE
@@ -163,6 +141,34 @@ const upSql = (path: string, trgm: string) => `
       FOR EACH ROW WHEN (OLD.email IS DISTINCT FROM NEW.email) EXECUTE FUNCTION crm_people_contact_readdressed();
 
   `;
+
+/** crm_people_forget as this migration creates it (0083 reorders its locks and restores it on down). */
+export const FORGET = (path: string) => `    CREATE FUNCTION crm_people_forget(addresses text[]) RETURNS void LANGUAGE plpgsql SET search_path = ${path} AS $$
+    DECLARE
+      emptied uuid[];
+    BEGIN
+      PERFORM 1 FROM people p WHERE p.id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = ANY(addresses)) ORDER BY p.id FOR UPDATE OF p;
+      PERFORM 1 FROM person_emails pe WHERE pe.email = ANY(addresses) ORDER BY pe.email FOR UPDATE;
+      WITH gone AS (DELETE FROM person_emails pe WHERE pe.email = ANY(addresses)
+                       AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.email = pe.email) RETURNING pe.person_id)
+      SELECT array_agg(DISTINCT g.person_id) INTO emptied FROM gone g;
+      IF emptied IS NOT NULL THEN
+        DELETE FROM people p WHERE p.id = ANY(emptied) AND NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.person_id = p.id);
+      END IF;
+    END $$;`;
+
+/** The statement trigger's function that adopts new addresses (0083 replaces it and restores it on down). */
+export const CONTACTS_ADDED = (path: string) => `    CREATE FUNCTION crm_people_contacts_added() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
+    DECLARE
+      addresses text[];
+      companies uuid[];
+    BEGIN
+      SELECT array_agg(n.email ORDER BY n.email), array_agg(n.company_id ORDER BY n.email) INTO addresses, companies FROM new_contacts n;
+      IF addresses IS NOT NULL THEN
+        PERFORM crm_people_adopt(addresses, companies);
+      END IF;
+      RETURN NULL;
+    END $$;`;
 
 export async function down(qi: QueryInterface): Promise<void> {
   await qi.sequelize.transaction(async (transaction) => {

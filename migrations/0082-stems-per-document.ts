@@ -1,5 +1,5 @@
 import type { QueryInterface } from 'sequelize';
-import { withPinnedSearchPath } from '../src/db/migration-sql.js';
+import { replaceable, replacedOnce, withPinnedSearchPath } from '../src/db/migration-sql.js';
 import { DOCUMENT } from './0065-slovak-search.js';
 import { STEM_RULE, STRIP_RULES } from './0081-stemmer-in-plpgsql.js';
 
@@ -60,12 +60,6 @@ const PER_WORD_STEMS: Array<[string, string]> = [
  */
 function documentWithChangedStems(path: string): string {
   let sql = replaceable(DOCUMENT(path));
-  for (const [perWord, perDocument] of PER_WORD_STEMS) {
-    if (sql.split(perWord).length !== 2) throw new Error(`migration 0082: the stems expression of 0065 was not found once: ${perWord}`);
-    sql = sql.replace(perWord, perDocument);
-  }
+  for (const [perWord, perDocument] of PER_WORD_STEMS) sql = replacedOnce(sql, perWord, perDocument, '0082');
   return sql;
 }
-
-/** 0065 created the functions; here they are replaced. */
-const replaceable = (sql: string) => sql.replaceAll('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');

@@ -1,5 +1,6 @@
 import type { QueryInterface } from 'sequelize';
-import { withPinnedSearchPath } from '../src/db/migration-sql.js';
+import { replaceable, replacedOnce, withPinnedSearchPath } from '../src/db/migration-sql.js';
+import { CONTACTS_ADDED, FORGET } from './0050-people.js';
 
 /**
  * Each contact carries its person (`contacts.person_id`, issue 46: the people list of a broad filter;
@@ -58,7 +59,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     CREATE INDEX contacts_account_last_email_idx ON contacts (email_account_id, last_email_at DESC NULLS LAST, id) INCLUDE (person_id);
 
     ${PERSON_OF_NEW_CONTACT(path)}
-    ${FORGET(path, 'addresses first')}
+    ${forgetAddressesFirst(path)}
     DROP TRIGGER contacts_people_insert ON contacts;
     DROP FUNCTION crm_people_contacts_added();
     CREATE TRIGGER contacts_people_person BEFORE INSERT ON contacts
@@ -76,18 +77,8 @@ export async function down(qi: QueryInterface): Promise<void> {
     DROP TRIGGER contacts_people_readdress ON contacts;
     DROP TRIGGER contacts_people_person ON contacts;
     DROP FUNCTION crm_people_contact_person();
-    ${FORGET(path, 'people first')}
-    CREATE FUNCTION crm_people_contacts_added() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
-    DECLARE
-      addresses text[];
-      companies uuid[];
-    BEGIN
-      SELECT array_agg(n.email ORDER BY n.email), array_agg(n.company_id ORDER BY n.email) INTO addresses, companies FROM new_contacts n;
-      IF addresses IS NOT NULL THEN
-        PERFORM crm_people_adopt(addresses, companies);
-      END IF;
-      RETURN NULL;
-    END $$;
+    ${replaceable(FORGET(path))}
+    ${CONTACTS_ADDED(path)}
     CREATE TRIGGER contacts_people_insert AFTER INSERT ON contacts
       REFERENCING NEW TABLE AS new_contacts FOR EACH STATEMENT EXECUTE FUNCTION crm_people_contacts_added();
     DROP INDEX contacts_account_last_email_idx;
@@ -126,24 +117,9 @@ const PERSON_OF_NEW_CONTACT = (path: string) => `
       END LOOP;
     END $$;`;
 
-/**
- * crm_people_forget (0050) with its two locks in either order: 'addresses first' from 0083 on (the
- * order a writer of a contact and a merge take them), 'people first' as 0050 had it (down).
- */
-const FORGET = (path: string, order: 'addresses first' | 'people first') => {
-  const people = 'PERFORM 1 FROM people p WHERE p.id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = ANY(addresses)) ORDER BY p.id FOR UPDATE OF p;';
-  const addresses = 'PERFORM 1 FROM person_emails pe WHERE pe.email = ANY(addresses) ORDER BY pe.email FOR UPDATE;';
-  return `
-    CREATE OR REPLACE FUNCTION crm_people_forget(addresses text[]) RETURNS void LANGUAGE plpgsql SET search_path = ${path} AS $$
-    DECLARE
-      emptied uuid[];
-    BEGIN
-      ${order === 'addresses first' ? `${addresses}\n      ${people}` : `${people}\n      ${addresses}`}
-      WITH gone AS (DELETE FROM person_emails pe WHERE pe.email = ANY(addresses)
-                       AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.email = pe.email) RETURNING pe.person_id)
-      SELECT array_agg(DISTINCT g.person_id) INTO emptied FROM gone g;
-      IF emptied IS NOT NULL THEN
-        DELETE FROM people p WHERE p.id = ANY(emptied) AND NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.person_id = p.id);
-      END IF;
-    END $$;`;
-};
+/** crm_people_forget of 0050 with its two locks swapped: the address rows first, then the people. */
+function forgetAddressesFirst(path: string): string {
+  const lockPeople = 'PERFORM 1 FROM people p WHERE p.id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = ANY(addresses)) ORDER BY p.id FOR UPDATE OF p;';
+  const lockAddresses = 'PERFORM 1 FROM person_emails pe WHERE pe.email = ANY(addresses) ORDER BY pe.email FOR UPDATE;';
+  return replacedOnce(replaceable(FORGET(path)), `${lockPeople}\n      ${lockAddresses}`, `${lockAddresses}\n      ${lockPeople}`, '0083');
+}

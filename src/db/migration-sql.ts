@@ -13,3 +13,15 @@ export async function withPinnedSearchPath(qi: QueryInterface, statements: (path
     await qi.sequelize.query(statements(path), { transaction });
   });
 }
+
+/** Statements that create functions, as statements that replace them (a later migration redefining an earlier one's). */
+export const replaceable = (sql: string): string => sql.replaceAll('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
+
+/**
+ * `text` (an earlier migration's SQL) with `from` replaced by `to`, refusing unless `from` occurs
+ * exactly once: a migration derived from another's text fails loudly if that text is not what it expects.
+ */
+export function replacedOnce(text: string, from: string, to: string, migration: string): string {
+  if (text.split(from).length !== 2) throw new Error(`migration ${migration}: expected exactly one "${from.slice(0, 60)}" in the text it changes`);
+  return text.replace(from, to);
+}

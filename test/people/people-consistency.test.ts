@@ -46,6 +46,20 @@ describe('people: kept from contacts by every writer, at once', function () {
     expect(counts.linked).to.equal(counts.addresses);
   }
 
+  /** Waits until some session waits for a lock the backend `pid` (a transaction the test holds) has. */
+  async function untilBlockedBy(pid: number, what: string): Promise<void> {
+    await until(
+      async () => {
+        const [row] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', {
+          bind: [pid],
+          type: QueryTypes.SELECT,
+        });
+        return row.n > 0;
+      },
+      { what, timeoutMs: 20_000 },
+    );
+  }
+
   it('gives one person to an address five mailboxes add at the same moment, and removes it with its last contact', async () => {
     const owners: Member[] = await Promise.all(Array.from({ length: 5 }, () => member(app)));
     const boxes = await Promise.all(owners.map((o) => createEmailAccount(o.fixture.user)));
@@ -81,16 +95,7 @@ describe('people: kept from contacts by every writer, at once', function () {
         const [{ pid }] = await ctx.db.sequelize.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', { type: QueryTypes.SELECT, transaction: held });
         const other = addFirst ? a.del(`/api/contacts/${first.body.data.contact.id}`) : b.post('/api/contacts', { emailAccountId: boxB.id, email: address });
         const pending = other.then((r) => r);
-        await until(
-          async () => {
-            const [row] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', {
-              bind: [pid],
-              type: QueryTypes.SELECT,
-            });
-            return row.n > 0;
-          },
-          { what: 'the API side to wait on the address held', timeoutMs: 20_000 },
-        );
+        await untilBlockedBy(pid, 'the API side to wait on the address held');
         await held.commit();
         expect((await pending).status).to.be.oneOf([200, 201]);
       } finally {
@@ -127,16 +132,7 @@ describe('people: kept from contacts by every writer, at once', function () {
               await people.lock([targetId, sourceId], tx);
               await people.merge(targetId, [sourceId], { name: null, phone: null, title: null, tags: [], notes: null, companyId: null }, tx);
             });
-        await until(
-          async () => {
-            const [row] = await ctx.db.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', {
-              bind: [pid],
-              type: QueryTypes.SELECT,
-            });
-            return row.n > 0;
-          },
-          { what: 'the other side to wait on the held address', timeoutMs: 20_000 },
-        );
+        await untilBlockedBy(pid, 'the other side to wait on the held address');
         await held.commit();
         const answer = await pending;
         if (mergeFirst) expect((answer as { status: number }).status).to.equal(201);
