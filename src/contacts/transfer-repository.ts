@@ -55,13 +55,18 @@ export class ContactTransferRepository {
     await ensureCompanies(this.sql, emails, tx);
   }
 
-  /** The new contacts, under the mailbox's owner and their domain's company; answers their ids. */
+  /**
+   * The new contacts, under the mailbox's owner and their domain's company; answers their ids. Written
+   * in address order, as the sync writes its contacts: each row takes its address's person row as it
+   * goes (migration 0083), so two writers of the same new addresses never wait for each other crosswise.
+   */
   async insert(ownerId: string, accountId: string, contacts: readonly ContactValues[], tx: Tx): Promise<string[]> {
     if (contacts.length === 0) return [];
     const rows = await this.sql.select<{ id: string }>(
       `INSERT INTO contacts (user_id, email_account_id, email, name, phone, title, notes, tags, company_id)
        SELECT $ownerId, $accountId, v.email, v.name, v.phone, v.title, v.notes, v.tags, ${companyIdOfDomain('v.domain')}
          FROM jsonb_to_recordset($rows::jsonb) AS v(email text, name text, phone text, title text, notes text, tags text[], domain text)
+        ORDER BY v.email
        RETURNING id`,
       // The domain as the sync files it: none for a free-mail address (free-mail-domains.ts).
       { ownerId, accountId, rows: JSON.stringify(contacts.map((c) => ({ ...c, domain: companyDomainOf(c.email) }))) },
