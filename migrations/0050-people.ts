@@ -126,12 +126,7 @@ ${CONTACTS_ADDED(path)}
     END $$;
 
     -- A contact's address is never changed by the service; a change by hand is a removal and an addition.
-    CREATE FUNCTION crm_people_contact_readdressed() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
-    BEGIN
-      PERFORM crm_people_adopt(ARRAY[NEW.email], ARRAY[NEW.company_id]);
-      PERFORM crm_people_forget(ARRAY[OLD.email]);
-      RETURN NULL;
-    END $$;
+${READDRESSED(path)}
 
     CREATE TRIGGER contacts_people_insert AFTER INSERT ON contacts
       REFERENCING NEW TABLE AS new_contacts FOR EACH STATEMENT EXECUTE FUNCTION crm_people_contacts_added();
@@ -155,6 +150,14 @@ export const FORGET = (path: string) => `    CREATE FUNCTION crm_people_forget(a
       IF emptied IS NOT NULL THEN
         DELETE FROM people p WHERE p.id = ANY(emptied) AND NOT EXISTS (SELECT 1 FROM person_emails pe WHERE pe.person_id = p.id);
       END IF;
+    END $$;`;
+
+/** The function of a contact's address changed by hand (0083 leaves the adopting to its row trigger and restores it on down). */
+export const READDRESSED = (path: string) => `    CREATE FUNCTION crm_people_contact_readdressed() RETURNS trigger LANGUAGE plpgsql SET search_path = ${path} AS $$
+    BEGIN
+      PERFORM crm_people_adopt(ARRAY[NEW.email], ARRAY[NEW.company_id]);
+      PERFORM crm_people_forget(ARRAY[OLD.email]);
+      RETURN NULL;
     END $$;`;
 
 /** The statement trigger's function that adopts new addresses (0083 replaces it and restores it on down). */

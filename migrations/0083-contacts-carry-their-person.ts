@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { replaceable, replacedOnce, withPinnedSearchPath } from '../src/db/migration-sql.js';
-import { CONTACTS_ADDED, FORGET } from './0050-people.js';
+import { CONTACTS_ADDED, FORGET, READDRESSED } from './0050-people.js';
 
 /**
  * Each contact carries its person (`contacts.person_id`, issue 46: the people list of a broad filter;
@@ -15,20 +15,22 @@ import { CONTACTS_ADDED, FORGET } from './0050-people.js';
  *
  * Kept by the database, in the writer's own transaction, whoever writes:
  * - A contact inserted, or its address changed, takes the person of its address before the row is
- *   written (a BEFORE row trigger: the row is written once, and person_id is NOT NULL with a foreign
- *   key). The address row is held FOR KEY SHARE (as crm_people_adopt held it), so a concurrent
+ *   written (a BEFORE row trigger: the row is written once). (person_id, email) is a foreign key to
+ *   the address's row of person_emails, so a contact can never name another person than its
+ *   address's, whoever writes. The address row is held FOR KEY SHARE (as crm_people_adopt held it), so a concurrent
  *   crm_people_forget or merge of that address waits for this commit and then sees the contact; a
  *   new address gets a new person with the contact's company (two writers: the unique address
  *   decides, the loser's person is removed and it takes the winner's). This replaces the statement
  *   trigger of 0050 that adopted new addresses after the insert.
- * - A merge moves its sources' contacts with their addresses (src/people/person-repository.ts).
+ * - A merge moves its sources' addresses (src/people/person-repository.ts); the foreign key's
+ *   ON UPDATE CASCADE moves their contacts in the same statement.
  * - Everything else is unchanged: person_emails stays the address book of the installation
  *   (colleagues, erasure, export read it by address), crm_people_forget still removes an address
  *   with no contact and a person with no address.
  *
- * The lock order becomes address rows, then people, for both crm_people_forget and the merge: with
- * the foreign key a writer of a contact holds its address row and then asks for its person's row
- * (KEY SHARE), so whoever locks a person FOR UPDATE must already hold its address rows.
+ * The lock order becomes address rows, then people, for both crm_people_forget and the merge: a
+ * writer of a contact holds its address row, and for a new address asks for its new person's row
+ * (the key of person_emails), so whoever locks people FOR UPDATE takes the address rows first.
  *
  * Existing contacts are filled in one UPDATE (every contact row written once more; on a million
  * contacts some tens of seconds under the migration's lock, docs/upgrades.md) with the contacts'
@@ -48,10 +50,16 @@ export async function up(qi: QueryInterface): Promise<void> {
     ALTER TABLE contacts DISABLE TRIGGER contacts_events_update;
     UPDATE contacts c SET person_id = pe.person_id FROM person_emails pe WHERE pe.email = c.email;
     ALTER TABLE contacts ENABLE TRIGGER contacts_events_update;
+    -- A contact's person is its address's: the pair is a key of person_emails (it replaces the plain
+    -- index of 0050 on the same columns), and the contact refers to it. A merge moving an address to
+    -- another person moves its contacts with it (ON UPDATE CASCADE); an address row cannot go while a
+    -- contact has it.
+    ALTER TABLE person_emails ADD CONSTRAINT person_emails_person_email_key UNIQUE (person_id, email);
+    DROP INDEX person_emails_person_idx;
     ALTER TABLE contacts ALTER COLUMN person_id SET NOT NULL,
-      ADD CONSTRAINT contacts_person_id_fkey FOREIGN KEY (person_id) REFERENCES people(id);
-    -- A person's contacts by account: their sight (the accounts the caller reads), the merge, the
-    -- foreign key's check when a person goes.
+      ADD CONSTRAINT contacts_person_email_fkey FOREIGN KEY (person_id, email) REFERENCES person_emails (person_id, email) ON UPDATE CASCADE;
+    -- A person's contacts by account: their sight (the accounts the caller reads), and the foreign
+    -- key's checks and cascade from person_emails.
     CREATE INDEX contacts_person_idx ON contacts (person_id, email_account_id) INCLUDE (last_email_at);
     -- A mailbox's contacts newest first (0009), now with their person: the people list's walk reads
     -- id, last_email_at and person_id from the index alone (on pages autovacuum has marked visible).
@@ -60,6 +68,7 @@ export async function up(qi: QueryInterface): Promise<void> {
 
     ${PERSON_OF_NEW_CONTACT(path)}
     ${forgetAddressesFirst(path)}
+    ${forgetOnlyWhenReaddressed(path)}
     DROP TRIGGER contacts_people_insert ON contacts;
     DROP FUNCTION crm_people_contacts_added();
     CREATE TRIGGER contacts_people_person BEFORE INSERT ON contacts
@@ -78,12 +87,15 @@ export async function down(qi: QueryInterface): Promise<void> {
     DROP TRIGGER contacts_people_person ON contacts;
     DROP FUNCTION crm_people_contact_person();
     ${replaceable(FORGET(path))}
+    ${replaceable(READDRESSED(path))}
     ${CONTACTS_ADDED(path)}
     CREATE TRIGGER contacts_people_insert AFTER INSERT ON contacts
       REFERENCING NEW TABLE AS new_contacts FOR EACH STATEMENT EXECUTE FUNCTION crm_people_contacts_added();
     DROP INDEX contacts_account_last_email_idx;
     ALTER TABLE contacts DROP COLUMN person_id;
     CREATE INDEX contacts_account_last_email_idx ON contacts (email_account_id, last_email_at DESC NULLS LAST, id);
+    CREATE INDEX person_emails_person_idx ON person_emails (person_id, email);
+    ALTER TABLE person_emails DROP CONSTRAINT person_emails_person_email_key;
   `,
   );
 }
@@ -122,4 +134,12 @@ function forgetAddressesFirst(path: string): string {
   const lockPeople = 'PERFORM 1 FROM people p WHERE p.id IN (SELECT pe.person_id FROM person_emails pe WHERE pe.email = ANY(addresses)) ORDER BY p.id FOR UPDATE OF p;';
   const lockAddresses = 'PERFORM 1 FROM person_emails pe WHERE pe.email = ANY(addresses) ORDER BY pe.email FOR UPDATE;';
   return replacedOnce(replaceable(FORGET(path)), `${lockPeople}\n      ${lockAddresses}`, `${lockAddresses}\n      ${lockPeople}`, '0083');
+}
+
+/**
+ * crm_people_contact_readdressed of 0050 without its adopting: the row trigger above has given the
+ * new address its person before the row was written; what is left is the old address's forgetting.
+ */
+function forgetOnlyWhenReaddressed(path: string): string {
+  return replacedOnce(replaceable(READDRESSED(path)), 'PERFORM crm_people_adopt(ARRAY[NEW.email], ARRAY[NEW.company_id]);\n      ', '', '0083');
 }

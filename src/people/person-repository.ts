@@ -167,10 +167,9 @@ export class PersonRepository {
 
   /**
    * Locks the people of `ids` that exist and answers their ids: their address rows first, then the
-   * people, each in key order (the order crm_people_forget takes them, migration 0083). A writer of a
-   * contact holds its address row (KEY SHARE) before it asks for its person's (the foreign key), so
-   * the address rows come first; held FOR UPDATE, a contact being added to one of them is committed
-   * before the merge moves the contacts, or waits and then takes the target.
+   * people, each in key order (the order crm_people_forget takes them, migration 0083). Held FOR
+   * UPDATE, a contact being added to one of the addresses is committed before the merge moves the
+   * addresses (and with them, through the foreign key, the contacts), or waits and then takes the target.
    */
   async lock(ids: readonly string[], tx: Tx): Promise<string[]> {
     await this.sql.select('SELECT 1 FROM person_emails WHERE person_id = ANY($ids::uuid[]) ORDER BY email FOR UPDATE', { ids }, tx);
@@ -202,9 +201,8 @@ export class PersonRepository {
    * sources go; the rows are locked already (lock). Answers how many addresses moved.
    */
   async merge(targetId: string, sourceIds: readonly string[], values: MergedFields, tx: Tx): Promise<number> {
+    // Their contacts go with them: the foreign key of contacts (person_id, email) cascades (migration 0083).
     const moved = await this.sql.execute('UPDATE person_emails SET person_id = $targetId WHERE person_id = ANY($sourceIds::uuid[])', { targetId, sourceIds }, tx);
-    // The contacts go with their addresses (each contact carries its person, migration 0083).
-    await this.sql.execute('UPDATE contacts SET person_id = $targetId WHERE person_id = ANY($sourceIds::uuid[])', { targetId, sourceIds }, tx);
     await this.sql.execute(
       `UPDATE people SET name = $name, phone = $phone, title = $title, tags = $tags::text[], notes = $notes, company_id = $companyId, updated_at = now()
         WHERE id = $targetId`,

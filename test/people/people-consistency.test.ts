@@ -148,6 +148,30 @@ describe('people: kept from contacts by every writer, at once', function () {
     }
   });
 
+  it('files a contact whose address is changed by hand under the new address, and refuses one naming another person', async () => {
+    const owner = await member(app);
+    const box = await createEmailAccount(owner.fixture.user);
+    const [before, after, other] = [`pred-${run}@adresa-${run}.sk`, `po-${run}@adresa-${run}.sk`, `iny-${run}@adresa-${run}.sk`];
+    const created = await owner.post('/api/contacts', { emailAccountId: box.id, email: before });
+    expect((await owner.post('/api/contacts', { emailAccountId: box.id, email: other })).status).to.equal(201);
+    const oldPerson = (await personOf(before))!;
+    // As psql would: the old address loses its only contact (row and person go), the new one gets a person.
+    await ctx.db.sequelize.query('UPDATE contacts SET email = $2 WHERE id = $1', { bind: [created.body.data.contact.id, after] });
+    expect(await personOf(before)).to.equal(undefined);
+    const [row] = await ctx.db.sequelize.query<{ person_id: string; people: number }>(
+      'SELECT c.person_id::text, (SELECT count(*)::int FROM people WHERE id = $2) AS people FROM contacts c WHERE c.id = $1',
+      { bind: [created.body.data.contact.id, oldPerson], type: QueryTypes.SELECT },
+    );
+    expect(row).to.deep.equal({ person_id: await personOf(after), people: 0 });
+    await expectConsistent();
+    // A contact can never name another person than its address's: the foreign key refuses it (23503).
+    const refused = await ctx.db.sequelize.query('UPDATE contacts SET person_id = $2 WHERE id = $1', { bind: [created.body.data.contact.id, await personOf(other)] }).then(
+      () => 'ok',
+      (e: { parent?: { code?: string } }) => e.parent?.code,
+    );
+    expect(refused).to.equal('23503');
+  });
+
   it('gives one person per correspondent when two mailboxes sync the same new senders at the same time', async () => {
     const senders = Array.from({ length: 12 }, (_, i) => ({ name: `Odosielateľ ${i}`, email: `odosielatel-${i}-${run}@sync-${run}.sk` }));
     const accounts: string[] = [];

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { hasBoundTest } from '../../src/people/person-query.js';
 import { pickWalkedPage, walkedPage } from '../../src/people/person-walk.js';
 
 /** The page of a walk over the caller's contacts in the list's order (src/people/person-walk.ts). */
@@ -43,5 +44,18 @@ describe('unit: the tries of a people walk', () => {
     const page = await walkedPage(walkOf(10), 10, { offset: 0, limit: 2 }, async (rows) => (asked.push(rows), walkOf(rows)), 50);
     expect(page).to.equal(undefined);
     expect(asked).to.deep.equal([40, 50]);
+  });
+});
+
+/** Which filters decide the count bound cheaply and walk in their first statement (src/people/person-query.ts). */
+describe('unit: the people filters with a cheap bound test', () => {
+  it('a tag alone and a search of one word have one; a company, several words or a tag with a word do not', () => {
+    const base = { includeColleagues: false };
+    expect(hasBoundTest({ ...base, tag: 'vip' }, 0)).to.equal(true);
+    expect(hasBoundTest({ ...base, search: 'kovac' }, 1)).to.equal(true);
+    expect(hasBoundTest({ ...base, search: 'jan kovac' }, 2)).to.equal(false);
+    expect(hasBoundTest({ ...base, companyId: 'c' }, 0)).to.equal(false);
+    expect(hasBoundTest({ ...base, companyId: 'c', tag: 'vip' }, 0)).to.equal(false);
+    expect(hasBoundTest({ ...base, tag: 'vip', search: 'kovac' }, 1)).to.equal(false);
   });
 });
