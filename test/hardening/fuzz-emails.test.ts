@@ -12,10 +12,7 @@ const routes: SuiteRoute[] = [
   { method: 'GET', path: '/api/emails/:id', recordOf: (a) => a.email.id, runs: 200, expectAccepted: true },
   { method: 'GET', path: '/api/emails/:id/thread', recordOf: (a) => a.email.id, queryKeys: ['page', 'limit'], runs: 200, expectAccepted: true },
   // The read write-back goes to the unreachable mail server of the fuzzing app: it stays pending, quickly.
-  // About one request in a hundred is an owner's valid change (its own email, a valid body, harmless
-  // headers): 250 runs saw none about once in a dozen (CI, session 22). The budget beyond the suite's
-  // share is spent only while none got through, so a larger one costs nothing when one does.
-  { method: 'PATCH', path: '/api/emails/:id', recordOf: (a) => a.email.id, validBody: () => ({ isRead: true }), runs: 1_000, expectAccepted: true },
+  { method: 'PATCH', path: '/api/emails/:id', recordOf: (a) => a.email.id, validBody: () => ({ isRead: true }), runs: 250, expectAccepted: true },
   { method: 'POST', path: '/api/emails/contact/:contactId/read', recordOf: (a) => a.contact.id, runs: 200, expectAccepted: true },
   // Multipart sends (issue 26): fields and files in any order, hostile names; the mail server is unreachable.
   { method: 'POST', path: '/api/emails', bodies: sendFormBody, runs: 150, allowUpstream: true },
